@@ -1,0 +1,1 @@
+//! fuzzing (to be written).

@@ -1,0 +1,1 @@
+//! interp (to be written).

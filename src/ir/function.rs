@@ -1,0 +1,539 @@
+//! Functions and modules as plain, column-oriented data.
+//!
+//! A [`Function`] holds dense tables indexed by the typed handles: `blocks[Block]`,
+//! `insts[Inst]`, `values[Value]` and the constant pool `consts[Const]`. It is what the
+//! parsers and the builder produce, what the interpreter executes and what the printer
+//! prints; the [`crate::engine::Engine`] spawns it into a `World` (one entity per block and per
+//! instruction, in index order) to run passes, and reads it back.
+//!
+//! Layout: blocks are laid out in index order and block 0 is the entry block. A block lists
+//! its instructions in order ([`BlockData::insts`]); an instruction not listed by any live
+//! block is deleted. Holes are allowed in the tables (a dead block, an unused value index) so
+//! that text names (`block7`, `v12`) map directly to indices and printing round-trips.
+//!
+//! [`IrRead`] is the read-only view that the verifier, the analyses and the printer are
+//! written against; it is implemented by `Function` and by the engine's system parameter.
+
+use super::{Block, Const, Inst, InstKind, Symbol, Terminator, Type, Value};
+use smallvec::SmallVec;
+use std::collections::HashMap;
+
+/// IR phase of a function; each phase has its own verifier invariants (DESIGN.md 3.1).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Default, serde::Serialize)]
+pub enum Phase {
+    /// Memory form: locals in `alloca`s; no phis.
+    #[default]
+    Memory,
+    /// SSA form: phis allowed; every use dominated by its definition.
+    Ssa,
+    /// SSA after scalar optimisation (SCCP).
+    Optimized,
+    /// Blocks placed on execution targets.
+    Placed,
+    /// Machine form (operands with constraints).
+    Lowered,
+    /// Registers assigned.
+    Allocated,
+}
+
+impl Phase {
+    /// Every phase in pipeline order.
+    pub const ALL: [Phase; 6] = [
+        Phase::Memory,
+        Phase::Ssa,
+        Phase::Optimized,
+        Phase::Placed,
+        Phase::Lowered,
+        Phase::Allocated,
+    ];
+
+    /// The keyword used in text (`memory`, `ssa`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Memory => "memory",
+            Phase::Ssa => "ssa",
+            Phase::Optimized => "optimized",
+            Phase::Placed => "placed",
+            Phase::Lowered => "lowered",
+            Phase::Allocated => "allocated",
+        }
+    }
+
+    /// Parses a phase keyword.
+    pub fn from_name(s: &str) -> Option<Phase> {
+        Phase::ALL.iter().copied().find(|p| p.name() == s)
+    }
+
+    /// True in phases where values obey SSA dominance (everything after memory form).
+    pub fn is_ssa(self) -> bool {
+        self != Phase::Memory
+    }
+}
+
+/// The value of a constant. Integers are stored as their bit pattern zero-extended to 128
+/// bits (so `i8 -1` is `0xff`); floats as their IEEE bit pattern (`f32` in the low 32 bits).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ConstKind {
+    /// Integer bit pattern, masked to the type's width.
+    Int(u128),
+    /// Float bit pattern.
+    Float(u64),
+    /// The null pointer.
+    Null,
+    /// An undefined value (any bit pattern may be observed; the interpreter uses zero).
+    Undef,
+    /// The address of a module symbol (global variable or function).
+    SymbolAddr(Symbol),
+    /// The address of a block of this function (for `indirect_br`).
+    BlockAddr(Block),
+}
+
+/// A typed constant.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct ConstData {
+    /// Type of the constant.
+    pub ty: Type,
+    /// Its value.
+    pub kind: ConstKind,
+}
+
+impl ConstData {
+    /// Integer constant of type `ty`; `bits` is masked to the type's width.
+    pub fn int(ty: Type, bits: u128) -> Self {
+        ConstData {
+            ty,
+            kind: ConstKind::Int(bits & ty.mask()),
+        }
+    }
+
+    /// `f64` constant.
+    pub fn f64(x: f64) -> Self {
+        ConstData {
+            ty: Type::F64,
+            kind: ConstKind::Float(x.to_bits()),
+        }
+    }
+
+    /// `f32` constant.
+    pub fn f32(x: f32) -> Self {
+        ConstData {
+            ty: Type::F32,
+            kind: ConstKind::Float(x.to_bits() as u64),
+        }
+    }
+
+    /// The zero of a type (`0`, `0.0`, `null`).
+    pub fn zero(ty: Type) -> Self {
+        match ty {
+            Type::Ptr => ConstData {
+                ty,
+                kind: ConstKind::Null,
+            },
+            t if t.is_float() => ConstData {
+                ty,
+                kind: ConstKind::Float(0),
+            },
+            t => ConstData::int(t, 0),
+        }
+    }
+}
+
+/// A function's constant pool: interned, so equal constants share one [`Const`].
+#[derive(Clone, Default, Debug, PartialEq, Eq, bevy_ecs::resource::Resource)]
+pub struct ConstPool {
+    data: Vec<ConstData>,
+    index: HashMap<ConstData, Const>,
+}
+
+impl ConstPool {
+    /// Interns `c`, returning its handle (the existing one if present).
+    pub fn intern(&mut self, c: ConstData) -> Const {
+        if let Some(&k) = self.index.get(&c) {
+            return k;
+        }
+        let k = Const::new(self.data.len());
+        self.data.push(c);
+        self.index.insert(c, k);
+        k
+    }
+
+    /// The constant behind a handle. Panics on a handle of another pool.
+    pub fn get(&self, c: Const) -> ConstData {
+        self.data[c.index()]
+    }
+
+    /// The constant behind a handle, or `None` if it is out of range.
+    pub fn try_get(&self, c: Const) -> Option<ConstData> {
+        self.data.get(c.index()).copied()
+    }
+
+    /// Number of constants.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// True if the pool is empty.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Removes every constant, keeping capacity.
+    pub fn clear(&mut self) {
+        self.data.clear();
+        self.index.clear();
+    }
+}
+
+/// Where a value is defined.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum ValueDef {
+    /// Function parameter `n`.
+    Param(u32),
+    /// Result `n` of an instruction.
+    Result(Inst, u32),
+    /// Parameter `n` of a block (block-parameter form).
+    BlockParam(Block, u32),
+    /// An index with no definition (a hole left by text names or deleted instructions).
+    #[default]
+    Unused,
+}
+
+/// Type and definition of a value.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct ValueData {
+    /// The value's type (never `void` for a used value).
+    pub ty: Type,
+    /// Its definition.
+    pub def: ValueDef,
+}
+
+/// A basic block: its instructions in order, its parameters (block-parameter form) and its
+/// terminator. Also the block entity's component in the World.
+#[derive(Clone, PartialEq, Debug, bevy_ecs::component::Component)]
+pub struct BlockData {
+    /// Instructions in execution order.
+    pub insts: Vec<Inst>,
+    /// Block parameters (empty before the block-parameter form).
+    pub params: SmallVec<[Value; 2]>,
+    /// The terminator.
+    pub terminator: Terminator,
+    /// A hole in the block table (never reached, never printed).
+    pub dead: bool,
+}
+
+impl BlockData {
+    /// An empty live block ending in `unreachable`.
+    pub fn new() -> Self {
+        BlockData {
+            insts: Vec::new(),
+            params: SmallVec::new(),
+            terminator: Terminator::Unreachable,
+            dead: false,
+        }
+    }
+
+    /// A dead placeholder block.
+    pub fn dead() -> Self {
+        BlockData {
+            dead: true,
+            ..BlockData::new()
+        }
+    }
+}
+
+impl Default for BlockData {
+    fn default() -> Self {
+        BlockData::new()
+    }
+}
+
+/// An instruction and the values it defines. Also the instruction entity's component.
+#[derive(Clone, PartialEq, Debug, bevy_ecs::component::Component)]
+pub struct InstData {
+    /// What the instruction does.
+    pub kind: InstKind,
+    /// Values defined, one per entry of [`InstKind::result_types`].
+    pub results: SmallVec<[Value; 1]>,
+    /// The block that lists this instruction (meaningless once deleted).
+    pub block: Block,
+}
+
+impl InstData {
+    /// The single result, if the instruction has exactly one.
+    pub fn result(&self) -> Option<Value> {
+        match self.results.as_slice() {
+            [v] => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// Linkage of a module symbol.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Linkage {
+    /// Visible outside the module.
+    #[default]
+    External,
+    /// Private to the module.
+    Internal,
+}
+
+/// Signature of a function or external declaration.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Signature {
+    /// Parameter types.
+    pub params: Vec<Type>,
+    /// Result type (`void` for none).
+    pub ret: Type,
+    /// Accepts extra arguments after `params` (C `...`).
+    pub varargs: bool,
+}
+
+/// A function body with its dense tables (see the module doc).
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Function {
+    /// Name without the `@`.
+    pub name: String,
+    /// Linkage.
+    pub linkage: Linkage,
+    /// Signature; `params[i]` is the type of `param_values[i]`.
+    pub signature: Signature,
+    /// The values of the parameters, in order.
+    pub param_values: Vec<Value>,
+    /// Blocks; `blocks[0]` is the entry block.
+    pub blocks: Vec<BlockData>,
+    /// Instructions (deleted ones included).
+    pub insts: Vec<InstData>,
+    /// Values.
+    pub values: Vec<ValueData>,
+    /// Constants.
+    pub consts: ConstPool,
+    /// IR phase.
+    pub phase: Phase,
+}
+
+/// What a module-level symbol names.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum SymbolKind {
+    /// `module.globals[i]`.
+    Global(u32),
+    /// `module.functions[i]`.
+    Function(u32),
+    /// `module.externs[i]`.
+    Extern(u32),
+}
+
+/// A module-level name.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct SymbolData {
+    /// Name without the `@`.
+    pub name: String,
+    /// What it names.
+    pub kind: SymbolKind,
+}
+
+/// A pointer stored in a global's initial bytes: `address(symbol) + addend` at `offset`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Relocation {
+    /// Byte offset in the global.
+    pub offset: u64,
+    /// The symbol whose address is stored.
+    pub symbol: Symbol,
+    /// Added to the address.
+    pub addend: i64,
+}
+
+/// A global variable.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Global {
+    /// Its symbol.
+    pub symbol: Symbol,
+    /// Size in bytes.
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// Read-only.
+    pub constant: bool,
+    /// Linkage.
+    pub linkage: Linkage,
+    /// Initial bytes (shorter than `size`: the rest is zero). `None` for an external global
+    /// defined elsewhere.
+    pub init: Option<Vec<u8>>,
+    /// Pointers in the initial contents.
+    pub relocations: Vec<Relocation>,
+}
+
+/// A function declared but not defined in the module.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct ExternDecl {
+    /// Its symbol.
+    pub symbol: Symbol,
+    /// Its signature.
+    pub signature: Signature,
+}
+
+/// A translation unit: symbols, globals, external declarations and functions.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Module {
+    /// Every symbol; names are unique.
+    pub symbols: Vec<SymbolData>,
+    /// Global variables.
+    pub globals: Vec<Global>,
+    /// External declarations.
+    pub externs: Vec<ExternDecl>,
+    /// Defined functions.
+    pub functions: Vec<Function>,
+}
+
+impl Module {
+    /// The symbol with this name.
+    pub fn symbol_by_name(&self, name: &str) -> Option<Symbol> {
+        self.symbols
+            .iter()
+            .position(|s| s.name == name)
+            .map(Symbol::new)
+    }
+
+    /// The name of a symbol.
+    pub fn symbol_name(&self, s: Symbol) -> &str {
+        &self.symbols[s.index()].name
+    }
+
+    /// Adds a symbol; returns `None` if the name is taken.
+    pub fn add_symbol(&mut self, name: &str, kind: SymbolKind) -> Option<Symbol> {
+        if self.symbol_by_name(name).is_some() {
+            return None;
+        }
+        self.symbols.push(SymbolData {
+            name: name.to_string(),
+            kind,
+        });
+        Some(Symbol::new(self.symbols.len() - 1))
+    }
+
+    /// The signature of a function or external symbol (`None` for globals).
+    pub fn signature(&self, s: Symbol) -> Option<&Signature> {
+        match self.symbols.get(s.index())?.kind {
+            SymbolKind::Function(i) => Some(&self.functions[i as usize].signature),
+            SymbolKind::Extern(i) => Some(&self.externs[i as usize].signature),
+            SymbolKind::Global(_) => None,
+        }
+    }
+
+    /// The defined function with this name.
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+
+    /// Names and signatures of every symbol, for the engine and the printer.
+    pub fn symbol_table(&self) -> SymbolTable {
+        SymbolTable {
+            names: self.symbols.iter().map(|s| s.name.clone()).collect(),
+            signatures: (0..self.symbols.len())
+                .map(|i| self.signature(Symbol::new(i)).cloned())
+                .collect(),
+        }
+    }
+}
+
+/// Module symbol names and signatures, shared read-only with the World while a function of
+/// the module is in it.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct SymbolTable {
+    /// `names[Symbol]`.
+    pub names: Vec<String>,
+    /// `signatures[Symbol]` (`None` for globals).
+    pub signatures: Vec<Option<Signature>>,
+}
+
+impl SymbolTable {
+    /// The name of a symbol, or `"?symN"` for an unknown one.
+    pub fn name(&self, s: Symbol) -> std::borrow::Cow<'_, str> {
+        match self.names.get(s.index()) {
+            Some(n) => std::borrow::Cow::Borrowed(n),
+            None => std::borrow::Cow::Owned(format!("?{s}")),
+        }
+    }
+}
+
+/// Read-only view of one function, implemented by [`Function`] and by the engine's system
+/// parameter over the World, so that the verifier, analyses and printer serve both.
+pub trait IrRead {
+    /// Function name.
+    fn name(&self) -> &str;
+    /// Signature.
+    fn signature(&self) -> &Signature;
+    /// Parameter values.
+    fn param_values(&self) -> &[Value];
+    /// IR phase.
+    fn phase(&self) -> Phase;
+    /// Number of block indices (dead holes included).
+    fn num_blocks(&self) -> usize;
+    /// A block. Panics if out of range.
+    fn block(&self, b: Block) -> &BlockData;
+    /// Number of instruction indices.
+    fn num_insts(&self) -> usize;
+    /// An instruction. Panics if out of range.
+    fn inst(&self, i: Inst) -> &InstData;
+    /// The value table.
+    fn values(&self) -> &[ValueData];
+    /// The constant pool.
+    fn consts(&self) -> &ConstPool;
+
+    /// Type of an operand; `Void` for an out-of-range handle.
+    fn operand_type(&self, op: super::Operand) -> Type {
+        match op {
+            super::Operand::Value(v) => self.values().get(v.index()).map_or(Type::Void, |d| d.ty),
+            super::Operand::Const(c) => self.consts().try_get(c).map_or(Type::Void, |d| d.ty),
+        }
+    }
+}
+
+impl IrRead for Function {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+    fn param_values(&self) -> &[Value] {
+        &self.param_values
+    }
+    fn phase(&self) -> Phase {
+        self.phase
+    }
+    fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+    fn block(&self, b: Block) -> &BlockData {
+        &self.blocks[b.index()]
+    }
+    fn num_insts(&self) -> usize {
+        self.insts.len()
+    }
+    fn inst(&self, i: Inst) -> &InstData {
+        &self.insts[i.index()]
+    }
+    fn values(&self) -> &[ValueData] {
+        &self.values
+    }
+    fn consts(&self) -> &ConstPool {
+        &self.consts
+    }
+}
+
+impl Function {
+    /// Number of instructions listed by live blocks (the function's size).
+    pub fn live_inst_count(&self) -> usize {
+        self.blocks
+            .iter()
+            .filter(|b| !b.dead)
+            .map(|b| b.insts.len())
+            .sum()
+    }
+
+    /// Number of live blocks.
+    pub fn live_block_count(&self) -> usize {
+        self.blocks.iter().filter(|b| !b.dead).count()
+    }
+}

@@ -1,0 +1,938 @@
+//! Instructions, terminators and operands of the strata IR (DESIGN.md 3.1).
+//!
+//! An instruction is an [`InstKind`] plus the values it defines ([`InstData::results`]).
+//! Operands are [`Operand`]s: an SSA [`Value`] or an interned [`Const`] of the function's
+//! constant pool, so an operand is 8 bytes and the type of every operand is known from its
+//! value or constant. Terminators ([`Terminator`]) end blocks and are not instructions; they
+//! name their successors in successor-index order, and a block may name the same successor
+//! twice (the CFG counts edges, not blocks).
+//!
+//! Memory form uses `alloca`/`load`/`store`; SSA form adds `phi`; after phi elimination
+//! `copy` carries values across edges; block parameters and branch arguments
+//! ([`Target::args`]) are reserved for the block-parameter form used by register allocation.
+
+use super::{Block, Const, Symbol, Type, Value};
+use smallvec::SmallVec;
+
+/// An instruction operand: an SSA value or a constant of the function's pool.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Operand {
+    /// An SSA value.
+    Value(Value),
+    /// An interned constant.
+    Const(Const),
+}
+
+impl Operand {
+    /// The value, if this operand is one.
+    pub fn as_value(self) -> Option<Value> {
+        match self {
+            Operand::Value(v) => Some(v),
+            Operand::Const(_) => None,
+        }
+    }
+}
+
+impl From<Value> for Operand {
+    fn from(v: Value) -> Self {
+        Operand::Value(v)
+    }
+}
+
+impl From<Const> for Operand {
+    fn from(c: Const) -> Self {
+        Operand::Const(c)
+    }
+}
+
+macro_rules! keyword_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The keyword used in `.sir` text.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+
+            /// Parses the keyword; `None` if `s` is not one.
+            pub fn from_name(s: &str) -> Option<Self> {
+                match s {
+                    $($text => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+keyword_enum!(
+    /// Two-operand arithmetic. Integer ops wrap modulo 2^width; shifts by at least the width
+    /// and division by zero (or signed overflow `MIN / -1`) are undefined behaviour that the
+    /// interpreter reports as an error. Float ops follow IEEE 754 round-to-nearest.
+    BinaryOp {
+        /// Integer addition.
+        Add = "add",
+        /// Integer subtraction.
+        Sub = "sub",
+        /// Integer multiplication.
+        Mul = "mul",
+        /// Signed division, rounding toward zero.
+        SDiv = "sdiv",
+        /// Unsigned division.
+        UDiv = "udiv",
+        /// Signed remainder (sign of the dividend).
+        SRem = "srem",
+        /// Unsigned remainder.
+        URem = "urem",
+        /// Bitwise and.
+        And = "and",
+        /// Bitwise or.
+        Or = "or",
+        /// Bitwise exclusive or.
+        Xor = "xor",
+        /// Shift left.
+        Shl = "shl",
+        /// Logical shift right.
+        LShr = "lshr",
+        /// Arithmetic shift right.
+        AShr = "ashr",
+        /// Float addition.
+        FAdd = "fadd",
+        /// Float subtraction.
+        FSub = "fsub",
+        /// Float multiplication.
+        FMul = "fmul",
+        /// Float division.
+        FDiv = "fdiv",
+        /// Float remainder (C `fmod`).
+        FRem = "frem",
+    }
+);
+
+impl BinaryOp {
+    /// True for the float operations `fadd` .. `frem`.
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FRem
+        )
+    }
+}
+
+keyword_enum!(
+    /// One-operand arithmetic.
+    UnaryOp {
+        /// Float negation (flips the sign bit).
+        FNeg = "fneg",
+    }
+);
+
+keyword_enum!(
+    /// Integer comparison predicates (`icmp`).
+    IntPredicate {
+        /// Equal.
+        Eq = "eq",
+        /// Not equal.
+        Ne = "ne",
+        /// Signed less than.
+        Slt = "slt",
+        /// Signed less or equal.
+        Sle = "sle",
+        /// Signed greater than.
+        Sgt = "sgt",
+        /// Signed greater or equal.
+        Sge = "sge",
+        /// Unsigned less than.
+        Ult = "ult",
+        /// Unsigned less or equal.
+        Ule = "ule",
+        /// Unsigned greater than.
+        Ugt = "ugt",
+        /// Unsigned greater or equal.
+        Uge = "uge",
+    }
+);
+
+keyword_enum!(
+    /// Float comparison predicates (`fcmp`), as in LLVM: `o*` are false if either operand is
+    /// NaN, `u*` are true if either is.
+    FloatPredicate {
+        /// Always false.
+        False = "false",
+        /// Ordered and equal.
+        Oeq = "oeq",
+        /// Ordered and greater than.
+        Ogt = "ogt",
+        /// Ordered and greater or equal.
+        Oge = "oge",
+        /// Ordered and less than.
+        Olt = "olt",
+        /// Ordered and less or equal.
+        Ole = "ole",
+        /// Ordered and not equal.
+        One = "one",
+        /// Neither operand is NaN.
+        Ord = "ord",
+        /// Unordered or equal.
+        Ueq = "ueq",
+        /// Unordered or greater than.
+        Ugt = "ugt",
+        /// Unordered or greater or equal.
+        Uge = "uge",
+        /// Unordered or less than.
+        Ult = "ult",
+        /// Unordered or less or equal.
+        Ule = "ule",
+        /// Unordered or not equal.
+        Une = "une",
+        /// Either operand is NaN.
+        Uno = "uno",
+        /// Always true.
+        True = "true",
+    }
+);
+
+keyword_enum!(
+    /// Conversions between scalar types.
+    CastOp {
+        /// Integer truncation to a narrower integer.
+        Trunc = "trunc",
+        /// Zero extension to a wider integer.
+        ZExt = "zext",
+        /// Sign extension to a wider integer.
+        SExt = "sext",
+        /// f64 to f32.
+        FpTrunc = "fptrunc",
+        /// f32 to f64.
+        FpExt = "fpext",
+        /// Float to signed integer, rounding toward zero (out of range is an error).
+        FpToSi = "fptosi",
+        /// Float to unsigned integer, rounding toward zero (out of range is an error).
+        FpToUi = "fptoui",
+        /// Signed integer to float.
+        SiToFp = "sitofp",
+        /// Unsigned integer to float.
+        UiToFp = "uitofp",
+        /// Pointer to integer.
+        PtrToInt = "ptrtoint",
+        /// Integer to pointer.
+        IntToPtr = "inttoptr",
+        /// Reinterpretation of the bits between types of equal width.
+        Bitcast = "bitcast",
+    }
+);
+
+keyword_enum!(
+    /// Read-modify-write operations of `atomicrmw`.
+    AtomicOp {
+        /// Exchange.
+        Xchg = "xchg",
+        /// Add.
+        Add = "add",
+        /// Subtract.
+        Sub = "sub",
+        /// And.
+        And = "and",
+        /// Nand.
+        Nand = "nand",
+        /// Or.
+        Or = "or",
+        /// Xor.
+        Xor = "xor",
+        /// Signed maximum.
+        Max = "max",
+        /// Signed minimum.
+        Min = "min",
+        /// Unsigned maximum.
+        UMax = "umax",
+        /// Unsigned minimum.
+        UMin = "umin",
+    }
+);
+
+keyword_enum!(
+    /// Memory orderings of atomic operations (kept for export; the interpreter is
+    /// single-threaded, so all behave as sequentially consistent).
+    Ordering {
+        /// No ordering constraint beyond atomicity.
+        Monotonic = "monotonic",
+        /// Acquire.
+        Acquire = "acquire",
+        /// Release.
+        Release = "release",
+        /// Acquire and release.
+        AcqRel = "acq_rel",
+        /// Sequentially consistent.
+        SeqCst = "seq_cst",
+    }
+);
+
+/// The callee of a `call`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Callee {
+    /// A defined function or external declaration of the module.
+    Direct(Symbol),
+    /// A pointer operand (indirect call).
+    Indirect(Operand),
+}
+
+/// Where an inline-asm output goes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum AsmOutputPlace {
+    /// Memory form: the asm writes through this pointer operand (an `alloca`, typically).
+    /// With a register constraint (`=r`) mem2reg may promote the alloca; with a memory
+    /// constraint (`=m`, `=o`, `=V`, `=p`) the asm writes the stack slot directly.
+    Pointer(Operand),
+    /// SSA form: the output is the next value of [`InstData::results`].
+    Result,
+}
+
+/// One output of an inline-asm instruction.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct AsmOutput {
+    /// The constraint code without the leading `=` (for example `r`, `a`, `m`, `+r`).
+    pub constraint: String,
+    /// Type of the output value.
+    pub ty: Type,
+    /// Where the value goes.
+    pub place: AsmOutputPlace,
+}
+
+/// One input of an inline-asm instruction.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct AsmInput {
+    /// The constraint code (for example `r`, `m`, `i`, `0`).
+    pub constraint: String,
+    /// The input operand.
+    pub value: Operand,
+}
+
+/// An inline-asm statement (`asm volatile goto (...)`).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct InlineAsm {
+    /// The template string, verbatim.
+    pub template: String,
+    /// Clobber list (for example `memory`, `cc`, `rax`), verbatim.
+    pub clobbers: Vec<String>,
+    /// True for `asm volatile` (has side effects).
+    pub side_effects: bool,
+    /// Outputs in order.
+    pub outputs: Vec<AsmOutput>,
+    /// Inputs in order.
+    pub inputs: Vec<AsmInput>,
+    /// `asm goto` labels: implicit control-flow edges from this instruction to these blocks.
+    pub goto_labels: Vec<Block>,
+}
+
+impl InlineAsm {
+    /// True if `constraint` (without `=`) is a memory constraint that pins an output to its
+    /// stack address (`m`, `o`, `V`, `p`; 002 step 1).
+    pub fn is_memory_constraint(constraint: &str) -> bool {
+        constraint
+            .trim_start_matches(['=', '+', '&'])
+            .chars()
+            .any(|c| matches!(c, 'm' | 'o' | 'V' | 'p'))
+    }
+}
+
+/// An instruction the IR does not model but must carry through unchanged (for example an
+/// imported `va_arg` or `extractvalue`). Its operands and results are exact, so uses and
+/// escapes are exact; the interpreter refuses to execute it.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct OpaqueInst {
+    /// The operation's name (for example `va_arg`).
+    pub name: String,
+    /// Result type (`void` if none).
+    pub ty: Type,
+    /// Operands, all treated as escaping uses.
+    pub args: SmallVec<[Operand; 2]>,
+    /// Free-form payload preserved for export, verbatim.
+    pub payload: String,
+}
+
+/// What an instruction does. Result values live in [`InstData::results`]; the variant
+/// determines how many (see [`InstKind::result_types`]).
+#[derive(Clone, PartialEq, Debug)]
+pub enum InstKind {
+    /// `vR = <op> ty lhs, rhs`: integer or float arithmetic; operands and result are `ty`.
+    Binary {
+        /// The operation.
+        op: BinaryOp,
+        /// Operand and result type.
+        ty: Type,
+        /// Left operand.
+        lhs: Operand,
+        /// Right operand.
+        rhs: Operand,
+    },
+    /// `vR = fneg ty arg`.
+    Unary {
+        /// The operation.
+        op: UnaryOp,
+        /// Operand and result type.
+        ty: Type,
+        /// The operand.
+        arg: Operand,
+    },
+    /// `vR = icmp pred ty lhs, rhs`: result `i1`; `ty` is an integer or `ptr`.
+    Icmp {
+        /// The predicate.
+        pred: IntPredicate,
+        /// Operand type.
+        ty: Type,
+        /// Left operand.
+        lhs: Operand,
+        /// Right operand.
+        rhs: Operand,
+    },
+    /// `vR = fcmp pred ty lhs, rhs`: result `i1`.
+    Fcmp {
+        /// The predicate.
+        pred: FloatPredicate,
+        /// Operand type.
+        ty: Type,
+        /// Left operand.
+        lhs: Operand,
+        /// Right operand.
+        rhs: Operand,
+    },
+    /// `vR = <op> from arg to to`.
+    Cast {
+        /// The conversion.
+        op: CastOp,
+        /// Source type.
+        from: Type,
+        /// Result type.
+        to: Type,
+        /// The operand.
+        arg: Operand,
+    },
+    /// `vR = select ty cond, a, b`: `cond` is `i1`.
+    Select {
+        /// Type of both arms and the result.
+        ty: Type,
+        /// Condition (`i1`).
+        cond: Operand,
+        /// Result when `cond` is 1.
+        if_true: Operand,
+        /// Result when `cond` is 0.
+        if_false: Operand,
+    },
+    /// `vR = alloca ty, size N, align A [, volatile]`: a stack slot of `size` bytes; result `ptr`.
+    Alloca {
+        /// The element type the front end declared (the slot may be larger: arrays, structs).
+        ty: Type,
+        /// Allocation size in bytes.
+        size: u32,
+        /// Alignment in bytes (a power of two).
+        align: u32,
+        /// C `volatile` local: never promoted.
+        volatile: bool,
+    },
+    /// `vR = load ty, ptr [, volatile]`.
+    Load {
+        /// Loaded type.
+        ty: Type,
+        /// Address (`ptr`).
+        ptr: Operand,
+        /// Volatile access.
+        volatile: bool,
+    },
+    /// `store ty value, ptr [, volatile]`.
+    Store {
+        /// Stored type.
+        ty: Type,
+        /// The stored value.
+        value: Operand,
+        /// Address (`ptr`).
+        ptr: Operand,
+        /// Volatile access.
+        volatile: bool,
+    },
+    /// `vR = gep base, offset [, idx * scale]...`: `base + offset + Σ sext64(idx) * scale`
+    /// in bytes, wrapping; result `ptr`.
+    Gep {
+        /// Base pointer.
+        base: Operand,
+        /// Constant byte offset.
+        offset: i64,
+        /// Scaled integer indices (sign-extended to 64 bits).
+        indices: SmallVec<[(Operand, i64); 2]>,
+    },
+    /// `[vR =] call ret callee(args...)`.
+    Call {
+        /// Result type (`void` for none).
+        ret: Type,
+        /// Direct symbol or indirect pointer.
+        callee: Callee,
+        /// Arguments in order.
+        args: SmallVec<[Operand; 4]>,
+        /// For calls to variadic functions: the number of fixed parameters.
+        fixed_args: Option<u32>,
+    },
+    /// Inline assembly; results are its `Result` outputs in order.
+    InlineAsm(Box<InlineAsm>),
+    /// `vR = atomicrmw op ty ptr, value, ordering`: result is the old value.
+    AtomicRmw {
+        /// The operation.
+        op: AtomicOp,
+        /// Memory and value type.
+        ty: Type,
+        /// Address.
+        ptr: Operand,
+        /// Operand value.
+        value: Operand,
+        /// Memory ordering.
+        ordering: Ordering,
+    },
+    /// `vOld, vOk = cmpxchg ty ptr, expected, new, success, failure`.
+    CmpXchg {
+        /// Memory and value type.
+        ty: Type,
+        /// Address.
+        ptr: Operand,
+        /// Expected old value.
+        expected: Operand,
+        /// Value stored on success.
+        new: Operand,
+        /// Ordering on success.
+        success: Ordering,
+        /// Ordering on failure.
+        failure: Ordering,
+    },
+    /// `fence ordering`.
+    Fence {
+        /// Memory ordering.
+        ordering: Ordering,
+    },
+    /// `vR = phi ty [blockP: op]...`: one incoming entry per CFG edge from each predecessor
+    /// (a predecessor with two edges to this block has two entries).
+    Phi {
+        /// Result type.
+        ty: Type,
+        /// Incoming (predecessor block, value) pairs.
+        incoming: SmallVec<[(Block, Operand); 2]>,
+    },
+    /// `vR = copy ty src`.
+    Copy {
+        /// Result type.
+        ty: Type,
+        /// Source operand.
+        src: Operand,
+    },
+    /// An imported operation carried through unchanged.
+    Opaque(Box<OpaqueInst>),
+}
+
+impl InstKind {
+    /// The opcode name used in text.
+    pub fn opcode_name(&self) -> &str {
+        match self {
+            InstKind::Binary { op, .. } => op.name(),
+            InstKind::Unary { op, .. } => op.name(),
+            InstKind::Icmp { .. } => "icmp",
+            InstKind::Fcmp { .. } => "fcmp",
+            InstKind::Cast { op, .. } => op.name(),
+            InstKind::Select { .. } => "select",
+            InstKind::Alloca { .. } => "alloca",
+            InstKind::Load { .. } => "load",
+            InstKind::Store { .. } => "store",
+            InstKind::Gep { .. } => "gep",
+            InstKind::Call { .. } => "call",
+            InstKind::InlineAsm(_) => "asm",
+            InstKind::AtomicRmw { .. } => "atomicrmw",
+            InstKind::CmpXchg { .. } => "cmpxchg",
+            InstKind::Fence { .. } => "fence",
+            InstKind::Phi { .. } => "phi",
+            InstKind::Copy { .. } => "copy",
+            InstKind::Opaque(o) => &o.name,
+        }
+    }
+
+    /// Types of the values this instruction defines, in order (empty if none).
+    pub fn result_types(&self) -> SmallVec<[Type; 2]> {
+        let one = |t: Type| -> SmallVec<[Type; 2]> {
+            if t == Type::Void {
+                SmallVec::new()
+            } else {
+                smallvec::smallvec![t]
+            }
+        };
+        match self {
+            InstKind::Binary { ty, .. }
+            | InstKind::Unary { ty, .. }
+            | InstKind::Select { ty, .. }
+            | InstKind::Load { ty, .. }
+            | InstKind::AtomicRmw { ty, .. }
+            | InstKind::Phi { ty, .. }
+            | InstKind::Copy { ty, .. } => one(*ty),
+            InstKind::Icmp { .. } | InstKind::Fcmp { .. } => one(Type::I1),
+            InstKind::Cast { to, .. } => one(*to),
+            InstKind::Alloca { .. } | InstKind::Gep { .. } => one(Type::Ptr),
+            InstKind::Store { .. } | InstKind::Fence { .. } => SmallVec::new(),
+            InstKind::Call { ret, .. } => one(*ret),
+            InstKind::InlineAsm(asm) => asm
+                .outputs
+                .iter()
+                .filter(|o| o.place == AsmOutputPlace::Result)
+                .map(|o| o.ty)
+                .collect(),
+            InstKind::CmpXchg { ty, .. } => smallvec::smallvec![*ty, Type::I1],
+            InstKind::Opaque(o) => one(o.ty),
+        }
+    }
+
+    /// Calls `f` on every operand, in operand order (phi incoming values included; phi
+    /// blocks and asm goto labels are not operands).
+    pub fn for_each_operand(&self, mut f: impl FnMut(Operand)) {
+        match self {
+            InstKind::Binary { lhs, rhs, .. }
+            | InstKind::Icmp { lhs, rhs, .. }
+            | InstKind::Fcmp { lhs, rhs, .. } => {
+                f(*lhs);
+                f(*rhs);
+            }
+            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => f(*arg),
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+                ..
+            } => {
+                f(*cond);
+                f(*if_true);
+                f(*if_false);
+            }
+            InstKind::Alloca { .. } | InstKind::Fence { .. } => {}
+            InstKind::Load { ptr, .. } => f(*ptr),
+            InstKind::Store { value, ptr, .. } => {
+                f(*value);
+                f(*ptr);
+            }
+            InstKind::Gep { base, indices, .. } => {
+                f(*base);
+                indices.iter().for_each(|(i, _)| f(*i));
+            }
+            InstKind::Call { callee, args, .. } => {
+                if let Callee::Indirect(p) = callee {
+                    f(*p);
+                }
+                args.iter().for_each(|a| f(*a));
+            }
+            InstKind::InlineAsm(asm) => {
+                for o in &asm.outputs {
+                    if let AsmOutputPlace::Pointer(p) = o.place {
+                        f(p);
+                    }
+                }
+                asm.inputs.iter().for_each(|i| f(i.value));
+            }
+            InstKind::AtomicRmw { ptr, value, .. } => {
+                f(*ptr);
+                f(*value);
+            }
+            InstKind::CmpXchg {
+                ptr, expected, new, ..
+            } => {
+                f(*ptr);
+                f(*expected);
+                f(*new);
+            }
+            InstKind::Phi { incoming, .. } => incoming.iter().for_each(|(_, v)| f(*v)),
+            InstKind::Copy { src, .. } => f(*src),
+            InstKind::Opaque(o) => o.args.iter().for_each(|a| f(*a)),
+        }
+    }
+
+    /// Calls `f` on a mutable reference to every operand, in the order of
+    /// [`InstKind::for_each_operand`].
+    pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut Operand)) {
+        match self {
+            InstKind::Binary { lhs, rhs, .. }
+            | InstKind::Icmp { lhs, rhs, .. }
+            | InstKind::Fcmp { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs);
+            }
+            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => f(arg),
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+                ..
+            } => {
+                f(cond);
+                f(if_true);
+                f(if_false);
+            }
+            InstKind::Alloca { .. } | InstKind::Fence { .. } => {}
+            InstKind::Load { ptr, .. } => f(ptr),
+            InstKind::Store { value, ptr, .. } => {
+                f(value);
+                f(ptr);
+            }
+            InstKind::Gep { base, indices, .. } => {
+                f(base);
+                indices.iter_mut().for_each(|(i, _)| f(i));
+            }
+            InstKind::Call { callee, args, .. } => {
+                if let Callee::Indirect(p) = callee {
+                    f(p);
+                }
+                args.iter_mut().for_each(f);
+            }
+            InstKind::InlineAsm(asm) => {
+                for o in &mut asm.outputs {
+                    if let AsmOutputPlace::Pointer(p) = &mut o.place {
+                        f(p);
+                    }
+                }
+                asm.inputs.iter_mut().for_each(|i| f(&mut i.value));
+            }
+            InstKind::AtomicRmw { ptr, value, .. } => {
+                f(ptr);
+                f(value);
+            }
+            InstKind::CmpXchg {
+                ptr, expected, new, ..
+            } => {
+                f(ptr);
+                f(expected);
+                f(new);
+            }
+            InstKind::Phi { incoming, .. } => incoming.iter_mut().for_each(|(_, v)| f(v)),
+            InstKind::Copy { src, .. } => f(src),
+            InstKind::Opaque(o) => o.args.iter_mut().for_each(f),
+        }
+    }
+
+    /// True if the instruction may read or write memory or have other side effects
+    /// (stores, calls, asm, atomics, fences, volatile loads, opaque operations).
+    pub fn has_side_effects(&self) -> bool {
+        match self {
+            InstKind::Store { .. }
+            | InstKind::Call { .. }
+            | InstKind::InlineAsm(_)
+            | InstKind::AtomicRmw { .. }
+            | InstKind::CmpXchg { .. }
+            | InstKind::Fence { .. }
+            | InstKind::Opaque(_) => true,
+            InstKind::Load { volatile, .. } => *volatile,
+            _ => false,
+        }
+    }
+}
+
+/// A control-flow target: a block and, in block-parameter form, the arguments passed to
+/// its parameters (empty otherwise).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Target {
+    /// Destination block.
+    pub block: Block,
+    /// Branch arguments (block-parameter form only).
+    pub args: Vec<Operand>,
+}
+
+impl Target {
+    /// A target without arguments.
+    pub fn new(block: Block) -> Self {
+        Target {
+            block,
+            args: Vec::new(),
+        }
+    }
+}
+
+/// The instruction that ends a block.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Terminator {
+    /// `jump blockN`.
+    Jump(Target),
+    /// `br cond, blockT, blockF`: successor 0 when `cond` (`i1`) is 1, successor 1 otherwise.
+    /// Both may name the same block (two distinct edges).
+    Br {
+        /// Condition (`i1`).
+        cond: Operand,
+        /// Successor 0.
+        then_dest: Target,
+        /// Successor 1.
+        else_dest: Target,
+    },
+    /// `switch ty value, default blockD [, C: blockN]...`: successor 0 is the default,
+    /// successor `i + 1` is case `i`. Case values are zero-extended bit patterns of `ty`.
+    Switch {
+        /// Type of the scrutinee and cases (an integer type).
+        ty: Type,
+        /// The scrutinee.
+        value: Operand,
+        /// Successor 0.
+        default: Target,
+        /// (case value, destination) pairs; values are distinct.
+        cases: Vec<(u128, Target)>,
+    },
+    /// `indirect_br addr, [blockN...]`: jumps to the block whose address is `addr`, which
+    /// must be one of `dests`.
+    IndirectBr {
+        /// Block address (`ptr`, from a `blockaddress` constant).
+        addr: Operand,
+        /// Possible destinations, in successor order.
+        dests: Vec<Block>,
+    },
+    /// `ret [ty value]`.
+    Ret(Option<Operand>),
+    /// `unreachable`: executing it is an error.
+    Unreachable,
+}
+
+impl Terminator {
+    /// Number of successor edges (duplicates counted).
+    pub fn num_successors(&self) -> usize {
+        match self {
+            Terminator::Jump(_) => 1,
+            Terminator::Br { .. } => 2,
+            Terminator::Switch { cases, .. } => 1 + cases.len(),
+            Terminator::IndirectBr { dests, .. } => dests.len(),
+            Terminator::Ret(_) | Terminator::Unreachable => 0,
+        }
+    }
+
+    /// Calls `f` on every successor block in successor-index order (duplicates included).
+    pub fn for_each_successor(&self, mut f: impl FnMut(Block)) {
+        match self {
+            Terminator::Jump(t) => f(t.block),
+            Terminator::Br {
+                then_dest,
+                else_dest,
+                ..
+            } => {
+                f(then_dest.block);
+                f(else_dest.block);
+            }
+            Terminator::Switch { default, cases, .. } => {
+                f(default.block);
+                cases.iter().for_each(|(_, t)| f(t.block));
+            }
+            Terminator::IndirectBr { dests, .. } => dests.iter().for_each(|b| f(*b)),
+            Terminator::Ret(_) | Terminator::Unreachable => {}
+        }
+    }
+
+    /// Calls `f` on every successor block slot, mutably, in successor-index order.
+    pub fn for_each_successor_mut(&mut self, mut f: impl FnMut(&mut Block)) {
+        match self {
+            Terminator::Jump(t) => f(&mut t.block),
+            Terminator::Br {
+                then_dest,
+                else_dest,
+                ..
+            } => {
+                f(&mut then_dest.block);
+                f(&mut else_dest.block);
+            }
+            Terminator::Switch { default, cases, .. } => {
+                f(&mut default.block);
+                cases.iter_mut().for_each(|(_, t)| f(&mut t.block));
+            }
+            Terminator::IndirectBr { dests, .. } => dests.iter_mut().for_each(f),
+            Terminator::Ret(_) | Terminator::Unreachable => {}
+        }
+    }
+
+    /// Calls `f` on every operand (condition, scrutinee, address, return value, branch
+    /// arguments) in a fixed order.
+    pub fn for_each_operand(&self, mut f: impl FnMut(Operand)) {
+        let target = |t: &Target, f: &mut dyn FnMut(Operand)| t.args.iter().for_each(|a| f(*a));
+        match self {
+            Terminator::Jump(t) => target(t, &mut f),
+            Terminator::Br {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                f(*cond);
+                target(then_dest, &mut f);
+                target(else_dest, &mut f);
+            }
+            Terminator::Switch {
+                value,
+                default,
+                cases,
+                ..
+            } => {
+                f(*value);
+                target(default, &mut f);
+                cases.iter().for_each(|(_, t)| target(t, &mut f));
+            }
+            Terminator::IndirectBr { addr, .. } => f(*addr),
+            Terminator::Ret(v) => {
+                if let Some(v) = v {
+                    f(*v)
+                }
+            }
+            Terminator::Unreachable => {}
+        }
+    }
+
+    /// Calls `f` on a mutable reference to every operand, in the order of
+    /// [`Terminator::for_each_operand`].
+    pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut Operand)) {
+        let target = |t: &mut Target, f: &mut dyn FnMut(&mut Operand)| t.args.iter_mut().for_each(f);
+        match self {
+            Terminator::Jump(t) => target(t, &mut f),
+            Terminator::Br {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                f(cond);
+                target(then_dest, &mut f);
+                target(else_dest, &mut f);
+            }
+            Terminator::Switch {
+                value,
+                default,
+                cases,
+                ..
+            } => {
+                f(value);
+                target(default, &mut f);
+                cases.iter_mut().for_each(|(_, t)| target(t, &mut f));
+            }
+            Terminator::IndirectBr { addr, .. } => f(addr),
+            Terminator::Ret(v) => {
+                if let Some(v) = v {
+                    f(v)
+                }
+            }
+            Terminator::Unreachable => {}
+        }
+    }
+
+    /// The keyword used in text.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Terminator::Jump(_) => "jump",
+            Terminator::Br { .. } => "br",
+            Terminator::Switch { .. } => "switch",
+            Terminator::IndirectBr { .. } => "indirect_br",
+            Terminator::Ret(_) => "ret",
+            Terminator::Unreachable => "unreachable",
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! strata: a data-oriented compiler middle and back end on `bevy_ecs`.
+//!
+//! Functions in memory form (allocas, loads, stores) flow through a staged schedule of
+//! systems: verification, CFG and dominance analysis, SSA construction, constant
+//! propagation, placement, SSA destruction, lowering and register allocation. Blocks and
+//! instructions are entities with dense typed index components; analyses are dense side
+//! tables held in resources. See `DESIGN.md` and the module docs below.
+#![warn(missing_docs)]
+
+pub mod analysis;
+pub mod engine;
+pub mod interp;
+pub mod ir;
+pub mod text;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;

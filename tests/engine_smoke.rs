@@ -1,0 +1,17 @@
+use strata::engine::*;
+use strata::ir::*;
+use std::sync::Arc;
+
+#[test]
+fn engine_runs_and_resets() {
+    let mut e = Engine::new(PipelineConfig::new(PassSet::available()));
+    let mut b = FunctionBuilder::new("f", Signature { params: vec![Type::I32], ret: Type::I32, varargs: false });
+    let x = b.param(0);
+    let one = b.iconst(Type::I32, 1);
+    let y = b.binary(BinaryOp::Add, Type::I32, x.into(), one);
+    b.ret(Some(y.into()));
+    let f = b.finish();
+    let run = e.run(f.clone(), &Arc::new(SymbolTable::default()));
+    assert_eq!(run.function, f);
+    assert_eq!(e.function_entity_count(), 0);
+}
