@@ -12,5 +12,6 @@ pub mod engine;
 pub mod interp;
 pub mod ir;
 pub mod text;
+pub mod cli;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;

@@ -1,1 +1,5 @@
-fn main(){}
+//! The `strata` binary: see `strata --help` and [`strata::cli`].
+
+fn main() {
+    std::process::exit(strata::cli::main());
+}

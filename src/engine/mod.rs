@@ -15,6 +15,7 @@
 //! passes. Ambiguity detection is an error, so every ordering is explicit and the output is
 //! deterministic.
 
+pub mod batch;
 mod passes;
 pub mod world;
 
@@ -217,14 +218,16 @@ fn dump_after(stage: Stage) -> impl FnMut(Res<PipelineConfig>, IrQuery, Res<Symb
     }
 }
 
-fn verify_after(stage: Stage) -> impl FnMut(Res<PipelineConfig>, IrQuery, ResMut<Diagnostics>) {
-    move |config: Res<PipelineConfig>, ir: IrQuery, mut diags: ResMut<Diagnostics>| {
+fn verify_after(
+    stage: Stage,
+) -> impl FnMut(Res<PipelineConfig>, IrQuery, Res<Symbols>, ResMut<Diagnostics>) {
+    move |config: Res<PipelineConfig>, ir: IrQuery, symbols: Res<Symbols>, mut diags: ResMut<Diagnostics>| {
         let transforms = config
             .passes
             .passes()
             .any(|p| p.info().stage == stage && p.info().transforms);
         if config.verify_each && transforms {
-            crate::ir::verifier::report(&ir, stage.name(), &mut diags);
+            crate::ir::verifier::report(&ir, &symbols.0, stage.name(), &mut diags);
         }
     }
 }
@@ -388,4 +391,41 @@ impl Engine {
     pub fn entity_capacity(&self) -> u32 {
         self.world.entities().len()
     }
+}
+
+thread_local! {
+    static THREAD_ENGINE: std::cell::RefCell<Option<Engine>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's engine (built on first use, then reused: DESIGN.md 2, rule 1),
+/// after installing `config`. If `f` panics, the engine is discarded (its World may be
+/// half-updated) and the panic is returned as an error message, so a batch driver loses only
+/// the function that triggered it.
+pub fn with_thread_engine<R>(
+    config: &PipelineConfig,
+    f: impl FnOnce(&mut Engine) -> R,
+) -> Result<R, String> {
+    THREAD_ENGINE.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let engine = match slot.as_mut() {
+            Some(e) => {
+                if e.config() != config {
+                    e.set_config(config.clone());
+                }
+                e
+            }
+            None => slot.insert(Engine::new(config.clone())),
+        };
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(engine))) {
+            Ok(r) => Ok(r),
+            Err(payload) => {
+                *slot = None;
+                Err(payload
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "unknown panic".to_string()))
+            }
+        }
+    })
 }

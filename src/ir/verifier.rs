@@ -1,17 +1,675 @@
-//! The verifier (placeholder until written).
+//! The IR verifier: every invariant of a function, checked in groups.
+//!
+//! Invariants (each group is one function below; errors name function, block, instruction):
+//!
+//! 1. **Tables** (`check_tables`): block 0 exists and is live. Every instruction is listed by
+//!    at most one live block, once, and its `block` field names that block. Every value
+//!    handle is in range; every result of an instruction has `ValueDef::Result(inst, n)` with
+//!    the type `InstKind::result_types()[n]`, and the instruction has exactly that many
+//!    results. Parameters have `ValueDef::Param(i)` and the signature's types; block
+//!    parameters have `ValueDef::BlockParam(b, n)`. Constant handles are in range.
+//! 2. **CFG integrity** (`check_cfg`): every successor named by a terminator or an asm-goto
+//!    label is an in-range live block; `indirect_br` lists at least one destination.
+//! 3. **Terminators** (`check_terminator`): `br` conditions are `i1`; `switch` has an integer
+//!    type, a scrutinee of that type and distinct case values that fit it; `ret` carries a
+//!    value exactly when the function returns one, of the return type; branch arguments match
+//!    the target's block parameters in number and type.
+//! 4. **Operand types** (`check_inst`): each instruction's operands have the types its kind
+//!    requires (both arithmetic operands of the instruction type, integer ops on integers and
+//!    float ops on floats, pointers for addresses, `i1` select conditions, cast source/target
+//!    kinds and widths, alloca size at least the element size and a power-of-two alignment).
+//!    A used value must be defined (not a hole).
+//! 5. **Calls** (`check_call`): a direct callee is a function or external declaration;
+//!    argument count matches its signature (at least the fixed count for variadic callees);
+//!    fixed arguments and the result have the signature's types.
+//! 6. **Phase rules** (`check_phase`): in memory form there are no phis and no block
+//!    parameters. In SSA phases, phis come first in their block and each has exactly one
+//!    incoming entry per predecessor edge (a block reached twice from the same predecessor
+//!    lists that predecessor twice), with operands of the phi's type.
+//! 7. **Dominance** (`check_dominance`): in every phase, each use of an instruction result in
+//!    a reachable block is dominated by its definition: in the same block the definition
+//!    comes earlier; a phi's incoming value must be available at the end of the incoming
+//!    predecessor. (Memory form obeys this too: only locals in allocas are non-SSA.)
+//!
+//! Complexity: O(blocks + instructions + operands) plus one dominator-tree computation.
 
-use crate::engine::{Diagnostic, Diagnostics, IrQuery, Severity, Stage};
+use super::*;
+use crate::analysis::{Cfg, DomTree};
+use crate::engine::{Diagnostic, Diagnostics, IrQuery, Severity, Stage, Symbols};
 use bevy_ecs::prelude::*;
+use std::fmt;
 
-/// Runs the verifier on `ir` and appends its errors to `diags` as coming from `pass`.
-pub fn report(ir: &impl crate::ir::IrRead, pass: &'static str, diags: &mut Diagnostics) {
-    let _ = (ir, pass, diags, Severity::Error);
-    let _: Option<Diagnostic> = None;
+/// One violated invariant.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct VerifyError {
+    /// Function name.
+    pub function: String,
+    /// Block, if the error is inside one.
+    pub block: Option<Block>,
+    /// Instruction, if the error is about one.
+    pub inst: Option<Inst>,
+    /// What is wrong.
+    pub message: String,
 }
 
-/// The `verify` pass's system: checks the function in the World.
-pub fn verify_function(ir: IrQuery, mut diags: ResMut<Diagnostics>) {
-    report(&ir, "verify", &mut diags);
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "function @{}", self.function)?;
+        if let Some(b) = self.block {
+            write!(f, ", {b}")?;
+        }
+        if let Some(i) = self.inst {
+            write!(f, ", {i}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+struct Checker<'a, R: IrRead> {
+    ir: &'a R,
+    symbols: &'a SymbolTable,
+    errors: Vec<VerifyError>,
+    block: Option<Block>,
+    inst: Option<Inst>,
+}
+
+impl<'a, R: IrRead> Checker<'a, R> {
+    fn error(&mut self, message: impl Into<String>) {
+        if self.errors.len() < 100 {
+            self.errors.push(VerifyError {
+                function: self.ir.name().to_string(),
+                block: self.block,
+                inst: self.inst,
+                message: message.into(),
+            });
+        }
+    }
+
+    fn live_blocks(&self) -> impl Iterator<Item = Block> + 'a {
+        let ir = self.ir;
+        (0..ir.num_blocks())
+            .map(Block::new)
+            .filter(move |&b| !ir.block(b).dead)
+    }
+
+    fn is_live_block(&self, b: Block) -> bool {
+        b.index() < self.ir.num_blocks() && !self.ir.block(b).dead
+    }
+
+    /// Type of an operand, or `None` (after reporting) if it is invalid.
+    fn operand(&mut self, op: Operand, what: &str) -> Option<Type> {
+        match op {
+            Operand::Value(v) => match self.ir.values().get(v.index()) {
+                None => {
+                    self.error(format!("{what} uses {v}, which is out of range"));
+                    None
+                }
+                Some(d) if d.def == ValueDef::Unused => {
+                    self.error(format!("{what} uses {v}, which is never defined"));
+                    None
+                }
+                Some(d) => Some(d.ty),
+            },
+            Operand::Const(c) => match self.ir.consts().try_get(c) {
+                None => {
+                    self.error(format!("{what} uses {c}, which is out of range"));
+                    None
+                }
+                Some(d) => Some(d.ty),
+            },
+        }
+    }
+
+    fn expect(&mut self, op: Operand, ty: Type, what: &str) {
+        if let Some(t) = self.operand(op, what) {
+            if t != ty {
+                self.error(format!("{what} has type {t}, expected {ty}"));
+            }
+        }
+    }
+
+    fn expect_with(&mut self, op: Operand, what: &str, ok: impl Fn(Type) -> bool, kind: &str) {
+        if let Some(t) = self.operand(op, what) {
+            if !ok(t) {
+                self.error(format!("{what} has type {t}, expected {kind}"));
+            }
+        }
+    }
+
+    fn check_tables(&mut self) {
+        let ir = self.ir;
+        if ir.num_blocks() == 0 || ir.block(Block(0)).dead {
+            self.error("the entry block block0 is missing");
+            return;
+        }
+        for (i, (&v, &ty)) in ir
+            .param_values()
+            .iter()
+            .zip(&ir.signature().params)
+            .enumerate()
+        {
+            match ir.values().get(v.index()) {
+                Some(d) if d.def == ValueDef::Param(i as u32) && d.ty == ty => {}
+                _ => self.error(format!("parameter {i} ({v}) is not recorded as a {ty} parameter")),
+            }
+        }
+        if ir.param_values().len() != ir.signature().params.len() {
+            self.error("parameter values do not match the signature");
+        }
+        let mut listed = vec![false; ir.num_insts()];
+        for b in self.live_blocks().collect::<Vec<_>>() {
+            self.block = Some(b);
+            let data = ir.block(b);
+            for (n, &v) in data.params.iter().enumerate() {
+                match ir.values().get(v.index()) {
+                    Some(d) if d.def == ValueDef::BlockParam(b, n as u32) => {}
+                    _ => self.error(format!("block parameter {n} ({v}) is not recorded as one")),
+                }
+            }
+            for &i in &data.insts {
+                self.inst = Some(i);
+                if i.index() >= ir.num_insts() {
+                    self.error(format!("lists {i}, which is out of range"));
+                    continue;
+                }
+                if std::mem::replace(&mut listed[i.index()], true) {
+                    self.error(format!("{i} is listed more than once"));
+                }
+                let inst = ir.inst(i);
+                if inst.block != b {
+                    self.error(format!("{i} is listed by {b} but records {}", inst.block));
+                }
+                let types = inst.kind.result_types();
+                if types.len() != inst.results.len() {
+                    self.error(format!(
+                        "`{}` defines {} values, expected {}",
+                        inst.kind.opcode_name(),
+                        inst.results.len(),
+                        types.len()
+                    ));
+                }
+                for (n, (&v, &ty)) in inst.results.iter().zip(&types).enumerate() {
+                    match ir.values().get(v.index()) {
+                        Some(d) if d.def == ValueDef::Result(i, n as u32) && d.ty == ty => {}
+                        Some(d) => self.error(format!(
+                            "result {n} ({v}) is recorded as {:?} of type {}, expected result of {i} with type {ty}",
+                            d.def, d.ty
+                        )),
+                        None => self.error(format!("result {n} ({v}) is out of range")),
+                    }
+                }
+            }
+            self.inst = None;
+        }
+        self.block = None;
+    }
+
+    fn check_cfg(&mut self) {
+        let ir = self.ir;
+        for b in self.live_blocks().collect::<Vec<_>>() {
+            self.block = Some(b);
+            let mut bad = Vec::new();
+            ir.block(b).terminator.for_each_successor(|s| {
+                if !self.is_live_block(s) {
+                    bad.push(s);
+                }
+            });
+            for s in bad {
+                self.error(format!("terminator branches to {s}, which does not exist"));
+            }
+            if let Terminator::IndirectBr { dests, .. } = &ir.block(b).terminator {
+                if dests.is_empty() {
+                    self.error("indirect_br lists no destination");
+                }
+            }
+            for &i in &ir.block(b).insts {
+                if let Some(InstKind::InlineAsm(asm)) = (i.index() < ir.num_insts()).then(|| &ir.inst(i).kind) {
+                    self.inst = Some(i);
+                    for &l in &asm.goto_labels {
+                        if !self.is_live_block(l) {
+                            self.error(format!("asm goto label {l} does not exist"));
+                        }
+                    }
+                    self.inst = None;
+                }
+            }
+        }
+        self.block = None;
+    }
+
+    fn check_target(&mut self, t: &Target) {
+        if !self.is_live_block(t.block) {
+            return;
+        }
+        let params = self.ir.block(t.block).params.clone();
+        if params.len() != t.args.len() {
+            self.error(format!(
+                "branch to {} passes {} arguments, the block has {} parameters",
+                t.block,
+                t.args.len(),
+                params.len()
+            ));
+            return;
+        }
+        for (n, (&a, &p)) in t.args.iter().zip(&params).enumerate() {
+            let ty = self.ir.values().get(p.index()).map_or(Type::Void, |d| d.ty);
+            self.expect(a, ty, &format!("argument {n} to {}", t.block));
+        }
+    }
+
+    fn check_terminator(&mut self, b: Block) {
+        let ir = self.ir;
+        self.block = Some(b);
+        match &ir.block(b).terminator {
+            Terminator::Jump(t) => self.check_target(t),
+            Terminator::Br {
+                cond,
+                then_dest,
+                else_dest,
+            } => {
+                self.expect(*cond, Type::I1, "br condition");
+                self.check_target(then_dest);
+                self.check_target(else_dest);
+            }
+            Terminator::Switch {
+                ty,
+                value,
+                default,
+                cases,
+            } => {
+                if !ty.is_int() {
+                    self.error(format!("switch type {ty} is not an integer type"));
+                }
+                self.expect(*value, *ty, "switch scrutinee");
+                self.check_target(default);
+                let mut seen = std::collections::HashSet::new();
+                for (c, t) in cases {
+                    if *c & !ty.mask() != 0 {
+                        self.error(format!("switch case {c} does not fit {ty}"));
+                    }
+                    if !seen.insert(*c) {
+                        self.error(format!("switch case {c} appears twice"));
+                    }
+                    self.check_target(t);
+                }
+            }
+            Terminator::IndirectBr { addr, .. } => self.expect(*addr, Type::Ptr, "indirect_br address"),
+            Terminator::Ret(v) => {
+                let ret = ir.signature().ret;
+                match (v, ret) {
+                    (None, Type::Void) => {}
+                    (None, t) => self.error(format!("ret without a value in a function returning {t}")),
+                    (Some(_), Type::Void) => self.error("ret with a value in a function returning void"),
+                    (Some(v), t) => self.expect(*v, t, "return value"),
+                }
+            }
+            Terminator::Unreachable => {}
+        }
+        self.block = None;
+    }
+
+    fn check_call(&mut self, ret: Type, callee: &Callee, args: &[Operand], fixed_args: Option<u32>) {
+        let sig = match callee {
+            Callee::Direct(s) => match self.symbols.signatures.get(s.index()) {
+                None => {
+                    self.error(format!("call to {s}, which is not a symbol of the module"));
+                    return;
+                }
+                Some(None) => {
+                    let name = self.symbols.name(*s).into_owned();
+                    self.error(format!("call to @{name}, which is a global variable, not a function"));
+                    return;
+                }
+                Some(Some(sig)) => sig.clone(),
+            },
+            Callee::Indirect(p) => {
+                self.expect(*p, Type::Ptr, "indirect callee");
+                for (n, &a) in args.iter().enumerate() {
+                    self.operand(a, &format!("call argument {n}"));
+                }
+                return;
+            }
+        };
+        if sig.ret != ret {
+            self.error(format!("call result type {ret} differs from the callee's {}", sig.ret));
+        }
+        let fixed = sig.params.len();
+        if args.len() < fixed || (!sig.varargs && args.len() != fixed) {
+            self.error(format!("call passes {} arguments, the callee takes {fixed}{}", args.len(), if sig.varargs { " or more" } else { "" }));
+        }
+        if let Some(n) = fixed_args {
+            if !sig.varargs || n as usize != fixed {
+                self.error(format!("call says {n} fixed arguments, the callee's signature has {fixed}{}", if sig.varargs { "" } else { " and is not variadic" }));
+            }
+        }
+        for (n, (&a, &ty)) in args.iter().zip(&sig.params).enumerate() {
+            self.expect(a, ty, &format!("call argument {n}"));
+        }
+        for (n, &a) in args.iter().enumerate().skip(fixed) {
+            self.operand(a, &format!("variadic argument {n}"));
+        }
+    }
+
+    fn check_inst(&mut self, i: Inst) {
+        let ir = self.ir;
+        self.inst = Some(i);
+        let kind = &ir.inst(i).kind;
+        let name = kind.opcode_name().to_string();
+        let op = |n: usize| format!("operand {n} of `{name}`");
+        match kind {
+            InstKind::Binary { op: bop, ty, lhs, rhs } => {
+                if bop.is_float() != ty.is_float() || !(ty.is_int() || ty.is_float()) {
+                    self.error(format!("`{name}` cannot operate on {ty}"));
+                }
+                self.expect(*lhs, *ty, &op(1));
+                self.expect(*rhs, *ty, &op(2));
+            }
+            InstKind::Unary { ty, arg, .. } => {
+                if !ty.is_float() {
+                    self.error(format!("`{name}` cannot operate on {ty}"));
+                }
+                self.expect(*arg, *ty, &op(1));
+            }
+            InstKind::Icmp { ty, lhs, rhs, .. } => {
+                if !(ty.is_int() || *ty == Type::Ptr) {
+                    self.error(format!("icmp cannot compare {ty}"));
+                }
+                self.expect(*lhs, *ty, &op(1));
+                self.expect(*rhs, *ty, &op(2));
+            }
+            InstKind::Fcmp { ty, lhs, rhs, .. } => {
+                if !ty.is_float() {
+                    self.error(format!("fcmp cannot compare {ty}"));
+                }
+                self.expect(*lhs, *ty, &op(1));
+                self.expect(*rhs, *ty, &op(2));
+            }
+            InstKind::Cast { op: cop, from, to, arg } => {
+                self.expect(*arg, *from, &op(1));
+                if let Err(m) = check_cast(*cop, *from, *to) {
+                    self.error(m);
+                }
+            }
+            InstKind::Select { ty, cond, if_true, if_false } => {
+                if !ty.is_value() {
+                    self.error("select of void");
+                }
+                self.expect(*cond, Type::I1, "select condition");
+                self.expect(*if_true, *ty, &op(2));
+                self.expect(*if_false, *ty, &op(3));
+            }
+            InstKind::Alloca { ty, size, align, .. } => {
+                if *size < ty.bytes() {
+                    self.error(format!("alloca of {size} bytes cannot hold {ty}"));
+                }
+                if !align.is_power_of_two() {
+                    self.error(format!("alloca alignment {align} is not a power of two"));
+                }
+            }
+            InstKind::Load { ty, ptr, .. } => {
+                if !ty.is_value() {
+                    self.error("load of void");
+                }
+                self.expect(*ptr, Type::Ptr, "load address");
+            }
+            InstKind::Store { ty, value, ptr, .. } => {
+                if !ty.is_value() {
+                    self.error("store of void");
+                }
+                self.expect(*value, *ty, "stored value");
+                self.expect(*ptr, Type::Ptr, "store address");
+            }
+            InstKind::Gep { base, indices, .. } => {
+                self.expect(*base, Type::Ptr, "gep base");
+                for (n, (idx, _)) in indices.iter().enumerate() {
+                    self.expect_with(*idx, &format!("gep index {n}"), Type::is_int, "an integer");
+                }
+            }
+            InstKind::Call { ret, callee, args, fixed_args } => {
+                self.check_call(*ret, callee, args, *fixed_args)
+            }
+            InstKind::InlineAsm(asm) => {
+                for (n, o) in asm.outputs.iter().enumerate() {
+                    if let AsmOutputPlace::Pointer(p) = o.place {
+                        self.expect(p, Type::Ptr, &format!("asm output {n} address"));
+                    }
+                }
+                for (n, input) in asm.inputs.iter().enumerate() {
+                    self.operand(input.value, &format!("asm input {n}"));
+                }
+            }
+            InstKind::AtomicRmw { ty, ptr, value, .. } => {
+                if !(ty.is_int() || *ty == Type::Ptr || ty.is_float()) {
+                    self.error(format!("atomicrmw cannot operate on {ty}"));
+                }
+                self.expect(*ptr, Type::Ptr, "atomicrmw address");
+                self.expect(*value, *ty, "atomicrmw operand");
+            }
+            InstKind::CmpXchg { ty, ptr, expected, new, .. } => {
+                self.expect(*ptr, Type::Ptr, "cmpxchg address");
+                self.expect(*expected, *ty, "cmpxchg expected value");
+                self.expect(*new, *ty, "cmpxchg new value");
+            }
+            InstKind::Fence { .. } => {}
+            InstKind::Phi { ty, incoming } => {
+                for (n, (b, v)) in incoming.iter().enumerate() {
+                    self.expect(*v, *ty, &format!("phi incoming value {n}"));
+                    if !self.is_live_block(*b) {
+                        self.error(format!("phi incoming block {b} does not exist"));
+                    }
+                }
+            }
+            InstKind::Copy { ty, src } => self.expect(*src, *ty, "copy source"),
+            InstKind::Opaque(o) => {
+                for (n, &a) in o.args.iter().enumerate() {
+                    self.operand(a, &format!("operand {n} of opaque `{}`", o.name));
+                }
+            }
+        }
+        self.inst = None;
+    }
+
+    fn check_phase(&mut self, cfg: &Cfg) {
+        let ir = self.ir;
+        let phase = ir.phase();
+        for b in self.live_blocks().collect::<Vec<_>>() {
+            self.block = Some(b);
+            let data = ir.block(b);
+            if phase == Phase::Memory && !data.params.is_empty() {
+                self.error("block parameters are not allowed in memory form");
+            }
+            let mut seen_non_phi = false;
+            for &i in &data.insts {
+                if i.index() >= ir.num_insts() {
+                    continue;
+                }
+                self.inst = Some(i);
+                if let InstKind::Phi { incoming, .. } = &ir.inst(i).kind {
+                    if phase == Phase::Memory {
+                        self.error("phi is not allowed in memory form");
+                    } else if seen_non_phi {
+                        self.error("phi after a non-phi instruction");
+                    }
+                    let mut want: Vec<Block> = cfg.preds(b).to_vec();
+                    let mut have: Vec<Block> = incoming.iter().map(|(p, _)| *p).collect();
+                    want.sort_unstable();
+                    have.sort_unstable();
+                    if want != have && phase != Phase::Memory {
+                        let show = |v: &[Block]| v.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ");
+                        self.error(format!(
+                            "phi has incoming blocks [{}] but the predecessor edges are [{}]",
+                            show(&have),
+                            show(&want)
+                        ));
+                    }
+                } else {
+                    seen_non_phi = true;
+                }
+            }
+            self.inst = None;
+        }
+        self.block = None;
+    }
+
+    fn check_dominance(&mut self, cfg: &Cfg, dom: &DomTree) {
+        let ir = self.ir;
+        // Position of each instruction in its block, for same-block ordering.
+        let mut position = vec![u32::MAX; ir.num_insts()];
+        for b in self.live_blocks() {
+            for (n, &i) in ir.block(b).insts.iter().enumerate() {
+                if let Some(p) = position.get_mut(i.index()) {
+                    *p = n as u32;
+                }
+            }
+        }
+        // Where a value becomes available: (block, position); params at block entry.
+        let def_site = |v: Value| -> Option<(Block, u32)> {
+            match ir.values().get(v.index())?.def {
+                ValueDef::Param(_) => Some((Block(0), 0)),
+                ValueDef::BlockParam(b, _) => Some((b, 0)),
+                ValueDef::Result(i, _) => {
+                    let p = *position.get(i.index())?;
+                    (p != u32::MAX).then(|| (ir.inst(i).block, p + 1))
+                }
+                ValueDef::Unused => None,
+            }
+        };
+        let available = |v: Value, b: Block, at: u32| -> bool {
+            match def_site(v) {
+                None => false,
+                Some((db, dp)) if db == b => dp <= at,
+                Some((db, _)) => dom.dominates(db, b),
+            }
+        };
+        for b in self.live_blocks().collect::<Vec<_>>() {
+            if !cfg.is_reachable(b) {
+                continue;
+            }
+            self.block = Some(b);
+            let data = ir.block(b);
+            for (n, &i) in data.insts.iter().enumerate() {
+                if i.index() >= ir.num_insts() {
+                    continue;
+                }
+                self.inst = Some(i);
+                let kind = &ir.inst(i).kind;
+                let mut bad = Vec::new();
+                if let InstKind::Phi { incoming, .. } = kind {
+                    for (p, op) in incoming {
+                        if let Operand::Value(v) = op {
+                            if cfg.is_reachable(*p) && def_site(*v).is_some() && !available(*v, *p, u32::MAX) {
+                                bad.push(format!("phi incoming {v} from {p} is not available at the end of {p}"));
+                            }
+                        }
+                    }
+                } else {
+                    kind.for_each_operand(|op| {
+                        if let Operand::Value(v) = op {
+                            if def_site(v).is_some() && !available(v, b, n as u32) {
+                                bad.push(format!("use of {v} is not dominated by its definition"));
+                            }
+                        }
+                    });
+                }
+                for m in bad {
+                    self.error(m);
+                }
+            }
+            self.inst = None;
+            let mut bad = Vec::new();
+            data.terminator.for_each_operand(|op| {
+                if let Operand::Value(v) = op {
+                    if def_site(v).is_some() && !available(v, b, u32::MAX) {
+                        bad.push(format!("terminator use of {v} is not dominated by its definition"));
+                    }
+                }
+            });
+            for m in bad {
+                self.error(m);
+            }
+        }
+        self.block = None;
+    }
+}
+
+/// Checks that a cast's source and target types suit its operation.
+fn check_cast(op: CastOp, from: Type, to: Type) -> Result<(), String> {
+    let ok = match op {
+        CastOp::Trunc => from.is_int() && to.is_int() && to.bits() < from.bits(),
+        CastOp::ZExt | CastOp::SExt => from.is_int() && to.is_int() && to.bits() > from.bits(),
+        CastOp::FpTrunc => from == Type::F64 && to == Type::F32,
+        CastOp::FpExt => from == Type::F32 && to == Type::F64,
+        CastOp::FpToSi | CastOp::FpToUi => from.is_float() && to.is_int(),
+        CastOp::SiToFp | CastOp::UiToFp => from.is_int() && to.is_float(),
+        CastOp::PtrToInt => from == Type::Ptr && to.is_int(),
+        CastOp::IntToPtr => from.is_int() && to == Type::Ptr,
+        CastOp::Bitcast => from.is_value() && from.bits() == to.bits(),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("`{op}` cannot convert {from} to {to}"))
+    }
+}
+
+/// Checks every invariant of the module doc on one function.
+///
+/// `symbols` resolves direct callees. Returns every violation found (at most 100).
+pub fn verify(ir: &impl IrRead, symbols: &SymbolTable) -> Vec<VerifyError> {
+    let mut c = Checker {
+        ir,
+        symbols,
+        errors: Vec::new(),
+        block: None,
+        inst: None,
+    };
+    c.check_tables();
+    if !c.errors.is_empty() {
+        return c.errors;
+    }
+    c.check_cfg();
+    if !c.errors.is_empty() {
+        return c.errors;
+    }
+    let blocks: Vec<Block> = c.live_blocks().collect();
+    for &b in &blocks {
+        for &i in &ir.block(b).insts {
+            c.check_inst(i);
+        }
+        c.check_terminator(b);
+    }
+    let mut cfg = Cfg::default();
+    cfg.compute(ir);
+    c.check_phase(&cfg);
+    if c.errors.is_empty() {
+        let mut dom = DomTree::default();
+        dom.compute(&cfg);
+        c.check_dominance(&cfg, &dom);
+    }
+    c.errors
+}
+
+/// Verifies every function of a module.
+pub fn verify_module(m: &Module) -> Vec<VerifyError> {
+    let symbols = m.symbol_table();
+    m.functions.iter().flat_map(|f| verify(f, &symbols)).collect()
+}
+
+/// Runs the verifier on `ir` and appends its errors to `diags` as coming from `pass`.
+pub fn report(ir: &impl IrRead, symbols: &SymbolTable, pass: &'static str, diags: &mut Diagnostics) {
+    diags.0.extend(verify(ir, symbols).into_iter().map(|e| Diagnostic {
+        severity: Severity::Error,
+        pass,
+        message: e.to_string(),
+    }));
+}
+
+/// The `verify` pass.
+///
+/// Reads the function in the World and the module's symbols; writes [`Diagnostics`].
+/// Establishes: later stages run only if no error was reported.
+pub fn verify_function(ir: IrQuery, symbols: Res<Symbols>, mut diags: ResMut<Diagnostics>) {
+    report(&ir, &symbols.0, "verify", &mut diags);
 }
 
 /// Adds the verifier's system to the `Verify` stage.

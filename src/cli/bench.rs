@@ -1,0 +1,212 @@
+//! `strata bench`: the batch driver.
+//!
+//! Parses every input (in parallel across files), then runs every function through the
+//! pipeline on all cores with per-thread engines, showing progress on a terminal, and reports
+//! counts, per-stage time and throughput (text table on stdout, optional JSON).
+
+use super::{exit, parse_passes, CliError};
+use crate::engine::{batch, PipelineConfig, Stage};
+use crate::ir::Module;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Arguments of `bench`.
+pub struct BenchArgs {
+    pub paths: Vec<PathBuf>,
+    pub passes: Option<String>,
+    pub threads: Option<usize>,
+    pub repeat: u32,
+    pub json: Option<PathBuf>,
+    pub generated: usize,
+}
+
+#[derive(serde::Serialize, Default)]
+struct BenchReport {
+    inputs: usize,
+    threads: usize,
+    repeat: u32,
+    passes: Vec<&'static str>,
+    functions: usize,
+    blocks: usize,
+    instructions: usize,
+    failed_functions: usize,
+    parse_seconds: f64,
+    parse_instructions_per_second: f64,
+    pipeline_wall_seconds: f64,
+    functions_per_second: f64,
+    instructions_per_second: f64,
+    stage_cpu_seconds: std::collections::BTreeMap<&'static str, f64>,
+    parse_errors: Vec<String>,
+}
+
+fn collect_files(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
+    let io = |e: std::io::Error| CliError::new(exit::IO, format!("{}: {e}", path.display()));
+    if path.is_dir() {
+        let mut entries: Vec<_> = std::fs::read_dir(path)
+            .map_err(io)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()
+            .map_err(io)?;
+        entries.sort();
+        for e in entries {
+            if e.is_dir() || e.extension().is_some_and(|x| x == "sir") {
+                collect_files(&e, out)?;
+            }
+        }
+        Ok(())
+    } else if path.exists() {
+        out.push(path.to_path_buf());
+        Ok(())
+    } else {
+        Err(CliError::new(exit::IO, format!("{}: no such file or directory", path.display())))
+    }
+}
+
+/// `strata bench`.
+pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
+    let requested = parse_passes(args.passes.as_deref())?;
+    let config = PipelineConfig {
+        time_passes: true,
+        ..PipelineConfig::new(requested)
+    };
+    if let Some(n) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global()
+            .map_err(|e| CliError::new(exit::USAGE, format!("--threads: {e}")))?;
+    }
+    // Inputs as (name, text); the built-in corpus when no path is given.
+    let mut sources: Vec<(String, String)> = Vec::new();
+    let mut extra_modules: Vec<Module> = Vec::new();
+    if args.paths.is_empty() {
+        for (name, text) in super::corpus::EXAMPLES {
+            sources.push((format!("builtin:{name}"), text.to_string()));
+        }
+        extra_modules.push(super::corpus::generated(args.generated));
+        eprintln!(
+            "strata bench: built-in corpus ({} example programs, {} generated functions)",
+            sources.len(),
+            args.generated
+        );
+    } else {
+        let mut files = Vec::new();
+        for p in &args.paths {
+            collect_files(p, &mut files)?;
+        }
+        for f in files {
+            let text = std::fs::read_to_string(&f)
+                .map_err(|e| CliError::new(exit::IO, format!("{}: {e}", f.display())))?;
+            sources.push((f.display().to_string(), text));
+        }
+    }
+    let mut report = BenchReport {
+        inputs: sources.len() + extra_modules.len(),
+        threads: rayon::current_num_threads(),
+        repeat: args.repeat.max(1),
+        passes: config.passes.passes().map(|p| p.info().name).collect(),
+        ..Default::default()
+    };
+
+    let parse_start = Instant::now();
+    let parsed: Vec<_> = sources
+        .par_iter()
+        .map(|(name, text)| crate::text::parse_module(text, name).map_err(|e| e.to_string()))
+        .collect();
+    report.parse_seconds = parse_start.elapsed().as_secs_f64();
+    let mut modules = extra_modules;
+    for p in parsed {
+        match p {
+            Ok(m) => modules.push(m),
+            Err(e) => {
+                eprintln!("error: {e}");
+                report.parse_errors.push(e);
+            }
+        }
+    }
+    let parsed_insts: usize = modules
+        .iter()
+        .skip(if args.paths.is_empty() { 1 } else { 0 })
+        .flat_map(|m| &m.functions)
+        .map(|f| f.live_inst_count())
+        .sum();
+    report.parse_instructions_per_second = parsed_insts as f64 / report.parse_seconds.max(1e-9);
+
+    let work: Vec<(Arc<crate::ir::SymbolTable>, Vec<crate::ir::Function>)> = modules
+        .into_iter()
+        .map(|m| (Arc::new(m.symbol_table()), m.functions))
+        .collect();
+    let total: usize = work.iter().map(|(_, f)| f.len()).sum::<usize>() * report.repeat as usize;
+    let bar = indicatif::ProgressBar::new(total as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} functions {per_sec} eta {eta}")
+            .expect("valid progress template"),
+    );
+    let mut stage_time = [Duration::ZERO; Stage::ALL.len()];
+    let wall = Instant::now();
+    for _ in 0..report.repeat {
+        for (symbols, functions) in &work {
+            let runs = batch::run_functions(functions.clone(), symbols, &config, &|| bar.inc(1));
+            for run in runs {
+                match run {
+                    Ok(run) => {
+                        report.functions += 1;
+                        report.blocks += run.function.live_block_count();
+                        report.instructions += run.function.live_inst_count();
+                        if run.has_errors() {
+                            report.failed_functions += 1;
+                        }
+                        for (t, s) in stage_time.iter_mut().zip(run.timings) {
+                            *t += s;
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        report.functions += 1;
+                        report.failed_functions += 1;
+                    }
+                }
+            }
+        }
+    }
+    bar.finish_and_clear();
+    report.pipeline_wall_seconds = wall.elapsed().as_secs_f64();
+    report.functions_per_second = report.functions as f64 / report.pipeline_wall_seconds.max(1e-9);
+    report.instructions_per_second = report.instructions as f64 / report.pipeline_wall_seconds.max(1e-9);
+    report.stage_cpu_seconds = Stage::ALL
+        .iter()
+        .filter(|s| config.runs(**s))
+        .map(|s| (s.name(), stage_time[*s as usize].as_secs_f64()))
+        .collect();
+
+    println!("inputs            {}", report.inputs);
+    println!("threads           {}", report.threads);
+    println!("passes            {}", report.passes.join(","));
+    println!("functions         {} ({} failed)", report.functions, report.failed_functions);
+    println!("blocks            {}", report.blocks);
+    println!("instructions      {}", report.instructions);
+    println!(
+        "parse             {:.3} ms ({:.2} M instructions/s)",
+        report.parse_seconds * 1e3,
+        report.parse_instructions_per_second / 1e6
+    );
+    println!(
+        "pipeline          {:.3} ms wall ({:.0} functions/s, {:.2} M instructions/s)",
+        report.pipeline_wall_seconds * 1e3,
+        report.functions_per_second,
+        report.instructions_per_second / 1e6
+    );
+    for (stage, secs) in &report.stage_cpu_seconds {
+        println!("  {stage:<15} {:.3} ms cpu", secs * 1e3);
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report).expect("report serialises") + "\n";
+        super::write_output(Some(path), &text)?;
+    }
+    Ok(if report.parse_errors.is_empty() && report.failed_functions == 0 {
+        exit::OK
+    } else {
+        exit::INPUT
+    })
+}

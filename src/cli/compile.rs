@@ -1,0 +1,162 @@
+//! `strata compile` and `strata verify`.
+
+use super::{exit, load_module, parse_passes, write_output, CliError, Emit, InputFormat};
+use crate::engine::{batch, Pass, PassSet, PipelineConfig, Severity, Stage};
+use crate::ir::Module;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Arguments of `compile`.
+pub struct CompileArgs {
+    pub file: PathBuf,
+    pub passes: Option<String>,
+    pub emit: Emit,
+    pub output: Option<PathBuf>,
+    pub input_format: Option<InputFormat>,
+    pub verify_each: bool,
+    pub time_passes: bool,
+    pub dump_after: Option<String>,
+}
+
+#[derive(serde::Serialize)]
+struct FunctionReport {
+    name: String,
+    phase: crate::ir::Phase,
+    blocks: usize,
+    instructions: usize,
+    diagnostics: Vec<crate::engine::Diagnostic>,
+    timings_us: std::collections::BTreeMap<&'static str, f64>,
+}
+
+#[derive(serde::Serialize)]
+struct CompileReport {
+    file: String,
+    passes: Vec<&'static str>,
+    errors: usize,
+    functions: Vec<FunctionReport>,
+}
+
+/// Runs the pipeline on every function of `module`; returns the module after it, a report
+/// per function and the number of functions with errors. Functions whose pipeline failed are
+/// returned as they were.
+fn run_pipeline(module: Module, config: &PipelineConfig, file: &str) -> (Module, Vec<FunctionReport>, usize) {
+    let symbols = Arc::new(module.symbol_table());
+    let mut module = module;
+    let originals = module.functions.clone();
+    let functions = std::mem::take(&mut module.functions);
+    let runs = batch::run_functions(functions, &symbols, config, &|| {});
+    let mut reports = Vec::new();
+    let mut failed = 0;
+    for (run, original) in runs.into_iter().zip(originals) {
+        match run {
+            Ok(run) => {
+                for dump in &run.dumps {
+                    eprint!("{dump}");
+                }
+                let errors = run.has_errors();
+                for d in &run.diagnostics {
+                    let tag = if d.severity == Severity::Error { "error" } else { "note" };
+                    eprintln!("{file}: {tag}: [{}] {}", d.pass, d.message);
+                }
+                failed += errors as usize;
+                let f = if errors { original } else { run.function };
+                reports.push(FunctionReport {
+                    name: f.name.clone(),
+                    phase: f.phase,
+                    blocks: f.live_block_count(),
+                    instructions: f.live_inst_count(),
+                    diagnostics: run.diagnostics,
+                    timings_us: Stage::ALL
+                        .iter()
+                        .filter(|s| config.runs(**s))
+                        .map(|s| (s.name(), run.timings[*s as usize].as_secs_f64() * 1e6))
+                        .collect(),
+                });
+                module.functions.push(f);
+            }
+            Err(message) => {
+                eprintln!("{file}: error: {message}");
+                failed += 1;
+                reports.push(FunctionReport {
+                    name: original.name.clone(),
+                    phase: original.phase,
+                    blocks: original.live_block_count(),
+                    instructions: original.live_inst_count(),
+                    diagnostics: vec![crate::engine::Diagnostic {
+                        severity: Severity::Error,
+                        pass: "engine",
+                        message,
+                    }],
+                    timings_us: Default::default(),
+                });
+                module.functions.push(original);
+            }
+        }
+    }
+    (module, reports, failed)
+}
+
+/// `strata compile`.
+pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
+    let requested = parse_passes(args.passes.as_deref())?;
+    let dump_after = match args.dump_after.as_deref() {
+        None => None,
+        Some(name) => {
+            let pass = Pass::from_name(name).ok_or_else(|| {
+                CliError::new(exit::USAGE, format!("--dump-after: unknown pass `{name}`"))
+            })?;
+            if !requested.with_requirements().has(pass) {
+                return Err(CliError::new(
+                    exit::USAGE,
+                    format!("--dump-after {name}: that pass is not in the pipeline"),
+                ));
+            }
+            Some(pass)
+        }
+    };
+    let config = PipelineConfig {
+        verify_each: args.verify_each,
+        time_passes: args.time_passes,
+        dump_after,
+        ..PipelineConfig::new(requested)
+    };
+    let module = load_module(&args.file, args.input_format)?;
+    let file = args.file.display().to_string();
+    let (module, reports, failed) = run_pipeline(module, &config, &file);
+    if args.time_passes {
+        eprintln!("{:<12} {:>12}", "stage", "time (µs)");
+        for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
+            let total: f64 = reports.iter().filter_map(|r| r.timings_us.get(s.name())).sum();
+            eprintln!("{:<12} {:>12.1}", s.name(), total);
+        }
+    }
+    let text = match args.emit {
+        Emit::Sir => crate::text::print_module(&module),
+        Emit::Json => {
+            let report = CompileReport {
+                file,
+                passes: config.passes.passes().map(|p| p.info().name).collect(),
+                errors: failed,
+                functions: reports,
+            };
+            serde_json::to_string_pretty(&report).expect("report serialises") + "\n"
+        }
+    };
+    write_output(args.output.as_deref(), &text)?;
+    Ok(if failed > 0 { exit::INPUT } else { exit::OK })
+}
+
+/// `strata verify`.
+pub fn verify(file: &Path) -> Result<i32, CliError> {
+    let module = load_module(file, None)?;
+    let n = module.functions.len();
+    let config = PipelineConfig::new(PassSet::VERIFY);
+    let (_, _, failed) = run_pipeline(module, &config, &file.display().to_string());
+    if failed == 0 {
+        eprintln!("{}: {n} functions verified", file.display());
+        Ok(exit::OK)
+    } else {
+        eprintln!("{}: {failed} of {n} functions have errors", file.display());
+        Ok(exit::INPUT)
+    }
+}

@@ -1,0 +1,293 @@
+//! The `strata` command line: `compile`, `verify`, `run` and `bench` (clap).
+//!
+//! Exit codes (also in `--help`): 0 success; 1 the input has errors (parse or verification
+//! failures, a pass reporting an error); 2 usage errors (bad flags, unknown or unavailable
+//! passes); 3 the interpreted program failed (`run`); 4 I/O errors.
+
+mod bench;
+mod compile;
+mod corpus;
+mod run;
+
+use crate::engine::{Pass, PassSet};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+
+/// Process exit codes.
+pub mod exit {
+    /// Success.
+    pub const OK: i32 = 0;
+    /// The input has errors.
+    pub const INPUT: i32 = 1;
+    /// Usage error.
+    pub const USAGE: i32 = 2;
+    /// The interpreted program failed.
+    pub const RUNTIME: i32 = 3;
+    /// I/O error.
+    pub const IO: i32 = 4;
+}
+
+/// A failure that ends the command with an exit code.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct CliError {
+    /// Exit code.
+    pub code: i32,
+    /// Message printed to stderr.
+    pub message: String,
+}
+
+impl CliError {
+    /// Error with `code`.
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        CliError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+const ABOUT: &str = "strata: a data-oriented compiler middle and back end on bevy_ecs.
+
+Functions in memory form (allocas, loads, stores) flow through a staged schedule: verify, cfg,
+dominance, mem2reg, sccp, placement, out-of-SSA, lower, regalloc, check. Input is strata's
+text IR (.sir).";
+
+/// Top-level arguments.
+#[derive(Parser, Debug)]
+#[command(name = "strata", version, about = ABOUT, long_about = ABOUT)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Output format of `compile`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Emit {
+    /// strata text IR.
+    Sir,
+    /// JSON: per-function statistics, diagnostics and timings.
+    Json,
+}
+
+/// Input format.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    /// strata text IR.
+    Sir,
+    /// LLVM 14 textual IR (not available in this build yet).
+    Ll,
+}
+
+/// The commands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the pipeline on every function of FILE and print the result.
+    Compile {
+        /// Input file (`-` for stdin).
+        file: PathBuf,
+        /// Comma-separated passes to run (see the list below), or `none`. Analyses a pass
+        /// needs run on demand. Default: every available pass.
+        #[arg(long, value_name = "LIST")]
+        passes: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "sir")]
+        emit: Emit,
+        /// Output file (default stdout).
+        #[arg(short = 'o', long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Input format (default: from the extension, else sir).
+        #[arg(long, value_enum)]
+        input_format: Option<InputFormat>,
+        /// Run the verifier after every transforming pass.
+        #[arg(long)]
+        verify_each: bool,
+        /// Print per-stage wall time to stderr.
+        #[arg(long)]
+        time_passes: bool,
+        /// Print each function to stderr after this pass.
+        #[arg(long, value_name = "PASS")]
+        dump_after: Option<String>,
+    },
+    /// Parse and verify FILE; exit 0 if valid, 1 with the errors otherwise.
+    Verify {
+        /// Input file (`-` for stdin).
+        file: PathBuf,
+    },
+    /// Interpret a function of FILE and print its result, output and exit status.
+    Run {
+        /// Input file (`-` for stdin).
+        file: PathBuf,
+        /// The function to call.
+        #[arg(long, default_value = "main")]
+        entry: String,
+        /// Arguments, one per parameter, parsed by the parameter's type (`5`, `-1`, `2.5`).
+        #[arg(allow_negative_numbers = true)]
+        args: Vec<String>,
+        /// Maximum instructions executed before the run is stopped with an error.
+        #[arg(long, default_value_t = 100_000_000)]
+        step_limit: u64,
+    },
+    /// Batch driver: parse, verify and analyse every function of PATHS on all cores, with
+    /// per-pass timings. Without PATHS it runs a built-in corpus embedded in the binary.
+    Bench {
+        /// Files or directories (searched recursively for .sir files).
+        paths: Vec<PathBuf>,
+        /// Passes to run (default: every available pass).
+        #[arg(long, value_name = "LIST")]
+        passes: Option<String>,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Run the corpus this many times (timings are summed).
+        #[arg(long, default_value_t = 1)]
+        repeat: u32,
+        /// Write a JSON report here.
+        #[arg(long, value_name = "OUT")]
+        json: Option<PathBuf>,
+        /// Number of generated functions added to the built-in corpus.
+        #[arg(long, default_value_t = 2000)]
+        generated: usize,
+    },
+}
+
+fn passes_help() -> String {
+    let mut s = String::from("Passes (for --passes and --dump-after):\n");
+    for p in Pass::ALL {
+        let info = p.info();
+        s.push_str(&format!(
+            "  {:<13} {}{}\n",
+            info.name,
+            info.summary,
+            if info.available {
+                ""
+            } else {
+                "  [unavailable: not built yet]"
+            }
+        ));
+    }
+    s.push_str("  none          run no pass (parse and print only)\n\n");
+    s.push_str("Exit codes: 0 success, 1 input has errors, 2 usage error, 3 interpreted program failed, 4 I/O error.\n");
+    s
+}
+
+/// Parses `--passes` (default: every available pass).
+pub fn parse_passes(list: Option<&str>) -> Result<PassSet, CliError> {
+    match list {
+        None => Ok(PassSet::available()),
+        Some(l) => PassSet::parse(l).map_err(|e| CliError::new(exit::USAGE, e.to_string())),
+    }
+}
+
+/// Reads a file, or stdin for `-`.
+pub fn read_input(path: &Path) -> Result<String, CliError> {
+    if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| CliError::new(exit::IO, format!("<stdin>: {e}")))?;
+        Ok(s)
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| CliError::new(exit::IO, format!("{}: {e}", path.display())))
+    }
+}
+
+/// Parses a module from `path`, choosing the format by `format` or the extension.
+pub fn load_module(
+    path: &Path,
+    format: Option<InputFormat>,
+) -> Result<crate::ir::Module, CliError> {
+    let format = format.unwrap_or(match path.extension().and_then(|e| e.to_str()) {
+        Some("ll") => InputFormat::Ll,
+        _ => InputFormat::Sir,
+    });
+    if format == InputFormat::Ll {
+        return Err(CliError::new(
+            exit::USAGE,
+            format!(
+                "{}: LLVM .ll input is not available in this build yet",
+                path.display()
+            ),
+        ));
+    }
+    let text = read_input(path)?;
+    crate::text::parse_module(&text, &path.display().to_string())
+        .map_err(|e| CliError::new(exit::INPUT, e.to_string()))
+}
+
+/// Writes `text` to `path`, or stdout when `None`.
+pub fn write_output(path: Option<&Path>, text: &str) -> Result<(), CliError> {
+    match path {
+        Some(p) => std::fs::write(p, text)
+            .map_err(|e| CliError::new(exit::IO, format!("{}: {e}", p.display()))),
+        None => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`strata ... | head`) is not an error worth reporting.
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            Ok(())
+        }
+    }
+}
+
+/// Parses the process arguments and runs the command; returns the exit code.
+pub fn main() -> i32 {
+    let command = Cli::command().after_help(passes_help());
+    let matches = command.get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    let result = match cli.command {
+        Command::Compile {
+            file,
+            passes,
+            emit,
+            output,
+            input_format,
+            verify_each,
+            time_passes,
+            dump_after,
+        } => compile::compile(compile::CompileArgs {
+            file,
+            passes,
+            emit,
+            output,
+            input_format,
+            verify_each,
+            time_passes,
+            dump_after,
+        }),
+        Command::Verify { file } => compile::verify(&file),
+        Command::Run {
+            file,
+            entry,
+            args,
+            step_limit,
+        } => run::run(&file, &entry, &args, step_limit),
+        Command::Bench {
+            paths,
+            passes,
+            threads,
+            repeat,
+            json,
+            generated,
+        } => bench::bench(bench::BenchArgs {
+            paths,
+            passes,
+            threads,
+            repeat,
+            json,
+            generated,
+        }),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            e.code
+        }
+    }
+}
