@@ -1,1 +1,110 @@
-fn main(){}
+//! Criterion benchmarks, one group per stage, plus the engine's fixed per-function overhead.
+//!
+//! Inputs are deterministic generated functions (`strata::fuzzing::generate::seeded`).
+//! Throughput is reported per instruction so numbers compare across inputs.
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::sync::Arc;
+use strata::analysis::{Cfg, DomTree, DominanceFrontiers};
+use strata::engine::{Engine, PassSet, PipelineConfig};
+use strata::fuzzing::generate::{seeded, GenOptions};
+use strata::ir::{Function, Module, ModuleBuilder, SymbolTable};
+
+fn corpus(n: usize) -> Vec<Function> {
+    let opts = GenOptions::default();
+    (0..n as u64).map(|i| seeded(i, &opts)).collect()
+}
+
+fn module_of(functions: &[Function]) -> Module {
+    let mut m = ModuleBuilder::new();
+    for (i, f) in functions.iter().enumerate() {
+        let mut f = f.clone();
+        f.name = format!("f{i}");
+        m.declare_function(&f.name, f.signature.clone());
+        m.define_function(f);
+    }
+    m.finish()
+}
+
+fn insts(functions: &[Function]) -> u64 {
+    functions.iter().map(|f| f.live_inst_count() as u64).sum()
+}
+
+/// A function of about `n` instructions (the first generated one at least that large,
+/// truncated to exactly `n` live instructions is not needed: the count is reported).
+fn sized(n: usize) -> Function {
+    let opts = GenOptions::default();
+    (0..10_000u64)
+        .map(|i| seeded(i, &opts))
+        .min_by_key(|f| (f.live_inst_count() as i64 - n as i64).abs())
+        .unwrap()
+}
+
+fn parse(c: &mut Criterion) {
+    let functions = corpus(300);
+    let text = strata::text::print_module(&module_of(&functions));
+    let mut g = c.benchmark_group("parse");
+    g.throughput(Throughput::Elements(insts(&functions)));
+    g.bench_function("sir", |b| b.iter(|| strata::text::parse_module(black_box(&text), "bench").unwrap()));
+    g.finish();
+}
+
+fn analyses(c: &mut Criterion) {
+    let functions = corpus(300);
+    let module = module_of(&functions);
+    let symbols = module.symbol_table();
+    let mut g = c.benchmark_group("analysis");
+    g.throughput(Throughput::Elements(insts(&functions)));
+    g.bench_function("verify", |b| {
+        b.iter(|| {
+            for f in &module.functions {
+                black_box(strata::ir::verifier::verify(f, &symbols));
+            }
+        })
+    });
+    let mut cfg = Cfg::default();
+    g.bench_function("cfg", |b| {
+        b.iter(|| {
+            for f in &functions {
+                cfg.compute(f);
+                black_box(cfg.rpo().len());
+            }
+        })
+    });
+    let (mut cfg, mut dom, mut df) = (Cfg::default(), DomTree::default(), DominanceFrontiers::default());
+    g.bench_function("cfg+dominance+frontiers", |b| {
+        b.iter(|| {
+            for f in &functions {
+                cfg.compute(f);
+                dom.compute(&cfg);
+                df.compute(&cfg, &dom);
+                black_box(&df);
+            }
+        })
+    });
+    g.finish();
+}
+
+fn engine_overhead(c: &mut Criterion) {
+    let f = sized(100);
+    let symbols = Arc::new(SymbolTable::default());
+    let mut g = c.benchmark_group("engine-overhead");
+    let label = format!("{}-insts", f.live_inst_count());
+    let none = PipelineConfig::new(PassSet::empty());
+    g.bench_function(BenchmarkId::new("plain-clone-baseline", &label), |b| b.iter(|| black_box(f.clone())));
+    let mut engine = Engine::new(none.clone());
+    g.bench_function(BenchmarkId::new("reused-engine-empty-pipeline", &label), |b| {
+        b.iter(|| black_box(engine.run(f.clone(), &symbols)))
+    });
+    g.bench_function(BenchmarkId::new("fresh-engine-empty-pipeline", &label), |b| {
+        b.iter(|| black_box(Engine::new(none.clone()).run(f.clone(), &symbols)))
+    });
+    let mut full = Engine::new(PipelineConfig::new(PassSet::available()));
+    g.bench_function(BenchmarkId::new("reused-engine-available-passes", &label), |b| {
+        b.iter(|| black_box(full.run(f.clone(), &symbols)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, parse, analyses, engine_overhead);
+criterion_main!(benches);

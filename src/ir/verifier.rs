@@ -633,11 +633,13 @@ pub fn verify(ir: &impl IrRead, symbols: &SymbolTable) -> Vec<VerifyError> {
     }
     let blocks: Vec<Block> = c.live_blocks().collect();
     for &b in &blocks {
+        c.block = Some(b);
         for &i in &ir.block(b).insts {
             c.check_inst(i);
         }
         c.check_terminator(b);
     }
+    c.block = None;
     let mut cfg = Cfg::default();
     cfg.compute(ir);
     c.check_phase(&cfg);

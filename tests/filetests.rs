@@ -1,0 +1,203 @@
+//! Filetests: `tests/filetests/<stage>/*.sir`.
+//!
+//! The first line names the test: `; test <kind> [arguments]`. The expected output is the
+//! comment block after the line `; ---- expected ----` at the end of the file; run with
+//! `BLESS=1` to rewrite it from the actual output. Kinds:
+//!
+//! - `print`: the module as printed (and printing is a fixed point of parse-print).
+//! - `parse-error`: the parse error message with its location.
+//! - `verify`: verifier errors, one per line, or `ok`.
+//! - `cfg`: successors, predecessors (per edge), reverse postorder, critical edges.
+//! - `dominance`: immediate dominators, dominator-tree children, dominance frontiers,
+//!   iterated frontiers of each block, SCCs.
+//! - `run @f(ARGS...)`: the interpreter's output and result for each `@f(...)` call listed.
+//! - `compile passes=LIST`: the module after the pipeline, plus diagnostics.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use strata::analysis::{Cfg, DomTree, DominanceFrontiers, Sccs};
+use strata::engine::{batch, PassSet, PipelineConfig};
+use strata::ir::{Block, Module};
+
+const MARKER: &str = "; ---- expected ----";
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for e in entries {
+        if e.is_dir() {
+            files(&e, out);
+        } else if e.extension().is_some_and(|x| x == "sir") {
+            out.push(e);
+        }
+    }
+}
+
+fn parse(src: &str, path: &Path) -> Result<Module, String> {
+    strata::text::parse_module(src, &path.display().to_string()).map_err(|e| e.to_string())
+}
+
+fn list(blocks: impl IntoIterator<Item = Block>) -> String {
+    let v: Vec<String> = blocks.into_iter().map(|b| b.to_string()).collect();
+    format!("[{}]", v.join(", "))
+}
+
+fn analyse(m: &Module, dominance: bool) -> String {
+    let mut out = String::new();
+    for f in &m.functions {
+        let mut cfg = Cfg::default();
+        cfg.compute(f);
+        writeln!(out, "function @{}", f.name).unwrap();
+        if !dominance {
+            writeln!(out, "  rpo {}", list(cfg.rpo().iter().copied())).unwrap();
+            for b in (0..f.blocks.len()).map(Block::new).filter(|b| !f.blocks[b.index()].dead) {
+                writeln!(out, "  {b}: succs {} preds {}", list(cfg.succs(b).iter().copied()), list(cfg.preds(b).iter().copied())).unwrap();
+            }
+            let crit: Vec<String> = cfg.critical_edges().iter().map(|(b, i)| format!("{b}#{i}")).collect();
+            writeln!(out, "  critical edges [{}]", crit.join(", ")).unwrap();
+            continue;
+        }
+        let mut dom = DomTree::default();
+        dom.compute(&cfg);
+        let mut df = DominanceFrontiers::default();
+        df.compute(&cfg, &dom);
+        let mut sccs = Sccs::default();
+        sccs.compute(&cfg);
+        for &b in cfg.rpo() {
+            let idom = dom.idom(b).map_or("-".to_string(), |d| d.to_string());
+            let mut idf = Vec::new();
+            df.iterated(&[b], &mut idf);
+            writeln!(
+                out,
+                "  {b}: idom {idom} children {} df {} idf {}",
+                list(dom.children(b).iter().copied()),
+                list(df.frontier(b).iter().copied()),
+                list(idf)
+            )
+            .unwrap();
+        }
+        let comps: Vec<String> = (0..sccs.len()).map(|c| list(sccs.members(c).iter().copied())).collect();
+        writeln!(out, "  sccs {}", comps.join(" ")).unwrap();
+    }
+    out
+}
+
+fn run_calls(m: &Module, args: &str) -> String {
+    let mut out = String::new();
+    for call in args.split_whitespace() {
+        let (name, rest) = call.trim_start_matches('@').split_once('(').expect("run: @f(args)");
+        let f = m.function(name).unwrap_or_else(|| panic!("run: no function @{name}"));
+        let vals: Vec<_> = rest
+            .trim_end_matches(')')
+            .split(',')
+            .filter(|a| !a.is_empty())
+            .zip(&f.signature.params)
+            .map(|(a, &ty)| strata::interp::Val::parse(ty, a).unwrap())
+            .collect();
+        match strata::interp::run(m, name, &vals, Default::default()) {
+            Ok(o) => {
+                let output = String::from_utf8_lossy(&o.output);
+                for line in output.lines() {
+                    writeln!(out, "{call} output: {line}").unwrap();
+                }
+                match (o.exit_code, o.result) {
+                    (Some(c), _) => writeln!(out, "{call} => exit {c}").unwrap(),
+                    (None, Some(v)) => writeln!(out, "{call} => {v}").unwrap(),
+                    (None, None) => writeln!(out, "{call} => void").unwrap(),
+                }
+            }
+            Err(e) => writeln!(out, "{call} error: {e}").unwrap(),
+        }
+    }
+    out
+}
+
+fn compile(mut m: Module, args: &str) -> String {
+    let list = args.trim().strip_prefix("passes=").expect("compile passes=LIST");
+    let config = PipelineConfig { verify_each: true, ..PipelineConfig::new(PassSet::parse(list).unwrap()) };
+    let symbols = Arc::new(m.symbol_table());
+    let functions = std::mem::take(&mut m.functions);
+    let mut out = String::new();
+    for run in batch::run_functions(functions, &symbols, &config, &|| {}) {
+        let run = run.unwrap();
+        for d in &run.diagnostics {
+            writeln!(out, "{:?} [{}] {}", d.severity, d.pass, d.message).unwrap();
+        }
+        m.functions.push(run.function);
+    }
+    out + &strata::text::print_module(&m)
+}
+
+fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
+    if kind == "parse-error" {
+        return match parse(input, path) {
+            Ok(_) => "parsed without error\n".to_string(),
+            Err(e) => format!("{e}\n"),
+        };
+    }
+    let m = match parse(input, path) {
+        Ok(m) => m,
+        Err(e) => return format!("parse error: {e}\n"),
+    };
+    match kind {
+        "print" => {
+            let printed = strata::text::print_module(&m);
+            let again = strata::text::print_module(&parse(&printed, path).unwrap());
+            assert_eq!(printed, again, "{}: printing is not a fixed point", path.display());
+            printed
+        }
+        "verify" => {
+            let errs = strata::ir::verifier::verify_module(&m);
+            if errs.is_empty() {
+                "ok\n".to_string()
+            } else {
+                errs.iter().map(|e| format!("{e}\n")).collect()
+            }
+        }
+        "cfg" => analyse(&m, false),
+        "dominance" => analyse(&m, true),
+        "run" => run_calls(&m, args),
+        "compile" => compile(m, args),
+        other => panic!("{}: unknown test kind `{other}`", path.display()),
+    }
+}
+
+#[test]
+fn filetests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/filetests");
+    let mut paths = Vec::new();
+    files(&root, &mut paths);
+    let bless = std::env::var_os("BLESS").is_some();
+    let mut failures = Vec::new();
+    for path in &paths {
+        let text = std::fs::read_to_string(path).unwrap();
+        let header = text.lines().next().unwrap_or("");
+        let spec = header.strip_prefix("; test ").unwrap_or_else(|| panic!("{}: first line must be `; test <kind>`", path.display()));
+        let (kind, args) = spec.split_once(' ').unwrap_or((spec, ""));
+        let (input, expected) = match text.find(MARKER) {
+            Some(at) => (&text[..at], Some(&text[at + MARKER.len()..])),
+            None => (text.as_str(), None),
+        };
+        let got = actual(kind, args, input, path);
+        let got_block: String = got.lines().map(|l| if l.is_empty() { ";\n".to_string() } else { format!("; {l}\n") }).collect();
+        if bless {
+            let new = format!("{}{MARKER}\n{got_block}", input.trim_end_matches('\n').to_string() + "\n");
+            if new != text {
+                std::fs::write(path, new).unwrap();
+            }
+            continue;
+        }
+        match expected {
+            None => failures.push(format!("{}: no expectation (run with BLESS=1)", path.display())),
+            Some(exp) => {
+                let exp = exp.trim_start_matches('\n');
+                if exp != got_block {
+                    failures.push(format!("{}: output differs\n--- expected\n{exp}--- actual\n{got_block}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(paths.len() >= 10, "found only {} filetests", paths.len());
+    assert!(failures.is_empty(), "{} of {} filetests failed:\n{}", failures.len(), paths.len(), failures.join("\n"));
+}
