@@ -30,6 +30,7 @@
 pub mod lexer;
 pub mod parser;
 mod parser_body;
+mod parser_inst;
 pub mod printer;
 
 pub use parser::parse_module;

@@ -19,7 +19,7 @@
 //! `indirect_br p, [blockN, ...]`, `ret [TY op]`, `unreachable`, where a target `T` is
 //! `blockN[(TY arg, ...)]`. Operands are `vN`, integer and float literals, `null`, `undef`,
 //! `true`, `false`, `@name` and `blockaddress(blockN)`; a literal's type comes from its
-//! context (see [`Parser::operand`]).
+//! context (see `parser_inst`).
 //!
 //! Algorithm: pass 1 scans the tokens at brace depth 0 for `extern`/`global`/`const`/`func`
 //! followed by `@name` and creates the module's symbols in text order; pass 2 parses each
@@ -114,7 +114,7 @@ pub(super) struct FnState {
 }
 
 /// The parser: tokens, a cursor, the module under construction and the current function.
-pub struct Parser<'a> {
+pub(super) struct Parser<'a> {
     pub(super) toks: Vec<Token>,
     pub(super) pos: usize,
     pub(super) file: &'a str,

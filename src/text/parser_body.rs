@@ -1,18 +1,20 @@
-//! Function bodies of the `.sir` parser: blocks, instructions, terminators and operands.
+//! Function bodies of the `.sir` parser: signature, blocks, instruction framing and
+//! terminators (instruction kinds and operands are in `parser_inst`).
 //!
 //! Algorithm: recursive descent over the tokens of one function (see [`super::parser`] for
 //! the syntax). Each definition (`vN` as parameter, block parameter or result; `blockN:`
-//! label) writes entry `N` of a dense table, growing it with holes; each use is recorded
-//! with its location and checked in [`Parser::function`] once the closing `}` is reached.
-//! A literal operand is interned in the function's constant pool with the type its context
-//! dictates (see [`Parser::operand`]).
+//! label) writes entry `N` of a dense table, growing it with holes (charged to the parse's
+//! [`super::parser::Budget`]); each use of a value or block is recorded with its location
+//! and checked once the closing `}` is reached, so uses may precede definitions.
 //!
 //! Invariants: a value or label is defined at most once (a second definition is an error at
-//! its location); every block ends with exactly one terminator; the number of result names
-//! equals `InstKind::result_types().len()`. Complexity: O(tokens) per function.
+//! its location); block 0 exists; every block ends with exactly one terminator, and
+//! anything but a label or `}` after it is an error; the number of result names equals
+//! `InstKind::result_types().len()`. Complexity: O(tokens) per function, plus the table
+//! growth, bounded by the budget.
 
 use super::lexer::{Tok, Token};
-use super::parser::{int_literal, Parser};
+use super::parser::Parser;
 use super::ParseError;
 use crate::ir::*;
 use smallvec::SmallVec;
@@ -255,341 +257,7 @@ impl Parser<'_> {
         Ok(None)
     }
 
-    fn comma(&mut self, op: &str, after: &str) -> Result<(), ParseError> {
-        self.expect_punct(',', &format!("after the {after} of `{op}`"))
-    }
-
-    /// `TY a, b`.
-    fn two_operands(&mut self, op: &str) -> Result<(Type, Operand, Operand), ParseError> {
-        let ty = self.ty(&format!("in `{op}`"))?;
-        let lhs = self.operand(ty, &format!("as the first operand of `{op}`"))?;
-        self.comma(op, "first operand")?;
-        let rhs = self.operand(ty, &format!("as the second operand of `{op}`"))?;
-        Ok((ty, lhs, rhs))
-    }
-
-    fn volatile_suffix(&mut self) -> bool {
-        if self.peek().tok == Tok::Punct(',')
-            && matches!(self.peek_at(1), Tok::Word(w) if w == "volatile")
-        {
-            self.next();
-            self.next();
-            true
-        } else {
-            false
-        }
-    }
-
-    fn ordering(&mut self) -> Result<Ordering, ParseError> {
-        self.keyword("a memory ordering", Ordering::from_name)
-    }
-
-    /// `(TY op, ...)`.
-    fn typed_args(&mut self, what: &str) -> Result<SmallVec<[Operand; 4]>, ParseError> {
-        let mut args = SmallVec::new();
-        self.expect_punct('(', &format!("to open the {what}"))?;
-        if self.eat_punct(')') {
-            return Ok(args);
-        }
-        loop {
-            let ty = self.ty(&format!("of an operand in the {what}"))?;
-            args.push(self.operand(ty, &format!("in the {what}"))?);
-            if self.eat_punct(')') {
-                return Ok(args);
-            }
-            self.expect_punct(',', &format!("or `)` in the {what}"))?;
-        }
-    }
-
-    fn inst_kind(&mut self, op: &str, op_tok: &Token) -> Result<InstKind, ParseError> {
-        Ok(match op {
-            "icmp" => {
-                let pred = self.keyword("an `icmp` predicate", IntPredicate::from_name)?;
-                let (ty, lhs, rhs) = self.two_operands(op)?;
-                InstKind::Icmp { pred, ty, lhs, rhs }
-            }
-            "fcmp" => {
-                let pred = self.keyword("an `fcmp` predicate", FloatPredicate::from_name)?;
-                let (ty, lhs, rhs) = self.two_operands(op)?;
-                InstKind::Fcmp { pred, ty, lhs, rhs }
-            }
-            "select" => {
-                let ty = self.ty("after `select`")?;
-                let cond = self.operand(Type::I1, "as the condition")?;
-                self.comma(op, "condition")?;
-                let if_true = self.operand(ty, "as the true arm")?;
-                self.comma(op, "true arm")?;
-                let if_false = self.operand(ty, "as the false arm")?;
-                InstKind::Select {
-                    ty,
-                    cond,
-                    if_true,
-                    if_false,
-                }
-            }
-            "alloca" => {
-                let ty = self.ty("after `alloca`")?;
-                self.comma(op, "type")?;
-                self.expect_word("size", "in `alloca`")?;
-                let size = self.uint("a size in bytes", u32::MAX as u64)? as u32;
-                self.comma(op, "size")?;
-                self.expect_word("align", "in `alloca`")?;
-                let align = self.uint("an alignment", u32::MAX as u64)? as u32;
-                let volatile = self.volatile_suffix();
-                InstKind::Alloca {
-                    ty,
-                    size,
-                    align,
-                    volatile,
-                }
-            }
-            "load" => {
-                let ty = self.ty("after `load`")?;
-                self.comma(op, "type")?;
-                let ptr = self.operand(Type::Ptr, "as the address")?;
-                InstKind::Load {
-                    ty,
-                    ptr,
-                    volatile: self.volatile_suffix(),
-                }
-            }
-            "store" => {
-                let ty = self.ty("after `store`")?;
-                let value = self.operand(ty, "as the stored value")?;
-                self.comma(op, "stored value")?;
-                let ptr = self.operand(Type::Ptr, "as the address")?;
-                InstKind::Store {
-                    ty,
-                    value,
-                    ptr,
-                    volatile: self.volatile_suffix(),
-                }
-            }
-            "gep" => {
-                let base = self.operand(Type::Ptr, "as the base of `gep`")?;
-                self.comma(op, "base")?;
-                let offset = self.int64("a byte offset")?;
-                let mut indices = SmallVec::new();
-                while self.eat_punct(',') {
-                    let ty = self.ty("of a `gep` index")?;
-                    let idx = self.operand(ty, "as a `gep` index")?;
-                    self.expect_punct('*', "after a `gep` index")?;
-                    indices.push((idx, self.int64("a scale")?));
-                }
-                InstKind::Gep {
-                    base,
-                    offset,
-                    indices,
-                }
-            }
-            "call" => {
-                let ret = self.ty("after `call`")?;
-                let callee = if matches!(self.peek().tok, Tok::Sym(_)) {
-                    Callee::Direct(self.symbol_ref()?)
-                } else {
-                    Callee::Indirect(self.operand(Type::Ptr, "as the callee")?)
-                };
-                let args = self.typed_args("argument list")?;
-                let fixed_args = if self.eat_word("fixed") {
-                    Some(self.uint("a fixed argument count", u32::MAX as u64)? as u32)
-                } else {
-                    None
-                };
-                InstKind::Call {
-                    ret,
-                    callee,
-                    args,
-                    fixed_args,
-                }
-            }
-            "atomicrmw" => {
-                let aop = self.keyword("an `atomicrmw` operation", AtomicOp::from_name)?;
-                let ty = self.ty("after the `atomicrmw` operation")?;
-                let ptr = self.operand(Type::Ptr, "as the address")?;
-                self.comma(op, "address")?;
-                let value = self.operand(ty, "as the value")?;
-                self.comma(op, "value")?;
-                InstKind::AtomicRmw {
-                    op: aop,
-                    ty,
-                    ptr,
-                    value,
-                    ordering: self.ordering()?,
-                }
-            }
-            "cmpxchg" => {
-                let ty = self.ty("after `cmpxchg`")?;
-                let ptr = self.operand(Type::Ptr, "as the address")?;
-                self.comma(op, "address")?;
-                let expected = self.operand(ty, "as the expected value")?;
-                self.comma(op, "expected value")?;
-                let new = self.operand(ty, "as the new value")?;
-                self.comma(op, "new value")?;
-                let success = self.ordering()?;
-                self.comma(op, "success ordering")?;
-                let failure = self.ordering()?;
-                InstKind::CmpXchg {
-                    ty,
-                    ptr,
-                    expected,
-                    new,
-                    success,
-                    failure,
-                }
-            }
-            "fence" => InstKind::Fence {
-                ordering: self.ordering()?,
-            },
-            "phi" => {
-                let ty = self.ty("after `phi`")?;
-                let mut incoming = SmallVec::new();
-                if self.peek().tok == Tok::Punct('[') {
-                    loop {
-                        self.expect_punct('[', "to open a `phi` entry")?;
-                        let b = self.block_ref("in a `phi` entry")?;
-                        self.expect_punct(':', "after the block of a `phi` entry")?;
-                        let v = self.operand(ty, "in a `phi` entry")?;
-                        self.expect_punct(']', "to close a `phi` entry")?;
-                        incoming.push((b, v));
-                        if !self.eat_punct(',') {
-                            break;
-                        }
-                    }
-                }
-                InstKind::Phi { ty, incoming }
-            }
-            "copy" => {
-                let ty = self.ty("after `copy`")?;
-                InstKind::Copy {
-                    ty,
-                    src: self.operand(ty, "as the source of `copy`")?,
-                }
-            }
-            "asm" => self.inline_asm()?,
-            "opaque" => {
-                let name = self.string("an operation name string after `opaque`")?;
-                let ty = self.ty("after the name of `opaque`")?;
-                let args = self.typed_args("operand list")?.into_iter().collect();
-                let payload = self.string("a payload string")?;
-                InstKind::Opaque(Box::new(OpaqueInst {
-                    name,
-                    ty,
-                    args,
-                    payload,
-                }))
-            }
-            _ => {
-                if let Some(bop) = BinaryOp::from_name(op) {
-                    let (ty, lhs, rhs) = self.two_operands(op)?;
-                    InstKind::Binary {
-                        op: bop,
-                        ty,
-                        lhs,
-                        rhs,
-                    }
-                } else if let Some(uop) = UnaryOp::from_name(op) {
-                    let ty = self.ty(&format!("after `{op}`"))?;
-                    InstKind::Unary {
-                        op: uop,
-                        ty,
-                        arg: self.operand(ty, "as the operand")?,
-                    }
-                } else if let Some(cop) = CastOp::from_name(op) {
-                    let from = self.ty(&format!("after `{op}`"))?;
-                    let arg = self.operand(from, "as the operand")?;
-                    self.expect_word("to", &format!("after the operand of `{op}`"))?;
-                    let to = self.ty("after `to`")?;
-                    InstKind::Cast {
-                        op: cop,
-                        from,
-                        to,
-                        arg,
-                    }
-                } else {
-                    return Err(self.err_at(
-                        op_tok,
-                        format!("expected an instruction opcode or a terminator, found `{op}`"),
-                    ));
-                }
-            }
-        })
-    }
-
-    fn inline_asm(&mut self) -> Result<InstKind, ParseError> {
-        let side_effects = self.eat_word("volatile");
-        let template = self.string("an asm template string")?;
-        let mut asm = InlineAsm {
-            template,
-            clobbers: Vec::new(),
-            side_effects,
-            outputs: Vec::new(),
-            inputs: Vec::new(),
-            goto_labels: Vec::new(),
-        };
-        if self.eat_word("out") {
-            self.expect_punct('(', "after `out`")?;
-            while !self.eat_punct(')') {
-                if !asm.outputs.is_empty() {
-                    self.expect_punct(',', "or `)` between asm outputs")?;
-                }
-                let t = self.peek().clone();
-                let c = self.string("an output constraint string")?;
-                let Some(constraint) = c.strip_prefix('=') else {
-                    return Err(self.err_at(
-                        &t,
-                        format!("expected an output constraint starting with `=`, found {c:?}"),
-                    ));
-                };
-                let ty = self.ty("of an asm output")?;
-                let place = if self.eat_word("result") {
-                    AsmOutputPlace::Result
-                } else if self.eat_word("ptr") {
-                    AsmOutputPlace::Pointer(self.operand(Type::Ptr, "as an asm output address")?)
-                } else {
-                    return Err(self.expected("`result` or `ptr` in an asm output"));
-                };
-                asm.outputs.push(AsmOutput {
-                    constraint: constraint.to_string(),
-                    ty,
-                    place,
-                });
-            }
-        }
-        if self.eat_word("in") {
-            self.expect_punct('(', "after `in`")?;
-            while !self.eat_punct(')') {
-                if !asm.inputs.is_empty() {
-                    self.expect_punct(',', "or `)` between asm inputs")?;
-                }
-                let constraint = self.string("an input constraint string")?;
-                let ty = self.ty("of an asm input")?;
-                let value = self.operand(ty, "as an asm input")?;
-                asm.inputs.push(AsmInput { constraint, value });
-            }
-        }
-        if self.eat_word("clobber") {
-            self.expect_punct('(', "after `clobber`")?;
-            while !self.eat_punct(')') {
-                if !asm.clobbers.is_empty() {
-                    self.expect_punct(',', "or `)` between clobbers")?;
-                }
-                asm.clobbers.push(self.string("a clobber string")?);
-            }
-        }
-        if self.eat_word("goto") {
-            self.expect_punct('(', "after `goto`")?;
-            while !self.eat_punct(')') {
-                if !asm.goto_labels.is_empty() {
-                    self.expect_punct(',', "or `)` between goto labels")?;
-                }
-                asm.goto_labels
-                    .push(self.block_ref("as an asm goto label")?);
-            }
-        }
-        Ok(InstKind::InlineAsm(Box::new(asm)))
-    }
-
-    fn block_ref(&mut self, ctx: &str) -> Result<Block, ParseError> {
+    pub(super) fn block_ref(&mut self, ctx: &str) -> Result<Block, ParseError> {
         let t = self.peek().clone();
         match self.indexed(&t, "block")? {
             Some(b) => {
@@ -601,7 +269,7 @@ impl Parser<'_> {
         }
     }
 
-    fn target(&mut self, ctx: &str) -> Result<Target, ParseError> {
+    pub(super) fn target(&mut self, ctx: &str) -> Result<Target, ParseError> {
         let block = self.block_ref(ctx)?;
         let mut args = Vec::new();
         if self.peek().tok == Tok::Punct('(') {
@@ -610,7 +278,7 @@ impl Parser<'_> {
         Ok(Target { block, args })
     }
 
-    fn terminator(&mut self, op: &str) -> Result<Terminator, ParseError> {
+    pub(super) fn terminator(&mut self, op: &str) -> Result<Terminator, ParseError> {
         Ok(match op {
             "jump" => Terminator::Jump(self.target("after `jump`")?),
             "br" => {
@@ -677,105 +345,6 @@ impl Parser<'_> {
                 _ => Terminator::Ret(None),
             },
             _ => Terminator::Unreachable,
-        })
-    }
-
-    /// An integer literal's bit pattern in type `ty` (accepting the signed and the unsigned
-    /// range of the width).
-    fn int_bits(&self, t: &Token, text: &str, ty: Type) -> Result<u128, ParseError> {
-        if !(ty.is_int() || ty == Type::Ptr) {
-            return Err(self.err_at(
-                t,
-                format!("expected an operand of type `{ty}`, found the integer `{text}`"),
-            ));
-        }
-        let fits = |(neg, m): (bool, u128)| {
-            if neg {
-                (m <= 1u128 << (ty.bits() - 1)).then(|| m.wrapping_neg() & ty.mask())
-            } else {
-                (m <= ty.mask()).then_some(m)
-            }
-        };
-        int_literal(text).and_then(fits).ok_or_else(|| {
-            self.err_at(
-                t,
-                format!("expected an integer literal in the range of `{ty}`, found `{text}`"),
-            )
-        })
-    }
-
-    /// An operand whose literal (if any) takes type `ty` from its context: `vN`, a number,
-    /// `inf`/`nan`, `null`, `undef`, `true`/`false` (always `i1`), `@name` and
-    /// `blockaddress(blockN)` (always `ptr`).
-    pub(super) fn operand(&mut self, ty: Type, ctx: &str) -> Result<Operand, ParseError> {
-        let t = self.peek().clone();
-        let data = match &t.tok {
-            Tok::Word(w) => {
-                if let Some(v) = self.indexed(&t, "v")? {
-                    self.next();
-                    self.f.uses.push((v, t.line, t.col));
-                    return Ok(Operand::Value(Value(v)));
-                }
-                let kind = match w.as_str() {
-                    "true" | "false" => {
-                        self.next();
-                        return Ok(self.intern(ConstData::int(Type::I1, (w == "true") as u128)));
-                    }
-                    "null" => ConstKind::Null,
-                    "undef" => ConstKind::Undef,
-                    "inf" | "nan" if ty.is_float() => ConstKind::Float(self.float_bits(&t, w, ty)?),
-                    "blockaddress" => {
-                        self.next();
-                        self.expect_punct('(', "after `blockaddress`")?;
-                        let b = self.block_ref("in `blockaddress`")?;
-                        self.expect_punct(')', "after the block of `blockaddress`")?;
-                        return Ok(self.intern(ConstData {
-                            ty: Type::Ptr,
-                            kind: ConstKind::BlockAddr(b),
-                        }));
-                    }
-                    _ => return Err(self.expected(&format!("an operand {ctx}"))),
-                };
-                ConstData { ty, kind }
-            }
-            Tok::Sym(_) => {
-                let s = self.symbol_ref()?;
-                return Ok(self.intern(ConstData {
-                    ty: Type::Ptr,
-                    kind: ConstKind::SymbolAddr(s),
-                }));
-            }
-            Tok::Num(n) if ty.is_float() => ConstData {
-                ty,
-                kind: ConstKind::Float(self.float_bits(&t, n, ty)?),
-            },
-            Tok::Num(n) => ConstData::int(ty, self.int_bits(&t, n, ty)?),
-            _ => return Err(self.expected(&format!("an operand {ctx}"))),
-        };
-        self.next();
-        Ok(self.intern(data))
-    }
-
-    fn intern(&mut self, c: ConstData) -> Operand {
-        Operand::Const(self.f.func.consts.intern(c))
-    }
-
-    /// A float literal's bit pattern in type `ty` (`f32` bits in the low 32 bits).
-    fn float_bits(&self, t: &Token, text: &str, ty: Type) -> Result<u64, ParseError> {
-        let bits = if let Some(h) = text.strip_prefix("0x") {
-            u64::from_str_radix(h, 16)
-                .ok()
-                .filter(|&b| ty == Type::F64 || b <= u32::MAX as u64)
-        } else if ty == Type::F32 {
-            text.parse::<f32>().ok().map(|x| x.to_bits() as u64)
-        } else {
-            text.parse::<f64>().ok().map(f64::to_bits)
-        };
-        bits.ok_or_else(|| {
-            self.err_at(
-                t,
-                format!("expected a float literal of type `{ty}`, found `{text}`"),
-            )
         })
     }
 }

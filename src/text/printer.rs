@@ -493,3 +493,39 @@ fn float(ty: Type, bits: u64) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_symbols() {
+        assert_eq!(string(b"a\"\\\n\x7f~ "), r#""a\"\\\0A\7F~ ""#);
+        assert_eq!(symbol("printf"), "@printf");
+        assert_eq!(symbol("a.b$-c_1"), "@a.b$-c_1");
+        assert_eq!(symbol("odd name"), "@\"odd name\"");
+        assert_eq!(symbol(""), "@\"\"");
+    }
+
+    #[test]
+    fn integers_print_signed() {
+        assert_eq!(int(Type::I8, 0xff), "-1");
+        assert_eq!(int(Type::I1, 1), "true");
+        assert_eq!(int(Type::I32, 0x7fff_ffff), "2147483647");
+        assert_eq!(int(Type::I128, 1 << 127), i128::MIN.to_string());
+        assert_eq!(int(Type::Ptr, u64::MAX as u128), "-1");
+        assert_eq!(signed(Type::I16, 0x8000), "-32768");
+    }
+
+    #[test]
+    fn floats_print_exactly() {
+        assert_eq!(float(Type::F64, 1.0f64.to_bits()), "1.0");
+        assert_eq!(float(Type::F64, f64::NEG_INFINITY.to_bits()), "-inf");
+        assert_eq!(float(Type::F32, f32::NAN.to_bits() as u64), "0x7FC00000");
+        assert_eq!(float(Type::F32, 0.1f32.to_bits() as u64), "0.1");
+        assert_eq!(
+            float(Type::F64, 0x7FF8_0000_0000_0000),
+            "0x7FF8000000000000"
+        );
+    }
+}
