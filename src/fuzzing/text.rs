@@ -3,9 +3,9 @@
 //! [`check`] runs the parser on arbitrary bytes (read as lossy UTF-8): it must return, never
 //! panic or hang, and when the input parses, printing is a fixed point of print∘parse:
 //! `print(parse(print(m))) == print(m)`. [`check_mutation`] derives a mutated input from a
-//! valid example (byte deletions, insertions, replacements, duplicated ranges and spliced
-//! tokens, all chosen by `data`) and runs [`check`] on it, which reaches much deeper into
-//! the grammar than random bytes. Complexity: linear in the input per check.
+//! valid example (byte deletions, insertions, replacements, duplicated ranges, spliced
+//! tokens, copied and deleted lines, all chosen by `data`) and runs [`check`] on it, which
+//! reaches much deeper into the grammar than random bytes. Complexity: linear in the input per check.
 
 use crate::text::parser::{parse_module_with_budget, Budget};
 use crate::text::{parse_module, print_module};
@@ -115,7 +115,7 @@ fn mutate(seed_text: &str, data: &[u8]) -> Vec<u8> {
         } else {
             (a as usize * 257 + b as usize * 31) % (len + 1)
         };
-        match op % 6 {
+        match op % 8 {
             0 if pos < len => {
                 bytes.remove(pos);
             }
@@ -130,12 +130,41 @@ fn mutate(seed_text: &str, data: &[u8]) -> Vec<u8> {
                 let tok = TOKENS[b as usize % TOKENS.len()].as_bytes();
                 bytes.splice(pos..pos, tok.iter().copied());
             }
-            _ => {
-                // Replace one digit run's last digit: exercises index and literal bounds.
+            5 => {
+                // Change the first digit at or after `pos`: exercises names, bounds, literals.
                 if let Some(i) = (pos..len).find(|&i| bytes[i].is_ascii_digit()) {
                     bytes[i] = b'0' + b % 10;
                 }
             }
+            6 | 7 => {
+                // Copy (6) or delete (7) the whole line around `pos`: moves definitions,
+                // uses, labels and terminators as units.
+                let start = bytes[..pos.min(len)]
+                    .iter()
+                    .rposition(|&c| c == b'\n')
+                    .map_or(0, |i| i + 1);
+                let end = bytes[start..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(len, |i| start + i + 1);
+                let line = bytes[start..end].to_vec();
+                bytes.drain(start..end);
+                if op % 8 == 6 {
+                    let rest = bytes.len();
+                    let to = if rest == 0 {
+                        0
+                    } else {
+                        (b as usize * 131) % rest
+                    };
+                    let to = bytes[..to]
+                        .iter()
+                        .rposition(|&c| c == b'\n')
+                        .map_or(0, |i| i + 1);
+                    bytes.splice(to..to, line.iter().copied());
+                    bytes.splice(start.min(bytes.len())..start.min(bytes.len()), line);
+                }
+            }
+            _ => {}
         }
     }
     bytes

@@ -13,8 +13,8 @@
 //! global   := ['internal'] ('global'|'const') '@'name 'size' INT 'align' INT
 //!             ('external' | ['init' STRING] reloc*)
 //! reloc    := 'reloc' INT '@'name [('+'|'-') INT]
-//! func     := ['internal'] 'func' '@'name '(' [type value (',' type value)*] [',' '...' | '...'] ')'
-//!             '->' type ['phase' PHASE] '{' block* '}'
+//! func     := ['internal'] 'func' '@'name
+//!             '(' [type value (',' type value)*] [',' '...' | '...'] ')' '->' type ['phase' PHASE] '{' block* '}'
 //! block    := 'block'N ['(' type value (',' type value)* ')'] ':' inst* terminator
 //! ```
 //!
@@ -23,9 +23,9 @@
 //! (so symbols may be used before their definition), then parses items by recursive
 //! descent, checking at the end of each function that every used value and block is
 //! defined. Every error is a [`ParseError`] with `file:line:col`, what was expected and what
-//! was found; bad input never panics and never allocates tables larger than a budget linear
-//! in the input size ([`parser::Budget`]). Complexity: O(n) in the input length for lexing, parsing and printing
-//! (symbol lookups are hashed).
+//! was found; bad input never panics and never allocates tables larger than a budget
+//! linear in the input size ([`parser::Budget`]). Complexity: O(n) in the input length for
+//! lexing, parsing and printing (symbol lookups are hashed).
 
 pub mod lexer;
 pub mod parser;

@@ -29,8 +29,8 @@
 //!
 //! Invariants established: every used value and block of a function is defined exactly
 //! once; block 0 exists; `values`, `insts`, `blocks`, `symbols`, `globals`, `externs` and
-//! `functions` are mutually consistent. Table sizes, summed over the module, are bounded by a [`Budget`]
-//! linear in the source length. Complexity: O(n) in the number of tokens.
+//! `functions` are mutually consistent. Table sizes, summed over the module, are bounded
+//! by a [`Budget`] linear in the source length. Complexity: O(n) in the number of tokens.
 
 use super::lexer::{tokenize, Tok, Token};
 use super::ParseError;
