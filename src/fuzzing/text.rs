@@ -5,7 +5,8 @@
 //! `print(parse(print(m))) == print(m)`. [`check_mutation`] derives a mutated input from a
 //! valid example (byte deletions, insertions, replacements, duplicated ranges, spliced
 //! tokens, copied and deleted lines, all chosen by `data`) and runs [`check`] on it, which
-//! reaches much deeper into the grammar than random bytes. Complexity: linear in the input per check.
+//! reaches much deeper into the grammar than random bytes. Complexity: linear in the input
+//! per check.
 
 use crate::text::parser::{parse_module_with_budget, Budget};
 use crate::text::{parse_module, print_module};

@@ -14,7 +14,8 @@
 //!             ('external' | ['init' STRING] reloc*)
 //! reloc    := 'reloc' INT '@'name [('+'|'-') INT]
 //! func     := ['internal'] 'func' '@'name
-//!             '(' [type value (',' type value)*] [',' '...' | '...'] ')' '->' type ['phase' PHASE] '{' block* '}'
+//!             '(' [type value (',' type value)*] [',' '...' | '...'] ')' '->' type
+//!             ['phase' PHASE] '{' block* '}'
 //! block    := 'block'N ['(' type value (',' type value)* ')'] ':' inst* terminator
 //! ```
 //!
