@@ -226,7 +226,8 @@ fn verify_after(
             .passes
             .passes()
             .any(|p| p.info().stage == stage && p.info().transforms);
-        if config.verify_each && transforms {
+        // Debug builds always verify after transforming passes (DESIGN.md 1, Verify).
+        if (config.verify_each || cfg!(debug_assertions)) && transforms {
             crate::ir::verifier::report(&ir, &symbols.0, stage.name(), &mut diags);
         }
     }

@@ -69,6 +69,9 @@ impl IrRead for IrQuery<'_, '_> {
     fn name(&self) -> &str {
         &self.info.name
     }
+    fn linkage(&self) -> Linkage {
+        self.info.linkage
+    }
     fn signature(&self) -> &Signature {
         &self.info.signature
     }

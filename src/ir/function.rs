@@ -461,6 +461,8 @@ impl SymbolTable {
 pub trait IrRead {
     /// Function name.
     fn name(&self) -> &str;
+    /// Linkage.
+    fn linkage(&self) -> Linkage;
     /// Signature.
     fn signature(&self) -> &Signature;
     /// Parameter values.
@@ -492,6 +494,9 @@ pub trait IrRead {
 impl IrRead for Function {
     fn name(&self) -> &str {
         &self.name
+    }
+    fn linkage(&self) -> Linkage {
+        self.linkage
     }
     fn signature(&self) -> &Signature {
         &self.signature

@@ -7,9 +7,10 @@
 use std::fmt;
 
 /// A scalar type. `Void` is the "type" of an instruction without a result.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, serde::Serialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Default, serde::Serialize)]
 pub enum Type {
     /// No value (function results and result-less instructions).
+    #[default]
     Void,
     /// 1-bit integer (booleans, comparison results).
     I1,
@@ -110,12 +111,6 @@ impl Type {
     /// Parses a type keyword; `None` if `s` is not one.
     pub fn from_name(s: &str) -> Option<Type> {
         Type::ALL.iter().copied().find(|t| t.name() == s)
-    }
-}
-
-impl Default for Type {
-    fn default() -> Self {
-        Type::Void
     }
 }
 

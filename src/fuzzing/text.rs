@@ -1,0 +1,242 @@
+//! Oracle checks for the `.sir` text format (lexer, parser, printer).
+//!
+//! [`check`] runs the parser on arbitrary bytes (read as lossy UTF-8): it must return, never
+//! panic or hang, and when the input parses, printing is a fixed point of print∘parse:
+//! `print(parse(print(m))) == print(m)`. [`check_mutation`] derives a mutated input from a
+//! valid example (byte deletions, insertions, replacements, duplicated ranges, spliced
+//! tokens, copied and deleted lines, all chosen by `data`) and runs [`check`] on it, which
+//! reaches much deeper into the grammar than random bytes. Complexity: linear in the input
+//! per check.
+
+use crate::text::parser::{parse_module_with_budget, Budget};
+use crate::text::{parse_module, print_module};
+
+/// Parses `data`; if it parses, asserts that print∘parse is a fixed point on the printed
+/// text. Panics only when that property fails (a bug), never on bad input.
+pub fn check(data: &[u8]) {
+    let src = String::from_utf8_lossy(data);
+    let Ok(m) = parse_module(&src, "fuzz.sir") else {
+        return;
+    };
+    let printed = print_module(&m);
+    // The printed text may be shorter than the source (comments, spacing): keep the
+    // source's budget so that sparse indices accepted once are accepted again.
+    let budget = Budget::for_len(src.len()).max(Budget::for_len(printed.len()));
+    let again = match parse_module_with_budget(&printed, "printed.sir", budget) {
+        Ok(m) => m,
+        Err(e) => {
+            panic!("printed text does not parse: {e}\n--- source\n{src}\n--- printed\n{printed}")
+        }
+    };
+    let reprinted = print_module(&again);
+    assert_eq!(
+        printed, reprinted,
+        "print(parse(print(m))) differs from print(m)\n--- source\n{src}"
+    );
+}
+
+/// Tokens spliced into mutated inputs: the grammar's punctuation, keywords and edge cases.
+const TOKENS: &[&str] = &[
+    "v0",
+    "v1",
+    "v7",
+    "block0",
+    "block1",
+    "block9",
+    ",",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ":",
+    "=",
+    "*",
+    "+",
+    "-",
+    "->",
+    "...",
+    "@main",
+    "@\"q\\22\"",
+    "\"",
+    "\\",
+    "\"x\\0A\"",
+    "0x",
+    "0xFFFFFFFF",
+    "-0.0",
+    "1e308",
+    "-inf",
+    "nan",
+    "null",
+    "undef",
+    "true",
+    "false",
+    "i1",
+    "i8",
+    "i128",
+    "f32",
+    "ptr",
+    "void",
+    "phi i32 [block0: 1]",
+    "ret",
+    "ret i32 0",
+    "jump block1",
+    "unreachable",
+    "blockaddress(block0)",
+    "99999999999999999999999999999999999999999",
+    "v4000000000",
+    "block4000000000",
+    "; c\n",
+    "\n",
+    " ",
+    "internal ",
+    "fixed 1",
+    "volatile",
+    "phase ssa",
+];
+
+/// Applies byte-level mutations chosen by `data` to `seed_text` and runs [`check`].
+pub fn check_mutation(seed_text: &str, data: &[u8]) {
+    check(&mutate(seed_text, data));
+}
+
+/// The mutated bytes of [`check_mutation`].
+fn mutate(seed_text: &str, data: &[u8]) -> Vec<u8> {
+    let mut bytes = seed_text.as_bytes().to_vec();
+    for step in data.chunks(3) {
+        let [op, a, b] = [
+            step[0],
+            *step.get(1).unwrap_or(&0),
+            *step.get(2).unwrap_or(&0),
+        ];
+        let len = bytes.len();
+        let pos = if len == 0 {
+            0
+        } else {
+            (a as usize * 257 + b as usize * 31) % (len + 1)
+        };
+        match op % 8 {
+            0 if pos < len => {
+                bytes.remove(pos);
+            }
+            1 => bytes.insert(pos, b),
+            2 if pos < len => bytes[pos] = b,
+            3 if pos < len => {
+                let end = (pos + 1 + b as usize % 16).min(len);
+                let chunk = bytes[pos..end].to_vec();
+                bytes.splice(pos..pos, chunk);
+            }
+            4 => {
+                let tok = TOKENS[b as usize % TOKENS.len()].as_bytes();
+                bytes.splice(pos..pos, tok.iter().copied());
+            }
+            5 => {
+                // Change the first digit at or after `pos`: exercises names, bounds, literals.
+                if let Some(i) = (pos..len).find(|&i| bytes[i].is_ascii_digit()) {
+                    bytes[i] = b'0' + b % 10;
+                }
+            }
+            6 | 7 => {
+                // Copy (6) or delete (7) the whole line around `pos`: moves definitions,
+                // uses, labels and terminators as units.
+                let start = bytes[..pos.min(len)]
+                    .iter()
+                    .rposition(|&c| c == b'\n')
+                    .map_or(0, |i| i + 1);
+                let end = bytes[start..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(len, |i| start + i + 1);
+                let line = bytes[start..end].to_vec();
+                bytes.drain(start..end);
+                if op % 8 == 6 {
+                    let rest = bytes.len();
+                    let to = if rest == 0 {
+                        0
+                    } else {
+                        (b as usize * 131) % rest
+                    };
+                    let to = bytes[..to]
+                        .iter()
+                        .rposition(|&c| c == b'\n')
+                        .map_or(0, |i| i + 1);
+                    bytes.splice(to..to, line.iter().copied());
+                    bytes.splice(start.min(bytes.len())..start.min(bytes.len()), line);
+                }
+            }
+            _ => {}
+        }
+    }
+    bytes
+}
+
+/// The example programs, used as mutation seeds.
+pub const SEEDS: &[&str] = &[
+    include_str!("../../examples/sir/factorial.sir"),
+    include_str!("../../examples/sir/array_sum.sir"),
+    include_str!("../../examples/sir/fibonacci.sir"),
+    include_str!("../../examples/sir/bytecode_vm.sir"),
+    include_str!("../../examples/sir/newton_sqrt.sir"),
+    include_str!("../../examples/sir/hello_printf.sir"),
+    include_str!("../../examples/sir/loop_entry.sir"),
+    include_str!("../../examples/sir/ssa_sum.sir"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn xorshift(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn seeds_are_fixed_points() {
+        for s in SEEDS {
+            check(s.as_bytes());
+        }
+    }
+
+    #[test]
+    fn mutated_examples_never_panic() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let (mut data, mut parsed) = (Vec::new(), 0);
+        for i in 0..2000 {
+            data.clear();
+            let n = 3 + xorshift(&mut state) as usize % 7;
+            data.extend((0..n).map(|_| xorshift(&mut state) as u8));
+            let bytes = mutate(SEEDS[i % SEEDS.len()], &data);
+            parsed += parse_module(&String::from_utf8_lossy(&bytes), "m").is_ok() as u32;
+            check(&bytes);
+        }
+        // The mutations must leave a fair share of inputs valid, or the check is shallow.
+        eprintln!("{parsed} of 2000 mutated inputs parse");
+        assert!(parsed >= 100, "only {parsed} of 2000 mutated inputs parse");
+    }
+
+    /// A longer run: `cargo test --lib soak_text -- --ignored`.
+    #[test]
+    #[ignore]
+    fn soak_text() {
+        let mut state = 0x1234_5678_9ABC_DEF1u64;
+        for i in 0..200_000 {
+            let n = 3 + xorshift(&mut state) as usize % 30;
+            let data: Vec<u8> = (0..n).map(|_| xorshift(&mut state) as u8).collect();
+            check_mutation(SEEDS[i % SEEDS.len()], &data);
+        }
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..300 {
+            let n = xorshift(&mut state) as usize % 64;
+            let data: Vec<u8> = (0..n).map(|_| xorshift(&mut state) as u8).collect();
+            check(&data);
+        }
+    }
+}
