@@ -1,1 +1,3 @@
-//! fuzzing (to be written).
+//! Generators and per-system oracle checks.
+pub mod dominance;
+pub mod generate;
