@@ -301,4 +301,40 @@ mod tests {
         assert!(!cfg.is_reachable(Block(2)));
         assert_eq!(cfg.preds(Block(0)), &[Block(2)]);
     }
+
+    #[test]
+    fn dead_blocks_and_asm_goto() {
+        use crate::ir::*;
+        let mut b = FunctionBuilder::new("f", Signature::default());
+        let b1 = b.create_block();
+        let b2 = b.create_block();
+        let b3 = b.create_block();
+        b.push(InstKind::InlineAsm(Box::new(InlineAsm {
+            template: String::new(),
+            clobbers: vec![],
+            side_effects: true,
+            outputs: vec![],
+            inputs: vec![],
+            goto_labels: vec![b3, b1, Block(99)],
+        })));
+        b.jump(b2);
+        b.switch_to(b1);
+        b.jump(b2); // b2 will be dead: skipped and counted
+        b.switch_to(b3);
+        b.ret(None);
+        let mut f = b.finish();
+        f.blocks[2] = BlockData::dead();
+        let mut cfg = Cfg::new();
+        cfg.compute(&f);
+        assert_eq!(cfg.succs(Block(0)), &[b3, b1]);
+        assert_eq!(cfg.invalid_edges(), 3);
+        assert!(!cfg.is_live(b2) && cfg.preds(b2).is_empty());
+        // A dead entry block: nothing is reachable.
+        f.blocks[0] = BlockData::dead();
+        cfg.compute(&f);
+        assert!(cfg.rpo().is_empty());
+        let mut dt = crate::analysis::DomTree::new();
+        dt.compute(&cfg);
+        assert!(!dt.dominates(Block(1), Block(1)));
+    }
 }

@@ -436,4 +436,25 @@ mod tests {
         assert_eq!(a.dom.idom(Block(501)), Some(Block(0)));
         assert_eq!(a.df.frontier(Block(7)), &[Block(501)]);
     }
+
+    #[test]
+    fn hundred_thousand_blocks_without_recursion() {
+        // A chain of 100k blocks, each also branching back to the entry: deep DFS, deep
+        // dominator tree, the entry in every frontier.
+        let n = 100_000;
+        let shape: Vec<Vec<usize>> = (0..n)
+            .map(|b| if b + 1 < n { vec![b + 1, 0] } else { vec![] })
+            .collect();
+        let mut a = Analyses::default();
+        a.cfg.compute_from_succs(&shape);
+        a.compute_from_cfg();
+        assert_eq!(a.cfg.rpo().len(), n);
+        assert_eq!(a.dom.idom(Block::new(n - 1)), Some(Block::new(n - 2)));
+        assert!(a.dom.dominates(Block(0), Block::new(n - 1)));
+        assert_eq!(a.df.frontier(Block::new(n / 2)), &[Block(0)]);
+        assert_eq!(a.sccs.num_components(), 2);
+        let mut out = Vec::new();
+        a.df.iterated(&[Block::new(7)], &mut out, &mut IdfScratch::default());
+        assert_eq!(out, vec![Block(0)]);
+    }
 }
