@@ -9,8 +9,8 @@
 
 pub mod analysis;
 pub mod engine;
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;
 pub mod interp;
 pub mod ir;
 pub mod text;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
