@@ -135,14 +135,28 @@ impl Sccs {
         self.self_loop.len()
     }
 
-    /// Component id of `b`; `None` if unreachable, dead or out of range.
-    pub fn component(&self, b: Block) -> Option<u32> {
-        self.comp.get(b.index()).copied().filter(|&c| c != NONE)
+    /// Number of components (same as [`Sccs::num_components`]).
+    pub fn len(&self) -> usize {
+        self.self_loop.len()
+    }
+
+    /// True if there are no components (no reachable block).
+    pub fn is_empty(&self) -> bool {
+        self.self_loop.is_empty()
+    }
+
+    /// Component id of `b` (an index into `0..len()`); `None` if unreachable, dead or out of
+    /// range.
+    pub fn component(&self, b: Block) -> Option<usize> {
+        self.comp
+            .get(b.index())
+            .copied()
+            .filter(|&c| c != NONE)
+            .map(|c| c as usize)
     }
 
     /// Members of component `c`, sorted by block index (empty if out of range).
-    pub fn members(&self, c: u32) -> &[Block] {
-        let c = c as usize;
+    pub fn members(&self, c: usize) -> &[Block] {
         match (self.start.get(c), self.start.get(c + 1)) {
             (Some(&lo), Some(&hi)) => &self.members[lo as usize..hi as usize],
             _ => &[],
@@ -150,8 +164,8 @@ impl Sccs {
     }
 
     /// True if component `c` is a single block without a self-loop (not a cycle).
-    pub fn is_trivial(&self, c: u32) -> bool {
-        self.members(c).len() == 1 && !self.self_loop[c as usize]
+    pub fn is_trivial(&self, c: usize) -> bool {
+        self.members(c).len() == 1 && !self.self_loop[c]
     }
 }
 

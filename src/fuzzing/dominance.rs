@@ -360,7 +360,7 @@ pub fn verify(shape: &[Vec<usize>], a: &Analyses) {
         }
     }
     let mut members = 0;
-    for c in 0..s.num_components() as u32 {
+    for c in 0..s.num_components() {
         let m = s.members(c);
         members += m.len();
         assert!(m.windows(2).all(|w| w[0] < w[1]));
