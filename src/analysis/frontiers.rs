@@ -7,12 +7,12 @@
 //! Definition: `j ∈ DF(b)` iff `b` dominates some predecessor of `j` and `b` does not strictly
 //! dominate `j` (Cytron et al. 1991; only reachable blocks and edges between them count).
 //!
-//! Algorithm: the join-point walk of Cooper, Harvey and Kennedy (2001, figure 5). For every
-//! reachable block `j` and every distinct reachable predecessor `p`, walk `runner` from `p`
-//! up the dominator tree, adding `j` to DF(runner), until `runner == idom(j)`. The usual
-//! filter "only blocks with two or more predecessors" is dropped: for a non-entry block with
-//! one predecessor `p`, `idom(j) == p` and the walk is empty anyway, but the **entry block**
-//! may be a loop header with a single back edge. The entry has no immediate dominator, so
+//! Algorithm: the join-point walk of Cooper, Harvey and Kennedy, "A Simple, Fast Dominance
+//! Algorithm" (2001). For every reachable block `j` and every distinct reachable predecessor
+//! `p`, walk `runner` from `p` up the dominator tree, adding `j` to DF(runner), until
+//! `runner == idom(j)`. The usual filter "only blocks with two or more predecessors" is
+//! dropped: for a non-entry block with one predecessor `p`, `idom(j) == p` and the walk is
+//! empty anyway, but the **entry block** may be a loop header with a single back edge. The entry has no immediate dominator, so
 //! its walks never meet `idom(j)`: they run up to and including the entry itself and stop
 //! there. That is exactly the definition: nothing strictly dominates the entry, so the entry
 //! is in DF(b) for every dominator `b` of each of its predecessors (the entry in its own
