@@ -619,4 +619,52 @@ mod tests {
             }
         }
     }
+
+    /// Memory-form validity: every operand is a parameter, a constant, an entry-block
+    /// `alloca`/`gep` (the entry dominates every reachable block), or defined earlier in the
+    /// same block.
+    #[test]
+    fn values_defined_before_use() {
+        use crate::ir::{ConstKind, IrRead};
+        let opts = GenOptions::default();
+        for seed in 0..500 {
+            let f = seeded(seed, &opts);
+            let mut entry_defs = std::collections::HashSet::new();
+            for &i in &f.blocks[0].insts {
+                if matches!(
+                    f.insts[i.index()].kind,
+                    InstKind::Alloca { .. } | InstKind::Gep { .. }
+                ) {
+                    entry_defs.extend(f.insts[i.index()].results.iter().copied());
+                }
+            }
+            for (bi, block) in f.blocks.iter().enumerate() {
+                let mut defined: std::collections::HashSet<Value> = f
+                    .param_values
+                    .iter()
+                    .copied()
+                    .chain(entry_defs.iter().copied())
+                    .collect();
+                let check = |op: Operand, defined: &std::collections::HashSet<Value>| match op {
+                    Operand::Value(v) => {
+                        assert!(defined.contains(&v), "seed {seed} block{bi}: {v}")
+                    }
+                    Operand::Const(c) => {
+                        assert!(matches!(f.consts().get(c).kind, ConstKind::Int(_)))
+                    }
+                };
+                for &i in &block.insts {
+                    f.insts[i.index()]
+                        .kind
+                        .for_each_operand(|op| check(op, &defined));
+                    defined.extend(f.insts[i.index()].results.iter().copied());
+                }
+                block.terminator.for_each_operand(|op| check(op, &defined));
+                assert!(!matches!(
+                    block.terminator,
+                    crate::ir::Terminator::Unreachable
+                ));
+            }
+        }
+    }
 }
