@@ -67,7 +67,7 @@ fn analyse(m: &Module, dominance: bool) -> String {
         for &b in cfg.rpo() {
             let idom = dom.idom(b).map_or("-".to_string(), |d| d.to_string());
             let mut idf = Vec::new();
-            df.iterated(&[b], &mut idf);
+            df.iterated(&[b], &mut idf, &mut strata::analysis::IdfScratch::default());
             writeln!(
                 out,
                 "  {b}: idom {idom} children {} df {} idf {}",

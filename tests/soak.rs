@@ -27,7 +27,9 @@ fn ten_thousand_functions_through_one_engine() {
             assert!(!reused.has_errors(), "function {i}: {:?}", reused.diagnostics);
         }
     }
-    // Entity ids are reused: capacity is bounded by the largest function, not the total.
+    // Entity ids are reused: capacity is bounded by the largest function, not by the total
+    // (10,000 functions would leak about a million ids). bevy allocates ids in chunks, hence
+    // the slack.
     let largest = (0..10_000u64)
         .map(|i| {
             let f = seeded(i, &opts);
@@ -36,7 +38,7 @@ fn ten_thousand_functions_through_one_engine() {
         .max()
         .unwrap() as u32;
     assert!(
-        max_capacity <= largest + engine.entity_count() + 64,
+        max_capacity <= 4 * largest + engine.entity_count() + 1024,
         "entity capacity {max_capacity} grew beyond the largest function ({largest})"
     );
 }

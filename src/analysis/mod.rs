@@ -1,27 +1,83 @@
-//! Analyses (placeholder until the analysis branch lands).
-use crate::ir::{Block, IrRead};
+//! Analyses: the control-flow graph, dominator tree, dominance frontiers and strongly
+//! connected components of the function in the World (002 steps 2-4; DESIGN.md 1).
+//!
+//! Each analysis is a resource holding dense side tables keyed by [`Block`](crate::ir::Block)
+//! index (CSR lists, `u32::MAX` sentinels), with `compute` (taking [`IrRead`] or the
+//! [`Cfg`], so it also runs outside the World: tests, fuzzing, later passes) and `clear`
+//! (keeps capacity: resources are cleared, never dropped, between functions). The systems
+//! below wrap `compute`; each reads the resources named in its doc and overwrites its own.
+//!
+//! Order: [`compute_cfg`] in [`Stage::Cfg`]; then [`compute_idoms`], [`compute_frontiers`]
+//! and [`compute_sccs`], chained in [`Stage::Dominance`].
+//!
+//! Complexity: linear in blocks + edges per function (see each module).
+
+pub mod cfg;
+pub mod dominance;
+pub mod frontiers;
+pub mod scc;
+
+pub use cfg::Cfg;
+pub use dominance::DomTree;
+pub use frontiers::{DominanceFrontiers, IdfScratch};
+pub use scc::Sccs;
+
+use crate::engine::{IrQuery, Stage};
 use bevy_ecs::prelude::*;
-/// Inserts analysis resources.
-pub fn init_resources(_world: &mut World) {}
-/// Adds analysis systems.
-pub fn configure(_schedule: &mut Schedule) {}
-/// Placeholder CFG.
-#[derive(Default)]
-pub struct Cfg(Vec<Vec<Block>>);
-impl Cfg {
-    /// Computes.
-    pub fn compute(&mut self, ir: &impl IrRead) { self.0 = vec![Vec::new(); ir.num_blocks()]; }
-    /// Preds.
-    pub fn preds(&self, b: Block) -> &[Block] { &self.0[b.index()] }
-    /// Reachable.
-    pub fn is_reachable(&self, _b: Block) -> bool { true }
+
+/// Builds the CFG of the function in the World.
+///
+/// Reads the function through [`IrQuery`] (block terminators, `asm goto` labels); writes
+/// [`Cfg`]. Requires nothing (invalid edges are skipped and counted, the verifier reports
+/// them). Establishes successors, predecessors (one per edge), reverse postorder and
+/// critical edges for the current function.
+pub fn compute_cfg(ir: IrQuery, mut cfg: ResMut<Cfg>) {
+    cfg.compute(&ir);
 }
-/// Placeholder dominator tree.
-#[derive(Default)]
-pub struct DomTree;
-impl DomTree {
-    /// Computes.
-    pub fn compute(&mut self, _cfg: &Cfg) {}
-    /// Dominates.
-    pub fn dominates(&self, _a: Block, _b: Block) -> bool { true }
+
+/// Computes immediate dominators and the dominator tree (Cooper-Harvey-Kennedy).
+///
+/// Reads [`Cfg`]; writes [`DomTree`]. Requires [`compute_cfg`] to have run on the current
+/// function. Establishes `idom`, tree children and the preorder/postorder numbering used by
+/// [`DomTree::dominates`].
+pub fn compute_idoms(cfg: Res<Cfg>, mut dom: ResMut<DomTree>) {
+    dom.compute(&cfg);
+}
+
+/// Computes the dominance frontier of every block.
+///
+/// Reads [`Cfg`] and [`DomTree`]; writes [`DominanceFrontiers`]. Requires [`compute_idoms`]
+/// on the current function. Establishes DF(b) for all blocks (sorted, deduplicated; the entry
+/// block may appear when it is a loop header).
+pub fn compute_frontiers(cfg: Res<Cfg>, dom: Res<DomTree>, mut df: ResMut<DominanceFrontiers>) {
+    df.compute(&cfg, &dom);
+}
+
+/// Computes the strongly connected components of the reachable CFG (Tarjan, iterative).
+///
+/// Reads [`Cfg`]; writes [`Sccs`]. Requires [`compute_cfg`] on the current function.
+/// Establishes component ids and components in reverse topological order.
+pub fn compute_sccs(cfg: Res<Cfg>, mut sccs: ResMut<Sccs>) {
+    sccs.compute(&cfg);
+}
+
+/// Inserts the analysis resources (empty) into `world`.
+pub fn init_resources(world: &mut World) {
+    world.init_resource::<Cfg>();
+    world.init_resource::<DomTree>();
+    world.init_resource::<DominanceFrontiers>();
+    world.init_resource::<Sccs>();
+}
+
+/// Adds the analysis systems to their stages: `compute_cfg` in [`Stage::Cfg`];
+/// `compute_idoms`, `compute_frontiers`, `compute_sccs` chained in [`Stage::Dominance`]
+/// (frontiers need the tree; SCCs are ordered after them so no two systems touching the same
+/// resource are ambiguous).
+pub fn configure(schedule: &mut Schedule) {
+    schedule.add_systems(compute_cfg.in_set(Stage::Cfg));
+    schedule.add_systems(
+        (compute_idoms, compute_frontiers, compute_sccs)
+            .chain()
+            .in_set(Stage::Dominance),
+    );
 }
