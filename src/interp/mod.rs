@@ -39,6 +39,9 @@ pub mod ops;
 mod printf;
 mod value;
 
+#[cfg(test)]
+mod tests;
+
 pub use exec::Interpreter;
 pub use memory::Fault;
 pub use ops::EvalError;
