@@ -11,12 +11,11 @@
 //! block, register file, allocas). The loop executes the instruction at the position, or the
 //! terminator when the position reaches the end of the block. Calls of module functions push
 //! a frame; `ret` pops it, frees its allocas and writes the result into the caller's result
-//! value. Edges go through `enter`, which reads branch arguments and head phis before
+//! value. Edges go through `enter` (in `control`), which reads branch arguments and head phis before
 //! assigning any (parallel semantics). Invariant: a frame's block is live and in range (it
 //! was checked when entered). Cost: O(1) per instruction (operands are dense indices; phis
 //! cost O(incoming) on their edge), O(log regions) per memory access.
 
-use super::externals::ExtResult;
 use super::memory::{Arena, Label, Memory};
 use super::value::sext;
 use super::{ops, Config, InterpError, Location, Outcome, Val};
@@ -36,17 +35,17 @@ pub(super) struct Pc {
     pub inst: Option<Inst>,
 }
 
-struct Frame {
-    func: u32,
-    block: Block,
-    pos: usize,
-    regs: Vec<Option<Val>>,
-    allocas: Vec<u64>,
+pub(super) struct Frame {
+    pub func: u32,
+    pub block: Block,
+    pub pos: usize,
+    pub regs: Vec<Option<Val>>,
+    pub allocas: Vec<u64>,
     /// The caller's value receiving this frame's result.
-    ret_to: Option<Value>,
+    pub ret_to: Option<Value>,
 }
 
-enum Flow {
+pub(super) enum Flow {
     Next,
     Call {
         func: u32,
@@ -71,9 +70,9 @@ pub struct Interpreter<'m> {
     pub(super) output: Vec<u8>,
     pub(super) trace: Vec<String>,
     steps: u64,
-    stack: Vec<Frame>,
+    pub(super) stack: Vec<Frame>,
     pool: Vec<Vec<Option<Val>>>,
-    scratch: Vec<Val>,
+    pub(super) scratch: Vec<Val>,
 }
 
 impl<'m> Interpreter<'m> {
@@ -233,14 +232,14 @@ impl<'m> Interpreter<'m> {
         }
     }
 
-    fn malformed(&self, pc: Pc, reason: impl Into<String>) -> InterpError {
+    pub(super) fn malformed(&self, pc: Pc, reason: impl Into<String>) -> InterpError {
         InterpError::Malformed {
             reason: reason.into(),
             at: self.loc(pc),
         }
     }
 
-    fn mismatch(&self, pc: Pc, reason: String) -> InterpError {
+    pub(super) fn mismatch(&self, pc: Pc, reason: String) -> InterpError {
         InterpError::TypeMismatch {
             reason,
             at: self.loc(pc),
@@ -255,7 +254,12 @@ impl<'m> Interpreter<'m> {
         self.pool.push(frame.regs);
     }
 
-    fn check_args(&self, fi: u32, args: &[Val], at: Location) -> Result<(), InterpError> {
+    pub(super) fn check_args(
+        &self,
+        fi: u32,
+        args: &[Val],
+        at: Location,
+    ) -> Result<(), InterpError> {
         let f = &self.module.functions[fi as usize];
         let sig = &f.signature;
         let n = sig.params.len();
@@ -278,7 +282,7 @@ impl<'m> Interpreter<'m> {
         Ok(())
     }
 
-    fn push_frame(
+    pub(super) fn push_frame(
         &mut self,
         fi: u32,
         args: SmallVec<[Val; 4]>,
@@ -378,7 +382,7 @@ impl<'m> Interpreter<'m> {
         }
     }
 
-    fn tick(&mut self, pc: Pc, n: u64) -> Result<(), InterpError> {
+    pub(super) fn tick(&mut self, pc: Pc, n: u64) -> Result<(), InterpError> {
         self.steps += n;
         if self.steps > self.config.step_limit {
             return Err(InterpError::StepLimit {
@@ -389,7 +393,7 @@ impl<'m> Interpreter<'m> {
         Ok(())
     }
 
-    fn get(&self, pc: Pc, op: Operand) -> Result<Val, InterpError> {
+    pub(super) fn get(&self, pc: Pc, op: Operand) -> Result<Val, InterpError> {
         match op {
             Operand::Value(v) => {
                 let frame = self.stack.last();
@@ -410,7 +414,7 @@ impl<'m> Interpreter<'m> {
         }
     }
 
-    fn get_typed(&self, pc: Pc, op: Operand, ty: Type) -> Result<Val, InterpError> {
+    pub(super) fn get_typed(&self, pc: Pc, op: Operand, ty: Type) -> Result<Val, InterpError> {
         let v = self.get(pc, op)?;
         if v.ty() != ty {
             return Err(self.mismatch(pc, format!("expected {ty} operand, found {v}")));
@@ -418,11 +422,17 @@ impl<'m> Interpreter<'m> {
         Ok(v)
     }
 
-    fn get_ptr(&self, pc: Pc, op: Operand) -> Result<u64, InterpError> {
+    pub(super) fn get_ptr(&self, pc: Pc, op: Operand) -> Result<u64, InterpError> {
         Ok(self.get_typed(pc, op, Type::Ptr)?.as_u128() as u64)
     }
 
-    fn set(&mut self, pc: Pc, data: &InstData, n: usize, v: Val) -> Result<(), InterpError> {
+    pub(super) fn set(
+        &mut self,
+        pc: Pc,
+        data: &InstData,
+        n: usize,
+        v: Val,
+    ) -> Result<(), InterpError> {
         let Some(&r) = data.results.get(n) else {
             return Err(self.malformed(pc, format!("missing result {n}")));
         };
@@ -595,275 +605,6 @@ impl<'m> Interpreter<'m> {
         }
         self.set(pc, data, 0, v)?;
         Ok(Flow::Next)
-    }
-
-    fn exec_call(
-        &mut self,
-        pc: Pc,
-        data: &InstData,
-        ret: Type,
-        callee: &Callee,
-        args: &[Operand],
-    ) -> Result<Flow, InterpError> {
-        let module = self.module;
-        let sym = match callee {
-            Callee::Direct(s) => *s,
-            Callee::Indirect(op) => {
-                let addr = self.get_ptr(pc, *op)?;
-                let idx = addr.wrapping_sub(FUNC_BASE);
-                let ok = addr >= FUNC_BASE
-                    && idx % 16 == 0
-                    && ((idx / 16) as usize) < module.symbols.len();
-                let s = Symbol((idx / 16) as u32);
-                if !ok || matches!(module.symbols[s.index()].kind, SymbolKind::Global(_)) {
-                    return Err(InterpError::BadIndirectTarget {
-                        at: self.loc(pc),
-                        addr,
-                    });
-                }
-                s
-            }
-        };
-        let Some(sd) = module.symbols.get(sym.index()) else {
-            return Err(self.malformed(pc, format!("call of unknown {sym}")));
-        };
-        let mut vals: SmallVec<[Val; 4]> = SmallVec::new();
-        for &a in args {
-            vals.push(self.get(pc, a)?);
-        }
-        let sig = match module.signature(sym) {
-            Some(s) => s,
-            None => return Err(self.malformed(pc, format!("call of global @{}", sd.name))),
-        };
-        if sig.ret != ret {
-            return Err(self.mismatch(
-                pc,
-                format!("call expects {ret} but @{} returns {}", sd.name, sig.ret),
-            ));
-        }
-        let ret_to = data.results.first().copied();
-        match sd.kind {
-            SymbolKind::Function(i) => {
-                let Some(f) = module.functions.get(i as usize) else {
-                    return Err(self.malformed(pc, format!("bad function index of @{}", sd.name)));
-                };
-                if f.blocks.is_empty() {
-                    return Err(InterpError::UnknownFunction {
-                        name: sd.name.clone(),
-                        at: Some(self.loc(pc)),
-                    });
-                }
-                self.check_args(i, &vals, self.loc(pc))?;
-                Ok(Flow::Call {
-                    func: i,
-                    args: vals,
-                    ret_to,
-                })
-            }
-            SymbolKind::Extern(_) => {
-                let n = sig.params.len();
-                if vals.len() < n || (vals.len() > n && !sig.varargs) {
-                    return Err(InterpError::ArgCount {
-                        function: sd.name.clone(),
-                        expected: n,
-                        got: vals.len(),
-                        at: self.loc(pc),
-                    });
-                }
-                match self.call_external(pc, &sd.name, &vals, ret)? {
-                    ExtResult::Exit(code) => Ok(Flow::Exit(code)),
-                    ExtResult::Value(v) => {
-                        match (v, ret_to) {
-                            (Some(v), Some(_)) => self.set(pc, data, 0, v)?,
-                            (None, None) => {}
-                            _ => {
-                                return Err(
-                                    self.mismatch(pc, format!("@{} result does not fit", sd.name))
-                                )
-                            }
-                        }
-                        Ok(Flow::Next)
-                    }
-                }
-            }
-            SymbolKind::Global(_) => {
-                Err(self.malformed(pc, format!("call of global @{}", sd.name)))
-            }
-        }
-    }
-
-    /// Executes a terminator: `Ok(None)` after a jump, `Ok(Some(result))` on `ret`.
-    fn exec_terminator(
-        &mut self,
-        pc: Pc,
-        f: &'m Function,
-        t: &'m Terminator,
-    ) -> Result<Option<Option<Val>>, InterpError> {
-        let target = match t {
-            Terminator::Jump(t) => t,
-            Terminator::Br {
-                cond,
-                then_dest,
-                else_dest,
-            } => {
-                if self.get_typed(pc, *cond, Type::I1)?.as_u128() != 0 {
-                    then_dest
-                } else {
-                    else_dest
-                }
-            }
-            Terminator::Switch {
-                ty,
-                value,
-                default,
-                cases,
-            } => {
-                let v = self.get_typed(pc, *value, *ty)?.as_u128();
-                cases
-                    .iter()
-                    .find(|(c, _)| *c & ty.mask() == v)
-                    .map_or(default, |(_, t)| t)
-            }
-            Terminator::IndirectBr { addr, dests } => {
-                let a = self.get_ptr(pc, *addr)?;
-                let rel = a.wrapping_sub(BLOCK_BASE);
-                let b = Block((rel & 0xffff_ffff) as u32);
-                if a < BLOCK_BASE || rel >> 32 != pc.func as u64 || !dests.contains(&b) {
-                    return Err(InterpError::BadIndirectTarget {
-                        at: self.loc(pc),
-                        addr: a,
-                    });
-                }
-                self.enter(pc, Some(pc.block), b, &[])?;
-                return Ok(None);
-            }
-            Terminator::Ret(op) => {
-                let want = f.signature.ret;
-                let v = match op {
-                    Some(op) => Some(self.get_typed(pc, *op, want)?),
-                    None => None,
-                };
-                if v.is_none() && want != Type::Void {
-                    return Err(self.mismatch(
-                        pc,
-                        format!("ret without value in a function returning {want}"),
-                    ));
-                }
-                return Ok(Some(v));
-            }
-            Terminator::Unreachable => return Err(InterpError::Unreachable { at: self.loc(pc) }),
-        };
-        self.enter(pc, Some(pc.block), target.block, &target.args)?;
-        Ok(None)
-    }
-
-    /// Takes the edge from `from` (`None`: function entry) to `target`: reads branch
-    /// arguments and head phis, then assigns them all, then positions after the phis.
-    fn enter(
-        &mut self,
-        pc: Pc,
-        from: Option<Block>,
-        target: Block,
-        args: &[Operand],
-    ) -> Result<(), InterpError> {
-        let f = &self.module.functions[pc.func as usize];
-        let Some(bd) = f.blocks.get(target.index()).filter(|b| !b.dead) else {
-            return Err(self.malformed(pc, format!("jump to dead or missing {target}")));
-        };
-        if bd.params.len() != args.len() {
-            return Err(self.malformed(
-                pc,
-                format!(
-                    "{target} has {} parameters, edge passes {}",
-                    bd.params.len(),
-                    args.len()
-                ),
-            ));
-        }
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
-        let result = self.read_edge(pc, f, bd, from, target, args, &mut scratch);
-        let nphi = match result {
-            Ok(n) => n,
-            Err(e) => {
-                self.scratch = scratch;
-                return Err(e);
-            }
-        };
-        let Some(frame) = self.stack.last_mut() else {
-            self.scratch = scratch;
-            return Err(self.malformed(pc, "edge taken outside a frame"));
-        };
-        let dests = bd
-            .params
-            .iter()
-            .copied()
-            .chain(bd.insts[..nphi].iter().filter_map(|&i| {
-                f.insts
-                    .get(i.index())
-                    .and_then(|d| d.results.first().copied())
-            }));
-        for (d, &v) in dests.zip(scratch.iter()) {
-            if let Some(slot) = frame.regs.get_mut(d.index()) {
-                *slot = Some(v);
-            }
-        }
-        frame.block = target;
-        frame.pos = nphi;
-        self.scratch = scratch;
-        self.tick(pc, nphi as u64)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn read_edge(
-        &self,
-        pc: Pc,
-        f: &Function,
-        bd: &BlockData,
-        from: Option<Block>,
-        target: Block,
-        args: &[Operand],
-        out: &mut Vec<Val>,
-    ) -> Result<usize, InterpError> {
-        for (&a, &p) in args.iter().zip(&bd.params) {
-            let want = f.values.get(p.index()).map_or(Type::Void, |d| d.ty);
-            out.push(self.get_typed(pc, a, want)?);
-            if f.values.get(p.index()).is_none() {
-                return Err(self.malformed(pc, format!("block parameter {p} out of range")));
-            }
-        }
-        let mut nphi = 0;
-        for &i in &bd.insts {
-            let Some(InstData {
-                kind: InstKind::Phi { ty, incoming },
-                results,
-                ..
-            }) = f.insts.get(i.index())
-            else {
-                break;
-            };
-            let phi_pc = Pc {
-                func: pc.func,
-                block: target,
-                inst: Some(i),
-            };
-            let entry = from.and_then(|p| incoming.iter().find(|(b, _)| *b == p));
-            let Some(&(_, op)) = entry else {
-                let pred = from.map_or("function entry".to_string(), |b| b.to_string());
-                return Err(self.malformed(phi_pc, format!("phi has no entry for {pred}")));
-            };
-            if results.len() != 1 || results[0].index() >= f.values.len() {
-                return Err(self.malformed(phi_pc, "phi result out of range"));
-            }
-            // Operands are read in the predecessor's frame state, located at the phi.
-            let v = self.get(phi_pc, op)?;
-            if v.ty() != *ty {
-                return Err(self.mismatch(phi_pc, format!("phi of {ty} receives {v}")));
-            }
-            out.push(v);
-            nphi += 1;
-        }
-        Ok(nphi)
     }
 }
 

@@ -295,7 +295,7 @@ impl Interpreter<'_> {
                 return format!("blockaddress(@{}, {})", f.name, Block(rel as u32));
             }
         }
-        if a >= FUNC_BASE && (a - FUNC_BASE) % 16 == 0 {
+        if a >= FUNC_BASE && (a - FUNC_BASE).is_multiple_of(16) {
             if let Some(s) = module.symbols.get(((a - FUNC_BASE) / 16) as usize) {
                 return format!("@{}", s.name);
             }

@@ -371,7 +371,7 @@ mod tests {
     fn bounds_and_lifetime() {
         let mut m = Memory::new(1 << 20);
         let a = m.allocate(Arena::Heap, 8, 8, heap(), false).unwrap();
-        assert!(a >= HEAP_BASE && a % 8 == 0);
+        assert!(a >= HEAP_BASE && a.is_multiple_of(8));
         m.write(a, 8).unwrap().copy_from_slice(&[1; 8]);
         assert_eq!(m.read(a + 4, 4).unwrap(), &[1; 4]);
         assert_eq!(

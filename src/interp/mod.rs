@@ -32,6 +32,7 @@
 //! Each [`Interpreter::call`] starts from a fresh memory image (globals re-initialised).
 //! Complexity: O(1) per instruction plus O(log regions) per memory access.
 
+mod control;
 mod exec;
 mod externals;
 pub mod memory;
