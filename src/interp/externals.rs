@@ -251,9 +251,11 @@ impl Interpreter<'_> {
             }
             "abs" | "labs" | "llabs" => {
                 let v = int(self, 0)?;
-                let x = v.as_i128();
-                let min = super::value::sext(1u128 << (v.ty().bits() - 1), v.ty().bits());
-                if x == min {
+                let (x, w) = (v.as_i128(), v.ty().bits());
+                if w == 0 {
+                    return Err(err(self, format!("argument {v} is not an integer")));
+                }
+                if x == super::value::sext(1u128 << (w - 1), w) {
                     return Err(InterpError::SignedOverflow { at: self.loc(pc) });
                 }
                 ret_int(self, x.abs())

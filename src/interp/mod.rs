@@ -126,93 +126,204 @@ impl fmt::Display for Location {
 }
 
 /// Why a run failed. Every variant with `at` names function, block and instruction.
-#[allow(missing_docs)] // fields `at`, `addr`, `name`, `reason` are uniform; variants are documented
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum InterpError {
     /// More than `limit` steps: how runaway programs end.
     #[error("{at}: step limit of {limit} exceeded")]
-    StepLimit { at: Location, limit: u64 },
+    StepLimit {
+        /// Where it happened.
+        at: Location,
+        /// The configured limit.
+        limit: u64,
+    },
     /// Live memory would exceed the limit.
     #[error("{at}: memory limit exceeded (requested {requested} bytes)")]
-    MemoryLimit { at: Location, requested: u64 },
+    MemoryLimit {
+        /// Where it happened.
+        at: Location,
+        /// Bytes requested.
+        requested: u64,
+    },
     /// Calls nested deeper than `limit`.
     #[error("{at}: call depth limit of {limit} exceeded")]
-    CallDepth { at: Location, limit: u32 },
+    CallDepth {
+        /// Where it happened.
+        at: Location,
+        /// The configured limit.
+        limit: u32,
+    },
     /// Access to the null page (address below 4096).
     #[error("{at}: null pointer dereference (address {addr:#x})")]
-    NullDeref { at: Location, addr: u64 },
+    NullDeref {
+        /// Where it happened.
+        at: Location,
+        /// The address.
+        addr: u64,
+    },
     /// Access of `size` bytes at `addr` not inside one live region.
     #[error("{at}: out-of-bounds access of {size} bytes at {addr:#x}")]
-    OutOfBounds { at: Location, addr: u64, size: u64 },
+    OutOfBounds {
+        /// Where it happened.
+        at: Location,
+        /// The address.
+        addr: u64,
+        /// Access size in bytes.
+        size: u64,
+    },
     /// Access to freed memory (a returned frame's alloca or a freed heap block).
     #[error("{at}: use after free at {addr:#x}")]
-    UseAfterFree { at: Location, addr: u64 },
+    UseAfterFree {
+        /// Where it happened.
+        at: Location,
+        /// The address.
+        addr: u64,
+    },
     /// `free`/`realloc` of a pointer that is not a live heap block.
     #[error("{at}: invalid free of {addr:#x}")]
-    InvalidFree { at: Location, addr: u64 },
+    InvalidFree {
+        /// Where it happened.
+        at: Location,
+        /// The address.
+        addr: u64,
+    },
     /// Store to a constant global.
     #[error("{at}: write to constant memory at {addr:#x}")]
-    WriteToConstant { at: Location, addr: u64 },
+    WriteToConstant {
+        /// Where it happened.
+        at: Location,
+        /// The address.
+        addr: u64,
+    },
     /// Integer division or remainder by zero.
     #[error("{at}: division by zero")]
-    DivisionByZero { at: Location },
+    DivisionByZero {
+        /// Where it happened.
+        at: Location,
+    },
     /// Signed `MIN / -1` or `MIN % -1` (also `abs(MIN)`).
     #[error("{at}: signed overflow")]
-    SignedOverflow { at: Location },
+    SignedOverflow {
+        /// Where it happened.
+        at: Location,
+    },
     /// Shift by at least the width.
     #[error("{at}: shift by {amount} is too large")]
-    ShiftTooLarge { at: Location, amount: u128 },
+    ShiftTooLarge {
+        /// Where it happened.
+        at: Location,
+        /// The shift amount.
+        amount: u128,
+    },
     /// `fptosi`/`fptoui` of NaN or of an out-of-range value.
     #[error("{at}: float to integer conversion out of range")]
-    FloatToIntOutOfRange { at: Location },
+    FloatToIntOutOfRange {
+        /// Where it happened.
+        at: Location,
+    },
     /// An `unreachable` terminator was executed.
     #[error("{at}: unreachable executed")]
-    Unreachable { at: Location },
+    Unreachable {
+        /// Where it happened.
+        at: Location,
+    },
     /// Use of a value not yet defined on the executed path.
     #[error("{at}: use of undefined value {value}")]
-    UndefinedValue { at: Location, value: Value },
+    UndefinedValue {
+        /// Where it happened.
+        at: Location,
+        /// The undefined value.
+        value: Value,
+    },
     /// No defined function of this name (or only a declaration without body).
     #[error("unknown function @{name}{}", at.as_ref().map(|l| format!(" called at {l}")).unwrap_or_default())]
-    UnknownFunction { name: String, at: Option<Location> },
+    UnknownFunction {
+        /// The function name.
+        name: String,
+        /// Where it was called (`None`: the entry call).
+        at: Option<Location>,
+    },
     /// A call to an external that is not built in.
     #[error("{at}: unsupported external function @{name}")]
-    UnsupportedExternal { name: String, at: Location },
+    UnsupportedExternal {
+        /// The external function.
+        name: String,
+        /// Where it happened.
+        at: Location,
+    },
     /// A built-in external called with arguments it cannot use.
     #[error("{at}: bad call of @{name}: {reason}")]
     ExternalError {
+        /// The external function.
         name: String,
+        /// What is wrong.
         reason: String,
+        /// Where it happened.
         at: Location,
     },
     /// `abort()` was called.
     #[error("{at}: abort called")]
-    Abort { at: Location },
+    Abort {
+        /// Where it happened.
+        at: Location,
+    },
     /// An opaque (imported, unmodelled) instruction was executed.
     #[error("{at}: cannot execute opaque instruction `{name}`")]
-    OpaqueInstruction { name: String, at: Location },
+    OpaqueInstruction {
+        /// The opaque operation.
+        name: String,
+        /// Where it happened.
+        at: Location,
+    },
     /// Inline assembly was executed.
     #[error("{at}: cannot execute inline asm")]
-    UnsupportedAsm { at: Location },
+    UnsupportedAsm {
+        /// Where it happened.
+        at: Location,
+    },
     /// Indirect call or `indirect_br` to an address that is not a valid target.
     #[error("{at}: bad indirect target {addr:#x}")]
-    BadIndirectTarget { at: Location, addr: u64 },
+    BadIndirectTarget {
+        /// Where it happened.
+        at: Location,
+        /// The address.
+        addr: u64,
+    },
     /// Operand or argument types do not match.
     #[error("{at}: type mismatch: {reason}")]
-    TypeMismatch { reason: String, at: Location },
+    TypeMismatch {
+        /// What is wrong.
+        reason: String,
+        /// Where it happened.
+        at: Location,
+    },
     /// Wrong number of arguments for a function.
     #[error("{at}: @{function} expects {expected} arguments, got {got}")]
     ArgCount {
+        /// The called function.
         function: String,
+        /// Parameters declared.
         expected: usize,
+        /// Arguments passed.
         got: usize,
+        /// Where it happened.
         at: Location,
     },
     /// Structurally invalid IR on the executed path.
     #[error("{at}: malformed IR: {reason}")]
-    Malformed { reason: String, at: Location },
+    Malformed {
+        /// What is wrong.
+        reason: String,
+        /// Where it happened.
+        at: Location,
+    },
     /// A global's initial contents are invalid (reported by every call).
     #[error("global @{name}: {reason}")]
-    BadGlobal { name: String, reason: String },
+    BadGlobal {
+        /// The global.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl InterpError {
