@@ -51,7 +51,13 @@ impl<'m> Interpreter<'m> {
         for &a in args {
             vals.push(self.get(pc, a)?);
         }
-        let sig = match module.signature(sym) {
+        // Not `Module::signature`, which indexes without checking.
+        let sig = match sd.kind {
+            SymbolKind::Function(i) => module.functions.get(i as usize).map(|f| &f.signature),
+            SymbolKind::Extern(i) => module.externs.get(i as usize).map(|e| &e.signature),
+            SymbolKind::Global(_) => None,
+        };
+        let sig = match sig {
             Some(s) => s,
             None => return Err(self.malformed(pc, format!("call of global @{}", sd.name))),
         };

@@ -761,3 +761,110 @@ fn memory_limit_is_an_error() {
         Err(InterpError::MemoryLimit { .. })
     ));
 }
+
+/// Every single corruption of an operand, successor, instruction list entry or result
+/// handle makes the run fail with an error (or still succeed), never panic.
+#[test]
+fn corrupted_ir_is_an_error_not_a_panic() {
+    let base = effects_module(7);
+    let fi = base
+        .functions
+        .iter()
+        .position(|f| f.name == "main")
+        .unwrap();
+    let ninsts = base.functions[fi].insts.len();
+    let mut runs = 0;
+    let check = |m: &Module, runs: &mut u32| {
+        *runs += 1;
+        let _ = run(m, "main", &[], small());
+    };
+    for i in 0..ninsts {
+        let nops = {
+            let mut n = 0;
+            base.functions[fi].insts[i]
+                .kind
+                .for_each_operand(|_| n += 1);
+            n
+        };
+        for k in 0..nops {
+            for bad in [Operand::Value(Value(10_000)), Operand::Const(Const(10_000))] {
+                let mut m = base.clone();
+                let mut n = 0;
+                m.functions[fi].insts[i].kind.for_each_operand_mut(|op| {
+                    if n == k {
+                        *op = bad;
+                    }
+                    n += 1;
+                });
+                check(&m, &mut runs);
+            }
+        }
+        let mut m = base.clone();
+        for r in m.functions[fi].insts[i].results.iter_mut() {
+            *r = Value(10_000);
+        }
+        check(&m, &mut runs);
+        let mut m = base.clone();
+        m.functions[fi].insts[i].results.clear();
+        check(&m, &mut runs);
+    }
+    let mut m = base.clone();
+    m.functions[fi].blocks[0].insts.push(Inst(10_000));
+    check(&m, &mut runs);
+    let mut m = base.clone();
+    m.functions[fi].blocks[0].terminator = Terminator::Jump(Target::new(Block(10_000)));
+    check(&m, &mut runs);
+    let mut m = base.clone();
+    m.functions[fi].blocks[0].terminator = Terminator::Jump(Target {
+        block: Block(0),
+        args: vec![Operand::Value(Value(0))],
+    });
+    check(&m, &mut runs);
+    let mut m = base.clone();
+    m.symbols.push(SymbolData {
+        name: "ghost".into(),
+        kind: SymbolKind::Function(99),
+    });
+    let ghost = Symbol::new(m.symbols.len() - 1);
+    m.functions[fi].blocks[0].insts.truncate(0);
+    let c = m.functions[fi].consts.intern(ConstData {
+        ty: Type::Ptr,
+        kind: ConstKind::SymbolAddr(ghost),
+    });
+    m.functions[fi].blocks[0].terminator = Terminator::Ret(Some(Operand::Const(c)));
+    check(&m, &mut runs);
+    for callee in [Callee::Direct(ghost), Callee::Indirect(Operand::Const(c))] {
+        let mut m2 = m.clone();
+        let call = m2.functions[fi].insts.len();
+        m2.functions[fi].insts.push(InstData {
+            kind: InstKind::Call {
+                ret: Type::Void,
+                callee,
+                args: Default::default(),
+                fixed_args: None,
+            },
+            results: Default::default(),
+            block: Block(0),
+        });
+        m2.functions[fi].blocks[0].insts.push(Inst::new(call));
+        assert!(matches!(
+            run(&m2, "main", &[], small()),
+            Err(InterpError::Malformed { .. })
+        ));
+    }
+    assert!(runs > 20);
+    // The phi-swap loop with its phis' results corrupted, and with a bogus Val type.
+    let bogus = Val::Int {
+        ty: Type::Void,
+        bits: 0,
+    };
+    let mut b = FunctionBuilder::new("f", sig(&[Type::Void], Type::I32));
+    let x = b.param(0);
+    let y = b.binary(BinaryOp::Add, Type::I32, x.into(), x.into());
+    b.ret(Some(y.into()));
+    let m = module_of(b.finish());
+    assert!(matches!(
+        run(&m, "f", &[bogus], small()),
+        Err(InterpError::TypeMismatch { .. })
+    ));
+}
