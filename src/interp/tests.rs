@@ -868,3 +868,59 @@ fn corrupted_ir_is_an_error_not_a_panic() {
         Err(InterpError::TypeMismatch { .. })
     ));
 }
+
+/// Block parameters receive branch arguments in parallel: `jump head(q, p)` swaps.
+#[test]
+fn block_params_are_parallel() {
+    let mut b = FunctionBuilder::new("bp", sig(&[], Type::I32));
+    let head = b.create_block();
+    let exit = b.create_block();
+    let f = b.function_mut();
+    let mut param = |n: u32| {
+        f.values.push(ValueData {
+            ty: Type::I32,
+            def: ValueDef::BlockParam(head, n),
+        });
+        Value::new(f.values.len() - 1)
+    };
+    let (p, q, i) = (param(0), param(1), param(2));
+    f.blocks[head.index()].params = [p, q, i].into_iter().collect();
+    let (one, two, zero) = (
+        b.iconst(Type::I32, 1),
+        b.iconst(Type::I32, 2),
+        b.iconst(Type::I32, 0),
+    );
+    b.terminate(Terminator::Jump(Target {
+        block: head,
+        args: vec![one, two, zero],
+    }));
+    b.switch_to(head);
+    let k1 = b.iconst(Type::I32, 1);
+    let i2 = b.binary(BinaryOp::Add, Type::I32, i.into(), k1);
+    let three = b.iconst(Type::I32, 2);
+    let c = b.icmp(IntPredicate::Slt, Type::I32, i2.into(), three);
+    b.terminate(Terminator::Br {
+        cond: c.into(),
+        then_dest: Target {
+            block: head,
+            args: vec![q.into(), p.into(), i2.into()],
+        },
+        else_dest: Target::new(exit),
+    });
+    b.switch_to(exit);
+    let ten = b.iconst(Type::I32, 10);
+    let t = b.binary(BinaryOp::Mul, Type::I32, p.into(), ten);
+    let r = b.binary(BinaryOp::Add, Type::I32, t.into(), q.into());
+    b.ret(Some(r.into()));
+    let m = module_of(b.finish());
+    // One swap: (1,2) -> (2,1); sequential assignment would give 22.
+    assert_eq!(run(&m, "bp", &[], small()).unwrap().result, Some(i32v(21)));
+    let mut bad = m.clone();
+    if let Terminator::Jump(t) = &mut bad.functions[0].blocks[0].terminator {
+        t.args.pop();
+    }
+    assert!(matches!(
+        run(&bad, "bp", &[], small()),
+        Err(InterpError::Malformed { .. })
+    ));
+}
