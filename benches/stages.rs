@@ -45,7 +45,9 @@ fn parse(c: &mut Criterion) {
     let text = strata::text::print_module(&module_of(&functions));
     let mut g = c.benchmark_group("parse");
     g.throughput(Throughput::Elements(insts(&functions)));
-    g.bench_function("sir", |b| b.iter(|| strata::text::parse_module(black_box(&text), "bench").unwrap()));
+    g.bench_function("sir", |b| {
+        b.iter(|| strata::text::parse_module(black_box(&text), "bench").unwrap())
+    });
     g.finish();
 }
 
@@ -71,7 +73,11 @@ fn analyses(c: &mut Criterion) {
             }
         })
     });
-    let (mut cfg, mut dom, mut df) = (Cfg::default(), DomTree::default(), DominanceFrontiers::default());
+    let (mut cfg, mut dom, mut df) = (
+        Cfg::default(),
+        DomTree::default(),
+        DominanceFrontiers::default(),
+    );
     g.bench_function("cfg+dominance+frontiers", |b| {
         b.iter(|| {
             for f in &functions {
@@ -91,18 +97,23 @@ fn engine_overhead(c: &mut Criterion) {
     let mut g = c.benchmark_group("engine-overhead");
     let label = format!("{}-insts", f.live_inst_count());
     let none = PipelineConfig::new(PassSet::empty());
-    g.bench_function(BenchmarkId::new("plain-clone-baseline", &label), |b| b.iter(|| black_box(f.clone())));
+    g.bench_function(BenchmarkId::new("plain-clone-baseline", &label), |b| {
+        b.iter(|| black_box(f.clone()))
+    });
     let mut engine = Engine::new(none.clone());
-    g.bench_function(BenchmarkId::new("reused-engine-empty-pipeline", &label), |b| {
-        b.iter(|| black_box(engine.run(f.clone(), &symbols)))
-    });
-    g.bench_function(BenchmarkId::new("fresh-engine-empty-pipeline", &label), |b| {
-        b.iter(|| black_box(Engine::new(none.clone()).run(f.clone(), &symbols)))
-    });
+    g.bench_function(
+        BenchmarkId::new("reused-engine-empty-pipeline", &label),
+        |b| b.iter(|| black_box(engine.run(f.clone(), &symbols))),
+    );
+    g.bench_function(
+        BenchmarkId::new("fresh-engine-empty-pipeline", &label),
+        |b| b.iter(|| black_box(Engine::new(none.clone()).run(f.clone(), &symbols))),
+    );
     let mut full = Engine::new(PipelineConfig::new(PassSet::available()));
-    g.bench_function(BenchmarkId::new("reused-engine-available-passes", &label), |b| {
-        b.iter(|| black_box(full.run(f.clone(), &symbols)))
-    });
+    g.bench_function(
+        BenchmarkId::new("reused-engine-available-passes", &label),
+        |b| b.iter(|| black_box(full.run(f.clone(), &symbols))),
+    );
     g.finish();
 }
 

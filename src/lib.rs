@@ -8,10 +8,10 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod cli;
 pub mod engine;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod interp;
 pub mod ir;
 pub mod text;
-pub mod cli;
-#[cfg(feature = "fuzzing")]
-pub mod fuzzing;

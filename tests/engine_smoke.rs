@@ -1,11 +1,18 @@
+use std::sync::Arc;
 use strata::engine::*;
 use strata::ir::*;
-use std::sync::Arc;
 
 #[test]
 fn engine_runs_and_resets() {
     let mut e = Engine::new(PipelineConfig::new(PassSet::available()));
-    let mut b = FunctionBuilder::new("f", Signature { params: vec![Type::I32], ret: Type::I32, varargs: false });
+    let mut b = FunctionBuilder::new(
+        "f",
+        Signature {
+            params: vec![Type::I32],
+            ret: Type::I32,
+            varargs: false,
+        },
+    );
     let x = b.param(0);
     let one = b.iconst(Type::I32, 1);
     let y = b.binary(BinaryOp::Add, Type::I32, x.into(), one);

@@ -23,7 +23,10 @@ use strata::ir::{Block, Module};
 const MARKER: &str = "; ---- expected ----";
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for e in entries {
         if e.is_dir() {
@@ -51,10 +54,23 @@ fn analyse(m: &Module, dominance: bool) -> String {
         writeln!(out, "function @{}", f.name).unwrap();
         if !dominance {
             writeln!(out, "  rpo {}", list(cfg.rpo().iter().copied())).unwrap();
-            for b in (0..f.blocks.len()).map(Block::new).filter(|b| !f.blocks[b.index()].dead) {
-                writeln!(out, "  {b}: succs {} preds {}", list(cfg.succs(b).iter().copied()), list(cfg.preds(b).iter().copied())).unwrap();
+            for b in (0..f.blocks.len())
+                .map(Block::new)
+                .filter(|b| !f.blocks[b.index()].dead)
+            {
+                writeln!(
+                    out,
+                    "  {b}: succs {} preds {}",
+                    list(cfg.succs(b).iter().copied()),
+                    list(cfg.preds(b).iter().copied())
+                )
+                .unwrap();
             }
-            let crit: Vec<String> = cfg.critical_edges().iter().map(|(b, i)| format!("{b}#{i}")).collect();
+            let crit: Vec<String> = cfg
+                .critical_edges()
+                .iter()
+                .map(|(b, i)| format!("{b}#{i}"))
+                .collect();
             writeln!(out, "  critical edges [{}]", crit.join(", ")).unwrap();
             continue;
         }
@@ -77,7 +93,9 @@ fn analyse(m: &Module, dominance: bool) -> String {
             )
             .unwrap();
         }
-        let comps: Vec<String> = (0..sccs.len()).map(|c| list(sccs.members(c).iter().copied())).collect();
+        let comps: Vec<String> = (0..sccs.len())
+            .map(|c| list(sccs.members(c).iter().copied()))
+            .collect();
         writeln!(out, "  sccs {}", comps.join(" ")).unwrap();
     }
     out
@@ -86,8 +104,13 @@ fn analyse(m: &Module, dominance: bool) -> String {
 fn run_calls(m: &Module, args: &str) -> String {
     let mut out = String::new();
     for call in args.split_whitespace() {
-        let (name, rest) = call.trim_start_matches('@').split_once('(').expect("run: @f(args)");
-        let f = m.function(name).unwrap_or_else(|| panic!("run: no function @{name}"));
+        let (name, rest) = call
+            .trim_start_matches('@')
+            .split_once('(')
+            .expect("run: @f(args)");
+        let f = m
+            .function(name)
+            .unwrap_or_else(|| panic!("run: no function @{name}"));
         let vals: Vec<_> = rest
             .trim_end_matches(')')
             .split(',')
@@ -114,8 +137,14 @@ fn run_calls(m: &Module, args: &str) -> String {
 }
 
 fn compile(mut m: Module, args: &str) -> String {
-    let list = args.trim().strip_prefix("passes=").expect("compile passes=LIST");
-    let config = PipelineConfig { verify_each: true, ..PipelineConfig::new(PassSet::parse(list).unwrap()) };
+    let list = args
+        .trim()
+        .strip_prefix("passes=")
+        .expect("compile passes=LIST");
+    let config = PipelineConfig {
+        verify_each: true,
+        ..PipelineConfig::new(PassSet::parse(list).unwrap())
+    };
     let symbols = Arc::new(m.symbol_table());
     let functions = std::mem::take(&mut m.functions);
     let mut out = String::new();
@@ -144,7 +173,12 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
         "print" => {
             let printed = strata::text::print_module(&m);
             let again = strata::text::print_module(&parse(&printed, path).unwrap());
-            assert_eq!(printed, again, "{}: printing is not a fixed point", path.display());
+            assert_eq!(
+                printed,
+                again,
+                "{}: printing is not a fixed point",
+                path.display()
+            );
             printed
         }
         "verify" => {
@@ -173,31 +207,57 @@ fn filetests() {
     for path in &paths {
         let text = std::fs::read_to_string(path).unwrap();
         let header = text.lines().next().unwrap_or("");
-        let spec = header.strip_prefix("; test ").unwrap_or_else(|| panic!("{}: first line must be `; test <kind>`", path.display()));
+        let spec = header
+            .strip_prefix("; test ")
+            .unwrap_or_else(|| panic!("{}: first line must be `; test <kind>`", path.display()));
         let (kind, args) = spec.split_once(' ').unwrap_or((spec, ""));
         let (input, expected) = match text.find(MARKER) {
             Some(at) => (&text[..at], Some(&text[at + MARKER.len()..])),
             None => (text.as_str(), None),
         };
         let got = actual(kind, args, input, path);
-        let got_block: String = got.lines().map(|l| if l.is_empty() { ";\n".to_string() } else { format!("; {l}\n") }).collect();
+        let got_block: String = got
+            .lines()
+            .map(|l| {
+                if l.is_empty() {
+                    ";\n".to_string()
+                } else {
+                    format!("; {l}\n")
+                }
+            })
+            .collect();
         if bless {
-            let new = format!("{}{MARKER}\n{got_block}", input.trim_end_matches('\n').to_string() + "\n");
+            let new = format!(
+                "{}{MARKER}\n{got_block}",
+                input.trim_end_matches('\n').to_string() + "\n"
+            );
             if new != text {
                 std::fs::write(path, new).unwrap();
             }
             continue;
         }
         match expected {
-            None => failures.push(format!("{}: no expectation (run with BLESS=1)", path.display())),
+            None => failures.push(format!(
+                "{}: no expectation (run with BLESS=1)",
+                path.display()
+            )),
             Some(exp) => {
                 let exp = exp.trim_start_matches('\n');
                 if exp != got_block {
-                    failures.push(format!("{}: output differs\n--- expected\n{exp}--- actual\n{got_block}", path.display()));
+                    failures.push(format!(
+                        "{}: output differs\n--- expected\n{exp}--- actual\n{got_block}",
+                        path.display()
+                    ));
                 }
             }
         }
     }
     assert!(paths.len() >= 10, "found only {} filetests", paths.len());
-    assert!(failures.is_empty(), "{} of {} filetests failed:\n{}", failures.len(), paths.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} filetests failed:\n{}",
+        failures.len(),
+        paths.len(),
+        failures.join("\n")
+    );
 }

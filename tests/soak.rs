@@ -16,7 +16,11 @@ fn ten_thousand_functions_through_one_engine() {
     for i in 0..10_000u64 {
         let f = seeded(i, &opts);
         let reused = engine.run(f.clone(), &symbols);
-        assert_eq!(engine.function_entity_count(), 0, "function {i} left entities behind");
+        assert_eq!(
+            engine.function_entity_count(),
+            0,
+            "function {i} left entities behind"
+        );
         max_capacity = max_capacity.max(engine.entity_capacity());
         // Every 97th function: compare with a fresh engine, and with the input.
         if i % 97 == 0 {
@@ -24,7 +28,11 @@ fn ten_thousand_functions_through_one_engine() {
             assert_eq!(reused.function, fresh.function, "function {i}");
             assert_eq!(reused.diagnostics, fresh.diagnostics, "function {i}");
             assert_eq!(reused.function, f, "analyses must not change function {i}");
-            assert!(!reused.has_errors(), "function {i}: {:?}", reused.diagnostics);
+            assert!(
+                !reused.has_errors(),
+                "function {i}: {:?}",
+                reused.diagnostics
+            );
         }
     }
     // Entity ids are reused: capacity is bounded by the largest function, not by the total

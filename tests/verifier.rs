@@ -68,14 +68,20 @@ fn operand_type_mismatch() {
             *rhs = Operand::Const(wide);
         }
     }
-    assert_error(&f, "block2, inst4: operand 2 of `add` has type i64, expected i32");
+    assert_error(
+        &f,
+        "block2, inst4: operand 2 of `add` has type i64, expected i32",
+    );
 }
 
 #[test]
 fn branch_to_missing_block() {
     let mut f = valid_loop();
     f.blocks[3].terminator = Terminator::Jump(Target::new(Block(9)));
-    assert_error(&f, "block3: terminator branches to block9, which does not exist");
+    assert_error(
+        &f,
+        "block3: terminator branches to block9, which does not exist",
+    );
     let mut f = valid_loop();
     f.blocks[2] = BlockData::dead();
     assert_error(&f, "branches to block2, which does not exist");
@@ -110,7 +116,10 @@ fn phi_not_allowed_in_memory_form_and_must_match_edges() {
     f.blocks[1].insts.insert(0, inst);
     assert_error(&f, "phi is not allowed in memory form");
     f.phase = Phase::Ssa;
-    assert_error(&f, "phi has incoming blocks [block0] but the predecessor edges are [block0, block2]");
+    assert_error(
+        &f,
+        "phi has incoming blocks [block0] but the predecessor edges are [block0, block2]",
+    );
 }
 
 #[test]
@@ -125,7 +134,10 @@ fn duplicate_edges_need_two_phi_entries() {
     let p = b.phi(Type::I32, &[(Block(0), one)]);
     b.ret(Some(p.into()));
     let f = b.finish();
-    assert_error(&f, "phi has incoming blocks [block0] but the predecessor edges are [block0, block0]");
+    assert_error(
+        &f,
+        "phi has incoming blocks [block0] but the predecessor edges are [block0, block0]",
+    );
     let mut f = f;
     if let InstKind::Phi { incoming, .. } = &mut f.insts[0].kind {
         incoming.push(incoming[0]);
@@ -146,7 +158,10 @@ fn use_not_dominated_by_definition() {
     b.jump(join);
     b.switch_to(join);
     b.ret(Some(v.into()));
-    assert_error(&b.finish(), "block2: terminator use of v2 is not dominated by its definition");
+    assert_error(
+        &b.finish(),
+        "block2: terminator use of v2 is not dominated by its definition",
+    );
 }
 
 #[test]
@@ -164,7 +179,10 @@ fn result_table_inconsistency() {
     assert_error(&f, "result 0 (v2)");
     let mut f = valid_loop();
     f.insts[2].block = Block(3);
-    assert_error(&f, "block1, inst2: inst2 is listed by block1 but records block3");
+    assert_error(
+        &f,
+        "block1, inst2: inst2 is listed by block1 but records block3",
+    );
 }
 
 #[test]
@@ -175,7 +193,11 @@ fn switch_cases_must_be_distinct_and_fit() {
         ty: Type::I8,
         value: v,
         default: Target::new(Block(1)),
-        cases: vec![(1, Target::new(Block(2))), (1, Target::new(Block(2))), (300, Target::new(Block(2)))],
+        cases: vec![
+            (1, Target::new(Block(2))),
+            (1, Target::new(Block(2))),
+            (300, Target::new(Block(2))),
+        ],
     };
     assert_error(&f, "switch scrutinee has type i32, expected i8");
     assert_error(&f, "switch case 1 appears twice");
@@ -185,9 +207,19 @@ fn switch_cases_must_be_distinct_and_fit() {
 #[test]
 fn calls_check_the_signature() {
     let mut m = ModuleBuilder::new();
-    let putchar = m.declare_extern("putchar", sig(&[Type::I32], Type::I32)).unwrap();
+    let putchar = m
+        .declare_extern("putchar", sig(&[Type::I32], Type::I32))
+        .unwrap();
     let g = m
-        .add_global("g", Global { size: 4, align: 4, init: Some(vec![]), ..Default::default() })
+        .add_global(
+            "g",
+            Global {
+                size: 4,
+                align: 4,
+                init: Some(vec![]),
+                ..Default::default()
+            },
+        )
         .unwrap();
     m.declare_function("main", sig(&[], Type::I32));
     let mut b = FunctionBuilder::new("main", sig(&[], Type::I32));
@@ -197,9 +229,20 @@ fn calls_check_the_signature() {
     let zero = b.iconst(Type::I32, 0);
     b.ret(Some(zero));
     m.define_function(b.finish());
-    let errs: Vec<String> = verify_module(&m.finish()).iter().map(|e| e.to_string()).collect();
-    assert!(errs.iter().any(|e| e.contains("call argument 0 has type i64, expected i32")), "{errs:#?}");
-    assert!(errs.iter().any(|e| e.contains("call to @g, which is a global variable")), "{errs:#?}");
+    let errs: Vec<String> = verify_module(&m.finish())
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("call argument 0 has type i64, expected i32")),
+        "{errs:#?}"
+    );
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("call to @g, which is a global variable")),
+        "{errs:#?}"
+    );
 }
 
 #[test]

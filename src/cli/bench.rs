@@ -60,7 +60,10 @@ fn collect_files(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
         out.push(path.to_path_buf());
         Ok(())
     } else {
-        Err(CliError::new(exit::IO, format!("{}: no such file or directory", path.display())))
+        Err(CliError::new(
+            exit::IO,
+            format!("{}: no such file or directory", path.display()),
+        ))
     }
 }
 
@@ -140,8 +143,10 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     let total: usize = work.iter().map(|(_, f)| f.len()).sum::<usize>() * report.repeat as usize;
     let bar = indicatif::ProgressBar::new(total as u64);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} functions {per_sec} eta {eta}")
-            .expect("valid progress template"),
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} functions {per_sec} eta {eta}",
+        )
+        .expect("valid progress template"),
     );
     let mut stage_time = [Duration::ZERO; Stage::ALL.len()];
     let wall = Instant::now();
@@ -173,7 +178,8 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     bar.finish_and_clear();
     report.pipeline_wall_seconds = wall.elapsed().as_secs_f64();
     report.functions_per_second = report.functions as f64 / report.pipeline_wall_seconds.max(1e-9);
-    report.instructions_per_second = report.instructions as f64 / report.pipeline_wall_seconds.max(1e-9);
+    report.instructions_per_second =
+        report.instructions as f64 / report.pipeline_wall_seconds.max(1e-9);
     report.stage_cpu_seconds = Stage::ALL
         .iter()
         .filter(|s| config.runs(**s))
@@ -183,7 +189,10 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     println!("inputs            {}", report.inputs);
     println!("threads           {}", report.threads);
     println!("passes            {}", report.passes.join(","));
-    println!("functions         {} ({} failed)", report.functions, report.failed_functions);
+    println!(
+        "functions         {} ({} failed)",
+        report.functions, report.failed_functions
+    );
     println!("blocks            {}", report.blocks);
     println!("instructions      {}", report.instructions);
     println!(
@@ -204,9 +213,11 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
         let text = serde_json::to_string_pretty(&report).expect("report serialises") + "\n";
         super::write_output(Some(path), &text)?;
     }
-    Ok(if report.parse_errors.is_empty() && report.failed_functions == 0 {
-        exit::OK
-    } else {
-        exit::INPUT
-    })
+    Ok(
+        if report.parse_errors.is_empty() && report.failed_functions == 0 {
+            exit::OK
+        } else {
+            exit::INPUT
+        },
+    )
 }

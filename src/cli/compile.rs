@@ -39,7 +39,11 @@ struct CompileReport {
 /// Runs the pipeline on every function of `module`; returns the module after it, a report
 /// per function and the number of functions with errors. Functions whose pipeline failed are
 /// returned as they were.
-fn run_pipeline(module: Module, config: &PipelineConfig, file: &str) -> (Module, Vec<FunctionReport>, usize) {
+fn run_pipeline(
+    module: Module,
+    config: &PipelineConfig,
+    file: &str,
+) -> (Module, Vec<FunctionReport>, usize) {
     let symbols = Arc::new(module.symbol_table());
     let mut module = module;
     let originals = module.functions.clone();
@@ -55,7 +59,11 @@ fn run_pipeline(module: Module, config: &PipelineConfig, file: &str) -> (Module,
                 }
                 let errors = run.has_errors();
                 for d in &run.diagnostics {
-                    let tag = if d.severity == Severity::Error { "error" } else { "note" };
+                    let tag = if d.severity == Severity::Error {
+                        "error"
+                    } else {
+                        "note"
+                    };
                     eprintln!("{file}: {tag}: [{}] {}", d.pass, d.message);
                 }
                 failed += errors as usize;
@@ -126,7 +134,10 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     if args.time_passes {
         eprintln!("{:<12} {:>12}", "stage", "time (µs)");
         for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
-            let total: f64 = reports.iter().filter_map(|r| r.timings_us.get(s.name())).sum();
+            let total: f64 = reports
+                .iter()
+                .filter_map(|r| r.timings_us.get(s.name()))
+                .sum();
             eprintln!("{:<12} {:>12.1}", s.name(), total);
         }
     }

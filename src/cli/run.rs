@@ -16,13 +16,20 @@ pub fn run(file: &Path, entry: &str, args: &[String], step_limit: u64) -> Result
         return Ok(exit::INPUT);
     }
     let f = module.function(entry).ok_or_else(|| {
-        CliError::new(exit::USAGE, format!("{}: no function @{entry}", file.display()))
+        CliError::new(
+            exit::USAGE,
+            format!("{}: no function @{entry}", file.display()),
+        )
     })?;
     let params = &f.signature.params;
     if args.len() != params.len() {
         return Err(CliError::new(
             exit::USAGE,
-            format!("@{entry} takes {} arguments, {} given", params.len(), args.len()),
+            format!(
+                "@{entry} takes {} arguments, {} given",
+                params.len(),
+                args.len()
+            ),
         ));
     }
     let vals = params
@@ -51,6 +58,9 @@ pub fn run(file: &Path, entry: &str, args: &[String], step_limit: u64) -> Result
             super::write_output(None, &text)?;
             Ok(exit::OK)
         }
-        Err(e) => Err(CliError::new(exit::RUNTIME, format!("{}: @{entry}: {e}", file.display()))),
+        Err(e) => Err(CliError::new(
+            exit::RUNTIME,
+            format!("{}: @{entry}: {e}", file.display()),
+        )),
     }
 }

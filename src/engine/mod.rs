@@ -24,9 +24,7 @@ pub use world::{EntityMap, FunctionInfo, IrQuery, Symbols, ValueTable};
 
 use crate::ir::{Function, SymbolTable};
 use bevy_ecs::prelude::*;
-use bevy_ecs::schedule::{
-    LogLevel, ScheduleBuildSettings, ScheduleLabel, SingleThreadedExecutor,
-};
+use bevy_ecs::schedule::{LogLevel, ScheduleBuildSettings, ScheduleLabel, SingleThreadedExecutor};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -184,7 +182,9 @@ pub struct Dumps(pub Vec<String>);
 #[derive(ScheduleLabel, Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Pipeline;
 
-fn stage_enabled(stage: Stage) -> impl FnMut(Res<PipelineConfig>, Res<Diagnostics>) -> bool + Clone {
+fn stage_enabled(
+    stage: Stage,
+) -> impl FnMut(Res<PipelineConfig>, Res<Diagnostics>) -> bool + Clone {
     move |config: Res<PipelineConfig>, diags: Res<Diagnostics>| {
         config.runs(stage) && !diags.has_errors()
     }
@@ -209,8 +209,13 @@ fn end_stage(stage: Stage) -> impl FnMut(Res<PipelineConfig>, ResMut<PassTimings
     }
 }
 
-fn dump_after(stage: Stage) -> impl FnMut(Res<PipelineConfig>, IrQuery, Res<Symbols>, ResMut<Dumps>) {
-    move |config: Res<PipelineConfig>, ir: IrQuery, symbols: Res<Symbols>, mut dumps: ResMut<Dumps>| {
+fn dump_after(
+    stage: Stage,
+) -> impl FnMut(Res<PipelineConfig>, IrQuery, Res<Symbols>, ResMut<Dumps>) {
+    move |config: Res<PipelineConfig>,
+          ir: IrQuery,
+          symbols: Res<Symbols>,
+          mut dumps: ResMut<Dumps>| {
         if config.dump_after.is_some_and(|p| p.info().stage == stage) {
             let text = crate::text::print_function(&ir, &symbols.0);
             dumps.0.push(format!("; after {}\n{}", stage.name(), text));
@@ -221,7 +226,10 @@ fn dump_after(stage: Stage) -> impl FnMut(Res<PipelineConfig>, IrQuery, Res<Symb
 fn verify_after(
     stage: Stage,
 ) -> impl FnMut(Res<PipelineConfig>, IrQuery, Res<Symbols>, ResMut<Diagnostics>) {
-    move |config: Res<PipelineConfig>, ir: IrQuery, symbols: Res<Symbols>, mut diags: ResMut<Diagnostics>| {
+    move |config: Res<PipelineConfig>,
+          ir: IrQuery,
+          symbols: Res<Symbols>,
+          mut diags: ResMut<Diagnostics>| {
         let transforms = config
             .passes
             .passes()
@@ -280,7 +288,9 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     }
     crate::ir::verifier::configure(&mut schedule);
     crate::analysis::configure(&mut schedule);
-    schedule.initialize(world).expect("pipeline schedule is well formed");
+    schedule
+        .initialize(world)
+        .expect("pipeline schedule is well formed");
     schedule
 }
 
@@ -300,7 +310,9 @@ pub struct FunctionRun {
 impl FunctionRun {
     /// True if any error was reported.
     pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
     }
 }
 

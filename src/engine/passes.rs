@@ -114,17 +114,94 @@ impl Pass {
         };
         let analyses = PassSet::CFG.union(PassSet::DOMINANCE);
         match self {
-            Pass::Verify => p("verify", Stage::Verify, true, PassSet::empty(), false, "check the IR invariants of the current phase"),
-            Pass::Cfg => p("cfg", Stage::Cfg, true, PassSet::empty(), false, "successors, predecessors (per edge), reverse postorder, critical edges"),
-            Pass::Dominance => p("dominance", Stage::Dominance, true, PassSet::CFG, false, "immediate dominators, dominator tree, dominance frontiers, SCCs"),
-            Pass::Mem2Reg => p("mem2reg", Stage::Mem2Reg, false, analyses, true, "promote allocas to SSA values"),
-            Pass::Sccp => p("sccp", Stage::Sccp, false, PassSet::CFG, true, "sparse conditional constant propagation"),
-            Pass::Placement => p("placement", Stage::Placement, false, analyses, true, "place blocks on execution targets"),
-            Pass::PhiElim => p("phi-elim", Stage::OutOfSsa, false, PassSet::CFG, true, "replace phis by copies in predecessors"),
-            Pass::BlockParams => p("block-params", Stage::OutOfSsa, false, PassSet::CFG, true, "convert phis to block parameters"),
-            Pass::Lower => p("lower", Stage::Lower, false, PassSet::empty(), true, "lower to machine operands"),
-            Pass::Regalloc => p("regalloc", Stage::Regalloc, false, PassSet::empty(), true, "allocate registers"),
-            Pass::Check => p("check", Stage::Check, false, PassSet::empty(), false, "check the register allocation"),
+            Pass::Verify => p(
+                "verify",
+                Stage::Verify,
+                true,
+                PassSet::empty(),
+                false,
+                "check the IR invariants of the current phase",
+            ),
+            Pass::Cfg => p(
+                "cfg",
+                Stage::Cfg,
+                true,
+                PassSet::empty(),
+                false,
+                "successors, predecessors (per edge), reverse postorder, critical edges",
+            ),
+            Pass::Dominance => p(
+                "dominance",
+                Stage::Dominance,
+                true,
+                PassSet::CFG,
+                false,
+                "immediate dominators, dominator tree, dominance frontiers, SCCs",
+            ),
+            Pass::Mem2Reg => p(
+                "mem2reg",
+                Stage::Mem2Reg,
+                false,
+                analyses,
+                true,
+                "promote allocas to SSA values",
+            ),
+            Pass::Sccp => p(
+                "sccp",
+                Stage::Sccp,
+                false,
+                PassSet::CFG,
+                true,
+                "sparse conditional constant propagation",
+            ),
+            Pass::Placement => p(
+                "placement",
+                Stage::Placement,
+                false,
+                analyses,
+                true,
+                "place blocks on execution targets",
+            ),
+            Pass::PhiElim => p(
+                "phi-elim",
+                Stage::OutOfSsa,
+                false,
+                PassSet::CFG,
+                true,
+                "replace phis by copies in predecessors",
+            ),
+            Pass::BlockParams => p(
+                "block-params",
+                Stage::OutOfSsa,
+                false,
+                PassSet::CFG,
+                true,
+                "convert phis to block parameters",
+            ),
+            Pass::Lower => p(
+                "lower",
+                Stage::Lower,
+                false,
+                PassSet::empty(),
+                true,
+                "lower to machine operands",
+            ),
+            Pass::Regalloc => p(
+                "regalloc",
+                Stage::Regalloc,
+                false,
+                PassSet::empty(),
+                true,
+                "allocate registers",
+            ),
+            Pass::Check => p(
+                "check",
+                Stage::Check,
+                false,
+                PassSet::empty(),
+                false,
+                "check the register allocation",
+            ),
         }
     }
 
@@ -233,8 +310,17 @@ mod tests {
     #[test]
     fn parse_lists() {
         assert_eq!(PassSet::parse("none"), Ok(PassSet::empty()));
-        assert_eq!(PassSet::parse("cfg,verify"), Ok(PassSet::CFG | PassSet::VERIFY));
-        assert!(matches!(PassSet::parse("cfg,bogus"), Err(PassError::Unknown { .. })));
-        assert_eq!(PassSet::parse("dominance").unwrap().with_requirements(), PassSet::CFG | PassSet::DOMINANCE);
+        assert_eq!(
+            PassSet::parse("cfg,verify"),
+            Ok(PassSet::CFG | PassSet::VERIFY)
+        );
+        assert!(matches!(
+            PassSet::parse("cfg,bogus"),
+            Err(PassError::Unknown { .. })
+        ));
+        assert_eq!(
+            PassSet::parse("dominance").unwrap().with_requirements(),
+            PassSet::CFG | PassSet::DOMINANCE
+        );
     }
 }

@@ -130,18 +130,22 @@ pub fn load_function(world: &mut World, f: Function, symbols: &Arc<SymbolTable>)
     } = f;
     let mut map = world.remove_resource::<EntityMap>().unwrap_or_default();
     debug_assert!(map.blocks.is_empty() && map.insts.is_empty());
-    map.blocks.extend(world.spawn_batch(
-        blocks
-            .into_iter()
-            .enumerate()
-            .map(|(i, data)| (Block::new(i), data)),
-    ));
-    map.insts.extend(world.spawn_batch(
-        insts
-            .into_iter()
-            .enumerate()
-            .map(|(i, data)| (Inst::new(i), data)),
-    ));
+    map.blocks.extend(
+        world.spawn_batch(
+            blocks
+                .into_iter()
+                .enumerate()
+                .map(|(i, data)| (Block::new(i), data)),
+        ),
+    );
+    map.insts.extend(
+        world.spawn_batch(
+            insts
+                .into_iter()
+                .enumerate()
+                .map(|(i, data)| (Inst::new(i), data)),
+        ),
+    );
     world.insert_resource(map);
     {
         let mut info = world.resource_mut::<FunctionInfo>();

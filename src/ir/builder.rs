@@ -137,7 +137,13 @@ impl FunctionBuilder {
     }
 
     /// `select ty cond, a, b`.
-    pub fn select(&mut self, ty: Type, cond: Operand, if_true: Operand, if_false: Operand) -> Value {
+    pub fn select(
+        &mut self,
+        ty: Type,
+        cond: Operand,
+        if_true: Operand,
+        if_false: Operand,
+    ) -> Value {
         self.push_one(InstKind::Select {
             ty,
             cond,

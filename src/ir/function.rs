@@ -414,8 +414,8 @@ impl Module {
     /// The signature of a function or external symbol (`None` for globals).
     pub fn signature(&self, s: Symbol) -> Option<&Signature> {
         match self.symbols.get(s.index())?.kind {
-            SymbolKind::Function(i) => Some(&self.functions[i as usize].signature),
-            SymbolKind::Extern(i) => Some(&self.externs[i as usize].signature),
+            SymbolKind::Function(i) => self.functions.get(i as usize).map(|f| &f.signature),
+            SymbolKind::Extern(i) => self.externs.get(i as usize).map(|e| &e.signature),
             SymbolKind::Global(_) => None,
         }
     }

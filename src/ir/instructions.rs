@@ -892,7 +892,8 @@ impl Terminator {
     /// Calls `f` on a mutable reference to every operand, in the order of
     /// [`Terminator::for_each_operand`].
     pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut Operand)) {
-        let target = |t: &mut Target, f: &mut dyn FnMut(&mut Operand)| t.args.iter_mut().for_each(f);
+        let target =
+            |t: &mut Target, f: &mut dyn FnMut(&mut Operand)| t.args.iter_mut().for_each(f);
         match self {
             Terminator::Jump(t) => target(t, &mut f),
             Terminator::Br {

@@ -150,7 +150,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
         {
             match ir.values().get(v.index()) {
                 Some(d) if d.def == ValueDef::Param(i as u32) && d.ty == ty => {}
-                _ => self.error(format!("parameter {i} ({v}) is not recorded as a {ty} parameter")),
+                _ => self.error(format!(
+                    "parameter {i} ({v}) is not recorded as a {ty} parameter"
+                )),
             }
         }
         if ir.param_values().len() != ir.signature().params.len() {
@@ -223,7 +225,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 }
             }
             for &i in &ir.block(b).insts {
-                if let Some(InstKind::InlineAsm(asm)) = (i.index() < ir.num_insts()).then(|| &ir.inst(i).kind) {
+                if let Some(InstKind::InlineAsm(asm)) =
+                    (i.index() < ir.num_insts()).then(|| &ir.inst(i).kind)
+                {
                     self.inst = Some(i);
                     for &l in &asm.goto_labels {
                         if !self.is_live_block(l) {
@@ -293,13 +297,19 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     self.check_target(t);
                 }
             }
-            Terminator::IndirectBr { addr, .. } => self.expect(*addr, Type::Ptr, "indirect_br address"),
+            Terminator::IndirectBr { addr, .. } => {
+                self.expect(*addr, Type::Ptr, "indirect_br address")
+            }
             Terminator::Ret(v) => {
                 let ret = ir.signature().ret;
                 match (v, ret) {
                     (None, Type::Void) => {}
-                    (None, t) => self.error(format!("ret without a value in a function returning {t}")),
-                    (Some(_), Type::Void) => self.error("ret with a value in a function returning void"),
+                    (None, t) => {
+                        self.error(format!("ret without a value in a function returning {t}"))
+                    }
+                    (Some(_), Type::Void) => {
+                        self.error("ret with a value in a function returning void")
+                    }
                     (Some(v), t) => self.expect(*v, t, "return value"),
                 }
             }
@@ -308,7 +318,13 @@ impl<'a, R: IrRead> Checker<'a, R> {
         self.block = None;
     }
 
-    fn check_call(&mut self, ret: Type, callee: &Callee, args: &[Operand], fixed_args: Option<u32>) {
+    fn check_call(
+        &mut self,
+        ret: Type,
+        callee: &Callee,
+        args: &[Operand],
+        fixed_args: Option<u32>,
+    ) {
         let sig = match callee {
             Callee::Direct(s) => match self.symbols.signatures.get(s.index()) {
                 None => {
@@ -317,7 +333,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 }
                 Some(None) => {
                     let name = self.symbols.name(*s).into_owned();
-                    self.error(format!("call to @{name}, which is a global variable, not a function"));
+                    self.error(format!(
+                        "call to @{name}, which is a global variable, not a function"
+                    ));
                     return;
                 }
                 Some(Some(sig)) => sig.clone(),
@@ -331,15 +349,29 @@ impl<'a, R: IrRead> Checker<'a, R> {
             }
         };
         if sig.ret != ret {
-            self.error(format!("call result type {ret} differs from the callee's {}", sig.ret));
+            self.error(format!(
+                "call result type {ret} differs from the callee's {}",
+                sig.ret
+            ));
         }
         let fixed = sig.params.len();
         if args.len() < fixed || (!sig.varargs && args.len() != fixed) {
-            self.error(format!("call passes {} arguments, the callee takes {fixed}{}", args.len(), if sig.varargs { " or more" } else { "" }));
+            self.error(format!(
+                "call passes {} arguments, the callee takes {fixed}{}",
+                args.len(),
+                if sig.varargs { " or more" } else { "" }
+            ));
         }
         if let Some(n) = fixed_args {
             if !sig.varargs || n as usize != fixed {
-                self.error(format!("call says {n} fixed arguments, the callee's signature has {fixed}{}", if sig.varargs { "" } else { " and is not variadic" }));
+                self.error(format!(
+                    "call says {n} fixed arguments, the callee's signature has {fixed}{}",
+                    if sig.varargs {
+                        ""
+                    } else {
+                        " and is not variadic"
+                    }
+                ));
             }
         }
         for (n, (&a, &ty)) in args.iter().zip(&sig.params).enumerate() {
@@ -357,7 +389,12 @@ impl<'a, R: IrRead> Checker<'a, R> {
         let name = kind.opcode_name().to_string();
         let op = |n: usize| format!("operand {n} of `{name}`");
         match kind {
-            InstKind::Binary { op: bop, ty, lhs, rhs } => {
+            InstKind::Binary {
+                op: bop,
+                ty,
+                lhs,
+                rhs,
+            } => {
                 if bop.is_float() != ty.is_float() || !(ty.is_int() || ty.is_float()) {
                     self.error(format!("`{name}` cannot operate on {ty}"));
                 }
@@ -384,13 +421,23 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 self.expect(*lhs, *ty, &op(1));
                 self.expect(*rhs, *ty, &op(2));
             }
-            InstKind::Cast { op: cop, from, to, arg } => {
+            InstKind::Cast {
+                op: cop,
+                from,
+                to,
+                arg,
+            } => {
                 self.expect(*arg, *from, &op(1));
                 if let Err(m) = check_cast(*cop, *from, *to) {
                     self.error(m);
                 }
             }
-            InstKind::Select { ty, cond, if_true, if_false } => {
+            InstKind::Select {
+                ty,
+                cond,
+                if_true,
+                if_false,
+            } => {
                 if !ty.is_value() {
                     self.error("select of void");
                 }
@@ -398,7 +445,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 self.expect(*if_true, *ty, &op(2));
                 self.expect(*if_false, *ty, &op(3));
             }
-            InstKind::Alloca { ty, size, align, .. } => {
+            InstKind::Alloca {
+                ty, size, align, ..
+            } => {
                 if *size < ty.bytes() {
                     self.error(format!("alloca of {size} bytes cannot hold {ty}"));
                 }
@@ -425,9 +474,12 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     self.expect_with(*idx, &format!("gep index {n}"), Type::is_int, "an integer");
                 }
             }
-            InstKind::Call { ret, callee, args, fixed_args } => {
-                self.check_call(*ret, callee, args, *fixed_args)
-            }
+            InstKind::Call {
+                ret,
+                callee,
+                args,
+                fixed_args,
+            } => self.check_call(*ret, callee, args, *fixed_args),
             InstKind::InlineAsm(asm) => {
                 for (n, o) in asm.outputs.iter().enumerate() {
                     if let AsmOutputPlace::Pointer(p) = o.place {
@@ -445,7 +497,13 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 self.expect(*ptr, Type::Ptr, "atomicrmw address");
                 self.expect(*value, *ty, "atomicrmw operand");
             }
-            InstKind::CmpXchg { ty, ptr, expected, new, .. } => {
+            InstKind::CmpXchg {
+                ty,
+                ptr,
+                expected,
+                new,
+                ..
+            } => {
                 self.expect(*ptr, Type::Ptr, "cmpxchg address");
                 self.expect(*expected, *ty, "cmpxchg expected value");
                 self.expect(*new, *ty, "cmpxchg new value");
@@ -495,7 +553,12 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     want.sort_unstable();
                     have.sort_unstable();
                     if want != have && phase != Phase::Memory {
-                        let show = |v: &[Block]| v.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ");
+                        let show = |v: &[Block]| {
+                            v.iter()
+                                .map(|b| b.to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        };
                         self.error(format!(
                             "phi has incoming blocks [{}] but the predecessor edges are [{}]",
                             show(&have),
@@ -557,8 +620,13 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 if let InstKind::Phi { incoming, .. } = kind {
                     for (p, op) in incoming {
                         if let Operand::Value(v) = op {
-                            if cfg.is_reachable(*p) && def_site(*v).is_some() && !available(*v, *p, u32::MAX) {
-                                bad.push(format!("phi incoming {v} from {p} is not available at the end of {p}"));
+                            if cfg.is_reachable(*p)
+                                && def_site(*v).is_some()
+                                && !available(*v, *p, u32::MAX)
+                            {
+                                bad.push(format!(
+                                    "phi incoming {v} from {p} is not available at the end of {p}"
+                                ));
                             }
                         }
                     }
@@ -580,7 +648,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
             data.terminator.for_each_operand(|op| {
                 if let Operand::Value(v) = op {
                     if def_site(v).is_some() && !available(v, b, u32::MAX) {
-                        bad.push(format!("terminator use of {v} is not dominated by its definition"));
+                        bad.push(format!(
+                            "terminator use of {v} is not dominated by its definition"
+                        ));
                     }
                 }
             });
@@ -654,16 +724,26 @@ pub fn verify(ir: &impl IrRead, symbols: &SymbolTable) -> Vec<VerifyError> {
 /// Verifies every function of a module.
 pub fn verify_module(m: &Module) -> Vec<VerifyError> {
     let symbols = m.symbol_table();
-    m.functions.iter().flat_map(|f| verify(f, &symbols)).collect()
+    m.functions
+        .iter()
+        .flat_map(|f| verify(f, &symbols))
+        .collect()
 }
 
 /// Runs the verifier on `ir` and appends its errors to `diags` as coming from `pass`.
-pub fn report(ir: &impl IrRead, symbols: &SymbolTable, pass: &'static str, diags: &mut Diagnostics) {
-    diags.0.extend(verify(ir, symbols).into_iter().map(|e| Diagnostic {
-        severity: Severity::Error,
-        pass,
-        message: e.to_string(),
-    }));
+pub fn report(
+    ir: &impl IrRead,
+    symbols: &SymbolTable,
+    pass: &'static str,
+    diags: &mut Diagnostics,
+) {
+    diags
+        .0
+        .extend(verify(ir, symbols).into_iter().map(|e| Diagnostic {
+            severity: Severity::Error,
+            pass,
+            message: e.to_string(),
+        }));
 }
 
 /// The `verify` pass.

@@ -1,0 +1,478 @@
+//! C `printf` formatting for the built-in `printf`.
+//!
+//! Supports conversions `d i u x X o c s f F e E g G p %` with flags `- + space # 0`, field
+//! width and precision (digits or `*` taken from the arguments) and length modifiers
+//! `hh h l ll z j t L` (the value is converted to the modifier's width before printing, as
+//! C's argument promotion and conversion would). Variadic arguments are read in order from
+//! the call's extra operands: integer conversions take any integer (or pointer) operand,
+//! float conversions an `f64` (or `f32`, promoted), `%s` and `%p` a pointer. A missing or
+//! ill-typed argument and an unknown conversion (including `%n`) are errors. Floats use
+//! Rust's exact decimal conversion, which rounds half to even like glibc; infinities and
+//! NaNs print as `inf`/`nan` (`-nan` for a negative NaN). Cost: linear in the output.
+
+use super::memory::{Fault, Memory};
+use super::Val;
+
+/// Why formatting failed: an invalid use of `printf`, or a memory fault reading a `%s`.
+pub(super) enum PrintfError {
+    /// Invalid format or arguments (description).
+    Bad(String),
+    /// A fault reading a string argument.
+    Fault(Fault),
+}
+
+#[derive(Default, Clone, Copy)]
+struct Spec {
+    left: bool,
+    plus: bool,
+    space: bool,
+    alt: bool,
+    zero: bool,
+    width: usize,
+    precision: Option<usize>,
+}
+
+/// Formats `fmt` with `args` (the operands after the format string).
+pub(super) fn format_printf(
+    mem: &Memory,
+    fmt: &[u8],
+    args: &[Val],
+) -> Result<Vec<u8>, PrintfError> {
+    let bad = |s: String| PrintfError::Bad(s);
+    let mut out = Vec::new();
+    let mut next = 0usize;
+    let mut take = |what: &str| -> Result<Val, PrintfError> {
+        let v = args
+            .get(next)
+            .copied()
+            .ok_or_else(|| bad(format!("missing argument {} for {what}", next + 1)))?;
+        next += 1;
+        Ok(v)
+    };
+    let mut i = 0;
+    while i < fmt.len() {
+        let c = fmt[i];
+        i += 1;
+        if c != b'%' {
+            out.push(c);
+            continue;
+        }
+        let mut spec = Spec::default();
+        while let Some(&f) = fmt.get(i) {
+            match f {
+                b'-' => spec.left = true,
+                b'+' => spec.plus = true,
+                b' ' => spec.space = true,
+                b'#' => spec.alt = true,
+                b'0' => spec.zero = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        if fmt.get(i) == Some(&b'*') {
+            i += 1;
+            let w = take("`*` width")?.as_i128() as i32;
+            if w < 0 {
+                spec.left = true;
+            }
+            spec.width = w.unsigned_abs() as usize;
+        } else {
+            spec.width = digits(fmt, &mut i);
+        }
+        if fmt.get(i) == Some(&b'.') {
+            i += 1;
+            if fmt.get(i) == Some(&b'*') {
+                i += 1;
+                let p = take("`*` precision")?.as_i128() as i32;
+                spec.precision = (p >= 0).then_some(p as usize);
+            } else {
+                spec.precision = Some(digits(fmt, &mut i));
+            }
+        }
+        // Length modifier: the integer width in bits (0 = int).
+        let mut bits = 32;
+        loop {
+            match fmt.get(i) {
+                Some(b'h') if fmt.get(i + 1) == Some(&b'h') => {
+                    bits = 8;
+                    i += 2;
+                }
+                Some(b'h') => {
+                    bits = 16;
+                    i += 1;
+                }
+                Some(b'l') if fmt.get(i + 1) == Some(&b'l') => {
+                    bits = 64;
+                    i += 2;
+                }
+                Some(b'l' | b'z' | b'j' | b't' | b'L' | b'q') => {
+                    bits = 64;
+                    i += 1;
+                }
+                _ => break,
+            }
+        }
+        let Some(&conv) = fmt.get(i) else {
+            return Err(bad("format ends inside a conversion".into()));
+        };
+        i += 1;
+        let body: Vec<u8> = match conv {
+            b'%' => {
+                out.push(b'%');
+                continue;
+            }
+            b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
+                let v = take("integer conversion")?;
+                if matches!(v, Val::Float { .. }) {
+                    return Err(bad(format!("%{} given {v}", conv as char)));
+                }
+                let raw = v.as_i128() as u64; // narrower operands are sign-extended, as C promotion does
+                let signed = match bits {
+                    8 => raw as i8 as i64,
+                    16 => raw as i16 as i64,
+                    32 => raw as i32 as i64,
+                    _ => raw as i64,
+                };
+                let unsigned = if bits == 64 {
+                    raw
+                } else {
+                    raw & ((1u64 << bits) - 1)
+                };
+                format_int(spec, conv, signed, unsigned).into_bytes()
+            }
+            b'c' => {
+                let v = take("%c")?;
+                pad(spec, String::new(), vec![v.as_u128() as u8], false)
+            }
+            b's' => {
+                let v = take("%s")?;
+                let Val::Ptr(p) = v else {
+                    return Err(bad(format!("%s given {v}")));
+                };
+                let mut s = if p == 0 {
+                    b"(null)".to_vec()
+                } else {
+                    mem.c_string(p).map_err(PrintfError::Fault)?.to_vec()
+                };
+                if let Some(n) = spec.precision {
+                    s.truncate(n);
+                }
+                pad(
+                    Spec {
+                        zero: false,
+                        ..spec
+                    },
+                    String::new(),
+                    s,
+                    false,
+                )
+            }
+            b'p' => {
+                let v = take("%p")?;
+                let Val::Ptr(p) = v else {
+                    return Err(bad(format!("%p given {v}")));
+                };
+                let s = if p == 0 {
+                    "(nil)".to_string()
+                } else {
+                    format!("{p:#x}")
+                };
+                pad(
+                    Spec {
+                        zero: false,
+                        ..spec
+                    },
+                    String::new(),
+                    s.into_bytes(),
+                    false,
+                )
+            }
+            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
+                let v = take("float conversion")?;
+                let Some(x) = v.as_f64() else {
+                    return Err(bad(format!("%{} given {v}", conv as char)));
+                };
+                format_float(spec, conv, x)
+            }
+            other => return Err(bad(format!("unsupported conversion %{}", other as char))),
+        };
+        out.extend_from_slice(&body);
+    }
+    Ok(out)
+}
+
+fn digits(fmt: &[u8], i: &mut usize) -> usize {
+    let mut n: usize = 0;
+    while let Some(d) = fmt.get(*i).filter(|c| c.is_ascii_digit()) {
+        n = n
+            .saturating_mul(10)
+            .saturating_add((d - b'0') as usize)
+            .min(1 << 20);
+        *i += 1;
+    }
+    n
+}
+
+/// Pads `prefix ++ body` to the field width: left-justified, zero-filled after the prefix
+/// (when `zero_ok` and the `0` flag), or right-justified with spaces.
+fn pad(spec: Spec, prefix: String, body: Vec<u8>, zero_ok: bool) -> Vec<u8> {
+    let len = prefix.len() + body.len();
+    let fill = spec.width.saturating_sub(len);
+    let mut out = Vec::with_capacity(len + fill);
+    if spec.left {
+        out.extend_from_slice(prefix.as_bytes());
+        out.extend_from_slice(&body);
+        out.resize(len + fill, b' ');
+    } else if spec.zero && zero_ok {
+        out.extend_from_slice(prefix.as_bytes());
+        out.resize(prefix.len() + fill, b'0');
+        out.extend_from_slice(&body);
+    } else {
+        out.resize(fill, b' ');
+        out.extend_from_slice(prefix.as_bytes());
+        out.extend_from_slice(&body);
+    }
+    out
+}
+
+fn format_int(spec: Spec, conv: u8, signed: i64, unsigned: u64) -> String {
+    let (neg, mut digits) = match conv {
+        b'd' | b'i' => (signed < 0, signed.unsigned_abs().to_string()),
+        b'u' => (false, unsigned.to_string()),
+        b'x' => (false, format!("{unsigned:x}")),
+        b'X' => (false, format!("{unsigned:X}")),
+        _ => (false, format!("{unsigned:o}")),
+    };
+    if let Some(p) = spec.precision {
+        if p == 0 && digits == "0" {
+            digits.clear();
+        }
+        if digits.len() < p {
+            digits = "0".repeat(p - digits.len()) + &digits;
+        }
+    }
+    let mut prefix = String::new();
+    if neg {
+        prefix.push('-');
+    } else if matches!(conv, b'd' | b'i') && spec.plus {
+        prefix.push('+');
+    } else if matches!(conv, b'd' | b'i') && spec.space {
+        prefix.push(' ');
+    }
+    if spec.alt && unsigned != 0 {
+        match conv {
+            b'x' => prefix.push_str("0x"),
+            b'X' => prefix.push_str("0X"),
+            b'o' if !digits.starts_with('0') => digits.insert(0, '0'),
+            _ => {}
+        }
+    }
+    if spec.alt && conv == b'o' && digits.is_empty() {
+        digits.push('0');
+    }
+    let out = pad(spec, prefix, digits.into_bytes(), spec.precision.is_none());
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// `%e` digits of `x >= 0` with `prec` fraction digits: mantissa text and exponent.
+fn exp_parts(x: f64, prec: usize) -> (String, i32) {
+    let s = format!("{x:.prec$e}");
+    match s.split_once('e') {
+        Some((m, e)) => (m.to_string(), e.parse().unwrap_or(0)),
+        None => (s, 0),
+    }
+}
+
+fn exp_text(mantissa: &str, e: i32, upper: bool) -> String {
+    let sign = if e < 0 { '-' } else { '+' };
+    let ech = if upper { 'E' } else { 'e' };
+    format!("{mantissa}{ech}{sign}{:02}", e.unsigned_abs())
+}
+
+fn strip_zeros(s: &mut String) {
+    if s.contains('.') {
+        while s.ends_with('0') {
+            s.pop();
+        }
+        if s.ends_with('.') {
+            s.pop();
+        }
+    }
+}
+
+fn format_float(spec: Spec, conv: u8, x: f64) -> Vec<u8> {
+    let upper = conv.is_ascii_uppercase();
+    let neg = x.is_sign_negative();
+    let mut prefix = String::new();
+    if neg {
+        prefix.push('-');
+    } else if spec.plus {
+        prefix.push('+');
+    } else if spec.space {
+        prefix.push(' ');
+    }
+    if !x.is_finite() {
+        let s = if x.is_nan() { "nan" } else { "inf" };
+        let s = if upper {
+            s.to_uppercase()
+        } else {
+            s.to_string()
+        };
+        return pad(spec, prefix, s.into_bytes(), false);
+    }
+    let a = x.abs();
+    let prec = spec.precision.unwrap_or(6);
+    let mut body = match conv {
+        b'f' | b'F' => {
+            let mut s = format!("{a:.prec$}");
+            if spec.alt && prec == 0 {
+                s.push('.');
+            }
+            s
+        }
+        b'e' | b'E' => {
+            let (mut m, e) = exp_parts(a, prec);
+            if spec.alt && prec == 0 {
+                m.push('.');
+            }
+            exp_text(&m, e, upper)
+        }
+        _ => {
+            let p = prec.max(1);
+            let (_, e) = exp_parts(a, p - 1);
+            if (e as i64) < p as i64 && e >= -4 {
+                let fp = (p as i64 - 1 - e as i64) as usize;
+                let mut s = format!("{a:.fp$}");
+                if !spec.alt {
+                    strip_zeros(&mut s);
+                }
+                s
+            } else {
+                let (mut m, e) = exp_parts(a, p - 1);
+                if !spec.alt {
+                    strip_zeros(&mut m);
+                }
+                exp_text(&m, e, upper)
+            }
+        }
+    };
+    if upper {
+        body = body.to_uppercase();
+    }
+    pad(spec, prefix, body.into_bytes(), true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Type;
+
+    fn fmt(f: &str, args: &[Val]) -> String {
+        let mem = Memory::new(1 << 20);
+        match format_printf(&mem, f.as_bytes(), args) {
+            Ok(v) => String::from_utf8(v).unwrap(),
+            Err(PrintfError::Bad(s)) => format!("ERR {s}"),
+            Err(PrintfError::Fault(f)) => format!("FAULT {f:?}"),
+        }
+    }
+
+    fn i32v(x: i32) -> Val {
+        Val::int(Type::I32, x as i128)
+    }
+
+    #[test]
+    fn integers() {
+        assert_eq!(
+            fmt(
+                "%d|%5d|%-5d|%05d|%+d|% d",
+                &[i32v(42), i32v(-42), i32v(7), i32v(-7), i32v(3), i32v(3)]
+            ),
+            "42|  -42|7    |-0007|+3| 3"
+        );
+        assert_eq!(
+            fmt(
+                "%u %x %X %o %#x %#o",
+                &[i32v(-1), i32v(255), i32v(255), i32v(8), i32v(255), i32v(8)]
+            ),
+            "4294967295 ff FF 10 0xff 010"
+        );
+        let big = Val::int(Type::I64, -1);
+        assert_eq!(
+            fmt("%ld %lu %lld %zx", &[big, big, big, big]),
+            "-1 18446744073709551615 -1 ffffffffffffffff"
+        );
+        assert_eq!(fmt("%hhd %hu", &[i32v(255), i32v(-1)]), "-1 65535");
+        assert_eq!(
+            fmt("%.3d|%.0d|%8.3d|%%", &[i32v(5), i32v(0), i32v(-5)]),
+            "005||    -005|%"
+        );
+        assert_eq!(
+            fmt(
+                "%*d|%-*d|%.*d",
+                &[i32v(4), i32v(1), i32v(3), i32v(2), i32v(3), i32v(9)]
+            ),
+            "   1|2  |009"
+        );
+        assert_eq!(fmt("%c%c", &[i32v(b'o' as i32), i32v(b'k' as i32)]), "ok");
+        assert_eq!(fmt("%d", &[Val::int(Type::I8, -3)]), "-3");
+    }
+
+    #[test]
+    fn floats() {
+        let v = Val::f64;
+        assert_eq!(
+            fmt(
+                "%f|%.2f|%8.3f|%-8.1f|%+.0f",
+                &[v(1.5), v(0.125), v(-1.23456), v(2.25), v(2.5)]
+            ),
+            "1.500000|0.12|  -1.235|2.2     |+2"
+        );
+        assert_eq!(
+            fmt("%e|%.2E|%e", &[v(12345.678), v(0.000123), v(0.0)]),
+            "1.234568e+04|1.23E-04|0.000000e+00"
+        );
+        assert_eq!(
+            fmt(
+                "%g|%g|%g|%g|%g",
+                &[v(100000.0), v(1000000.0), v(0.0001), v(0.00001), v(1.5)]
+            ),
+            "100000|1e+06|0.0001|1e-05|1.5"
+        );
+        assert_eq!(
+            fmt("%.3g|%#g|%G", &[v(1.23456), v(1.0), v(1e-10)]),
+            "1.23|1.00000|1E-10"
+        );
+        assert_eq!(
+            fmt(
+                "%f|%F|%5.1f|%f",
+                &[
+                    v(f64::INFINITY),
+                    v(f64::NAN),
+                    v(f64::NEG_INFINITY),
+                    v(-f64::NAN)
+                ]
+            ),
+            "inf|NAN| -inf|-nan"
+        );
+        assert_eq!(
+            fmt("%010.2f|%e", &[v(-1.5), v(1e100)]),
+            "-000001.50|1.000000e+100"
+        );
+        assert_eq!(fmt("%f", &[Val::f32(0.5)]), "0.500000");
+    }
+
+    #[test]
+    fn errors_and_pointers() {
+        assert!(fmt("%d", &[]).starts_with("ERR"));
+        assert!(fmt("%d", &[Val::f64(1.0)]).starts_with("ERR"));
+        assert!(fmt("%f", &[i32v(1)]).starts_with("ERR"));
+        assert!(fmt("%n", &[Val::Ptr(0)]).starts_with("ERR"));
+        assert!(fmt("%", &[]).starts_with("ERR"));
+        assert_eq!(
+            fmt("%s|%p|%p", &[Val::Ptr(0), Val::Ptr(0), Val::Ptr(0x1000)]),
+            "(null)|(nil)|0x1000"
+        );
+        assert!(fmt("%s", &[Val::Ptr(0x9999_0000)]).starts_with("FAULT"));
+        assert_eq!(fmt("%x", &[Val::Ptr(0xab)]), "ab");
+    }
+}
