@@ -37,8 +37,15 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Parses with the path relative to the crate, so messages do not depend on the checkout.
 fn parse(src: &str, path: &Path) -> Result<Module, String> {
-    strata::text::parse_module(src, &path.display().to_string()).map_err(|e| e.to_string())
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let name = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    strata::text::parse_module(src, &name).map_err(|e| e.to_string())
 }
 
 fn list(blocks: impl IntoIterator<Item = Block>) -> String {

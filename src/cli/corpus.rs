@@ -4,7 +4,37 @@
 use crate::ir::{Module, ModuleBuilder};
 
 /// The embedded example programs as (name, text).
-pub const EXAMPLES: &[(&str, &str)] = &[];
+pub const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "array_sum",
+        include_str!("../../examples/sir/array_sum.sir"),
+    ),
+    (
+        "bytecode_vm",
+        include_str!("../../examples/sir/bytecode_vm.sir"),
+    ),
+    (
+        "factorial",
+        include_str!("../../examples/sir/factorial.sir"),
+    ),
+    (
+        "fibonacci",
+        include_str!("../../examples/sir/fibonacci.sir"),
+    ),
+    (
+        "hello_printf",
+        include_str!("../../examples/sir/hello_printf.sir"),
+    ),
+    (
+        "loop_entry",
+        include_str!("../../examples/sir/loop_entry.sir"),
+    ),
+    (
+        "newton_sqrt",
+        include_str!("../../examples/sir/newton_sqrt.sir"),
+    ),
+    ("ssa_sum", include_str!("../../examples/sir/ssa_sum.sir")),
+];
 
 /// A module of `n` generated functions (seeded, so identical on every run).
 #[cfg(feature = "fuzzing")]

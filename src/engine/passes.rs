@@ -112,7 +112,9 @@ impl Pass {
             transforms,
             summary,
         };
-        let analyses = PassSet::CFG.union(PassSet::DOMINANCE);
+        // Transforming passes require valid input, so they pull in the verifier.
+        let analyses = PassSet::VERIFY | PassSet::CFG | PassSet::DOMINANCE;
+        let cfg = PassSet::VERIFY | PassSet::CFG;
         match self {
             Pass::Verify => p(
                 "verify",
@@ -150,7 +152,7 @@ impl Pass {
                 "sccp",
                 Stage::Sccp,
                 false,
-                PassSet::CFG,
+                cfg,
                 true,
                 "sparse conditional constant propagation",
             ),
@@ -166,7 +168,7 @@ impl Pass {
                 "phi-elim",
                 Stage::OutOfSsa,
                 false,
-                PassSet::CFG,
+                cfg,
                 true,
                 "replace phis by copies in predecessors",
             ),
@@ -174,7 +176,7 @@ impl Pass {
                 "block-params",
                 Stage::OutOfSsa,
                 false,
-                PassSet::CFG,
+                cfg,
                 true,
                 "convert phis to block parameters",
             ),
@@ -182,7 +184,7 @@ impl Pass {
                 "lower",
                 Stage::Lower,
                 false,
-                PassSet::empty(),
+                PassSet::VERIFY,
                 true,
                 "lower to machine operands",
             ),

@@ -1,0 +1,221 @@
+//! End-to-end tests of the `strata` binary: every command on the example programs, exit
+//! codes, located errors on malformed input, and the built-in bench.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn strata(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(input) = stdin {
+        use std::io::Write;
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        return child.wait_with_output().unwrap();
+    }
+    cmd.output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Each example's `@main` result, worked out by hand from the C it was written from.
+const EXPECTED: &[(&str, &str)] = &[
+    ("array_sum", "=> i32 31"),
+    ("bytecode_vm", "=> i32 84"),
+    ("factorial", "=> i32 120"),
+    ("fibonacci", "=> i32 6765"),
+    ("hello_printf", "hi\nsum=42\n=> i32 0"),
+    ("loop_entry", "=> i32 111"),
+    ("newton_sqrt", "=> i32 1414"),
+    ("ssa_sum", "=> i32 5050"),
+];
+
+#[test]
+fn run_every_example() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sir");
+    let count = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(
+        count,
+        EXPECTED.len(),
+        "every example needs an expected result here"
+    );
+    for (name, expected) in EXPECTED {
+        let path = format!("examples/sir/{name}.sir");
+        let out = strata(&["run", &path, "--entry", "main"], None);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).trim_end(), *expected, "{name}");
+        let out = strata(&["verify", &path], None);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn compile_round_trips_examples() {
+    for (name, _) in EXPECTED {
+        let path = format!("examples/sir/{name}.sir");
+        let first = strata(&["compile", &path], None);
+        assert!(first.status.success(), "{name}: {}", text(&first.stderr));
+        let again = strata(
+            &["compile", "-", "--passes", "none"],
+            Some(&text(&first.stdout)),
+        );
+        assert!(again.status.success(), "{name}: {}", text(&again.stderr));
+        assert_eq!(text(&first.stdout), text(&again.stdout), "{name}");
+    }
+}
+
+#[test]
+fn run_passes_arguments_by_type() {
+    let out = strata(
+        &[
+            "run",
+            "tests/filetests/run/arithmetic_edges.sir",
+            "--entry",
+            "sdiv",
+            "-7",
+            "2",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "=> i32 -3\n");
+    let out = strata(
+        &[
+            "run",
+            "tests/filetests/run/arithmetic_edges.sir",
+            "--entry",
+            "div0",
+            "1",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        text(&out.stderr).contains("@div0 block0 inst0: division by zero"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = strata(
+        &[
+            "run",
+            "tests/filetests/run/arithmetic_edges.sir",
+            "--entry",
+            "sdiv",
+            "1",
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "wrong argument count is a usage error"
+    );
+}
+
+#[test]
+fn malformed_input_is_located_and_fails() {
+    let out = strata(
+        &["compile", "-"],
+        Some("func @f() -> i32 {\nblock0:\n  v1 = add i32 1, \n  ret i32 v1\n}\n"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.starts_with("error: -:4:3: expected"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let out = strata(&["verify", "tests/filetests/verify/type_errors.sir"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr)
+        .contains("function @types, block0, inst0: operand 2 of `add` has type i64, expected i32"));
+    let out = strata(&["verify", "no/such/file.sir"], None);
+    assert_eq!(out.status.code(), Some(4));
+}
+
+#[test]
+fn compile_flags() {
+    let out = strata(
+        &["compile", "examples/sir/factorial.sir", "--passes", "sccp"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("pass `sccp` is not available in this build yet"));
+    let out = strata(
+        &["compile", "examples/sir/factorial.sir", "--passes", "bogus"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = strata(
+        &[
+            "compile",
+            "examples/sir/factorial.sir",
+            "--passes",
+            "dominance",
+            "--emit",
+            "json",
+            "--time-passes",
+            "--verify-each",
+            "--dump-after",
+            "cfg",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["passes"], serde_json::json!(["cfg", "dominance"]));
+    assert_eq!(json["functions"].as_array().unwrap().len(), 2);
+    let err = text(&out.stderr);
+    assert!(err.contains("; after cfg\nfunc @fact"), "{err}");
+    assert!(err.contains("dominance"), "timing table: {err}");
+    let help = strata(&["--help"], None);
+    let help = text(&help.stdout);
+    assert!(
+        help.contains("mem2reg") && help.contains("[unavailable: not built yet]"),
+        "{help}"
+    );
+}
+
+#[test]
+fn bench_builtin_corpus_and_json() {
+    let dir = std::env::temp_dir().join(format!("strata-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("report.json");
+    let out = strata(
+        &[
+            "bench",
+            "--generated",
+            "50",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["failed_functions"], 0);
+    assert!(report["functions"].as_u64().unwrap() >= 50 + 8);
+    let out = strata(
+        &[
+            "bench",
+            "examples/sir",
+            "tests/filetests/text/error_unknown_opcode.sir",
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a parse error fails the bench but the rest runs"
+    );
+    assert!(text(&out.stdout).contains("functions"));
+    std::fs::remove_dir_all(&dir).ok();
+}
