@@ -3,11 +3,12 @@
 //!
 //! Lifecycle (DESIGN.md 2): [`Engine::new`] builds the World, inserts every resource and
 //! builds the schedule once (100-240 µs); it then runs the schedule once on an empty function
-//! so that every lazily created resource exists. [`Engine::run`] loads a function (one
-//! `spawn_batch` per entity kind), runs the schedule with the single-threaded executor, and
-//! takes the function back out, despawning its entities newest first, so that the World is
-//! empty again and entity ids stay bounded. Engines are per thread (`thread_local!` in batch
-//! drivers); a schedule must never run on another World.
+//! so that every lazily created resource exists. [`Engine::run`] loads a function into pooled
+//! block and instruction entities (overwriting components in place; spawning or despawning,
+//! newest first, only the difference in size: [`world::FunctionLoader`]), runs the schedule
+//! with the single-threaded executor, and takes the function back out, so entity ids stay
+//! bounded by the largest function. Engines are per thread (`thread_local!` in batch drivers);
+//! a schedule must never run on another World.
 //!
 //! Stage order is fixed in [`build_schedule`], with one line per stage saying why it sits
 //! there. Each stage is a [`Stage`] system set wrapped by [`StageStep::Begin`] and
@@ -320,6 +321,7 @@ impl FunctionRun {
 pub struct Engine {
     world: World,
     schedule: Schedule,
+    loader: world::FunctionLoader,
     empty_symbols: Arc<SymbolTable>,
     baseline_entities: u32,
 }
@@ -335,9 +337,11 @@ impl Engine {
         world.init_resource::<Dumps>();
         crate::analysis::init_resources(&mut world);
         let schedule = build_schedule(&mut world);
+        let loader = world::FunctionLoader::new(&mut world, true);
         let mut engine = Engine {
             world,
             schedule,
+            loader,
             empty_symbols: Arc::new(SymbolTable::default()),
             baseline_entities: 0,
         };
@@ -346,7 +350,8 @@ impl Engine {
         warm.ret(None);
         let symbols = engine.empty_symbols.clone();
         engine.run(warm.finish(), &symbols);
-        engine.baseline_entities = engine.world.entities().count_spawned();
+        // The warm-up function (one block, no instruction) stays pooled.
+        engine.baseline_entities = engine.world.entities().count_spawned() - 1;
         engine
     }
 
@@ -364,9 +369,9 @@ impl Engine {
     /// returns it with the diagnostics. Never panics on invalid input: the verifier reports
     /// errors and later stages are skipped.
     pub fn run(&mut self, function: Function, symbols: &Arc<SymbolTable>) -> FunctionRun {
-        world::load_function(&mut self.world, function, symbols);
+        self.loader.load(&mut self.world, function, symbols);
         self.schedule.run(&mut self.world);
-        let function = world::take_function(&mut self.world);
+        let function = self.loader.take(&mut self.world);
         let diagnostics = std::mem::take(&mut self.world.resource_mut::<Diagnostics>().0);
         let dumps = std::mem::take(&mut self.world.resource_mut::<Dumps>().0);
         let mut t = self.world.resource_mut::<PassTimings>();
@@ -395,7 +400,9 @@ impl Engine {
         self.world.entities().count_spawned()
     }
 
-    /// Entities alive beyond those the engine had after warm-up: zero between functions.
+    /// Entities alive beyond those the engine had after warm-up. Between functions this is
+    /// the pooled block and instruction entities of the last function (see
+    /// [`world::FunctionLoader`]).
     pub fn function_entity_count(&self) -> u32 {
         self.entity_count().saturating_sub(self.baseline_entities)
     }
