@@ -20,5 +20,9 @@ fn engine_runs_and_resets() {
     let f = b.finish();
     let run = e.run(f.clone(), &Arc::new(SymbolTable::default()));
     assert_eq!(run.function, f);
-    assert_eq!(e.function_entity_count(), 2, "one block and one instruction stay pooled");
+    assert_eq!(
+        e.function_entity_count(),
+        2,
+        "one block and one instruction stay pooled"
+    );
 }

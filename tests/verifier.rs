@@ -169,7 +169,10 @@ fn use_before_definition_in_block() {
     let mut f = valid_loop();
     // Move the icmp before the load in block1.
     f.blocks[1].insts.swap(0, 1);
-    assert_error(&f, "block1, inst3: use of v2 is not dominated by its definition");
+    assert_error(
+        &f,
+        "block1, inst3: use of v2 is not dominated by its definition",
+    );
 }
 
 #[test]

@@ -20,6 +20,7 @@ pub struct BenchArgs {
     pub repeat: u32,
     pub json: Option<PathBuf>,
     pub generated: usize,
+    pub options: crate::engine::PassOptions,
 }
 
 #[derive(serde::Serialize, Default)]
@@ -38,6 +39,8 @@ struct BenchReport {
     functions_per_second: f64,
     instructions_per_second: f64,
     stage_cpu_seconds: std::collections::BTreeMap<&'static str, f64>,
+    /// Pass statistics summed over all functions, keyed `pass.name`.
+    stats: std::collections::BTreeMap<String, u64>,
     parse_errors: Vec<String>,
 }
 
@@ -72,6 +75,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     let requested = parse_passes(args.passes.as_deref())?;
     let config = PipelineConfig {
         time_passes: true,
+        options: args.options.clone(),
         ..PipelineConfig::new(requested)
     };
     if let Some(n) = args.threads {
@@ -168,6 +172,12 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                         for (t, s) in stage_time.iter_mut().zip(run.timings) {
                             *t += s;
                         }
+                        for s in &run.stats {
+                            *report
+                                .stats
+                                .entry(format!("{}.{}", s.pass, s.name))
+                                .or_default() += s.value;
+                        }
                     }
                     Err(e) => {
                         eprintln!("error: {e}");
@@ -211,6 +221,9 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     );
     for (stage, secs) in &report.stage_cpu_seconds {
         println!("  {stage:<15} {:.3} ms cpu", secs * 1e3);
+    }
+    for (name, value) in &report.stats {
+        println!("  {name:<40} {value}");
     }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("report serialises") + "\n";

@@ -16,6 +16,9 @@ pub struct CompileArgs {
     pub verify_each: bool,
     pub time_passes: bool,
     pub dump_after: Option<String>,
+    pub stats: bool,
+    pub verbose: bool,
+    pub options: crate::engine::PassOptions,
 }
 
 #[derive(serde::Serialize)]
@@ -25,6 +28,7 @@ struct FunctionReport {
     blocks: usize,
     instructions: usize,
     diagnostics: Vec<crate::engine::Diagnostic>,
+    stats: Vec<crate::engine::Stat>,
     timings_us: std::collections::BTreeMap<&'static str, f64>,
 }
 
@@ -43,6 +47,7 @@ fn run_pipeline(
     module: Module,
     config: &PipelineConfig,
     file: &str,
+    verbose: bool,
 ) -> (Module, Vec<FunctionReport>, usize) {
     let symbols = Arc::new(module.symbol_table());
     let mut module = module;
@@ -59,12 +64,11 @@ fn run_pipeline(
                 }
                 let errors = run.has_errors();
                 for d in &run.diagnostics {
-                    let tag = if d.severity == Severity::Error {
-                        "error"
-                    } else {
-                        "note"
-                    };
-                    eprintln!("{file}: {tag}: [{}] {}", d.pass, d.message);
+                    let error = d.severity == Severity::Error;
+                    if error || verbose {
+                        let tag = if error { "error" } else { "note" };
+                        eprintln!("{file}: {tag}: [{}] {}", d.pass, d.message);
+                    }
                 }
                 failed += errors as usize;
                 let f = if errors { original } else { run.function };
@@ -74,6 +78,7 @@ fn run_pipeline(
                     blocks: f.live_block_count(),
                     instructions: f.live_inst_count(),
                     diagnostics: run.diagnostics,
+                    stats: run.stats,
                     timings_us: Stage::ALL
                         .iter()
                         .filter(|s| config.runs(**s))
@@ -95,6 +100,7 @@ fn run_pipeline(
                         pass: "engine",
                         message,
                     }],
+                    stats: Vec::new(),
                     timings_us: Default::default(),
                 });
                 module.functions.push(original);
@@ -126,11 +132,19 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         verify_each: args.verify_each,
         time_passes: args.time_passes,
         dump_after,
+        options: args.options,
         ..PipelineConfig::new(requested)
     };
     let module = load_module(&args.file, args.input_format)?;
     let file = args.file.display().to_string();
-    let (module, reports, failed) = run_pipeline(module, &config, &file);
+    let (module, reports, failed) = run_pipeline(module, &config, &file, args.verbose);
+    if args.stats {
+        for r in &reports {
+            for s in &r.stats {
+                eprintln!("{file}: @{}: {}.{} = {}", r.name, s.pass, s.name, s.value);
+            }
+        }
+    }
     if args.time_passes {
         eprintln!("{:<12} {:>12}", "stage", "time (µs)");
         for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
@@ -162,7 +176,7 @@ pub fn verify(file: &Path) -> Result<i32, CliError> {
     let module = load_module(file, None)?;
     let n = module.functions.len();
     let config = PipelineConfig::new(PassSet::VERIFY);
-    let (_, _, failed) = run_pipeline(module, &config, &file.display().to_string());
+    let (_, _, failed) = run_pipeline(module, &config, &file.display().to_string(), false);
     if failed == 0 {
         eprintln!("{}: {n} functions verified", file.display());
         Ok(exit::OK)

@@ -109,6 +109,15 @@ pub enum Command {
         /// Print each function to stderr after this pass.
         #[arg(long, value_name = "PASS")]
         dump_after: Option<String>,
+        /// Print per-function pass statistics to stderr (also in `--emit json`).
+        #[arg(long)]
+        stats: bool,
+        /// Print notes (for example fallbacks a pass took) besides errors.
+        #[arg(long, short = 'v')]
+        verbose: bool,
+        /// SCCP lattice memory limit in bytes; above it SCCP falls back to local folding.
+        #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024)]
+        sccp_memory_limit: usize,
     },
     /// Parse and verify FILE; exit 0 if valid, 1 with the errors otherwise.
     Verify {
@@ -149,6 +158,9 @@ pub enum Command {
         /// Number of generated functions added to the built-in corpus.
         #[arg(long, default_value_t = 2000)]
         generated: usize,
+        /// SCCP lattice memory limit in bytes.
+        #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024)]
+        sccp_memory_limit: usize,
     },
 }
 
@@ -250,6 +262,9 @@ pub fn main() -> i32 {
             verify_each,
             time_passes,
             dump_after,
+            stats,
+            verbose,
+            sccp_memory_limit,
         } => compile::compile(compile::CompileArgs {
             file,
             passes,
@@ -259,6 +274,9 @@ pub fn main() -> i32 {
             verify_each,
             time_passes,
             dump_after,
+            stats,
+            verbose,
+            options: crate::engine::PassOptions { sccp_memory_limit },
         }),
         Command::Verify { file } => compile::verify(&file),
         Command::Run {
@@ -274,6 +292,7 @@ pub fn main() -> i32 {
             repeat,
             json,
             generated,
+            sccp_memory_limit,
         } => bench::bench(bench::BenchArgs {
             paths,
             passes,
@@ -281,6 +300,7 @@ pub fn main() -> i32 {
             repeat,
             json,
             generated,
+            options: crate::engine::PassOptions { sccp_memory_limit },
         }),
     };
     match result {

@@ -108,6 +108,48 @@ pub enum StageStep {
     End(Stage),
 }
 
+/// Tunable parameters of the passes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassOptions {
+    /// SCCP lattice memory limit in bytes (003: 100 KB); above it SCCP falls back to local
+    /// constant folding.
+    pub sccp_memory_limit: usize,
+}
+
+impl Default for PassOptions {
+    fn default() -> Self {
+        PassOptions {
+            sccp_memory_limit: 100 * 1024,
+        }
+    }
+}
+
+/// A named counter reported by a pass for the current function (for `--stats` and the bench
+/// JSON), for example `mem2reg` / `allocas_promoted`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize)]
+pub struct Stat {
+    /// The pass reporting it (kebab-case pass name).
+    pub pass: &'static str,
+    /// What is counted (snake_case).
+    pub name: &'static str,
+    /// The count.
+    pub value: u64,
+}
+
+/// Statistics of the current function, filled by passes.
+#[derive(Resource, Default, Debug)]
+pub struct PassStats(pub Vec<Stat>);
+
+impl PassStats {
+    /// Adds `value` to the counter `pass`/`name` (creating it at zero).
+    pub fn add(&mut self, pass: &'static str, name: &'static str, value: u64) {
+        match self.0.iter_mut().find(|s| s.pass == pass && s.name == name) {
+            Some(s) => s.value += value,
+            None => self.0.push(Stat { pass, name, value }),
+        }
+    }
+}
+
 /// Which passes run and what the engine does around them.
 #[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
 pub struct PipelineConfig {
@@ -119,6 +161,8 @@ pub struct PipelineConfig {
     pub time_passes: bool,
     /// Print the function into [`Dumps`] after this pass's stage.
     pub dump_after: Option<Pass>,
+    /// Pass parameters.
+    pub options: PassOptions,
 }
 
 impl PipelineConfig {
@@ -306,6 +350,8 @@ pub struct FunctionRun {
     pub timings: [Duration; Stage::ALL.len()],
     /// Dumps requested with `dump_after`.
     pub dumps: Vec<String>,
+    /// Statistics reported by passes.
+    pub stats: Vec<Stat>,
 }
 
 impl FunctionRun {
@@ -321,7 +367,6 @@ impl FunctionRun {
 pub struct Engine {
     world: World,
     schedule: Schedule,
-    loader: world::FunctionLoader,
     empty_symbols: Arc<SymbolTable>,
     baseline_entities: u32,
 }
@@ -335,13 +380,12 @@ impl Engine {
         world.init_resource::<Diagnostics>();
         world.init_resource::<PassTimings>();
         world.init_resource::<Dumps>();
+        world.init_resource::<PassStats>();
         crate::analysis::init_resources(&mut world);
         let schedule = build_schedule(&mut world);
-        let loader = world::FunctionLoader::new(&mut world, true);
         let mut engine = Engine {
             world,
             schedule,
-            loader,
             empty_symbols: Arc::new(SymbolTable::default()),
             baseline_entities: 0,
         };
@@ -369,11 +413,17 @@ impl Engine {
     /// returns it with the diagnostics. Never panics on invalid input: the verifier reports
     /// errors and later stages are skipped.
     pub fn run(&mut self, function: Function, symbols: &Arc<SymbolTable>) -> FunctionRun {
-        self.loader.load(&mut self.world, function, symbols);
+        self.world
+            .resource_scope(|world, mut loader: Mut<world::FunctionLoader>| {
+                loader.load(world, function, symbols)
+            });
         self.schedule.run(&mut self.world);
-        let function = self.loader.take(&mut self.world);
+        let function = self
+            .world
+            .resource_scope(|world, mut loader: Mut<world::FunctionLoader>| loader.take(world));
         let diagnostics = std::mem::take(&mut self.world.resource_mut::<Diagnostics>().0);
         let dumps = std::mem::take(&mut self.world.resource_mut::<Dumps>().0);
+        let stats = std::mem::take(&mut self.world.resource_mut::<PassStats>().0);
         let mut t = self.world.resource_mut::<PassTimings>();
         let timings = std::mem::take(&mut t.per_stage);
         FunctionRun {
@@ -381,6 +431,7 @@ impl Engine {
             diagnostics,
             timings,
             dumps,
+            stats,
         }
     }
 

@@ -112,6 +112,8 @@ pub fn init_resources(world: &mut World) {
     world.init_resource::<ValueTable>();
     world.init_resource::<ConstPool>();
     world.init_resource::<Symbols>();
+    let loader = FunctionLoader::new(world, true);
+    world.insert_resource(loader);
 }
 
 /// Loads functions into a World and takes them back out, pooling entities.
@@ -125,6 +127,7 @@ pub fn init_resources(world: &mut World) {
 ///
 /// Each entity's `Block`/`Inst` component equals its position in [`EntityMap`], so writes go
 /// by index whatever order a query iterates in.
+#[derive(Resource)]
 pub struct FunctionLoader {
     blocks: QueryState<(&'static Block, &'static mut BlockData)>,
     insts: QueryState<(&'static Inst, &'static mut InstData)>,
@@ -166,20 +169,24 @@ impl FunctionLoader {
         for (i, mut data) in self.insts.iter_mut(world) {
             *data = std::mem::replace(&mut insts[i.index()], placeholder_inst());
         }
-        map.blocks.extend(world.spawn_batch(
-            blocks
-                .into_iter()
-                .enumerate()
-                .skip(reused_blocks)
-                .map(|(i, data)| (Block::new(i), data)),
-        ));
-        map.insts.extend(world.spawn_batch(
-            insts
-                .into_iter()
-                .enumerate()
-                .skip(reused_insts)
-                .map(|(i, data)| (Inst::new(i), data)),
-        ));
+        map.blocks.extend(
+            world.spawn_batch(
+                blocks
+                    .into_iter()
+                    .enumerate()
+                    .skip(reused_blocks)
+                    .map(|(i, data)| (Block::new(i), data)),
+            ),
+        );
+        map.insts.extend(
+            world.spawn_batch(
+                insts
+                    .into_iter()
+                    .enumerate()
+                    .skip(reused_insts)
+                    .map(|(i, data)| (Inst::new(i), data)),
+            ),
+        );
         world.insert_resource(map);
         {
             let mut info = world.resource_mut::<FunctionInfo>();
@@ -244,6 +251,25 @@ fn fit(world: &mut World, pool: &mut Vec<Entity>, len: usize) {
     }
 }
 
+/// Gives a transforming pass the function in the World as plain data: takes it out (one
+/// linear pass per entity kind), calls `pass` with it and the World (whose resources hold the
+/// analyses), and puts it back, all through the World's pooled [`FunctionLoader`].
+///
+/// This is DESIGN.md 2 rule 6 ("hot loops copy out") at function granularity: passes whose
+/// work is data-dependent and multi-sweep (mem2reg, SCCP, phi elimination) run on dense
+/// `Vec`s instead of paying ~9 ns per `Query::get`; the round trip costs about 1.3 µs per
+/// 100 instructions. Instructions the pass appends become new entities; blocks it marks dead
+/// stay as holes. Panics if the World has no `FunctionLoader` (see [`init_resources`]).
+pub fn with_function<R>(world: &mut World, pass: impl FnOnce(&mut Function, &mut World) -> R) -> R {
+    world.resource_scope(|world, mut loader: Mut<FunctionLoader>| {
+        let symbols = world.resource::<Symbols>().0.clone();
+        let mut f = loader.take(world);
+        let r = pass(&mut f, world);
+        loader.load(world, f, &symbols);
+        r
+    })
+}
+
 /// Spawns `f` into `world` (which must hold no other function). Consumes `f`. For repeated
 /// use, keep a [`FunctionLoader`]; this builds one per call and pools nothing.
 pub fn load_function(world: &mut World, f: Function, symbols: &Arc<SymbolTable>) {
@@ -263,4 +289,46 @@ fn placeholder_inst() -> InstData {
 /// Moves the function out of `world` and despawns its entities, newest first.
 pub fn take_function(world: &mut World) -> Function {
     FunctionLoader::new(world, false).take(world)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinaryOp, FunctionBuilder, Type};
+
+    /// A transforming system appends an instruction through `with_function`; the new
+    /// instruction becomes an entity and the function comes back intact.
+    #[test]
+    fn with_function_round_trips_and_grows() {
+        let mut world = World::new();
+        init_resources(&mut world);
+        let mut b = FunctionBuilder::new("f", Default::default());
+        let one = b.iconst(Type::I32, 1);
+        b.binary(BinaryOp::Add, Type::I32, one, one);
+        b.ret(None);
+        let f = b.finish();
+        let symbols = Arc::new(SymbolTable::default());
+        world
+            .resource_scope(|world, mut l: Mut<FunctionLoader>| l.load(world, f.clone(), &symbols));
+        let mut schedule = Schedule::default();
+        schedule.add_systems(|world: &mut World| {
+            with_function(world, |f, _| {
+                let kind = f.insts[0].kind.clone();
+                let inst = Inst::new(f.insts.len());
+                f.insts.push(InstData {
+                    kind,
+                    results: Default::default(),
+                    block: Block(0),
+                });
+                f.blocks[0].insts.push(inst);
+            })
+        });
+        schedule.run(&mut world);
+        assert_eq!(world.resource::<EntityMap>().insts.len(), 2);
+        let mut q = world.query::<&InstData>();
+        assert_eq!(q.iter(&world).count(), 2);
+        let back = world.resource_scope(|world, mut l: Mut<FunctionLoader>| l.take(world));
+        assert_eq!(back.blocks[0].insts, vec![Inst(0), Inst(1)]);
+        assert_eq!(back.insts[0], f.insts[0]);
+    }
 }
