@@ -30,6 +30,9 @@ pub enum Phase {
     Optimized,
     /// Blocks placed on execution targets.
     Placed,
+    /// SSA left by phi elimination: no phis; a value may be defined by several `copy`
+    /// instructions (one per predecessor edge), so uses are not checked for dominance.
+    Destructed,
     /// Machine form (operands with constraints).
     Lowered,
     /// Registers assigned.
@@ -38,11 +41,12 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase in pipeline order.
-    pub const ALL: [Phase; 6] = [
+    pub const ALL: [Phase; 7] = [
         Phase::Memory,
         Phase::Ssa,
         Phase::Optimized,
         Phase::Placed,
+        Phase::Destructed,
         Phase::Lowered,
         Phase::Allocated,
     ];
@@ -54,6 +58,7 @@ impl Phase {
             Phase::Ssa => "ssa",
             Phase::Optimized => "optimized",
             Phase::Placed => "placed",
+            Phase::Destructed => "destructed",
             Phase::Lowered => "lowered",
             Phase::Allocated => "allocated",
         }
@@ -64,9 +69,15 @@ impl Phase {
         Phase::ALL.iter().copied().find(|p| p.name() == s)
     }
 
-    /// True in phases where values obey SSA dominance (everything after memory form).
+    /// True in the SSA phases, where phis are allowed (`Ssa` through `Placed`).
     pub fn is_ssa(self) -> bool {
-        self != Phase::Memory
+        matches!(self, Phase::Ssa | Phase::Optimized | Phase::Placed)
+    }
+
+    /// True where every value has exactly one definition that dominates its uses (every
+    /// phase before `Destructed`; memory form too, since only allocas are non-SSA there).
+    pub fn single_definition(self) -> bool {
+        self < Phase::Destructed
     }
 }
 

@@ -25,11 +25,13 @@
 //! 6. **Phase rules** (`check_phase`): in memory form there are no phis and no block
 //!    parameters. In SSA phases, phis come first in their block and each has exactly one
 //!    incoming entry per predecessor edge (a block reached twice from the same predecessor
-//!    lists that predecessor twice), with operands of the phi's type.
-//! 7. **Dominance** (`check_dominance`): in every phase, each use of an instruction result in
-//!    a reachable block is dominated by its definition: in the same block the definition
-//!    comes earlier; a phi's incoming value must be available at the end of the incoming
-//!    predecessor. (Memory form obeys this too: only locals in allocas are non-SSA.)
+//!    lists that predecessor twice), with operands of the phi's type. From `Destructed` on
+//!    there are no phis, and a value may be defined by several `copy` instructions (phi
+//!    elimination's copies); its value-table entry names one of them.
+//! 7. **Dominance** (`check_dominance`): before `Destructed`, each use of an instruction
+//!    result in a reachable block is dominated by its definition: in the same block the
+//!    definition comes earlier; a phi's incoming value must be available at the end of the
+//!    incoming predecessor. (Memory form obeys this too: only locals in allocas are non-SSA.)
 //!
 //! Complexity: O(blocks + instructions + operands) plus one dominator-tree computation.
 
@@ -190,9 +192,15 @@ impl<'a, R: IrRead> Checker<'a, R> {
                         types.len()
                     ));
                 }
+                let extra_copy_def =
+                    !ir.phase().single_definition() && matches!(inst.kind, InstKind::Copy { .. });
                 for (n, (&v, &ty)) in inst.results.iter().zip(&types).enumerate() {
                     match ir.values().get(v.index()) {
                         Some(d) if d.def == ValueDef::Result(i, n as u32) && d.ty == ty => {}
+                        Some(d)
+                            if extra_copy_def
+                                && d.ty == ty
+                                && matches!(d.def, ValueDef::Result(..)) => {}
                         Some(d) => self.error(format!(
                             "result {n} ({v}) is recorded as {:?} of type {}, expected result of {i} with type {ty}",
                             d.def, d.ty
@@ -543,8 +551,8 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 }
                 self.inst = Some(i);
                 if let InstKind::Phi { incoming, .. } = &ir.inst(i).kind {
-                    if phase == Phase::Memory {
-                        self.error("phi is not allowed in memory form");
+                    if !phase.is_ssa() {
+                        self.error(format!("phi is not allowed in {} form", phase.name()));
                     } else if seen_non_phi {
                         self.error("phi after a non-phi instruction");
                     }
@@ -552,7 +560,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     let mut have: Vec<Block> = incoming.iter().map(|(p, _)| *p).collect();
                     want.sort_unstable();
                     have.sort_unstable();
-                    if want != have && phase != Phase::Memory {
+                    if want != have && phase.is_ssa() {
                         let show = |v: &[Block]| {
                             v.iter()
                                 .map(|b| b.to_string())
@@ -713,7 +721,7 @@ pub fn verify(ir: &impl IrRead, symbols: &SymbolTable) -> Vec<VerifyError> {
     let mut cfg = Cfg::default();
     cfg.compute(ir);
     c.check_phase(&cfg);
-    if c.errors.is_empty() {
+    if c.errors.is_empty() && ir.phase().single_definition() {
         let mut dom = DomTree::default();
         dom.compute(&cfg);
         c.check_dominance(&cfg, &dom);
