@@ -44,6 +44,15 @@ struct BenchReport {
     parse_errors: Vec<String>,
 }
 
+/// What the bench keeps of one function's run (the function itself is dropped on the worker).
+struct RunSummary {
+    blocks: usize,
+    instructions: usize,
+    failed: bool,
+    timings: [Duration; Stage::ALL.len()],
+    stats: Vec<crate::engine::Stat>,
+}
+
 fn collect_files(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
     let io = |e: std::io::Error| CliError::new(exit::IO, format!("{}: {e}", path.display()));
     if path.is_dir() {
@@ -159,16 +168,23 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     let wall = Instant::now();
     for _ in 0..report.repeat {
         for (symbols, functions) in &work {
-            let runs = batch::run_functions(functions.clone(), symbols, &config, &|| bar.inc(1));
-            for run in runs {
-                match run {
+            let summaries =
+                batch::map_functions(functions, symbols, &config, &|| bar.inc(1), &|run| {
+                    RunSummary {
+                        blocks: run.function.live_block_count(),
+                        instructions: run.function.live_inst_count(),
+                        failed: run.has_errors(),
+                        timings: run.timings,
+                        stats: run.stats,
+                    }
+                });
+            for summary in summaries {
+                report.functions += 1;
+                match summary {
                     Ok(run) => {
-                        report.functions += 1;
-                        report.blocks += run.function.live_block_count();
-                        report.instructions += run.function.live_inst_count();
-                        if run.has_errors() {
-                            report.failed_functions += 1;
-                        }
+                        report.blocks += run.blocks;
+                        report.instructions += run.instructions;
+                        report.failed_functions += run.failed as usize;
                         for (t, s) in stage_time.iter_mut().zip(run.timings) {
                             *t += s;
                         }
@@ -181,7 +197,6 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                     }
                     Err(e) => {
                         eprintln!("error: {e}");
-                        report.functions += 1;
                         report.failed_functions += 1;
                     }
                 }

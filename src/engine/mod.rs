@@ -268,20 +268,17 @@ fn dump_after(
     }
 }
 
-fn verify_after(
-    stage: Stage,
-) -> impl FnMut(Res<PipelineConfig>, IrQuery, Res<Symbols>, ResMut<Diagnostics>) {
-    move |config: Res<PipelineConfig>,
-          ir: IrQuery,
-          symbols: Res<Symbols>,
-          mut diags: ResMut<Diagnostics>| {
+fn verify_after(stage: Stage) -> impl FnMut(&mut World) {
+    move |world: &mut World| {
+        let config = world.resource::<PipelineConfig>();
         let transforms = config
             .passes
             .passes()
             .any(|p| p.info().stage == stage && p.info().transforms);
         // Debug builds always verify after transforming passes (DESIGN.md 1, Verify).
-        if (config.verify_each || cfg!(debug_assertions)) && transforms {
-            crate::ir::verifier::report(&ir, &symbols.0, stage.name(), &mut diags);
+        let wanted = (config.verify_each || cfg!(debug_assertions)) && transforms;
+        if wanted && !world.resource::<Diagnostics>().has_errors() {
+            crate::ir::verifier::verify_in_world(world, stage.name());
         }
     }
 }
