@@ -13,14 +13,28 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Arguments of `bench`.
+#[derive(clap::Args, Debug)]
 pub struct BenchArgs {
+    /// Files or directories (searched recursively for .sir files).
     pub paths: Vec<PathBuf>,
+    /// Passes to run (default: every available pass).
+    #[arg(long, value_name = "LIST")]
     pub passes: Option<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
     pub threads: Option<usize>,
+    /// Run the corpus this many times (timings are summed).
+    #[arg(long, default_value_t = 1)]
     pub repeat: u32,
+    /// Write a JSON report here.
+    #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
+    /// Number of generated functions added to the built-in corpus.
+    #[arg(long, default_value_t = 2000)]
     pub generated: usize,
-    pub options: crate::engine::PassOptions,
+    /// SCCP lattice memory limit in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024)]
+    pub sccp_memory_limit: usize,
 }
 
 #[derive(serde::Serialize, Default)]
@@ -84,7 +98,9 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     let requested = parse_passes(args.passes.as_deref())?;
     let config = PipelineConfig {
         time_passes: true,
-        options: args.options.clone(),
+        options: crate::engine::PassOptions {
+            sccp_memory_limit: args.sccp_memory_limit,
+        },
         ..PipelineConfig::new(requested)
     };
     if let Some(n) = args.threads {
