@@ -12,7 +12,7 @@ pub struct CompileArgs {
     /// Input file (`-` for stdin).
     pub file: PathBuf,
     /// Comma-separated passes to run (see the list below), or `none`. Analyses a pass needs
-    /// run on demand. Default: every available pass.
+    /// run on demand. Default: every available pass, leaving SSA with phi-elim (not block-params).
     #[arg(long, value_name = "LIST")]
     pub passes: Option<String>,
     /// Output format.

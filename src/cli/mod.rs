@@ -117,10 +117,10 @@ fn passes_help() -> String {
     s
 }
 
-/// Parses `--passes` (default: every available pass).
+/// Parses `--passes` (default: [`PassSet::default_pipeline`]).
 pub fn parse_passes(list: Option<&str>) -> Result<PassSet, CliError> {
     match list {
-        None => Ok(PassSet::available()),
+        None => Ok(PassSet::default_pipeline()),
         Some(l) => PassSet::parse(l).map_err(|e| CliError::new(exit::USAGE, e.to_string())),
     }
 }
