@@ -133,6 +133,8 @@ pub struct Lexer<'a, 'f> {
     /// 1-based column (in characters) of byte offset `p` is `p - base + 1`.
     base: usize,
     file: &'f str,
+    /// The error that ended the input, if any.
+    error: Option<Box<ParseError>>,
 }
 
 impl<'a> Lexer<'a, '_> {
@@ -308,6 +310,7 @@ impl<'a, 'f> Lexer<'a, 'f> {
             line: 1,
             base: 0,
             file,
+            error: None,
         }
     }
 
@@ -316,20 +319,84 @@ impl<'a, 'f> Lexer<'a, 'f> {
         self.pos
     }
 
-    /// The next token; at the end of the source, [`Tok::Eof`] (again on every call).
-    #[inline]
+    /// The next token, or the error that ends the source.
     pub fn next_token(&mut self) -> Result<Token<'a>, ParseError> {
+        let t = self.scan();
+        match self.error.take() {
+            Some(e) => Err(*e),
+            None => Ok(t),
+        }
+    }
+
+    /// The error that [`Lexer::scan`] met, if any (taken: reported once).
+    pub fn take_error(&mut self) -> Option<ParseError> {
+        self.error.take().map(|e| *e)
+    }
+
+    /// Records `e` for [`Lexer::take_error`], ends the input and returns [`Tok::Eof`] at
+    /// the error's location.
+    #[cold]
+    fn fail(&mut self, e: ParseError) -> Token<'a> {
+        let t = Token {
+            tok: Tok::Eof,
+            line: e.line,
+            col: e.col,
+        };
+        self.error = Some(Box::new(e));
+        self.pos = self.bytes.len();
+        t
+    }
+
+    /// The byte that starts the token after the one last returned (`None` at the end),
+    /// without consuming anything.
+    pub fn peek_byte(&self) -> Option<u8> {
+        self.bytes.get(self.skip_blank(self.pos)).copied()
+    }
+
+    /// The word that is the token after the one last returned, if it is a word, without
+    /// consuming anything.
+    pub fn peek_word(&self) -> Option<&'a str> {
+        let start = self.skip_blank(self.pos);
+        match self.bytes.get(start) {
+            Some(b'a'..=b'z' | b'A'..=b'Z' | b'_') => {
+                Some(&self.src[start..self.skip(start + 1, WORD)])
+            }
+            _ => None,
+        }
+    }
+
+    /// The offset of the first byte at or after `i` outside whitespace and comments.
+    fn skip_blank(&self, mut i: usize) -> usize {
+        let b = self.bytes;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+                b';' => {
+                    while b.get(i).is_some_and(|&c| c != b'\n') {
+                        i += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        i
+    }
+
+    /// The next token; at the end of the source, [`Tok::Eof`] (again on every call). After
+    /// a lexical error, [`Tok::Eof`] at the error, which [`Lexer::take_error`] returns.
+    #[inline]
+    pub fn scan(&mut self) -> Token<'a> {
         let src = self.src;
         let lx = self;
         let b = lx.bytes;
         let c = loop {
             match b.get(lx.pos) {
                 None => {
-                    return Ok(Token {
+                    return Token {
                         tok: Tok::Eof,
                         line: lx.line,
                         col: lx.col_at(lx.pos),
-                    });
+                    };
                 }
                 Some(b' ' | b'\t' | b'\r') => lx.pos += 1,
                 Some(b'\n') => {
@@ -362,7 +429,7 @@ impl<'a, 'f> Lexer<'a, 'f> {
                     let end = lx.skip(start + 1, WORD);
                     let w = &src[start + 1..end];
                     if w != "inf" {
-                        return Err(lx.error(
+                        return lx.fail(lx.error(
                             line,
                             col,
                             format!("expected a number or `-inf` after `-`, found `-{w}`"),
@@ -378,7 +445,11 @@ impl<'a, 'f> Lexer<'a, 'f> {
             },
             b'"' => {
                 lx.pos = start + 1;
-                match lx.string(line, col)? {
+                let string = match lx.string(line, col) {
+                    Ok(string) => string,
+                    Err(e) => return lx.fail(e),
+                };
+                match string {
                     StrBody::Raw(s) => Tok::Str(s.as_bytes().to_vec()),
                     StrBody::Decoded(bytes) => Tok::Str(bytes),
                 }
@@ -388,12 +459,16 @@ impl<'a, 'f> Lexer<'a, 'f> {
                 if b.get(lx.pos) == Some(&b'"') {
                     let (l, c) = (lx.line, lx.col_at(lx.pos));
                     lx.pos += 1;
-                    match lx.string(l, c)? {
+                    let string = match lx.string(l, c) {
+                        Ok(string) => string,
+                        Err(e) => return lx.fail(e),
+                    };
+                    match string {
                         StrBody::Raw(s) => Tok::Sym(Cow::Borrowed(s)),
                         StrBody::Decoded(bytes) => match String::from_utf8(bytes) {
                             Ok(s) => Tok::Sym(Cow::Owned(s)),
                             Err(_) => {
-                                return Err(lx.error(
+                                return lx.fail(lx.error(
                                     line,
                                     col,
                                     "expected a symbol name in UTF-8, found invalid bytes".into(),
@@ -407,7 +482,7 @@ impl<'a, 'f> Lexer<'a, 'f> {
                         let found = lx
                             .char_at(lx.pos)
                             .map_or("end of input".to_string(), |c| format!("`{c}`"));
-                        return Err(lx.error(
+                        return lx.fail(lx.error(
                             line,
                             col,
                             format!("expected a symbol name after `@`, found {found}"),
@@ -420,10 +495,10 @@ impl<'a, 'f> Lexer<'a, 'f> {
             }
             b'.' => {
                 if b.get(start + 1) != Some(&b'.') {
-                    return Err(lx.error(line, col, "expected `...`, found `.`".into()));
+                    return lx.fail(lx.error(line, col, "expected `...`, found `.`".into()));
                 }
                 if b.get(start + 2) != Some(&b'.') {
-                    return Err(lx.error(line, col, "expected `...`, found `..`".into()));
+                    return lx.fail(lx.error(line, col, "expected `...`, found `..`".into()));
                 }
                 lx.pos = start + 3;
                 Tok::Ellipsis
@@ -434,14 +509,14 @@ impl<'a, 'f> Lexer<'a, 'f> {
             }
             _ => {
                 let other = lx.char_at(start).unwrap_or(char::REPLACEMENT_CHARACTER);
-                return Err(lx.error(
+                return lx.fail(lx.error(
                     line,
                     col,
                     format!("expected a token, found the character {other:?}"),
                 ));
             }
         };
-        Ok(Token { tok, line, col })
+        Token { tok, line, col }
     }
 }
 

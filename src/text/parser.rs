@@ -108,13 +108,13 @@ pub fn parse_module_with_budget(
         names,
         bodies,
     } = collect_symbols(src, file)?;
+    // Pass 1 lexed the whole source without error, and lexing is deterministic, so pass 2
+    // meets no lexical error.
     let mut lexer = Lexer::new(src, file);
-    let cur = next_checked(&mut lexer);
-    let ahead = next_checked(&mut lexer);
+    let cur = lexer.scan();
     let p = Parser {
         lexer,
         cur,
-        ahead,
         file,
         limit: budget,
         left: budget,
@@ -124,17 +124,6 @@ pub fn parse_module_with_budget(
         f: FnState::default(),
     };
     p.items()
-}
-
-/// The next token of a source that [`collect_symbols`] has lexed without error.
-fn next_checked<'a>(lexer: &mut Lexer<'a, '_>) -> Token<'a> {
-    // Lexing is deterministic and pass 1 lexed the whole source, so this cannot fail; if
-    // it did, ending the input here would still be safe.
-    lexer.next_token().unwrap_or_else(|e| Token {
-        tok: Tok::Eof,
-        line: e.line,
-        col: e.col,
-    })
 }
 
 /// What pass 1 finds.
@@ -162,7 +151,7 @@ fn collect_symbols(src: &str, file: &str) -> Result<Pass1, ParseError> {
     let mut item: Option<usize> = None;
     let mut duplicate = None;
     loop {
-        let t = lexer.next_token()?;
+        let t = lexer.scan();
         if let (Some(k), Tok::Sym(name)) = (item, &t.tok) {
             let kind = match k {
                 0 => SymbolKind::Global(counts[0]),
@@ -215,6 +204,9 @@ fn collect_symbols(src: &str, file: &str) -> Result<Pass1, ParseError> {
             _ => {}
         }
     }
+    if let Some(e) = lexer.take_error() {
+        return Err(e);
+    }
     match duplicate {
         Some(e) => Err(e),
         None => Ok(Pass1 {
@@ -244,12 +236,10 @@ pub(super) struct FnState {
 
 /// The parser: tokens, a cursor, the module under construction and the current function.
 pub(super) struct Parser<'a> {
-    /// The source's tokens after `ahead`.
+    /// The source's tokens after `cur`.
     lexer: Lexer<'a, 'a>,
     /// The next token.
     cur: Token<'a>,
-    /// The token after `cur`.
-    ahead: Token<'a>,
     pub(super) file: &'a str,
     /// The per-index limits.
     pub(super) limit: Budget,
@@ -271,15 +261,19 @@ impl<'a> Parser<'a> {
         &self.cur
     }
 
-    /// The token after the next one.
-    pub(super) fn peek_second(&self) -> &Tok<'a> {
-        &self.ahead.tok
+    /// Whether the token after the next one is the punctuation `c`.
+    pub(super) fn second_is_punct(&self, c: u8) -> bool {
+        self.lexer.peek_byte() == Some(c)
+    }
+
+    /// Whether the token after the next one is the word `w`.
+    pub(super) fn second_is_word(&self, w: &str) -> bool {
+        self.lexer.peek_word() == Some(w)
     }
 
     /// Moves past the next token (at the end, stays at [`Tok::Eof`]).
     pub(super) fn bump(&mut self) {
-        let next = next_checked(&mut self.lexer);
-        self.cur = std::mem::replace(&mut self.ahead, next);
+        self.cur = self.lexer.scan();
     }
 
     pub(super) fn next(&mut self) -> Token<'a> {

@@ -141,7 +141,7 @@ impl<'a> Parser<'a> {
 
     fn is_label(&self) -> bool {
         matches!(self.indexed(self.peek(), "block"), Ok(Some(_)))
-            && matches!(self.peek_second(), Tok::Punct(':') | Tok::Punct('('))
+            && (self.second_is_punct(b':') || self.second_is_punct(b'('))
     }
 
     /// One block: label, parameters, instructions, terminator.
@@ -218,7 +218,7 @@ impl<'a> Parser<'a> {
         // Each result: (value index, line, col).
         let mut results: SmallVec<[(u32, u32, u32); 2]> = SmallVec::new();
         if self.indexed(self.peek(), "v")?.is_some()
-            && matches!(self.peek_second(), Tok::Punct(',' | '='))
+            && (self.second_is_punct(b',') || self.second_is_punct(b'='))
         {
             loop {
                 let t = self.peek();

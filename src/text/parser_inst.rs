@@ -37,7 +37,7 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn volatile_suffix(&mut self) -> bool {
-        if self.is_punct(',') && matches!(self.peek_second(), Tok::Word("volatile")) {
+        if self.is_punct(',') && self.second_is_word("volatile") {
             self.bump();
             self.bump();
             true
