@@ -1,4 +1,5 @@
-//! Lexer of the `.sir` text format: turns source text into a vector of located tokens.
+//! Lexer of the `.sir` text format: turns source text into located tokens, one at a time
+//! ([`Lexer`], which the parser drives) or as a vector ([`tokenize`]).
 //!
 //! Algorithm: one left-to-right scan over the bytes of the source, longest match per token
 //! (the grammar is ASCII outside strings and comments). Comments start with `;` and run to
@@ -13,13 +14,18 @@
 //! a number written with `0X` or `E` is normalized to `0x` / `e`. String literals are
 //! decoded into owned bytes. Line and column are tracked incrementally: the column of byte
 //! offset `p` is `p` minus the start of its line minus the UTF-8 continuation bytes before
-//! it on that line (non-ASCII text can only occur in strings and comments).
+//! it on that line (non-ASCII text can only occur in strings and comments). The parser's
+//! one-token lookahead beyond the current token is answered from the bytes
+//! ([`Lexer::peek_byte`], [`Lexer::peek_word`]) without lexing twice.
 //!
 //! Invariants: every token carries the 1-based line and column (in characters) of its first
-//! character; the vector always ends with exactly one [`Tok::Eof`]. Bad input (an unknown
-//! character, an unterminated string, a bad escape) is a [`ParseError`], never a panic.
+//! character; [`tokenize`]'s vector always ends with exactly one [`Tok::Eof`], and a
+//! [`Lexer`] returns [`Tok::Eof`] on every call after the end. Bad input (an unknown
+//! character, an unterminated string, a bad escape) is a [`ParseError`], never a panic;
+//! [`Lexer::scan`] records it (see [`Lexer::take_error`]) and ends the input.
 //!
-//! Complexity: O(n) time and O(n) space in the length of the source.
+//! Complexity: O(n) time in the length of the source; O(1) space per token beyond the
+//! decoded strings (O(n) for [`tokenize`]'s vector).
 
 use super::ParseError;
 use std::borrow::Cow;
@@ -523,7 +529,8 @@ impl<'a, 'f> Lexer<'a, 'f> {
 /// Splits `src` into tokens; `file` names the source in errors.
 pub fn tokenize<'a>(src: &'a str, file: &str) -> Result<Vec<Token<'a>>, ParseError> {
     let mut lx = Lexer::new(src, file);
-    let mut out = Vec::new();
+    // Printed IR averages well over 4 bytes per token.
+    let mut out = Vec::with_capacity(src.len() / 4 + 1);
     loop {
         let t = lx.next_token()?;
         let eof = t.tok == Tok::Eof;
@@ -534,7 +541,10 @@ pub fn tokenize<'a>(src: &'a str, file: &str) -> Result<Vec<Token<'a>>, ParseErr
     }
 }
 
+// The tests predate borrowed tokens; they build `Tok::Word` with `.into()` and name the
+// token type without its lifetime, which is fine here.
 #[cfg(test)]
+#[allow(clippy::useless_conversion, mismatched_lifetime_syntaxes)]
 mod tests {
     use super::*;
 

@@ -21,9 +21,13 @@
 //! `true`, `false`, `@name` and `blockaddress(blockN)`; a literal's type comes from its
 //! context (see `parser_inst`).
 //!
-//! Algorithm: pass 1 scans the tokens at brace depth 0 for `extern`/`global`/`const`/`func`
-//! followed by `@name` and creates the module's symbols in text order; pass 2 parses each
-//! item. Inside a function, value and block definitions fill dense tables indexed by the
+//! Algorithm: pass 1 lexes the whole source (so that a lexical error anywhere is reported
+//! before anything else), finds `extern`/`global`/`const`/`func` followed by `@name` at
+//! brace depth 0 and creates the module's symbols in text order, hashed by name (it also
+//! notes each function body's size, a capacity hint). Pass 2 lexes the source again, one
+//! token at a time (tokens borrow from the source), and parses each item. What an error
+//! message says was expected is a `Ctx`: a `&str` or a closure, formatted only when the
+//! error is built, so the success path does not format. Inside a function, value and block definitions fill dense tables indexed by the
 //! names' numbers (holes become unused values and dead blocks); uses are recorded and
 //! checked once the function ends, so uses may precede definitions.
 //!
