@@ -109,6 +109,25 @@ impl<'a> Parser<'a> {
         Ok(std::mem::take(&mut self.f.func))
     }
 
+    /// True if `v` is already defined, with type `ty`, by a `copy` instruction.
+    fn defined_by_copy(&self, v: u32, ty: Type) -> bool {
+        let i = v as usize;
+        if !self.f.defined.get(i).copied().unwrap_or(false) {
+            return false;
+        }
+        let data = self.f.func.values[i];
+        match data.def {
+            ValueDef::Result(inst, 0) => {
+                data.ty == ty
+                    && matches!(
+                        self.f.func.insts.get(inst.index()).map(|d| &d.kind),
+                        Some(InstKind::Copy { .. })
+                    )
+            }
+            _ => false,
+        }
+    }
+
     /// Records a definition of value `v`.
     fn define_value(
         &mut self,
@@ -266,7 +285,15 @@ impl<'a> Parser<'a> {
         }
         let inst = Inst::new(self.f.func.insts.len());
         let mut values = SmallVec::new();
+        // From the `destructed` phase on, phi elimination's copies define one value in several
+        // predecessors; the value table keeps the first definition (see the verifier).
+        let copy_redefinition =
+            !self.f.func.phase.single_definition() && matches!(kind, InstKind::Copy { .. });
         for (n, (&(v, line, col), ty)) in results.iter().zip(types).enumerate() {
+            if copy_redefinition && self.defined_by_copy(v, ty) {
+                values.push(Value(v));
+                continue;
+            }
             self.define_value(v, ty, ValueDef::Result(inst, n as u32), (line, col))?;
             values.push(Value(v));
         }
