@@ -6,4 +6,5 @@
 
 pub mod dominance;
 pub mod generate;
+pub mod mem2reg;
 pub mod text;
