@@ -7,3 +7,13 @@ use strata::fuzzing::mem2reg;
 fn mem2reg_matches_interpreter() {
     mem2reg::run_seeds(400, mem2reg::check);
 }
+
+#[test]
+fn phi_elim_matches_interpreter() {
+    mem2reg::run_seeds(400, strata::fuzzing::phi_elim::check);
+}
+
+#[test]
+fn block_params_match_interpreter() {
+    mem2reg::run_seeds(300, strata::fuzzing::phi_elim::check_block_params);
+}

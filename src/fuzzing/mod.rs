@@ -7,4 +7,5 @@
 pub mod dominance;
 pub mod generate;
 pub mod mem2reg;
+pub mod phi_elim;
 pub mod text;
