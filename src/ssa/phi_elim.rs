@@ -94,6 +94,8 @@ pub struct PhiElimScratch {
     vals: Vec<Operand>,
     /// Temporary of each phi, or `NONE`.
     temp: Vec<u32>,
+    /// Phis that need a temporary.
+    marked: Vec<bool>,
     /// Worklist for the safety net.
     work: Vec<u32>,
     /// Phase-1 copies of one edge: (destination, source, type).
@@ -222,14 +224,15 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
         // 2. Conflicts and temporaries (global per phi).
         s.temp.clear();
         s.temp.resize(k, NONE);
-        let mut marked = vec![false; k];
+        s.marked.clear();
+        s.marked.resize(k, false);
         for e in 0..ne {
             let row = &s.vals[e * k..(e + 1) * k];
             for (i, &src) in row.iter().enumerate() {
                 if let Operand::Value(v) = src {
                     let j = s.phi_index.get(v.index()).copied().unwrap_or(NONE);
-                    if j != NONE && j as usize != i && !marked[i] {
-                        marked[i] = true;
+                    if j != NONE && j as usize != i && !s.marked[i] {
+                        s.marked[i] = true;
                         s.work.push(i as u32);
                     }
                 }
@@ -238,15 +241,15 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
             while let Some(i) = s.work.pop() {
                 if let Operand::Value(v) = row[i as usize] {
                     let j = s.phi_index.get(v.index()).copied().unwrap_or(NONE);
-                    if j != NONE && !marked[j as usize] {
-                        marked[j as usize] = true;
+                    if j != NONE && !s.marked[j as usize] {
+                        s.marked[j as usize] = true;
                         s.work.push(j);
                     }
                 }
             }
         }
-        for i in 0..k {
-            if marked[i] {
+        for (i, &m) in s.marked.iter().enumerate() {
+            if m {
                 let t = Value::new(f.values.len());
                 f.values.push(ValueData {
                     ty: s.phis[i].2,
