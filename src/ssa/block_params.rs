@@ -122,7 +122,8 @@ pub fn convert(f: &mut Function) -> BlockParamStats {
     let mut cfg = Cfg::default();
     cfg.compute(f);
     let mut phis: Vec<(Value, crate::ir::Inst)> = Vec::new();
-    let mut args: Vec<Operand> = Vec::new();
+    let mut vals: Vec<Operand> = Vec::new();
+    let mut used: Vec<u32> = Vec::new();
     for bi in 0..f.blocks.len() {
         let b = Block::new(bi);
         if f.blocks[bi].dead {
@@ -161,6 +162,8 @@ pub fn convert(f: &mut Function) -> BlockParamStats {
         }
         stats.params += phis.len() as u64;
         // 2-3. Arguments per edge.
+        let k = phis.len();
+        super::phi_elim::edge_values(f, preds, phis.iter().map(|p| p.1), k, &mut vals, &mut used);
         let mut e = 0;
         while e < preds.len() {
             let p = preds[e];
@@ -176,29 +179,12 @@ pub fn convert(f: &mut Function) -> BlockParamStats {
                 n
             };
             for j in 0..run {
-                args.clear();
-                for &(_, inst) in &phis {
-                    let InstKind::Phi { incoming, .. } = &f.insts[inst.index()].kind else {
-                        unreachable!("collected as a phi");
-                    };
-                    let mut picked = None;
-                    let mut seen = 0;
-                    for &(q, v) in incoming.iter() {
-                        if q == p {
-                            picked = Some(v);
-                            if seen == j {
-                                break;
-                            }
-                            seen += 1;
-                        }
-                    }
-                    args.push(picked.expect("a verified phi has an entry per edge"));
-                }
-                stats.args += args.len() as u64;
+                let args = &vals[(e + j) * k..(e + j + 1) * k];
+                stats.args += k as u64;
                 if j < nterm_b {
                     let t = target_mut(&mut f.blocks[p.index()].terminator, b, j)
                         .expect("terminator edges have targets");
-                    t.args.extend_from_slice(&args);
+                    t.args.extend_from_slice(args);
                 } else {
                     // An asm-goto edge: a trampoline carries the arguments. Earlier goto
                     // occurrences were redirected already, so this one is the first left.
@@ -206,7 +192,7 @@ pub fn convert(f: &mut Function) -> BlockParamStats {
                     let mut data = BlockData::new();
                     data.terminator = Terminator::Jump(Target {
                         block: b,
-                        args: args.clone(),
+                        args: args.to_vec(),
                     });
                     f.blocks.push(data);
                     retarget_label(f, p, b, 0, t);

@@ -94,6 +94,8 @@ pub struct PhiElimScratch {
     vals: Vec<Operand>,
     /// Temporary of each phi, or `NONE`.
     temp: Vec<u32>,
+    /// Per predecessor run start: entries of the current phi placed so far.
+    used: Vec<u32>,
     /// Phis that need a temporary.
     marked: Vec<bool>,
     /// Worklist for the safety net.
@@ -189,38 +191,14 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
         // 1. Edge values.
         let preds = s.cfg.preds(b);
         let ne = preds.len();
-        s.vals.clear();
-        s.vals.resize(ne * k, Operand::Value(Value(NONE)));
-        for (i, &(inst, _, _)) in s.phis.iter().enumerate() {
-            let InstKind::Phi { incoming, .. } = &f.insts[inst.index()].kind else {
-                unreachable!("collected as a phi");
-            };
-            let mut e = 0;
-            while e < ne {
-                let p = preds[e];
-                let mut run = 1;
-                while e + run < ne && preds[e + run] == p {
-                    run += 1;
-                }
-                let mut last = None;
-                let mut j = 0;
-                for &(q, v) in incoming.iter() {
-                    if q == p {
-                        if j < run {
-                            s.vals[(e + j) * k + i] = v;
-                        }
-                        last = Some(v);
-                        j += 1;
-                    }
-                }
-                if let Some(v) = last {
-                    for jj in j..run {
-                        s.vals[(e + jj) * k + i] = v;
-                    }
-                }
-                e += run;
-            }
-        }
+        edge_values(
+            f,
+            preds,
+            s.phis.iter().map(|p| p.0),
+            k,
+            &mut s.vals,
+            &mut s.used,
+        );
         // 2. Conflicts and temporaries (global per phi).
         s.temp.clear();
         s.temp.resize(k, NONE);
@@ -292,7 +270,9 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
             let succs = s.cfg.succs(p);
             let mut seen = 0;
             let mut is_goto = false;
-            for (idx, &t) in succs.iter().enumerate() {
+            // Only blocks with asm-goto labels have successor edges beyond the terminator's.
+            let scan = if succs.len() > nterm { succs } else { &[][..] };
+            for (idx, &t) in scan.iter().enumerate() {
                 if t == b {
                     if seen == occurrence {
                         is_goto = idx >= nterm;
@@ -381,6 +361,45 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
         }
     }
     stats
+}
+
+/// Fills `vals[e * k + i]` with the operand phi `i` (of `phis`, `k` of them) carries on edge
+/// `e` of `preds` (one entry per predecessor edge, sorted by source): the j-th incoming
+/// entry naming `P` goes to the j-th edge from `P`, and if there are fewer entries than
+/// edges, the last one serves the rest. O(k × (ne + entries × log ne)).
+pub(crate) fn edge_values(
+    f: &Function,
+    preds: &[Block],
+    phis: impl Iterator<Item = Inst>,
+    k: usize,
+    vals: &mut Vec<Operand>,
+    used: &mut Vec<u32>,
+) {
+    let ne = preds.len();
+    vals.clear();
+    vals.resize(ne * k, Operand::Value(Value(NONE)));
+    for (i, inst) in phis.enumerate() {
+        let InstKind::Phi { incoming, .. } = &f.insts[inst.index()].kind else {
+            continue;
+        };
+        used.clear();
+        used.resize(ne, 0);
+        for &(q, v) in incoming.iter() {
+            let first = preds.partition_point(|&x| x < q);
+            if first < ne && preds[first] == q {
+                let pos = first + used[first] as usize;
+                used[first] += 1;
+                if pos < ne && preds[pos] == q {
+                    vals[pos * k + i] = v;
+                }
+            }
+        }
+        for e in 1..ne {
+            if preds[e] == preds[e - 1] && vals[e * k + i] == Operand::Value(Value(NONE)) {
+                vals[e * k + i] = vals[(e - 1) * k + i];
+            }
+        }
+    }
 }
 
 /// Eliminates the phis of `f` with fresh scratch and sets the phase to `Destructed`.
