@@ -10,7 +10,9 @@
 //!     fixpoint on the original function) and inside the iterated dominance frontier of
 //!     the variable's defining blocks (naive fixpoint), so the phi count is at most minimal
 //!     SSA's;
-//! (d) no promoted alloca, and no load or store of one, remains.
+//! (d) no promoted alloca, and no load or store of one, remains;
+//! (e) the promoted allocas are exactly those a naive restatement of the rules accepts,
+//!     less those rejected by the cost limit or the parameter rules.
 //!
 //! [`check_module_with`] is shared with the phi elimination and block-parameter checks,
 //! which run further passes after promotion and compare the same way.
@@ -20,10 +22,8 @@
 use super::generate::{self, GenOptions};
 use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
 use crate::interp::{self, Config, Outcome, Val};
-use crate::ir::{
-    verifier, AsmOutputPlace, Block, Function, InstKind, Module, Operand, Type, Value,
-};
-use crate::ssa::{promote, Mem2RegScratch, ParamAllocas};
+use crate::ir::{verifier, AsmOutputPlace, Block, Function, InstKind, Module, Operand, Value};
+use crate::ssa::{promote, Mem2RegScratch, ParamAllocas, Reject};
 use arbitrary::Unstructured;
 
 /// Options of the generated inputs: small CFGs with entry loops and many locals.
@@ -62,6 +62,24 @@ pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
     let stats = promote(f, &cfg, &dom, &df, params, &mut scratch);
     assert_eq!(stats.phis_placed as usize, scratch.placed_phis().count());
     let promoted: Vec<Value> = scratch.promoted_allocas().collect();
+    // (e) the promoted set is the naive one, less the cost limit and parameter rules.
+    let naive = naive_promotable(&original);
+    assert!(
+        promoted.iter().all(|v| naive.contains(v)),
+        "@{}: promoted {promoted:?}, naive {naive:?}",
+        f.name
+    );
+    for (v, why) in scratch.rejected_allocas() {
+        assert!(
+            !naive.contains(&v)
+                || matches!(
+                    why,
+                    Reject::PhiCost | Reject::ParamSkipped | Reject::ParamWithoutStore
+                ),
+            "@{}: {v} rejected ({why:?}) but promotable",
+            f.name
+        );
+    }
     for (v, b) in scratch.placed_phis() {
         let (live_in, defs) = naive_liveness(&original, &cfg, v);
         assert!(
@@ -76,6 +94,21 @@ pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
             f.name
         );
     }
+    // Minimal SSA: DF+(defs ∪ {entry}) for every promoted variable.
+    let mut minimal = 0;
+    for &v in &promoted {
+        let (_, mut defs) = naive_liveness(&original, &cfg, v);
+        defs.push(Block(0));
+        minimal += naive_idf(&df, &defs, f.blocks.len())
+            .iter()
+            .filter(|&&x| x)
+            .count();
+    }
+    assert!(
+        scratch.placed_phis().count() <= minimal,
+        "@{}: more phis than minimal SSA",
+        f.name
+    );
     // (d) nothing of a promoted slot remains (parameter allocas may stay, unused).
     for b in f.blocks.iter().filter(|b| !b.dead) {
         for &i in &b.insts {
@@ -89,6 +122,51 @@ pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
             assert!(!bad, "@{}: {i} still uses a promoted alloca", f.name);
         }
     }
+}
+
+/// 002 step 1 and DESIGN.md 4 restated: scalar, not volatile, every use the address of a
+/// non-volatile load or store of the alloca's type.
+fn naive_promotable(f: &Function) -> Vec<Value> {
+    let mut out = Vec::new();
+    let live = || f.blocks.iter().filter(|b| !b.dead).flat_map(|b| &b.insts);
+    for &i in live() {
+        let d = &f.insts[i.index()];
+        let InstKind::Alloca {
+            ty, size, volatile, ..
+        } = d.kind
+        else {
+            continue;
+        };
+        let v = d.results[0];
+        if size > 8 || ty.bytes() > 8 || volatile {
+            continue;
+        }
+        let me = Operand::Value(v);
+        let mut ok = true;
+        for &j in live() {
+            match &f.insts[j.index()].kind {
+                InstKind::Load {
+                    ty: t,
+                    ptr,
+                    volatile,
+                } if *ptr == me => ok &= *t == ty && !volatile,
+                InstKind::Store {
+                    ty: t,
+                    value,
+                    ptr,
+                    volatile,
+                } if *ptr == me => ok &= *t == ty && !volatile && *value != me,
+                kind => kind.for_each_operand(|op| ok &= op != me),
+            }
+        }
+        for b in f.blocks.iter().filter(|b| !b.dead) {
+            b.terminator.for_each_operand(|op| ok &= op != me);
+        }
+        if ok {
+            out.push(v);
+        }
+    }
+    out
 }
 
 /// Per block: is alloca `v` live-in; and the blocks that define it (stores, asm outputs).
@@ -247,6 +325,3 @@ pub fn run_seeds(n: u64, check: fn(&[u8])) {
         check(&generate::seed_bytes(seed, 3000));
     }
 }
-
-#[allow(dead_code)]
-fn _types(_: Type) {}

@@ -199,6 +199,14 @@ impl Mem2RegScratch {
             .map(|p| (self.cands.slots[p.slot as usize].value, p.block))
     }
 
+    /// The allocas the last [`promote`] did not promote, with the (first) reason.
+    pub fn rejected_allocas(&self) -> impl Iterator<Item = (Value, Reject)> + '_ {
+        self.cands
+            .slots
+            .iter()
+            .filter_map(|s| s.reject.map(|r| (s.value, r)))
+    }
+
     /// The allocas promoted by the last [`promote`], in scan order.
     pub fn promoted_allocas(&self) -> impl Iterator<Item = Value> + '_ {
         self.cands
