@@ -281,3 +281,54 @@ pub fn promote_allocas(f: &mut Function) -> Mem2RegStats {
 pub fn promote_allocas_with_params(f: &mut Function) -> Mem2RegStats {
     promote_fresh(f, ParamAllocas::IncludeStored)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinaryOp, FunctionBuilder, InstKind, Operand, Signature, Type};
+
+    #[test]
+    fn reasons_are_indexed_in_order() {
+        for (i, r) in Reject::ALL.iter().enumerate() {
+            assert_eq!(*r as usize, i);
+            assert!(r.stat_name().starts_with("rejected_"));
+        }
+    }
+
+    /// 002 constant narrowing: an `i64` literal stored into an `i32` slot (as a front end
+    /// that types every literal `i64` would emit) reaches its uses as an `i32` constant.
+    #[test]
+    fn stored_constants_are_narrowed() {
+        let mut b = FunctionBuilder::new("f", Signature::default());
+        let slot = b.alloca(Type::I32, 4, 4);
+        let wide = b.iconst(Type::I64, 0x1_0000_0005);
+        b.store(Type::I32, wide, slot.into());
+        let x = b.load(Type::I32, slot.into());
+        let one = b.iconst(Type::I32, 1);
+        let y = b.binary(BinaryOp::Add, Type::I32, x.into(), one);
+        b.ret(None);
+        let mut f = b.finish();
+        let stats = promote_allocas(&mut f);
+        assert_eq!(stats.allocas_promoted, 1);
+        let add = f.blocks[0]
+            .insts
+            .iter()
+            .find(|i| f.insts[i.index()].results.first() == Some(&y))
+            .unwrap();
+        let InstKind::Binary { lhs, .. } = f.insts[add.index()].kind else {
+            panic!("not the add");
+        };
+        let Operand::Const(c) = lhs else {
+            panic!("load not replaced: {lhs:?}");
+        };
+        assert_eq!(f.consts.get(c), crate::ir::ConstData::int(Type::I32, 5));
+    }
+
+    #[cfg(feature = "fuzzing")]
+    #[test]
+    fn generated_functions_brief() {
+        crate::fuzzing::mem2reg::run_seeds(60, crate::fuzzing::mem2reg::check);
+        crate::fuzzing::mem2reg::run_seeds(60, crate::fuzzing::phi_elim::check);
+        crate::fuzzing::mem2reg::run_seeds(60, crate::fuzzing::phi_elim::check_block_params);
+    }
+}
