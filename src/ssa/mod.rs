@@ -23,8 +23,8 @@
 //! number of parameters: the inliner stores arguments into them); [`promote_allocas_with_params`]
 //! includes them unless nothing in the IR stores to them. The pipeline pass `mem2reg` uses
 //! the second by default (strata has no inliner between the two: after import every
-//! parameter alloca is an ordinary local with an explicit store), selectable with
-//! [`PassOptions::mem2reg_params`](crate::engine::PassOptions).
+//! parameter alloca is an ordinary local with an explicit store), selectable with the
+//! [`Mem2RegConfig`](systems::Mem2RegConfig) resource.
 //!
 //! The systems in [`systems`] wrap these functions for the schedule (stages `Mem2Reg` and
 //! `OutOfSsa`) through [`with_function`](crate::engine::world::with_function).

@@ -1,6 +1,6 @@
 //! Step 2 of SSA construction: where phis go (002 step 5; DESIGN.md 4).
 //!
-//! What: [`PhiPlan::place`] decides, for every promotable alloca (slot), the blocks that get a
+//! What: `PhiPlan::place` decides, for every promotable alloca (slot), the blocks that get a
 //! phi for it, applies the phi copy-cost limit, and creates the phi instructions and their
 //! result values (their incoming entries are filled by the renamer into a flat table).
 //!

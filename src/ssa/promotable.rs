@@ -1,7 +1,7 @@
 //! Step 1 of SSA construction: which allocas can be promoted (002 step 1, DESIGN.md 4).
 //!
-//! What: [`scan`] makes one linear pass over the instructions of every live block (allocas
-//! in every block count, not only the entry: inlined bodies) and fills [`Candidates`]: one
+//! What: `scan` makes one linear pass over the instructions of every live block (allocas
+//! in every block count, not only the entry: inlined bodies) and fills `Candidates`: one
 //! slot per alloca with its type and zero constant, the reason it was rejected (if any), and
 //! per promotable slot the blocks that define it (stores, register-constraint asm outputs)
 //! and the blocks where it is upward-exposed (a load before any definition or the alloca
@@ -21,7 +21,7 @@
 //!   are skipped by [`ParamAllocas::Skip`]; with [`ParamAllocas::IncludeStored`] they are
 //!   candidates unless nothing in the IR stores to them.
 //!
-//! Invariants after [`scan`]: `slot_of[v]` is the slot of alloca value `v` or `NONE`;
+//! Invariants after `scan`: `slot_of[v]` is the slot of alloca value `v` or `NONE`;
 //! def/use block lists hold each (slot, block) pair at most once; the first access of a
 //! slot in its alloca's block is the alloca itself (a kill), so a slot is never
 //! upward-exposed there.
@@ -76,7 +76,7 @@ pub(crate) struct Slot {
     use_recorded: bool,
 }
 
-/// The result of [`scan`]: candidate slots and their access blocks (reusable scratch).
+/// The result of `scan`: candidate slots and their access blocks (reusable scratch).
 #[derive(Default, Debug)]
 pub(crate) struct Candidates {
     /// `slot_of[value]` = slot index of an alloca result, or `NONE`.

@@ -1,6 +1,6 @@
 //! Step 3 of SSA construction: renaming (002 step 6).
 //!
-//! What: [`Renamer::run`] walks the dominator tree once, iteratively (an explicit stack of
+//! What: `Renamer::run` walks the dominator tree once, iteratively (an explicit stack of
 //! (block, next child, undo mark) frames: no recursion, so 100k-block functions are fine),
 //! and rewrites the function:
 //!
