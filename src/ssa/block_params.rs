@@ -31,6 +31,7 @@ use crate::engine::PassStats;
 use crate::ir::{
     Block, BlockData, Function, InstKind, Operand, Target, Terminator, Value, ValueDef,
 };
+use bevy_ecs::resource::Resource;
 
 /// Counters of one conversion.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -59,6 +60,15 @@ impl BlockParamStats {
             }
         }
     }
+}
+
+/// Reusable scratch of [`convert`] (a resource, so the system keeps one per World).
+#[derive(Resource, Default, Debug)]
+pub struct BlockParamScratch {
+    cfg: Cfg,
+    phis: Vec<(Value, crate::ir::Inst)>,
+    vals: Vec<Operand>,
+    used: Vec<u32>,
 }
 
 /// The `occurrence`-th `Target` of `term` naming `b`, if the terminator has it.
@@ -117,13 +127,15 @@ fn retarget_label(f: &mut Function, p: Block, from: Block, mut occurrence: usize
 
 /// Converts the phis of `f` to block parameters (see the module doc). `f` must be valid and
 /// in an SSA phase.
-pub fn convert(f: &mut Function) -> BlockParamStats {
+pub fn convert(f: &mut Function, scratch: &mut BlockParamScratch) -> BlockParamStats {
     let mut stats = BlockParamStats::default();
-    let mut cfg = Cfg::default();
+    let BlockParamScratch {
+        cfg,
+        phis,
+        vals,
+        used,
+    } = scratch;
     cfg.compute(f);
-    let mut phis: Vec<(Value, crate::ir::Inst)> = Vec::new();
-    let mut vals: Vec<Operand> = Vec::new();
-    let mut used: Vec<u32> = Vec::new();
     for bi in 0..f.blocks.len() {
         let b = Block::new(bi);
         if f.blocks[bi].dead {
@@ -163,7 +175,7 @@ pub fn convert(f: &mut Function) -> BlockParamStats {
         stats.params += phis.len() as u64;
         // 2-3. Arguments per edge.
         let k = phis.len();
-        super::phi_elim::edge_values(f, preds, phis.iter().map(|p| p.1), k, &mut vals, &mut used);
+        super::phi_elim::edge_values(f, preds, phis.iter().map(|p| p.1), k, vals, used);
         let mut e = 0;
         while e < preds.len() {
             let p = preds[e];
@@ -209,5 +221,5 @@ pub fn convert(f: &mut Function) -> BlockParamStats {
 
 /// Converts the phis of `f` to block parameters (see [`convert`]).
 pub fn convert_phis_to_block_params(f: &mut Function) -> BlockParamStats {
-    convert(f)
+    convert(f, &mut BlockParamScratch::default())
 }

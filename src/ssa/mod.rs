@@ -40,7 +40,7 @@ pub mod promotable;
 pub mod rename;
 pub mod systems;
 
-pub use block_params::{convert_phis_to_block_params, BlockParamStats};
+pub use block_params::{convert_phis_to_block_params, BlockParamScratch, BlockParamStats};
 pub use phi_elim::{eliminate_phis, PhiElimScratch, PhiElimStats};
 pub use promotable::ParamAllocas;
 pub use systems::configure;

@@ -6,7 +6,10 @@
 //! function of [`crate::ssa`] on it with scratch kept in a resource (cleared, never dropped,
 //! between functions), and reports its counters to [`PassStats`].
 
-use super::{block_params, phi_elim, promote, Mem2RegScratch, ParamAllocas, PhiElimScratch};
+use super::{
+    block_params, phi_elim, promote, BlockParamScratch, Mem2RegScratch, ParamAllocas,
+    PhiElimScratch,
+};
 use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
 use crate::engine::world::with_function;
 use crate::engine::{Pass, PassStats, PipelineConfig, Stage};
@@ -92,7 +95,7 @@ pub fn eliminate_phis(world: &mut World) {
 /// [`block_params`]).
 ///
 /// Reads [`PipelineConfig`] (runs only if `block-params` is enabled and `phi-elim` is not)
-/// and the function; writes the function and [`PassStats`]. Requires an SSA phase.
+/// and the function; writes the function, [`BlockParamScratch`] and [`PassStats`]. Requires an SSA phase.
 /// Establishes: no phi remains except in blocks entered by an `indirect_br` edge; the phase
 /// is unchanged. Trampolines (asm-goto edges) trigger recomputation of the analyses.
 pub fn convert_phis_to_block_params(world: &mut World) {
@@ -100,19 +103,22 @@ pub fn convert_phis_to_block_params(world: &mut World) {
     if !passes.has(Pass::BlockParams) || passes.has(Pass::PhiElim) {
         return;
     }
-    let stats = with_function(world, |f, world| {
-        if !f.phase.is_ssa() {
-            return None;
+    ensure::<BlockParamScratch>(world);
+    world.resource_scope(|world, mut scratch: Mut<BlockParamScratch>| {
+        let stats = with_function(world, |f, world| {
+            if !f.phase.is_ssa() {
+                return None;
+            }
+            let stats = block_params::convert(f, &mut scratch);
+            if stats.trampolines > 0 {
+                recompute_analyses(f, world);
+            }
+            Some(stats)
+        });
+        if let Some(stats) = stats {
+            stats.report(&mut world.resource_mut::<PassStats>());
         }
-        let stats = block_params::convert(f);
-        if stats.trampolines > 0 {
-            recompute_analyses(f, world);
-        }
-        Some(stats)
     });
-    if let Some(stats) = stats {
-        stats.report(&mut world.resource_mut::<PassStats>());
-    }
 }
 
 /// Recomputes the CFG, dominator tree and frontiers of `f` into the World's resources.
