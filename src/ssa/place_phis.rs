@@ -49,7 +49,8 @@ pub(crate) struct PlacedPhi {
     pub block: Block,
     /// Its result.
     pub value: Value,
-    /// Its instruction (pushed to `Function::insts`, not yet listed by the block).
+    /// Its instruction index: the entry of a removed load or store (overwritten after
+    /// renaming) or a new entry; listed by its block during renaming.
     pub inst: Inst,
     /// Start of its incoming operands in [`PhiPlan::incoming`].
     pub in_start: u32,
@@ -225,19 +226,30 @@ impl PhiPlan {
             self.phi_start[b as usize + 1] += 1;
             let slot = &c.slots[s as usize];
             let block = Block(b);
-            let inst = Inst::new(f.insts.len());
+            // Reuse the table entry of a load or store that renaming removes (it is
+            // overwritten only after renaming has read it), or append one.
+            let inst = loop {
+                match c.accesses.pop() {
+                    Some((s2, i)) if c.slots[s2 as usize].reject.is_none() => break i,
+                    Some(_) => continue,
+                    None => {
+                        let i = Inst::new(f.insts.len());
+                        f.insts.push(InstData {
+                            kind: InstKind::Phi {
+                                ty: slot.ty,
+                                incoming: SmallVec::new(),
+                            },
+                            results: SmallVec::new(),
+                            block,
+                        });
+                        break i;
+                    }
+                }
+            };
             let value = Value::new(f.values.len());
             f.values.push(ValueData {
                 ty: slot.ty,
                 def: ValueDef::Result(inst, 0),
-            });
-            f.insts.push(InstData {
-                kind: InstKind::Phi {
-                    ty: slot.ty,
-                    incoming: SmallVec::new(),
-                },
-                results: smallvec::smallvec![value],
-                block,
             });
             let in_start = self.incoming.len() as u32;
             let zero = Operand::Const(slot.zero);

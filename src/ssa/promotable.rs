@@ -92,6 +92,9 @@ pub(crate) struct Candidates {
     pub late_goto: Vec<(u32, u32)>,
     /// Phis that were in the function before (their operands are rewritten at the end).
     pub old_phis: Vec<Inst>,
+    /// (slot, instruction) of every accepted load and store: those of promoted slots are
+    /// removed by renaming, and their table entries are reused for the phis.
+    pub accesses: Vec<(u32, Inst)>,
 }
 
 impl Candidates {
@@ -105,6 +108,7 @@ impl Candidates {
         self.uses.clear();
         self.late_goto.clear();
         self.old_phis.clear();
+        self.accesses.clear();
     }
 
     fn reject(&mut self, v: Value, why: Reject) {
@@ -247,6 +251,7 @@ pub(crate) fn scan(f: &Function, params: ParamAllocas, c: &mut Candidates) {
                             c.slots[s].reject.get_or_insert(Reject::TypePunned);
                         } else {
                             c.access(s, b, false);
+                            c.accesses.push((s as u32, i));
                         }
                     }
                 }
@@ -266,6 +271,7 @@ pub(crate) fn scan(f: &Function, params: ParamAllocas, c: &mut Candidates) {
                             c.slots[s].reject.get_or_insert(Reject::TypePunned);
                         } else {
                             c.access(s, b, true);
+                            c.accesses.push((s as u32, i));
                             if goto_seen {
                                 c.late_goto.push((s as u32, b));
                             }

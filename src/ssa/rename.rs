@@ -41,7 +41,7 @@ use super::promotable::{narrow, Candidates, NONE};
 use super::Mem2RegStats;
 use crate::analysis::{Cfg, DomTree};
 use crate::ir::{
-    AsmOutputPlace, Block, Function, Inst, InstKind, Operand, Value, ValueData, ValueDef,
+    AsmOutputPlace, Block, Function, Inst, InstData, InstKind, Operand, Value, ValueData, ValueDef,
 };
 use smallvec::SmallVec;
 
@@ -142,9 +142,12 @@ impl Renamer {
             let ops = &plan.incoming[p.in_start as usize..p.in_start as usize + preds.len()];
             let incoming: SmallVec<[(Block, Operand); 2]> =
                 preds.iter().copied().zip(ops.iter().copied()).collect();
-            if let InstKind::Phi { incoming: slot, .. } = &mut f.insts[p.inst.index()].kind {
-                *slot = incoming;
-            }
+            let ty = c.slots[p.slot as usize].ty;
+            f.insts[p.inst.index()] = InstData {
+                kind: InstKind::Phi { ty, incoming },
+                results: smallvec::smallvec![p.value],
+                block: p.block,
+            };
         }
     }
 
