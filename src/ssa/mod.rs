@@ -26,6 +26,16 @@
 //! parameter alloca is an ordinary local with an explicit store), selectable with the
 //! [`Mem2RegConfig`](systems::Mem2RegConfig) resource.
 //!
+//! Decisions beyond 002 (each documented where it is implemented):
+//! - an alloca kills its slot's value (it yields a fresh, zeroed slot each time it executes,
+//!   as in the interpreter), so a slot is never live-in at its alloca's block and no phi
+//!   ever lands in the entry block, even when the entry is a loop header;
+//! - type-punned loads and stores, volatile accesses, atomics, opaque uses and read-write
+//!   (`+`) asm outputs disqualify, like the escapes 002 lists;
+//! - `asm goto` labels reached from a block that defines a slot after the asm become phi
+//!   sites, so each edge carries its own value (002's snapshots, made exact);
+//! - phi entries for edges from unreachable predecessors carry the slot's zero.
+//!
 //! The systems in [`systems`] wrap these functions for the schedule (stages `Mem2Reg` and
 //! `OutOfSsa`) through [`with_function`](crate::engine::world::with_function).
 //!

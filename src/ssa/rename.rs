@@ -27,7 +27,9 @@
 //! allocas by position). Blocks unreachable from the entry are not walked: their promoted
 //! loads read zero, their promoted stores and allocas are removed, and their other
 //! instructions are rewritten like the rest. Phis that were in the function before are
-//! rewritten last (their operands may come from blocks walked later).
+//! rewritten last (their operands may come from blocks walked later). Placed phis are
+//! written into their instruction entries at the very end: most reuse the entries of
+//! removed loads and stores, which the walk must still read as loads and stores.
 //!
 //! Invariants after `run`: no listed instruction uses a promoted alloca or a removed load;
 //! every placed phi is listed first in its block with one incoming entry per predecessor
