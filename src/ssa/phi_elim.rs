@@ -26,7 +26,9 @@
 //! 4. **Where the phase-1 copies go.** At the end of `P` (before its terminator) if the edge
 //!    is `P`'s only successor edge; at the head of `B` if it is `B`'s only predecessor edge;
 //!    at the end of `P` if `P` ends in `indirect_br` (its targets cannot be redirected: 002's
-//!    exception); otherwise on a **trampoline**: a new block (appended to the block table,
+//!    exception; to make it safe, every phi of a block entered by an `indirect_br` edge
+//!    uses a temporary, so the copies that also run on the other edges write only
+//!    temporaries); otherwise on a **trampoline**: a new block (appended to the block table,
 //!    so its label is unique) holding the copies and `jump B`, with the edge redirected to
 //!    it. Trampolines are memoised per (predecessor, target): consecutive edges from `P` to
 //!    `B` with the same copies share one. `asm goto` edges always get a trampoline (they
@@ -203,7 +205,13 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
         s.temp.clear();
         s.temp.resize(k, NONE);
         s.marked.clear();
-        s.marked.resize(k, false);
+        // Copies placed before an `indirect_br` also run on its other edges: with every phi
+        // of `B` behind a temporary, they only write temporaries, which nothing but `B`'s
+        // head reads (and every edge into `B` writes), so the exception becomes safe.
+        let indirect_pred = preds.iter().any(|p| {
+            matches!(&f.blocks[p.index()].terminator, Terminator::IndirectBr { dests, .. } if dests.contains(&b))
+        });
+        s.marked.resize(k, indirect_pred);
         for e in 0..ne {
             let row = &s.vals[e * k..(e + 1) * k];
             for (i, &src) in row.iter().enumerate() {
