@@ -24,7 +24,7 @@
 //!    `B`: `d_i = copy t_i`. Saves read every source before any destination is written, and
 //!    direct copies never read a destination, so the sequence is a correct parallel copy.
 //! 4. **Where the phase-1 copies go.** At the end of `P` (before its terminator) if the edge
-//!    is `P`'s only successor edge; at the head of `B` if it is `B`'s only predecessor edge;
+//!    is `P`'s only successor edge and `P` ends in `jump` (which reads no value); at the head of `B` if it is `B`'s only predecessor edge;
 //!    at the end of `P` if `P` ends in `indirect_br` (its targets cannot be redirected: 002's
 //!    exception; to make it safe, every phi of a block entered by an `indirect_br` edge
 //!    uses a temporary, so the copies that also run on the other edges write only
@@ -293,7 +293,10 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
                 f.blocks[p.index()].terminator,
                 Terminator::IndirectBr { .. }
             );
-            if !is_goto && (succs.len() == 1 || indirect) {
+            // A lone edge of a `jump` (a one-edge `switch` reads its scrutinee after the
+            // copies, so it gets a trampoline like any other edge).
+            let jump = matches!(f.blocks[p.index()].terminator, Terminator::Jump(_));
+            if !is_goto && ((succs.len() == 1 && jump) || indirect) {
                 for n in 0..s.copies.len() {
                     let (d, src, ty) = s.copies[n];
                     let c = new_copy(f, p, d, src, ty);
