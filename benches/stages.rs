@@ -109,13 +109,116 @@ fn engine_overhead(c: &mut Criterion) {
         BenchmarkId::new("fresh-engine-empty-pipeline", &label),
         |b| b.iter(|| black_box(Engine::new(none.clone()).run(f.clone(), &symbols))),
     );
-    let mut full = Engine::new(PipelineConfig::new(PassSet::available()));
+    let mut full = Engine::new(PipelineConfig::new(PassSet::default_pipeline()));
     g.bench_function(
-        BenchmarkId::new("reused-engine-available-passes", &label),
+        BenchmarkId::new("reused-engine-default-pipeline", &label),
         |b| b.iter(|| black_box(full.run(f.clone(), &symbols))),
     );
     g.finish();
 }
 
-criterion_group!(benches, parse, analyses, engine_overhead);
+/// mem2reg and phi elimination on generated memory-form functions, per instruction of the
+/// input. `promote` gets precomputed analyses (as LLVM's PromotePass gets its dominator tree
+/// from the analysis manager); `analyses+promote` includes computing them. Each iteration
+/// promotes fresh clones (cloning is outside the timing: `iter_batched`).
+fn ssa(c: &mut Criterion) {
+    use criterion::BatchSize;
+    use strata::ssa::{Mem2RegScratch, ParamAllocas, PhiElimScratch};
+    for (label, opts) in [
+        ("small", GenOptions::default()),
+        (
+            "large",
+            GenOptions {
+                max_blocks: 120,
+                max_insts_per_block: 12,
+                max_locals: 16,
+                ..GenOptions::default()
+            },
+        ),
+    ] {
+        let functions: Vec<Function> = (0..200u64).map(|i| seeded(i, &opts)).collect();
+        let analyses: Vec<(Cfg, DomTree, DominanceFrontiers)> = functions
+            .iter()
+            .map(|f| {
+                let mut cfg = Cfg::default();
+                cfg.compute(f);
+                let mut dom = DomTree::default();
+                dom.compute(&cfg);
+                let mut df = DominanceFrontiers::default();
+                df.compute(&cfg, &dom);
+                (cfg, dom, df)
+            })
+            .collect();
+        let mut g = c.benchmark_group(format!("ssa-{label}"));
+        g.throughput(Throughput::Elements(insts(&functions)));
+        let mut scratch = Mem2RegScratch::default();
+        g.bench_function("mem2reg-promote", |b| {
+            b.iter_batched_ref(
+                || functions.clone(),
+                |fs| {
+                    for (f, (cfg, dom, df)) in fs.iter_mut().zip(&analyses) {
+                        black_box(strata::ssa::promote(
+                            f,
+                            cfg,
+                            dom,
+                            df,
+                            ParamAllocas::IncludeStored,
+                            &mut scratch,
+                        ));
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        let (mut cfg, mut dom, mut df) = (
+            Cfg::default(),
+            DomTree::default(),
+            DominanceFrontiers::default(),
+        );
+        g.bench_function("mem2reg-analyses+promote", |b| {
+            b.iter_batched_ref(
+                || functions.clone(),
+                |fs| {
+                    for f in fs.iter_mut() {
+                        cfg.compute(f);
+                        dom.compute(&cfg);
+                        df.compute(&cfg, &dom);
+                        black_box(strata::ssa::promote(
+                            f,
+                            &cfg,
+                            &dom,
+                            &df,
+                            ParamAllocas::IncludeStored,
+                            &mut scratch,
+                        ));
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        let promoted: Vec<Function> = functions
+            .iter()
+            .map(|f| {
+                let mut f = f.clone();
+                strata::ssa::promote_allocas_with_params(&mut f);
+                f
+            })
+            .collect();
+        let mut pe = PhiElimScratch::default();
+        g.bench_function("phi-elim", |b| {
+            b.iter_batched_ref(
+                || promoted.clone(),
+                |fs| {
+                    for f in fs.iter_mut() {
+                        black_box(strata::ssa::phi_elim::eliminate(f, &mut pe));
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, parse, analyses, engine_overhead, ssa);
 criterion_main!(benches);

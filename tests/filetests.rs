@@ -11,7 +11,10 @@
 //! - `dominance`: immediate dominators, dominator-tree children, dominance frontiers,
 //!   iterated frontiers of each block, SCCs.
 //! - `run @f(ARGS...)`: the interpreter's output and result for each `@f(...)` call listed.
-//! - `compile passes=LIST`: the module after the pipeline, plus diagnostics.
+//! - `compile passes=LIST [run @f(ARGS...)...]`: the module after the pipeline, plus
+//!   diagnostics; with `run`, also each call's output and result on the original module
+//!   (`before`) and on the compiled one (`after`), so a transformation's effect and its
+//!   equivalence are reviewed together.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -144,6 +147,11 @@ fn run_calls(m: &Module, args: &str) -> String {
 }
 
 fn compile(mut m: Module, args: &str) -> String {
+    let (args, calls) = match args.split_once(" run ") {
+        Some((a, c)) => (a, Some(c)),
+        None => (args, None),
+    };
+    let original = calls.map(|_| m.clone());
     let list = args
         .trim()
         .strip_prefix("passes=")
@@ -162,7 +170,15 @@ fn compile(mut m: Module, args: &str) -> String {
         }
         m.functions.push(run.function);
     }
-    out + &strata::text::print_module(&m)
+    out += &strata::text::print_module(&m);
+    if let (Some(calls), Some(original)) = (calls, original) {
+        for (when, module) in [("before", &original), ("after", &m)] {
+            for line in run_calls(module, calls).lines() {
+                writeln!(out, "{when}: {line}").unwrap();
+            }
+        }
+    }
+    out
 }
 
 fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {

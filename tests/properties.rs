@@ -79,7 +79,7 @@ fn generated_modules_verify_and_run_deterministically() {
 fn analysis_pipeline_returns_functions_unchanged() {
     let config = PipelineConfig {
         verify_each: true,
-        ..PipelineConfig::new(PassSet::available())
+        ..PipelineConfig::new(PassSet::VERIFY | PassSet::CFG | PassSet::DOMINANCE)
     };
     for seed in 0..100 {
         let mut m = generated(seed);

@@ -330,6 +330,7 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     }
     crate::ir::verifier::configure(&mut schedule);
     crate::analysis::configure(&mut schedule);
+    crate::ssa::configure(&mut schedule);
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");

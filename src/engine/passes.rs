@@ -143,7 +143,7 @@ impl Pass {
             Pass::Mem2Reg => p(
                 "mem2reg",
                 Stage::Mem2Reg,
-                false,
+                true,
                 analyses,
                 true,
                 "promote allocas to SSA values",
@@ -167,7 +167,7 @@ impl Pass {
             Pass::PhiElim => p(
                 "phi-elim",
                 Stage::OutOfSsa,
-                false,
+                true,
                 cfg,
                 true,
                 "replace phis by copies in predecessors",
@@ -175,7 +175,7 @@ impl Pass {
             Pass::BlockParams => p(
                 "block-params",
                 Stage::OutOfSsa,
-                false,
+                true,
                 cfg,
                 true,
                 "convert phis to block parameters",

@@ -6,4 +6,6 @@
 
 pub mod dominance;
 pub mod generate;
+pub mod mem2reg;
+pub mod phi_elim;
 pub mod text;
