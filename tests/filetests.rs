@@ -11,7 +11,8 @@
 //! - `dominance`: immediate dominators, dominator-tree children, dominance frontiers,
 //!   iterated frontiers of each block, SCCs.
 //! - `run @f(ARGS...)`: the interpreter's output and result for each `@f(...)` call listed.
-//! - `compile passes=LIST`: the module after the pipeline, plus diagnostics.
+//! - `compile passes=LIST [stats] [sccp-memory-limit=BYTES]`: the module after the pipeline,
+//!   plus diagnostics (and the non-zero pass statistics with `stats`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -144,14 +145,28 @@ fn run_calls(m: &Module, args: &str) -> String {
 }
 
 fn compile(mut m: Module, args: &str) -> String {
-    let list = args
-        .trim()
-        .strip_prefix("passes=")
+    let mut words = args.split_whitespace();
+    let list = words
+        .next()
+        .and_then(|w| w.strip_prefix("passes="))
         .expect("compile passes=LIST");
-    let config = PipelineConfig {
+    let mut config = PipelineConfig {
         verify_each: true,
         ..PipelineConfig::new(PassSet::parse(list).unwrap())
     };
+    let mut stats = false;
+    for option in words {
+        if option == "stats" {
+            stats = true;
+            continue;
+        }
+        match option.split_once('=') {
+            Some(("sccp-memory-limit", n)) => {
+                config.options.sccp_memory_limit = n.parse().expect("sccp-memory-limit=BYTES")
+            }
+            _ => panic!("compile: unknown option `{option}`"),
+        }
+    }
     let symbols = Arc::new(m.symbol_table());
     let functions = std::mem::take(&mut m.functions);
     let mut out = String::new();
@@ -159,6 +174,12 @@ fn compile(mut m: Module, args: &str) -> String {
         let run = run.unwrap();
         for d in &run.diagnostics {
             writeln!(out, "{:?} [{}] {}", d.severity, d.pass, d.message).unwrap();
+        }
+        if stats {
+            for s in run.stats.iter().filter(|s| s.value != 0) {
+                let f = &run.function.name;
+                writeln!(out, "stat @{f} {}/{} = {}", s.pass, s.name, s.value).unwrap();
+            }
         }
         m.functions.push(run.function);
     }
