@@ -117,5 +117,56 @@ fn engine_overhead(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, parse, analyses, engine_overhead);
+/// SCCP on generated SSA functions (phis, loops, constant branches): the analysis alone and
+/// analysis + rewrite (the clone of the input is outside the timing). No memory limit, so
+/// large functions do not fall back.
+fn sccp(c: &mut Criterion) {
+    use strata::fuzzing::sccp::{seeded_ssa, SsaGenOptions};
+    let small = SsaGenOptions::default();
+    let large = SsaGenOptions {
+        max_blocks: 400,
+        max_insts_per_block: 20,
+        ..SsaGenOptions::default()
+    };
+    let inputs = [
+        (
+            "300-small",
+            (0..300u64)
+                .map(|i| seeded_ssa(i, &small))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "8-large",
+            (0..8u64).map(|i| seeded_ssa(i, &large)).collect::<Vec<_>>(),
+        ),
+    ];
+    let mut g = c.benchmark_group("sccp");
+    for (name, functions) in &inputs {
+        g.throughput(Throughput::Elements(insts(functions)));
+        let mut solver = strata::sccp::Solver::new();
+        g.bench_function(BenchmarkId::new("analysis", name), |b| {
+            b.iter(|| {
+                for f in functions {
+                    black_box(solver.analyze(f, usize::MAX).unwrap().foldable_count);
+                }
+            })
+        });
+        let mut scratch = strata::sccp::SccpScratch::default();
+        g.bench_function(BenchmarkId::new("analysis+rewrite", name), |b| {
+            b.iter_batched(
+                || functions.clone(),
+                |mut fs| {
+                    for f in &mut fs {
+                        black_box(strata::sccp::optimize(f, usize::MAX, &mut scratch).unwrap());
+                    }
+                    fs
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, parse, analyses, engine_overhead, sccp);
 criterion_main!(benches);
