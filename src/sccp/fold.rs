@@ -1,9 +1,20 @@
-//! Basic constant folding: the fallback when SCCP exceeds its memory limit (003 "Memory
-//! Limit Exceeded": "Caller falls back to basic constant folding").
+//! Constant folding: the folding rules shared by SCCP and its fallback, and the fallback
+//! itself, basic constant folding for when SCCP exceeds its memory limit (003 "Memory Limit
+//! Exceeded": "Caller falls back to basic constant folding").
 //!
-//! What: one forward pass over the blocks reachable from the entry in reverse postorder;
-//! each instruction is evaluated with the same rules as SCCP ([`eval_inst`], hence the
-//! interpreter's scalar semantics) from the cells of its operands. Every cell starts
+//! Rules ([`eval_inst`], [`resolved_successor`]): an instruction's cell from its operands'
+//! cells. Arithmetic, comparisons and casts call [`crate::interp::ops`], so a folded value is
+//! bit for bit what the interpreter computes and an operation the interpreter rejects
+//! (division by zero, `MIN / -1`, oversized shifts, out-of-range float-to-int, type
+//! mismatches) is `Overdefined`; an `Unknown` operand makes the result wait (`Unknown`),
+//! except where one constant operand decides alone (`x & 0`, `x * 0`, `x | -1`,
+//! `fcmp false/true`). `select` with a constant condition is the chosen arm, otherwise the
+//! meet of both arms; `copy` is its source. A branch on a constant takes the successor the
+//! interpreter takes (`br`: 1 is successor 0; `switch`: the case whose zero-extended value
+//! matches, else the default; `indirect_br`: the listed block of a `blockaddress`).
+//!
+//! Fallback ([`Folder`]): one forward pass over the blocks reachable from the entry in
+//! reverse postorder; each instruction is evaluated with the same rules. Every cell starts
 //! `Overdefined`, so the pass is pessimistic: a value becomes `Const` only when its operands
 //! are constants already known (constant operands, or values folded earlier in the pass).
 //! Phis stay `Overdefined` (no edge is assumed unexecutable), every live block counts as
@@ -11,20 +22,163 @@
 //! instructions removed, branches on constants become jumps (their other successor loses the
 //! phi entries of that edge but is not removed, even if nothing reaches it any more).
 //!
-//! Why it is sound: reverse postorder visits a definition before every use it dominates
-//! (all non-phi uses in reachable blocks), and an `Overdefined` cell is always a safe answer,
-//! so each `Const` is computed from final operand cells.
+//! Why the fallback is sound: reverse postorder visits a definition before every use it
+//! dominates (all non-phi uses in reachable blocks), and an `Overdefined` cell is always a
+//! safe answer, so each `Const` is computed from final operand cells.
 //!
 //! Memory: one cell per value plus the CFG; no worklist. It is not subject to the limit: the
 //! limit bounds SCCP's worklist-driven state, and this pass is the bounded alternative.
 //!
-//! Complexity: O(blocks + edges + instructions + operands), one pass.
+//! Complexity: every rule is O(operands) (a `switch` O(cases)); the fallback is
+//! O(blocks + edges + instructions + operands), one pass.
 
 use super::lattice::{Constant, LatticeValue};
 use super::rewrite::{RewriteStats, Rewriter};
-use super::solver::{eval_inst, BitSet};
+use super::solver::BitSet;
 use crate::analysis::Cfg;
-use crate::ir::{Const, Function, InstKind, Operand};
+use crate::interp::{ops, Val};
+use crate::ir::{Const, ConstKind, Function, InstKind, Operand, Terminator, Type};
+
+/// The successor index a terminator takes when its condition has the constant cell `cond`
+/// (`None`: not a conditional terminator, or the constant decides nothing, for example an
+/// `indirect_br` to an address that is not a listed block). Shared by the solver and the
+/// rewrite so that both resolve branches identically; mirrors the interpreter's choice.
+pub fn resolved_successor(f: &Function, t: &Terminator, cond: Constant) -> Option<usize> {
+    match (t, cond) {
+        (Terminator::Br { .. }, Constant::Scalar(v)) => Some(if v.as_u128() != 0 { 0 } else { 1 }),
+        (Terminator::Switch { ty, cases, .. }, Constant::Scalar(v)) => {
+            let v = v.as_u128();
+            Some(
+                cases
+                    .iter()
+                    .position(|(c, _)| *c & ty.mask() == v)
+                    .map_or(0, |i| i + 1),
+            )
+        }
+        (Terminator::IndirectBr { dests, .. }, Constant::Address(c)) => {
+            match f.consts.try_get(c)?.kind {
+                ConstKind::BlockAddr(b) => dests.iter().position(|&d| d == b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The condition operand of a conditional terminator.
+pub fn condition(t: &Terminator) -> Option<Operand> {
+    match t {
+        Terminator::Br { cond, .. } => Some(*cond),
+        Terminator::Switch { value, .. } => Some(*value),
+        Terminator::IndirectBr { addr, .. } => Some(*addr),
+        _ => None,
+    }
+}
+
+/// Evaluates a non-phi instruction with one result given the cells of its operands (`op`).
+/// Folding goes through [`crate::interp::ops`], so a folded value is exactly what the
+/// interpreter computes; an operation the interpreter reports as an error (division by zero,
+/// `MIN / -1`, an oversized shift, an out-of-range float conversion, a type mismatch) is
+/// `Overdefined`, so the trapping instruction stays. Loads, calls, allocas, geps, atomics,
+/// asm and opaque instructions are `Overdefined` (addresses are not tracked).
+pub fn eval_inst(kind: &InstKind, op: impl Fn(Operand) -> LatticeValue) -> LatticeValue {
+    use LatticeValue::{Overdefined, Unknown};
+    let fold = |r: Option<Val>| r.map_or(Overdefined, LatticeValue::scalar);
+    match kind {
+        InstKind::Binary {
+            op: bop,
+            ty,
+            lhs,
+            rhs,
+        } => {
+            let (a, b) = (op(*lhs), op(*rhs));
+            if let Some(k) = absorbing(*bop, *ty, a).or_else(|| absorbing(*bop, *ty, b)) {
+                return k;
+            }
+            match (a, b) {
+                (Unknown, _) | (_, Unknown) => Unknown,
+                _ => match (a.as_scalar(), b.as_scalar()) {
+                    (Some(x), Some(y)) => fold(ops::binary(*bop, *ty, x, y).ok()),
+                    _ => Overdefined,
+                },
+            }
+        }
+        InstKind::Unary { op: uop, ty, arg } => match op(*arg) {
+            Unknown => Unknown,
+            a => fold(a.as_scalar().and_then(|x| ops::unary(*uop, *ty, x).ok())),
+        },
+        InstKind::Icmp { pred, ty, lhs, rhs } => {
+            let (a, b) = (op(*lhs), op(*rhs));
+            match (a, b) {
+                (Unknown, _) | (_, Unknown) => Unknown,
+                _ => match (a.as_scalar(), b.as_scalar()) {
+                    (Some(x), Some(y)) => fold(ops::icmp(*pred, *ty, x, y).ok().map(Val::bool)),
+                    _ => Overdefined,
+                },
+            }
+        }
+        InstKind::Fcmp { pred, ty, lhs, rhs } => {
+            use crate::ir::FloatPredicate as P;
+            if matches!(pred, P::False | P::True) && ty.is_float() {
+                return LatticeValue::scalar(Val::bool(*pred == P::True));
+            }
+            let (a, b) = (op(*lhs), op(*rhs));
+            match (a, b) {
+                (Unknown, _) | (_, Unknown) => Unknown,
+                _ => match (a.as_scalar(), b.as_scalar()) {
+                    (Some(x), Some(y)) => fold(ops::fcmp(*pred, *ty, x, y).ok().map(Val::bool)),
+                    _ => Overdefined,
+                },
+            }
+        }
+        InstKind::Cast {
+            op: cop,
+            from,
+            to,
+            arg,
+        } => match op(*arg) {
+            Unknown => Unknown,
+            a => fold(
+                a.as_scalar()
+                    .and_then(|x| ops::cast(*cop, *from, *to, x).ok()),
+            ),
+        },
+        InstKind::Select {
+            cond,
+            if_true,
+            if_false,
+            ..
+        } => match op(*cond) {
+            Unknown => Unknown,
+            LatticeValue::Const(Constant::Scalar(c)) if c.ty() == Type::I1 => {
+                op(if c.as_u128() != 0 {
+                    *if_true
+                } else {
+                    *if_false
+                })
+            }
+            _ => op(*if_true).meet(op(*if_false)),
+        },
+        InstKind::Copy { src, .. } => op(*src),
+        _ => Overdefined,
+    }
+}
+
+/// `x & 0 = 0`, `x * 0 = 0`, `x | -1 = -1` whatever `x` is (as LLVM's SCCP does): the
+/// constant operand `c` decides the result.
+fn absorbing(op: crate::ir::BinaryOp, ty: Type, c: LatticeValue) -> Option<LatticeValue> {
+    use crate::ir::BinaryOp as B;
+    let v = c.as_scalar()?;
+    if v.ty() != ty || !ty.is_int() {
+        return None;
+    }
+    let bits = v.as_u128();
+    match op {
+        B::And | B::Mul if bits == 0 => Some(c),
+        B::Or if bits == ty.mask() => Some(c),
+        _ => None,
+    }
+}
 
 /// Reusable scratch of the fallback folder.
 #[derive(Default, Debug)]

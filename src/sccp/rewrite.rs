@@ -32,8 +32,9 @@
 //! entry's block) for step 5, times the number of simplification rounds for step 6 (at most
 //! the longest chain of dependent phis, usually 1-2).
 
+use super::fold::{condition, resolved_successor};
 use super::lattice::LatticeValue;
-use super::solver::{condition, resolved_successor, BitSet};
+use super::solver::BitSet;
 use crate::ir::{Block, Function, InstKind, Operand, Target, Terminator};
 use smallvec::SmallVec;
 

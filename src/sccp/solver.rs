@@ -45,10 +45,10 @@
 //! target's phis once, so the fixpoint is O(uses + edges * phis-per-block) evaluations, each
 //! O(operands) (phi entries: O(successors of the predecessor)).
 
+use super::fold::{condition, eval_inst, resolved_successor};
 use super::lattice::{Constant, LatticeValue};
 use super::SccpError;
-use crate::interp::{ops, Val};
-use crate::ir::{Block, ConstKind, Function, InstKind, Operand, Terminator, Type, Value, ValueDef};
+use crate::ir::{Block, Function, InstKind, Operand, Terminator, Value, ValueDef};
 
 /// Bytes charged per lattice entry by the memory estimate (003).
 pub const LATTICE_ENTRY_BYTES: usize = 24;
@@ -173,147 +173,6 @@ impl SccpResult {
             }
         }
         Ok(())
-    }
-}
-
-/// The successor index a terminator takes when its condition has the constant cell `cond`
-/// (`None`: not a conditional terminator, or the constant decides nothing, for example an
-/// `indirect_br` to an address that is not a listed block). Shared by the solver and the
-/// rewrite so that both resolve branches identically; mirrors the interpreter's choice.
-pub fn resolved_successor(f: &Function, t: &Terminator, cond: Constant) -> Option<usize> {
-    match (t, cond) {
-        (Terminator::Br { .. }, Constant::Scalar(v)) => Some(if v.as_u128() != 0 { 0 } else { 1 }),
-        (Terminator::Switch { ty, cases, .. }, Constant::Scalar(v)) => {
-            let v = v.as_u128();
-            Some(
-                cases
-                    .iter()
-                    .position(|(c, _)| *c & ty.mask() == v)
-                    .map_or(0, |i| i + 1),
-            )
-        }
-        (Terminator::IndirectBr { dests, .. }, Constant::Address(c)) => {
-            match f.consts.try_get(c)?.kind {
-                ConstKind::BlockAddr(b) => dests.iter().position(|&d| d == b),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// The condition operand of a conditional terminator.
-pub fn condition(t: &Terminator) -> Option<Operand> {
-    match t {
-        Terminator::Br { cond, .. } => Some(*cond),
-        Terminator::Switch { value, .. } => Some(*value),
-        Terminator::IndirectBr { addr, .. } => Some(*addr),
-        _ => None,
-    }
-}
-
-/// Evaluates a non-phi instruction with one result given the cells of its operands (`op`).
-/// Folding goes through [`crate::interp::ops`], so a folded value is exactly what the
-/// interpreter computes; an operation the interpreter reports as an error (division by zero,
-/// `MIN / -1`, an oversized shift, an out-of-range float conversion, a type mismatch) is
-/// `Overdefined`, so the trapping instruction stays. Loads, calls, allocas, geps, atomics,
-/// asm and opaque instructions are `Overdefined` (addresses are not tracked).
-pub fn eval_inst(kind: &InstKind, op: impl Fn(Operand) -> LatticeValue) -> LatticeValue {
-    use LatticeValue::{Overdefined, Unknown};
-    let fold = |r: Option<Val>| r.map_or(Overdefined, LatticeValue::scalar);
-    match kind {
-        InstKind::Binary {
-            op: bop,
-            ty,
-            lhs,
-            rhs,
-        } => {
-            let (a, b) = (op(*lhs), op(*rhs));
-            if let Some(k) = absorbing(*bop, *ty, a).or_else(|| absorbing(*bop, *ty, b)) {
-                return k;
-            }
-            match (a, b) {
-                (Unknown, _) | (_, Unknown) => Unknown,
-                _ => match (a.as_scalar(), b.as_scalar()) {
-                    (Some(x), Some(y)) => fold(ops::binary(*bop, *ty, x, y).ok()),
-                    _ => Overdefined,
-                },
-            }
-        }
-        InstKind::Unary { op: uop, ty, arg } => match op(*arg) {
-            Unknown => Unknown,
-            a => fold(a.as_scalar().and_then(|x| ops::unary(*uop, *ty, x).ok())),
-        },
-        InstKind::Icmp { pred, ty, lhs, rhs } => {
-            let (a, b) = (op(*lhs), op(*rhs));
-            match (a, b) {
-                (Unknown, _) | (_, Unknown) => Unknown,
-                _ => match (a.as_scalar(), b.as_scalar()) {
-                    (Some(x), Some(y)) => fold(ops::icmp(*pred, *ty, x, y).ok().map(Val::bool)),
-                    _ => Overdefined,
-                },
-            }
-        }
-        InstKind::Fcmp { pred, ty, lhs, rhs } => {
-            use crate::ir::FloatPredicate as P;
-            if matches!(pred, P::False | P::True) && ty.is_float() {
-                return LatticeValue::scalar(Val::bool(*pred == P::True));
-            }
-            let (a, b) = (op(*lhs), op(*rhs));
-            match (a, b) {
-                (Unknown, _) | (_, Unknown) => Unknown,
-                _ => match (a.as_scalar(), b.as_scalar()) {
-                    (Some(x), Some(y)) => fold(ops::fcmp(*pred, *ty, x, y).ok().map(Val::bool)),
-                    _ => Overdefined,
-                },
-            }
-        }
-        InstKind::Cast {
-            op: cop,
-            from,
-            to,
-            arg,
-        } => match op(*arg) {
-            Unknown => Unknown,
-            a => fold(
-                a.as_scalar()
-                    .and_then(|x| ops::cast(*cop, *from, *to, x).ok()),
-            ),
-        },
-        InstKind::Select {
-            cond,
-            if_true,
-            if_false,
-            ..
-        } => match op(*cond) {
-            Unknown => Unknown,
-            LatticeValue::Const(Constant::Scalar(c)) if c.ty() == Type::I1 => {
-                op(if c.as_u128() != 0 {
-                    *if_true
-                } else {
-                    *if_false
-                })
-            }
-            _ => op(*if_true).meet(op(*if_false)),
-        },
-        InstKind::Copy { src, .. } => op(*src),
-        _ => Overdefined,
-    }
-}
-
-/// `x & 0 = 0`, `x * 0 = 0`, `x | -1 = -1` whatever `x` is (as LLVM's SCCP does): the
-/// constant operand `c` decides the result.
-fn absorbing(op: crate::ir::BinaryOp, ty: Type, c: LatticeValue) -> Option<LatticeValue> {
-    use crate::ir::BinaryOp as B;
-    let v = c.as_scalar()?;
-    if v.ty() != ty || !ty.is_int() {
-        return None;
-    }
-    let bits = v.as_u128();
-    match op {
-        B::And | B::Mul if bits == 0 => Some(c),
-        B::Or if bits == ty.mask() => Some(c),
-        _ => None,
     }
 }
 
