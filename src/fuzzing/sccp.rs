@@ -25,6 +25,9 @@
 //!     result, output, exit code, memory digest and external-call trace; a run that traps
 //!     still traps with the same kind of error; SCCP never adds steps.
 //!
+//! One input in eight instead corrupts one reference (an operand, a successor, a phi's
+//! predecessor, an operation's type) and only requires that SCCP does not panic.
+//!
 //! Complexity: O(blocks * insts) to generate; interpretation bounded by the step budget.
 
 use super::generate::{cfg_shape, patch_shape};
@@ -440,7 +443,14 @@ pub fn check(data: &[u8]) {
     } else {
         ssa_function(&mut u, &SsaGenOptions::default())
     };
-    let Ok(f) = f else { return };
+    let Ok(mut f) = f else { return };
+    if kind == 7 {
+        // Robustness: corrupt one reference; SCCP must report or cope, never panic.
+        if corrupt(&mut u, &mut f).is_ok() {
+            let _ = optimize(&mut f, 100 * 1024, &mut SccpScratch::default());
+        }
+        return;
+    }
     let limit = match u.int_in_range(0u8..=7) {
         Ok(0) => 24 * u.int_in_range(1usize..=40).unwrap_or(1),
         _ => 100 * 1024,
@@ -456,6 +466,44 @@ pub fn check(data: &[u8]) {
         args.extend(a);
     }
     check_function(f, limit, &args);
+}
+
+/// Points one operand, successor or phi predecessor of `f` somewhere arbitrary (possibly
+/// out of range), or retypes an operation.
+fn corrupt(u: &mut Unstructured, f: &mut Function) -> Result<()> {
+    let n = f.insts.len().max(1) as u32;
+    let wild = u.int_in_range(0..=f.values.len() as u32 + 3)?;
+    let block = Block(u.int_in_range(0..=f.blocks.len() as u32 + 1)?);
+    let i = u.int_in_range(0..=n - 1)? as usize;
+    let b = u.int_in_range(0..=f.blocks.len() as u32 - 1)? as usize;
+    match u.int_in_range(0u8..=3)? {
+        0 => {
+            if let Some(d) = f.insts.get_mut(i) {
+                let mut first = true;
+                d.kind.for_each_operand_mut(|o| {
+                    if std::mem::take(&mut first) {
+                        *o = Operand::Value(Value(wild));
+                    }
+                });
+            }
+        }
+        1 => f.blocks[b]
+            .terminator
+            .for_each_successor_mut(|s| *s = block),
+        2 => {
+            if let Some(InstKind::Phi { incoming, .. }) = f.insts.get_mut(i).map(|d| &mut d.kind) {
+                if let Some(e) = incoming.first_mut() {
+                    e.0 = block;
+                }
+            }
+        }
+        _ => {
+            if let Some(InstKind::Binary { ty, .. }) = f.insts.get_mut(i).map(|d| &mut d.kind) {
+                *ty = Type::F64;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Runs SCCP on `f` with `memory_limit` and judges it on each argument vector of `args`.
@@ -555,6 +603,14 @@ mod tests {
                 "seed {seed} does not terminate"
             );
         }
+    }
+
+    /// Found by `tests/sccp_fuzz_long.rs`: `or x, -1` was `Const(-1)` while `x` was still
+    /// `Unknown`; when the `-1` became overdefined the evaluation returned `Unknown` and the
+    /// cell moved up.
+    #[test]
+    fn regression_absorbing_operand_then_unknown() {
+        check(&seed_bytes(16239 ^ 0x5cc9, 8192));
     }
 
     #[test]

@@ -487,17 +487,22 @@ impl Solver {
     #[inline]
     fn pred_edge_executable(&self, p: Block, b: usize) -> bool {
         let r = &self.result;
-        let Some(&s) = r.succ_start.get(p.index()) else {
+        // A phi naming an out-of-range block has no executable entry (the verifier rejects it).
+        let (Some(&s), Some(&e)) = (r.succ_start.get(p.index()), r.succ_start.get(p.index() + 1))
+        else {
             return false;
         };
-        let e = r.succ_start[p.index() + 1];
         (s..e).any(|k| r.succ_block[k as usize].index() == b && r.executable.contains(k as usize))
     }
 
     /// Lowers the cell of `v` to `new`; on a change queues every user.
     fn set(&mut self, v: Value, new: LatticeValue) {
         let old = self.result.values[v.index()];
-        if old == new {
+        // `Unknown` means "no evidence yet": it never overrides what a cell already knows.
+        // (With the absorbing rules, `x | -1` can be `Const(-1)` while `x` is `Unknown`;
+        // when the `-1` later drops to `Overdefined`, the evaluation waits on `x` again, and
+        // the cell keeps its value until `x` arrives, as in LLVM's solver.)
+        if old == new || new == LatticeValue::Unknown {
             return;
         }
         if !old.allows(new) {
