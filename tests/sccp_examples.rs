@@ -26,7 +26,12 @@ fn examples_keep_their_behaviour() {
         let functions = std::mem::take(&mut after.functions);
         for run in batch::run_functions(functions, &symbols, &config, &|| {}) {
             let run = run.unwrap();
-            assert!(!run.has_errors(), "{}: {:?}", path.display(), run.diagnostics);
+            assert!(
+                !run.has_errors(),
+                "{}: {:?}",
+                path.display(),
+                run.diagnostics
+            );
             after.functions.push(run.function);
         }
         let printed = strata::text::print_module(&after);

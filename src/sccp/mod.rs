@@ -206,6 +206,7 @@ pub fn run_sccp(world: &mut World) {
             ps.add("sccp", "branches_resolved", stats.branches_resolved);
             ps.add("sccp", "blocks_removed", stats.blocks_removed);
             ps.add("sccp", "phis_simplified", stats.phis_simplified);
+            ps.add("sccp", "copies_propagated", stats.copies_propagated);
             if stats.cfg_changed() {
                 recompute_analyses(world, f);
             }

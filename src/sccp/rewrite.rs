@@ -13,6 +13,8 @@
 //! 4. **Folded instructions**: an instruction of a reachable block whose result is replaced
 //!    and which has no side effect is unlisted from its block (a `Const` cell never comes from
 //!    a trapping operation, so nothing observable is removed).
+//!    A remaining `copy` (of a non-constant) is removed too and its uses read its source,
+//!    whose definition dominates the copy's (copy propagation).
 //! 5. **Phi edges**: each phi keeps, per predecessor `P`, as many entries naming `P` as the
 //!    rewritten CFG has edges from `P` (the first ones: the entry the interpreter reads);
 //!    entries from removed blocks and resolved-away edges go.
@@ -21,7 +23,8 @@
 //!    until nothing changes, since one simplification can enable another. Safe for
 //!    dominance: every path into the block enters through an edge carrying that operand.
 //! 7. **Use rewriting**: every operand of the remaining instructions and terminators is
-//!    replaced through the table (transitively).
+//!    replaced through the table (transitively). Constants are interned into the pool once
+//!    per constant value (the pool's hash map is the only hashing in SCCP).
 //!
 //! Invariants established: no reachable block branches to a removed block (every remaining
 //! edge of a reachable block is executable, see the solver's module doc); every use of a
@@ -49,13 +52,19 @@ pub struct RewriteStats {
     pub blocks_removed: u64,
     /// Phis replaced by their single remaining incoming value.
     pub phis_simplified: u64,
+    /// `copy` instructions removed, their uses reading the source instead.
+    pub copies_propagated: u64,
 }
 
 impl RewriteStats {
     /// Number of transformed instructions (003's return value of
-    /// `apply_sccp_transformations`): folded + resolved branches + simplified phis.
+    /// `apply_sccp_transformations`): folded + resolved branches + simplified phis +
+    /// propagated copies.
     pub fn transformed(&self) -> u64 {
-        self.instructions_folded + self.branches_resolved + self.phis_simplified
+        self.instructions_folded
+            + self.branches_resolved
+            + self.phis_simplified
+            + self.copies_propagated
     }
 
     /// True if the control-flow graph changed.
@@ -137,6 +146,20 @@ impl Rewriter {
                 !folded || d.kind.has_side_effects()
             });
             stats.instructions_folded += (before - blocks[b].insts.len()) as u64;
+            // 4b. Copies: uses of `v = copy x` read `x` (its definition dominates `v`'s).
+            let repl = &mut self.repl;
+            let before = blocks[b].insts.len();
+            blocks[b].insts.retain(|i| {
+                let d = &insts[i.index()];
+                match (&d.kind, d.result()) {
+                    (InstKind::Copy { src, .. }, Some(v)) => {
+                        repl[v.index()] = Some(*src);
+                        false
+                    }
+                    _ => true,
+                }
+            });
+            stats.copies_propagated += (before - blocks[b].insts.len()) as u64;
         }
         // 5. Phi entries per remaining edge.
         let mut counts: SmallVec<[(Block, u32); 4]> = SmallVec::new();
