@@ -7,8 +7,9 @@
 //! bit for bit what the interpreter computes and an operation the interpreter rejects
 //! (division by zero, `MIN / -1`, oversized shifts, out-of-range float-to-int, type
 //! mismatches) is `Overdefined`; an `Unknown` operand makes the result wait (`Unknown`),
-//! except where one constant operand decides alone (`x & 0`, `x * 0`, `x | -1`,
-//! `fcmp false/true`). `select` with a constant condition is the chosen arm, otherwise the
+//! except where one constant operand decides alone, whatever the other is and without any
+//! possible trap (`x & 0`, `x * 0`, `x | -1`, `x urem 1`, `x srem 1`, `x ult 0`,
+//! `x sgt MAX` and the other comparisons with an extreme value, `fcmp false/true`). `select` with a constant condition is the chosen arm, otherwise the
 //! meet of both arms; `copy` is its source. A branch on a constant takes the successor the
 //! interpreter takes (`br`: 1 is successor 0; `switch`: the case whose zero-extended value
 //! matches, else the default; `indirect_br`: the listed block of a `blockaddress`).
@@ -37,7 +38,7 @@ use super::rewrite::{RewriteStats, Rewriter};
 use super::solver::BitSet;
 use crate::analysis::Cfg;
 use crate::interp::{ops, Val};
-use crate::ir::{Const, ConstKind, Function, InstKind, Operand, Terminator, Type};
+use crate::ir::{Const, ConstKind, Function, InstKind, IntPredicate, Operand, Terminator, Type};
 
 /// The successor index a terminator takes when its condition has the constant cell `cond`
 /// (`None`: not a conditional terminator, or the constant decides nothing, for example an
@@ -92,7 +93,7 @@ pub fn eval_inst(kind: &InstKind, op: impl Fn(Operand) -> LatticeValue) -> Latti
             rhs,
         } => {
             let (a, b) = (op(*lhs), op(*rhs));
-            if let Some(k) = absorbing(*bop, *ty, a).or_else(|| absorbing(*bop, *ty, b)) {
+            if let Some(k) = decided_binary(*bop, *ty, a, b) {
                 return k;
             }
             match (a, b) {
@@ -109,6 +110,9 @@ pub fn eval_inst(kind: &InstKind, op: impl Fn(Operand) -> LatticeValue) -> Latti
         },
         InstKind::Icmp { pred, ty, lhs, rhs } => {
             let (a, b) = (op(*lhs), op(*rhs));
+            if let Some(k) = decided_icmp(*pred, *ty, a, b) {
+                return k;
+            }
             match (a, b) {
                 (Unknown, _) | (_, Unknown) => Unknown,
                 _ => match (a.as_scalar(), b.as_scalar()) {
@@ -164,20 +168,80 @@ pub fn eval_inst(kind: &InstKind, op: impl Fn(Operand) -> LatticeValue) -> Latti
     }
 }
 
-/// `x & 0 = 0`, `x * 0 = 0`, `x | -1 = -1` whatever `x` is (as LLVM's SCCP does): the
-/// constant operand `c` decides the result.
-fn absorbing(op: crate::ir::BinaryOp, ty: Type, c: LatticeValue) -> Option<LatticeValue> {
+/// A binary operation whose result one constant operand decides whatever the other is (as
+/// LLVM's SCCP does through its ranges): `x & 0 = 0`, `x * 0 = 0`, `x | -1 = -1`,
+/// `x urem 1 = 0`, `x srem 1 = 0` (width > 1; in `i1`, 1 is -1 and `MIN srem -1` traps).
+/// None of these can trap, so removing the instruction is safe.
+fn decided_binary(
+    op: crate::ir::BinaryOp,
+    ty: Type,
+    a: LatticeValue,
+    b: LatticeValue,
+) -> Option<LatticeValue> {
     use crate::ir::BinaryOp as B;
-    let v = c.as_scalar()?;
-    if v.ty() != ty || !ty.is_int() {
+    if !ty.is_int() {
         return None;
     }
-    let bits = v.as_u128();
+    let bits = |c: LatticeValue| c.as_scalar().filter(|v| v.ty() == ty).map(|v| v.as_u128());
+    let zero = LatticeValue::scalar(Val::uint(ty, 0));
     match op {
-        B::And | B::Mul if bits == 0 => Some(c),
-        B::Or if bits == ty.mask() => Some(c),
+        B::And | B::Mul if bits(a) == Some(0) || bits(b) == Some(0) => Some(zero),
+        B::Or if bits(a) == Some(ty.mask()) || bits(b) == Some(ty.mask()) => {
+            Some(LatticeValue::scalar(Val::uint(ty, ty.mask())))
+        }
+        B::URem if bits(b) == Some(1) => Some(zero),
+        B::SRem if bits(b) == Some(1) && ty.bits() > 1 => Some(zero),
         _ => None,
     }
+}
+
+/// An integer comparison against the extreme value of its predicate, decided whatever the
+/// other operand is: `x ult 0` is false, `x uge 0` true, `x ugt MAX` false, `x ule MAX`
+/// true, and the signed forms with `MIN`/`MAX` (either operand order).
+fn decided_icmp(
+    pred: IntPredicate,
+    ty: Type,
+    a: LatticeValue,
+    b: LatticeValue,
+) -> Option<LatticeValue> {
+    use IntPredicate as P;
+    if !ty.is_int() {
+        return None;
+    }
+    let bits = |c: LatticeValue| c.as_scalar().filter(|v| v.ty() == ty).map(|v| v.as_u128());
+    // Normalise to `x pred c` with the constant on the right.
+    let (pred, c) = match (bits(a), bits(b)) {
+        (_, Some(c)) => (pred, c),
+        (Some(c), None) => {
+            let swapped = match pred {
+                P::Ult => P::Ugt,
+                P::Ugt => P::Ult,
+                P::Ule => P::Uge,
+                P::Uge => P::Ule,
+                P::Slt => P::Sgt,
+                P::Sgt => P::Slt,
+                P::Sle => P::Sge,
+                P::Sge => P::Sle,
+                p => p,
+            };
+            (swapped, c)
+        }
+        (None, None) => return None,
+    };
+    let (umax, smin) = (ty.mask(), 1u128 << (ty.bits() - 1));
+    let smax = smin - 1;
+    let r = match pred {
+        P::Ult if c == 0 => false,
+        P::Uge if c == 0 => true,
+        P::Ugt if c == umax => false,
+        P::Ule if c == umax => true,
+        P::Slt if c == smin => false,
+        P::Sge if c == smin => true,
+        P::Sgt if c == smax => false,
+        P::Sle if c == smax => true,
+        _ => return None,
+    };
+    Some(LatticeValue::scalar(Val::bool(r)))
 }
 
 /// Reusable scratch of the fallback folder.
@@ -233,5 +297,54 @@ impl Folder {
             }
         }
         rewriter.apply(f, &self.cells, &self.live)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::BinaryOp;
+
+    /// Every rule that decides a result from one operand agrees with the interpreter on
+    /// every value of the other operand (exhaustive in i8 and i1), and never hides a trap.
+    #[test]
+    fn decided_rules_agree_with_the_interpreter() {
+        for ty in [Type::I1, Type::I8] {
+            let n = 1u128 << ty.bits();
+            let consts: Vec<LatticeValue> = (0..n)
+                .map(|c| LatticeValue::scalar(Val::uint(ty, c)))
+                .collect();
+            for &k in &consts {
+                for x in 0..n {
+                    let xv = Val::uint(ty, x);
+                    let kv = k.as_scalar().unwrap();
+                    let over = LatticeValue::Overdefined;
+                    for op in BinaryOp::ALL.iter().copied().filter(|o| !o.is_float()) {
+                        for (a, b, l, r) in [(k, over, kv, xv), (over, k, xv, kv)] {
+                            if let Some(d) = decided_binary(op, ty, a, b) {
+                                let exact = ops::binary(op, ty, l, r).ok();
+                                assert_eq!(
+                                    Some(d),
+                                    exact.map(LatticeValue::scalar),
+                                    "{op} {l} {r}"
+                                );
+                            }
+                        }
+                    }
+                    for &pred in IntPredicate::ALL {
+                        for (a, b, l, r) in [(k, over, kv, xv), (over, k, xv, kv)] {
+                            if let Some(d) = decided_icmp(pred, ty, a, b) {
+                                let exact = ops::icmp(pred, ty, l, r).unwrap();
+                                assert_eq!(
+                                    d,
+                                    LatticeValue::scalar(Val::bool(exact)),
+                                    "{pred} {l} {r}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
