@@ -11,6 +11,8 @@
 //! - `dominance`: immediate dominators, dominator-tree children, dominance frontiers,
 //!   iterated frontiers of each block, SCCs.
 //! - `run @f(ARGS...)`: the interpreter's output and result for each `@f(...)` call listed.
+//! - `sccp`: the SCCP analysis of each function: reachable blocks, executable edges
+//!   (`blockN#successor -> target`), every lattice cell that is not `Unknown`, the counts.
 //! - `compile passes=LIST [stats] [sccp-memory-limit=BYTES]`: the module after the pipeline,
 //!   plus diagnostics (and the non-zero pass statistics with `stats`).
 
@@ -221,6 +223,14 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
         "dominance" => analyse(&m, true),
         "run" => run_calls(&m, args),
         "compile" => compile(m, args),
+        "sccp" => m
+            .functions
+            .iter()
+            .map(|f| match strata::sccp::sccp_analysis(f, usize::MAX) {
+                Ok(r) => format!("function @{}\n{}", f.name, r.describe(f)),
+                Err(e) => format!("function @{}: {e}\n", f.name),
+            })
+            .collect(),
         other => panic!("{}: unknown test kind `{other}`", path.display()),
     }
 }

@@ -152,6 +152,42 @@ impl SccpResult {
         })
     }
 
+    /// A text dump (003's `verbose` output, used by the `sccp` filetests): reachable blocks,
+    /// executable edges as `blockN#i -> blockM`, every cell that is not `Unknown`, and the
+    /// two counts. Values print as `vN: const i32 7`, `vN: overdefined`.
+    pub fn describe(&self, f: &Function) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let reachable: Vec<String> = (0..f.blocks.len())
+            .filter(|&b| self.reachable.contains(b))
+            .map(|b| Block::new(b).to_string())
+            .collect();
+        let _ = writeln!(out, "reachable [{}]", reachable.join(", "));
+        let edges: Vec<String> = self
+            .executable_edges()
+            .map(|(b, i, t)| format!("{b}#{i} -> {t}"))
+            .collect();
+        let _ = writeln!(out, "executable [{}]", edges.join(", "));
+        for (v, c) in self.values.iter().enumerate() {
+            if *c != LatticeValue::Unknown {
+                let c = match c {
+                    LatticeValue::Const(Constant::Address(k)) => match f.consts.try_get(*k) {
+                        Some(d) => format!("const address {:?}", d.kind),
+                        None => c.to_string(),
+                    },
+                    _ => c.to_string(),
+                };
+                let _ = writeln!(out, "v{v}: {c}");
+            }
+        }
+        let _ = writeln!(
+            out,
+            "foldable {} resolvable branches {}",
+            self.foldable_count, self.resolvable_branches
+        );
+        out
+    }
+
     /// The 003 invariants: the entry block is reachable, the target of every executable edge
     /// is reachable, every cell names a value of `f` and a non-`Unknown` cell a defined one.
     /// Returns a description of the first violation.
