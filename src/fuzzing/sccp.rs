@@ -17,7 +17,7 @@
 //!
 //! [`check`] runs SCCP ([`crate::sccp::optimize`], with a tiny memory limit one time in eight
 //! to exercise the fallback) on a generated SSA function or, one time in four, on a
-//! memory-form function from [`super::generate::function`], and asserts:
+//! memory-form function or module (with calls) from [`super::generate`], and asserts:
 //! (a) the result validates (entry reachable, executable edges reach reachable blocks, cells
 //!     name defined values) and no cell ever moved up the lattice;
 //! (b) the verifier accepts the function after SCCP;
@@ -438,16 +438,17 @@ pub fn check(data: &[u8]) {
     let Ok(kind) = u.int_in_range(0u8..=7) else {
         return;
     };
-    let f = if kind < 2 {
-        super::generate::function(&mut u, &Default::default())
-    } else {
-        ssa_function(&mut u, &SsaGenOptions::default())
+    let m = match kind {
+        0 => super::generate::function(&mut u, &Default::default()).map(module_of),
+        1 => super::generate::module(&mut u, &Default::default()),
+        _ => ssa_function(&mut u, &SsaGenOptions::default()).map(module_of),
     };
-    let Ok(mut f) = f else { return };
+    let Ok(mut m) = m else { return };
     if kind == 7 {
         // Robustness: corrupt one reference; SCCP must report or cope, never panic.
-        if corrupt(&mut u, &mut f).is_ok() {
-            let _ = optimize(&mut f, 100 * 1024, &mut SccpScratch::default());
+        let f = &mut m.functions[0];
+        if corrupt(&mut u, f).is_ok() {
+            let _ = optimize(f, 100 * 1024, &mut SccpScratch::default());
         }
         return;
     }
@@ -455,17 +456,20 @@ pub fn check(data: &[u8]) {
         Ok(0) => 24 * u.int_in_range(1usize..=40).unwrap_or(1),
         _ => 100 * 1024,
     };
+    // The entry is the last function (generated modules call earlier ones).
+    let entry = m
+        .functions
+        .last()
+        .expect("at least one function")
+        .name
+        .clone();
+    let params = m.function(&entry).unwrap().signature.params.clone();
     let mut args = Vec::new();
     for _ in 0..3 {
-        let a: Option<Vec<Val>> = f
-            .signature
-            .params
-            .iter()
-            .map(|&t| argument(&mut u, t).ok())
-            .collect();
+        let a: Option<Vec<Val>> = params.iter().map(|&t| argument(&mut u, t).ok()).collect();
         args.extend(a);
     }
-    check_function(f, limit, &args);
+    check_module(m, &entry, limit, &args);
 }
 
 /// Points one operand, successor or phi predecessor of `f` somewhere arbitrary (possibly
@@ -508,40 +512,47 @@ fn corrupt(u: &mut Unstructured, f: &mut Function) -> Result<()> {
 
 /// Runs SCCP on `f` with `memory_limit` and judges it on each argument vector of `args`.
 pub fn check_function(f: Function, memory_limit: usize, args: &[Vec<Val>]) {
-    let before = module_of(f.clone());
+    let name = f.name.clone();
+    check_module(module_of(f), &name, memory_limit, args);
+}
+
+/// Runs SCCP on every function of `before` with `memory_limit` and judges it: solver
+/// invariants and the verifier on each function, the interpreter on `entry` with each
+/// argument vector of `args`.
+pub fn check_module(before: Module, entry: &str, memory_limit: usize, args: &[Vec<Val>]) {
     let symbols = before.symbol_table();
-    let errors = crate::ir::verifier::verify(&before.functions[0], &symbols);
-    assert!(errors.is_empty(), "generator made invalid IR: {errors:?}");
-    // (a) Solver invariants.
+    let mut after = before.clone();
     let mut solver = Solver::new();
-    if let Ok(r) = solver.analyze(&f, memory_limit) {
-        assert_eq!(r.monotonicity_violations, 0, "a cell moved up the lattice");
-        if let Err(e) = r.validate(&f) {
-            panic!("invalid SCCP result: {e}");
-        }
-    }
-    // (b) The verifier after.
-    let mut g = f.clone();
     let mut scratch = SccpScratch::default();
-    if let Err(e) = optimize(&mut g, memory_limit, &mut scratch) {
-        panic!("SCCP failed on valid IR: {e}");
+    for g in &mut after.functions {
+        let errors = crate::ir::verifier::verify(&*g, &symbols);
+        assert!(errors.is_empty(), "generator made invalid IR: {errors:?}");
+        // (a) Solver invariants.
+        if let Ok(r) = solver.analyze(g, memory_limit) {
+            assert_eq!(r.monotonicity_violations, 0, "a cell moved up the lattice");
+            if let Err(e) = r.validate(g) {
+                panic!("invalid SCCP result: {e}");
+            }
+        }
+        // (b) The verifier after.
+        if let Err(e) = optimize(g, memory_limit, &mut scratch) {
+            panic!("SCCP failed on valid IR: {e}");
+        }
+        let errors = crate::ir::verifier::verify(&*g, &symbols);
+        assert!(
+            errors.is_empty(),
+            "SCCP made invalid IR: {errors:?}\nbefore:\n{}",
+            crate::text::print_module(&before),
+        );
     }
-    let after = module_of(g);
-    let errors = crate::ir::verifier::verify(&after.functions[0], &symbols);
-    assert!(
-        errors.is_empty(),
-        "SCCP made invalid IR: {errors:?}\nbefore:\n{}\nafter:\n{}",
-        crate::text::print_module(&before),
-        crate::text::print_module(&after)
-    );
     // (c) The interpreter before and after.
     let config = interp::Config {
         step_limit: 200_000,
         ..Default::default()
     };
     for a in args {
-        let x = interp::run(&before, "f", a, config);
-        let y = interp::run(&after, "f", a, config);
+        let x = interp::run(&before, entry, a, config);
+        let y = interp::run(&after, entry, a, config);
         let show = || {
             format!(
                 "args {a:?}\nbefore:\n{}\nafter:\n{}",
