@@ -20,8 +20,17 @@
 //!   `blockaddress`) are constants for phis, selects and copies only.
 //! - `undef` is the zero of its type, as in the interpreter (LLVM instead lets `undef` meet
 //!   to any constant; that would make SCCP and the oracle disagree).
-//! - Like LLVM's SCCP, `x & 0`, `x * 0`, `x | -1`, `fcmp false`/`fcmp true` and a `select`
-//!   whose arms agree fold even when the other operands are `Overdefined`.
+//! - Like LLVM's SCCP, `x & 0`, `x * 0`, `x | -1`, `x urem 1`, comparisons with the extreme
+//!   value of their predicate (`x ult 0`, `x sgt MAX`, ...), `fcmp false`/`fcmp true` and a
+//!   `select` whose arms agree fold even when the other operands are `Overdefined`; nothing
+//!   that could trap is folded this way. LLVM 14 goes further with integer ranges and
+//!   branch-condition facts (PredicateInfo); 003 fixes a three-level lattice, so those are
+//!   not done here.
+//! - Copies propagate: a `copy` of a constant folds, any other `copy` is removed and its uses
+//!   read its source.
+//! - 003's `verbose` flag: notes go to [`Diagnostics`] (printed by `--verbose`), counters to
+//!   [`PassStats`] (`--stats`), and [`SccpResult::describe`] dumps an analysis (the `sccp`
+//!   filetests).
 //! - Input phases: SSA (`ssa` becomes `optimized`; `optimized` and `placed` stay). Memory form
 //!   is accepted too: it is valid single-definition IR whose locals live in allocas, so SCCP
 //!   folds what does not go through memory (loads are `Overdefined`) and the phase stays

@@ -11,7 +11,10 @@
 //!    phis, which now have one more executable incoming edge.
 //! 3. *SSA worklist*: an item is an instruction or a block's terminator. An instruction in a
 //!    reachable block is evaluated ([`eval_inst`], phis over executable incoming edges only);
-//!    if its cell changes, every user of the value is queued. A terminator marks the edges its
+//!    if its cell changes, every user of the value is queued. An evaluation that yields
+//!    `Unknown` (an operand has no value yet) leaves the cell as it is: with the rules where
+//!    one constant operand decides (`x | -1`), a cell can be `Const` before all its operands
+//!    are known, and it must not move back up (LLVM's solver behaves the same way). A terminator marks the edges its
 //!    condition allows: `Unknown` none, `Const` the one taken (`br`, `switch`, `indirect_br`
 //!    of a `blockaddress`), `Overdefined` all. `asm goto` labels are always executable.
 //! 4. Both worklists are drained alternately until both are empty. Then a reachable block
@@ -35,7 +38,9 @@
 //! (users are instructions or terminators), and the lattice cell of every pool constant.
 //! Every table is a `Vec` keyed by a dense index, cleared but never dropped between functions.
 //!
-//! Invariants: cells move only down ([`LatticeValue::allows`], checked in debug builds and
+//! Invariants: the 003 lattice is stored densely: "lattice map" = `values[Value]` (the
+//! entries are the non-`Unknown` cells), "reachable blocks" and "executable edges" are
+//! bitsets. Cells move only down ([`LatticeValue::allows`], checked in debug builds and
 //! counted in [`SccpResult::monotonicity_violations`]); an executable edge's target is
 //! reachable; the entry block is reachable (checked by [`SccpResult::validate`] in debug
 //! builds).
