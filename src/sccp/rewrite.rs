@@ -24,7 +24,8 @@
 //!    dominance: every path into the block enters through an edge carrying that operand.
 //! 7. **Use rewriting**: every operand of the remaining instructions and terminators is
 //!    replaced through the table (transitively). Constants are interned into the pool once
-//!    per constant value (the pool's hash map is the only hashing in SCCP).
+//!    per constant value, behind a 64-slot direct-mapped cache (the pool's hash map is the
+//!    only hashing in SCCP).
 //!
 //! Invariants established: no reachable block branches to a removed block (every remaining
 //! edge of a reachable block is executable, see the solver's module doc); every use of a
@@ -36,9 +37,9 @@
 //! the longest chain of dependent phis, usually 1-2).
 
 use super::fold::{condition, resolved_successor};
-use super::lattice::LatticeValue;
+use super::lattice::{Constant, LatticeValue};
 use super::solver::BitSet;
-use crate::ir::{Block, Function, InstKind, Operand, Target, Terminator};
+use crate::ir::{Block, Const, Function, InstKind, Operand, Target, Terminator};
 use smallvec::SmallVec;
 
 /// What the rewrite changed (reported as `sccp` statistics).
@@ -78,6 +79,19 @@ impl RewriteStats {
 pub struct Rewriter {
     /// `repl[Value]`: the operand that replaces every use of the value.
     repl: Vec<Option<Operand>>,
+    /// Direct-mapped cache of constants already interned into this function's pool.
+    cache: Vec<Option<(Constant, Const)>>,
+}
+
+const CACHE_SLOTS: usize = 64;
+
+/// A cheap hash of a constant into `0..CACHE_SLOTS`.
+fn cache_slot(k: &Constant) -> usize {
+    let x = match k {
+        Constant::Scalar(v) => v.as_u128() as u64 ^ ((v.ty() as u64) << 56),
+        Constant::Address(c) => c.0 as u64 ^ (1 << 63),
+    };
+    (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize
 }
 
 impl Rewriter {
@@ -100,9 +114,24 @@ impl Rewriter {
         self.repl.clear();
         self.repl.resize(nv, None);
         // 1. Constant replacement table.
+        self.cache.clear();
+        self.cache.resize(CACHE_SLOTS, None);
         for (v, cell) in cells.iter().enumerate().take(nv) {
             if let LatticeValue::Const(k) = cell {
-                self.repl[v] = k.to_pool(&mut f.consts).map(Operand::Const);
+                // Folded values repeat (0, 1, -1, ...): a small direct-mapped cache in front
+                // of the pool's hash map.
+                let slot = cache_slot(k);
+                let c = match self.cache[slot] {
+                    Some((key, c)) if key == *k => Some(c),
+                    _ => {
+                        let c = k.to_pool(&mut f.consts);
+                        if let Some(c) = c {
+                            self.cache[slot] = Some((*k, c));
+                        }
+                        c
+                    }
+                };
+                self.repl[v] = c.map(Operand::Const);
             }
         }
         let const_cell = |f: &Function, o: Operand| match o {
@@ -110,7 +139,7 @@ impl Rewriter {
             Operand::Const(c) => f
                 .consts
                 .try_get(c)
-                .and_then(|d| super::lattice::Constant::of_pool(c, d))
+                .and_then(|d| Constant::of_pool(c, d))
                 .map_or(LatticeValue::Overdefined, LatticeValue::Const),
         };
         for b in 0..f.blocks.len() {

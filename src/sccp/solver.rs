@@ -227,6 +227,8 @@ pub struct Solver {
     use_start: Vec<u32>,
     /// Users: an instruction index, or `TERM | block` for a terminator.
     users: Vec<u32>,
+    /// (value, user) pairs collected while counting, scattered into `users`.
+    pairs: Vec<(u32, u32)>,
     /// The cell of every pool constant.
     const_cells: Vec<LatticeValue>,
     /// Queued edge ids.
@@ -284,6 +286,7 @@ impl Solver {
         self.inst_block.resize(ni, NONE);
         self.use_start.clear();
         self.use_start.resize(nv + 2, 0);
+        self.pairs.clear();
         let live = |b: Block| b.index() < nb && !f.blocks[b.index()].dead;
         let mut bad_value = None;
         // Pass 1: edges, instruction blocks, use counts (in use_start[v + 2]).
@@ -311,14 +314,22 @@ impl Solver {
                             return Err(SccpError::InvalidSsa { value_id: v });
                         }
                     }
-                    d.kind
-                        .for_each_operand(|o| count_use(o, f, &mut self.use_start, &mut bad_value));
+                    let pairs = &mut self.pairs;
+                    d.kind.for_each_operand(|o| {
+                        if let Some(v) = check_use(o, f, &mut self.use_start, &mut bad_value) {
+                            pairs.push((v, i.0));
+                        }
+                    });
                 }
                 if let Some(s) = bad_block {
                     return Err(SccpError::InvalidCfg { block_id: s });
                 }
-                bd.terminator
-                    .for_each_operand(|o| count_use(o, f, &mut self.use_start, &mut bad_value));
+                let pairs = &mut self.pairs;
+                bd.terminator.for_each_operand(|o| {
+                    if let Some(v) = check_use(o, f, &mut self.use_start, &mut bad_value) {
+                        pairs.push((v, TERM | bi as u32));
+                    }
+                });
                 match bad_value {
                     Some(Operand::Value(v)) => return Err(SccpError::InvalidSsa { value_id: v }),
                     Some(Operand::Const(c)) => {
@@ -335,29 +346,12 @@ impl Solver {
         }
         self.users.clear();
         self.users.resize(self.use_start[nv + 1] as usize, 0);
-        // Pass 2: fill users (use_start[v + 1] advances to the end of v's list).
-        for (bi, bd) in f.blocks.iter().enumerate() {
-            if bd.dead {
-                continue;
-            }
-            for &i in &bd.insts {
-                let (starts, users) = (&mut self.use_start, &mut self.users);
-                f.insts[i.index()].kind.for_each_operand(|o| {
-                    if let Operand::Value(v) = o {
-                        let at = &mut starts[v.index() + 1];
-                        users[*at as usize] = i.0;
-                        *at += 1;
-                    }
-                });
-            }
-            let (starts, users) = (&mut self.use_start, &mut self.users);
-            bd.terminator.for_each_operand(|o| {
-                if let Operand::Value(v) = o {
-                    let at = &mut starts[v.index() + 1];
-                    users[*at as usize] = TERM | bi as u32;
-                    *at += 1;
-                }
-            });
+        // Scatter the (value, user) pairs of pass 1 (use_start[v + 1] advances to the end
+        // of v's list), so instructions are decoded once.
+        for &(v, user) in &self.pairs {
+            let at = &mut self.use_start[v as usize + 1];
+            self.users[*at as usize] = user;
+            *at += 1;
         }
         self.const_cells.clear();
         self.const_cells.extend((0..f.consts.len()).map(|c| {
@@ -592,10 +586,19 @@ impl Solver {
     }
 }
 
-fn count_use(o: Operand, f: &Function, use_start: &mut [u32], bad: &mut Option<Operand>) {
+/// Checks an operand; for a value, counts the use (in `use_start[v + 2]`) and returns it.
+fn check_use(
+    o: Operand,
+    f: &Function,
+    use_start: &mut [u32],
+    bad: &mut Option<Operand>,
+) -> Option<u32> {
     match o {
         Operand::Value(v) => match f.values.get(v.index()) {
-            Some(d) if d.def != ValueDef::Unused => use_start[v.index() + 2] += 1,
+            Some(d) if d.def != ValueDef::Unused => {
+                use_start[v.index() + 2] += 1;
+                return Some(v.0);
+            }
             _ => *bad = Some(o),
         },
         Operand::Const(c) => {
@@ -604,6 +607,7 @@ fn count_use(o: Operand, f: &Function, use_start: &mut [u32], bad: &mut Option<O
             }
         }
     }
+    None
 }
 
 /// Runs SCCP on one function with a fresh solver (003's `sccp_analysis`; batch code keeps a
