@@ -23,7 +23,8 @@
 //! (b) the verifier accepts the function after SCCP;
 //! (c) on several argument vectors, the interpreter's outcome is identical before and after:
 //!     result, output, exit code, memory digest and external-call trace; a run that traps
-//!     still traps with the same kind of error; SCCP never adds steps.
+//!     still traps with the same kind of error; SCCP never adds steps;
+//! (d) after a full (not fallback) run, a second run changes nothing (idempotence).
 //!
 //! One input in eight instead corrupts one reference (an operand, a successor, a phi's
 //! predecessor, an operation's type) and only requires that SCCP does not panic.
@@ -535,8 +536,22 @@ pub fn check_module(before: Module, entry: &str, memory_limit: usize, args: &[Ve
             }
         }
         // (b) The verifier after.
-        if let Err(e) = optimize(g, memory_limit, &mut scratch) {
-            panic!("SCCP failed on valid IR: {e}");
+        let full = match optimize(g, memory_limit, &mut scratch) {
+            Ok(out) => matches!(out, crate::sccp::SccpOutcome::Optimized(_)),
+            Err(e) => panic!("SCCP failed on valid IR: {e}"),
+        };
+        // (d) Idempotence: SCCP finds nothing left to do in its own output.
+        if full {
+            let mut again = g.clone();
+            let out = optimize(&mut again, usize::MAX, &mut scratch).unwrap();
+            assert_eq!(
+                out.stats().transformed() + out.stats().blocks_removed,
+                0,
+                "second SCCP run changed the function: {:?}\nbefore:\n{}\nafter one run:\n{}",
+                out.stats(),
+                crate::text::print_module(&before),
+                crate::text::print_function(&*g, &symbols),
+            );
         }
         let errors = crate::ir::verifier::verify(&*g, &symbols);
         assert!(
