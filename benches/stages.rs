@@ -121,7 +121,7 @@ fn engine_overhead(c: &mut Criterion) {
 /// analysis + rewrite (the clone of the input is outside the timing). No memory limit, so
 /// large functions do not fall back.
 fn sccp(c: &mut Criterion) {
-    use strata::fuzzing::sccp::{seeded_ssa, SsaGenOptions};
+    use strata::fuzzing::generate_ssa::{seeded_ssa, SsaGenOptions};
     let small = SsaGenOptions::default();
     let large = SsaGenOptions {
         max_blocks: 400,

@@ -6,5 +6,6 @@
 
 pub mod dominance;
 pub mod generate;
+pub mod generate_ssa;
 pub mod sccp;
 pub mod text;

@@ -35,7 +35,7 @@
 
 use super::lattice::{Constant, LatticeValue};
 use super::rewrite::{RewriteStats, Rewriter};
-use super::solver::BitSet;
+use super::BitSet;
 use crate::analysis::Cfg;
 use crate::interp::{ops, Val};
 use crate::ir::{Const, ConstKind, Function, InstKind, IntPredicate, Operand, Terminator, Type};

@@ -63,12 +63,12 @@ pub mod solver;
 pub use fold::Folder;
 pub use lattice::{Constant, LatticeValue};
 pub use rewrite::{RewriteStats, Rewriter};
-pub use solver::{sccp_analysis, SccpResult, Solver, LATTICE_ENTRY_BYTES};
+pub use solver::{sccp_analysis, Solver, LATTICE_ENTRY_BYTES};
 
 use crate::analysis::{Cfg, DomTree, DominanceFrontiers, Sccs};
 use crate::engine::world::with_function;
 use crate::engine::{Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage};
-use crate::ir::{Block, Const, Function, Inst, Phase, Value};
+use crate::ir::{Block, Const, Function, Inst, Phase, Value, ValueDef};
 use bevy_ecs::prelude::*;
 
 /// Why SCCP did not run on a function (003 `SCCPError`, plus the checks the dense tables
@@ -258,164 +258,169 @@ pub fn configure(schedule: &mut Schedule) {
     schedule.add_systems(run_sccp.in_set(Stage::Sccp));
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ir::{
-        BinaryOp, FunctionBuilder, IntPredicate, Operand, Signature, Terminator, Type,
-    };
+/// A growable bitset over dense indices.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
+pub struct BitSet {
+    words: Vec<u64>,
+}
 
-    fn sig(params: &[Type], ret: Type) -> Signature {
-        Signature {
-            params: params.to_vec(),
-            ret,
-            varargs: false,
+impl BitSet {
+    /// Clears and sizes the set for indices `0..n`.
+    pub fn reset(&mut self, n: usize) {
+        self.words.clear();
+        self.words.resize(n.div_ceil(64), 0);
+    }
+
+    /// Inserts `i`; true if it was absent.
+    #[inline]
+    pub fn insert(&mut self, i: usize) -> bool {
+        let (w, m) = (i / 64, 1u64 << (i % 64));
+        let was = self.words[w] & m != 0;
+        self.words[w] |= m;
+        !was
+    }
+
+    /// True if `i` is in the set (false beyond the size).
+    #[inline]
+    pub fn contains(&self, i: usize) -> bool {
+        self.words
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// Number of members.
+    pub fn count(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+/// What SCCP proved about one function (003 `SCCPResult`, as dense tables).
+#[derive(Clone, Default, Debug)]
+pub struct SccpResult {
+    /// `values[Value]`: the final lattice cell of every value index (holes stay `Unknown`).
+    pub values: Vec<LatticeValue>,
+    /// Blocks proven reachable from the entry block.
+    pub reachable: BitSet,
+    /// `succ_start[b]..succ_start[b + 1]` are the edge ids of block `b` (length blocks + 1).
+    pub succ_start: Vec<u32>,
+    /// `succ_block[edge]`: the target of each edge.
+    pub succ_block: Vec<Block>,
+    /// Executable edges, by edge id.
+    pub executable: BitSet,
+    /// Instructions of reachable blocks whose result is a constant.
+    pub foldable_count: usize,
+    /// Reachable conditional terminators (`br`, `switch`, `indirect_br`) whose condition is
+    /// a constant.
+    pub resolvable_branches: usize,
+    /// Cell updates that would have moved a cell up the lattice (always 0; a fuzzing oracle).
+    pub monotonicity_violations: usize,
+}
+
+impl SccpResult {
+    /// Empties every table (keeping capacity) and zeroes the counts.
+    pub fn clear(&mut self) {
+        self.values.clear();
+        self.reachable.reset(0);
+        self.succ_start.clear();
+        self.succ_block.clear();
+        self.executable.reset(0);
+        self.foldable_count = 0;
+        self.resolvable_branches = 0;
+        self.monotonicity_violations = 0;
+    }
+
+    /// The lattice cell of `v` (`Unknown` for an out-of-range index).
+    pub fn value(&self, v: Value) -> LatticeValue {
+        self.values.get(v.index()).copied().unwrap_or_default()
+    }
+
+    /// True if `b` is reachable.
+    pub fn is_reachable(&self, b: Block) -> bool {
+        self.reachable.contains(b.index())
+    }
+
+    /// True if successor edge `succ` of block `b` is executable.
+    pub fn is_edge_executable(&self, b: Block, succ: usize) -> bool {
+        let (s, e) = self.edge_range(b);
+        s + succ < e && self.executable.contains(s + succ)
+    }
+
+    fn edge_range(&self, b: Block) -> (usize, usize) {
+        match (
+            self.succ_start.get(b.index()),
+            self.succ_start.get(b.index() + 1),
+        ) {
+            (Some(&s), Some(&e)) => (s as usize, e as usize),
+            _ => (0, 0),
         }
     }
 
-    /// `br c, block1, block1` then `ret`; `c` is a parameter or a constant.
-    fn duplicate_edges(constant: bool) -> Function {
-        let mut b = FunctionBuilder::new("dup", sig(&[Type::I1], Type::I32));
-        b.set_phase(Phase::Ssa);
-        let cond = if constant {
-            b.iconst(Type::I1, 0)
-        } else {
-            Operand::Value(b.param(0))
-        };
-        let b1 = b.create_block();
-        b.br(cond, b1, b1);
-        b.switch_to(b1);
-        let one = b.iconst(Type::I32, 1);
-        let v = b.phi(Type::I32, &[(Block(0), one), (Block(0), one)]);
-        b.ret(Some(Operand::Value(v)));
-        b.finish()
+    /// Executable edges as (block, successor index, target), in block order.
+    pub fn executable_edges(&self) -> impl Iterator<Item = (Block, usize, Block)> + '_ {
+        (0..self.succ_start.len().saturating_sub(1)).flat_map(move |b| {
+            let (s, e) = self.edge_range(Block::new(b));
+            (s..e)
+                .filter(|&id| self.executable.contains(id))
+                .map(move |id| (Block::new(b), id - s, self.succ_block[id]))
+        })
     }
 
-    #[test]
-    fn parallel_edges_are_distinct() {
-        let r = sccp_analysis(&duplicate_edges(true), 1 << 20).unwrap();
-        assert!(!r.is_edge_executable(Block(0), 0));
-        assert!(r.is_edge_executable(Block(0), 1), "false takes successor 1");
-        assert_eq!(r.executable_edges().count(), 1);
-        assert_eq!(r.resolvable_branches, 1);
-        let r = sccp_analysis(&duplicate_edges(false), 1 << 20).unwrap();
-        assert_eq!(
-            r.executable_edges().collect::<Vec<_>>(),
-            vec![(Block(0), 0, Block(1)), (Block(0), 1, Block(1))]
-        );
-        assert_eq!(r.resolvable_branches, 0);
-        assert_eq!(r.foldable_count, 1, "the phi of two 1s");
-    }
-
-    #[test]
-    fn invalid_input_is_an_error_not_a_panic() {
-        let mut f = duplicate_edges(false);
-        f.blocks[0].terminator = Terminator::Jump(crate::ir::Target::new(Block(7)));
-        assert_eq!(
-            sccp_analysis(&f, 1 << 20).unwrap_err(),
-            SccpError::InvalidCfg { block_id: Block(7) }
-        );
-        let mut f = duplicate_edges(false);
-        f.blocks[1].terminator = Terminator::Ret(Some(Operand::Value(Value(99))));
-        let e = sccp_analysis(&f, 1 << 20).unwrap_err();
-        assert_eq!(
-            e,
-            SccpError::InvalidSsa {
-                value_id: Value(99)
+    /// A text dump (003's `verbose` output, used by the `sccp` filetests): reachable blocks,
+    /// executable edges as `blockN#i -> blockM`, every cell that is not `Unknown`, and the
+    /// two counts. Values print as `vN: const i32 7`, `vN: overdefined`.
+    pub fn describe(&self, f: &Function) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let reachable: Vec<String> = (0..f.blocks.len())
+            .filter(|&b| self.reachable.contains(b))
+            .map(|b| Block::new(b).to_string())
+            .collect();
+        let _ = writeln!(out, "reachable [{}]", reachable.join(", "));
+        let edges: Vec<String> = self
+            .executable_edges()
+            .map(|(b, i, t)| format!("{b}#{i} -> {t}"))
+            .collect();
+        let _ = writeln!(out, "executable [{}]", edges.join(", "));
+        for (v, c) in self.values.iter().enumerate() {
+            if *c != LatticeValue::Unknown {
+                let c = match c {
+                    LatticeValue::Const(Constant::Address(k)) => match f.consts.try_get(*k) {
+                        Some(d) => format!("const address {:?}", d.kind),
+                        None => c.to_string(),
+                    },
+                    _ => c.to_string(),
+                };
+                let _ = writeln!(out, "v{v}: {c}");
             }
-        );
-        assert_eq!(e.to_string(), "Invalid SSA reference: value v99 not found");
-        let before = f.clone();
-        assert!(optimize(&mut f, 1 << 20, &mut SccpScratch::default()).is_err());
-        assert_eq!(f, before, "unchanged on error");
-        let mut f = duplicate_edges(false);
-        f.phase = Phase::Destructed;
-        assert!(matches!(
-            optimize(&mut f, 1 << 20, &mut SccpScratch::default()),
-            Err(SccpError::UnsupportedPhase { .. })
-        ));
-    }
-
-    /// A chain of `n` additions starting from a parameter: every value is overdefined.
-    fn chain(n: usize) -> Function {
-        let mut b = FunctionBuilder::new("chain", sig(&[Type::I32], Type::I32));
-        b.set_phase(Phase::Ssa);
-        let mut v = b.param(0);
-        let one = b.iconst(Type::I32, 1);
-        for _ in 0..n {
-            v = b.binary(BinaryOp::Add, Type::I32, Operand::Value(v), one);
         }
-        let seven = b.iconst(Type::I32, 7);
-        let c = b.icmp(IntPredicate::Eq, Type::I32, seven, seven);
-        let (t, e) = (b.create_block(), b.create_block());
-        b.br(Operand::Value(c), t, e);
-        b.switch_to(t);
-        b.ret(Some(Operand::Value(v)));
-        b.switch_to(e);
-        b.ret(Some(seven));
-        b.finish()
-    }
-
-    #[test]
-    fn memory_limit_is_all_or_nothing_and_falls_back() {
-        // 1 parameter + 10 additions + 1 comparison = 12 entries = 288 bytes.
-        let f = chain(10);
-        assert!(sccp_analysis(&f, 288).is_ok());
-        assert_eq!(
-            sccp_analysis(&f, 287).unwrap_err(),
-            SccpError::MemoryLimit {
-                function_name: "chain".into(),
-                limit: 287
-            }
+        let _ = writeln!(
+            out,
+            "foldable {} resolvable branches {}",
+            self.foldable_count, self.resolvable_branches
         );
-        let mut g = f.clone();
-        let out = optimize(&mut g, 287, &mut SccpScratch::default()).unwrap();
-        assert!(matches!(out, SccpOutcome::Fallback(s) if s.branches_resolved == 1));
-        assert_eq!(g.phase, Phase::Optimized);
-        assert!(!g.blocks[2].dead, "local folding removes no block");
-        let mut h = f.clone();
-        let out = optimize(&mut h, 288, &mut SccpScratch::default()).unwrap();
-        assert!(matches!(out, SccpOutcome::Optimized(s) if s.blocks_removed == 1));
+        out
     }
 
-    /// DESIGN.md 2 rule 8: the system runs alone in a World holding only what it reads.
-    #[test]
-    fn system_runs_alone() {
-        use crate::engine::world::{init_resources as init_world, FunctionLoader};
-        let mut world = World::new();
-        init_world(&mut world);
-        crate::analysis::init_resources(&mut world);
-        init_resources(&mut world);
-        world.insert_resource(PipelineConfig {
-            options: crate::engine::PassOptions {
-                sccp_memory_limit: 24,
-            },
-            ..Default::default()
-        });
-        world.init_resource::<Diagnostics>();
-        world.init_resource::<PassStats>();
-        let symbols = std::sync::Arc::new(crate::ir::SymbolTable::default());
-        world.resource_scope(|w, mut l: Mut<FunctionLoader>| l.load(w, chain(3), &symbols));
-        let mut schedule = Schedule::default();
-        schedule.add_systems(run_sccp);
-        schedule.run(&mut world);
-        let diags = &world.resource::<Diagnostics>().0;
-        assert_eq!(diags.len(), 1);
-        assert_eq!(diags[0].severity, Severity::Note);
-        let stats = &world.resource::<PassStats>().0;
-        assert!(stats
-            .iter()
-            .any(|s| s.name == "memory_limit_fallbacks" && s.value == 1));
-        world
-            .resource_mut::<PipelineConfig>()
-            .options
-            .sccp_memory_limit = 1 << 20;
-        world.resource_mut::<Diagnostics>().0.clear();
-        schedule.run(&mut world);
-        assert!(world.resource::<Diagnostics>().0.is_empty());
-        let f = world.resource_scope(|w, mut l: Mut<FunctionLoader>| l.take(w));
-        assert!(f.blocks[2].dead);
-        assert_eq!(world.resource::<Cfg>().rpo(), &[Block(0), Block(1)]);
-        assert!(crate::ir::verifier::verify(&f, &symbols).is_empty());
+    /// The 003 invariants: the entry block is reachable, the target of every executable edge
+    /// is reachable, every cell names a value of `f` and a non-`Unknown` cell a defined one.
+    /// Returns a description of the first violation.
+    pub fn validate(&self, f: &Function) -> Result<(), String> {
+        if !f.blocks.is_empty() && !self.is_reachable(Block(0)) {
+            return Err("entry block not reachable".into());
+        }
+        for (b, i, t) in self.executable_edges() {
+            if !self.is_reachable(t) {
+                return Err(format!("executable edge {b}#{i} to unreachable {t}"));
+            }
+        }
+        if self.values.len() > f.values.len() {
+            return Err("more cells than values".into());
+        }
+        for (i, c) in self.values.iter().enumerate() {
+            if *c != LatticeValue::Unknown && f.values[i].def == ValueDef::Unused {
+                return Err(format!("cell of undefined value v{i} is {c}"));
+            }
+        }
+        Ok(())
     }
 }

@@ -38,7 +38,7 @@
 
 use super::fold::{condition, resolved_successor};
 use super::lattice::{Constant, LatticeValue};
-use super::solver::BitSet;
+use super::BitSet;
 use crate::ir::{Block, Const, Function, InstKind, Operand, Target, Terminator};
 use smallvec::SmallVec;
 

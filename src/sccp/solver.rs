@@ -52,7 +52,7 @@
 
 use super::fold::{condition, eval_inst, resolved_successor};
 use super::lattice::{Constant, LatticeValue};
-use super::SccpError;
+use super::{BitSet, SccpError, SccpResult};
 use crate::ir::{Block, Function, InstKind, Operand, Terminator, Value, ValueDef};
 
 /// Bytes charged per lattice entry by the memory estimate (003).
@@ -61,161 +61,6 @@ pub const LATTICE_ENTRY_BYTES: usize = 24;
 const NONE: u32 = u32::MAX;
 /// Worklist and user-list items with this bit set name a block's terminator.
 const TERM: u32 = 1 << 31;
-
-/// A growable bitset over dense indices.
-#[derive(Clone, Default, Debug, PartialEq, Eq)]
-pub struct BitSet {
-    words: Vec<u64>,
-}
-
-impl BitSet {
-    /// Clears and sizes the set for indices `0..n`.
-    pub fn reset(&mut self, n: usize) {
-        self.words.clear();
-        self.words.resize(n.div_ceil(64), 0);
-    }
-
-    /// Inserts `i`; true if it was absent.
-    #[inline]
-    pub fn insert(&mut self, i: usize) -> bool {
-        let (w, m) = (i / 64, 1u64 << (i % 64));
-        let was = self.words[w] & m != 0;
-        self.words[w] |= m;
-        !was
-    }
-
-    /// True if `i` is in the set (false beyond the size).
-    #[inline]
-    pub fn contains(&self, i: usize) -> bool {
-        self.words
-            .get(i / 64)
-            .is_some_and(|w| w & (1 << (i % 64)) != 0)
-    }
-
-    /// Number of members.
-    pub fn count(&self) -> usize {
-        self.words.iter().map(|w| w.count_ones() as usize).sum()
-    }
-}
-
-/// What SCCP proved about one function (003 `SCCPResult`, as dense tables).
-#[derive(Clone, Default, Debug)]
-pub struct SccpResult {
-    /// `values[Value]`: the final lattice cell of every value index (holes stay `Unknown`).
-    pub values: Vec<LatticeValue>,
-    /// Blocks proven reachable from the entry block.
-    pub reachable: BitSet,
-    /// `succ_start[b]..succ_start[b + 1]` are the edge ids of block `b` (length blocks + 1).
-    pub succ_start: Vec<u32>,
-    /// `succ_block[edge]`: the target of each edge.
-    pub succ_block: Vec<Block>,
-    /// Executable edges, by edge id.
-    pub executable: BitSet,
-    /// Instructions of reachable blocks whose result is a constant.
-    pub foldable_count: usize,
-    /// Reachable conditional terminators (`br`, `switch`, `indirect_br`) whose condition is
-    /// a constant.
-    pub resolvable_branches: usize,
-    /// Cell updates that would have moved a cell up the lattice (always 0; a fuzzing oracle).
-    pub monotonicity_violations: usize,
-}
-
-impl SccpResult {
-    /// The lattice cell of `v` (`Unknown` for an out-of-range index).
-    pub fn value(&self, v: Value) -> LatticeValue {
-        self.values.get(v.index()).copied().unwrap_or_default()
-    }
-
-    /// True if `b` is reachable.
-    pub fn is_reachable(&self, b: Block) -> bool {
-        self.reachable.contains(b.index())
-    }
-
-    /// True if successor edge `succ` of block `b` is executable.
-    pub fn is_edge_executable(&self, b: Block, succ: usize) -> bool {
-        let (s, e) = self.edge_range(b);
-        s + succ < e && self.executable.contains(s + succ)
-    }
-
-    fn edge_range(&self, b: Block) -> (usize, usize) {
-        match (
-            self.succ_start.get(b.index()),
-            self.succ_start.get(b.index() + 1),
-        ) {
-            (Some(&s), Some(&e)) => (s as usize, e as usize),
-            _ => (0, 0),
-        }
-    }
-
-    /// Executable edges as (block, successor index, target), in block order.
-    pub fn executable_edges(&self) -> impl Iterator<Item = (Block, usize, Block)> + '_ {
-        (0..self.succ_start.len().saturating_sub(1)).flat_map(move |b| {
-            let (s, e) = self.edge_range(Block::new(b));
-            (s..e)
-                .filter(|&id| self.executable.contains(id))
-                .map(move |id| (Block::new(b), id - s, self.succ_block[id]))
-        })
-    }
-
-    /// A text dump (003's `verbose` output, used by the `sccp` filetests): reachable blocks,
-    /// executable edges as `blockN#i -> blockM`, every cell that is not `Unknown`, and the
-    /// two counts. Values print as `vN: const i32 7`, `vN: overdefined`.
-    pub fn describe(&self, f: &Function) -> String {
-        use std::fmt::Write as _;
-        let mut out = String::new();
-        let reachable: Vec<String> = (0..f.blocks.len())
-            .filter(|&b| self.reachable.contains(b))
-            .map(|b| Block::new(b).to_string())
-            .collect();
-        let _ = writeln!(out, "reachable [{}]", reachable.join(", "));
-        let edges: Vec<String> = self
-            .executable_edges()
-            .map(|(b, i, t)| format!("{b}#{i} -> {t}"))
-            .collect();
-        let _ = writeln!(out, "executable [{}]", edges.join(", "));
-        for (v, c) in self.values.iter().enumerate() {
-            if *c != LatticeValue::Unknown {
-                let c = match c {
-                    LatticeValue::Const(Constant::Address(k)) => match f.consts.try_get(*k) {
-                        Some(d) => format!("const address {:?}", d.kind),
-                        None => c.to_string(),
-                    },
-                    _ => c.to_string(),
-                };
-                let _ = writeln!(out, "v{v}: {c}");
-            }
-        }
-        let _ = writeln!(
-            out,
-            "foldable {} resolvable branches {}",
-            self.foldable_count, self.resolvable_branches
-        );
-        out
-    }
-
-    /// The 003 invariants: the entry block is reachable, the target of every executable edge
-    /// is reachable, every cell names a value of `f` and a non-`Unknown` cell a defined one.
-    /// Returns a description of the first violation.
-    pub fn validate(&self, f: &Function) -> Result<(), String> {
-        if !f.blocks.is_empty() && !self.is_reachable(Block(0)) {
-            return Err("entry block not reachable".into());
-        }
-        for (b, i, t) in self.executable_edges() {
-            if !self.is_reachable(t) {
-                return Err(format!("executable edge {b}#{i} to unreachable {t}"));
-            }
-        }
-        if self.values.len() > f.values.len() {
-            return Err("more cells than values".into());
-        }
-        for (i, c) in self.values.iter().enumerate() {
-            if *c != LatticeValue::Unknown && f.values[i].def == ValueDef::Unused {
-                return Err(format!("cell of undefined value v{i} is {c}"));
-            }
-        }
-        Ok(())
-    }
-}
 
 /// The SCCP solver with its reusable scratch (see the module doc).
 #[derive(Default, Debug)]
@@ -247,7 +92,8 @@ impl Solver {
         Self::default()
     }
 
-    /// The result of the last successful [`Solver::analyze`].
+    /// The result of the last [`Solver::analyze`]; empty after one that failed (003: no
+    /// partial result).
     pub fn result(&self) -> &SccpResult {
         &self.result
     }
@@ -263,8 +109,11 @@ impl Solver {
     /// the pool, [`SccpError::MemoryLimit`] when more than `memory_limit` bytes of
     /// lattice entries (24 each) are live. After an error the result is unspecified.
     pub fn analyze(&mut self, f: &Function, memory_limit: usize) -> Result<&SccpResult, SccpError> {
-        self.load(f)?;
-        self.solve(f, memory_limit)?;
+        if let Err(e) = self.load(f).and_then(|()| self.solve(f, memory_limit)) {
+            // All or nothing (003): no partial result survives an error.
+            self.result.clear();
+            return Err(e);
+        }
         self.summarize(f);
         if cfg!(debug_assertions) {
             if let Err(e) = self.result.validate(f) {
