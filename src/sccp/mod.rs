@@ -17,7 +17,9 @@
 //! - Loads, calls, allocas, atomics, asm and opaque instructions are `Overdefined`. A `gep`
 //!   is `Overdefined` even with constant operands: addresses of stack slots and globals are
 //!   only known at run time, so pointer arithmetic is not tracked. Addresses (`@g`,
-//!   `blockaddress`) are constants for phis, selects and copies only.
+//!   `blockaddress`) are constants for phis, selects, copies and `indirect_br` only; they are
+//!   not compared (`icmp eq @g, null` stays: the interpreter has no address for an external
+//!   global, and folding the comparison would hide that error).
 //! - `undef` is the zero of its type, as in the interpreter (LLVM instead lets `undef` meet
 //!   to any constant; that would make SCCP and the oracle disagree).
 //! - Like LLVM's SCCP, `x & 0`, `x * 0`, `x | -1`, `x urem 1`, comparisons with the extreme
