@@ -122,6 +122,11 @@ fn memory_limit_is_all_or_nothing_and_falls_back() {
     assert!(matches!(out, SccpOutcome::Fallback(s) if s.branches_resolved == 1));
     assert_eq!(g.phase, Phase::Optimized);
     assert!(!g.blocks[2].dead, "local folding removes no block");
+    let mut contract = f.clone();
+    let r = sccp_analysis(&contract, 288).unwrap();
+    // The additions start from a parameter: only the comparison folds, and the branch
+    // resolves (003's count: 1 + 1).
+    assert_eq!(apply_sccp_transformations(&mut contract, &r), 2);
     let mut h = f.clone();
     let out = optimize(&mut h, 288, &mut SccpScratch::default()).unwrap();
     assert!(matches!(out, SccpOutcome::Optimized(s) if s.blocks_removed == 1));

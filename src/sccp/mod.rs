@@ -73,8 +73,9 @@ use crate::engine::{Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity
 use crate::ir::{Block, Const, Function, Inst, Phase, Value, ValueDef};
 use bevy_ecs::prelude::*;
 
-/// Why SCCP did not run on a function (003 `SCCPError`, plus the checks the dense tables
-/// need).
+/// Why SCCP did not run on a function (003 `SCCPError`, with Rust casing: `InvalidCFG` is
+/// [`SccpError::InvalidCfg`], `InvalidSSA` is [`SccpError::InvalidSsa`]; plus the checks the
+/// dense tables need).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SccpError {
     /// More than `limit` bytes of lattice entries (24 bytes each) were live.
@@ -175,6 +176,15 @@ pub fn optimize(
         f.phase = Phase::Optimized;
     }
     Ok(outcome)
+}
+
+/// Applies an SCCP result to the function it was computed on (003
+/// `apply_sccp_transformations`); returns the number of transformed instructions. Batch code
+/// keeps a [`Rewriter`] (or uses [`optimize`]) to reuse scratch.
+pub fn apply_sccp_transformations(f: &mut Function, result: &SccpResult) -> usize {
+    Rewriter::new()
+        .apply(f, &result.values, &result.reachable)
+        .transformed() as usize
 }
 
 /// The `sccp` pass on the function in the World (see the module doc for what it reads,
