@@ -220,5 +220,73 @@ fn ssa(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, parse, analyses, engine_overhead, ssa);
+/// SCCP on generated SSA functions (phis, loops, constant branches): the analysis alone and
+/// analysis + rewrite (the clone of the input is outside the timing). No memory limit, so
+/// large functions do not fall back.
+fn sccp(c: &mut Criterion) {
+    use strata::fuzzing::generate_ssa::{seeded_ssa, SsaGenOptions};
+    let small = SsaGenOptions::default();
+    let large = SsaGenOptions {
+        max_blocks: 64,
+        max_insts_per_block: 24,
+        step_budget: 1000,
+        ..SsaGenOptions::default()
+    };
+    // Random shapes leave many blocks unreachable; the large input keeps functions whose
+    // code is at least 70% reachable from the entry, so the solver has work on most of it.
+    let mostly_reachable = |f: &Function| {
+        let mut cfg = Cfg::default();
+        cfg.compute(f);
+        let live: usize = cfg
+            .rpo()
+            .iter()
+            .map(|b| f.blocks[b.index()].insts.len())
+            .sum();
+        live * 10 >= f.live_inst_count() * 7
+    };
+    let inputs = [
+        (
+            "300-small",
+            (0..300u64)
+                .map(|i| seeded_ssa(i, &small))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "20-large-reachable",
+            (0..10_000u64)
+                .map(|i| seeded_ssa(i, &large))
+                .filter(|f| f.live_inst_count() >= 500 && mostly_reachable(f))
+                .take(20)
+                .collect::<Vec<_>>(),
+        ),
+    ];
+    let mut g = c.benchmark_group("sccp");
+    for (name, functions) in &inputs {
+        g.throughput(Throughput::Elements(insts(functions)));
+        let mut solver = strata::sccp::Solver::new();
+        g.bench_function(BenchmarkId::new("analysis", name), |b| {
+            b.iter(|| {
+                for f in functions {
+                    black_box(solver.analyze(f, usize::MAX).unwrap().foldable_count);
+                }
+            })
+        });
+        let mut scratch = strata::sccp::SccpScratch::default();
+        g.bench_function(BenchmarkId::new("analysis+rewrite", name), |b| {
+            b.iter_batched(
+                || functions.clone(),
+                |mut fs| {
+                    for f in &mut fs {
+                        black_box(strata::sccp::optimize(f, usize::MAX, &mut scratch).unwrap());
+                    }
+                    fs
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, parse, analyses, engine_overhead, ssa, sccp);
 criterion_main!(benches);

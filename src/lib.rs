@@ -14,5 +14,6 @@ pub mod engine;
 pub mod fuzzing;
 pub mod interp;
 pub mod ir;
+pub mod sccp;
 pub mod ssa;
 pub mod text;

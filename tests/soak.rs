@@ -12,6 +12,7 @@ fn ten_thousand_functions_through_one_engine() {
     let config = PipelineConfig::new(PassSet::default_pipeline());
     let symbols = Arc::new(SymbolTable::default());
     let mut engine = Engine::new(config.clone());
+    let transforms = config.passes.passes().any(|p| p.info().transforms);
     let opts = GenOptions::default();
     let mut max_capacity = 0;
     for i in 0..10_000u64 {
@@ -30,6 +31,9 @@ fn ten_thousand_functions_through_one_engine() {
             let fresh = Engine::new(config.clone()).run(f.clone(), &symbols);
             assert_eq!(reused.function, fresh.function, "function {i}");
             assert_eq!(reused.diagnostics, fresh.diagnostics, "function {i}");
+            if !transforms {
+                assert_eq!(reused.function, f, "analyses must not change function {i}");
+            }
             assert!(
                 !reused.has_errors(),
                 "function {i}: {:?}",

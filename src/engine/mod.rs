@@ -331,6 +331,7 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     crate::ir::verifier::configure(&mut schedule);
     crate::analysis::configure(&mut schedule);
     crate::ssa::configure(&mut schedule);
+    crate::sccp::configure(&mut schedule);
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");
@@ -380,6 +381,7 @@ impl Engine {
         world.init_resource::<Dumps>();
         world.init_resource::<PassStats>();
         crate::analysis::init_resources(&mut world);
+        crate::sccp::init_resources(&mut world);
         let schedule = build_schedule(&mut world);
         let mut engine = Engine {
             world,

@@ -151,7 +151,7 @@ impl Pass {
             Pass::Sccp => p(
                 "sccp",
                 Stage::Sccp,
-                false,
+                true,
                 cfg,
                 true,
                 "sparse conditional constant propagation",

@@ -6,6 +6,8 @@
 
 pub mod dominance;
 pub mod generate;
+pub mod generate_ssa;
 pub mod mem2reg;
 pub mod phi_elim;
+pub mod sccp;
 pub mod text;
