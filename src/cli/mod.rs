@@ -7,6 +7,7 @@
 mod bench;
 mod compile;
 mod corpus;
+pub mod llvm_reference;
 mod run;
 
 use crate::engine::{Pass, PassSet};
