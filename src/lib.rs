@@ -14,4 +14,5 @@ pub mod engine;
 pub mod fuzzing;
 pub mod interp;
 pub mod ir;
+pub mod llvm;
 pub mod text;
