@@ -24,7 +24,11 @@ fn check(name: &str, expect_skipped: &[&str]) {
     assert!(errs.is_empty(), "{name}: verifier errors: {errs:#?}");
     let out = export(&imp.module, &imp.context);
     for line in src.lines() {
-        if line.starts_with('@') || line.starts_with("declare") || line.starts_with('%') || line.starts_with("attributes") {
+        if line.starts_with('@')
+            || line.starts_with("declare")
+            || line.starts_with('%')
+            || line.starts_with("attributes")
+        {
             assert!(out.contains(line), "{name}: export lost `{line}`");
         }
     }

@@ -9,7 +9,11 @@ use std::process::Command;
 use strata::llvm::{export, import, ImportOptions};
 
 fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
 }
 
 fn temp_dir() -> PathBuf {
@@ -21,24 +25,45 @@ fn temp_dir() -> PathBuf {
 /// Runs `lli file`; returns (stdout, exit code).
 fn lli(file: &Path) -> (String, i32) {
     let o = Command::new("lli").arg(file).output().expect("lli runs");
-    (String::from_utf8_lossy(&o.stdout).into_owned(), o.status.code().unwrap_or(-1))
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        o.status.code().unwrap_or(-1),
+    )
 }
 
 /// Imports `ll`, exports it, verifies and runs the export; compares with running `ll`.
 /// Returns the names of skipped functions.
 fn round_trip(ll: &Path, dir: &Path) -> Vec<String> {
     let src = std::fs::read_to_string(ll).unwrap();
-    let imp = import(&src, &ll.display().to_string(), &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let imp = import(&src, &ll.display().to_string(), &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
     let out = export(&imp.module, &imp.context);
     let stem = ll.file_stem().unwrap().to_string_lossy().into_owned();
     let exported = dir.join(format!("{stem}.exported.ll"));
     std::fs::write(&exported, &out).unwrap();
-    let v = Command::new("opt").args(["-passes=verify", "-S", "-o", "/dev/null"]).arg(&exported).output().expect("opt runs");
-    assert!(v.status.success(), "{}: opt -passes=verify rejected the export:\n{}", exported.display(), String::from_utf8_lossy(&v.stderr));
+    let v = Command::new("opt")
+        .args(["-passes=verify", "-S", "-o", "/dev/null"])
+        .arg(&exported)
+        .output()
+        .expect("opt runs");
+    assert!(
+        v.status.success(),
+        "{}: opt -passes=verify rejected the export:\n{}",
+        exported.display(),
+        String::from_utf8_lossy(&v.stderr)
+    );
     let before = lli(ll);
     let after = lli(&exported);
-    assert_eq!(before, after, "{}: output differs after import/export", exported.display());
-    imp.skipped.iter().map(|s| format!("{}:{} ({})", s.name, s.line, s.reason)).collect()
+    assert_eq!(
+        before,
+        after,
+        "{}: output differs after import/export",
+        exported.display()
+    );
+    imp.skipped
+        .iter()
+        .map(|s| format!("{}:{} ({})", s.name, s.line, s.reason))
+        .collect()
 }
 
 #[test]
@@ -49,12 +74,29 @@ fn c_programs_round_trip_through_import_and_export() {
     }
     let dir = temp_dir();
     let cdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&cdir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&cdir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
     sources.sort();
     assert!(sources.len() >= 5);
     for c in sources {
         let ll = dir.join(c.with_extension("ll").file_name().unwrap());
-        let st = Command::new("clang-14").args(["-O0", "-Xclang", "-disable-O0-optnone", "-S", "-emit-llvm", "-g0", "-o"]).arg(&ll).arg(&c).status().unwrap();
+        let st = Command::new("clang-14")
+            .args([
+                "-O0",
+                "-Xclang",
+                "-disable-O0-optnone",
+                "-S",
+                "-emit-llvm",
+                "-g0",
+                "-o",
+            ])
+            .arg(&ll)
+            .arg(&c)
+            .status()
+            .unwrap();
         assert!(st.success(), "clang-14 failed on {}", c.display());
         let skipped = round_trip(&ll, &dir);
         eprintln!("{}: skipped {:?}", c.display(), skipped);

@@ -6,4 +6,5 @@
 
 pub mod dominance;
 pub mod generate;
+pub mod llvm_import;
 pub mod text;

@@ -98,7 +98,11 @@ pub enum GepIdx {
 
 /// Folds a GEP over `src` with indices described by `consts[i]` (`Some(c)` for a constant
 /// index). Returns the constant byte offset and, per index, whether it was folded.
-pub fn gep_fold(layouts: &Layouts, src: &LType, consts: &[Option<i64>]) -> Result<(i64, Vec<GepIdx>), String> {
+pub fn gep_fold(
+    layouts: &Layouts,
+    src: &LType,
+    consts: &[Option<i64>],
+) -> Result<(i64, Vec<GepIdx>), String> {
     let mut offset = 0i64;
     let mut out = Vec::with_capacity(consts.len());
     let mut cur: LType = src.clone();
@@ -134,7 +138,11 @@ pub fn gep_fold(layouts: &Layouts, src: &LType, consts: &[Option<i64>]) -> Resul
                 offset = offset.wrapping_add(k.wrapping_mul(scale));
                 out.push(GepIdx::Folded);
             }
-            None => out.push(if scale == 0 { GepIdx::Folded } else { GepIdx::Scaled(scale) }),
+            None => out.push(if scale == 0 {
+                GepIdx::Folded
+            } else {
+                GepIdx::Scaled(scale)
+            }),
         }
     }
     Ok((offset, out))
@@ -154,7 +162,9 @@ impl InitBuf {
         let Some(last) = data.iter().rposition(|&b| b != 0) else {
             return Ok(());
         };
-        let end = off.checked_add(last as u64 + 1).ok_or("initializer offset overflows")?;
+        let end = off
+            .checked_add(last as u64 + 1)
+            .ok_or("initializer offset overflows")?;
         if end > MAX_INIT_BYTES {
             return Err(format!("initializer larger than {MAX_INIT_BYTES} bytes"));
         }
@@ -167,10 +177,17 @@ impl InitBuf {
 }
 
 /// Resolves a constant pointer expression to `(symbol, addend)`; `Ok(None)` for null.
-pub fn const_ptr(layouts: &Layouts, syms: &HashMap<String, Symbol>, v: &Val) -> Result<Option<(Symbol, i64)>, String> {
+pub fn const_ptr(
+    layouts: &Layouts,
+    syms: &HashMap<String, Symbol>,
+    v: &Val,
+) -> Result<Option<(Symbol, i64)>, String> {
     match v {
         Val::Null | Val::Zero | Val::Undef | Val::Poison => Ok(None),
-        Val::Global(n, _) => syms.get(n.as_ref()).map(|&s| Some((s, 0))).ok_or_else(|| format!("undefined symbol @{n}")),
+        Val::Global(n, _) => syms
+            .get(n.as_ref())
+            .map(|&s| Some((s, 0)))
+            .ok_or_else(|| format!("undefined symbol @{n}")),
         Val::Cast(crate::ir::CastOp::Bitcast, inner, _) => const_ptr(layouts, syms, &inner.1),
         Val::Gep(src, base, idx) => {
             let consts: Vec<Option<i64>> = idx.iter().map(|(t, v)| const_int(t, v)).collect();
@@ -191,7 +208,14 @@ pub fn const_ptr(layouts: &Layouts, syms: &HashMap<String, Symbol>, v: &Val) -> 
 }
 
 /// Writes the constant `v` of type `ty` at byte offset `off` of `out`.
-pub fn eval_init(layouts: &Layouts, syms: &HashMap<String, Symbol>, ty: &LType, v: &Val, off: u64, out: &mut InitBuf) -> Result<(), String> {
+pub fn eval_init(
+    layouts: &Layouts,
+    syms: &HashMap<String, Symbol>,
+    ty: &LType,
+    v: &Val,
+    off: u64,
+    out: &mut InitBuf,
+) -> Result<(), String> {
     match v {
         Val::Null | Val::Zero | Val::Undef | Val::Poison => return Ok(()),
         Val::Bytes(b) => return out.write(off, b),
@@ -204,7 +228,11 @@ pub fn eval_init(layouts: &Layouts, syms: &HashMap<String, Symbol>, ty: &LType, 
                 Val::Bool(b) => *b as u128,
                 Val::Cast(crate::ir::CastOp::PtrToInt, inner, _) if *bits == 64 => {
                     if let Some((s, a)) = const_ptr(layouts, syms, &inner.1)? {
-                        out.relocs.push(Relocation { offset: off, symbol: s, addend: a });
+                        out.relocs.push(Relocation {
+                            offset: off,
+                            symbol: s,
+                            addend: a,
+                        });
                     }
                     return Ok(());
                 }
@@ -217,7 +245,10 @@ pub fn eval_init(layouts: &Layouts, syms: &HashMap<String, Symbol>, ty: &LType, 
         LType::Double => out.write(off, &float_bits(Type::F64, v)?.to_le_bytes()),
         LType::Half | LType::BFloat | LType::X86Fp80 | LType::Fp128 => match v {
             Val::Hex(_, d) => {
-                let bytes: Vec<u8> = (0..d.len() / 2).rev().filter_map(|i| u8::from_str_radix(&d[2 * i..2 * i + 2], 16).ok()).collect();
+                let bytes: Vec<u8> = (0..d.len() / 2)
+                    .rev()
+                    .filter_map(|i| u8::from_str_radix(&d[2 * i..2 * i + 2], 16).ok())
+                    .collect();
                 if ty == &LType::Fp128 {
                     // 0xL: low 64 bits first in the text, then the high 64 bits.
                     let mut b = bytes.clone();
@@ -232,21 +263,32 @@ pub fn eval_init(layouts: &Layouts, syms: &HashMap<String, Symbol>, ty: &LType, 
         },
         LType::Ptr(_) | LType::OpaquePtr => {
             if let Some((s, a)) = const_ptr(layouts, syms, v)? {
-                out.relocs.push(Relocation { offset: off, symbol: s, addend: a });
+                out.relocs.push(Relocation {
+                    offset: off,
+                    symbol: s,
+                    addend: a,
+                });
             }
             Ok(())
         }
         LType::Array(_, e) | LType::Vector(_, e) => {
-            let Val::Agg(elems) = v else { return Err(format!("expected an aggregate for {ty}")) };
+            let Val::Agg(elems) = v else {
+                return Err(format!("expected an aggregate for {ty}"));
+            };
             let size = layouts.size_align(e)?.0;
             for (i, (t, ev)) in elems.iter().enumerate() {
-                let o = (i as u64).checked_mul(size).and_then(|x| x.checked_add(off)).ok_or("initializer offset overflows")?;
+                let o = (i as u64)
+                    .checked_mul(size)
+                    .and_then(|x| x.checked_add(off))
+                    .ok_or("initializer offset overflows")?;
                 eval_init(layouts, syms, t, ev, o, out)?;
             }
             Ok(())
         }
         LType::Struct { .. } | LType::Named(_) => {
-            let Val::Agg(elems) = v else { return Err(format!("expected an aggregate for {ty}")) };
+            let Val::Agg(elems) = v else {
+                return Err(format!("expected an aggregate for {ty}"));
+            };
             let offsets = match ty {
                 LType::Named(n) => layouts.named(n)?.offsets,
                 LType::Struct { fields, packed } => layouts.struct_layout(fields, *packed)?.offsets,
@@ -254,7 +296,14 @@ pub fn eval_init(layouts: &Layouts, syms: &HashMap<String, Symbol>, ty: &LType, 
             };
             for (i, (t, ev)) in elems.iter().enumerate() {
                 let o = offsets.get(i).ok_or("too many struct initializer fields")?;
-                eval_init(layouts, syms, t, ev, off.checked_add(*o).ok_or("offset overflows")?, out)?;
+                eval_init(
+                    layouts,
+                    syms,
+                    t,
+                    ev,
+                    off.checked_add(*o).ok_or("offset overflows")?,
+                    out,
+                )?;
             }
             Ok(())
         }
@@ -272,7 +321,10 @@ mod tests {
         let b = float_bits(Type::F32, &Val::Hex('x', "3FF19999A0000000")).unwrap();
         assert_eq!(f32::from_bits(b as u32), 1.1f32);
         assert_eq!(f32_bits_to_f64_bits(1.1f32.to_bits()), 0x3FF19999A0000000);
-        assert_eq!(float_bits(Type::F64, &Val::Dec(2.5)).unwrap(), 2.5f64.to_bits());
+        assert_eq!(
+            float_bits(Type::F64, &Val::Dec(2.5)).unwrap(),
+            2.5f64.to_bits()
+        );
         let nan = f32_bits_to_f64_bits(0x7FC0_0001);
         assert_eq!(f64_bits_to_f32_bits(nan), 0x7FC0_0001);
     }
@@ -280,7 +332,10 @@ mod tests {
     #[test]
     fn gep_folds_struct_and_array_offsets() {
         let mut l = Layouts::default();
-        let s = LType::Struct { fields: vec![LType::Int(8), LType::Array(4, Box::new(LType::Int(32)))], packed: false };
+        let s = LType::Struct {
+            fields: vec![LType::Int(8), LType::Array(4, Box::new(LType::Int(32)))],
+            packed: false,
+        };
         l.define("S", Some(s));
         l.compute_all();
         let named = LType::Named("S".into());
@@ -301,7 +356,11 @@ mod tests {
         eval_init(&l, &HashMap::new(), &big, &Val::Zero, 0, &mut out).unwrap();
         assert!(out.bytes.is_empty());
         let arr = LType::Array(3, Box::new(LType::Int(16)));
-        let v = Val::Agg(vec![(LType::Int(16), Val::Int(1)), (LType::Int(16), Val::Int(0)), (LType::Int(16), Val::Int(0xFFFF))]);
+        let v = Val::Agg(vec![
+            (LType::Int(16), Val::Int(1)),
+            (LType::Int(16), Val::Int(0)),
+            (LType::Int(16), Val::Int(0xFFFF)),
+        ]);
         eval_init(&l, &HashMap::new(), &arr, &v, 0, &mut out).unwrap();
         assert_eq!(out.bytes, vec![1, 0, 0, 0, 0xFF, 0xFF]);
     }

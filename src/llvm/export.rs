@@ -79,7 +79,10 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
             let _ = write!(out, "\ndeclare {} ", ty(sig.ret));
             let _ = crate::llvm::layout::write_ident(&mut out, '@', name);
             out.push('(');
-            out.push_str(&param_list(sig.params.iter().map(|&t| ty(t).to_string()), sig.varargs));
+            out.push_str(&param_list(
+                sig.params.iter().map(|&t| ty(t).to_string()),
+                sig.varargs,
+            ));
             out.push_str(")\n");
         }
     }
@@ -132,11 +135,20 @@ fn header_matches(h: &FnHeader, sig: &Signature) -> bool {
     h.params.len() == sig.params.len()
         && h.varargs == sig.varargs
         && h.ret.scalar() == Some(sig.ret)
-        && h.params.iter().zip(&sig.params).all(|(p, &t)| p.ty.scalar() == Some(t))
+        && h.params
+            .iter()
+            .zip(&sig.params)
+            .all(|(p, &t)| p.ty.scalar() == Some(t))
 }
 
 fn print_function(out: &mut String, m: &Module, ctx: &LlvmContext, f: &Function) {
-    let mut p = Printer { m, ctx, f, out: String::new(), tmp: 0 };
+    let mut p = Printer {
+        m,
+        ctx,
+        f,
+        out: String::new(),
+        tmp: 0,
+    };
     p.function();
     out.push_str(&p.out);
 }
@@ -183,11 +195,22 @@ impl<'a> Printer<'a> {
                         format!("inttoptr (i64 {} to i8*)", bits as u64 as i64)
                     }
                 }
-                t if t.is_float() => format!("0x{:016X}", if t == Type::F32 { f32_bits_to_f64_bits(bits as u32) } else { bits as u64 }),
+                t if t.is_float() => format!(
+                    "0x{:016X}",
+                    if t == Type::F32 {
+                        f32_bits_to_f64_bits(bits as u32)
+                    } else {
+                        bits as u64
+                    }
+                ),
                 t => {
                     let w = t.bits();
                     let v = bits & t.mask();
-                    let signed = if w > 0 && w < 128 && (v >> (w - 1)) & 1 == 1 { v as i128 - (1i128 << w) } else { v as i128 };
+                    let signed = if w > 0 && w < 128 && (v >> (w - 1)) & 1 == 1 {
+                        v as i128 - (1i128 << w)
+                    } else {
+                        v as i128
+                    };
                     signed.to_string()
                 }
             },
@@ -212,7 +235,9 @@ impl<'a> Printer<'a> {
                     format!("bitcast ({t} {name} to i8*)")
                 }
             }
-            ConstKind::BlockAddr(b) => format!("blockaddress({}, %b{})", ident('@', &self.f.name), b.0),
+            ConstKind::BlockAddr(b) => {
+                format!("blockaddress({}, %b{})", ident('@', &self.f.name), b.0)
+            }
         }
     }
 
@@ -241,7 +266,11 @@ impl<'a> Printer<'a> {
                     ConstKind::SymbolAddr(s) => {
                         let st = self.symbol_type(s);
                         let name = ident('@', self.m.symbol_name(s));
-                        return if st == *target { name } else { format!("bitcast ({st} {name} to {target})") };
+                        return if st == *target {
+                            name
+                        } else {
+                            format!("bitcast ({st} {name} to {target})")
+                        };
                     }
                     ConstKind::Null => return "null".into(),
                     ConstKind::Undef => return "undef".into(),
@@ -261,7 +290,10 @@ impl<'a> Printer<'a> {
     }
 
     fn header(&self) -> Option<&'a FnHeader> {
-        self.ctx.headers.get(&self.f.name).filter(|h| header_matches(h, &self.f.signature))
+        self.ctx
+            .headers
+            .get(&self.f.name)
+            .filter(|h| header_matches(h, &self.f.signature))
     }
 
     fn function(&mut self) {
@@ -274,7 +306,11 @@ impl<'a> Printer<'a> {
             match header {
                 Some(h) => {
                     let p = &h.params[i];
-                    let attrs = if p.attrs.is_empty() { String::new() } else { format!(" {}", p.attrs) };
+                    let attrs = if p.attrs.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {}", p.attrs)
+                    };
                     if t == Type::Ptr && p.ty != LType::i8_ptr() {
                         params.push(format!("{}{attrs} %a{i}", p.ty));
                         casts.push(format!("{} = bitcast {} %a{i} to i8*", self.val(v), p.ty));
@@ -292,8 +328,16 @@ impl<'a> Printer<'a> {
                 let _ = writeln!(self.out, "{}{} {name}({plist}){} {{", h.head, h.ret, h.tail);
             }
             None => {
-                let link = if f.linkage == Linkage::Internal { "internal " } else { "" };
-                let _ = writeln!(self.out, "define {link}{} {name}({plist}) {{", ty(f.signature.ret));
+                let link = if f.linkage == Linkage::Internal {
+                    "internal "
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    self.out,
+                    "define {link}{} {name}({plist}) {{",
+                    ty(f.signature.ret)
+                );
             }
         }
         let entry_has_preds = f.blocks.iter().any(|b| {
@@ -329,13 +373,21 @@ impl<'a> Printer<'a> {
     }
 
     fn res(&self, inst: &InstData) -> String {
-        inst.results.first().map(|&v| self.val(v)).unwrap_or_else(|| "%unused".into())
+        inst.results
+            .first()
+            .map(|&v| self.val(v))
+            .unwrap_or_else(|| "%unused".into())
     }
 
     fn inst(&mut self, idx: Inst, inst: &'a InstData, entry_phi: bool) {
         let r = self.res(inst);
         match &inst.kind {
-            InstKind::Binary { op, ty: t, lhs, rhs } => {
+            InstKind::Binary {
+                op,
+                ty: t,
+                lhs,
+                rhs,
+            } => {
                 let s = format!("{r} = {op} {} {}, {}", ty(*t), self.op(*lhs), self.op(*rhs));
                 self.line(s)
             }
@@ -343,24 +395,62 @@ impl<'a> Printer<'a> {
                 let s = format!("{r} = fneg {} {}", ty(*t), self.op(*arg));
                 self.line(s)
             }
-            InstKind::Icmp { pred, ty: t, lhs, rhs } => {
-                let s = format!("{r} = icmp {pred} {} {}, {}", ty(*t), self.op(*lhs), self.op(*rhs));
+            InstKind::Icmp {
+                pred,
+                ty: t,
+                lhs,
+                rhs,
+            } => {
+                let s = format!(
+                    "{r} = icmp {pred} {} {}, {}",
+                    ty(*t),
+                    self.op(*lhs),
+                    self.op(*rhs)
+                );
                 self.line(s)
             }
-            InstKind::Fcmp { pred, ty: t, lhs, rhs } => {
-                let s = format!("{r} = fcmp {pred} {} {}, {}", ty(*t), self.op(*lhs), self.op(*rhs));
+            InstKind::Fcmp {
+                pred,
+                ty: t,
+                lhs,
+                rhs,
+            } => {
+                let s = format!(
+                    "{r} = fcmp {pred} {} {}, {}",
+                    ty(*t),
+                    self.op(*lhs),
+                    self.op(*rhs)
+                );
                 self.line(s)
             }
             InstKind::Cast { op, from, to, arg } => {
                 let s = format!("{r} = {op} {} {} to {}", ty(*from), self.op(*arg), ty(*to));
                 self.line(s)
             }
-            InstKind::Select { ty: t, cond, if_true, if_false } => {
-                let s = format!("{r} = select i1 {}, {} {}, {} {}", self.op(*cond), ty(*t), self.op(*if_true), ty(*t), self.op(*if_false));
+            InstKind::Select {
+                ty: t,
+                cond,
+                if_true,
+                if_false,
+            } => {
+                let s = format!(
+                    "{r} = select i1 {}, {} {}, {} {}",
+                    self.op(*cond),
+                    ty(*t),
+                    self.op(*if_true),
+                    ty(*t),
+                    self.op(*if_false)
+                );
                 self.line(s)
             }
-            InstKind::Alloca { ty: t, size, align, .. } => {
-                let slot = if *t != Type::Ptr && *t != Type::Void && t.bytes() == *size && *t != Type::I1 {
+            InstKind::Alloca {
+                ty: t, size, align, ..
+            } => {
+                let slot = if *t != Type::Ptr
+                    && *t != Type::Void
+                    && t.bytes() == *size
+                    && *t != Type::I1
+                {
                     ty(*t).to_string()
                 } else if *t == Type::Ptr && *size == 8 {
                     "i8*".to_string()
@@ -375,20 +465,33 @@ impl<'a> Printer<'a> {
                     self.line(format!("{r} = bitcast {slot}* {tmp} to i8*"));
                 }
             }
-            InstKind::Load { ty: t, ptr, volatile } => {
+            InstKind::Load {
+                ty: t,
+                ptr,
+                volatile,
+            } => {
                 let lt = LType::from_scalar(*t);
                 let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
                 let v = if *volatile { "volatile " } else { "" };
                 self.line(format!("{r} = load {v}{lt}, {lt}* {p}, align 1"));
             }
-            InstKind::Store { ty: t, value, ptr, volatile } => {
+            InstKind::Store {
+                ty: t,
+                value,
+                ptr,
+                volatile,
+            } => {
                 let lt = LType::from_scalar(*t);
                 let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
                 let v = if *volatile { "volatile " } else { "" };
                 let s = format!("store {v}{lt} {}, {lt}* {p}, align 1", self.op(*value));
                 self.line(s);
             }
-            InstKind::Gep { base, offset, indices } => {
+            InstKind::Gep {
+                base,
+                offset,
+                indices,
+            } => {
                 let mut cur = self.op(*base);
                 let mut steps: Vec<String> = Vec::new();
                 if *offset != 0 || indices.is_empty() {
@@ -420,15 +523,38 @@ impl<'a> Printer<'a> {
                     cur = dst;
                 }
             }
-            InstKind::Call { ret, callee, args, fixed_args } => self.call(idx, &r, *ret, callee, args, *fixed_args),
+            InstKind::Call {
+                ret,
+                callee,
+                args,
+                fixed_args,
+            } => self.call(idx, &r, *ret, callee, args, *fixed_args),
             InstKind::InlineAsm(asm) => self.asm(inst, asm),
-            InstKind::AtomicRmw { op, ty: t, ptr, value, ordering: o } => {
+            InstKind::AtomicRmw {
+                op,
+                ty: t,
+                ptr,
+                value,
+                ordering: o,
+            } => {
                 let lt = LType::from_scalar(*t);
                 let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
-                let s = format!("{r} = atomicrmw {op} {lt}* {p}, {lt} {} {}, align {}", self.op(*value), ordering(*o), t.bytes().max(1));
+                let s = format!(
+                    "{r} = atomicrmw {op} {lt}* {p}, {lt} {} {}, align {}",
+                    self.op(*value),
+                    ordering(*o),
+                    t.bytes().max(1)
+                );
                 self.line(s);
             }
-            InstKind::CmpXchg { ty: t, ptr, expected, new, success, failure } => {
+            InstKind::CmpXchg {
+                ty: t,
+                ptr,
+                expected,
+                new,
+                success,
+                failure,
+            } => {
                 let lt = LType::from_scalar(*t);
                 let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
                 let tmp = self.t();
@@ -448,7 +574,10 @@ impl<'a> Printer<'a> {
             }
             InstKind::Fence { ordering: o } => self.line(format!("fence {}", ordering(*o))),
             InstKind::Phi { ty: t, incoming } => {
-                let mut parts: Vec<String> = incoming.iter().map(|(b, v)| format!("[ {}, %b{} ]", self.op(*v), b.0)).collect();
+                let mut parts: Vec<String> = incoming
+                    .iter()
+                    .map(|(b, v)| format!("[ {}, %b{} ]", self.op(*v), b.0))
+                    .collect();
                 if entry_phi {
                     parts.push("[ undef, %entry ]".into());
                 }
@@ -483,14 +612,20 @@ impl<'a> Printer<'a> {
             }
             "atomic_load" | "atomic_store" => {
                 let mut parts = o.payload.splitn(3, '|');
-                let vol = if parts.next() == Some("volatile") { "volatile " } else { "" };
+                let vol = if parts.next() == Some("volatile") {
+                    "volatile "
+                } else {
+                    ""
+                };
                 let align: u32 = parts.next().and_then(|a| a.parse().ok()).unwrap_or(0);
                 let ord = parts.next().unwrap_or("seq_cst").to_string();
                 if o.name == "atomic_load" && o.args.len() == 1 && o.ty != Type::Void {
                     let lt = LType::from_scalar(o.ty);
                     let p = self.typed_ptr(o.args[0], &LType::Ptr(Box::new(lt.clone())));
                     let a = if align == 0 { o.ty.bytes() } else { align };
-                    self.line(format!("{r} = load atomic {vol}{lt}, {lt}* {p} {ord}, align {a}"));
+                    self.line(format!(
+                        "{r} = load atomic {vol}{lt}, {lt}* {p} {ord}, align {a}"
+                    ));
                     return;
                 }
                 if o.name == "atomic_store" && o.args.len() == 2 {
@@ -498,7 +633,10 @@ impl<'a> Printer<'a> {
                     let lt = LType::from_scalar(vt);
                     let p = self.typed_ptr(o.args[1], &LType::Ptr(Box::new(lt.clone())));
                     let a = if align == 0 { vt.bytes() } else { align };
-                    let s = format!("store atomic {vol}{lt} {}, {lt}* {p} {ord}, align {a}", self.op(o.args[0]));
+                    let s = format!(
+                        "store atomic {vol}{lt} {}, {lt}* {p} {ord}, align {a}",
+                        self.op(o.args[0])
+                    );
                     self.line(s);
                     return;
                 }
@@ -511,34 +649,78 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn call(&mut self, idx: Inst, r: &str, ret: Type, callee: &Callee, args: &[Operand], fixed: Option<u32>) {
+    fn call(
+        &mut self,
+        idx: Inst,
+        r: &str,
+        ret: Type,
+        callee: &Callee,
+        args: &[Operand],
+        fixed: Option<u32>,
+    ) {
         let arg_types: Vec<Type> = args.iter().map(|&a| self.op_type(a)).collect();
         let site: Option<&CallSite> = self
             .ctx
             .call_sites
             .get(&(self.f.name.clone(), idx.0))
-            .filter(|cs| cs.arg_types == arg_types && matches!(&cs.fn_ty, LType::Func { ret: rt, .. } if rt.scalar() == Some(ret)));
+            .filter(|cs| {
+                cs.arg_types == arg_types
+                    && matches!(&cs.fn_ty, LType::Func { ret: rt, .. } if rt.scalar() == Some(ret))
+            });
         let callee_sym = match callee {
             Callee::Direct(s) => Some(*s),
-            Callee::Indirect(Operand::Const(c)) => match self.f.consts.try_get(*c).map(|d| d.kind) {
-                Some(ConstKind::SymbolAddr(s)) => Some(s),
-                _ => None,
-            },
+            Callee::Indirect(Operand::Const(c)) => {
+                match self.f.consts.try_get(*c).map(|d| d.kind) {
+                    Some(ConstKind::SymbolAddr(s)) => Some(s),
+                    _ => None,
+                }
+            }
             Callee::Indirect(_) => None,
         };
         let header = callee_sym.and_then(|s| self.ctx.headers.get(self.m.symbol_name(s)));
-        let nfixed = fixed.map(|n| n as usize).unwrap_or(args.len()).min(args.len());
+        let nfixed = fixed
+            .map(|n| n as usize)
+            .unwrap_or(args.len())
+            .min(args.len());
         let (fn_ty, attrs): (LType, Vec<String>) = match (site, header) {
-            (Some(cs), _) => (cs.fn_ty.clone(), cs.args.iter().map(|p| p.attrs.clone()).collect()),
-            (None, Some(h)) if h.params.len() == nfixed && h.varargs == fixed.is_some() && h.ret.scalar() == Some(ret) && h.params.iter().zip(&arg_types).all(|(p, &t)| p.ty.scalar() == Some(t)) => {
-                (h.fn_type(), h.params.iter().map(|p| p.attrs.clone()).collect())
+            (Some(cs), _) => (
+                cs.fn_ty.clone(),
+                cs.args.iter().map(|p| p.attrs.clone()).collect(),
+            ),
+            (None, Some(h))
+                if h.params.len() == nfixed
+                    && h.varargs == fixed.is_some()
+                    && h.ret.scalar() == Some(ret)
+                    && h.params
+                        .iter()
+                        .zip(&arg_types)
+                        .all(|(p, &t)| p.ty.scalar() == Some(t)) =>
+            {
+                (
+                    h.fn_type(),
+                    h.params.iter().map(|p| p.attrs.clone()).collect(),
+                )
             }
             _ => (
-                LType::Func { ret: Box::new(LType::from_scalar(ret)), params: arg_types[..nfixed].iter().map(|&t| LType::from_scalar(t)).collect(), varargs: fixed.is_some() },
+                LType::Func {
+                    ret: Box::new(LType::from_scalar(ret)),
+                    params: arg_types[..nfixed]
+                        .iter()
+                        .map(|&t| LType::from_scalar(t))
+                        .collect(),
+                    varargs: fixed.is_some(),
+                },
                 Vec::new(),
             ),
         };
-        let LType::Func { ret: fret, params: fparams, varargs } = &fn_ty else { return };
+        let LType::Func {
+            ret: fret,
+            params: fparams,
+            varargs,
+        } = &fn_ty
+        else {
+            return;
+        };
         let fn_ptr = LType::Ptr(Box::new(fn_ty.clone()));
         let callee_text = match callee {
             Callee::Direct(_) | Callee::Indirect(Operand::Const(_)) if callee_sym.is_some() => {
@@ -558,15 +740,37 @@ impl<'a> Printer<'a> {
         for (i, &a) in args.iter().enumerate() {
             let pt = match fparams.get(i) {
                 Some(p) => p.clone(),
-                None => site.and_then(|cs| cs.args.get(i)).map(|p| p.ty.clone()).unwrap_or_else(|| LType::from_scalar(arg_types[i])),
+                None => site
+                    .and_then(|cs| cs.args.get(i))
+                    .map(|p| p.ty.clone())
+                    .unwrap_or_else(|| LType::from_scalar(arg_types[i])),
             };
-            let v = if pt.is_ptr() { self.typed_ptr(a, &pt) } else { self.op(a) };
-            let at = attrs.get(i).filter(|s| !s.is_empty()).map(|s| format!(" {s}")).unwrap_or_default();
+            let v = if pt.is_ptr() {
+                self.typed_ptr(a, &pt)
+            } else {
+                self.op(a)
+            };
+            let at = attrs
+                .get(i)
+                .filter(|s| !s.is_empty())
+                .map(|s| format!(" {s}"))
+                .unwrap_or_default();
             arg_text.push(format!("{pt}{at} {v}"));
         }
-        let ret_attrs = site.map(|cs| cs.ret_attrs.clone()).filter(|s| !s.is_empty()).map(|s| format!("{s} ")).unwrap_or_default();
-        let call_ty = if *varargs { fn_ty.to_string() } else { fret.to_string() };
-        let call = format!("call {ret_attrs}{call_ty} {callee_text}({})", arg_text.join(", "));
+        let ret_attrs = site
+            .map(|cs| cs.ret_attrs.clone())
+            .filter(|s| !s.is_empty())
+            .map(|s| format!("{s} "))
+            .unwrap_or_default();
+        let call_ty = if *varargs {
+            fn_ty.to_string()
+        } else {
+            fret.to_string()
+        };
+        let call = format!(
+            "call {ret_attrs}{call_ty} {callee_text}({})",
+            arg_text.join(", ")
+        );
         if ret == Type::Void {
             self.line(call);
         } else if fret.is_ptr() && **fret != LType::i8_ptr() {
@@ -616,10 +820,22 @@ impl<'a> Printer<'a> {
         let rt = match direct.len() {
             0 => "void".to_string(),
             1 => ty(direct[0].0).to_string(),
-            _ => format!("{{ {} }}", direct.iter().map(|d| ty(d.0)).collect::<Vec<_>>().join(", ")),
+            _ => format!(
+                "{{ {} }}",
+                direct
+                    .iter()
+                    .map(|d| ty(d.0))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
         let se = if asm.side_effects { "sideeffect " } else { "" };
-        let call = format!("call {rt} asm {se}\"{}\", \"{}\"({})", escape(asm.template.as_bytes()), escape(cons.join(",").as_bytes()), args.join(", "));
+        let call = format!(
+            "call {rt} asm {se}\"{}\", \"{}\"({})",
+            escape(asm.template.as_bytes()),
+            escape(cons.join(",").as_bytes()),
+            args.join(", ")
+        );
         match direct.len() {
             0 => self.line(call),
             1 => {
@@ -656,9 +872,28 @@ impl<'a> Printer<'a> {
     fn terminator(&mut self, t: &Terminator) {
         let s = match t {
             Terminator::Jump(d) => format!("br label %b{}", d.block.0),
-            Terminator::Br { cond, then_dest, else_dest } => format!("br i1 {}, label %b{}, label %b{}", self.op(*cond), then_dest.block.0, else_dest.block.0),
-            Terminator::Switch { ty: st, value, default, cases } => {
-                let mut s = format!("switch {} {}, label %b{} [", ty(*st), self.op(*value), default.block.0);
+            Terminator::Br {
+                cond,
+                then_dest,
+                else_dest,
+            } => format!(
+                "br i1 {}, label %b{}, label %b{}",
+                self.op(*cond),
+                then_dest.block.0,
+                else_dest.block.0
+            ),
+            Terminator::Switch {
+                ty: st,
+                value,
+                default,
+                cases,
+            } => {
+                let mut s = format!(
+                    "switch {} {}, label %b{} [",
+                    ty(*st),
+                    self.op(*value),
+                    default.block.0
+                );
                 for (v, d) in cases {
                     let c = self.konst(ConstData::int(*st, *v));
                     let _ = write!(s, "\n    {} {c}, label %b{}", ty(*st), d.block.0);
@@ -672,7 +907,10 @@ impl<'a> Printer<'a> {
             }
             Terminator::Ret(None) => "ret void".into(),
             Terminator::Ret(Some(v)) => {
-                let rt = self.header().map(|h| h.ret.clone()).unwrap_or_else(|| LType::from_scalar(self.f.signature.ret));
+                let rt = self
+                    .header()
+                    .map(|h| h.ret.clone())
+                    .unwrap_or_else(|| LType::from_scalar(self.f.signature.ret));
                 if rt.is_ptr() {
                     let p = self.typed_ptr(*v, &rt);
                     format!("ret {rt} {p}")

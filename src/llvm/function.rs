@@ -63,11 +63,24 @@ pub fn lower(
     // The body ends at the last `}`.
     let end = body.iter().rposition(|t| t.kind == Tok::RBrace);
     let Some(end) = end else {
-        let t = body.last().copied().unwrap_or(Token { kind: Tok::Eof, start: 0, end: 0, line: 0, col: 0 });
-        return Err(PErr { line: t.line, col: t.col, msg: "function body is not closed by `}`".into() });
+        let t = body.last().copied().unwrap_or(Token {
+            kind: Tok::Eof,
+            start: 0,
+            end: 0,
+            line: 0,
+            col: 0,
+        });
+        return Err(PErr {
+            line: t.line,
+            col: t.col,
+            msg: "function body is not closed by `}`".into(),
+        });
     };
     let mut toks: Vec<Token> = body[..end].to_vec();
-    toks.push(Token { kind: Tok::Eof, ..body[end] });
+    toks.push(Token {
+        kind: Tok::Eof,
+        ..body[end]
+    });
     let mut l = Lower {
         c: Cursor::new(src, &toks),
         m,
@@ -119,7 +132,21 @@ fn binary_op(w: &str) -> Option<BinaryOp> {
 }
 
 fn is_flag(w: &str) -> bool {
-    matches!(w, "nuw" | "nsw" | "exact" | "nnan" | "ninf" | "nsz" | "arcp" | "contract" | "afn" | "reassoc" | "fast" | "inbounds")
+    matches!(
+        w,
+        "nuw"
+            | "nsw"
+            | "exact"
+            | "nnan"
+            | "ninf"
+            | "nsz"
+            | "arcp"
+            | "contract"
+            | "afn"
+            | "reassoc"
+            | "fast"
+            | "inbounds"
+    )
 }
 
 fn ordering(w: &str) -> Option<Ordering> {
@@ -135,10 +162,33 @@ fn ordering(w: &str) -> Option<Ordering> {
 
 /// Words that start a value (so they end an argument's attribute list).
 fn is_value_word(w: &str) -> bool {
-    matches!(w, "true" | "false" | "null" | "none" | "undef" | "poison" | "zeroinitializer" | "getelementptr" | "blockaddress" | "dso_local_equivalent" | "no_cfi")
-        || cast_op(w).is_some()
+    matches!(
+        w,
+        "true"
+            | "false"
+            | "null"
+            | "none"
+            | "undef"
+            | "poison"
+            | "zeroinitializer"
+            | "getelementptr"
+            | "blockaddress"
+            | "dso_local_equivalent"
+            | "no_cfi"
+    ) || cast_op(w).is_some()
         || binary_op(w).is_some()
-        || matches!(w, "icmp" | "fcmp" | "select" | "extractvalue" | "insertvalue" | "extractelement" | "insertelement" | "shufflevector" | "fneg")
+        || matches!(
+            w,
+            "icmp"
+                | "fcmp"
+                | "select"
+                | "extractvalue"
+                | "insertvalue"
+                | "extractelement"
+                | "insertelement"
+                | "shufflevector"
+                | "fneg"
+        )
 }
 
 impl<'a, 'm> Lower<'a, 'm> {
@@ -163,10 +213,12 @@ impl<'a, 'm> Lower<'a, 'm> {
                     if n.bytes().all(|c| c.is_ascii_digit()) {
                         unnamed += 1;
                     }
-                    self.locals.insert(Cow::Owned(n.clone()), Local::Op(v.into()));
+                    self.locals
+                        .insert(Cow::Owned(n.clone()), Local::Op(v.into()));
                 }
                 None => {
-                    self.locals.insert(Cow::Owned(unnamed.to_string()), Local::Op(v.into()));
+                    self.locals
+                        .insert(Cow::Owned(unnamed.to_string()), Local::Op(v.into()));
                     unnamed += 1;
                 }
             }
@@ -185,9 +237,17 @@ impl<'a, 'm> Lower<'a, 'm> {
             prev_line = t.line;
         }
         for (i, name) in order.into_iter().enumerate() {
-            let blk = if i == 0 { Block(0) } else { self.b.create_block() };
+            let blk = if i == 0 {
+                Block(0)
+            } else {
+                self.b.create_block()
+            };
             if self.blocks.insert(name.clone(), blk).is_some() {
-                let t = toks.iter().find(|t| t.kind == Tok::Label && self.c.name(**t) == name).copied().unwrap_or(toks[0]);
+                let t = toks
+                    .iter()
+                    .find(|t| t.kind == Tok::Label && self.c.name(**t) == name)
+                    .copied()
+                    .unwrap_or(toks[0]);
                 return self.err(t, format!("block label %{name} is defined twice"));
             }
         }
@@ -203,7 +263,13 @@ impl<'a, 'm> Lower<'a, 'm> {
                     self.c.next();
                     if let Some(cb) = current {
                         if !first {
-                            return self.err(t, format!("block {cb} does not end with a terminator before label `{}`", self.c.name(t)));
+                            return self.err(
+                                t,
+                                format!(
+                                    "block {cb} does not end with a terminator before label `{}`",
+                                    self.c.name(t)
+                                ),
+                            );
                         }
                     }
                     let blk = if first { Block(0) } else { Block(next_block) };
@@ -276,11 +342,17 @@ impl<'a, 'm> Lower<'a, 'm> {
                 Local::Op(op) => {
                     let actual = self.b.function().operand_type(*op);
                     if actual != ty {
-                        return self.err(t, format!("%{name} has type {actual} but was used as {ty}"));
+                        return self
+                            .err(t, format!("%{name} has type {actual} but was used as {ty}"));
                     }
                     self.subst.insert(ph, *op);
                 }
-                Local::Tuple(_) => return self.err(t, format!("aggregate value %{name} used before its definition")),
+                Local::Tuple(_) => {
+                    return self.err(
+                        t,
+                        format!("aggregate value %{name} used before its definition"),
+                    )
+                }
             }
         }
         if self.locals.insert(name.clone(), v).is_some() {
@@ -304,11 +376,14 @@ impl<'a, 'm> Lower<'a, 'm> {
                     let op = *op;
                     let actual = self.b.function().operand_type(op);
                     if actual != sty {
-                        return self.err(*t, format!("%{name} has type {actual} but is used as {ty}"));
+                        return self
+                            .err(*t, format!("%{name} has type {actual} but is used as {ty}"));
                     }
                     Ok(op)
                 }
-                Some(Local::Tuple(_)) => self.err(*t, format!("aggregate value %{name} used as a scalar")),
+                Some(Local::Tuple(_)) => {
+                    self.err(*t, format!("aggregate value %{name} used as a scalar"))
+                }
                 None => {
                     if let Some((ph, pty, _)) = self.pending.get(name) {
                         if *pty != sty {
@@ -317,7 +392,10 @@ impl<'a, 'm> Lower<'a, 'm> {
                         return Ok(Operand::Value(*ph));
                     }
                     let f = self.b.function_mut();
-                    f.values.push(ValueData { ty: sty, def: ValueDef::Unused });
+                    f.values.push(ValueData {
+                        ty: sty,
+                        def: ValueDef::Unused,
+                    });
                     let ph = Value::new(f.values.len() - 1);
                     self.pending.insert(name.clone(), (ph, sty, *t));
                     Ok(Operand::Value(ph))
@@ -328,7 +406,10 @@ impl<'a, 'm> Lower<'a, 'm> {
                     return self.err(*t, format!("global @{name} used as {ty}"));
                 }
                 match self.m.symbols.get(name.as_ref()) {
-                    Some(&s) => Ok(self.konst(ConstData { ty: Type::Ptr, kind: ConstKind::SymbolAddr(s) })),
+                    Some(&s) => Ok(self.konst(ConstData {
+                        ty: Type::Ptr,
+                        kind: ConstKind::SymbolAddr(s),
+                    })),
                     None => self.err(*t, format!("undefined symbol @{name}")),
                 }
             }
@@ -346,11 +427,20 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
             Val::Dec(_) | Val::Hex(..) => {
                 let bits = float_bits(sty, v).or_else(|e| self.err(at, e))?;
-                Ok(self.konst(ConstData { ty: sty, kind: ConstKind::Float(bits) }))
+                Ok(self.konst(ConstData {
+                    ty: sty,
+                    kind: ConstKind::Float(bits),
+                }))
             }
             Val::Null | Val::Zero => Ok(self.konst(ConstData::zero(sty))),
-            Val::Undef | Val::Poison => Ok(self.konst(ConstData { ty: sty, kind: ConstKind::Undef })),
-            Val::Bytes(_) | Val::Agg(_) => self.err(at, format!("aggregate constant of type {ty} used as an operand")),
+            Val::Undef | Val::Poison => Ok(self.konst(ConstData {
+                ty: sty,
+                kind: ConstKind::Undef,
+            })),
+            Val::Bytes(_) | Val::Agg(_) => self.err(
+                at,
+                format!("aggregate constant of type {ty} used as an operand"),
+            ),
             Val::Gep(src, base, idx) => self.gep(src, base, idx),
             Val::Cast(op, inner, to) => {
                 let to_s = self.scalar(to, at)?;
@@ -359,13 +449,18 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
                 self.cast(*op, inner, to)
             }
-            Val::OtherExpr(w, t) => self.err(*t, format!("constant expression `{w}` is not supported")),
+            Val::OtherExpr(w, t) => {
+                self.err(*t, format!("constant expression `{w}` is not supported"))
+            }
             Val::BlockAddr(f, blk) => {
                 if f.as_ref() != self.fname {
                     return self.err(at, format!("blockaddress of another function @{f}"));
                 }
                 match self.blocks.get(blk) {
-                    Some(&b) => Ok(self.konst(ConstData { ty: Type::Ptr, kind: ConstKind::BlockAddr(b) })),
+                    Some(&b) => Ok(self.konst(ConstData {
+                        ty: Type::Ptr,
+                        kind: ConstKind::BlockAddr(b),
+                    })),
                     None => self.err(at, format!("blockaddress of unknown block %{blk}")),
                 }
             }
@@ -383,29 +478,45 @@ impl<'a, 'm> Lower<'a, 'm> {
         }
         let ok = match op {
             CastOp::Trunc => from_s.is_int() && to_s.is_int() && to_s.bits() < from_s.bits(),
-            CastOp::ZExt | CastOp::SExt => from_s.is_int() && to_s.is_int() && to_s.bits() > from_s.bits(),
+            CastOp::ZExt | CastOp::SExt => {
+                from_s.is_int() && to_s.is_int() && to_s.bits() > from_s.bits()
+            }
             CastOp::FpTrunc => from_s == Type::F64 && to_s == Type::F32,
             CastOp::FpExt => from_s == Type::F32 && to_s == Type::F64,
             CastOp::FpToSi | CastOp::FpToUi => from_s.is_float() && to_s.is_int(),
             CastOp::SiToFp | CastOp::UiToFp => from_s.is_int() && to_s.is_float(),
             CastOp::PtrToInt => from_s == Type::Ptr && to_s.is_int(),
             CastOp::IntToPtr => from_s.is_int() && to_s == Type::Ptr,
-            CastOp::Bitcast => from_s.bits() == to_s.bits() && from_s != Type::Ptr && to_s != Type::Ptr,
+            CastOp::Bitcast => {
+                from_s.bits() == to_s.bits() && from_s != Type::Ptr && to_s != Type::Ptr
+            }
         };
         if !ok {
             return self.err(at, format!("invalid cast `{op}` from {} to {to}", inner.0));
         }
-        Ok(self.push1(InstKind::Cast { op, from: from_s, to: to_s, arg }))
+        Ok(self.push1(InstKind::Cast {
+            op,
+            from: from_s,
+            to: to_s,
+            arg,
+        }))
     }
 
     fn gep(&mut self, src: &LType, base: &TVal<'a>, idx: &[TVal<'a>]) -> PResult<Operand> {
         let at = self.at;
         if !base.0.is_ptr() {
-            return self.err(at, format!("getelementptr base of type {} (vector GEPs are not supported)", base.0));
+            return self.err(
+                at,
+                format!(
+                    "getelementptr base of type {} (vector GEPs are not supported)",
+                    base.0
+                ),
+            );
         }
         let base_op = self.operand(&base.0, &base.1)?;
         let consts: Vec<Option<i64>> = idx.iter().map(|(t, v)| const_int(t, v)).collect();
-        let (offset, kinds) = gep_fold(&self.m.layouts, src, &consts).or_else(|e| self.err(at, e))?;
+        let (offset, kinds) =
+            gep_fold(&self.m.layouts, src, &consts).or_else(|e| self.err(at, e))?;
         let mut indices: SmallVec<[(Operand, i64); 2]> = SmallVec::new();
         for ((t, v), k) in idx.iter().zip(&kinds) {
             if let GepIdx::Scaled(scale) = k {
@@ -420,7 +531,11 @@ impl<'a, 'm> Lower<'a, 'm> {
         if offset == 0 && indices.is_empty() {
             return Ok(base_op);
         }
-        Ok(self.push1(InstKind::Gep { base: base_op, offset, indices }))
+        Ok(self.push1(InstKind::Gep {
+            base: base_op,
+            offset,
+            indices,
+        }))
     }
 
     fn word(&self) -> &'a str {
@@ -468,7 +583,13 @@ impl<'a, 'm> Lower<'a, 'm> {
                     self.c.next();
                     self.skip_metadata()?;
                 }
-                Tok::Ident if self.c.toks.get(self.c.pos + 1).is_some_and(|t| self.c.text(*t) == "align") => {
+                Tok::Ident
+                    if self
+                        .c
+                        .toks
+                        .get(self.c.pos + 1)
+                        .is_some_and(|t| self.c.text(*t) == "align") =>
+                {
                     self.c.next();
                     self.c.next();
                     self.c.parse_u64("an alignment")?;
@@ -567,7 +688,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let value = self.operand(&ty, &v)?;
                 self.comma()?;
                 let default = self.label()?;
-                self.c.expect(Tok::LBracket, "`[` starting the switch cases")?;
+                self.c
+                    .expect(Tok::LBracket, "`[` starting the switch cases")?;
                 let mut cases: Vec<(u128, Block)> = Vec::new();
                 while !self.c.eat(Tok::RBracket) {
                     let ct = self.c.peek();
@@ -575,7 +697,12 @@ impl<'a, 'm> Lower<'a, 'm> {
                     let k = match (cty.scalar(), &cv) {
                         (Some(t), Val::Int(x)) if t == sty => *x & sty.mask(),
                         (Some(t), Val::Bool(bv)) if t == sty => *bv as u128,
-                        _ => return self.err(ct, "switch case must be an integer constant of the switch type"),
+                        _ => {
+                            return self.err(
+                                ct,
+                                "switch case must be an integer constant of the switch type",
+                            )
+                        }
                     };
                     if cases.iter().any(|(c, _)| *c == k) {
                         return self.err(ct, "duplicate switch case value");
@@ -628,7 +755,12 @@ impl<'a, 'm> Lower<'a, 'm> {
             let lhs = self.operand(&ty, &a)?;
             let rhs = self.operand(&ty, &bv)?;
             self.finish()?;
-            let r = self.push1(InstKind::Binary { op: bop, ty: sty, lhs, rhs });
+            let r = self.push1(InstKind::Binary {
+                op: bop,
+                ty: sty,
+                lhs,
+                rhs,
+            });
             return self.define(result, Local::Op(r)).map(|_| false);
         }
         if let Some(cop) = cast_op(op) {
@@ -648,7 +780,11 @@ impl<'a, 'm> Lower<'a, 'm> {
                     return self.err(op_tok, format!("fneg on {ty}"));
                 }
                 let arg = self.operand(&ty, &v)?;
-                Local::Op(self.push1(InstKind::Unary { op: UnaryOp::FNeg, ty: sty, arg }))
+                Local::Op(self.push1(InstKind::Unary {
+                    op: UnaryOp::FNeg,
+                    ty: sty,
+                    arg,
+                }))
             }
             "icmp" | "fcmp" => {
                 self.skip_flags();
@@ -662,17 +798,31 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let lhs = self.operand(&ty, &a)?;
                 let rhs = self.operand(&ty, &bv)?;
                 if op == "icmp" {
-                    let Some(pred) = IntPredicate::from_name(pw) else { return self.err(pt, format!("unknown icmp predicate `{pw}`")) };
+                    let Some(pred) = IntPredicate::from_name(pw) else {
+                        return self.err(pt, format!("unknown icmp predicate `{pw}`"));
+                    };
                     if sty.is_float() {
                         return self.err(op_tok, format!("icmp on {ty}"));
                     }
-                    Local::Op(self.push1(InstKind::Icmp { pred, ty: sty, lhs, rhs }))
+                    Local::Op(self.push1(InstKind::Icmp {
+                        pred,
+                        ty: sty,
+                        lhs,
+                        rhs,
+                    }))
                 } else {
-                    let Some(pred) = FloatPredicate::from_name(pw) else { return self.err(pt, format!("unknown fcmp predicate `{pw}`")) };
+                    let Some(pred) = FloatPredicate::from_name(pw) else {
+                        return self.err(pt, format!("unknown fcmp predicate `{pw}`"));
+                    };
                     if !sty.is_float() {
                         return self.err(op_tok, format!("fcmp on {ty}"));
                     }
-                    Local::Op(self.push1(InstKind::Fcmp { pred, ty: sty, lhs, rhs }))
+                    Local::Op(self.push1(InstKind::Fcmp {
+                        pred,
+                        ty: sty,
+                        lhs,
+                        rhs,
+                    }))
                 }
             }
             "select" => {
@@ -689,13 +839,22 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let cond = self.operand(&ct, &cv)?;
                 let if_true = self.operand(&at, &av)?;
                 let if_false = self.operand(&bt, &bv)?;
-                Local::Op(self.push1(InstKind::Select { ty: sty, cond, if_true, if_false }))
+                Local::Op(self.push1(InstKind::Select {
+                    ty: sty,
+                    cond,
+                    if_true,
+                    if_false,
+                }))
             }
             "alloca" => {
                 self.c.eat_word("inalloca");
                 self.c.eat_word("swifterror");
                 let ty = self.c.parse_type()?;
-                let (mut size, mut align) = self.m.layouts.size_align(&ty).or_else(|e| self.err(op_tok, e))?;
+                let (mut size, mut align) = self
+                    .m
+                    .layouts
+                    .size_align(&ty)
+                    .or_else(|e| self.err(op_tok, e))?;
                 while self.c.peek().kind == Tok::Comma {
                     if self.c.peek2() == Tok::MetaVar {
                         break;
@@ -714,14 +873,22 @@ impl<'a, 'm> Lower<'a, 'm> {
                     }
                 }
                 if size > u32::MAX as u64 || !align.is_power_of_two() || align > u32::MAX as u64 {
-                    return self.err(op_tok, format!("alloca of {size} bytes with alignment {align} is not supported"));
+                    return self.err(
+                        op_tok,
+                        format!("alloca of {size} bytes with alignment {align} is not supported"),
+                    );
                 }
                 let ety = match ty.scalar() {
                     Some(t) if t != Type::Void => t,
                     _ => Type::I8,
                 };
                 let size = (size as u32).max(ety.bytes());
-                Local::Op(self.push1(InstKind::Alloca { ty: ety, size, align: align as u32, volatile: false }))
+                Local::Op(self.push1(InstKind::Alloca {
+                    ty: ety,
+                    size,
+                    align: align as u32,
+                    volatile: false,
+                }))
             }
             "load" => {
                 let atomic = self.c.eat_word("atomic");
@@ -736,9 +903,18 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let ptr = self.operand(&pt, &pv)?;
                 if atomic {
                     let payload = self.atomic_tail(volatile)?;
-                    Local::Op(self.push1(InstKind::Opaque(Box::new(OpaqueInst { name: "atomic_load".into(), ty: sty, args: smallvec::smallvec![ptr], payload }))))
+                    Local::Op(self.push1(InstKind::Opaque(Box::new(OpaqueInst {
+                        name: "atomic_load".into(),
+                        ty: sty,
+                        args: smallvec::smallvec![ptr],
+                        payload,
+                    }))))
                 } else {
-                    Local::Op(self.push1(InstKind::Load { ty: sty, ptr, volatile }))
+                    Local::Op(self.push1(InstKind::Load {
+                        ty: sty,
+                        ptr,
+                        volatile,
+                    }))
                 }
             }
             "store" => {
@@ -755,9 +931,19 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let ptr = self.operand(&pt, &pv)?;
                 if atomic {
                     let payload = self.atomic_tail(volatile)?;
-                    self.b.push(InstKind::Opaque(Box::new(OpaqueInst { name: "atomic_store".into(), ty: Type::Void, args: smallvec::smallvec![value, ptr], payload })));
+                    self.b.push(InstKind::Opaque(Box::new(OpaqueInst {
+                        name: "atomic_store".into(),
+                        ty: Type::Void,
+                        args: smallvec::smallvec![value, ptr],
+                        payload,
+                    })));
                 } else {
-                    self.b.push(InstKind::Store { ty: sty, value, ptr, volatile });
+                    self.b.push(InstKind::Store {
+                        ty: sty,
+                        value,
+                        ptr,
+                        volatile,
+                    });
                 }
                 self.finish()?;
                 return Ok(false);
@@ -796,7 +982,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 if self.c.peek().kind == Tok::Comma && self.c.peek2() == Tok::Int {
                     return self.err(op_tok, "extractvalue with nested indices is not supported");
                 }
-                let Val::Local(name, t) = &v else { return self.err(op_tok, "extractvalue of a constant is not supported") };
+                let Val::Local(name, t) = &v else {
+                    return self.err(op_tok, "extractvalue of a constant is not supported");
+                };
                 match self.locals.get(name) {
                     Some(Local::Tuple(items)) => match items.get(k as usize) {
                         Some(op) => Local::Op(*op),
@@ -817,7 +1005,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                     self.comma()?;
                     let bt = self.c.expect(Tok::LocalVar, "a block name")?;
                     let bn = self.c.name(bt);
-                    let Some(&pred) = self.blocks.get(&bn) else { return self.err(bt, format!("phi names undefined block %{bn}")) };
+                    let Some(&pred) = self.blocks.get(&bn) else {
+                        return self.err(bt, format!("phi names undefined block %{bn}"));
+                    };
                     self.c.expect(Tok::RBracket, "`]`")?;
                     // Constant expressions are materialised at the end of the predecessor.
                     self.b.switch_to(pred);
@@ -829,7 +1019,16 @@ impl<'a, 'm> Lower<'a, 'm> {
                     }
                     self.c.next();
                 }
-                if self.b.function().blocks[cur.index()].insts.iter().any(|&i| !matches!(self.b.function().insts[i.index()].kind, InstKind::Phi { .. })) {
+                if self.b.function().blocks[cur.index()]
+                    .insts
+                    .iter()
+                    .any(|&i| {
+                        !matches!(
+                            self.b.function().insts[i.index()].kind,
+                            InstKind::Phi { .. }
+                        )
+                    })
+                {
                     return self.err(op_tok, "phi after a non-phi instruction");
                 }
                 self.has_phi = true;
@@ -838,7 +1037,12 @@ impl<'a, 'm> Lower<'a, 'm> {
             "atomicrmw" => {
                 let volatile = self.c.eat_word("volatile");
                 let ot = self.c.expect(Tok::Ident, "an atomicrmw operation")?;
-                let Some(aop) = AtomicOp::from_name(self.c.text(ot)) else { return self.err(ot, format!("atomicrmw operation `{}` is not supported", self.c.text(ot))) };
+                let Some(aop) = AtomicOp::from_name(self.c.text(ot)) else {
+                    return self.err(
+                        ot,
+                        format!("atomicrmw operation `{}` is not supported", self.c.text(ot)),
+                    );
+                };
                 let (pt, pv) = self.typed()?;
                 self.comma()?;
                 let (vt, vv) = self.typed()?;
@@ -852,7 +1056,13 @@ impl<'a, 'm> Lower<'a, 'm> {
                 if volatile {
                     return self.err(op_tok, "volatile atomicrmw is not supported");
                 }
-                Local::Op(self.push1(InstKind::AtomicRmw { op: aop, ty: sty, ptr, value, ordering: ord }))
+                Local::Op(self.push1(InstKind::AtomicRmw {
+                    op: aop,
+                    ty: sty,
+                    ptr,
+                    value,
+                    ordering: ord,
+                }))
             }
             "cmpxchg" => {
                 self.c.eat_word("weak");
@@ -879,7 +1089,14 @@ impl<'a, 'm> Lower<'a, 'm> {
                     }
                     None => return self.c.expected("a failure ordering"),
                 };
-                let rs = self.b.push(InstKind::CmpXchg { ty: sty, ptr, expected, new, success, failure });
+                let rs = self.b.push(InstKind::CmpXchg {
+                    ty: sty,
+                    ptr,
+                    expected,
+                    new,
+                    success,
+                    failure,
+                });
                 Local::Tuple(rs.iter().map(|&v| Operand::Value(v)).collect())
             }
             "fence" => {
@@ -895,7 +1112,12 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let sty = self.scalar(&rt, op_tok)?;
                 let ptr = self.operand(&pt, &pv)?;
                 let payload = format!("{pt}|{rt}");
-                Local::Op(self.push1(InstKind::Opaque(Box::new(OpaqueInst { name: "va_arg".into(), ty: sty, args: smallvec::smallvec![ptr], payload }))))
+                Local::Op(self.push1(InstKind::Opaque(Box::new(OpaqueInst {
+                    name: "va_arg".into(),
+                    ty: sty,
+                    args: smallvec::smallvec![ptr],
+                    payload,
+                }))))
             }
             _ => return self.err(op_tok, format!("instruction `{op}` is not supported")),
         };
@@ -930,12 +1152,21 @@ impl<'a, 'm> Lower<'a, 'm> {
         let e = self.c.next().end as usize;
         let text = self.c.src.get(s..e).unwrap_or("seq_cst").to_string();
         let mut align = 0;
-        if self.c.peek().kind == Tok::Comma && self.c.toks.get(self.c.pos + 1).is_some_and(|t| self.c.text(*t) == "align") {
+        if self.c.peek().kind == Tok::Comma
+            && self
+                .c
+                .toks
+                .get(self.c.pos + 1)
+                .is_some_and(|t| self.c.text(*t) == "align")
+        {
             self.c.next();
             self.c.next();
             align = self.c.parse_u64("an alignment")?;
         }
-        Ok(format!("{}|{align}|{text}", if volatile { "volatile" } else { "" }))
+        Ok(format!(
+            "{}|{align}|{text}",
+            if volatile { "volatile" } else { "" }
+        ))
     }
 
     /// Parses `call ...` after the `call` keyword. Returns the result (or `None` for a
@@ -946,15 +1177,31 @@ impl<'a, 'm> Lower<'a, 'm> {
         let mut guard = 0;
         while !self.c.at_type() {
             let t = self.c.peek();
-            if matches!(t.kind, Tok::Eof | Tok::GlobalVar | Tok::LocalVar | Tok::Comma) || guard > 32 {
+            if matches!(
+                t.kind,
+                Tok::Eof | Tok::GlobalVar | Tok::LocalVar | Tok::Comma
+            ) || guard > 32
+            {
                 return self.c.expected("the call's type");
             }
             self.c.next();
             self.c.skip_parens()?;
             guard += 1;
         }
-        let attr_end = if self.c.pos > 0 { self.c.toks[self.c.pos - 1].end as usize } else { attr_start };
-        let ret_attrs = if guard > 0 { self.c.src.get(attr_start..attr_end).unwrap_or("").to_string() } else { String::new() };
+        let attr_end = if self.c.pos > 0 {
+            self.c.toks[self.c.pos - 1].end as usize
+        } else {
+            attr_start
+        };
+        let ret_attrs = if guard > 0 {
+            self.c
+                .src
+                .get(attr_start..attr_end)
+                .unwrap_or("")
+                .to_string()
+        } else {
+            String::new()
+        };
         let ty = self.c.parse_type()?;
         let (ret_ty, explicit) = match &ty {
             LType::Func { ret, .. } => ((**ret).clone(), Some(ty.clone())),
@@ -962,7 +1209,12 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let ret = match ret_ty.scalar() {
             Some(t) => t,
-            None => return self.err(call_tok, format!("call returning {ret_ty} is not supported")),
+            None => {
+                return self.err(
+                    call_tok,
+                    format!("call returning {ret_ty} is not supported"),
+                )
+            }
         };
         if self.c.is_word("asm") {
             self.c.next();
@@ -977,7 +1229,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                 return Ok(None);
             }
         }
-        self.c.expect(Tok::LParen, "`(` starting the call arguments")?;
+        self.c
+            .expect(Tok::LParen, "`(` starting the call arguments")?;
         let mut args: SmallVec<[Operand; 4]> = SmallVec::new();
         let mut arg_info: Vec<LlvmParam> = Vec::new();
         let mut arg_types = Vec::new();
@@ -997,7 +1250,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                     if self.c.peek().kind == Tok::LParen {
                         self.c.skip_parens()?;
                         e = self.c.toks[self.c.pos - 1].end as usize;
-                    } else if (w == "align" || w.starts_with("dereferenceable")) && self.c.peek().kind == Tok::Int {
+                    } else if (w == "align" || w.starts_with("dereferenceable"))
+                        && self.c.peek().kind == Tok::Int
+                    {
                         e = self.c.next().end as usize;
                     }
                 }
@@ -1014,15 +1269,31 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
         }
         self.skip_fn_attrs(callee_tok)?;
-        let fn_ty = explicit.clone().unwrap_or_else(|| LType::Func { ret: Box::new(ret_ty.clone()), params: arg_info.iter().map(|p| p.ty.clone()).collect(), varargs: false });
+        let fn_ty = explicit.clone().unwrap_or_else(|| LType::Func {
+            ret: Box::new(ret_ty.clone()),
+            params: arg_info.iter().map(|p| p.ty.clone()).collect(),
+            varargs: false,
+        });
         let (call_params, varargs) = match &fn_ty {
-            LType::Func { params, varargs, .. } => (params.len(), *varargs),
+            LType::Func {
+                params, varargs, ..
+            } => (params.len(), *varargs),
             _ => (0, false),
         };
         if args.len() < call_params || (!varargs && args.len() != call_params) {
-            return self.err(call_tok, format!("call passes {} arguments to a function of type {fn_ty}", args.len()));
+            return self.err(
+                call_tok,
+                format!(
+                    "call passes {} arguments to a function of type {fn_ty}",
+                    args.len()
+                ),
+            );
         }
-        let fixed_args = if varargs { Some(call_params as u32) } else { None };
+        let fixed_args = if varargs {
+            Some(call_params as u32)
+        } else {
+            None
+        };
         // Resolve the callee: strip pointer casts of a global.
         let mut target = &callee_v;
         while let Val::Cast(CastOp::Bitcast, inner, _) = target {
@@ -1030,12 +1301,21 @@ impl<'a, 'm> Lower<'a, 'm> {
         }
         let callee = match target {
             Val::Global(name, t) => {
-                let Some(&sym) = self.m.symbols.get(name.as_ref()) else { return self.err(*t, format!("call to undefined symbol @{name}")) };
-                let call_sig = Signature { params: arg_types[..call_params].to_vec(), ret, varargs };
+                let Some(&sym) = self.m.symbols.get(name.as_ref()) else {
+                    return self.err(*t, format!("call to undefined symbol @{name}"));
+                };
+                let call_sig = Signature {
+                    params: arg_types[..call_params].to_vec(),
+                    ret,
+                    varargs,
+                };
                 if self.m.signatures.get(sym.index()).and_then(|s| s.as_ref()) == Some(&call_sig) {
                     Callee::Direct(sym)
                 } else {
-                    Callee::Indirect(self.konst(ConstData { ty: Type::Ptr, kind: ConstKind::SymbolAddr(sym) }))
+                    Callee::Indirect(self.konst(ConstData {
+                        ty: Type::Ptr,
+                        kind: ConstKind::SymbolAddr(sym),
+                    }))
                 }
             }
             _ => {
@@ -1045,8 +1325,21 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
         };
         let inst = self.b.function().insts.len() as u32;
-        let rs = self.b.push(InstKind::Call { ret, callee, args, fixed_args });
-        self.calls.push((inst, CallSite { fn_ty, ret_attrs, args: arg_info, arg_types }));
+        let rs = self.b.push(InstKind::Call {
+            ret,
+            callee,
+            args,
+            fixed_args,
+        });
+        self.calls.push((
+            inst,
+            CallSite {
+                fn_ty,
+                ret_attrs,
+                args: arg_info,
+                arg_types,
+            },
+        ));
         Ok(rs.first().map(|&v| Local::Op(Operand::Value(v))))
     }
 
@@ -1089,7 +1382,9 @@ impl<'a, 'm> Lower<'a, 'm> {
             match self.word() {
                 "sideeffect" => side_effects = true,
                 "alignstack" => {}
-                "inteldialect" => return self.err(at, "inline asm in Intel dialect is not supported"),
+                "inteldialect" => {
+                    return self.err(at, "inline asm in Intel dialect is not supported")
+                }
                 "unwind" => return self.err(at, "unwinding inline asm is not supported"),
                 _ => break,
             }
@@ -1105,7 +1400,8 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let template = unq(tt);
         let constraints = unq(ct);
-        self.c.expect(Tok::LParen, "`(` starting the asm operands")?;
+        self.c
+            .expect(Tok::LParen, "`(` starting the asm operands")?;
         let mut args: Vec<(LType, Operand, String)> = Vec::new();
         if !self.c.eat(Tok::RParen) {
             loop {
@@ -1135,34 +1431,62 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
         }
         self.skip_fn_attrs(tt)?;
-        let mut asm = InlineAsm { template, clobbers: Vec::new(), side_effects, outputs: Vec::new(), inputs: Vec::new(), goto_labels: Vec::new() };
+        let mut asm = InlineAsm {
+            template,
+            clobbers: Vec::new(),
+            side_effects,
+            outputs: Vec::new(),
+            inputs: Vec::new(),
+            goto_labels: Vec::new(),
+        };
         let direct_types: Vec<Type> = match ret_ty {
             LType::Void => Vec::new(),
-            LType::Struct { fields, .. } => fields.iter().map(|f| self.scalar(f, at)).collect::<PResult<_>>()?,
+            LType::Struct { fields, .. } => fields
+                .iter()
+                .map(|f| self.scalar(f, at))
+                .collect::<PResult<_>>()?,
             _ => vec![ret],
         };
         let mut next_direct = 0usize;
         let mut next_arg = 0usize;
         for piece in constraints.split(',') {
             if let Some(c) = piece.strip_prefix('~') {
-                asm.clobbers.push(c.trim_start_matches('{').trim_end_matches('}').to_string());
+                asm.clobbers
+                    .push(c.trim_start_matches('{').trim_end_matches('}').to_string());
             } else if let Some(c) = piece.strip_prefix('=') {
                 if let Some(c) = c.strip_prefix('*') {
-                    let Some((pointee, op, _)) = args.get(next_arg) else { return self.err(at, "asm constraints name more operands than given") };
+                    let Some((pointee, op, _)) = args.get(next_arg) else {
+                        return self.err(at, "asm constraints name more operands than given");
+                    };
                     let ty = match pointee.scalar() {
                         Some(t) if t != Type::Void => t,
                         _ => Type::I8,
                     };
-                    asm.outputs.push(AsmOutput { constraint: c.to_string(), ty, place: AsmOutputPlace::Pointer(*op) });
+                    asm.outputs.push(AsmOutput {
+                        constraint: c.to_string(),
+                        ty,
+                        place: AsmOutputPlace::Pointer(*op),
+                    });
                     next_arg += 1;
                 } else {
-                    let Some(&ty) = direct_types.get(next_direct) else { return self.err(at, "asm has more outputs than its result type") };
+                    let Some(&ty) = direct_types.get(next_direct) else {
+                        return self.err(at, "asm has more outputs than its result type");
+                    };
                     next_direct += 1;
-                    asm.outputs.push(AsmOutput { constraint: c.to_string(), ty, place: AsmOutputPlace::Result });
+                    asm.outputs.push(AsmOutput {
+                        constraint: c.to_string(),
+                        ty,
+                        place: AsmOutputPlace::Result,
+                    });
                 }
             } else {
-                let Some((_, op, _)) = args.get(next_arg) else { return self.err(at, "asm constraints name more operands than given") };
-                asm.inputs.push(AsmInput { constraint: piece.to_string(), value: *op });
+                let Some((_, op, _)) = args.get(next_arg) else {
+                    return self.err(at, "asm constraints name more operands than given");
+                };
+                asm.inputs.push(AsmInput {
+                    constraint: piece.to_string(),
+                    value: *op,
+                });
                 next_arg += 1;
             }
         }

@@ -127,7 +127,9 @@ impl LType {
 /// `[-a-zA-Z$._0-9]` (or starts with a digit but is not all digits).
 pub fn write_ident(f: &mut impl fmt::Write, sigil: char, name: &str) -> fmt::Result {
     let plain = !name.is_empty()
-        && name.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'$' | b'.' | b'_'))
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'$' | b'.' | b'_'))
         && (name.bytes().all(|c| c.is_ascii_digit()) || !name.as_bytes()[0].is_ascii_digit());
     if plain {
         write!(f, "{sigil}{name}")
@@ -174,7 +176,11 @@ impl fmt::Display for LType {
             }
             LType::Array(n, t) => write!(f, "[{n} x {t}]"),
             LType::Vector(n, t) => write!(f, "<{n} x {t}>"),
-            LType::Func { ret, params, varargs } => {
+            LType::Func {
+                ret,
+                params,
+                varargs,
+            } => {
                 write!(f, "{ret} (")?;
                 for (i, t) in params.iter().enumerate() {
                     if i > 0 {
@@ -241,7 +247,11 @@ impl Layouts {
         }
     }
 
-    fn named_layout_uncached(&self, name: &str, visiting: &mut Vec<String>) -> Result<StructLayout, String> {
+    fn named_layout_uncached(
+        &self,
+        name: &str,
+        visiting: &mut Vec<String>,
+    ) -> Result<StructLayout, String> {
         if let Some(r) = self.cache.get(name) {
             return r.clone();
         }
@@ -262,7 +272,13 @@ impl Layouts {
             }
             Some(Some(other)) => {
                 visiting.push(name.to_string());
-                let r = self.size_align_in(other, visiting).map(|(size, align)| StructLayout { size, align, offsets: Vec::new() });
+                let r = self
+                    .size_align_in(other, visiting)
+                    .map(|(size, align)| StructLayout {
+                        size,
+                        align,
+                        offsets: Vec::new(),
+                    });
                 visiting.pop();
                 r
             }
@@ -274,7 +290,12 @@ impl Layouts {
         self.struct_layout_in(fields, packed, &mut Vec::new())
     }
 
-    fn struct_layout_in(&self, fields: &[LType], packed: bool, visiting: &mut Vec<String>) -> Result<StructLayout, String> {
+    fn struct_layout_in(
+        &self,
+        fields: &[LType],
+        packed: bool,
+        visiting: &mut Vec<String>,
+    ) -> Result<StructLayout, String> {
         let mut offset = 0u64;
         let mut align = 1u64;
         let mut offsets = Vec::with_capacity(fields.len());
@@ -287,7 +308,11 @@ impl Layouts {
             align = align.max(a);
         }
         let size = round_up(offset, align).ok_or("struct size overflows")?;
-        Ok(StructLayout { size, align, offsets })
+        Ok(StructLayout {
+            size,
+            align,
+            offsets,
+        })
     }
 
     /// Layout of a named struct (cached by [`Layouts::compute_all`]).
@@ -341,8 +366,14 @@ impl Layouts {
             LType::Vector(n, e) => {
                 let (s, _) = self.size_align_in(e, visiting)?;
                 let total = s.checked_mul(*n).ok_or("vector size overflows")?;
-                let align = total.checked_next_power_of_two().ok_or("vector size overflows")?.max(1);
-                (round_up(total, align).ok_or("vector size overflows")?, align)
+                let align = total
+                    .checked_next_power_of_two()
+                    .ok_or("vector size overflows")?
+                    .max(1);
+                (
+                    round_up(total, align).ok_or("vector size overflows")?,
+                    align,
+                )
             }
             LType::Void | LType::Other(_) | LType::Func { .. } => {
                 return Err(format!("type {t} has no size"));
@@ -368,7 +399,10 @@ mod tests {
     use super::*;
 
     fn st(fields: Vec<LType>) -> LType {
-        LType::Struct { fields, packed: false }
+        LType::Struct {
+            fields,
+            packed: false,
+        }
     }
 
     #[test]
@@ -384,12 +418,22 @@ mod tests {
     #[test]
     fn struct_padding_and_packing() {
         let mut l = Layouts::default();
-        let s = st(vec![LType::Int(8), LType::Int(32), LType::Double, LType::Ptr(Box::new(LType::Named("S".into())))]);
+        let s = st(vec![
+            LType::Int(8),
+            LType::Int(32),
+            LType::Double,
+            LType::Ptr(Box::new(LType::Named("S".into()))),
+        ]);
         l.define("S", Some(s.clone()));
         l.compute_all();
         let sl = l.named("S").unwrap();
-        assert_eq!((sl.size, sl.align, sl.offsets.clone()), (24, 8, vec![0, 4, 8, 16]));
-        let p = l.struct_layout(&[LType::Int(8), LType::Int(32)], true).unwrap();
+        assert_eq!(
+            (sl.size, sl.align, sl.offsets.clone()),
+            (24, 8, vec![0, 4, 8, 16])
+        );
+        let p = l
+            .struct_layout(&[LType::Int(8), LType::Int(32)], true)
+            .unwrap();
         assert_eq!((p.size, p.align, p.offsets), (5, 1, vec![0, 1]));
         let arr = LType::Array(3, Box::new(st(vec![LType::Int(32), LType::Int(8)])));
         assert_eq!(l.size_align(&arr).unwrap(), (24, 4));
@@ -403,14 +447,30 @@ mod tests {
         l.compute_all();
         assert!(l.named("R").is_err());
         assert!(l.size_align(&LType::Named("O".into())).is_err());
-        assert!(l.size_align(&LType::Array(u64::MAX, Box::new(LType::Int(64)))).is_err());
+        assert!(l
+            .size_align(&LType::Array(u64::MAX, Box::new(LType::Int(64))))
+            .is_err());
     }
 
     #[test]
     fn prints_types() {
-        let f = LType::Func { ret: Box::new(LType::Int(32)), params: vec![LType::i8_ptr()], varargs: true };
+        let f = LType::Func {
+            ret: Box::new(LType::Int(32)),
+            params: vec![LType::i8_ptr()],
+            varargs: true,
+        };
         assert_eq!(f.to_string(), "i32 (i8*, ...)");
-        assert_eq!(LType::Struct { fields: vec![LType::Int(8)], packed: true }.to_string(), "<{ i8 }>");
-        assert_eq!(LType::Named("struct.a b".into()).to_string(), "%\"struct.a b\"");
+        assert_eq!(
+            LType::Struct {
+                fields: vec![LType::Int(8)],
+                packed: true
+            }
+            .to_string(),
+            "<{ i8 }>"
+        );
+        assert_eq!(
+            LType::Named("struct.a b".into()).to_string(),
+            "%\"struct.a b\""
+        );
     }
 }

@@ -177,7 +177,13 @@ pub fn lex(src: &str) -> Vec<Token> {
             b'"' => {
                 let j = scan_str(i, &mut line, &mut line_start);
                 if j < n && s[j] == b':' {
-                    toks.push(Token { kind: Tok::Label, start: start as u32, end: j as u32, line: tline, col });
+                    toks.push(Token {
+                        kind: Tok::Label,
+                        start: start as u32,
+                        end: j as u32,
+                        line: tline,
+                        col,
+                    });
                     i = j + 1;
                     continue;
                 }
@@ -213,11 +219,23 @@ pub fn lex(src: &str) -> Vec<Token> {
                             j += 1;
                         }
                         if j < n && s[j] == b':' && j > i + 1 {
-                            toks.push(Token { kind: Tok::Label, start: start as u32, end: j as u32, line: tline, col });
+                            toks.push(Token {
+                                kind: Tok::Label,
+                                start: start as u32,
+                                end: j as u32,
+                                line: tline,
+                                col,
+                            });
                             i = j + 1;
                             continue;
                         }
-                        toks.push(Token { kind: Tok::Error, start: start as u32, end: (i + 1) as u32, line: tline, col });
+                        toks.push(Token {
+                            kind: Tok::Error,
+                            start: start as u32,
+                            end: (i + 1) as u32,
+                            line: tline,
+                            col,
+                        });
                         i += 1;
                         continue;
                     }
@@ -246,7 +264,13 @@ pub fn lex(src: &str) -> Vec<Token> {
                             k += 1;
                         }
                         if k < n && s[k] == b':' {
-                            toks.push(Token { kind: Tok::Label, start: start as u32, end: k as u32, line: tline, col });
+                            toks.push(Token {
+                                kind: Tok::Label,
+                                start: start as u32,
+                                end: k as u32,
+                                line: tline,
+                                col,
+                            });
                             i = k + 1;
                             continue;
                         }
@@ -263,11 +287,19 @@ pub fn lex(src: &str) -> Vec<Token> {
             }
             _ if is_ident_start(c) => {
                 let mut j = i + 1;
-                while j < n && (s[j].is_ascii_alphanumeric() || matches!(s[j], b'_' | b'.' | b'$' | b'-')) {
+                while j < n
+                    && (s[j].is_ascii_alphanumeric() || matches!(s[j], b'_' | b'.' | b'$' | b'-'))
+                {
                     j += 1;
                 }
                 if j < n && s[j] == b':' {
-                    toks.push(Token { kind: Tok::Label, start: start as u32, end: j as u32, line: tline, col });
+                    toks.push(Token {
+                        kind: Tok::Label,
+                        start: start as u32,
+                        end: j as u32,
+                        line: tline,
+                        col,
+                    });
                     i = j + 1;
                     continue;
                 }
@@ -300,9 +332,21 @@ pub fn lex(src: &str) -> Vec<Token> {
                 }
             }
         }
-        toks.push(Token { kind, start: start as u32, end: i as u32, line: tline, col });
+        toks.push(Token {
+            kind,
+            start: start as u32,
+            end: i as u32,
+            line: tline,
+            col,
+        });
     }
-    toks.push(Token { kind: Tok::Eof, start: n as u32, end: n as u32, line, col: (n - line_start + 1) as u32 });
+    toks.push(Token {
+        kind: Tok::Eof,
+        start: n as u32,
+        end: n as u32,
+        line,
+        col: (n - line_start + 1) as u32,
+    });
     toks
 }
 
@@ -359,10 +403,19 @@ mod tests {
         use Tok::*;
         assert_eq!(
             kinds("%1 = load i32, i32* @x, align 4 ; c\n3:"),
-            vec![LocalVar, Eq, Ident, Ident, Comma, Ident, Star, GlobalVar, Comma, Ident, Int, Label, Eof]
+            vec![
+                LocalVar, Eq, Ident, Ident, Comma, Ident, Star, GlobalVar, Comma, Ident, Int,
+                Label, Eof
+            ]
         );
-        assert_eq!(kinds("c\"a\\00\" 0x3FF0000000000000 -1.5e+00 ... #0 !7 !{"), vec![CStr, HexFloat, Float, Ellipsis, AttrGroup, MetaVar, Exclaim, LBrace, Eof]);
-        assert_eq!(kinds("for.cond: %\"a b\" -7 \u{e9}"), vec![Label, LocalVar, Int, Error, Eof]);
+        assert_eq!(
+            kinds("c\"a\\00\" 0x3FF0000000000000 -1.5e+00 ... #0 !7 !{"),
+            vec![CStr, HexFloat, Float, Ellipsis, AttrGroup, MetaVar, Exclaim, LBrace, Eof]
+        );
+        assert_eq!(
+            kinds("for.cond: %\"a b\" -7 \u{e9}"),
+            vec![Label, LocalVar, Int, Error, Eof]
+        );
         let t = lex("a\n  b");
         assert_eq!((t[1].line, t[1].col), (2, 3));
     }

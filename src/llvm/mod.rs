@@ -50,7 +50,9 @@ pub mod parse;
 
 pub use export::export;
 
-use crate::ir::{ExternDecl, Function, Global, Linkage, Module, Signature, Symbol, SymbolData, SymbolKind, Type};
+use crate::ir::{
+    ExternDecl, Function, Global, Linkage, Module, Signature, Symbol, SymbolData, SymbolKind, Type,
+};
 use layout::{LType, Layouts};
 use lexer::{Tok, Token};
 use parse::{Cursor, PErr, PResult};
@@ -126,7 +128,11 @@ pub struct FnHeader {
 impl FnHeader {
     /// The LLVM function type.
     pub fn fn_type(&self) -> LType {
-        LType::Func { ret: Box::new(self.ret.clone()), params: self.params.iter().map(|p| p.ty.clone()).collect(), varargs: self.varargs }
+        LType::Func {
+            ret: Box::new(self.ret.clone()),
+            params: self.params.iter().map(|p| p.ty.clone()).collect(),
+            varargs: self.varargs,
+        }
     }
 }
 
@@ -182,7 +188,12 @@ pub struct ModuleInfo {
 }
 
 fn fatal(file: &str, e: PErr) -> ImportError {
-    ImportError { file: file.to_string(), line: e.line, col: e.col, message: e.msg }
+    ImportError {
+        file: file.to_string(),
+        line: e.line,
+        col: e.col,
+        message: e.msg,
+    }
 }
 
 /// Splits tokens into top-level items (token index ranges); see the module doc.
@@ -196,7 +207,13 @@ fn split_items(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
             break;
         }
         let line_start = t.line != prev_line;
-        let forced = line_start && t.col == 1 && t.kind == Tok::Ident && matches!(src.get(t.start as usize..t.end as usize), Some("define" | "declare" | "attributes"));
+        let forced = line_start
+            && t.col == 1
+            && t.kind == Tok::Ident
+            && matches!(
+                src.get(t.start as usize..t.end as usize),
+                Some("define" | "declare" | "attributes")
+            );
         if i > start && line_start && (depth <= 0 || forced) {
             items.push((start, i));
             start = i;
@@ -231,7 +248,11 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
         guard += 1;
     }
     let ret_start = c.peek().start as usize;
-    let head = c.src.get(first.start as usize..ret_start).unwrap_or("").to_string();
+    let head = c
+        .src
+        .get(first.start as usize..ret_start)
+        .unwrap_or("")
+        .to_string();
     let ret = c.parse_type()?;
     let name_tok = c.expect(Tok::GlobalVar, "a function name")?;
     let name = c.name(name_tok).into_owned();
@@ -254,7 +275,9 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
                 let t = c.peek();
                 match t.kind {
                     Tok::Comma | Tok::RParen => break,
-                    Tok::Eof | Tok::LBrace => return c.expected("`,` or `)` in the parameter list"),
+                    Tok::Eof | Tok::LBrace => {
+                        return c.expected("`,` or `)` in the parameter list")
+                    }
                     Tok::LParen => {
                         c.skip_parens()?;
                         attr_end = c.toks[c.pos - 1].end as usize;
@@ -269,7 +292,12 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
                     }
                 }
             }
-            let attrs = c.src.get(attr_start..attr_end.max(attr_start)).unwrap_or("").trim().to_string();
+            let attrs = c
+                .src
+                .get(attr_start..attr_end.max(attr_start))
+                .unwrap_or("")
+                .trim()
+                .to_string();
             params.push(LlvmParam { ty, attrs });
             names.push(pname);
             if c.eat(Tok::RParen) {
@@ -283,14 +311,32 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
     while !matches!(c.peek().kind, Tok::LBrace | Tok::Eof) {
         c.next();
     }
-    let tail_end = if c.pos > tail_start { c.toks[c.pos - 1].end as usize } else { rparen_end };
+    let tail_end = if c.pos > tail_start {
+        c.toks[c.pos - 1].end as usize
+    } else {
+        rparen_end
+    };
     let tail = c.src.get(rparen_end..tail_end).unwrap_or("").to_string();
-    Ok((FnHeader { head, ret, params, varargs, tail }, name, name_tok, names))
+    Ok((
+        FnHeader {
+            head,
+            ret,
+            params,
+            varargs,
+            tail,
+        },
+        name,
+        name_tok,
+        names,
+    ))
 }
 
 /// The strata signature of an LLVM function header, or the first unrepresentable type.
 fn signature_of(h: &FnHeader) -> Result<Signature, String> {
-    let ret = h.ret.scalar().ok_or_else(|| format!("return type {} is not supported", h.ret))?;
+    let ret = h
+        .ret
+        .scalar()
+        .ok_or_else(|| format!("return type {} is not supported", h.ret))?;
     let mut params = Vec::with_capacity(h.params.len());
     for p in &h.params {
         match p.ty.scalar() {
@@ -298,20 +344,33 @@ fn signature_of(h: &FnHeader) -> Result<Signature, String> {
             _ => return Err(format!("parameter type {} is not supported", p.ty)),
         }
     }
-    Ok(Signature { params, ret, varargs: h.varargs })
+    Ok(Signature {
+        params,
+        ret,
+        varargs: h.varargs,
+    })
 }
 
 /// Best-effort signature: unrepresentable types become `void`.
 fn loose_signature(h: &FnHeader) -> Signature {
     Signature {
-        params: h.params.iter().map(|p| p.ty.scalar().unwrap_or(Type::Void)).collect(),
+        params: h
+            .params
+            .iter()
+            .map(|p| p.ty.scalar().unwrap_or(Type::Void))
+            .collect(),
         ret: h.ret.scalar().unwrap_or(Type::Void),
         varargs: h.varargs,
     }
 }
 
 enum SymDef {
-    Define { item: usize, header: FnHeader, names: Vec<Option<String>>, body_start: usize },
+    Define {
+        item: usize,
+        header: FnHeader,
+        names: Vec<Option<String>>,
+        body_start: usize,
+    },
     Declare(FnHeader),
     Global(Global),
 }
@@ -320,7 +379,10 @@ enum SymDef {
 pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported, ImportError> {
     let toks = lexer::lex(src);
     let items = split_items(src, &toks);
-    let mut ctx = LlvmContext { file: file.to_string(), ..LlvmContext::default() };
+    let mut ctx = LlvmContext {
+        file: file.to_string(),
+        ..LlvmContext::default()
+    };
     let mut layouts = Layouts::default();
     let item_text = |a: usize, b: usize| -> String {
         let s = toks[a].start as usize;
@@ -329,11 +391,19 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
     };
     // Pass 2: named types.
     for &(a, b) in &items {
-        if toks[a].kind == Tok::LocalVar && b - a >= 3 && toks[a + 1].kind == Tok::Eq && src.get(toks[a + 2].start as usize..toks[a + 2].end as usize) == Some("type") {
+        if toks[a].kind == Tok::LocalVar
+            && b - a >= 3
+            && toks[a + 1].kind == Tok::Eq
+            && src.get(toks[a + 2].start as usize..toks[a + 2].end as usize) == Some("type")
+        {
             let mut c = Cursor::new(src, &toks[a..b]);
             let name = c.name(toks[a]).into_owned();
             c.pos = 3;
-            let body = if c.eat_word("opaque") { None } else { Some(c.parse_type().map_err(|e| fatal(file, e))?) };
+            let body = if c.eat_word("opaque") {
+                None
+            } else {
+                Some(c.parse_type().map_err(|e| fatal(file, e))?)
+            };
             layouts.define(&name, body);
         }
     }
@@ -348,15 +418,30 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         let mut c = Cursor::new(src, &toks[a..b]);
         let (name, def, name_tok) = match (t.kind, word) {
             (Tok::Ident, "define") | (Tok::Ident, "declare") => {
-                let (header, name, name_tok, pnames) = parse_header(&mut c).map_err(|e| fatal(file, e))?;
-                ctx.symbol_types.insert(name.clone(), LType::Ptr(Box::new(header.fn_type())));
+                let (header, name, name_tok, pnames) =
+                    parse_header(&mut c).map_err(|e| fatal(file, e))?;
+                ctx.symbol_types
+                    .insert(name.clone(), LType::Ptr(Box::new(header.fn_type())));
                 ctx.headers.insert(name.clone(), header.clone());
                 if word == "define" {
                     if c.peek().kind != Tok::LBrace {
-                        return Err(fatal(file, c.expected::<()>("`{` starting the function body").unwrap_err()));
+                        return Err(fatal(
+                            file,
+                            c.expected::<()>("`{` starting the function body")
+                                .unwrap_err(),
+                        ));
                     }
                     ctx.items.push(Item::Define(name.clone(), item_text(a, b)));
-                    (name, SymDef::Define { item: k, header, names: pnames, body_start: c.pos + 1 }, name_tok)
+                    (
+                        name,
+                        SymDef::Define {
+                            item: k,
+                            header,
+                            names: pnames,
+                            body_start: c.pos + 1,
+                        },
+                        name_tok,
+                    )
                 } else {
                     ctx.items.push(Item::Text(item_text(a, b)));
                     (name, SymDef::Declare(header), name_tok)
@@ -366,7 +451,8 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                 ctx.items.push(Item::Text(item_text(a, b)));
                 let name = c.name(t).into_owned();
                 let (g, ty) = parse_global(&mut c, &layouts).map_err(|e| fatal(file, e))?;
-                ctx.symbol_types.insert(name.clone(), LType::Ptr(Box::new(ty)));
+                ctx.symbol_types
+                    .insert(name.clone(), LType::Ptr(Box::new(ty)));
                 (name, SymDef::Global(g), t)
             }
             _ => {
@@ -375,7 +461,14 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             }
         };
         if symbols.contains_key(&name) {
-            return Err(fatal(file, PErr { line: name_tok.line, col: name_tok.col, msg: format!("redefinition of @{name}") }));
+            return Err(fatal(
+                file,
+                PErr {
+                    line: name_tok.line,
+                    col: name_tok.col,
+                    msg: format!("redefinition of @{name}"),
+                },
+            ));
         }
         symbols.insert(name.clone(), Symbol::new(names.len()));
         names.push(name);
@@ -387,14 +480,21 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             continue;
         }
         let name = Cursor::new(src, &toks[a..b]).name(toks[a]).into_owned();
-        let Some(&sym) = symbols.get(&name) else { continue };
-        let SymDef::Global(g) = &mut defs[sym.index()] else { continue };
+        let Some(&sym) = symbols.get(&name) else {
+            continue;
+        };
+        let SymDef::Global(g) = &mut defs[sym.index()] else {
+            continue;
+        };
         let mut c = Cursor::new(src, &toks[a..b]);
         if let Err(e) = global_init(&mut c, &layouts, &symbols, g) {
             if options.strict {
                 return Err(fatal(file, e));
             }
-            ctx.warnings.push(format!("{file}:{}: initializer of @{name} not evaluated: {}", e.line, e.msg));
+            ctx.warnings.push(format!(
+                "{file}:{}: initializer of @{name} not evaluated: {}",
+                e.line, e.msg
+            ));
         }
         let _ = k;
     }
@@ -405,7 +505,11 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             SymDef::Global(_) => None,
         })
         .collect();
-    let info = ModuleInfo { layouts, symbols, signatures };
+    let info = ModuleInfo {
+        layouts,
+        symbols,
+        signatures,
+    };
     // Pass 4: bodies.
     let mut module = Module::default();
     let mut skipped = Vec::new();
@@ -419,15 +523,29 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                 SymbolKind::Global(module.globals.len() as u32 - 1)
             }
             SymDef::Declare(h) => {
-                module.externs.push(ExternDecl { symbol: sym, signature: loose_signature(&h) });
+                module.externs.push(ExternDecl {
+                    symbol: sym,
+                    signature: loose_signature(&h),
+                });
                 SymbolKind::Extern(module.externs.len() as u32 - 1)
             }
-            SymDef::Define { item, header, names: pnames, body_start } => {
+            SymDef::Define {
+                item,
+                header,
+                names: pnames,
+                body_start,
+            } => {
                 let (a, b) = items[item];
                 let body = &toks[a + body_start..b];
                 let r = signature_of(&header)
-                    .map_err(|m| PErr { line: toks[a].line, col: toks[a].col, msg: m })
-                    .and_then(|sig| function::lower(src, body, &info, &name, sig, &pnames, &header));
+                    .map_err(|m| PErr {
+                        line: toks[a].line,
+                        col: toks[a].col,
+                        msg: m,
+                    })
+                    .and_then(|sig| {
+                        function::lower(src, body, &info, &name, sig, &pnames, &header)
+                    });
                 match r {
                     Ok((mut f, calls)) => {
                         f.linkage = linkage_of(&header.head);
@@ -441,8 +559,15 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                         if options.strict {
                             return Err(fatal(file, e));
                         }
-                        skipped.push(SkippedFunction { name: name.clone(), line: e.line, reason: e.msg });
-                        module.externs.push(ExternDecl { symbol: sym, signature: loose_signature(&header) });
+                        skipped.push(SkippedFunction {
+                            name: name.clone(),
+                            line: e.line,
+                            reason: e.msg,
+                        });
+                        module.externs.push(ExternDecl {
+                            symbol: sym,
+                            signature: loose_signature(&header),
+                        });
                         SymbolKind::Extern(module.externs.len() as u32 - 1)
                     }
                 }
@@ -450,11 +575,18 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         };
         module.symbols.push(SymbolData { name, kind });
     }
-    Ok(Imported { module, context: ctx, skipped })
+    Ok(Imported {
+        module,
+        context: ctx,
+        skipped,
+    })
 }
 
 fn linkage_of(head: &str) -> Linkage {
-    if head.split_whitespace().any(|w| w == "internal" || w == "private") {
+    if head
+        .split_whitespace()
+        .any(|w| w == "internal" || w == "private")
+    {
         Linkage::Internal
     } else {
         Linkage::External
@@ -479,12 +611,28 @@ fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType
             "global" | "constant" => {
                 let ty = c.parse_type()?;
                 let (size, align) = layouts.size_align(&ty).unwrap_or((0, 1));
-                let g = Global { size, align: align as u32, constant: w == "constant", linkage, init: if external { None } else { Some(Vec::new()) }, ..Global::default() };
+                let g = Global {
+                    size,
+                    align: align as u32,
+                    constant: w == "constant",
+                    linkage,
+                    init: if external { None } else { Some(Vec::new()) },
+                    ..Global::default()
+                };
                 return Ok((g, ty));
             }
             "alias" | "ifunc" => {
                 let ty = c.parse_type()?;
-                return Ok((Global { size: 0, align: 1, linkage, init: None, ..Global::default() }, ty));
+                return Ok((
+                    Global {
+                        size: 0,
+                        align: 1,
+                        linkage,
+                        init: None,
+                        ..Global::default()
+                    },
+                    ty,
+                ));
             }
             "private" | "internal" => linkage = Linkage::Internal,
             "external" | "extern_weak" => external = true,
@@ -494,7 +642,12 @@ fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType
 }
 
 /// Evaluates a global's initialiser and `align` into `g`.
-fn global_init(c: &mut Cursor<'_>, layouts: &Layouts, syms: &HashMap<String, Symbol>, g: &mut Global) -> PResult<()> {
+fn global_init(
+    c: &mut Cursor<'_>,
+    layouts: &Layouts,
+    syms: &HashMap<String, Symbol>,
+    g: &mut Global,
+) -> PResult<()> {
     c.next();
     c.next();
     while !c.is_word("global") && !c.is_word("constant") {
@@ -509,7 +662,11 @@ fn global_init(c: &mut Cursor<'_>, layouts: &Layouts, syms: &HashMap<String, Sym
         let at = c.peek();
         let v = c.parse_value()?;
         let mut buf = consts::InitBuf::default();
-        consts::eval_init(layouts, syms, &ty, &v, 0, &mut buf).map_err(|m| PErr { line: at.line, col: at.col, msg: m })?;
+        consts::eval_init(layouts, syms, &ty, &v, 0, &mut buf).map_err(|m| PErr {
+            line: at.line,
+            col: at.col,
+            msg: m,
+        })?;
         g.init = Some(buf.bytes);
         g.relocations = buf.relocs;
     }

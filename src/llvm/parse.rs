@@ -109,7 +109,13 @@ impl<'a> Cursor<'a> {
     /// The current token (the last one, `Eof`, once past the end).
     pub fn peek(&self) -> Token {
         self.toks.get(self.pos).copied().unwrap_or_else(|| {
-            let mut t = self.toks.last().copied().unwrap_or(Token { kind: Tok::Eof, start: 0, end: 0, line: 1, col: 1 });
+            let mut t = self.toks.last().copied().unwrap_or(Token {
+                kind: Tok::Eof,
+                start: 0,
+                end: 0,
+                line: 1,
+                col: 1,
+            });
             t.kind = Tok::Eof;
             t
         })
@@ -145,13 +151,21 @@ impl<'a> Cursor<'a> {
 
     /// An error at token `t`.
     pub fn err_at<T>(&self, t: Token, msg: impl Into<String>) -> PResult<T> {
-        Err(PErr { line: t.line, col: t.col, msg: msg.into() })
+        Err(PErr {
+            line: t.line,
+            col: t.col,
+            msg: msg.into(),
+        })
     }
 
     /// An error at the current token: "expected X, found Y".
     pub fn expected<T>(&self, what: &str) -> PResult<T> {
         let t = self.peek();
-        let found = if t.kind == Tok::Eof { "end of input".to_string() } else { format!("`{}`", self.text(t)) };
+        let found = if t.kind == Tok::Eof {
+            "end of input".to_string()
+        } else {
+            format!("`{}`", self.text(t))
+        };
         self.err_at(t, format!("expected {what}, found {found}"))
     }
 
@@ -297,7 +311,10 @@ impl<'a> Cursor<'a> {
                         }
                         LType::OpaquePtr
                     }
-                    _ if w.len() > 1 && w.starts_with('i') && w[1..].bytes().all(|c| c.is_ascii_digit()) => {
+                    _ if w.len() > 1
+                        && w.starts_with('i')
+                        && w[1..].bytes().all(|c| c.is_ascii_digit()) =>
+                    {
                         match w[1..].parse::<u32>() {
                             Ok(n) if (1..=(1 << 23)).contains(&n) => LType::Int(n),
                             _ => return self.err_at(t, format!("invalid integer type `{w}`")),
@@ -316,14 +333,20 @@ impl<'a> Cursor<'a> {
             Tok::LBrace => {
                 self.pos += 1;
                 let fields = self.type_list(Tok::RBrace, depth)?;
-                LType::Struct { fields, packed: false }
+                LType::Struct {
+                    fields,
+                    packed: false,
+                }
             }
             Tok::Less => {
                 self.pos += 1;
                 if self.eat(Tok::LBrace) {
                     let fields = self.type_list(Tok::RBrace, depth)?;
                     self.expect(Tok::Greater, "`>` closing a packed struct")?;
-                    LType::Struct { fields, packed: true }
+                    LType::Struct {
+                        fields,
+                        packed: true,
+                    }
                 } else {
                     if self.eat_word("vscale") {
                         self.expect_word("x")?;
@@ -345,10 +368,11 @@ impl<'a> Cursor<'a> {
             }
             _ => return self.expected("a type"),
         };
-        let mut suffixes = 0u32;
+        // Every suffix nests the type one level deeper: count it against the same limit.
+        let mut depth = depth;
         loop {
-            suffixes += 1;
-            if suffixes > MAX_DEPTH {
+            depth += 1;
+            if depth > MAX_DEPTH {
                 return self.err_at(self.peek(), "type nested too deeply");
             }
             if self.eat(Tok::Star) {
@@ -380,7 +404,11 @@ impl<'a> Cursor<'a> {
                         self.expect(Tok::Comma, "`,` or `)` in a function type")?;
                     }
                 }
-                ty = LType::Func { ret: Box::new(ty), params, varargs };
+                ty = LType::Func {
+                    ret: Box::new(ty),
+                    params,
+                    varargs,
+                };
             } else {
                 return Ok(ty);
             }
@@ -435,13 +463,19 @@ impl<'a> Cursor<'a> {
                 self.pos += 1;
                 let s = self.text(t);
                 let v = if let Some(m) = s.strip_prefix('-') {
-                    m.parse::<u128>().ok().filter(|&x| x <= 1u128 << 127).map(|x| x.wrapping_neg())
+                    m.parse::<u128>()
+                        .ok()
+                        .filter(|&x| x <= 1u128 << 127)
+                        .map(|x| x.wrapping_neg())
                 } else {
                     s.parse::<u128>().ok()
                 };
                 match v {
                     Some(v) => Val::Int(v),
-                    None => return self.err_at(t, format!("integer literal `{s}` does not fit in 128 bits")),
+                    None => {
+                        return self
+                            .err_at(t, format!("integer literal `{s}` does not fit in 128 bits"))
+                    }
                 }
             }
             Tok::Float => {
@@ -561,16 +595,55 @@ impl<'a> Cursor<'a> {
 pub fn is_type_word(w: &str) -> bool {
     matches!(
         w,
-        "void" | "half" | "bfloat" | "float" | "double" | "x86_fp80" | "fp128" | "ppc_fp128" | "label" | "metadata" | "token" | "x86_mmx" | "x86_amx" | "ptr"
+        "void"
+            | "half"
+            | "bfloat"
+            | "float"
+            | "double"
+            | "x86_fp80"
+            | "fp128"
+            | "ppc_fp128"
+            | "label"
+            | "metadata"
+            | "token"
+            | "x86_mmx"
+            | "x86_amx"
+            | "ptr"
     ) || (w.len() > 1 && w.starts_with('i') && w[1..].bytes().all(|c| c.is_ascii_digit()))
 }
 
 fn is_const_expr_word(w: &str) -> bool {
     matches!(
         w,
-        "add" | "sub" | "mul" | "shl" | "lshr" | "ashr" | "and" | "or" | "xor" | "udiv" | "sdiv" | "urem" | "srem"
-            | "fadd" | "fsub" | "fmul" | "fdiv" | "frem" | "fneg" | "icmp" | "fcmp" | "select" | "extractelement"
-            | "insertelement" | "shufflevector" | "extractvalue" | "insertvalue" | "dso_local_equivalent" | "no_cfi"
+        "add"
+            | "sub"
+            | "mul"
+            | "shl"
+            | "lshr"
+            | "ashr"
+            | "and"
+            | "or"
+            | "xor"
+            | "udiv"
+            | "sdiv"
+            | "urem"
+            | "srem"
+            | "fadd"
+            | "fsub"
+            | "fmul"
+            | "fdiv"
+            | "frem"
+            | "fneg"
+            | "icmp"
+            | "fcmp"
+            | "select"
+            | "extractelement"
+            | "insertelement"
+            | "shufflevector"
+            | "extractvalue"
+            | "insertvalue"
+            | "dso_local_equivalent"
+            | "no_cfi"
     )
 }
 
@@ -587,7 +660,10 @@ mod tests {
     #[test]
     fn parses_types() {
         assert_eq!(ty("i32 (i8*, ...)*").to_string(), "i32 (i8*, ...)*");
-        assert_eq!(ty("[4 x { i8, %struct.S* }]").to_string(), "[4 x { i8, %struct.S* }]");
+        assert_eq!(
+            ty("[4 x { i8, %struct.S* }]").to_string(),
+            "[4 x { i8, %struct.S* }]"
+        );
         assert_eq!(ty("<{ i8, i32 }>").to_string(), "<{ i8, i32 }>");
         assert_eq!(ty("<4 x float>").to_string(), "<4 x float>");
         assert_eq!(ty("void ()**").to_string(), "void ()**");
@@ -609,7 +685,10 @@ mod tests {
         }
         let s = "i64 ptrtoint (i32* @x to i64)";
         let toks = lex(s);
-        assert!(matches!(Cursor::new(s, &toks).parse_typed().unwrap().1, Val::Cast(crate::ir::CastOp::PtrToInt, _, LType::Int(64))));
+        assert!(matches!(
+            Cursor::new(s, &toks).parse_typed().unwrap().1,
+            Val::Cast(crate::ir::CastOp::PtrToInt, _, LType::Int(64))
+        ));
     }
 
     #[test]
@@ -623,7 +702,14 @@ mod tests {
         }
         assert_eq!(
             out,
-            vec![Val::Int(u128::MAX), Val::Bool(true), Val::Dec(1.5), Val::Hex('x', "3FF0000000000000"), Val::Bytes(b"hi\0".to_vec()), Val::Null]
+            vec![
+                Val::Int(u128::MAX),
+                Val::Bool(true),
+                Val::Dec(1.5),
+                Val::Hex('x', "3FF0000000000000"),
+                Val::Bytes(b"hi\0".to_vec()),
+                Val::Null
+            ]
         );
         let deep = "[".repeat(10_000);
         let toks = lex(&deep);
