@@ -15,12 +15,7 @@ fn check(name: &str, expect_skipped: &[&str]) {
     let imp = import(&src, name, &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let skipped: Vec<&str> = imp.skipped.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(skipped, expect_skipped, "skipped: {:#?}", imp.skipped);
-    // On this branch `analysis::Cfg` is a placeholder without predecessor lists, so the
-    // verifier's phi-edge check cannot pass yet; everything else must.
-    let errs: Vec<_> = verify_module(&imp.module)
-        .into_iter()
-        .filter(|e| !e.message.ends_with("but the predecessor edges are []"))
-        .collect();
+    let errs = verify_module(&imp.module);
     assert!(errs.is_empty(), "{name}: verifier errors: {errs:#?}");
     let out = export(&imp.module, &imp.context);
     for line in src.lines() {

@@ -260,7 +260,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             match t.kind {
                 Tok::Eof => break,
                 Tok::Label => {
-                    self.c.next();
+                    self.c.bump();
                     if let Some(cb) = current {
                         if !first {
                             return self.err(
@@ -301,7 +301,12 @@ impl<'a, 'm> Lower<'a, 'm> {
 
     /// Resolves forward references and substitutes placeholders.
     fn resolve(&mut self) -> PResult<()> {
-        if let Some((name, (_, _, t))) = self.pending.iter().next() {
+        // Report the earliest unresolved use, so the error does not depend on hash order.
+        if let Some((name, (_, _, t))) = self
+            .pending
+            .iter()
+            .min_by_key(|(_, (_, _, t))| (t.line, t.col))
+        {
             return self.err(*t, format!("use of undefined value %{name}"));
         }
         if self.subst.is_empty() {
@@ -549,7 +554,7 @@ impl<'a, 'm> Lower<'a, 'm> {
 
     fn skip_flags(&mut self) {
         while is_flag(self.word()) {
-            self.c.next();
+            self.c.bump();
         }
     }
 
@@ -579,8 +584,8 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
             match self.c.peek2() {
                 Tok::MetaVar => {
-                    self.c.next();
-                    self.c.next();
+                    self.c.bump();
+                    self.c.bump();
                     self.skip_metadata()?;
                 }
                 Tok::Ident
@@ -590,8 +595,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                         .get(self.c.pos + 1)
                         .is_some_and(|t| self.c.text(*t) == "align") =>
                 {
-                    self.c.next();
-                    self.c.next();
+                    self.c.bump();
+                    self.c.bump();
                     self.c.parse_u64("an alignment")?;
                 }
                 _ => return Ok(()),
@@ -600,7 +605,7 @@ impl<'a, 'm> Lower<'a, 'm> {
     }
 
     fn skip_metadata(&mut self) -> PResult<()> {
-        let t = self.c.next();
+        let t = self.c.bump();
         match t.kind {
             Tok::MetaVar => Ok(()),
             Tok::Exclaim => {
@@ -612,7 +617,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
                 let mut depth = 0;
                 loop {
-                    let t = self.c.next();
+                    let t = self.c.bump();
                     match t.kind {
                         Tok::LBrace => depth += 1,
                         Tok::RBrace => {
@@ -636,15 +641,15 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.at = start;
         let mut result = None;
         if start.kind == Tok::LocalVar && self.c.peek2() == Tok::Eq {
-            self.c.next();
-            self.c.next();
+            self.c.bump();
+            self.c.bump();
             result = Some((self.c.name(start), start));
         }
         let op_tok = self.c.peek();
         if op_tok.kind != Tok::Ident {
             return self.c.expected("an instruction");
         }
-        self.c.next();
+        self.c.bump();
         let op = self.c.text(op_tok);
         self.at = op_tok;
         match op {
@@ -859,7 +864,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     if self.c.peek2() == Tok::MetaVar {
                         break;
                     }
-                    self.c.next();
+                    self.c.bump();
                     if self.c.eat_word("align") {
                         align = self.c.parse_u64("an alignment")?;
                     } else if self.c.eat_word("addrspace") {
@@ -955,7 +960,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let base = self.typed()?;
                 let mut idx = Vec::new();
                 while self.c.peek().kind == Tok::Comma && self.c.peek2() != Tok::MetaVar {
-                    self.c.next();
+                    self.c.bump();
                     idx.push(self.typed()?);
                 }
                 Local::Op(self.gep(&src, &base, &idx)?)
@@ -1017,7 +1022,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     if !(self.c.peek().kind == Tok::Comma && self.c.peek2() == Tok::LBracket) {
                         break;
                     }
-                    self.c.next();
+                    self.c.bump();
                 }
                 if self.b.function().blocks[cur.index()]
                     .insts
@@ -1084,7 +1089,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let success = self.ordering()?;
                 let failure = match ordering(self.word()) {
                     Some(o) => {
-                        self.c.next();
+                        self.c.bump();
                         o
                     }
                     None => return self.c.expected("a failure ordering"),
@@ -1132,7 +1137,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         }
         match ordering(self.word()) {
             Some(o) => {
-                self.c.next();
+                self.c.bump();
                 Ok(o)
             }
             None => self.c.expected("a memory ordering"),
@@ -1149,7 +1154,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         if ordering(self.word()).is_none() {
             return self.c.expected("a memory ordering");
         }
-        let e = self.c.next().end as usize;
+        let e = self.c.bump().end as usize;
         let text = self.c.src.get(s..e).unwrap_or("seq_cst").to_string();
         let mut align = 0;
         if self.c.peek().kind == Tok::Comma
@@ -1159,8 +1164,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                 .get(self.c.pos + 1)
                 .is_some_and(|t| self.c.text(*t) == "align")
         {
-            self.c.next();
-            self.c.next();
+            self.c.bump();
+            self.c.bump();
             align = self.c.parse_u64("an alignment")?;
         }
         Ok(format!(
@@ -1184,7 +1189,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             {
                 return self.c.expected("the call's type");
             }
-            self.c.next();
+            self.c.bump();
             self.c.skip_parens()?;
             guard += 1;
         }
@@ -1217,7 +1222,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
         };
         if self.c.is_word("asm") {
-            self.c.next();
+            self.c.bump();
             return self.inline_asm(ret, &ret_ty).map(Some);
         }
         let callee_tok = self.c.peek();
@@ -1245,7 +1250,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                         break;
                     }
                     let w = self.c.text(t);
-                    self.c.next();
+                    self.c.bump();
                     e = t.end as usize;
                     if self.c.peek().kind == Tok::LParen {
                         self.c.skip_parens()?;
@@ -1253,7 +1258,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     } else if (w == "align" || w.starts_with("dereferenceable"))
                         && self.c.peek().kind == Tok::Int
                     {
-                        e = self.c.next().end as usize;
+                        e = self.c.bump().end as usize;
                     }
                 }
                 let attrs = self.c.src.get(s..e).unwrap_or("").to_string();
@@ -1354,7 +1359,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             if t.kind == Tok::LBracket {
                 let mut depth = 0;
                 loop {
-                    let t = self.c.next();
+                    let t = self.c.bump();
                     match t.kind {
                         Tok::LBracket => depth += 1,
                         Tok::RBracket => {
@@ -1369,7 +1374,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
                 continue;
             }
-            self.c.next();
+            self.c.bump();
             self.c.skip_parens()?;
         }
     }
@@ -1388,7 +1393,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 "unwind" => return self.err(at, "unwinding inline asm is not supported"),
                 _ => break,
             }
-            self.c.next();
+            self.c.bump();
         }
         let tt = self.c.expect(Tok::Str, "the asm template string")?;
         self.comma()?;
@@ -1409,7 +1414,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let mut elem = None;
                 while self.c.peek().kind == Tok::Ident && !is_value_word(self.word()) {
                     let w = self.word();
-                    self.c.next();
+                    self.c.bump();
                     if w == "elementtype" && self.c.eat(Tok::LParen) {
                         elem = Some(self.c.parse_type()?);
                         self.c.expect(Tok::RParen, "`)`")?;

@@ -236,14 +236,14 @@ fn split_items(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
 /// Parses a `define`/`declare` header up to (not including) `{`. Returns the header, the
 /// function name and its name token, and the parameter names.
 fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec<Option<String>>)> {
-    let first = c.next();
+    let first = c.bump();
     let mut guard = 0;
     while !c.at_type() {
         let t = c.peek();
         if matches!(t.kind, Tok::Eof | Tok::GlobalVar | Tok::LBrace) || guard > 64 {
             return c.expected("a return type");
         }
-        c.next();
+        c.bump();
         c.skip_parens()?;
         guard += 1;
     }
@@ -283,11 +283,11 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
                         attr_end = c.toks[c.pos - 1].end as usize;
                     }
                     Tok::LocalVar => {
-                        c.next();
+                        c.bump();
                         pname = Some(c.name(t).into_owned());
                     }
                     _ => {
-                        c.next();
+                        c.bump();
                         attr_end = t.end as usize;
                     }
                 }
@@ -309,7 +309,7 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
     let rparen_end = c.toks[c.pos - 1].end as usize;
     let tail_start = c.pos;
     while !matches!(c.peek().kind, Tok::LBrace | Tok::Eof) {
-        c.next();
+        c.bump();
     }
     let tail_end = if c.pos > tail_start {
         c.toks[c.pos - 1].end as usize
@@ -596,7 +596,7 @@ fn linkage_of(head: &str) -> Linkage {
 /// Parses `@name = ... global|constant T [init] ...` up to the initialiser (which is
 /// evaluated later by [`global_init`]). Aliases and ifuncs become zero-sized globals.
 fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType)> {
-    c.next();
+    c.bump();
     c.expect(Tok::Eq, "`=` after a global name")?;
     let mut linkage = Linkage::External;
     let mut external = false;
@@ -606,7 +606,7 @@ fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType
             return c.expected("`global` or `constant`");
         }
         let w = c.text(t);
-        c.next();
+        c.bump();
         match w {
             "global" | "constant" => {
                 let ty = c.parse_type()?;
@@ -648,15 +648,15 @@ fn global_init(
     syms: &HashMap<String, Symbol>,
     g: &mut Global,
 ) -> PResult<()> {
-    c.next();
-    c.next();
+    c.bump();
+    c.bump();
     while !c.is_word("global") && !c.is_word("constant") {
         if c.peek().kind == Tok::Eof || c.is_word("alias") || c.is_word("ifunc") {
             return Ok(());
         }
-        c.next();
+        c.bump();
     }
-    c.next();
+    c.bump();
     let ty = c.parse_type()?;
     if g.init.is_some() && c.peek().kind != Tok::Comma && c.peek().kind != Tok::Eof {
         let at = c.peek();
@@ -678,15 +678,9 @@ fn global_init(
             }
         } else {
             while !matches!(c.peek().kind, Tok::Comma | Tok::Eof) {
-                c.next();
+                c.bump();
             }
         }
     }
     Ok(())
 }
-
-/// Re-exported for callers that only need the function shape.
-pub use function::lower as lower_function;
-
-#[allow(dead_code)]
-fn _assert_types(_: &Function) {}

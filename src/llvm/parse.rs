@@ -127,7 +127,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes and returns the current token.
-    pub fn next(&mut self) -> Token {
+    pub fn bump(&mut self) -> Token {
         let t = self.peek();
         if self.pos < self.toks.len() {
             self.pos += 1;
@@ -198,7 +198,7 @@ impl<'a> Cursor<'a> {
     /// Consumes a token of kind `k` or fails naming `what`.
     pub fn expect(&mut self, k: Tok, what: &str) -> PResult<Token> {
         if self.peek().kind == k {
-            Ok(self.next())
+            Ok(self.bump())
         } else {
             self.expected(what)
         }
@@ -251,7 +251,7 @@ impl<'a> Cursor<'a> {
         }
         let mut depth = 0i32;
         loop {
-            let t = self.next();
+            let t = self.bump();
             match t.kind {
                 Tok::LParen => depth += 1,
                 Tok::RParen => {
