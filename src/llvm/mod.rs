@@ -51,7 +51,7 @@ pub mod parse;
 pub use export::export;
 
 use crate::ir::{
-    ExternDecl, Function, Global, Linkage, Module, Signature, Symbol, SymbolData, SymbolKind, Type,
+    ExternDecl, Global, Linkage, Module, Signature, Symbol, SymbolData, SymbolKind, Type,
 };
 use layout::{LType, Layouts};
 use lexer::{Tok, Token};
