@@ -73,7 +73,7 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
         }
     }
     for e in &module.externs {
-        let name = module.symbol_name(e.symbol);
+        let name = sym_name(module, e.symbol);
         if !context.symbol_types.contains_key(name) {
             let sig = &e.signature;
             let _ = write!(out, "\ndeclare {} ", ty(sig.ret));
@@ -169,7 +169,7 @@ impl<'a> Printer<'a> {
 
     /// The LLVM type of a symbol's address.
     fn symbol_type(&self, s: Symbol) -> LType {
-        let name = self.m.symbol_name(s);
+        let name = sym_name(self.m, s);
         if let Some(t) = self.ctx.symbol_types.get(name) {
             return t.clone();
         }
@@ -228,7 +228,7 @@ impl<'a> Printer<'a> {
             ConstKind::Undef => "undef".into(),
             ConstKind::SymbolAddr(s) => {
                 let t = self.symbol_type(s);
-                let name = ident('@', self.m.symbol_name(s));
+                let name = ident('@', sym_name(self.m, s));
                 if t == LType::i8_ptr() {
                     name
                 } else {
@@ -265,7 +265,7 @@ impl<'a> Printer<'a> {
                 match d.kind {
                     ConstKind::SymbolAddr(s) => {
                         let st = self.symbol_type(s);
-                        let name = ident('@', self.m.symbol_name(s));
+                        let name = ident('@', sym_name(self.m, s));
                         return if st == *target {
                             name
                         } else {
@@ -677,7 +677,7 @@ impl<'a> Printer<'a> {
             }
             Callee::Indirect(_) => None,
         };
-        let header = callee_sym.and_then(|s| self.ctx.headers.get(self.m.symbol_name(s)));
+        let header = callee_sym.and_then(|s| self.ctx.headers.get(sym_name(self.m, s)));
         let nfixed = fixed
             .map(|n| n as usize)
             .unwrap_or(args.len())
@@ -726,7 +726,7 @@ impl<'a> Printer<'a> {
             Callee::Direct(_) | Callee::Indirect(Operand::Const(_)) if callee_sym.is_some() => {
                 let s = callee_sym.unwrap_or_default();
                 let st = self.symbol_type(s);
-                let name = ident('@', self.m.symbol_name(s));
+                let name = ident('@', sym_name(self.m, s));
                 if st == fn_ptr {
                     name
                 } else {
@@ -922,6 +922,11 @@ impl<'a> Printer<'a> {
         };
         self.line(s);
     }
+}
+
+/// A symbol's name, or `?symN` for a handle out of range (export never panics).
+fn sym_name(m: &Module, s: Symbol) -> &str {
+    m.symbols.get(s.index()).map_or("?sym", |d| d.name.as_str())
 }
 
 fn parse_type(s: &str) -> Option<LType> {

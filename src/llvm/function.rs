@@ -1212,6 +1212,11 @@ impl<'a, 'm> Lower<'a, 'm> {
             LType::Func { ret, .. } => ((**ret).clone(), Some(ty.clone())),
             _ => (ty.clone(), None),
         };
+        if self.c.is_word("asm") {
+            self.c.bump();
+            let ret = ret_ty.scalar().unwrap_or(Type::Void);
+            return self.inline_asm(ret, &ret_ty).map(Some);
+        }
         let ret = match ret_ty.scalar() {
             Some(t) => t,
             None => {
@@ -1221,10 +1226,6 @@ impl<'a, 'm> Lower<'a, 'm> {
                 )
             }
         };
-        if self.c.is_word("asm") {
-            self.c.bump();
-            return self.inline_asm(ret, &ret_ty).map(Some);
-        }
         let callee_tok = self.c.peek();
         let callee_v = self.c.parse_value()?;
         if let Val::Global(n, _) = &callee_v {

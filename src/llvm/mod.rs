@@ -684,3 +684,6 @@ fn global_init(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
