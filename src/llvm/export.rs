@@ -659,14 +659,10 @@ impl<'a> Printer<'a> {
         fixed: Option<u32>,
     ) {
         let arg_types: Vec<Type> = args.iter().map(|&a| self.op_type(a)).collect();
-        let site: Option<&CallSite> = self
-            .ctx
-            .call_sites
-            .get(&(self.f.name.clone(), idx.0))
-            .filter(|cs| {
-                cs.arg_types == arg_types
-                    && matches!(&cs.fn_ty, LType::Func { ret: rt, .. } if rt.scalar() == Some(ret))
-            });
+        let site: Option<&CallSite> = self.ctx.call_site(&self.f.name, idx.0).filter(|cs| {
+            cs.arg_types == arg_types
+                && matches!(&cs.fn_ty, LType::Func { ret: rt, .. } if rt.scalar() == Some(ret))
+        });
         let callee_sym = match callee {
             Callee::Direct(s) => Some(*s),
             Callee::Indirect(Operand::Const(c)) => {

@@ -24,6 +24,40 @@ use crate::ir::*;
 use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiplicative hasher (FxHash's scheme) for the per-function name maps: names are
+/// short and hashed often, and SipHash's flooding resistance is not worth its cost here.
+#[derive(Default, Clone, Copy)]
+pub struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+}
+
+/// A `HashMap` with [`NameHasher`].
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
 
 /// What a local name stands for.
 #[derive(Clone, Debug)]
@@ -39,10 +73,10 @@ struct Lower<'a, 'm> {
     m: &'m ModuleInfo,
     b: FunctionBuilder,
     fname: &'m str,
-    blocks: HashMap<Cow<'a, str>, Block>,
-    locals: HashMap<Cow<'a, str>, Local>,
-    pending: HashMap<Cow<'a, str>, (Value, Type, Token)>,
-    subst: HashMap<Value, Operand>,
+    blocks: FastMap<Cow<'a, str>, Block>,
+    locals: FastMap<Cow<'a, str>, Local>,
+    pending: FastMap<Cow<'a, str>, (Value, Type, Token)>,
+    subst: FastMap<Value, Operand>,
     calls: Vec<(u32, CallSite)>,
     has_phi: bool,
     /// Token where the current instruction started (for errors).
@@ -76,23 +110,20 @@ pub fn lower(
             msg: "function body is not closed by `}`".into(),
         });
     };
-    let mut toks: Vec<Token> = body[..end].to_vec();
-    toks.push(Token {
-        kind: Tok::Eof,
-        ..body[end]
-    });
+    // The cursor reports a synthetic end-of-input token past the slice.
+    let toks = &body[..end];
     let mut l = Lower {
-        c: Cursor::new(src, &toks),
+        c: Cursor::new(src, toks),
         m,
         b: FunctionBuilder::new(name, sig),
         fname: name,
-        blocks: HashMap::new(),
-        locals: HashMap::new(),
-        pending: HashMap::new(),
-        subst: HashMap::new(),
+        blocks: FastMap::default(),
+        locals: FastMap::default(),
+        pending: FastMap::default(),
+        subst: FastMap::default(),
         calls: Vec::new(),
         has_phi: false,
-        at: toks[0],
+        at: body[end],
     };
     l.body(param_names)?;
     let mut f = l.b.finish();

@@ -170,10 +170,20 @@ pub struct LlvmContext {
     pub symbol_types: HashMap<String, LType>,
     /// Headers of every `define` and `declare`, by name.
     pub headers: HashMap<String, FnHeader>,
-    /// Original call shapes, keyed by (function name, instruction index).
-    pub call_sites: HashMap<(String, u32), CallSite>,
+    /// Original call shapes per function, sorted by instruction index.
+    pub call_sites: HashMap<String, Vec<(u32, CallSite)>>,
     /// Non-fatal problems (initialisers that could not be evaluated, ...).
     pub warnings: Vec<String>,
+}
+
+impl LlvmContext {
+    /// The recorded shape of the call at instruction `inst` of function `func`.
+    pub fn call_site(&self, func: &str, inst: u32) -> Option<&CallSite> {
+        let v = self.call_sites.get(func)?;
+        v.binary_search_by_key(&inst, |(i, _)| *i)
+            .ok()
+            .map(|k| &v[k].1)
+    }
 }
 
 /// Per-module information the function lowering reads.
@@ -549,8 +559,8 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                 match r {
                     Ok((mut f, calls)) => {
                         f.linkage = linkage_of(&header.head);
-                        for (inst, cs) in calls {
-                            ctx.call_sites.insert((name.clone(), inst), cs);
+                        if !calls.is_empty() {
+                            ctx.call_sites.insert(name.clone(), calls);
                         }
                         module.functions.push(f);
                         SymbolKind::Function(module.functions.len() as u32 - 1)

@@ -196,7 +196,7 @@ declare void @llvm.dbg.value(metadata, metadata, metadata)
         (Callee::Indirect(Operand::Value(_)), None, 1)
     ));
     assert_eq!(
-        r.context.call_sites[&("f".to_string(), 2)].args[0].attrs,
+        r.context.call_site("f", 2).unwrap().args[0].attrs,
         "signext"
     );
 }
