@@ -1,7 +1,7 @@
 //! Export of SSA-form functions built with the builder (no LLVM context): phis (including
 //! `i1` phis and phis over constants), an entry block that is a loop target, copies,
 //! selects, scaled GEPs over an alloca, float constants and a switch with negative `i8`
-//! cases. The export must pass `opt -passes=verify` and `lli` must print and return what
+//! cases, and globals printed from their bytes and relocations. The export must pass `opt -passes=verify` and `lli` must print and return what
 //! the IR computes. Skips with a message when `opt`/`lli` are missing.
 
 use std::io::Write;
@@ -26,6 +26,36 @@ fn module() -> Module {
         .declare_function("countdown", sig(&[Type::Ptr], Type::Void, false))
         .unwrap();
     mb.declare_function("main", sig(&[], Type::I32, false))
+        .unwrap();
+    // Globals printed from the IR: a string and a pointer to its third byte.
+    let msg = mb
+        .add_global(
+            "msg",
+            Global {
+                size: 8,
+                align: 1,
+                constant: true,
+                linkage: Linkage::Internal,
+                init: Some(b"ok!".to_vec()),
+                ..Global::default()
+            },
+        )
+        .unwrap();
+    let pp = mb
+        .add_global(
+            "pp",
+            Global {
+                size: 16,
+                align: 8,
+                init: Some(vec![7]),
+                relocations: vec![Relocation {
+                    offset: 8,
+                    symbol: msg,
+                    addend: 2,
+                }],
+                ..Global::default()
+            },
+        )
         .unwrap();
 
     // countdown(p): block0 is its own loop: *p -= 1 until it reaches 0, printing '.'.
@@ -113,6 +143,29 @@ fn module() -> Module {
     b.call(Type::Void, countdown, &[counter.into()]);
     let nl = b.iconst(Type::I32, 10);
     b.call(Type::I32, putchar, &[nl]);
+    // putchar(msg[1]); putchar(*pp[1]) where pp[1] = &msg[2]; putchar('0' + pp[0]).
+    let msg_addr = b.constant(ConstData {
+        ty: Type::Ptr,
+        kind: ConstKind::SymbolAddr(msg),
+    });
+    let pp_addr = b.constant(ConstData {
+        ty: Type::Ptr,
+        kind: ConstKind::SymbolAddr(pp),
+    });
+    let k = b.gep(msg_addr, 1, &[]);
+    let ch = b.load(Type::I8, k.into());
+    let ch32 = b.cast(CastOp::ZExt, Type::I8, Type::I32, ch.into());
+    b.call(Type::I32, putchar, &[ch32.into()]);
+    let slot = b.gep(pp_addr, 8, &[]);
+    let p2 = b.load(Type::Ptr, slot.into());
+    let ch = b.load(Type::I8, p2.into());
+    let ch32 = b.cast(CastOp::ZExt, Type::I8, Type::I32, ch.into());
+    b.call(Type::I32, putchar, &[ch32.into()]);
+    let first = b.load(Type::I64, pp_addr);
+    let first32 = b.cast(CastOp::Trunc, Type::I64, Type::I32, first.into());
+    let zero_ch = b.iconst(Type::I32, 48);
+    let digit = b.binary(BinaryOp::Add, Type::I32, first32.into(), zero_ch);
+    b.call(Type::I32, putchar, &[digit.into()]);
     let byte = b.cast(CastOp::Trunc, Type::I32, Type::I8, r3.into());
     let sel = b.select(Type::I8, gt.into(), byte.into(), byte.into());
     b.switch(Type::I8, sel.into(), other, &[(0xff, neg), (139, neg)]);
@@ -173,6 +226,6 @@ fn ssa_functions_export_to_valid_runnable_llvm() {
         return;
     };
     // acc = 3 * 45 = 135, + 2 (float) + 1 (0.1 + 0.2 > 0.3) + 0 (flag after the loop) = 138.
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "...\n");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "...\nk!7");
     assert_eq!(o.status.code(), Some(138), "{text}");
 }

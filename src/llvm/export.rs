@@ -24,20 +24,49 @@
 //! when the call still has the same argument types, otherwise the callee's original
 //! header, otherwise a type derived from the IR.
 //!
-//! Limits: block parameters are not exported (run phi-form functions); globals are only
-//! re-emitted from the context, not from the IR. Complexity: linear in the module size.
+//! Globals the context does not know (a module built from `.sir` or the builder) are printed
+//! from the IR: an `[N x i8]` image, or a packed struct of byte runs and `i8*` fields where
+//! relocations point at symbols (`getelementptr (i8, i8* @sym, i64 addend)`).
+//!
+//! Limits: block parameters are not exported, nor the `destructed` phase (values with
+//! several definitions): export SSA-phase functions. Complexity: linear in the module size.
 
 use super::consts::f32_bits_to_f64_bits;
 use super::layout::LType;
 use super::lexer::escape;
 use super::{CallSite, FnHeader, Item, LlvmContext};
 use crate::ir::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 /// Prints `module` as LLVM 14 text, using `context` for everything the IR dropped.
 pub fn export(module: &Module, context: &LlvmContext) -> String {
     let mut out = String::new();
+    let by_name: HashMap<&str, &Function> = module
+        .functions
+        .iter()
+        .map(|f| (f.name.as_str(), f))
+        .collect();
+    // Globals the context does not know (modules not imported from .ll) get a type here and
+    // a definition printed from their bytes and relocations.
+    let new_globals: Vec<&Global> = module
+        .globals
+        .iter()
+        .filter(|g| {
+            !context
+                .symbol_types
+                .contains_key(sym_name(module, g.symbol))
+        })
+        .collect();
+    let extra: HashMap<String, LType> = new_globals
+        .iter()
+        .map(|g| {
+            (
+                sym_name(module, g.symbol).to_string(),
+                LType::Ptr(Box::new(global_type(g))),
+            )
+        })
+        .collect();
     let mut printed: HashSet<&str> = HashSet::new();
     let mut last_was_fn = false;
     for item in &context.items {
@@ -52,9 +81,9 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
             }
             Item::Define(name, text) => {
                 out.push('\n');
-                match module.function(name) {
+                match by_name.get(name.as_str()) {
                     Some(f) => {
-                        print_function(&mut out, module, context, f);
+                        print_function(&mut out, module, context, &extra, f);
                         printed.insert(name.as_str());
                     }
                     None => {
@@ -66,10 +95,13 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
             }
         }
     }
+    for g in new_globals {
+        print_global(&mut out, module, context, &extra, g);
+    }
     for f in &module.functions {
         if !printed.contains(f.name.as_str()) && !context.headers.contains_key(&f.name) {
             out.push('\n');
-            print_function(&mut out, module, context, f);
+            print_function(&mut out, module, context, &extra, f);
         }
     }
     for e in &module.externs {
@@ -126,6 +158,7 @@ fn ordering(o: Ordering) -> &'static str {
 struct Printer<'a> {
     m: &'a Module,
     ctx: &'a LlvmContext,
+    extra: &'a HashMap<String, LType>,
     f: &'a Function,
     out: String,
     tmp: u32,
@@ -141,10 +174,17 @@ fn header_matches(h: &FnHeader, sig: &Signature) -> bool {
             .all(|(p, &t)| p.ty.scalar() == Some(t))
 }
 
-fn print_function(out: &mut String, m: &Module, ctx: &LlvmContext, f: &Function) {
+fn print_function(
+    out: &mut String,
+    m: &Module,
+    ctx: &LlvmContext,
+    extra: &HashMap<String, LType>,
+    f: &Function,
+) {
     let mut p = Printer {
         m,
         ctx,
+        extra,
         f,
         out: String::new(),
         tmp: 0,
@@ -169,18 +209,7 @@ impl<'a> Printer<'a> {
 
     /// The LLVM type of a symbol's address.
     fn symbol_type(&self, s: Symbol) -> LType {
-        let name = sym_name(self.m, s);
-        if let Some(t) = self.ctx.symbol_types.get(name) {
-            return t.clone();
-        }
-        match self.m.signature(s) {
-            Some(sig) => LType::Ptr(Box::new(LType::Func {
-                ret: Box::new(LType::from_scalar(sig.ret)),
-                params: sig.params.iter().map(|&t| LType::from_scalar(t)).collect(),
-                varargs: sig.varargs,
-            })),
-            None => LType::i8_ptr(),
-        }
+        symbol_type(self.m, self.ctx, self.extra, s)
     }
 
     fn konst(&self, c: ConstData) -> String {
@@ -918,6 +947,147 @@ impl<'a> Printer<'a> {
         };
         self.line(s);
     }
+}
+
+/// The LLVM type of a symbol's address: from the context, from `extra` (globals export
+/// defines), or derived from the signature (`i8*` for anything else).
+fn symbol_type(m: &Module, ctx: &LlvmContext, extra: &HashMap<String, LType>, s: Symbol) -> LType {
+    let name = sym_name(m, s);
+    if let Some(t) = ctx.symbol_types.get(name).or_else(|| extra.get(name)) {
+        return t.clone();
+    }
+    match m.signature(s) {
+        Some(sig) => LType::Ptr(Box::new(LType::Func {
+            ret: Box::new(LType::from_scalar(sig.ret)),
+            params: sig.params.iter().map(|&t| LType::from_scalar(t)).collect(),
+            varargs: sig.varargs,
+        })),
+        None => LType::i8_ptr(),
+    }
+}
+
+/// One piece of a global's image: raw bytes `[start, end)` or a pointer at `start`.
+enum Piece {
+    Bytes(u64, u64),
+    Ptr(Relocation),
+}
+
+/// Splits a global's image into byte runs and 8-byte pointers (relocations).
+fn pieces(g: &Global) -> Vec<Piece> {
+    let mut relocs = g.relocations.clone();
+    relocs.sort_by_key(|r| r.offset);
+    let mut out = Vec::new();
+    let mut at = 0u64;
+    for r in relocs {
+        if r.offset < at || r.offset.saturating_add(8) > g.size {
+            continue;
+        }
+        if r.offset > at {
+            out.push(Piece::Bytes(at, r.offset));
+        }
+        out.push(Piece::Ptr(r));
+        at = r.offset + 8;
+    }
+    if at < g.size || out.is_empty() {
+        out.push(Piece::Bytes(at, g.size));
+    }
+    out
+}
+
+/// The LLVM type export gives a global that the context does not know.
+fn global_type(g: &Global) -> LType {
+    if g.init.is_none() {
+        return LType::Array(g.size, Box::new(LType::Int(8)));
+    }
+    let fields: Vec<LType> = pieces(g)
+        .iter()
+        .map(|p| match p {
+            Piece::Bytes(a, b) => LType::Array(b - a, Box::new(LType::Int(8))),
+            Piece::Ptr(_) => LType::i8_ptr(),
+        })
+        .collect();
+    if fields.len() == 1 {
+        fields.into_iter().next().unwrap_or(LType::Int(8))
+    } else {
+        LType::Struct {
+            fields,
+            packed: true,
+        }
+    }
+}
+
+/// Prints a global the context does not know, from its size, bytes and relocations.
+fn print_global(
+    out: &mut String,
+    m: &Module,
+    ctx: &LlvmContext,
+    extra: &HashMap<String, LType>,
+    g: &Global,
+) {
+    let name = ident('@', sym_name(m, g.symbol));
+    let link = if g.linkage == Linkage::Internal {
+        "internal "
+    } else {
+        ""
+    };
+    let kind = if g.constant { "constant" } else { "global" };
+    let ty = global_type(g);
+    let Some(init) = &g.init else {
+        let _ = writeln!(
+            out,
+            "{name} = external {kind} {ty}, align {}",
+            g.align.max(1)
+        );
+        return;
+    };
+    let ps = pieces(g);
+    let mut vals = Vec::with_capacity(ps.len());
+    for p in &ps {
+        match p {
+            Piece::Bytes(a, b) => {
+                let lo = (*a as usize).min(init.len());
+                let hi = (*b as usize).min(init.len());
+                let t = LType::Array(b - a, Box::new(LType::Int(8)));
+                if init[lo..hi].iter().all(|&x| x == 0) {
+                    vals.push(format!("{t} zeroinitializer"));
+                } else {
+                    let mut bytes = init[lo..hi].to_vec();
+                    bytes.resize((b - a) as usize, 0);
+                    vals.push(format!("{t} c\"{}\"", escape(&bytes)));
+                }
+            }
+            Piece::Ptr(r) => {
+                let st = symbol_type(m, ctx, extra, r.symbol);
+                let sym = ident('@', sym_name(m, r.symbol));
+                let base = if st == LType::i8_ptr() {
+                    sym
+                } else {
+                    format!("bitcast ({st} {sym} to i8*)")
+                };
+                if r.addend == 0 {
+                    vals.push(format!("i8* {base}"));
+                } else {
+                    vals.push(format!(
+                        "i8* getelementptr (i8, i8* {base}, i64 {})",
+                        r.addend
+                    ));
+                }
+            }
+        }
+    }
+    let value = if vals.len() == 1 {
+        // A single piece has exactly the global's type: drop the "<type> " prefix.
+        let v = vals.pop().unwrap_or_default();
+        let prefix = format!("{ty} ");
+        v.strip_prefix(&prefix).unwrap_or(&v).to_string()
+    } else {
+        format!("<{{ {} }}>", vals.join(", "))
+    };
+    let _ = writeln!(
+        out,
+        "{name} = {link}{kind} {ty} {value}, align {}",
+        g.align.max(1)
+    );
 }
 
 /// A symbol's name, or `?symN` for a handle out of range (export never panics).
