@@ -75,7 +75,11 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
                 if last_was_fn {
                     out.push('\n');
                 }
-                out.push_str(t);
+                if t.contains("blockaddress") {
+                    out.push_str(&rename_block_addresses(t, context, &by_name));
+                } else {
+                    out.push_str(t);
+                }
                 out.push('\n');
                 last_was_fn = false;
             }
@@ -1088,6 +1092,47 @@ fn print_global(
         "{name} = {link}{kind} {ty} {value}, align {}",
         g.align.max(1)
     );
+}
+
+/// Rewrites `blockaddress(@f, %label)` in verbatim text to the block names export prints
+/// for `f` (`%bN`), for functions printed from the IR.
+fn rename_block_addresses(
+    text: &str,
+    ctx: &LlvmContext,
+    printed: &HashMap<&str, &Function>,
+) -> String {
+    use super::lexer::Tok;
+    let toks = super::lexer::lex(text);
+    let c = super::parse::Cursor::new(text, &toks);
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0usize;
+    for k in 0..toks.len() {
+        let t = toks[k];
+        if !(t.kind == Tok::Ident && c.text(t) == "blockaddress") {
+            continue;
+        }
+        let (Some(f), Some(l)) = (toks.get(k + 2), toks.get(k + 4)) else {
+            continue;
+        };
+        if f.kind != Tok::GlobalVar || l.kind != Tok::LocalVar {
+            continue;
+        }
+        let fname = c.name(*f);
+        if !printed.contains_key(fname.as_ref()) {
+            continue;
+        }
+        if let Some(&b) = ctx
+            .block_labels
+            .get(fname.as_ref())
+            .and_then(|m| m.get(c.name(*l).as_ref()))
+        {
+            out.push_str(&text[copied..l.start as usize]);
+            let _ = write!(out, "%b{b}");
+            copied = l.end as usize;
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// A symbol's name, or `?symN` for a handle out of range (export never panics).

@@ -11,6 +11,9 @@
 //! are aliases: the name maps to an existing operand. `cmpxchg` and multi-output asm define
 //! a tuple, read back by `extractvalue`.
 //!
+//! When a global initialiser takes a `blockaddress` of this function, the original block
+//! labels are returned too, so export can rename them in the verbatim global text.
+//!
 //! Invariants of the result: every block has a terminator, every placeholder is resolved,
 //! operand types match their instruction (checked against the LLVM types as written), phis
 //! only in `Phase::Ssa` functions. Complexity: O(tokens + operands).
@@ -19,7 +22,7 @@ use super::consts::{const_int, float_bits, gep_fold, GepIdx};
 use super::layout::LType;
 use super::lexer::{Tok, Token};
 use super::parse::{cast_op, Cursor, PErr, PResult, TVal, Val};
-use super::{CallSite, FnHeader, LlvmParam, ModuleInfo};
+use super::{CallSite, LlvmParam, ModuleInfo};
 use crate::ir::*;
 use smallvec::SmallVec;
 use std::borrow::Cow;
@@ -92,8 +95,8 @@ pub fn lower(
     name: &str,
     sig: Signature,
     param_names: &[Option<String>],
-    header: &FnHeader,
-) -> PResult<(Function, Vec<(u32, CallSite)>)> {
+    keep_labels: bool,
+) -> PResult<Lowered> {
     // The body ends at the last `}`.
     let end = body.iter().rposition(|t| t.kind == Tok::RBrace);
     let Some(end) = end else {
@@ -126,12 +129,33 @@ pub fn lower(
         at: body[end],
     };
     l.body(param_names)?;
-    let mut f = l.b.finish();
+    let labels = if keep_labels {
+        let mut v: Vec<(String, u32)> =
+            l.blocks.iter().map(|(k, b)| (k.to_string(), b.0)).collect();
+        v.sort_by_key(|(_, b)| *b);
+        v
+    } else {
+        Vec::new()
+    };
+    let mut function = l.b.finish();
     if l.has_phi {
-        f.phase = Phase::Ssa;
+        function.phase = Phase::Ssa;
     }
-    let _ = header;
-    Ok((f, l.calls))
+    Ok(Lowered {
+        function,
+        calls: l.calls,
+        labels,
+    })
+}
+
+/// The result of lowering one function body.
+pub struct Lowered {
+    /// The function.
+    pub function: Function,
+    /// Call shapes by instruction index, in increasing order.
+    pub calls: Vec<(u32, CallSite)>,
+    /// Original block labels and their blocks (only when requested).
+    pub labels: Vec<(String, u32)>,
 }
 
 fn is_float_op(op: BinaryOp) -> bool {

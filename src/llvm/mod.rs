@@ -172,6 +172,9 @@ pub struct LlvmContext {
     pub headers: HashMap<String, FnHeader>,
     /// Original call shapes per function, sorted by instruction index.
     pub call_sites: HashMap<String, Vec<(u32, CallSite)>>,
+    /// Original block labels of functions whose blocks a global's `blockaddress` names
+    /// (function name -> label -> block index), so export can rename them.
+    pub block_labels: HashMap<String, HashMap<String, u32>>,
     /// Non-fatal problems (initialisers that could not be evaluated, ...).
     pub warnings: Vec<String>,
 }
@@ -515,6 +518,21 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             SymDef::Global(_) => None,
         })
         .collect();
+    // Functions whose blocks a non-function item takes the address of.
+    let mut label_fns: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for &(a, b) in &items {
+        if src.get(toks[a].start as usize..toks[a].end as usize) == Some("define") {
+            continue;
+        }
+        let c = Cursor::new(src, &toks[a..b]);
+        for (k, t) in toks[a..b].iter().enumerate() {
+            if t.kind == Tok::Ident && c.text(*t) == "blockaddress" {
+                if let Some(f) = toks[a..b].get(k + 2).filter(|f| f.kind == Tok::GlobalVar) {
+                    label_fns.insert(c.name(*f).into_owned());
+                }
+            }
+        }
+    }
     let info = ModuleInfo {
         layouts,
         symbols,
@@ -554,13 +572,29 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                         msg: m,
                     })
                     .and_then(|sig| {
-                        function::lower(src, body, &info, &name, sig, &pnames, &header)
+                        function::lower(
+                            src,
+                            body,
+                            &info,
+                            &name,
+                            sig,
+                            &pnames,
+                            label_fns.contains(name.as_str()),
+                        )
                     });
                 match r {
-                    Ok((mut f, calls)) => {
+                    Ok(function::Lowered {
+                        function: mut f,
+                        calls,
+                        labels,
+                    }) => {
                         f.linkage = linkage_of(&header.head);
                         if !calls.is_empty() {
                             ctx.call_sites.insert(name.clone(), calls);
+                        }
+                        if !labels.is_empty() {
+                            ctx.block_labels
+                                .insert(name.clone(), labels.into_iter().collect());
                         }
                         module.functions.push(f);
                         SymbolKind::Function(module.functions.len() as u32 - 1)
