@@ -327,7 +327,11 @@ impl<'a, 'm> Lower<'a, 'm> {
                             );
                         }
                     }
-                    let blk = if first { Block(0) } else { Block(next_block) };
+                    // The pre-scan created blocks for labels that start a line, in order.
+                    let blk = match self.blocks.get(&self.c.name(t)) {
+                        Some(&b) if b == Block(if first { 0 } else { next_block }) => b,
+                        _ => return self.err(t, format!("unexpected label `{}`", self.c.name(t))),
+                    };
                     if !first {
                         next_block += 1;
                     }
@@ -1059,6 +1063,18 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let sty = self.scalar(&ty, op_tok)?;
                 let mut incoming: SmallVec<[(Block, Operand); 2]> = SmallVec::new();
                 let cur = self.b.current_block();
+                if self.b.function().blocks[cur.index()]
+                    .insts
+                    .iter()
+                    .any(|&i| {
+                        !matches!(
+                            self.b.function().insts[i.index()].kind,
+                            InstKind::Phi { .. }
+                        )
+                    })
+                {
+                    return self.err(op_tok, "phi after a non-phi instruction");
+                }
                 loop {
                     self.c.expect(Tok::LBracket, "`[` starting a phi entry")?;
                     let v = self.c.parse_value()?;
@@ -1071,25 +1087,20 @@ impl<'a, 'm> Lower<'a, 'm> {
                     self.c.expect(Tok::RBracket, "`]`")?;
                     // Constant expressions are materialised at the end of the predecessor.
                     self.b.switch_to(pred);
+                    let before = self.b.function().insts.len();
                     let r = self.operand(&ty, &v);
                     self.b.switch_to(cur);
+                    if pred == cur && self.b.function().insts.len() != before {
+                        return self.err(
+                            bt,
+                            "constant expression in a phi of a self-loop is not supported",
+                        );
+                    }
                     incoming.push((pred, r?));
                     if !(self.c.peek().kind == Tok::Comma && self.c.peek2() == Tok::LBracket) {
                         break;
                     }
                     self.c.bump();
-                }
-                if self.b.function().blocks[cur.index()]
-                    .insts
-                    .iter()
-                    .any(|&i| {
-                        !matches!(
-                            self.b.function().insts[i.index()].kind,
-                            InstKind::Phi { .. }
-                        )
-                    })
-                {
-                    return self.err(op_tok, "phi after a non-phi instruction");
                 }
                 self.has_phi = true;
                 Local::Op(self.push1(InstKind::Phi { ty: sty, incoming }))

@@ -469,3 +469,39 @@ b:
     assert!(r.skipped.is_empty(), "{:?}", r.skipped);
     opt_verify(&export(&r.module, &r.context));
 }
+
+#[test]
+fn misplaced_labels_and_self_loop_phi_constants_are_errors_not_panics() {
+    let r = import(
+        r#"
+@g = global [2 x i8] zeroinitializer
+define void @mid() {
+  br label %a a:
+  ret void
+}
+define i8* @selfloop(i1 %c) {
+  br label %l
+l:
+  %p = phi i8* [ null, %0 ], [ getelementptr ([2 x i8], [2 x i8]* @g, i64 0, i64 1), %l ]
+  br i1 %c, label %l, label %e
+e:
+  ret i8* %p
+}
+define void @late_phi() {
+  br label %l
+l:
+  %x = add i32 1, 2
+  %p = phi i32 [ 0, %0 ], [ 1, %l ]
+  br label %l
+}
+"#,
+        "t.ll",
+        &ImportOptions::default(),
+    )
+    .unwrap();
+    let reasons: Vec<&str> = r.skipped.iter().map(|s| s.reason.as_str()).collect();
+    assert_eq!(reasons.len(), 3, "{reasons:?}");
+    assert!(reasons[0].contains("block %a"), "{reasons:?}");
+    assert!(reasons[1].contains("self-loop"), "{reasons:?}");
+    assert!(reasons[2].contains("phi after a non-phi"), "{reasons:?}");
+}
