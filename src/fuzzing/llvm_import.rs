@@ -2,7 +2,7 @@
 //!
 //! Oracle: on any input (arbitrary bytes, or mutations of valid clang output) import
 //! returns `Ok` or `Err` without panicking or hanging, in both normal and strict mode; when
-//! it succeeds, the verifier and [`crate::llvm::export`] also run to completion on the
+//! it succeeds, the verifier and [`crate::llvm::export()`] also run to completion on the
 //! result. [`mutate`] derives inputs from a valid file by byte flips, deletions, duplicated
 //! or swapped lines and spliced tokens, which reach far deeper into the parser than random
 //! bytes. Complexity: linear in the input per check.

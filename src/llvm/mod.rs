@@ -35,9 +35,15 @@
 //! export re-emits its original text unchanged. With [`ImportOptions::strict`] the first
 //! such error is fatal. Import never panics and every loop consumes input, so it never hangs.
 //!
-//! **Export** ([`export`], [`export`](mod@export)) prints a module back as LLVM 14 `.ll`,
-//! re-emitting every type, global, declaration, attribute group and metadata node verbatim
-//! from the [`LlvmContext`] and printing each defined function from the IR.
+//! **Export** ([`export()`], module [`mod@export`]) prints a module back as LLVM 14 `.ll`:
+//! every type, global, declaration, attribute group and metadata node is re-emitted
+//! verbatim from the [`LlvmContext`], each defined function is printed from the IR with its
+//! original signature (pointers are `i8*`, with `bitcast`s where a typed pointer is
+//! needed), and skipped functions keep their original text.
+//!
+//! **Data layout.** Sizes and offsets always use x86-64 System V (what clang 14 emits for
+//! `x86_64-pc-linux-gnu`); the `target datalayout` line is kept verbatim but not read.
+//! Thread-local globals are imported as ordinary globals.
 //!
 //! Complexity: import is linear in the input size (plus one hash lookup per name).
 
