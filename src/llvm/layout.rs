@@ -221,6 +221,16 @@ pub struct Layouts {
     cache: HashMap<String, Result<StructLayout, String>>,
 }
 
+/// Names of the named structs `t` contains by value (not behind a pointer).
+fn by_value_names(t: &LType, out: &mut Vec<String>) {
+    match t {
+        LType::Named(n) => out.push(n.clone()),
+        LType::Struct { fields, .. } => fields.iter().for_each(|f| by_value_names(f, out)),
+        LType::Array(_, e) | LType::Vector(_, e) => by_value_names(e, out),
+        _ => {}
+    }
+}
+
 fn round_up(x: u64, align: u64) -> Option<u64> {
     let a = align.max(1);
     x.checked_add(a - 1).map(|y| y / a * a)
@@ -237,14 +247,43 @@ impl Layouts {
         self.bodies.get(name)
     }
 
-    /// Computes and caches the layout of every named struct.
+    /// Computes and caches the layout of every named struct, each exactly once: a struct's
+    /// by-value named fields are computed (and cached) first, so no layout is recomputed
+    /// and a type DAG with shared members costs linear, not exponential, time.
     pub fn compute_all(&mut self) {
-        let names: Vec<String> = self.bodies.keys().cloned().collect();
+        let mut names: Vec<String> = self.bodies.keys().cloned().collect();
+        names.sort();
         for n in names {
-            let mut visiting = Vec::new();
-            let r = self.named_layout_uncached(&n, &mut visiting);
-            self.cache.insert(n, r);
+            self.compute(&n, 0);
         }
+    }
+
+    fn compute(&mut self, name: &str, depth: u32) {
+        if self.cache.contains_key(name) {
+            return;
+        }
+        if depth > 64 {
+            self.cache.insert(
+                name.to_string(),
+                Err(format!("type %{name} is nested too deeply")),
+            );
+            return;
+        }
+        // Provisional entry: a by-value cycle back to `name` sees this error.
+        self.cache.insert(
+            name.to_string(),
+            Err(format!("type %{name} contains itself")),
+        );
+        let mut deps = Vec::new();
+        if let Some(Some(body)) = self.bodies.get(name) {
+            by_value_names(body, &mut deps);
+        }
+        for d in deps {
+            self.compute(&d, depth + 1);
+        }
+        self.cache.remove(name);
+        let r = self.named_layout_uncached(name, &mut Vec::new());
+        self.cache.insert(name.to_string(), r);
     }
 
     fn named_layout_uncached(
@@ -450,6 +489,20 @@ mod tests {
         assert!(l
             .size_align(&LType::Array(u64::MAX, Box::new(LType::Int(64))))
             .is_err());
+    }
+
+    #[test]
+    fn shared_members_are_laid_out_once() {
+        // Each level holds the next twice: naive recursion would take 2^40 steps.
+        let mut l = Layouts::default();
+        for i in 0..40 {
+            let next = LType::Named(format!("T{}", i + 1));
+            l.define(&format!("T{i}"), Some(st(vec![next.clone(), next])));
+        }
+        l.define("T40", Some(st(vec![LType::Int(8)])));
+        l.compute_all();
+        assert_eq!(l.named("T0").unwrap().size, 1 << 40);
+        assert_eq!(l.named("T30").unwrap().size, 1 << 10);
     }
 
     #[test]
