@@ -371,18 +371,32 @@ impl<'a, 'm> Lower<'a, 'm> {
         if self.subst.is_empty() {
             return Ok(());
         }
-        let subst = std::mem::take(&mut self.subst);
-        let chase = |mut op: Operand| -> Operand {
-            for _ in 0..=subst.len() {
-                match op {
-                    Operand::Value(v) => match subst.get(&v) {
-                        Some(&n) => op = n,
-                        None => return op,
-                    },
-                    Operand::Const(_) => return op,
+        // Flatten chains (a placeholder resolved to another placeholder) once, so the sweep
+        // below is one lookup per operand. A cycle cannot occur: a name is defined once.
+        let mut subst = std::mem::take(&mut self.subst);
+        let keys: Vec<Value> = subst.keys().copied().collect();
+        let mut path = Vec::new();
+        for k in keys {
+            let mut op = Operand::Value(k);
+            path.clear();
+            while let Operand::Value(v) = op {
+                match subst.get(&v) {
+                    Some(&n) if path.len() <= subst.len() => {
+                        path.push(v);
+                        op = n;
+                    }
+                    _ => break,
                 }
             }
-            op
+            for v in &path {
+                subst.insert(*v, op);
+            }
+        }
+        let chase = |op: Operand| -> Operand {
+            match op {
+                Operand::Value(v) => subst.get(&v).copied().unwrap_or(op),
+                Operand::Const(_) => op,
+            }
         };
         let f = self.b.function_mut();
         for inst in &mut f.insts {

@@ -505,3 +505,23 @@ l:
     assert!(reasons[1].contains("self-loop"), "{reasons:?}");
     assert!(reasons[2].contains("phi after a non-phi"), "{reasons:?}");
 }
+
+#[test]
+fn long_forward_alias_chains_resolve() {
+    // %x0 is used first; each %xK aliases the later %x(K+1); the last is a real value.
+    let n = 20_000;
+    let mut src = String::from("define i8* @f(i8* %p) {\n  br label %defs\nuse:\n  %r = getelementptr i8, i8* %x0, i64 1\n  ret i8* %r\ndefs:\n");
+    for k in 0..n {
+        src.push_str(&format!("  %x{k} = bitcast i8* %x{} to i8*\n", k + 1));
+    }
+    src.push_str(&format!(
+        "  %x{n} = getelementptr i8, i8* %p, i64 2\n  br label %use\n}}\n"
+    ));
+    let r = imp(&src);
+    let f = func(&r.module, "f");
+    let InstKind::Gep { base, .. } = &f.insts[f.blocks[1].insts[0].index()].kind else {
+        panic!()
+    };
+    let last = f.blocks[2].insts[0];
+    assert_eq!(*base, Operand::Value(f.insts[last.index()].results[0]));
+}
