@@ -82,6 +82,10 @@ struct Lower<'a, 'm> {
     subst: FastMap<Value, Operand>,
     calls: Vec<(u32, CallSite)>,
     has_phi: bool,
+    /// Blocks that already hold a non-phi instruction of their own (phis must come first).
+    non_phi: Vec<bool>,
+    /// Instructions materialised for phi operands, to be moved to the end of their block.
+    deferred: Vec<Inst>,
     /// Token where the current instruction started (for errors).
     at: Token,
 }
@@ -126,6 +130,8 @@ pub fn lower(
         subst: FastMap::default(),
         calls: Vec::new(),
         has_phi: false,
+        non_phi: Vec::new(),
+        deferred: Vec::new(),
         at: body[end],
     };
     l.body(param_names)?;
@@ -355,7 +361,35 @@ impl<'a, 'm> Lower<'a, 'm> {
             let t = self.c.peek();
             return self.err(t, format!("block {cb} does not end with a terminator"));
         }
+        self.move_deferred();
         self.resolve()
+    }
+
+    /// Moves instructions materialised for phi operands to the end of their (predecessor)
+    /// block, after that block's own phis and instructions.
+    fn move_deferred(&mut self) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        let deferred = std::mem::take(&mut self.deferred);
+        let f = self.b.function_mut();
+        let mut is_deferred = vec![false; f.insts.len()];
+        for &i in &deferred {
+            is_deferred[i.index()] = true;
+        }
+        let mut touched: Vec<Block> = deferred.iter().map(|i| f.insts[i.index()].block).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        for blk in touched {
+            f.blocks[blk.index()]
+                .insts
+                .retain(|j| !is_deferred[j.index()]);
+        }
+        // Re-append in creation order: they only depend on constants and each other.
+        for &i in &deferred {
+            let blk = f.insts[i.index()].block;
+            f.blocks[blk.index()].insts.push(i);
+        }
     }
 
     /// Resolves forward references and substitutes placeholders.
@@ -725,6 +759,13 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.c.bump();
         let op = self.c.text(op_tok);
         self.at = op_tok;
+        if op != "phi" {
+            let cur = self.b.current_block().index();
+            if self.non_phi.len() <= cur {
+                self.non_phi.resize(cur + 1, false);
+            }
+            self.non_phi[cur] = true;
+        }
         match op {
             "ret" => {
                 let v = if self.c.eat_word("void") {
@@ -1077,16 +1118,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let sty = self.scalar(&ty, op_tok)?;
                 let mut incoming: SmallVec<[(Block, Operand); 2]> = SmallVec::new();
                 let cur = self.b.current_block();
-                if self.b.function().blocks[cur.index()]
-                    .insts
-                    .iter()
-                    .any(|&i| {
-                        !matches!(
-                            self.b.function().insts[i.index()].kind,
-                            InstKind::Phi { .. }
-                        )
-                    })
-                {
+                if self.non_phi.get(cur.index()).copied().unwrap_or(false) {
                     return self.err(op_tok, "phi after a non-phi instruction");
                 }
                 loop {
@@ -1110,6 +1142,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                             "constant expression in a phi of a self-loop is not supported",
                         );
                     }
+                    let after = self.b.function().insts.len();
+                    self.deferred.extend((before..after).map(Inst::new));
                     incoming.push((pred, r?));
                     if !(self.c.peek().kind == Tok::Comma && self.c.peek2() == Tok::LBracket) {
                         break;

@@ -525,3 +525,32 @@ fn long_forward_alias_chains_resolve() {
     let last = f.blocks[2].insts[0];
     assert_eq!(*base, Operand::Value(f.insts[last.index()].results[0]));
 }
+
+#[test]
+fn phi_constants_for_a_later_block_with_phis_go_after_its_phis() {
+    // Block %b (a predecessor of %m) comes after %m in the text and starts with a phi.
+    let r = imp(r#"
+@g = global [4 x i8] zeroinitializer
+define i8* @f(i1 %c) {
+  br i1 %c, label %b, label %a
+m:
+  %p = phi i8* [ getelementptr ([4 x i8], [4 x i8]* @g, i64 0, i64 1), %b ], [ null, %a ]
+  ret i8* %p
+a:
+  br label %m
+b:
+  %q = phi i32 [ 0, %0 ]
+  br label %m
+}
+"#);
+    let f = func(&r.module, "f");
+    let b = &f.blocks[3];
+    assert!(matches!(
+        f.insts[b.insts[0].index()].kind,
+        InstKind::Phi { .. }
+    ));
+    assert!(matches!(
+        f.insts[b.insts[1].index()].kind,
+        InstKind::Gep { offset: 1, .. }
+    ));
+}
