@@ -125,7 +125,8 @@ pub fn lower(
         b: FunctionBuilder::new(name, sig),
         fname: name,
         blocks: FastMap::default(),
-        locals: FastMap::default(),
+        // About one named value per 8 tokens in clang output: avoid rehashing.
+        locals: FastMap::with_capacity_and_hasher(end / 8, Default::default()),
         pending: FastMap::default(),
         subst: FastMap::default(),
         calls: Vec::new(),
