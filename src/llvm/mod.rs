@@ -475,6 +475,34 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                 (name, SymDef::Global(g), t)
             }
             _ => {
+                let known = match t.kind {
+                    Tok::Ident => matches!(
+                        word,
+                        "source_filename"
+                            | "target"
+                            | "attributes"
+                            | "module"
+                            | "uselistorder"
+                            | "uselistorder_bb"
+                    ),
+                    Tok::MetaVar | Tok::ComdatVar | Tok::Exclaim => true,
+                    // `%T = type ...` (read in pass 2).
+                    Tok::LocalVar => {
+                        b - a >= 3
+                            && toks[a + 1].kind == Tok::Eq
+                            && src.get(toks[a + 2].start as usize..toks[a + 2].end as usize)
+                                == Some("type")
+                    }
+                    _ => false,
+                };
+                if !known {
+                    let found = if word.is_empty() {
+                        "an unexpected character".to_string()
+                    } else {
+                        format!("`{word}`")
+                    };
+                    return Err(fatal(file, PErr { line: t.line, col: t.col, msg: format!("expected a top-level entity (define, declare, a global, a type, attributes or metadata), found {found}") }));
+                }
                 ctx.items.push(Item::Text(item_text(a, b)));
                 continue;
             }

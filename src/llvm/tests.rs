@@ -397,6 +397,14 @@ fn malformed_top_level_is_a_located_fatal_error() {
         "{e}"
     );
     let e = import(
+        "source_filename = \"x\"\nret void\n",
+        "top.ll",
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!((e.line, e.col), (2, 1));
+    assert!(e.message.contains("found `ret`"), "{e}");
+    let e = import(
         "define i32 @f() {\n  ret i32 0\n}\ndefine i32 @f() {\n  ret i32 1\n}\n",
         "dup.ll",
         &ImportOptions::default(),
