@@ -562,3 +562,33 @@ b:
         InstKind::Gep { offset: 1, .. }
     ));
 }
+
+#[test]
+fn invalid_input_functions_can_be_skipped_after_import() {
+    // `%x` is used on a path where it is not defined: valid syntax, invalid LLVM.
+    let src = r#"
+define i32 @bad(i1 %c) {
+  br i1 %c, label %a, label %b
+a:
+  %x = add i32 1, 2
+  br label %b
+b:
+  ret i32 %x
+}
+define i32 @good() {
+  %r = call i32 @bad(i1 true)
+  ret i32 %r
+}
+"#;
+    let mut r = import(src, "t.ll", &ImportOptions::default()).unwrap();
+    assert!(!verify_module(&r.module).is_empty());
+    assert_eq!(r.skip_invalid_functions(), 1);
+    assert!(verify_module(&r.module).is_empty());
+    assert_eq!(r.skipped[0].name, "bad");
+    assert!(r.skipped[0].reason.contains("dominated"), "{:?}", r.skipped);
+    assert_eq!(r.module.functions.len(), 1);
+    let good = r.module.symbol_by_name("good").unwrap();
+    assert_eq!(r.module.symbols[good.index()].kind, SymbolKind::Function(0));
+    let out = export(&r.module, &r.context);
+    assert!(out.contains("  ret i32 %x"), "bad keeps its original text");
+}

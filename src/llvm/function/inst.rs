@@ -40,6 +40,14 @@ impl<'a, 'm> Lower<'a, 'm> {
                     let (ty, v) = self.typed()?;
                     Some(self.operand(&ty, &v)?)
                 };
+                let want = self.b.function().signature.ret;
+                let got = v.map_or(Type::Void, |o| self.b.function().operand_type(o));
+                if got != want {
+                    return self.err(
+                        op_tok,
+                        format!("`ret` of {got} in a function returning {want}"),
+                    );
+                }
                 self.finish()?;
                 self.b.ret(v);
                 return Ok(true);
@@ -221,6 +229,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.comma()?;
                 let (bt, bv) = self.typed()?;
                 let sty = self.scalar(&at, op_tok)?;
+                if bt.scalar() != Some(sty) {
+                    return self.err(op_tok, format!("select arms of types {at} and {bt}"));
+                }
                 let cond = self.operand(&ct, &cv)?;
                 let if_true = self.operand(&at, &av)?;
                 let if_false = self.operand(&bt, &bv)?;
