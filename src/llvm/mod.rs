@@ -205,6 +205,8 @@ impl FnHeader {
 /// with the same ABI (function type, typed argument types, attributes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallSite {
+    /// The callee symbol's name for a call of a symbol (direct, or through a cast of it).
+    pub callee: Option<String>,
     /// The call's function type as written or implied.
     pub fn_ty: LType,
     /// Return attributes and other text between `call` and the type (`noundef`, `fast`).

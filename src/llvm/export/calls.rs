@@ -77,10 +77,6 @@ impl<'a> Printer<'a> {
         fixed: Option<u32>,
     ) {
         let arg_types: Vec<Type> = args.iter().map(|&a| self.op_type(a)).collect();
-        let site: Option<&CallSite> = self.ctx.call_site(&self.f.name, idx.0).filter(|cs| {
-            cs.arg_types == arg_types
-                && matches!(&cs.fn_ty, LType::Func { ret: rt, .. } if rt.scalar() == Some(ret))
-        });
         let callee_sym = match callee {
             Callee::Direct(s) => Some(*s),
             Callee::Indirect(Operand::Const(c)) => {
@@ -91,6 +87,12 @@ impl<'a> Printer<'a> {
             }
             Callee::Indirect(_) => None,
         };
+        let callee_name = callee_sym.map(|s| sym_name(self.m, s));
+        let site: Option<&CallSite> = self.ctx.call_site(&self.f.name, idx.0).filter(|cs| {
+            cs.arg_types == arg_types
+                && cs.callee.as_deref() == callee_name
+                && matches!(&cs.fn_ty, LType::Func { ret: rt, .. } if rt.scalar() == Some(ret))
+        });
         let header = callee_sym.and_then(|s| self.ctx.headers.get(sym_name(self.m, s)));
         let nfixed = fixed
             .map(|n| n as usize)

@@ -140,6 +140,10 @@ impl<'a, 'm> Lower<'a, 'm> {
         while let Val::Cast(CastOp::Bitcast, inner, _) = target {
             target = &inner.1;
         }
+        let callee_name = match target {
+            Val::Global(name, _) => Some(name.to_string()),
+            _ => None,
+        };
         let callee = match target {
             Val::Global(name, t) => {
                 let Some(&sym) = self.m.symbols.get(name.as_ref()) else {
@@ -175,6 +179,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.calls.push((
             inst,
             CallSite {
+                callee: callee_name,
                 fn_ty,
                 ret_attrs,
                 args: arg_info,
