@@ -166,6 +166,17 @@ fn module() -> Module {
     let zero_ch = b.iconst(Type::I32, 48);
     let digit = b.binary(BinaryOp::Add, Type::I32, first32.into(), zero_ch);
     b.call(Type::I32, putchar, &[digit.into()]);
+    // An atomic exchange of a pointer (printed through i64 for LLVM 14).
+    let cell = b.alloca(Type::Ptr, 8, 8);
+    let null = b.constant(ConstData::zero(Type::Ptr));
+    b.store(Type::Ptr, null, cell.into());
+    b.push(InstKind::AtomicRmw {
+        op: AtomicOp::Xchg,
+        ty: Type::Ptr,
+        ptr: cell.into(),
+        value: msg_addr,
+        ordering: Ordering::SeqCst,
+    });
     let byte = b.cast(CastOp::Trunc, Type::I32, Type::I8, r3.into());
     let sel = b.select(Type::I8, gt.into(), byte.into(), byte.into());
     b.switch(Type::I8, sel.into(), other, &[(0xff, neg), (139, neg)]);

@@ -575,6 +575,20 @@ impl<'a> Printer<'a> {
                 value,
                 ordering: o,
             } => {
+                if *t == Type::Ptr {
+                    // LLVM 14's atomicrmw takes integers and floats only: go through i64.
+                    let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(LType::Int(64))));
+                    let (v, old) = (self.t(), self.t());
+                    let s = format!("{v} = ptrtoint i8* {} to i64", self.op(*value));
+                    self.line(s);
+                    let s = format!(
+                        "{old} = atomicrmw {op} i64* {p}, i64 {v} {}, align 8",
+                        ordering(*o)
+                    );
+                    self.line(s);
+                    self.line(format!("{r} = inttoptr i64 {old} to i8*"));
+                    return;
+                }
                 let lt = LType::from_scalar(*t);
                 let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
                 let s = format!(
