@@ -21,15 +21,18 @@
 //! integers as signed decimals, `double` as `0x` + 16 hex digits and `float` as the hex of
 //! its value widened to `double`, `null`, `undef`. Calls reuse the original call shape
 //! recorded at import ([`super::CallSite`]: function type, attributes such as `byval`)
-//! when the call still has the same argument types, otherwise the callee's original
-//! header, otherwise a type derived from the IR.
+//! when the call still has the same callee and argument types, otherwise the callee's
+//! original header, otherwise a type derived from the IR. A pointer `atomicrmw` goes
+//! through `i64` (LLVM 14 has none). Block labels that a verbatim global names in a
+//! `blockaddress` are renamed to the printed `bN`.
 //!
 //! Globals the context does not know (a module built from `.sir` or the builder) are printed
 //! from the IR: an `[N x i8]` image, or a packed struct of byte runs and `i8*` fields where
 //! relocations point at symbols (`getelementptr (i8, i8* @sym, i64 addend)`).
 //!
-//! Limits: block parameters are not exported, nor the `destructed` phase (values with
-//! several definitions): export SSA-phase functions. Complexity: linear in the module size.
+//! Limits: block parameters and asm-goto labels are not exported (import never creates
+//! them), nor the `destructed` phase (values with several definitions): export memory- or
+//! SSA-phase functions. Complexity: linear in the module size.
 
 use super::consts::f32_bits_to_f64_bits;
 use super::layout::LType;
