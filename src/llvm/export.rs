@@ -30,9 +30,12 @@
 //! from the IR: an `[N x i8]` image, or a packed struct of byte runs and `i8*` fields where
 //! relocations point at symbols (`getelementptr (i8, i8* @sym, i64 addend)`).
 //!
-//! Limits: block parameters and asm-goto labels are not exported (import never creates
-//! them), nor the `destructed` phase (values with several definitions): export memory- or
-//! SSA-phase functions. Complexity: linear in the module size.
+//! An asm goto that ends its block (followed by a jump) prints as a `callbr` terminator.
+//!
+//! Limits: block parameters are not exported, nor an asm goto with several results or in
+//! the middle of a block (its labels are dropped, with a comment), nor the `destructed`
+//! phase (values with several definitions): export memory- or SSA-phase functions.
+//! Complexity: linear in the module size.
 
 use super::consts::f32_bits_to_f64_bits;
 use super::layout::LType;
@@ -168,12 +171,29 @@ fn ordering(o: Ordering) -> &'static str {
 }
 
 struct Printer<'a> {
+    /// Set while printing a block-ending asm goto: its fallthrough block.
+    callbr_fallthrough: Option<Block>,
     m: &'a Module,
     ctx: &'a LlvmContext,
     extra: &'a HashMap<String, LType>,
     f: &'a Function,
     out: String,
     tmp: u32,
+}
+
+/// True if an asm goto can print as `callbr` (at most one result, and no output that
+/// needs a store after the asm, since nothing may follow a terminator).
+fn callbr_printable(a: &InlineAsm) -> bool {
+    let results = a
+        .outputs
+        .iter()
+        .filter(|o| o.place == AsmOutputPlace::Result)
+        .count();
+    let stored = a.outputs.iter().any(|o| {
+        matches!(o.place, AsmOutputPlace::Pointer(_))
+            && !InlineAsm::is_memory_constraint(&o.constraint)
+    });
+    results <= 1 && !stored
 }
 
 fn header_matches(h: &FnHeader, sig: &Signature) -> bool {
@@ -194,6 +214,7 @@ fn print_function(
     f: &Function,
 ) {
     let mut p = Printer {
+        callbr_fallthrough: None,
         m,
         ctx,
         extra,
@@ -403,12 +424,32 @@ impl<'a> Printer<'a> {
             for c in casts.drain(..) {
                 self.line(c);
             }
-            for &i in &b.insts {
+            // asm goto: the block's last instruction is the asm and the block jumps to the
+            // fallthrough; LLVM spells that as one `callbr` terminator.
+            let callbr = match (
+                b.insts.last().and_then(|i| f.insts.get(i.index())),
+                &b.terminator,
+            ) {
+                (
+                    Some(InstData {
+                        kind: InstKind::InlineAsm(a),
+                        ..
+                    }),
+                    Terminator::Jump(t),
+                ) if !a.goto_labels.is_empty() && callbr_printable(a) => Some(t.block),
+                _ => None,
+            };
+            for (k, &i) in b.insts.iter().enumerate() {
                 if let Some(inst) = f.insts.get(i.index()) {
+                    if k + 1 == b.insts.len() {
+                        self.callbr_fallthrough = callbr;
+                    }
                     self.inst(i, inst, bi == 0 && entry_has_preds);
                 }
             }
-            self.terminator(&b.terminator);
+            if callbr.is_none() {
+                self.terminator(&b.terminator);
+            }
         }
         self.out.push_str("}\n");
     }

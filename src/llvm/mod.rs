@@ -21,7 +21,9 @@
 //! aliases, not instructions). Constant expressions in operands are materialised as
 //! instructions just before their use (for phis: at the end of the incoming block).
 //! `cmpxchg` yields its two results, read by `extractvalue 0/1`; multi-output inline asm
-//! likewise. Function addresses are `SymbolAddr` constants; a call whose type differs from
+//! likewise. `callbr` (asm goto) becomes an asm instruction whose `goto_labels` are the
+//! indirect destinations (their `blockaddress` arguments stay ordinary inputs), followed by
+//! a jump to the fallthrough block. Function addresses are `SymbolAddr` constants; a call whose type differs from
 //! the callee's declaration (K&R `bitcast` calls) is an indirect call of the symbol's
 //! address. `va_arg`, atomic `load`/`store` become [`crate::ir::OpaqueInst`]s; calls to
 //! `llvm.dbg.*` are dropped; `llvm.memcpy` and friends are ordinary external calls.
@@ -29,7 +31,7 @@
 //!
 //! **Errors.** Malformed top-level syntax is a fatal [`ImportError`]. Inside a function,
 //! an unsupported construct (aggregate values such as `{ i64, i64 }` struct returns, VLAs,
-//! `x86_fp80`, vectors, `invoke`, `callbr`, ...) or a syntax error skips that function only:
+//! `x86_fp80`, vectors, `invoke`, ...) or a syntax error skips that function only:
 //! it is recorded in [`Imported::skipped`] with its line and reason, becomes an external
 //! declaration in the module (its signature's unrepresentable types appear as `void`), and
 //! export re-emits its original text unchanged. With [`ImportOptions::strict`] the first

@@ -592,3 +592,27 @@ define i32 @good() {
     let out = export(&r.module, &r.context);
     assert!(out.contains("  ret i32 %x"), "bad keeps its original text");
 }
+
+#[test]
+fn asm_goto_becomes_an_asm_with_goto_labels_and_a_jump() {
+    let r = imp(r#"
+define i32 @f(i32 %x) {
+  callbr void asm sideeffect "cmpl $$5, $0; je ${1:l}", "r,i,~{cc}"(i32 %x, i8* blockaddress(@f, %yes)) #2
+          to label %no [label %yes], !srcloc !6
+no:
+  ret i32 0
+yes:
+  ret i32 1
+}
+"#);
+    let f = func(&r.module, "f");
+    let InstKind::InlineAsm(asm) = &f.insts[f.blocks[0].insts[0].index()].kind else {
+        panic!()
+    };
+    assert_eq!(asm.goto_labels, vec![Block(2)]);
+    assert_eq!(asm.inputs[1].constraint, "i");
+    assert!(matches!(f.blocks[0].terminator, Terminator::Jump(ref t) if t.block == Block(1)));
+    let out = export(&r.module, &r.context);
+    assert!(out.contains("to label %b1 [label %b2]"), "{out}");
+    opt_verify(&out);
+}

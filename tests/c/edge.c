@@ -1,5 +1,5 @@
 /* Edge cases: bitfields, function-pointer tables, big and small struct returns, static
-   locals, computed goto (blockaddress/indirectbr), i128, _Bool, special floats,
+   locals, computed goto (blockaddress/indirectbr), asm goto (callbr), i128, _Bool, special floats,
    intrinsics, wide strings, goto, 64-bit switch. */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +23,13 @@ static struct small make_small(int x) { struct small s = { x, x * 2 }; return s;
 static long sum_big(struct big b) { long t = 0; for (int i = 0; i < 8; i++) t += b.v[i]; return t; }
 
 static int counter(void) { static int n; return ++n; }
+
+static int is_five(int x) {
+    asm goto("cmpl $5, %0\n\tje %l1" : : "r"(x) : "cc" : yes);
+    return 0;
+yes:
+    return 1;
+}
 
 static int dispatch(int op, int x) {
     static void *labels[] = { &&l_inc, &&l_dbl, &&l_neg };
@@ -51,6 +58,7 @@ int main(void) {
     counter(); counter();
     printf("counter %d\n", counter());
     printf("dispatch %d %d %d %d\n", dispatch(0, 5), dispatch(1, 5), dispatch(2, 5), dispatch(7, 5));
+    printf("asm goto %d %d\n", is_five(5), is_five(4));
     __int128 m;
     mul128(1L << 40, 1L << 30, &m);
     printf("i128 %llx %llx\n", (unsigned long long)(m >> 64), (unsigned long long)m);

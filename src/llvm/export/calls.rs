@@ -246,12 +246,37 @@ impl<'a> Printer<'a> {
             ),
         };
         let se = if asm.side_effects { "sideeffect " } else { "" };
-        let call = format!(
-            "call {rt} asm {se}\"{}\", \"{}\"({})",
+        let fallthrough = self.callbr_fallthrough.take();
+        let kw = if fallthrough.is_some() {
+            "callbr"
+        } else {
+            "call"
+        };
+        let mut call = format!(
+            "{kw} {rt} asm {se}\"{}\", \"{}\"({})",
             escape(asm.template.as_bytes()),
             escape(cons.join(",").as_bytes()),
             args.join(", ")
         );
+        match fallthrough {
+            Some(ft) => {
+                let labels: Vec<String> = asm
+                    .goto_labels
+                    .iter()
+                    .map(|b| format!("label %b{}", b.0))
+                    .collect();
+                let _ = write!(
+                    call,
+                    "\n          to label %b{} [{}]",
+                    ft.0,
+                    labels.join(", ")
+                );
+            }
+            None if !asm.goto_labels.is_empty() => {
+                self.line("; asm goto not at the end of its block: goto labels dropped".into());
+            }
+            None => {}
+        }
         match direct.len() {
             0 => self.line(call),
             1 => {

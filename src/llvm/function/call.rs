@@ -194,7 +194,10 @@ impl<'a, 'm> Lower<'a, 'm> {
         let line = self.c.prev_line().max(call_tok.line);
         loop {
             let t = self.c.peek();
-            if t.line != line || matches!(t.kind, Tok::Comma | Tok::Eof) {
+            if t.line != line
+                || matches!(t.kind, Tok::Comma | Tok::Eof)
+                || (t.kind == Tok::Ident && self.c.text(t) == "to")
+            {
                 return Ok(());
             }
             if t.kind == Tok::LBracket {

@@ -128,6 +128,48 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.b.terminate(Terminator::IndirectBr { addr, dests });
                 return Ok(true);
             }
+            "callbr" => {
+                // asm goto: the asm instruction carries the indirect labels as goto edges and
+                // the block ends with a jump to the fallthrough label.
+                let r = match self.call()? {
+                    Some(l) => l,
+                    None => return self.err(op_tok, "callbr without inline asm is not supported"),
+                };
+                let cur = self.b.current_block();
+                let last = self.b.function().blocks[cur.index()].insts.last().copied();
+                let is_asm = last.is_some_and(|i| {
+                    matches!(
+                        self.b.function().insts[i.index()].kind,
+                        InstKind::InlineAsm(_)
+                    )
+                });
+                if !is_asm {
+                    return self.err(
+                        op_tok,
+                        "callbr of a function (not inline asm) is not supported",
+                    );
+                }
+                self.c.expect_word("to")?;
+                let fallthrough = self.label()?;
+                self.c
+                    .expect(Tok::LBracket, "`[` starting the callbr labels")?;
+                let mut labels = Vec::new();
+                while !self.c.eat(Tok::RBracket) {
+                    labels.push(self.label()?);
+                    self.c.eat(Tok::Comma);
+                }
+                self.finish()?;
+                if let Some(i) = last {
+                    if let InstKind::InlineAsm(asm) =
+                        &mut self.b.function_mut().insts[i.index()].kind
+                    {
+                        asm.goto_labels = labels;
+                    }
+                }
+                self.b.jump(fallthrough);
+                self.define(result, r)?;
+                return Ok(true);
+            }
             "unreachable" => {
                 self.finish()?;
                 self.b.terminate(Terminator::Unreachable);
