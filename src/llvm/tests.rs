@@ -11,7 +11,6 @@ fn imp(src: &str) -> Imported {
     let r = import(src, "t.ll", &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let errs = verify_module(&r.module);
     assert!(errs.is_empty(), "verifier: {errs:#?}");
-    eprintln!("skipped: {:?}", r.skipped);
     r
 }
 
