@@ -109,13 +109,184 @@ fn engine_overhead(c: &mut Criterion) {
         BenchmarkId::new("fresh-engine-empty-pipeline", &label),
         |b| b.iter(|| black_box(Engine::new(none.clone()).run(f.clone(), &symbols))),
     );
-    let mut full = Engine::new(PipelineConfig::new(PassSet::available()));
+    let mut full = Engine::new(PipelineConfig::new(PassSet::default_pipeline()));
     g.bench_function(
-        BenchmarkId::new("reused-engine-available-passes", &label),
+        BenchmarkId::new("reused-engine-default-pipeline", &label),
         |b| b.iter(|| black_box(full.run(f.clone(), &symbols))),
     );
     g.finish();
 }
 
-criterion_group!(benches, parse, analyses, engine_overhead);
+/// mem2reg and phi elimination on generated memory-form functions, per instruction of the
+/// input. `promote` gets precomputed analyses (as LLVM's PromotePass gets its dominator tree
+/// from the analysis manager); `analyses+promote` includes computing them. Each iteration
+/// promotes fresh clones (cloning is outside the timing: `iter_batched`).
+fn ssa(c: &mut Criterion) {
+    use criterion::BatchSize;
+    use strata::ssa::{Mem2RegScratch, ParamAllocas, PhiElimScratch};
+    for (label, opts) in [
+        ("small", GenOptions::default()),
+        (
+            "large",
+            GenOptions {
+                max_blocks: 120,
+                max_insts_per_block: 12,
+                max_locals: 16,
+                ..GenOptions::default()
+            },
+        ),
+    ] {
+        let functions: Vec<Function> = (0..200u64).map(|i| seeded(i, &opts)).collect();
+        let analyses: Vec<(Cfg, DomTree, DominanceFrontiers)> = functions
+            .iter()
+            .map(|f| {
+                let mut cfg = Cfg::default();
+                cfg.compute(f);
+                let mut dom = DomTree::default();
+                dom.compute(&cfg);
+                let mut df = DominanceFrontiers::default();
+                df.compute(&cfg, &dom);
+                (cfg, dom, df)
+            })
+            .collect();
+        let mut g = c.benchmark_group(format!("ssa-{label}"));
+        g.throughput(Throughput::Elements(insts(&functions)));
+        let mut scratch = Mem2RegScratch::default();
+        g.bench_function("mem2reg-promote", |b| {
+            b.iter_batched_ref(
+                || functions.clone(),
+                |fs| {
+                    for (f, (cfg, dom, df)) in fs.iter_mut().zip(&analyses) {
+                        black_box(strata::ssa::promote(
+                            f,
+                            cfg,
+                            dom,
+                            df,
+                            ParamAllocas::IncludeStored,
+                            &mut scratch,
+                        ));
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        let (mut cfg, mut dom, mut df) = (
+            Cfg::default(),
+            DomTree::default(),
+            DominanceFrontiers::default(),
+        );
+        g.bench_function("mem2reg-analyses+promote", |b| {
+            b.iter_batched_ref(
+                || functions.clone(),
+                |fs| {
+                    for f in fs.iter_mut() {
+                        cfg.compute(f);
+                        dom.compute(&cfg);
+                        df.compute(&cfg, &dom);
+                        black_box(strata::ssa::promote(
+                            f,
+                            &cfg,
+                            &dom,
+                            &df,
+                            ParamAllocas::IncludeStored,
+                            &mut scratch,
+                        ));
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        let promoted: Vec<Function> = functions
+            .iter()
+            .map(|f| {
+                let mut f = f.clone();
+                strata::ssa::promote_allocas_with_params(&mut f);
+                f
+            })
+            .collect();
+        let mut pe = PhiElimScratch::default();
+        g.bench_function("phi-elim", |b| {
+            b.iter_batched_ref(
+                || promoted.clone(),
+                |fs| {
+                    for f in fs.iter_mut() {
+                        black_box(strata::ssa::phi_elim::eliminate(f, &mut pe));
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        g.finish();
+    }
+}
+
+/// SCCP on generated SSA functions (phis, loops, constant branches): the analysis alone and
+/// analysis + rewrite (the clone of the input is outside the timing). No memory limit, so
+/// large functions do not fall back.
+fn sccp(c: &mut Criterion) {
+    use strata::fuzzing::generate_ssa::{seeded_ssa, SsaGenOptions};
+    let small = SsaGenOptions::default();
+    let large = SsaGenOptions {
+        max_blocks: 64,
+        max_insts_per_block: 24,
+        step_budget: 1000,
+        ..SsaGenOptions::default()
+    };
+    // Random shapes leave many blocks unreachable; the large input keeps functions whose
+    // code is at least 70% reachable from the entry, so the solver has work on most of it.
+    let mostly_reachable = |f: &Function| {
+        let mut cfg = Cfg::default();
+        cfg.compute(f);
+        let live: usize = cfg
+            .rpo()
+            .iter()
+            .map(|b| f.blocks[b.index()].insts.len())
+            .sum();
+        live * 10 >= f.live_inst_count() * 7
+    };
+    let inputs = [
+        (
+            "300-small",
+            (0..300u64)
+                .map(|i| seeded_ssa(i, &small))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "20-large-reachable",
+            (0..10_000u64)
+                .map(|i| seeded_ssa(i, &large))
+                .filter(|f| f.live_inst_count() >= 500 && mostly_reachable(f))
+                .take(20)
+                .collect::<Vec<_>>(),
+        ),
+    ];
+    let mut g = c.benchmark_group("sccp");
+    for (name, functions) in &inputs {
+        g.throughput(Throughput::Elements(insts(functions)));
+        let mut solver = strata::sccp::Solver::new();
+        g.bench_function(BenchmarkId::new("analysis", name), |b| {
+            b.iter(|| {
+                for f in functions {
+                    black_box(solver.analyze(f, usize::MAX).unwrap().foldable_count);
+                }
+            })
+        });
+        let mut scratch = strata::sccp::SccpScratch::default();
+        g.bench_function(BenchmarkId::new("analysis+rewrite", name), |b| {
+            b.iter_batched(
+                || functions.clone(),
+                |mut fs| {
+                    for f in &mut fs {
+                        black_box(strata::sccp::optimize(f, usize::MAX, &mut scratch).unwrap());
+                    }
+                    fs
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, parse, analyses, engine_overhead, ssa, sccp);
 criterion_main!(benches);

@@ -15,4 +15,6 @@ pub mod fuzzing;
 pub mod interp;
 pub mod ir;
 pub mod llvm;
+pub mod sccp;
+pub mod ssa;
 pub mod text;

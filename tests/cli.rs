@@ -143,11 +143,16 @@ fn malformed_input_is_located_and_fails() {
 #[test]
 fn compile_flags() {
     let out = strata(
-        &["compile", "examples/sir/factorial.sir", "--passes", "sccp"],
+        &[
+            "compile",
+            "examples/sir/factorial.sir",
+            "--passes",
+            "placement",
+        ],
         None,
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("pass `sccp` is not available in this build yet"));
+    assert!(text(&out.stderr).contains("pass `placement` is not available in this build yet"));
     let out = strata(
         &["compile", "examples/sir/factorial.sir", "--passes", "bogus"],
         None,
@@ -218,4 +223,30 @@ fn bench_builtin_corpus_and_json() {
     );
     assert!(text(&out.stdout).contains("functions"));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn sccp_memory_limit_note_is_verbose() {
+    let args = [
+        "compile",
+        "examples/sir/ssa_sum.sir",
+        "--passes",
+        "sccp",
+        "--verify-each",
+        "--sccp-memory-limit",
+        "24",
+    ];
+    let out = strata(&args, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("note"), "{}", text(&out.stderr));
+    let out = strata(&[&args[..], &["--verbose"]].concat(), None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(
+            "note: [sccp] SCCP lattice memory limit (24 bytes) exceeded for function @sum_to"
+        ),
+        "{err}"
+    );
+    assert!(text(&out.stdout).contains("phase optimized"));
 }

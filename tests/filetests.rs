@@ -11,7 +11,13 @@
 //! - `dominance`: immediate dominators, dominator-tree children, dominance frontiers,
 //!   iterated frontiers of each block, SCCs.
 //! - `run @f(ARGS...)`: the interpreter's output and result for each `@f(...)` call listed.
-//! - `compile passes=LIST`: the module after the pipeline, plus diagnostics.
+//! - `sccp`: the SCCP analysis of each function: reachable blocks, executable edges
+//!   (`blockN#successor -> target`), every lattice cell that is not `Unknown`, the counts.
+//! - `compile passes=LIST [stats] [sccp-memory-limit=BYTES] [run @f(ARGS...)...]`: the module
+//!   after the pipeline, plus diagnostics (and the non-zero pass statistics with `stats`);
+//!   with `run`, also each call's output and result on the original module (`before`) and on
+//!   the compiled one (`after`), so a transformation's effect and its equivalence are
+//!   reviewed together.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -144,14 +150,33 @@ fn run_calls(m: &Module, args: &str) -> String {
 }
 
 fn compile(mut m: Module, args: &str) -> String {
-    let list = args
-        .trim()
-        .strip_prefix("passes=")
+    let (args, calls) = match args.split_once(" run ") {
+        Some((a, c)) => (a, Some(c)),
+        None => (args, None),
+    };
+    let original = calls.map(|_| m.clone());
+    let mut words = args.split_whitespace();
+    let list = words
+        .next()
+        .and_then(|w| w.strip_prefix("passes="))
         .expect("compile passes=LIST");
-    let config = PipelineConfig {
+    let mut config = PipelineConfig {
         verify_each: true,
         ..PipelineConfig::new(PassSet::parse(list).unwrap())
     };
+    let mut stats = false;
+    for option in words {
+        if option == "stats" {
+            stats = true;
+            continue;
+        }
+        match option.split_once('=') {
+            Some(("sccp-memory-limit", n)) => {
+                config.options.sccp_memory_limit = n.parse().expect("sccp-memory-limit=BYTES")
+            }
+            _ => panic!("compile: unknown option `{option}`"),
+        }
+    }
     let symbols = Arc::new(m.symbol_table());
     let functions = std::mem::take(&mut m.functions);
     let mut out = String::new();
@@ -160,9 +185,23 @@ fn compile(mut m: Module, args: &str) -> String {
         for d in &run.diagnostics {
             writeln!(out, "{:?} [{}] {}", d.severity, d.pass, d.message).unwrap();
         }
+        if stats {
+            for s in run.stats.iter().filter(|s| s.value != 0) {
+                let f = &run.function.name;
+                writeln!(out, "stat @{f} {}/{} = {}", s.pass, s.name, s.value).unwrap();
+            }
+        }
         m.functions.push(run.function);
     }
-    out + &strata::text::print_module(&m)
+    out += &strata::text::print_module(&m);
+    if let (Some(calls), Some(original)) = (calls, original) {
+        for (when, module) in [("before", &original), ("after", &m)] {
+            for line in run_calls(module, calls).lines() {
+                writeln!(out, "{when}: {line}").unwrap();
+            }
+        }
+    }
+    out
 }
 
 fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
@@ -200,6 +239,14 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
         "dominance" => analyse(&m, true),
         "run" => run_calls(&m, args),
         "compile" => compile(m, args),
+        "sccp" => m
+            .functions
+            .iter()
+            .map(|f| match strata::sccp::sccp_analysis(f, usize::MAX) {
+                Ok(r) => format!("function @{}\n{}", f.name, r.describe(f)),
+                Err(e) => format!("function @{}: {e}\n", f.name),
+            })
+            .collect(),
         other => panic!("{}: unknown test kind `{other}`", path.display()),
     }
 }

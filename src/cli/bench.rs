@@ -13,14 +13,28 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Arguments of `bench`.
+#[derive(clap::Args, Debug)]
 pub struct BenchArgs {
+    /// Files or directories (searched recursively for .sir files).
     pub paths: Vec<PathBuf>,
+    /// Passes to run (default: every available pass).
+    #[arg(long, value_name = "LIST")]
     pub passes: Option<String>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
     pub threads: Option<usize>,
+    /// Run the corpus this many times (timings are summed).
+    #[arg(long, default_value_t = 1)]
     pub repeat: u32,
+    /// Write a JSON report here.
+    #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
+    /// Number of generated functions added to the built-in corpus.
+    #[arg(long, default_value_t = 2000)]
     pub generated: usize,
-    pub options: crate::engine::PassOptions,
+    /// SCCP lattice memory limit in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024)]
+    pub sccp_memory_limit: usize,
 }
 
 #[derive(serde::Serialize, Default)]
@@ -42,6 +56,15 @@ struct BenchReport {
     /// Pass statistics summed over all functions, keyed `pass.name`.
     stats: std::collections::BTreeMap<String, u64>,
     parse_errors: Vec<String>,
+}
+
+/// What the bench keeps of one function's run (the function itself is dropped on the worker).
+struct RunSummary {
+    blocks: usize,
+    instructions: usize,
+    failed: bool,
+    timings: [Duration; Stage::ALL.len()],
+    stats: Vec<crate::engine::Stat>,
 }
 
 fn collect_files(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
@@ -75,7 +98,9 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     let requested = parse_passes(args.passes.as_deref())?;
     let config = PipelineConfig {
         time_passes: true,
-        options: args.options.clone(),
+        options: crate::engine::PassOptions {
+            sccp_memory_limit: args.sccp_memory_limit,
+        },
         ..PipelineConfig::new(requested)
     };
     if let Some(n) = args.threads {
@@ -159,16 +184,23 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     let wall = Instant::now();
     for _ in 0..report.repeat {
         for (symbols, functions) in &work {
-            let runs = batch::run_functions(functions.clone(), symbols, &config, &|| bar.inc(1));
-            for run in runs {
-                match run {
+            let summaries =
+                batch::map_functions(functions, symbols, &config, &|| bar.inc(1), &|run| {
+                    RunSummary {
+                        blocks: run.function.live_block_count(),
+                        instructions: run.function.live_inst_count(),
+                        failed: run.has_errors(),
+                        timings: run.timings,
+                        stats: run.stats,
+                    }
+                });
+            for summary in summaries {
+                report.functions += 1;
+                match summary {
                     Ok(run) => {
-                        report.functions += 1;
-                        report.blocks += run.function.live_block_count();
-                        report.instructions += run.function.live_inst_count();
-                        if run.has_errors() {
-                            report.failed_functions += 1;
-                        }
+                        report.blocks += run.blocks;
+                        report.instructions += run.instructions;
+                        report.failed_functions += run.failed as usize;
                         for (t, s) in stage_time.iter_mut().zip(run.timings) {
                             *t += s;
                         }
@@ -181,7 +213,6 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                     }
                     Err(e) => {
                         eprintln!("error: {e}");
-                        report.functions += 1;
                         report.failed_functions += 1;
                     }
                 }

@@ -7,18 +7,41 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Arguments of `compile`.
+#[derive(clap::Args, Debug)]
 pub struct CompileArgs {
+    /// Input file (`-` for stdin).
     pub file: PathBuf,
+    /// Comma-separated passes to run (see the list below), or `none`. Analyses a pass needs
+    /// run on demand. Default: every available pass, leaving SSA with phi-elim (not block-params).
+    #[arg(long, value_name = "LIST")]
     pub passes: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "sir")]
     pub emit: Emit,
+    /// Output file (default stdout).
+    #[arg(short = 'o', long, value_name = "OUT")]
     pub output: Option<PathBuf>,
+    /// Input format (default: from the extension, else sir).
+    #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
+    /// Run the verifier after every transforming pass.
+    #[arg(long)]
     pub verify_each: bool,
+    /// Print per-stage wall time to stderr.
+    #[arg(long)]
     pub time_passes: bool,
+    /// Print each function to stderr after this pass.
+    #[arg(long, value_name = "PASS")]
     pub dump_after: Option<String>,
+    /// Print per-function pass statistics to stderr (also in `--emit json`).
+    #[arg(long)]
     pub stats: bool,
+    /// Print notes (for example fallbacks a pass took) besides errors.
+    #[arg(long, short = 'v')]
     pub verbose: bool,
-    pub options: crate::engine::PassOptions,
+    /// SCCP lattice memory limit in bytes; above it SCCP falls back to local folding.
+    #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024)]
+    pub sccp_memory_limit: usize,
 }
 
 #[derive(serde::Serialize)]
@@ -132,7 +155,9 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         verify_each: args.verify_each,
         time_passes: args.time_passes,
         dump_after,
-        options: args.options,
+        options: crate::engine::PassOptions {
+            sccp_memory_limit: args.sccp_memory_limit,
+        },
         ..PipelineConfig::new(requested)
     };
     let module = load_module(&args.file, args.input_format)?;

@@ -84,84 +84,17 @@ pub enum InputFormat {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the pipeline on every function of FILE and print the result.
-    Compile {
-        /// Input file (`-` for stdin).
-        file: PathBuf,
-        /// Comma-separated passes to run (see the list below), or `none`. Analyses a pass
-        /// needs run on demand. Default: every available pass.
-        #[arg(long, value_name = "LIST")]
-        passes: Option<String>,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "sir")]
-        emit: Emit,
-        /// Output file (default stdout).
-        #[arg(short = 'o', long, value_name = "OUT")]
-        output: Option<PathBuf>,
-        /// Input format (default: from the extension, else sir).
-        #[arg(long, value_enum)]
-        input_format: Option<InputFormat>,
-        /// Run the verifier after every transforming pass.
-        #[arg(long)]
-        verify_each: bool,
-        /// Print per-stage wall time to stderr.
-        #[arg(long)]
-        time_passes: bool,
-        /// Print each function to stderr after this pass.
-        #[arg(long, value_name = "PASS")]
-        dump_after: Option<String>,
-        /// Print per-function pass statistics to stderr (also in `--emit json`).
-        #[arg(long)]
-        stats: bool,
-        /// Print notes (for example fallbacks a pass took) besides errors.
-        #[arg(long, short = 'v')]
-        verbose: bool,
-        /// SCCP lattice memory limit in bytes; above it SCCP falls back to local folding.
-        #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024)]
-        sccp_memory_limit: usize,
-    },
+    Compile(compile::CompileArgs),
     /// Parse and verify FILE; exit 0 if valid, 1 with the errors otherwise.
     Verify {
         /// Input file (`-` for stdin).
         file: PathBuf,
     },
     /// Interpret a function of FILE and print its result, output and exit status.
-    Run {
-        /// Input file (`-` for stdin).
-        file: PathBuf,
-        /// The function to call.
-        #[arg(long, default_value = "main")]
-        entry: String,
-        /// Arguments, one per parameter, parsed by the parameter's type (`5`, `-1`, `2.5`).
-        #[arg(allow_negative_numbers = true)]
-        args: Vec<String>,
-        /// Maximum instructions executed before the run is stopped with an error.
-        #[arg(long, default_value_t = 100_000_000)]
-        step_limit: u64,
-    },
+    Run(run::RunArgs),
     /// Batch driver: parse, verify and analyse every function of PATHS on all cores, with
     /// per-pass timings. Without PATHS it runs a built-in corpus embedded in the binary.
-    Bench {
-        /// Files or directories (searched recursively for .sir files).
-        paths: Vec<PathBuf>,
-        /// Passes to run (default: every available pass).
-        #[arg(long, value_name = "LIST")]
-        passes: Option<String>,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Run the corpus this many times (timings are summed).
-        #[arg(long, default_value_t = 1)]
-        repeat: u32,
-        /// Write a JSON report here.
-        #[arg(long, value_name = "OUT")]
-        json: Option<PathBuf>,
-        /// Number of generated functions added to the built-in corpus.
-        #[arg(long, default_value_t = 2000)]
-        generated: usize,
-        /// SCCP lattice memory limit in bytes.
-        #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024)]
-        sccp_memory_limit: usize,
-    },
+    Bench(bench::BenchArgs),
 }
 
 fn passes_help() -> String {
@@ -184,10 +117,10 @@ fn passes_help() -> String {
     s
 }
 
-/// Parses `--passes` (default: every available pass).
+/// Parses `--passes` (default: [`PassSet::default_pipeline`]).
 pub fn parse_passes(list: Option<&str>) -> Result<PassSet, CliError> {
     match list {
-        None => Ok(PassSet::available()),
+        None => Ok(PassSet::default_pipeline()),
         Some(l) => PassSet::parse(l).map_err(|e| CliError::new(exit::USAGE, e.to_string())),
     }
 }
@@ -246,62 +179,20 @@ pub fn write_output(path: Option<&Path>, text: &str) -> Result<(), CliError> {
 
 /// Parses the process arguments and runs the command; returns the exit code.
 pub fn main() -> i32 {
-    let command = Cli::command().after_help(passes_help());
+    let command = Cli::command()
+        .after_help(passes_help())
+        .mut_subcommand("compile", |c| c.after_help(passes_help()))
+        .mut_subcommand("bench", |c| c.after_help(passes_help()));
     let matches = command.get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
         Err(e) => e.exit(),
     };
     let result = match cli.command {
-        Command::Compile {
-            file,
-            passes,
-            emit,
-            output,
-            input_format,
-            verify_each,
-            time_passes,
-            dump_after,
-            stats,
-            verbose,
-            sccp_memory_limit,
-        } => compile::compile(compile::CompileArgs {
-            file,
-            passes,
-            emit,
-            output,
-            input_format,
-            verify_each,
-            time_passes,
-            dump_after,
-            stats,
-            verbose,
-            options: crate::engine::PassOptions { sccp_memory_limit },
-        }),
+        Command::Compile(args) => compile::compile(args),
         Command::Verify { file } => compile::verify(&file),
-        Command::Run {
-            file,
-            entry,
-            args,
-            step_limit,
-        } => run::run(&file, &entry, &args, step_limit),
-        Command::Bench {
-            paths,
-            passes,
-            threads,
-            repeat,
-            json,
-            generated,
-            sccp_memory_limit,
-        } => bench::bench(bench::BenchArgs {
-            paths,
-            passes,
-            threads,
-            repeat,
-            json,
-            generated,
-            options: crate::engine::PassOptions { sccp_memory_limit },
-        }),
+        Command::Run(args) => run::run(args),
+        Command::Bench(args) => bench::bench(args),
     };
     match result {
         Ok(code) => code,

@@ -2,11 +2,34 @@
 
 use super::{exit, load_module, CliError};
 use crate::interp::{self, Val};
-use std::path::Path;
+use std::path::PathBuf;
+
+/// Arguments of `run`.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Input file (`-` for stdin).
+    pub file: PathBuf,
+    /// The function to call.
+    #[arg(long, default_value = "main")]
+    pub entry: String,
+    /// Arguments, one per parameter, parsed by the parameter's type (`5`, `-1`, `2.5`).
+    #[arg(allow_negative_numbers = true)]
+    pub args: Vec<String>,
+    /// Maximum instructions executed before the run is stopped with an error.
+    #[arg(long, default_value_t = 100_000_000)]
+    pub step_limit: u64,
+}
 
 /// `strata run FILE --entry NAME ARGS...`: verifies the module, interprets `entry`, writes the
 /// program's output to stdout followed by a `=> RESULT` line (or `=> exit N`).
-pub fn run(file: &Path, entry: &str, args: &[String], step_limit: u64) -> Result<i32, CliError> {
+pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
+    let RunArgs {
+        file,
+        entry,
+        args,
+        step_limit,
+    } = run_args;
+    let (file, entry) = (file.as_path(), entry.as_str());
     let module = load_module(file, None)?;
     let errors = crate::ir::verifier::verify_module(&module);
     if !errors.is_empty() {
@@ -34,10 +57,11 @@ pub fn run(file: &Path, entry: &str, args: &[String], step_limit: u64) -> Result
     }
     let vals = params
         .iter()
-        .zip(args)
+        .zip(&args)
         .enumerate()
         .map(|(i, (&ty, a))| {
-            Val::parse(ty, a).map_err(|e| CliError::new(exit::USAGE, format!("argument {i}: {e}")))
+            Val::parse(ty, a.as_str())
+                .map_err(|e| CliError::new(exit::USAGE, format!("argument {i}: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let config = interp::Config {

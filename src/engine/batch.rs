@@ -29,3 +29,25 @@ pub fn run_functions(
         })
         .collect()
 }
+
+/// Runs every function of `functions` (cloned inside the workers) through the pipeline in
+/// parallel and returns `summarize(run)` for each, in input order. Cloning, running, and
+/// dropping the resulting function all happen on the worker threads, so the caller's thread
+/// does no per-function allocation work; this is what lets batch runs scale across cores.
+pub fn map_functions<T: Send>(
+    functions: &[Function],
+    symbols: &Arc<SymbolTable>,
+    config: &PipelineConfig,
+    on_done: &(dyn Fn() + Sync),
+    summarize: &(dyn Fn(FunctionRun) -> T + Sync),
+) -> Vec<Result<T, String>> {
+    functions
+        .par_iter()
+        .map(|f| {
+            let r = with_thread_engine(config, |engine| summarize(engine.run(f.clone(), symbols)))
+                .map_err(|panic| format!("function @{}: internal error: {panic}", f.name));
+            on_done();
+            r
+        })
+        .collect()
+}

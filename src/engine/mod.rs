@@ -268,20 +268,17 @@ fn dump_after(
     }
 }
 
-fn verify_after(
-    stage: Stage,
-) -> impl FnMut(Res<PipelineConfig>, IrQuery, Res<Symbols>, ResMut<Diagnostics>) {
-    move |config: Res<PipelineConfig>,
-          ir: IrQuery,
-          symbols: Res<Symbols>,
-          mut diags: ResMut<Diagnostics>| {
+fn verify_after(stage: Stage) -> impl FnMut(&mut World) {
+    move |world: &mut World| {
+        let config = world.resource::<PipelineConfig>();
         let transforms = config
             .passes
             .passes()
             .any(|p| p.info().stage == stage && p.info().transforms);
         // Debug builds always verify after transforming passes (DESIGN.md 1, Verify).
-        if (config.verify_each || cfg!(debug_assertions)) && transforms {
-            crate::ir::verifier::report(&ir, &symbols.0, stage.name(), &mut diags);
+        let wanted = (config.verify_each || cfg!(debug_assertions)) && transforms;
+        if wanted && !world.resource::<Diagnostics>().has_errors() {
+            crate::ir::verifier::verify_in_world(world, stage.name());
         }
     }
 }
@@ -333,6 +330,8 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     }
     crate::ir::verifier::configure(&mut schedule);
     crate::analysis::configure(&mut schedule);
+    crate::ssa::configure(&mut schedule);
+    crate::sccp::configure(&mut schedule);
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");
@@ -382,6 +381,7 @@ impl Engine {
         world.init_resource::<Dumps>();
         world.init_resource::<PassStats>();
         crate::analysis::init_resources(&mut world);
+        crate::sccp::init_resources(&mut world);
         let schedule = build_schedule(&mut world);
         let mut engine = Engine {
             world,

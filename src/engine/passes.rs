@@ -143,7 +143,7 @@ impl Pass {
             Pass::Mem2Reg => p(
                 "mem2reg",
                 Stage::Mem2Reg,
-                false,
+                true,
                 analyses,
                 true,
                 "promote allocas to SSA values",
@@ -151,7 +151,7 @@ impl Pass {
             Pass::Sccp => p(
                 "sccp",
                 Stage::Sccp,
-                false,
+                true,
                 cfg,
                 true,
                 "sparse conditional constant propagation",
@@ -167,7 +167,7 @@ impl Pass {
             Pass::PhiElim => p(
                 "phi-elim",
                 Stage::OutOfSsa,
-                false,
+                true,
                 cfg,
                 true,
                 "replace phis by copies in predecessors",
@@ -175,7 +175,7 @@ impl Pass {
             Pass::BlockParams => p(
                 "block-params",
                 Stage::OutOfSsa,
-                false,
+                true,
                 cfg,
                 true,
                 "convert phis to block parameters",
@@ -233,6 +233,9 @@ pub enum PassError {
     /// The pass exists but is not built yet.
     #[error("pass `{0}` is not available in this build yet")]
     Unavailable(&'static str),
+    /// Two passes that exclude each other were requested.
+    #[error("passes `{0}` and `{1}` are alternatives; request one of them")]
+    Conflict(&'static str, &'static str),
 }
 
 impl PassSet {
@@ -242,6 +245,17 @@ impl PassSet {
             .iter()
             .filter(|p| p.info().available)
             .fold(PassSet::empty(), |s, p| s | p.bit())
+    }
+
+    /// The pipeline run when no pass list is given: every available pass, leaving SSA by
+    /// phi elimination (`block-params` is the alternative for register allocation).
+    pub fn default_pipeline() -> PassSet {
+        let set = PassSet::available();
+        if set.contains(PassSet::PHI_ELIM) {
+            set - PassSet::BLOCK_PARAMS
+        } else {
+            set
+        }
     }
 
     /// Parses a comma-separated list of pass names; `none` (alone) is the empty set.
@@ -267,6 +281,9 @@ impl PassSet {
                 return Err(PassError::Unavailable(pass.info().name));
             }
             set |= pass.bit();
+        }
+        if set.contains(PassSet::PHI_ELIM | PassSet::BLOCK_PARAMS) {
+            return Err(PassError::Conflict("phi-elim", "block-params"));
         }
         Ok(set)
     }

@@ -114,6 +114,7 @@ pub fn init_resources(world: &mut World) {
     world.init_resource::<Symbols>();
     let loader = FunctionLoader::new(world, true);
     world.insert_resource(loader);
+    world.init_resource::<crate::ir::verifier::Verifier>();
 }
 
 /// Loads functions into a World and takes them back out, pooling entities.

@@ -178,7 +178,11 @@ pub fn seed_bytes(seed: u64, len: usize) -> Vec<u8> {
 
 /// Patches `shape` so that generated code terminates; returns per-block distances to a
 /// return over edges not entering block 0. `exit` is the index of the extra exit block.
-fn patch_shape(shape: &mut [Vec<usize>], exit: usize, allow_entry_loop: bool) -> Vec<u32> {
+pub(crate) fn patch_shape(
+    shape: &mut [Vec<usize>],
+    exit: usize,
+    allow_entry_loop: bool,
+) -> Vec<u32> {
     if !allow_entry_loop {
         for succs in shape.iter_mut() {
             for s in succs.iter_mut() {

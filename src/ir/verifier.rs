@@ -37,7 +37,8 @@
 
 use super::*;
 use crate::analysis::{Cfg, DomTree};
-use crate::engine::{Diagnostic, Diagnostics, IrQuery, Severity, Stage, Symbols};
+use crate::engine::world::with_function;
+use crate::engine::{Diagnostic, Diagnostics, Severity, Stage, Symbols};
 use bevy_ecs::prelude::*;
 use std::fmt;
 
@@ -99,14 +100,16 @@ impl<'a, R: IrRead> Checker<'a, R> {
     }
 
     /// Type of an operand, or `None` (after reporting) if it is invalid.
-    fn operand(&mut self, op: Operand, what: &str) -> Option<Type> {
+    fn operand(&mut self, op: Operand, what: impl Fn() -> String) -> Option<Type> {
         match op {
             Operand::Value(v) => match self.ir.values().get(v.index()) {
                 None => {
+                    let what = what();
                     self.error(format!("{what} uses {v}, which is out of range"));
                     None
                 }
                 Some(d) if d.def == ValueDef::Unused => {
+                    let what = what();
                     self.error(format!("{what} uses {v}, which is never defined"));
                     None
                 }
@@ -114,6 +117,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
             },
             Operand::Const(c) => match self.ir.consts().try_get(c) {
                 None => {
+                    let what = what();
                     self.error(format!("{what} uses {c}, which is out of range"));
                     None
                 }
@@ -122,17 +126,25 @@ impl<'a, R: IrRead> Checker<'a, R> {
         }
     }
 
-    fn expect(&mut self, op: Operand, ty: Type, what: &str) {
-        if let Some(t) = self.operand(op, what) {
+    fn expect(&mut self, op: Operand, ty: Type, what: impl Fn() -> String) {
+        if let Some(t) = self.operand(op, &what) {
             if t != ty {
+                let what = what();
                 self.error(format!("{what} has type {t}, expected {ty}"));
             }
         }
     }
 
-    fn expect_with(&mut self, op: Operand, what: &str, ok: impl Fn(Type) -> bool, kind: &str) {
-        if let Some(t) = self.operand(op, what) {
+    fn expect_with(
+        &mut self,
+        op: Operand,
+        what: impl Fn() -> String,
+        ok: impl Fn(Type) -> bool,
+        kind: &str,
+    ) {
+        if let Some(t) = self.operand(op, &what) {
             if !ok(t) {
+                let what = what();
                 self.error(format!("{what} has type {t}, expected {kind}"));
             }
         }
@@ -265,7 +277,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         }
         for (n, (&a, &p)) in t.args.iter().zip(&params).enumerate() {
             let ty = self.ir.values().get(p.index()).map_or(Type::Void, |d| d.ty);
-            self.expect(a, ty, &format!("argument {n} to {}", t.block));
+            self.expect(a, ty, || format!("argument {n} to {}", t.block));
         }
     }
 
@@ -279,7 +291,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 then_dest,
                 else_dest,
             } => {
-                self.expect(*cond, Type::I1, "br condition");
+                self.expect(*cond, Type::I1, || "br condition".to_string());
                 self.check_target(then_dest);
                 self.check_target(else_dest);
             }
@@ -292,7 +304,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 if !ty.is_int() {
                     self.error(format!("switch type {ty} is not an integer type"));
                 }
-                self.expect(*value, *ty, "switch scrutinee");
+                self.expect(*value, *ty, || "switch scrutinee".to_string());
                 self.check_target(default);
                 let mut seen = std::collections::HashSet::new();
                 for (c, t) in cases {
@@ -306,7 +318,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 }
             }
             Terminator::IndirectBr { addr, .. } => {
-                self.expect(*addr, Type::Ptr, "indirect_br address")
+                self.expect(*addr, Type::Ptr, || "indirect_br address".to_string())
             }
             Terminator::Ret(v) => {
                 let ret = ir.signature().ret;
@@ -318,7 +330,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     (Some(_), Type::Void) => {
                         self.error("ret with a value in a function returning void")
                     }
-                    (Some(v), t) => self.expect(*v, t, "return value"),
+                    (Some(v), t) => self.expect(*v, t, || "return value".to_string()),
                 }
             }
             Terminator::Unreachable => {}
@@ -349,9 +361,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 Some(Some(sig)) => sig.clone(),
             },
             Callee::Indirect(p) => {
-                self.expect(*p, Type::Ptr, "indirect callee");
+                self.expect(*p, Type::Ptr, || "indirect callee".to_string());
                 for (n, &a) in args.iter().enumerate() {
-                    self.operand(a, &format!("call argument {n}"));
+                    self.operand(a, || format!("call argument {n}"));
                 }
                 return;
             }
@@ -383,10 +395,10 @@ impl<'a, R: IrRead> Checker<'a, R> {
             }
         }
         for (n, (&a, &ty)) in args.iter().zip(&sig.params).enumerate() {
-            self.expect(a, ty, &format!("call argument {n}"));
+            self.expect(a, ty, || format!("call argument {n}"));
         }
         for (n, &a) in args.iter().enumerate().skip(fixed) {
-            self.operand(a, &format!("variadic argument {n}"));
+            self.operand(a, || format!("variadic argument {n}"));
         }
     }
 
@@ -394,7 +406,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         let ir = self.ir;
         self.inst = Some(i);
         let kind = &ir.inst(i).kind;
-        let name = kind.opcode_name().to_string();
+        let name = kind.opcode_name();
         let op = |n: usize| format!("operand {n} of `{name}`");
         match kind {
             InstKind::Binary {
@@ -406,28 +418,28 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 if bop.is_float() != ty.is_float() || !(ty.is_int() || ty.is_float()) {
                     self.error(format!("`{name}` cannot operate on {ty}"));
                 }
-                self.expect(*lhs, *ty, &op(1));
-                self.expect(*rhs, *ty, &op(2));
+                self.expect(*lhs, *ty, || op(1));
+                self.expect(*rhs, *ty, || op(2));
             }
             InstKind::Unary { ty, arg, .. } => {
                 if !ty.is_float() {
                     self.error(format!("`{name}` cannot operate on {ty}"));
                 }
-                self.expect(*arg, *ty, &op(1));
+                self.expect(*arg, *ty, || op(1));
             }
             InstKind::Icmp { ty, lhs, rhs, .. } => {
                 if !(ty.is_int() || *ty == Type::Ptr) {
                     self.error(format!("icmp cannot compare {ty}"));
                 }
-                self.expect(*lhs, *ty, &op(1));
-                self.expect(*rhs, *ty, &op(2));
+                self.expect(*lhs, *ty, || op(1));
+                self.expect(*rhs, *ty, || op(2));
             }
             InstKind::Fcmp { ty, lhs, rhs, .. } => {
                 if !ty.is_float() {
                     self.error(format!("fcmp cannot compare {ty}"));
                 }
-                self.expect(*lhs, *ty, &op(1));
-                self.expect(*rhs, *ty, &op(2));
+                self.expect(*lhs, *ty, || op(1));
+                self.expect(*rhs, *ty, || op(2));
             }
             InstKind::Cast {
                 op: cop,
@@ -435,7 +447,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 to,
                 arg,
             } => {
-                self.expect(*arg, *from, &op(1));
+                self.expect(*arg, *from, || op(1));
                 if let Err(m) = check_cast(*cop, *from, *to) {
                     self.error(m);
                 }
@@ -449,9 +461,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 if !ty.is_value() {
                     self.error("select of void");
                 }
-                self.expect(*cond, Type::I1, "select condition");
-                self.expect(*if_true, *ty, &op(2));
-                self.expect(*if_false, *ty, &op(3));
+                self.expect(*cond, Type::I1, || "select condition".to_string());
+                self.expect(*if_true, *ty, || op(2));
+                self.expect(*if_false, *ty, || op(3));
             }
             InstKind::Alloca {
                 ty, size, align, ..
@@ -467,19 +479,24 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 if !ty.is_value() {
                     self.error("load of void");
                 }
-                self.expect(*ptr, Type::Ptr, "load address");
+                self.expect(*ptr, Type::Ptr, || "load address".to_string());
             }
             InstKind::Store { ty, value, ptr, .. } => {
                 if !ty.is_value() {
                     self.error("store of void");
                 }
-                self.expect(*value, *ty, "stored value");
-                self.expect(*ptr, Type::Ptr, "store address");
+                self.expect(*value, *ty, || "stored value".to_string());
+                self.expect(*ptr, Type::Ptr, || "store address".to_string());
             }
             InstKind::Gep { base, indices, .. } => {
-                self.expect(*base, Type::Ptr, "gep base");
+                self.expect(*base, Type::Ptr, || "gep base".to_string());
                 for (n, (idx, _)) in indices.iter().enumerate() {
-                    self.expect_with(*idx, &format!("gep index {n}"), Type::is_int, "an integer");
+                    self.expect_with(
+                        *idx,
+                        || format!("gep index {n}"),
+                        Type::is_int,
+                        "an integer",
+                    );
                 }
             }
             InstKind::Call {
@@ -491,19 +508,19 @@ impl<'a, R: IrRead> Checker<'a, R> {
             InstKind::InlineAsm(asm) => {
                 for (n, o) in asm.outputs.iter().enumerate() {
                     if let AsmOutputPlace::Pointer(p) = o.place {
-                        self.expect(p, Type::Ptr, &format!("asm output {n} address"));
+                        self.expect(p, Type::Ptr, || format!("asm output {n} address"));
                     }
                 }
                 for (n, input) in asm.inputs.iter().enumerate() {
-                    self.operand(input.value, &format!("asm input {n}"));
+                    self.operand(input.value, || format!("asm input {n}"));
                 }
             }
             InstKind::AtomicRmw { ty, ptr, value, .. } => {
                 if !(ty.is_int() || *ty == Type::Ptr || ty.is_float()) {
                     self.error(format!("atomicrmw cannot operate on {ty}"));
                 }
-                self.expect(*ptr, Type::Ptr, "atomicrmw address");
-                self.expect(*value, *ty, "atomicrmw operand");
+                self.expect(*ptr, Type::Ptr, || "atomicrmw address".to_string());
+                self.expect(*value, *ty, || "atomicrmw operand".to_string());
             }
             InstKind::CmpXchg {
                 ty,
@@ -512,23 +529,23 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 new,
                 ..
             } => {
-                self.expect(*ptr, Type::Ptr, "cmpxchg address");
-                self.expect(*expected, *ty, "cmpxchg expected value");
-                self.expect(*new, *ty, "cmpxchg new value");
+                self.expect(*ptr, Type::Ptr, || "cmpxchg address".to_string());
+                self.expect(*expected, *ty, || "cmpxchg expected value".to_string());
+                self.expect(*new, *ty, || "cmpxchg new value".to_string());
             }
             InstKind::Fence { .. } => {}
             InstKind::Phi { ty, incoming } => {
                 for (n, (b, v)) in incoming.iter().enumerate() {
-                    self.expect(*v, *ty, &format!("phi incoming value {n}"));
+                    self.expect(*v, *ty, || format!("phi incoming value {n}"));
                     if !self.is_live_block(*b) {
                         self.error(format!("phi incoming block {b} does not exist"));
                     }
                 }
             }
-            InstKind::Copy { ty, src } => self.expect(*src, *ty, "copy source"),
+            InstKind::Copy { ty, src } => self.expect(*src, *ty, || "copy source".to_string()),
             InstKind::Opaque(o) => {
                 for (n, &a) in o.args.iter().enumerate() {
-                    self.operand(a, &format!("operand {n} of opaque `{}`", o.name));
+                    self.operand(a, || format!("operand {n} of opaque `{}`", o.name));
                 }
             }
         }
@@ -690,43 +707,59 @@ fn check_cast(op: CastOp, from: Type, to: Type) -> Result<(), String> {
     }
 }
 
-/// Checks every invariant of the module doc on one function.
-///
-/// `symbols` resolves direct callees. Returns every violation found (at most 100).
-pub fn verify(ir: &impl IrRead, symbols: &SymbolTable) -> Vec<VerifyError> {
-    let mut c = Checker {
-        ir,
-        symbols,
-        errors: Vec::new(),
-        block: None,
-        inst: None,
-    };
-    c.check_tables();
-    if !c.errors.is_empty() {
-        return c.errors;
-    }
-    c.check_cfg();
-    if !c.errors.is_empty() {
-        return c.errors;
-    }
-    let blocks: Vec<Block> = c.live_blocks().collect();
-    for &b in &blocks {
-        c.block = Some(b);
-        for &i in &ir.block(b).insts {
-            c.check_inst(i);
+/// The verifier with reusable scratch (its CFG and dominator tree), kept as a World resource so
+/// repeated verification allocates nothing per function.
+#[derive(Resource, Default)]
+pub struct Verifier {
+    cfg: Cfg,
+    dom: DomTree,
+}
+
+impl Verifier {
+    /// Checks every invariant of the module doc on one function.
+    ///
+    /// `symbols` resolves direct callees. Returns every violation found (at most 100).
+    pub fn verify(&mut self, ir: &impl IrRead, symbols: &SymbolTable) -> Vec<VerifyError> {
+        let mut c = Checker {
+            ir,
+            symbols,
+            errors: Vec::new(),
+            block: None,
+            inst: None,
+        };
+        c.check_tables();
+        if !c.errors.is_empty() {
+            return c.errors;
         }
-        c.check_terminator(b);
+        c.check_cfg();
+        if !c.errors.is_empty() {
+            return c.errors;
+        }
+        for b in (0..ir.num_blocks()).map(Block::new) {
+            if ir.block(b).dead {
+                continue;
+            }
+            c.block = Some(b);
+            for &i in &ir.block(b).insts {
+                c.check_inst(i);
+            }
+            c.check_terminator(b);
+        }
+        c.block = None;
+        self.cfg.compute(ir);
+        c.check_phase(&self.cfg);
+        if c.errors.is_empty() && ir.phase().single_definition() {
+            self.dom.compute(&self.cfg);
+            c.check_dominance(&self.cfg, &self.dom);
+        }
+        c.errors
     }
-    c.block = None;
-    let mut cfg = Cfg::default();
-    cfg.compute(ir);
-    c.check_phase(&cfg);
-    if c.errors.is_empty() && ir.phase().single_definition() {
-        let mut dom = DomTree::default();
-        dom.compute(&cfg);
-        c.check_dominance(&cfg, &dom);
-    }
-    c.errors
+}
+
+/// Checks every invariant of the module doc on one function (with fresh scratch; see
+/// [`Verifier`] for repeated use).
+pub fn verify(ir: &impl IrRead, symbols: &SymbolTable) -> Vec<VerifyError> {
+    Verifier::default().verify(ir, symbols)
 }
 
 /// Verifies every function of a module.
@@ -738,28 +771,30 @@ pub fn verify_module(m: &Module) -> Vec<VerifyError> {
         .collect()
 }
 
-/// Runs the verifier on `ir` and appends its errors to `diags` as coming from `pass`.
-pub fn report(
-    ir: &impl IrRead,
-    symbols: &SymbolTable,
-    pass: &'static str,
-    diags: &mut Diagnostics,
-) {
-    diags
+/// Verifies the function in `world` and appends its errors to [`Diagnostics`] as coming
+/// from `pass`. The function is copied out to dense tables first (DESIGN.md 2, rule 6: the
+/// checks make several sweeps with random access).
+pub fn verify_in_world(world: &mut World, pass: &'static str) {
+    let symbols = world.resource::<Symbols>().0.clone();
+    let errors = world.resource_scope(|world, mut verifier: Mut<Verifier>| {
+        with_function(world, |f, _| verifier.verify(f, &symbols))
+    });
+    world
+        .resource_mut::<Diagnostics>()
         .0
-        .extend(verify(ir, symbols).into_iter().map(|e| Diagnostic {
+        .extend(errors.into_iter().map(|e| Diagnostic {
             severity: Severity::Error,
             pass,
             message: e.to_string(),
         }));
 }
 
-/// The `verify` pass.
+/// The `verify` pass (exclusive system).
 ///
 /// Reads the function in the World and the module's symbols; writes [`Diagnostics`].
 /// Establishes: later stages run only if no error was reported.
-pub fn verify_function(ir: IrQuery, symbols: Res<Symbols>, mut diags: ResMut<Diagnostics>) {
-    report(&ir, &symbols.0, "verify", &mut diags);
+pub fn verify_function(world: &mut World) {
+    verify_in_world(world, "verify");
 }
 
 /// Adds the verifier's system to the `Verify` stage.

@@ -20,9 +20,9 @@
 //! ```
 //!
 //! Instructions and terminators are listed in [`parser`]'s module doc. Algorithm: the
-//! [`lexer`] produces located tokens; the parser first collects the module's item names
-//! (so symbols may be used before their definition), then parses items by recursive
-//! descent, checking at the end of each function that every used value and block is
+//! [`lexer`] produces located tokens borrowing from the source; the parser first lexes the
+//! whole source and collects the module's item names (so symbols may be used before their
+//! definition), then lexes again on demand while it parses items by recursive descent, checking at the end of each function that every used value and block is
 //! defined. Every error is a [`ParseError`] with `file:line:col`, what was expected and what
 //! was found; bad input never panics and never allocates tables larger than a budget
 //! linear in the input size ([`parser::Budget`]). Complexity: O(n) in the input length for

@@ -21,9 +21,13 @@
 //! `true`, `false`, `@name` and `blockaddress(blockN)`; a literal's type comes from its
 //! context (see `parser_inst`).
 //!
-//! Algorithm: pass 1 scans the tokens at brace depth 0 for `extern`/`global`/`const`/`func`
-//! followed by `@name` and creates the module's symbols in text order; pass 2 parses each
-//! item. Inside a function, value and block definitions fill dense tables indexed by the
+//! Algorithm: pass 1 lexes the whole source (so that a lexical error anywhere is reported
+//! before anything else), finds `extern`/`global`/`const`/`func` followed by `@name` at
+//! brace depth 0 and creates the module's symbols in text order, hashed by name (it also
+//! notes each function body's size, a capacity hint). Pass 2 lexes the source again, one
+//! token at a time (tokens borrow from the source), and parses each item. What an error
+//! message says was expected is a `Ctx`: a `&str` or a closure, formatted only when the
+//! error is built, so the success path does not format. Inside a function, value and block definitions fill dense tables indexed by the
 //! names' numbers (holes become unused values and dead blocks); uses are recorded and
 //! checked once the function ends, so uses may precede definitions.
 //!
@@ -32,10 +36,30 @@
 //! `functions` are mutually consistent. Table sizes, summed over the module, are bounded
 //! by a [`Budget`] linear in the source length. Complexity: O(n) in the number of tokens.
 
-use super::lexer::{tokenize, Tok, Token};
+use super::lexer::{Lexer, Tok, Token};
 use super::ParseError;
 use crate::ir::*;
 use std::collections::HashMap;
+
+/// The "what was expected" part of an error message, built only when an error is
+/// reported: a `&str`, or a closure that formats it (so that the success path never
+/// formats or allocates).
+pub(super) trait Ctx {
+    /// The text.
+    fn build(self) -> String;
+}
+
+impl Ctx for &str {
+    fn build(self) -> String {
+        self.to_string()
+    }
+}
+
+impl<F: FnOnce() -> String> Ctx for F {
+    fn build(self) -> String {
+        self()
+    }
+}
 
 /// Parses a whole module; `file` names the source in error messages.
 ///
@@ -83,19 +107,118 @@ pub fn parse_module_with_budget(
     file: &str,
     budget: Budget,
 ) -> Result<Module, ParseError> {
-    let toks = tokenize(src, file)?;
-    let mut p = Parser {
-        toks,
-        pos: 0,
+    let Pass1 {
+        module,
+        names,
+        bodies,
+    } = collect_symbols(src, file)?;
+    // Pass 1 lexed the whole source without error, and lexing is deterministic, so pass 2
+    // meets no lexical error.
+    let mut lexer = Lexer::new(src, file);
+    let cur = lexer.scan();
+    let p = Parser {
+        lexer,
+        cur,
         file,
         limit: budget,
         left: budget,
-        names: HashMap::new(),
-        module: Module::default(),
+        names,
+        module,
+        bodies: bodies.into_iter(),
         f: FnState::default(),
     };
-    p.collect_symbols()?;
     p.items()
+}
+
+/// What pass 1 finds.
+struct Pass1 {
+    /// A module holding just the symbols.
+    module: Module,
+    /// The symbols by name.
+    names: HashMap<String, Symbol>,
+    /// The byte length of every `{ ... }` at brace depth 0 (the function bodies), in order.
+    bodies: Vec<usize>,
+}
+
+/// Pass 1: lexes the whole source (so that a lexical error anywhere is reported first)
+/// and creates one symbol per item, in text order: a `global`, `const`, `func` or
+/// `extern` word at brace depth 0 followed by `@name`. A name defined twice is an error
+/// at its second definition. Symbols are also mapped by name (`Module::add_symbol` would
+/// scan every symbol for the name), and function body sizes recorded as capacity hints.
+fn collect_symbols(src: &str, file: &str) -> Result<Pass1, ParseError> {
+    let mut module = Module::default();
+    let mut names = HashMap::new();
+    let (mut bodies, mut body_start) = (Vec::new(), 0);
+    let mut lexer = Lexer::new(src, file);
+    let (mut depth, mut counts) = (0i64, [0u32; 3]);
+    // The kind of item whose keyword was the previous token, if any.
+    let mut item: Option<usize> = None;
+    let mut duplicate = None;
+    loop {
+        let t = lexer.scan();
+        if let (Some(k), Tok::Sym(name)) = (item, &t.tok) {
+            let kind = match k {
+                0 => SymbolKind::Global(counts[0]),
+                1 => SymbolKind::Function(counts[1]),
+                _ => SymbolKind::Extern(counts[2]),
+            };
+            counts[k] += 1;
+            if duplicate.is_none() {
+                if names.contains_key(&**name) {
+                    duplicate = Some(ParseError {
+                        file: file.to_string(),
+                        line: t.line,
+                        col: t.col,
+                        message: format!(
+                            "expected a new symbol name, found `@{name}` defined a second time"
+                        ),
+                    });
+                } else {
+                    names.insert(name.to_string(), Symbol::new(module.symbols.len()));
+                    module.symbols.push(SymbolData {
+                        name: name.to_string(),
+                        kind,
+                    });
+                }
+            }
+        }
+        item = None;
+        match t.tok {
+            Tok::Eof => break,
+            Tok::Punct('{') => {
+                if depth == 0 {
+                    body_start = lexer.offset();
+                }
+                depth += 1;
+            }
+            Tok::Punct('}') => {
+                depth -= 1;
+                if depth == 0 {
+                    bodies.push(lexer.offset().saturating_sub(body_start));
+                }
+            }
+            Tok::Word(w) if depth == 0 => {
+                item = match w {
+                    "global" | "const" => Some(0),
+                    "func" => Some(1),
+                    "extern" => Some(2),
+                    _ => None,
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(e) = lexer.take_error() {
+        return Err(e);
+    }
+    match duplicate {
+        Some(e) => Err(e),
+        None => Ok(Pass1 {
+            module,
+            names,
+            bodies,
+        }),
+    }
 }
 
 /// Per-function parsing state.
@@ -111,121 +234,148 @@ pub(super) struct FnState {
     pub uses: Vec<(u32, u32, u32)>,
     /// Every block reference: (index, line, col), in text order.
     pub block_refs: Vec<(u32, u32, u32)>,
+    /// The instructions of the block being parsed.
+    pub block_insts: Vec<Inst>,
 }
 
 /// The parser: tokens, a cursor, the module under construction and the current function.
 pub(super) struct Parser<'a> {
-    pub(super) toks: Vec<Token>,
-    pub(super) pos: usize,
+    /// The source's tokens after `cur`.
+    lexer: Lexer<'a, 'a>,
+    /// The next token.
+    cur: Token<'a>,
     pub(super) file: &'a str,
     /// The per-index limits.
     pub(super) limit: Budget,
     /// What is left of the budget.
     pub(super) left: Budget,
+    /// The module's symbols by name (`Module::symbol_by_name` is a linear scan).
     pub(super) names: HashMap<String, Symbol>,
+    /// The byte lengths of the function bodies not yet parsed (capacity hints).
+    pub(super) bodies: std::vec::IntoIter<usize>,
     pub(super) module: Module,
     pub(super) f: FnState,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     // ---- token helpers -------------------------------------------------------------------
 
-    pub(super) fn peek(&self) -> &Token {
-        &self.toks[self.pos.min(self.toks.len() - 1)]
+    /// The next token.
+    pub(super) fn peek(&self) -> &Token<'a> {
+        &self.cur
     }
 
-    pub(super) fn peek_at(&self, k: usize) -> &Tok {
-        &self.toks[(self.pos + k).min(self.toks.len() - 1)].tok
+    /// Whether the token after the next one is the punctuation `c`.
+    pub(super) fn second_is_punct(&self, c: u8) -> bool {
+        self.lexer.peek_byte() == Some(c)
     }
 
-    pub(super) fn next(&mut self) -> Token {
+    /// Whether the token after the next one is the word `w`.
+    pub(super) fn second_is_word(&self, w: &str) -> bool {
+        self.lexer.peek_word() == Some(w)
+    }
+
+    /// Moves past the next token (at the end, stays at [`Tok::Eof`]).
+    pub(super) fn bump(&mut self) {
+        self.cur = self.lexer.scan();
+    }
+
+    pub(super) fn next(&mut self) -> Token<'a> {
         let t = self.peek().clone();
-        if self.pos < self.toks.len() - 1 {
-            self.pos += 1;
-        }
+        self.bump();
         t
     }
 
     pub(super) fn err_at(&self, t: &Token, message: String) -> ParseError {
+        self.err_loc(t.line, t.col, message)
+    }
+
+    pub(super) fn err_loc(&self, line: u32, col: u32, message: String) -> ParseError {
         ParseError {
             file: self.file.to_string(),
-            line: t.line,
-            col: t.col,
+            line,
+            col,
             message,
         }
     }
 
     /// "expected {what}, found {next token}" at the next token.
-    pub(super) fn expected(&self, what: &str) -> ParseError {
+    #[cold]
+    pub(super) fn expected(&self, what: impl Ctx) -> ParseError {
         let t = self.peek();
-        self.err_at(t, format!("expected {what}, found {}", t.tok))
+        self.err_at(t, format!("expected {}, found {}", what.build(), t.tok))
+    }
+
+    pub(super) fn is_punct(&self, c: char) -> bool {
+        matches!(self.peek().tok, Tok::Punct(x) if x == c)
     }
 
     pub(super) fn eat_punct(&mut self, c: char) -> bool {
-        if self.peek().tok == Tok::Punct(c) {
-            self.next();
+        if self.is_punct(c) {
+            self.bump();
             true
         } else {
             false
         }
     }
 
-    pub(super) fn expect_punct(&mut self, c: char, ctx: &str) -> Result<(), ParseError> {
+    pub(super) fn expect_punct(&mut self, c: char, ctx: impl Ctx) -> Result<(), ParseError> {
         if self.eat_punct(c) {
             Ok(())
         } else {
-            Err(self.expected(&format!("`{c}` {ctx}")))
+            Err(self.expected(|| format!("`{c}` {}", ctx.build())))
         }
     }
 
     pub(super) fn is_word(&self, w: &str) -> bool {
-        matches!(&self.peek().tok, Tok::Word(x) if x == w)
+        matches!(self.peek().tok, Tok::Word(x) if x == w)
     }
 
     pub(super) fn eat_word(&mut self, w: &str) -> bool {
         if self.is_word(w) {
-            self.next();
+            self.bump();
             true
         } else {
             false
         }
     }
 
-    pub(super) fn expect_word(&mut self, w: &str, ctx: &str) -> Result<(), ParseError> {
+    pub(super) fn expect_word(&mut self, w: &str, ctx: impl Ctx) -> Result<(), ParseError> {
         if self.eat_word(w) {
             Ok(())
         } else {
-            Err(self.expected(&format!("`{w}` {ctx}")))
+            Err(self.expected(|| format!("`{w}` {}", ctx.build())))
         }
     }
 
     /// A word that one of the keyword tables accepts.
     pub(super) fn keyword<T>(
         &mut self,
-        what: &str,
+        what: impl Ctx,
         from: impl Fn(&str) -> Option<T>,
     ) -> Result<T, ParseError> {
-        if let Tok::Word(w) = &self.peek().tok {
+        if let Tok::Word(w) = self.peek().tok {
             if let Some(k) = from(w) {
-                self.next();
+                self.bump();
                 return Ok(k);
             }
         }
         Err(self.expected(what))
     }
 
-    pub(super) fn ty(&mut self, ctx: &str) -> Result<Type, ParseError> {
-        self.keyword(&format!("a type {ctx}"), Type::from_name)
+    pub(super) fn ty(&mut self, ctx: impl Ctx) -> Result<Type, ParseError> {
+        self.keyword(|| format!("a type {}", ctx.build()), Type::from_name)
     }
 
     pub(super) fn string(&mut self, what: &str) -> Result<String, ParseError> {
-        let t = self.peek().clone();
+        let t = self.peek();
         match &t.tok {
             Tok::Str(b) => {
-                let s = String::from_utf8(b.clone()).map_err(|_| {
-                    self.err_at(&t, format!("expected {what} in UTF-8, found invalid bytes"))
+                let s = std::str::from_utf8(b).map_err(|_| {
+                    self.err_at(t, format!("expected {what} in UTF-8, found invalid bytes"))
                 })?;
-                self.next();
+                let s = s.to_string();
+                self.bump();
                 Ok(s)
             }
             _ => Err(self.expected(what)),
@@ -234,14 +384,14 @@ impl Parser<'_> {
 
     /// An unsigned integer literal (decimal or hex) that fits in `max`.
     pub(super) fn uint(&mut self, what: &str, max: u64) -> Result<u64, ParseError> {
-        let t = self.peek().clone();
+        let t = self.peek();
         if let Tok::Num(n) = &t.tok {
             if let Some((false, m)) = int_literal(n) {
                 if m <= max as u128 {
-                    self.next();
+                    self.bump();
                     return Ok(m as u64);
                 }
-                return Err(self.err_at(&t, format!("expected {what} at most {max}, found `{n}`")));
+                return Err(self.err_at(t, format!("expected {what} at most {max}, found `{n}`")));
             }
         }
         Err(self.expected(what))
@@ -249,7 +399,7 @@ impl Parser<'_> {
 
     /// A signed 64-bit integer literal.
     pub(super) fn int64(&mut self, what: &str) -> Result<i64, ParseError> {
-        let t = self.peek().clone();
+        let t = self.peek();
         if let Tok::Num(n) = &t.tok {
             if let Some((neg, m)) = int_literal(n) {
                 let v = if neg {
@@ -259,11 +409,11 @@ impl Parser<'_> {
                 };
                 return match v {
                     Some(v) => {
-                        self.next();
+                        self.bump();
                         Ok(v)
                     }
                     None => Err(self.err_at(
-                        &t,
+                        t,
                         format!("expected {what} in the range of i64, found `{n}`"),
                     )),
                 };
@@ -274,23 +424,21 @@ impl Parser<'_> {
 
     /// Parses a `prefixN` word's number, bounded by the input size.
     pub(super) fn indexed(&self, t: &Token, prefix: &str) -> Result<Option<u32>, ParseError> {
-        let Tok::Word(w) = &t.tok else {
+        let Tok::Word(w) = t.tok else {
             return Ok(None);
         };
         let Some(digits) = w.strip_prefix(prefix) else {
             return Ok(None);
         };
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Ok(None);
-        }
         let limit = if prefix == "v" {
             self.limit.values
         } else {
             self.limit.blocks
         };
-        match digits.parse::<u64>() {
-            Ok(n) if n < limit && n < u32::MAX as u64 => Ok(Some(n as u32)),
-            _ => Err(self.err_at(
+        match decimal(digits) {
+            None => Ok(None),
+            Some(Some(n)) if n < limit && n < u32::MAX as u64 => Ok(Some(n as u32)),
+            Some(_) => Err(self.err_at(
                 t,
                 format!("expected a {prefix} index below {limit} for this input, found `{w}`"),
             )),
@@ -298,49 +446,6 @@ impl Parser<'_> {
     }
 
     // ---- module level --------------------------------------------------------------------
-
-    /// Pass 1: creates one symbol per item, in text order.
-    fn collect_symbols(&mut self) -> Result<(), ParseError> {
-        let (mut depth, mut counts) = (0i64, [0u32; 3]);
-        for i in 0..self.toks.len().saturating_sub(1) {
-            match &self.toks[i].tok {
-                Tok::Punct('{') => depth += 1,
-                Tok::Punct('}') => depth -= 1,
-                Tok::Word(w) if depth == 0 => {
-                    let k = match w.as_str() {
-                        "global" | "const" => 0,
-                        "func" => 1,
-                        "extern" => 2,
-                        _ => continue,
-                    };
-                    let Tok::Sym(name) = &self.toks[i + 1].tok else {
-                        continue;
-                    };
-                    let kind = match k {
-                        0 => SymbolKind::Global(counts[0]),
-                        1 => SymbolKind::Function(counts[1]),
-                        _ => SymbolKind::Extern(counts[2]),
-                    };
-                    counts[k] += 1;
-                    match self.module.add_symbol(name, kind) {
-                        Some(s) => {
-                            self.names.insert(name.clone(), s);
-                        }
-                        None => {
-                            return Err(self.err_at(
-                                &self.toks[i + 1],
-                                format!(
-                                "expected a new symbol name, found `@{name}` defined a second time"
-                            ),
-                            ))
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(())
-    }
 
     /// Pass 2: parses every item.
     fn items(mut self) -> Result<Module, ParseError> {
@@ -360,23 +465,22 @@ impl Parser<'_> {
             } else {
                 Linkage::External
             };
-            let t = self.peek().clone();
-            match &t.tok {
+            match &self.peek().tok {
                 Tok::Eof if linkage == Linkage::External => break,
-                Tok::Word(w) if w == "extern" && linkage == Linkage::External => {
-                    self.next();
+                Tok::Word("extern") if linkage == Linkage::External => {
+                    self.bump();
                     let (symbol, i) = self.item_symbol(|k| matches!(k, SymbolKind::Extern(_)))?;
                     let signature = self.signature(false)?.0;
                     store(&mut externs, i, ExternDecl { symbol, signature });
                 }
-                Tok::Word(w) if w == "global" || w == "const" => {
-                    self.next();
+                &Tok::Word(w @ ("global" | "const")) => {
+                    self.bump();
                     let g = self.global(w == "const", linkage)?;
                     let i = self.kind_index(g.symbol);
                     store(&mut globals, i, g);
                 }
-                Tok::Word(w) if w == "func" => {
-                    self.next();
+                Tok::Word("func") => {
+                    self.bump();
                     let (s, i) = self.item_symbol(|k| matches!(k, SymbolKind::Function(_)))?;
                     let f = self.function(s, linkage)?;
                     store(&mut functions, i, f);
@@ -423,14 +527,13 @@ impl Parser<'_> {
         &mut self,
         want: fn(&SymbolKind) -> bool,
     ) -> Result<(Symbol, usize), ParseError> {
-        let t = self.peek().clone();
-        if let Tok::Sym(name) = &t.tok {
+        if let Tok::Sym(name) = &self.peek().tok {
             if let Some(&s) = self
                 .names
-                .get(name)
+                .get(&**name)
                 .filter(|s| want(&self.module.symbols[s.index()].kind))
             {
-                self.next();
+                self.bump();
                 return Ok((s, self.kind_index(s)));
             }
         }
@@ -439,15 +542,15 @@ impl Parser<'_> {
 
     /// A reference to a module symbol.
     pub(super) fn symbol_ref(&mut self) -> Result<Symbol, ParseError> {
-        let t = self.peek().clone();
+        let t = self.peek();
         match &t.tok {
-            Tok::Sym(name) => match self.names.get(name) {
+            Tok::Sym(name) => match self.names.get(&**name) {
                 Some(&s) => {
-                    self.next();
+                    self.bump();
                     Ok(s)
                 }
                 None => Err(self.err_at(
-                    &t,
+                    t,
                     format!("expected a defined symbol, found unknown `@{name}`"),
                 )),
             },
@@ -479,7 +582,7 @@ impl Parser<'_> {
             match &self.peek().tok {
                 Tok::Str(b) => {
                     g.init = Some(b.clone());
-                    self.next();
+                    self.bump();
                 }
                 _ => return Err(self.expected("a string after `init`")),
             }
@@ -512,14 +615,17 @@ impl Parser<'_> {
 
     /// `( params ) -> ret`; with `named`, every parameter type is followed by a value name,
     /// returned with its location.
-    pub(super) fn signature(&mut self, named: bool) -> Result<(Signature, Vec<Token>), ParseError> {
+    pub(super) fn signature(
+        &mut self,
+        named: bool,
+    ) -> Result<(Signature, Vec<Token<'a>>), ParseError> {
         let mut sig = Signature::default();
         let mut names = Vec::new();
         self.expect_punct('(', "to open the parameter list")?;
         if !self.eat_punct(')') {
             loop {
                 if self.peek().tok == Tok::Ellipsis {
-                    self.next();
+                    self.bump();
                     sig.varargs = true;
                     self.expect_punct(')', "after `...`")?;
                     break;
@@ -544,7 +650,7 @@ impl Parser<'_> {
         if self.peek().tok != Tok::Arrow {
             return Err(self.expected("`->` after the parameters"));
         }
-        self.next();
+        self.bump();
         sig.ret = self.ty("after `->`")?;
         Ok((sig, names))
     }
@@ -555,6 +661,24 @@ fn store<T>(slots: &mut [Option<T>], i: usize, item: T) {
     if let Some(slot) = slots.get_mut(i) {
         *slot = Some(item);
     }
+}
+
+/// The value of a nonempty string of ASCII decimal digits: `None` if `text` is not one,
+/// `Some(None)` if it overflows `u64`.
+fn decimal(text: &str) -> Option<Option<u64>> {
+    if text.is_empty() {
+        return None;
+    }
+    let mut n = Some(0u64);
+    for b in text.bytes() {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n
+            .and_then(|n| n.checked_mul(10))
+            .and_then(|n| n.checked_add((b - b'0') as u64));
+    }
+    Some(n)
 }
 
 /// Splits an integer literal into (negative, magnitude); `None` if it is not one.

@@ -13,15 +13,21 @@
 //! `InstKind::result_types().len()`. Complexity: O(tokens) per function, plus the table
 //! growth, bounded by the budget.
 
-use super::lexer::{Tok, Token};
-use super::parser::Parser;
+use super::lexer::Tok;
+use super::parser::{Ctx, Parser};
 use super::ParseError;
 use crate::ir::*;
 use smallvec::SmallVec;
 
-const TERMINATORS: [&str; 6] = ["jump", "br", "switch", "indirect_br", "ret", "unreachable"];
+/// Whether `op` names a terminator.
+fn is_terminator(op: &str) -> bool {
+    matches!(
+        op,
+        "jump" | "br" | "switch" | "indirect_br" | "ret" | "unreachable"
+    )
+}
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     /// Parses a function after `func @name`.
     pub(super) fn function(&mut self, s: Symbol, linkage: Linkage) -> Result<Function, ParseError> {
         let (signature, names) = self.signature(true)?;
@@ -30,32 +36,49 @@ impl Parser<'_> {
         } else {
             Phase::Memory
         };
-        self.f = Default::default();
+        // Reuse the scratch tables' memory from function to function.
+        self.f.func = Function::default();
+        self.f.defined.clear();
+        self.f.block_defined.clear();
+        self.f.uses.clear();
+        self.f.block_refs.clear();
+        // A printed instruction takes about 20-30 bytes; reserving for one per 32 bytes of
+        // the body saves most of the tables' regrowth and over-reserves by a bounded factor.
+        let estimate = self.bodies.next().unwrap_or(0) / 32;
+        self.f.func.insts.reserve(estimate);
+        self.f.func.values.reserve(estimate);
+        self.f.defined.reserve(estimate);
         self.f.func.name = self.module.symbols[s.index()].name.clone();
         self.f.func.linkage = linkage;
         self.f.func.phase = phase;
         for (i, t) in names.iter().enumerate() {
             let v = self.indexed(t, "v")?.unwrap_or(0);
-            self.define_value(v, signature.params[i], ValueDef::Param(i as u32), t)?;
+            self.define_value(
+                v,
+                signature.params[i],
+                ValueDef::Param(i as u32),
+                (t.line, t.col),
+            )?;
             self.f.func.param_values.push(Value(v));
         }
         self.f.func.signature = signature;
         self.expect_punct('{', "to open the function body")?;
         loop {
-            let close = self.peek().clone();
+            let close = (self.peek().line, self.peek().col);
             if self.eat_punct('}') {
-                return self.finish_function(&close);
+                return self.finish_function(close);
             }
             self.block()?;
         }
     }
 
     /// Checks the uses of the function that ends at `close` and returns it.
-    fn finish_function(&mut self, close: &Token) -> Result<Function, ParseError> {
-        let name = self.f.func.name.clone();
+    fn finish_function(&mut self, close: (u32, u32)) -> Result<Function, ParseError> {
+        let name = &self.f.func.name;
         if !self.f.block_defined.first().copied().unwrap_or(false) {
-            return Err(self.err_at(
-                close,
+            return Err(self.err_loc(
+                close.0,
+                close.1,
                 format!("expected an entry block `block0` in `@{name}`, found none"),
             ));
         }
@@ -67,31 +90,42 @@ impl Parser<'_> {
                 .copied()
                 .unwrap_or(false)
             {
-                let t = Token {
-                    tok: Tok::Eof,
+                return Err(self.err_loc(
                     line,
                     col,
-                };
-                return Err(self.err_at(
-                    &t,
                     format!("expected a block defined in `@{name}`, found undefined `block{b}`"),
                 ));
             }
         }
         for &(v, line, col) in &self.f.uses {
             if !self.f.defined.get(v as usize).copied().unwrap_or(false) {
-                let t = Token {
-                    tok: Tok::Eof,
+                return Err(self.err_loc(
                     line,
                     col,
-                };
-                return Err(self.err_at(
-                    &t,
                     format!("expected a value defined in `@{name}`, found undefined `v{v}`"),
                 ));
             }
         }
         Ok(std::mem::take(&mut self.f.func))
+    }
+
+    /// True if `v` is already defined, with type `ty`, by a `copy` instruction.
+    fn defined_by_copy(&self, v: u32, ty: Type) -> bool {
+        let i = v as usize;
+        if !self.f.defined.get(i).copied().unwrap_or(false) {
+            return false;
+        }
+        let data = self.f.func.values[i];
+        match data.def {
+            ValueDef::Result(inst, 0) => {
+                data.ty == ty
+                    && matches!(
+                        self.f.func.insts.get(inst.index()).map(|d| &d.kind),
+                        Some(InstKind::Copy { .. })
+                    )
+            }
+            _ => false,
+        }
     }
 
     /// Records a definition of value `v`.
@@ -100,21 +134,22 @@ impl Parser<'_> {
         v: u32,
         ty: Type,
         def: ValueDef,
-        t: &Token,
+        (line, col): (u32, u32),
     ) -> Result<(), ParseError> {
         let i = v as usize;
         if i >= self.f.defined.len() {
             let growth = (i + 1 - self.f.defined.len()) as u64;
             if growth > self.left.values {
-                return Err(self.err_at(t, format!("expected at most {} value indices in all for this input, found `v{v}` beyond them", self.limit.values)));
+                return Err(self.err_loc(line, col, format!("expected at most {} value indices in all for this input, found `v{v}` beyond them", self.limit.values)));
             }
             self.left.values -= growth;
             self.f.defined.resize(i + 1, false);
             self.f.func.values.resize(i + 1, ValueData::default());
         }
         if self.f.defined[i] {
-            return Err(self.err_at(
-                t,
+            return Err(self.err_loc(
+                line,
+                col,
                 format!("expected a new value name, found `v{v}` defined a second time"),
             ));
         }
@@ -125,7 +160,7 @@ impl Parser<'_> {
 
     fn is_label(&self) -> bool {
         matches!(self.indexed(self.peek(), "block"), Ok(Some(_)))
-            && matches!(self.peek_at(1), Tok::Punct(':') | Tok::Punct('('))
+            && (self.second_is_punct(b':') || self.second_is_punct(b'('))
     }
 
     /// One block: label, parameters, instructions, terminator.
@@ -166,7 +201,7 @@ impl Parser<'_> {
                     ));
                 };
                 let n = self.f.func.blocks[i].params.len() as u32;
-                self.define_value(v, ty, ValueDef::BlockParam(Block(b), n), &vt)?;
+                self.define_value(v, ty, ValueDef::BlockParam(Block(b), n), (vt.line, vt.col))?;
                 self.f.func.blocks[i].params.push(Value(v));
                 if self.eat_punct(')') {
                     break;
@@ -175,19 +210,23 @@ impl Parser<'_> {
             }
         }
         self.expect_punct(':', "after the block label")?;
+        self.f.block_insts.clear();
         loop {
             if self.is_label() || matches!(self.peek().tok, Tok::Punct('}') | Tok::Eof) {
-                return Err(self.expected(&format!("an instruction or a terminator in `block{b}`")));
+                return Err(
+                    self.expected(|| format!("an instruction or a terminator in `block{b}`"))
+                );
             }
             if let Some(term) = self.instruction(Block(b))? {
-                self.f.func.blocks[i].terminator = term;
+                let block = &mut self.f.func.blocks[i];
+                block.terminator = term;
+                block.insts = self.f.block_insts.clone();
                 break;
             }
         }
-        if !self.is_label() && self.peek().tok != Tok::Punct('}') {
-            return Err(self.expected(&format!(
-                "a block label or `}}` after the terminator of `block{b}`"
-            )));
+        if !self.is_label() && !self.is_punct('}') {
+            return Err(self
+                .expected(|| format!("a block label or `}}` after the terminator of `block{b}`")));
         }
         Ok(())
     }
@@ -195,30 +234,32 @@ impl Parser<'_> {
     /// One instruction (appended to `block`) or the block's terminator (returned).
     fn instruction(&mut self, block: Block) -> Result<Option<Terminator>, ParseError> {
         let start = self.peek().clone();
-        let mut results: Vec<(u32, Token)> = Vec::new();
-        if self.indexed(&start, "v")?.is_some() && matches!(self.peek_at(1), Tok::Punct(',' | '='))
+        // Each result: (value index, line, col).
+        let mut results: SmallVec<[(u32, u32, u32); 2]> = SmallVec::new();
+        if self.indexed(self.peek(), "v")?.is_some()
+            && (self.second_is_punct(b',') || self.second_is_punct(b'='))
         {
             loop {
-                let t = self.next();
-                let Some(v) = self.indexed(&t, "v")? else {
+                let t = self.peek();
+                let Some(v) = self.indexed(t, "v")? else {
                     return Err(
-                        self.err_at(&t, format!("expected a result value `vN`, found {}", t.tok))
+                        self.err_at(t, format!("expected a result value `vN`, found {}", t.tok))
                     );
                 };
-                results.push((v, t));
+                results.push((v, t.line, t.col));
+                self.bump();
                 if self.eat_punct('=') {
                     break;
                 }
                 self.expect_punct(',', "or `=` after a result value")?;
             }
         }
-        let op_tok = self.peek().clone();
-        let Tok::Word(op) = &op_tok.tok else {
+        let op_at = (self.peek().line, self.peek().col);
+        let Tok::Word(op) = self.peek().tok else {
             return Err(self.expected("an instruction opcode or a terminator"));
         };
-        let op = op.clone();
-        self.next();
-        if TERMINATORS.contains(&op.as_str()) {
+        self.bump();
+        if is_terminator(op) {
             if !results.is_empty() {
                 return Err(self.err_at(
                     &start,
@@ -228,9 +269,9 @@ impl Parser<'_> {
                     ),
                 ));
             }
-            return self.terminator(&op).map(Some);
+            return self.terminator(op).map(Some);
         }
-        let kind = self.inst_kind(&op, &op_tok)?;
+        let kind = self.inst_kind(op, op_at)?;
         let types = kind.result_types();
         if types.len() != results.len() {
             return Err(self.err_at(
@@ -244,35 +285,43 @@ impl Parser<'_> {
         }
         let inst = Inst::new(self.f.func.insts.len());
         let mut values = SmallVec::new();
-        for (n, ((v, t), ty)) in results.iter().zip(types).enumerate() {
-            self.define_value(*v, ty, ValueDef::Result(inst, n as u32), t)?;
-            values.push(Value(*v));
+        // From the `destructed` phase on, phi elimination's copies define one value in several
+        // predecessors; the value table keeps the first definition (see the verifier).
+        let copy_redefinition =
+            !self.f.func.phase.single_definition() && matches!(kind, InstKind::Copy { .. });
+        for (n, (&(v, line, col), ty)) in results.iter().zip(types).enumerate() {
+            if copy_redefinition && self.defined_by_copy(v, ty) {
+                values.push(Value(v));
+                continue;
+            }
+            self.define_value(v, ty, ValueDef::Result(inst, n as u32), (line, col))?;
+            values.push(Value(v));
         }
         self.f.func.insts.push(InstData {
             kind,
             results: values,
             block,
         });
-        self.f.func.blocks[block.index()].insts.push(inst);
+        self.f.block_insts.push(inst);
         Ok(None)
     }
 
-    pub(super) fn block_ref(&mut self, ctx: &str) -> Result<Block, ParseError> {
-        let t = self.peek().clone();
-        match self.indexed(&t, "block")? {
+    pub(super) fn block_ref(&mut self, ctx: impl Ctx) -> Result<Block, ParseError> {
+        let t = self.peek();
+        match self.indexed(t, "block")? {
             Some(b) => {
-                self.next();
                 self.f.block_refs.push((b, t.line, t.col));
+                self.bump();
                 Ok(Block(b))
             }
-            None => Err(self.expected(&format!("a block `blockN` {ctx}"))),
+            None => Err(self.expected(|| format!("a block `blockN` {}", ctx.build()))),
         }
     }
 
-    pub(super) fn target(&mut self, ctx: &str) -> Result<Target, ParseError> {
+    pub(super) fn target(&mut self, ctx: impl Ctx) -> Result<Target, ParseError> {
         let block = self.block_ref(ctx)?;
         let mut args = Vec::new();
-        if self.peek().tok == Tok::Punct('(') {
+        if self.is_punct('(') {
             args = self.typed_args("branch argument list")?.into_vec();
         }
         Ok(Target { block, args })
@@ -304,12 +353,12 @@ impl Parser<'_> {
                     if !cases.is_empty() {
                         self.expect_punct(',', "or `]` between cases")?;
                     }
-                    let t = self.peek().clone();
+                    let t = self.peek();
                     let Tok::Num(n) = &t.tok else {
                         return Err(self.expected("an integer case value"));
                     };
-                    let c = self.int_bits(&t, n, ty)?;
-                    self.next();
+                    let c = self.int_bits(t, n, ty)?;
+                    self.bump();
                     self.expect_punct(':', "after a case value")?;
                     cases.push((c, self.target("as a case destination")?));
                 }
@@ -333,7 +382,7 @@ impl Parser<'_> {
                 }
                 Terminator::IndirectBr { addr, dests }
             }
-            "ret" => match &self.peek().tok {
+            "ret" => match self.peek().tok {
                 Tok::Word(w) if Type::from_name(w).is_some() => {
                     let ty = self.ty("after `ret`")?;
                     if ty == Type::Void {

@@ -14,14 +14,14 @@
 //! Complexity: O(tokens of the instruction).
 
 use super::lexer::{Tok, Token};
-use super::parser::{int_literal, Parser};
+use super::parser::{int_literal, Ctx, Parser};
 use super::ParseError;
 use crate::ir::*;
 use smallvec::SmallVec;
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     pub(super) fn comma(&mut self, op: &str, after: &str) -> Result<(), ParseError> {
-        self.expect_punct(',', &format!("after the {after} of `{op}`"))
+        self.expect_punct(',', || format!("after the {after} of `{op}`"))
     }
 
     /// `TY a, b`.
@@ -29,19 +29,17 @@ impl Parser<'_> {
         &mut self,
         op: &str,
     ) -> Result<(Type, Operand, Operand), ParseError> {
-        let ty = self.ty(&format!("in `{op}`"))?;
-        let lhs = self.operand(ty, &format!("as the first operand of `{op}`"))?;
+        let ty = self.ty(|| format!("in `{op}`"))?;
+        let lhs = self.operand(ty, || format!("as the first operand of `{op}`"))?;
         self.comma(op, "first operand")?;
-        let rhs = self.operand(ty, &format!("as the second operand of `{op}`"))?;
+        let rhs = self.operand(ty, || format!("as the second operand of `{op}`"))?;
         Ok((ty, lhs, rhs))
     }
 
     pub(super) fn volatile_suffix(&mut self) -> bool {
-        if self.peek().tok == Tok::Punct(',')
-            && matches!(self.peek_at(1), Tok::Word(w) if w == "volatile")
-        {
-            self.next();
-            self.next();
+        if self.is_punct(',') && self.second_is_word("volatile") {
+            self.bump();
+            self.bump();
             true
         } else {
             false
@@ -55,21 +53,26 @@ impl Parser<'_> {
     /// `(TY op, ...)`.
     pub(super) fn typed_args(&mut self, what: &str) -> Result<SmallVec<[Operand; 4]>, ParseError> {
         let mut args = SmallVec::new();
-        self.expect_punct('(', &format!("to open the {what}"))?;
+        self.expect_punct('(', || format!("to open the {what}"))?;
         if self.eat_punct(')') {
             return Ok(args);
         }
         loop {
-            let ty = self.ty(&format!("of an operand in the {what}"))?;
-            args.push(self.operand(ty, &format!("in the {what}"))?);
+            let ty = self.ty(|| format!("of an operand in the {what}"))?;
+            args.push(self.operand(ty, || format!("in the {what}"))?);
             if self.eat_punct(')') {
                 return Ok(args);
             }
-            self.expect_punct(',', &format!("or `)` in the {what}"))?;
+            self.expect_punct(',', || format!("or `)` in the {what}"))?;
         }
     }
 
-    pub(super) fn inst_kind(&mut self, op: &str, op_tok: &Token) -> Result<InstKind, ParseError> {
+    /// The instruction after its opcode `op`, which is at `op_at` (line, column).
+    pub(super) fn inst_kind(
+        &mut self,
+        op: &str,
+        op_at: (u32, u32),
+    ) -> Result<InstKind, ParseError> {
         Ok(match op {
             "icmp" => {
                 let pred = self.keyword("an `icmp` predicate", IntPredicate::from_name)?;
@@ -211,7 +214,7 @@ impl Parser<'_> {
             "phi" => {
                 let ty = self.ty("after `phi`")?;
                 let mut incoming = SmallVec::new();
-                if self.peek().tok == Tok::Punct('[') {
+                if self.is_punct('[') {
                     loop {
                         self.expect_punct('[', "to open a `phi` entry")?;
                         let b = self.block_ref("in a `phi` entry")?;
@@ -256,16 +259,16 @@ impl Parser<'_> {
                         rhs,
                     }
                 } else if let Some(uop) = UnaryOp::from_name(op) {
-                    let ty = self.ty(&format!("after `{op}`"))?;
+                    let ty = self.ty(|| format!("after `{op}`"))?;
                     InstKind::Unary {
                         op: uop,
                         ty,
                         arg: self.operand(ty, "as the operand")?,
                     }
                 } else if let Some(cop) = CastOp::from_name(op) {
-                    let from = self.ty(&format!("after `{op}`"))?;
+                    let from = self.ty(|| format!("after `{op}`"))?;
                     let arg = self.operand(from, "as the operand")?;
-                    self.expect_word("to", &format!("after the operand of `{op}`"))?;
+                    self.expect_word("to", || format!("after the operand of `{op}`"))?;
                     let to = self.ty("after `to`")?;
                     InstKind::Cast {
                         op: cop,
@@ -274,8 +277,9 @@ impl Parser<'_> {
                         arg,
                     }
                 } else {
-                    return Err(self.err_at(
-                        op_tok,
+                    return Err(self.err_loc(
+                        op_at.0,
+                        op_at.1,
                         format!("expected an instruction opcode or a terminator, found `{op}`"),
                     ));
                 }
@@ -300,11 +304,12 @@ impl Parser<'_> {
                 if !asm.outputs.is_empty() {
                     self.expect_punct(',', "or `)` between asm outputs")?;
                 }
-                let t = self.peek().clone();
+                let (line, col) = (self.peek().line, self.peek().col);
                 let c = self.string("an output constraint string")?;
                 let Some(constraint) = c.strip_prefix('=') else {
-                    return Err(self.err_at(
-                        &t,
+                    return Err(self.err_loc(
+                        line,
+                        col,
                         format!("expected an output constraint starting with `=`, found {c:?}"),
                     ));
                 };
@@ -384,25 +389,25 @@ impl Parser<'_> {
     /// An operand whose literal (if any) takes type `ty` from its context: `vN`, a number,
     /// `inf`/`nan`, `null`, `undef`, `true`/`false` (always `i1`), `@name` and
     /// `blockaddress(blockN)` (always `ptr`).
-    pub(super) fn operand(&mut self, ty: Type, ctx: &str) -> Result<Operand, ParseError> {
-        let t = self.peek().clone();
+    pub(super) fn operand(&mut self, ty: Type, ctx: impl Ctx) -> Result<Operand, ParseError> {
+        let t = self.peek();
         let data = match &t.tok {
-            Tok::Word(w) => {
-                if let Some(v) = self.indexed(&t, "v")? {
-                    self.next();
+            &Tok::Word(w) => {
+                if let Some(v) = self.indexed(t, "v")? {
                     self.f.uses.push((v, t.line, t.col));
+                    self.bump();
                     return Ok(Operand::Value(Value(v)));
                 }
-                let kind = match w.as_str() {
+                let kind = match w {
                     "true" | "false" => {
-                        self.next();
+                        self.bump();
                         return Ok(self.intern(ConstData::int(Type::I1, (w == "true") as u128)));
                     }
                     "null" => ConstKind::Null,
                     "undef" => ConstKind::Undef,
-                    "inf" | "nan" if ty.is_float() => ConstKind::Float(self.float_bits(&t, w, ty)?),
+                    "inf" | "nan" if ty.is_float() => ConstKind::Float(self.float_bits(t, w, ty)?),
                     "blockaddress" => {
-                        self.next();
+                        self.bump();
                         self.expect_punct('(', "after `blockaddress`")?;
                         let b = self.block_ref("in `blockaddress`")?;
                         self.expect_punct(')', "after the block of `blockaddress`")?;
@@ -411,7 +416,7 @@ impl Parser<'_> {
                             kind: ConstKind::BlockAddr(b),
                         }));
                     }
-                    _ => return Err(self.expected(&format!("an operand {ctx}"))),
+                    _ => return Err(self.expected(|| format!("an operand {}", ctx.build()))),
                 };
                 ConstData { ty, kind }
             }
@@ -424,12 +429,12 @@ impl Parser<'_> {
             }
             Tok::Num(n) if ty.is_float() => ConstData {
                 ty,
-                kind: ConstKind::Float(self.float_bits(&t, n, ty)?),
+                kind: ConstKind::Float(self.float_bits(t, n, ty)?),
             },
-            Tok::Num(n) => ConstData::int(ty, self.int_bits(&t, n, ty)?),
-            _ => return Err(self.expected(&format!("an operand {ctx}"))),
+            Tok::Num(n) => ConstData::int(ty, self.int_bits(t, n, ty)?),
+            _ => return Err(self.expected(|| format!("an operand {}", ctx.build()))),
         };
-        self.next();
+        self.bump();
         Ok(self.intern(data))
     }
 

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Builds the real-C corpora as LLVM 14 IR: zlib, bzip2 and Lua 5.4 from Debian source packages,
+# each compiled with `clang-14 -O0 -Xclang -disable-O0-optnone -S -emit-llvm -g0` and linked
+# into one module, target/corpus/<name>.ll (with a `main`, so lli can run it).
+#
+# Idempotent: sources and modules already present are reused. The deb-src line lives in a
+# private apt configuration under target/corpus/apt; the system's sources are not touched.
+# Prints, per module: functions, blocks, instructions and allocas.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$root/target/corpus
+src=$out/src
+apt=$out/apt
+mkdir -p "$src" "$apt/lists/partial" "$apt/cache/archives/partial"
+
+need() { command -v "$1" >/dev/null 2>&1; }
+if ! need clang-14 || ! need llvm-link-14 || ! need dpkg-source; then
+    apt-get update -qq
+    apt-get install -y -qq clang-14 llvm-14 dpkg-dev >/dev/null
+fi
+
+cat > "$apt/sources.list" <<SRC
+deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
+SRC
+APT=(apt-get -qq -o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
+     -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache")
+
+fetch() { # fetch PACKAGE: unpacks the source package into $src/PACKAGE (once)
+    local pkg=$1
+    [ -d "$src/$pkg" ] && return
+    [ -n "$(ls -A "$apt/lists" 2>/dev/null | grep -v partial)" ] || "${APT[@]}" update
+    rm -rf "$src/$pkg.tmp" && mkdir -p "$src/$pkg.tmp"
+    (cd "$src/$pkg.tmp" && "${APT[@]}" source "$pkg" >/dev/null 2>&1)
+    local dir
+    dir=$(find "$src/$pkg.tmp" -mindepth 1 -maxdepth 1 -type d | head -1)
+    [ -n "$dir" ] || { echo "corpus: could not unpack $pkg" >&2; exit 1; }
+    mv "$dir" "$src/$pkg" && rm -rf "$src/$pkg.tmp"
+}
+
+build() { # build NAME DIR FLAGS FILES...: compiles FILES (relative to DIR) and links NAME.ll
+    local name=$1 dir=$2 flags=$3; shift 3
+    [ -f "$out/$name.ll" ] && return
+    local tmp=$out/$name.parts
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    for f in "$@"; do
+        # shellcheck disable=SC2086
+        clang-14 -O0 -Xclang -disable-O0-optnone -S -emit-llvm -g0 -w $flags -I"$dir" \
+            -o "$tmp/$(basename "${f%.c}").ll" "$dir/$f"
+    done
+    llvm-link-14 -S -o "$out/$name.ll.tmp" "$tmp"/*.ll
+    mv "$out/$name.ll.tmp" "$out/$name.ll"
+    rm -rf "$tmp"
+}
+
+fetch zlib
+fetch bzip2
+fetch lua5.4
+
+z=$src/zlib
+build zlib "$z" "-DHAVE_UNISTD_H -DHAVE_STDARG_H" adler32.c compress.c crc32.c deflate.c \
+    gzclose.c gzlib.c gzread.c gzwrite.c infback.c inffast.c inflate.c inftrees.c trees.c \
+    uncompr.c zutil.c test/minigzip.c
+
+b=$src/bzip2
+build bzip2 "$b" "-D_FILE_OFFSET_BITS=64" blocksort.c huffman.c crctable.c randtable.c \
+    compress.c decompress.c bzlib.c bzip2.c
+
+l=$src/lua5.4/src
+# debian/rules generates this header at package build time; do the same.
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+printf '#ifndef _LUA_DEB_MULTIARCH_\n#define _LUA_DEB_MULTIARCH_\n#define DEB_HOST_MULTIARCH "%s"\n#endif\n' \
+    "$multiarch" > "$l/lua5.4-deb-multiarch.h"
+lua_files=$(cd "$l" && ls *.c | grep -v -x -e luac.c -e onelua.c | tr '\n' ' ')
+# shellcheck disable=SC2086
+build lua "$l" "-DLUA_USE_POSIX -DLUA_COMPAT_5_3" $lua_files
+
+printf '%-8s %10s %10s %13s %9s\n' module functions blocks instructions allocas
+for name in zlib bzip2 lua; do
+    awk -v name="$name" '
+        /^define / { fns++; inside = 1; blocks++; next }
+        inside && /^}/ { inside = 0; next }
+        inside && /^[A-Za-z0-9_.$-]+:/ { blocks++; next }
+        inside && /^  [^ ;]/ { insts++; if ($0 ~ / = alloca /) allocas++ }
+        END { printf "%-8s %10d %10d %13d %9d\n", name, fns, blocks, insts, allocas }
+    ' "$out/$name.ll"
+done

@@ -1,0 +1,344 @@
+//! Oracle check of SSA construction (DESIGN.md 5).
+//!
+//! What: [`check`] draws a module of memory-form functions from fuzz bytes
+//! ([`generate::module`]), promotes every function with both invocations
+//! ([`ParamAllocas::Skip`] and [`ParamAllocas::IncludeStored`]) and judges:
+//! (a) the verifier accepts every result (phase `ssa`);
+//! (b) the interpreter gives the same result, output, exit code, memory digest and
+//!     external-call trace before and after, on a few argument vectors;
+//! (c) pruning: every phi sits where its variable is live-in (naive backward dataflow to a
+//!     fixpoint on the original function) and inside the iterated dominance frontier of
+//!     the variable's defining blocks (naive fixpoint), so the phi count is at most minimal
+//!     SSA's (with `asm goto`, whose labels can be extra phi sites, only liveness is
+//!     checked);
+//! (d) no promoted alloca, and no load or store of one, remains;
+//! (e) the promoted allocas are exactly those a naive restatement of the rules accepts,
+//!     less those rejected by the cost limit or the parameter rules.
+//!
+//! [`check_module_with`] is shared with the phi elimination and block-parameter checks,
+//! which run further passes after promotion and compare the same way.
+//!
+//! Complexity: O(blocks² × allocas) per function for the naive oracles; inputs are small.
+
+use super::generate::{self, GenOptions};
+use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
+use crate::interp::{self, Config, Outcome, Val};
+use crate::ir::{verifier, AsmOutputPlace, Block, Function, InstKind, Module, Operand, Value};
+use crate::ssa::{promote, Mem2RegScratch, ParamAllocas, Reject};
+use arbitrary::Unstructured;
+
+/// Options of the generated inputs: small CFGs with entry loops and many locals.
+pub fn gen_options() -> GenOptions {
+    GenOptions {
+        max_blocks: 10,
+        max_insts_per_block: 6,
+        max_locals: 5,
+        step_budget: 48,
+        ..GenOptions::default()
+    }
+}
+
+/// Fuzz entry point: panics only if promotion is wrong (see the module doc).
+pub fn check(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(m) = generate::module(&mut u, &gen_options()) else {
+        return;
+    };
+    let seed = u.arbitrary::<u64>().unwrap_or(0);
+    for params in [ParamAllocas::Skip, ParamAllocas::IncludeStored] {
+        check_module_with(&m, seed, &mut |f| promote_checked(f, params));
+    }
+}
+
+/// Promotes `f` with `params` and checks the pruning oracle (c) and cleanup (d).
+pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
+    let original = f.clone();
+    let mut cfg = Cfg::default();
+    cfg.compute(f);
+    let mut dom = DomTree::default();
+    dom.compute(&cfg);
+    let mut df = DominanceFrontiers::default();
+    df.compute(&cfg, &dom);
+    let mut scratch = Mem2RegScratch::default();
+    let stats = promote(f, &cfg, &dom, &df, params, &mut scratch);
+    assert_eq!(stats.phis_placed as usize, scratch.placed_phis().count());
+    let promoted: Vec<Value> = scratch.promoted_allocas().collect();
+    let has_goto = original
+        .insts
+        .iter()
+        .any(|d| matches!(&d.kind, InstKind::InlineAsm(asm) if !asm.goto_labels.is_empty()));
+    // (e) the promoted set is the naive one, less the cost limit and parameter rules.
+    let naive = naive_promotable(&original);
+    assert!(
+        promoted.iter().all(|v| naive.contains(v)),
+        "@{}: promoted {promoted:?}, naive {naive:?}",
+        f.name
+    );
+    for (v, why) in scratch.rejected_allocas() {
+        assert!(
+            !naive.contains(&v)
+                || matches!(
+                    why,
+                    Reject::PhiCost | Reject::ParamSkipped | Reject::ParamWithoutStore
+                ),
+            "@{}: {v} rejected ({why:?}) but promotable",
+            f.name
+        );
+    }
+    for (v, b) in scratch.placed_phis() {
+        let (live_in, defs) = naive_liveness(&original, &cfg, v);
+        assert!(
+            live_in[b.index()],
+            "@{}: phi for {v} at {b}, where it is dead",
+            f.name
+        );
+        if has_goto {
+            continue; // goto labels of late definitions are extra sites (see place_phis)
+        }
+        let idf = naive_idf(&df, &defs, f.blocks.len());
+        assert!(
+            idf[b.index()],
+            "@{}: phi for {v} at {b} is outside DF+",
+            f.name
+        );
+    }
+    // Minimal SSA: DF+(defs ∪ {entry}) for every promoted variable.
+    let mut minimal = if has_goto { usize::MAX / 2 } else { 0 };
+    for &v in &promoted {
+        let (_, mut defs) = naive_liveness(&original, &cfg, v);
+        defs.push(Block(0));
+        minimal += naive_idf(&df, &defs, f.blocks.len())
+            .iter()
+            .filter(|&&x| x)
+            .count();
+    }
+    assert!(
+        scratch.placed_phis().count() <= minimal,
+        "@{}: more phis than minimal SSA",
+        f.name
+    );
+    // (d) nothing of a promoted slot remains (parameter allocas may stay, unused).
+    for b in f.blocks.iter().filter(|b| !b.dead) {
+        for &i in &b.insts {
+            let mut bad = false;
+            match &f.insts[i.index()].kind {
+                InstKind::Alloca { .. } => {}
+                kind => kind.for_each_operand(|op| {
+                    bad |= matches!(op, Operand::Value(v) if promoted.contains(&v))
+                }),
+            }
+            assert!(!bad, "@{}: {i} still uses a promoted alloca", f.name);
+        }
+    }
+}
+
+/// 002 step 1 and DESIGN.md 4 restated: scalar, not volatile, every use the address of a
+/// non-volatile load or store of the alloca's type, or the place of a register-constraint
+/// asm output of that type.
+fn naive_promotable(f: &Function) -> Vec<Value> {
+    let mut out = Vec::new();
+    let live = || f.blocks.iter().filter(|b| !b.dead).flat_map(|b| &b.insts);
+    for &i in live() {
+        let d = &f.insts[i.index()];
+        let InstKind::Alloca {
+            ty, size, volatile, ..
+        } = d.kind
+        else {
+            continue;
+        };
+        let v = d.results[0];
+        if size > 8 || ty.bytes() > 8 || volatile {
+            continue;
+        }
+        let me = Operand::Value(v);
+        let mut ok = true;
+        for &j in live() {
+            match &f.insts[j.index()].kind {
+                InstKind::Load {
+                    ty: t,
+                    ptr,
+                    volatile,
+                } if *ptr == me => ok &= *t == ty && !volatile,
+                InstKind::Store {
+                    ty: t,
+                    value,
+                    ptr,
+                    volatile,
+                } if *ptr == me => ok &= *t == ty && !volatile && *value != me,
+                InstKind::InlineAsm(asm) => {
+                    for o in &asm.outputs {
+                        if o.place == AsmOutputPlace::Pointer(me) {
+                            ok &= o.ty == ty && !o.constraint.contains(['m', 'o', 'V', 'p', '+']);
+                        }
+                    }
+                    ok &= asm.inputs.iter().all(|i| i.value != me);
+                }
+                kind => kind.for_each_operand(|op| ok &= op != me),
+            }
+        }
+        for b in f.blocks.iter().filter(|b| !b.dead) {
+            b.terminator.for_each_operand(|op| ok &= op != me);
+        }
+        if ok {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Per block: is alloca `v` live-in; and the blocks that define it (stores, asm outputs).
+fn naive_liveness(f: &Function, cfg: &Cfg, v: Value) -> (Vec<bool>, Vec<Block>) {
+    let n = f.blocks.len();
+    let mut ue = vec![false; n];
+    let mut kill = vec![false; n];
+    let mut defs = Vec::new();
+    for (b, block) in f.blocks.iter().enumerate() {
+        if block.dead {
+            continue;
+        }
+        for &i in &block.insts {
+            let d = &f.insts[i.index()];
+            let (is_use, is_def) = match &d.kind {
+                InstKind::Load { ptr, .. } => (*ptr == Operand::Value(v), false),
+                InstKind::Store { ptr, .. } => (false, *ptr == Operand::Value(v)),
+                InstKind::Alloca { .. } => (false, d.results.first() == Some(&v)),
+                InstKind::InlineAsm(asm) => (
+                    false,
+                    asm.outputs
+                        .iter()
+                        .any(|o| o.place == AsmOutputPlace::Pointer(Operand::Value(v))),
+                ),
+                _ => (false, false),
+            };
+            if is_use && !kill[b] {
+                ue[b] = true;
+            }
+            if is_def {
+                if !matches!(d.kind, InstKind::Alloca { .. }) && defs.last() != Some(&Block::new(b))
+                {
+                    defs.push(Block::new(b));
+                }
+                kill[b] = true;
+            }
+        }
+    }
+    let mut live = ue.clone();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..n {
+            if live[b] || kill[b] || !cfg.is_reachable(Block::new(b)) {
+                continue;
+            }
+            if cfg.succs(Block::new(b)).iter().any(|s| live[s.index()]) {
+                live[b] = true;
+                changed = true;
+            }
+        }
+    }
+    (live, defs)
+}
+
+fn naive_idf(df: &DominanceFrontiers, defs: &[Block], n: usize) -> Vec<bool> {
+    let mut idf = vec![false; n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..n {
+            if defs.contains(&Block::new(b)) || idf[b] {
+                for &y in df.frontier(Block::new(b)) {
+                    if !idf[y.index()] {
+                        idf[y.index()] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    idf
+}
+
+/// Argument vectors for `f`: zeros, small values and values drawn from `seed`.
+fn arg_sets(f: &Function, seed: u64) -> Vec<Vec<Val>> {
+    let mut sets = Vec::new();
+    for k in 0..3u64 {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(k);
+        sets.push(
+            f.signature
+                .params
+                .iter()
+                .map(|&ty| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let bits = match k {
+                        0 => 0,
+                        1 => (x % 7) as u128,
+                        _ => x as u128,
+                    };
+                    Val::Int {
+                        ty,
+                        bits: bits & ty.mask(),
+                    }
+                })
+                .collect(),
+        );
+    }
+    sets
+}
+
+fn comparable(o: &Outcome) -> (Option<Val>, &[u8], Option<i32>, u64, &[String]) {
+    (o.result, &o.output, o.exit_code, o.memory_digest, &o.trace)
+}
+
+/// Transforms a clone of `m` function by function with `pass`, verifies the result and
+/// compares interpreter outcomes of every function before and after (see the module doc).
+pub fn check_module_with(m: &Module, seed: u64, pass: &mut dyn FnMut(&mut Function)) {
+    assert!(
+        verifier::verify_module(m).is_empty(),
+        "generator made invalid IR"
+    );
+    let mut after = m.clone();
+    for f in &mut after.functions {
+        pass(f);
+    }
+    let errors = verifier::verify_module(&after);
+    assert!(
+        errors.is_empty(),
+        "invalid after the pass: {errors:?}\n{}",
+        crate::text::print_module(&after)
+    );
+    let config = Config {
+        step_limit: 200_000,
+        ..Config::default()
+    };
+    for f in &m.functions {
+        for args in arg_sets(f, seed) {
+            let Ok(before) = interp::run(m, &f.name, &args, config) else {
+                continue;
+            };
+            match interp::run(&after, &f.name, &args, config) {
+                Ok(o) => assert_eq!(
+                    comparable(&before),
+                    comparable(&o),
+                    "@{} {args:?} differs\n--- before\n{}\n--- after\n{}",
+                    f.name,
+                    crate::text::print_module(m),
+                    crate::text::print_module(&after)
+                ),
+                Err(e) => panic!(
+                    "@{} {args:?} failed after the pass: {e}\n{}",
+                    f.name,
+                    crate::text::print_module(&after)
+                ),
+            }
+        }
+    }
+}
+
+/// Runs [`check`] on `n` seeded inputs (for `cargo test`).
+pub fn run_seeds(n: u64, check: fn(&[u8])) {
+    for seed in 0..n {
+        check(&generate::seed_bytes(seed, 3000));
+    }
+}

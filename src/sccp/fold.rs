@@ -1,0 +1,350 @@
+//! Constant folding: the folding rules shared by SCCP and its fallback, and the fallback
+//! itself, basic constant folding for when SCCP exceeds its memory limit (003 "Memory Limit
+//! Exceeded": "Caller falls back to basic constant folding").
+//!
+//! Rules ([`eval_inst`], [`resolved_successor`]): an instruction's cell from its operands'
+//! cells. Arithmetic, comparisons and casts call [`crate::interp::ops`], so a folded value is
+//! bit for bit what the interpreter computes and an operation the interpreter rejects
+//! (division by zero, `MIN / -1`, oversized shifts, out-of-range float-to-int, type
+//! mismatches) is `Overdefined`; an `Unknown` operand makes the result wait (`Unknown`),
+//! except where one constant operand decides alone, whatever the other is and without any
+//! possible trap (`x & 0`, `x * 0`, `x | -1`, `x urem 1`, `x srem 1`, `x ult 0`,
+//! `x sgt MAX` and the other comparisons with an extreme value, `fcmp false/true`). `select` with a constant condition is the chosen arm, otherwise the
+//! meet of both arms; `copy` is its source. A branch on a constant takes the successor the
+//! interpreter takes (`br`: 1 is successor 0; `switch`: the case whose zero-extended value
+//! matches, else the default; `indirect_br`: the listed block of a `blockaddress`).
+//!
+//! Fallback ([`Folder`]): one forward pass over the blocks reachable from the entry in
+//! reverse postorder; each instruction is evaluated with the same rules. Every cell starts
+//! `Overdefined`, so the pass is pessimistic: a value becomes `Const` only when its operands
+//! are constants already known (constant operands, or values folded earlier in the pass).
+//! Phis stay `Overdefined` (no edge is assumed unexecutable), every live block counts as
+//! reachable, and the result goes through the same [`Rewriter`]: uses are replaced, folded
+//! instructions removed, branches on constants become jumps (their other successor loses the
+//! phi entries of that edge but is not removed, even if nothing reaches it any more).
+//!
+//! Why the fallback is sound: reverse postorder visits a definition before every use it
+//! dominates (all non-phi uses in reachable blocks), and an `Overdefined` cell is always a
+//! safe answer, so each `Const` is computed from final operand cells.
+//!
+//! Memory: one cell per value plus the CFG; no worklist. It is not subject to the limit: the
+//! limit bounds SCCP's worklist-driven state, and this pass is the bounded alternative.
+//!
+//! Complexity: every rule is O(operands) (a `switch` O(cases)); the fallback is
+//! O(blocks + edges + instructions + operands), one pass.
+
+use super::lattice::{Constant, LatticeValue};
+use super::rewrite::{RewriteStats, Rewriter};
+use super::BitSet;
+use crate::analysis::Cfg;
+use crate::interp::{ops, Val};
+use crate::ir::{Const, ConstKind, Function, InstKind, IntPredicate, Operand, Terminator, Type};
+
+/// The successor index a terminator takes when its condition has the constant cell `cond`
+/// (`None`: not a conditional terminator, or the constant decides nothing, for example an
+/// `indirect_br` to an address that is not a listed block). Shared by the solver and the
+/// rewrite so that both resolve branches identically; mirrors the interpreter's choice.
+pub fn resolved_successor(f: &Function, t: &Terminator, cond: Constant) -> Option<usize> {
+    match (t, cond) {
+        (Terminator::Br { .. }, Constant::Scalar(v)) => Some(if v.as_u128() != 0 { 0 } else { 1 }),
+        (Terminator::Switch { ty, cases, .. }, Constant::Scalar(v)) => {
+            let v = v.as_u128();
+            Some(
+                cases
+                    .iter()
+                    .position(|(c, _)| *c & ty.mask() == v)
+                    .map_or(0, |i| i + 1),
+            )
+        }
+        (Terminator::IndirectBr { dests, .. }, Constant::Address(c)) => {
+            match f.consts.try_get(c)?.kind {
+                ConstKind::BlockAddr(b) => dests.iter().position(|&d| d == b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The condition operand of a conditional terminator.
+pub fn condition(t: &Terminator) -> Option<Operand> {
+    match t {
+        Terminator::Br { cond, .. } => Some(*cond),
+        Terminator::Switch { value, .. } => Some(*value),
+        Terminator::IndirectBr { addr, .. } => Some(*addr),
+        _ => None,
+    }
+}
+
+/// Evaluates a non-phi instruction with one result given the cells of its operands (`op`).
+/// Folding goes through [`crate::interp::ops`], so a folded value is exactly what the
+/// interpreter computes; an operation the interpreter reports as an error (division by zero,
+/// `MIN / -1`, an oversized shift, an out-of-range float conversion, a type mismatch) is
+/// `Overdefined`, so the trapping instruction stays. Loads, calls, allocas, geps, atomics,
+/// asm and opaque instructions are `Overdefined` (addresses are not tracked).
+pub fn eval_inst(kind: &InstKind, op: impl Fn(Operand) -> LatticeValue) -> LatticeValue {
+    use LatticeValue::{Overdefined, Unknown};
+    let fold = |r: Option<Val>| r.map_or(Overdefined, LatticeValue::scalar);
+    match kind {
+        InstKind::Binary {
+            op: bop,
+            ty,
+            lhs,
+            rhs,
+        } => {
+            let (a, b) = (op(*lhs), op(*rhs));
+            if let Some(k) = decided_binary(*bop, *ty, a, b) {
+                return k;
+            }
+            match (a, b) {
+                (Unknown, _) | (_, Unknown) => Unknown,
+                _ => match (a.as_scalar(), b.as_scalar()) {
+                    (Some(x), Some(y)) => fold(ops::binary(*bop, *ty, x, y).ok()),
+                    _ => Overdefined,
+                },
+            }
+        }
+        InstKind::Unary { op: uop, ty, arg } => match op(*arg) {
+            Unknown => Unknown,
+            a => fold(a.as_scalar().and_then(|x| ops::unary(*uop, *ty, x).ok())),
+        },
+        InstKind::Icmp { pred, ty, lhs, rhs } => {
+            let (a, b) = (op(*lhs), op(*rhs));
+            if let Some(k) = decided_icmp(*pred, *ty, a, b) {
+                return k;
+            }
+            match (a, b) {
+                (Unknown, _) | (_, Unknown) => Unknown,
+                _ => match (a.as_scalar(), b.as_scalar()) {
+                    (Some(x), Some(y)) => fold(ops::icmp(*pred, *ty, x, y).ok().map(Val::bool)),
+                    _ => Overdefined,
+                },
+            }
+        }
+        InstKind::Fcmp { pred, ty, lhs, rhs } => {
+            use crate::ir::FloatPredicate as P;
+            if matches!(pred, P::False | P::True) && ty.is_float() {
+                return LatticeValue::scalar(Val::bool(*pred == P::True));
+            }
+            let (a, b) = (op(*lhs), op(*rhs));
+            match (a, b) {
+                (Unknown, _) | (_, Unknown) => Unknown,
+                _ => match (a.as_scalar(), b.as_scalar()) {
+                    (Some(x), Some(y)) => fold(ops::fcmp(*pred, *ty, x, y).ok().map(Val::bool)),
+                    _ => Overdefined,
+                },
+            }
+        }
+        InstKind::Cast {
+            op: cop,
+            from,
+            to,
+            arg,
+        } => match op(*arg) {
+            Unknown => Unknown,
+            a => fold(
+                a.as_scalar()
+                    .and_then(|x| ops::cast(*cop, *from, *to, x).ok()),
+            ),
+        },
+        InstKind::Select {
+            cond,
+            if_true,
+            if_false,
+            ..
+        } => match op(*cond) {
+            Unknown => Unknown,
+            LatticeValue::Const(Constant::Scalar(c)) if c.ty() == Type::I1 => {
+                op(if c.as_u128() != 0 {
+                    *if_true
+                } else {
+                    *if_false
+                })
+            }
+            _ => op(*if_true).meet(op(*if_false)),
+        },
+        InstKind::Copy { src, .. } => op(*src),
+        _ => Overdefined,
+    }
+}
+
+/// A binary operation whose result one constant operand decides whatever the other is (as
+/// LLVM's SCCP does through its ranges): `x & 0 = 0`, `x * 0 = 0`, `x | -1 = -1`,
+/// `x urem 1 = 0`, `x srem 1 = 0` (width > 1; in `i1`, 1 is -1 and `MIN srem -1` traps).
+/// None of these can trap, so removing the instruction is safe.
+fn decided_binary(
+    op: crate::ir::BinaryOp,
+    ty: Type,
+    a: LatticeValue,
+    b: LatticeValue,
+) -> Option<LatticeValue> {
+    use crate::ir::BinaryOp as B;
+    if !ty.is_int() {
+        return None;
+    }
+    let bits = |c: LatticeValue| c.as_scalar().filter(|v| v.ty() == ty).map(|v| v.as_u128());
+    let zero = LatticeValue::scalar(Val::uint(ty, 0));
+    match op {
+        B::And | B::Mul if bits(a) == Some(0) || bits(b) == Some(0) => Some(zero),
+        B::Or if bits(a) == Some(ty.mask()) || bits(b) == Some(ty.mask()) => {
+            Some(LatticeValue::scalar(Val::uint(ty, ty.mask())))
+        }
+        B::URem if bits(b) == Some(1) => Some(zero),
+        B::SRem if bits(b) == Some(1) && ty.bits() > 1 => Some(zero),
+        _ => None,
+    }
+}
+
+/// An integer comparison against the extreme value of its predicate, decided whatever the
+/// other operand is: `x ult 0` is false, `x uge 0` true, `x ugt MAX` false, `x ule MAX`
+/// true, and the signed forms with `MIN`/`MAX` (either operand order).
+fn decided_icmp(
+    pred: IntPredicate,
+    ty: Type,
+    a: LatticeValue,
+    b: LatticeValue,
+) -> Option<LatticeValue> {
+    use IntPredicate as P;
+    if !ty.is_int() {
+        return None;
+    }
+    let bits = |c: LatticeValue| c.as_scalar().filter(|v| v.ty() == ty).map(|v| v.as_u128());
+    // Normalise to `x pred c` with the constant on the right.
+    let (pred, c) = match (bits(a), bits(b)) {
+        (_, Some(c)) => (pred, c),
+        (Some(c), None) => {
+            let swapped = match pred {
+                P::Ult => P::Ugt,
+                P::Ugt => P::Ult,
+                P::Ule => P::Uge,
+                P::Uge => P::Ule,
+                P::Slt => P::Sgt,
+                P::Sgt => P::Slt,
+                P::Sle => P::Sge,
+                P::Sge => P::Sle,
+                p => p,
+            };
+            (swapped, c)
+        }
+        (None, None) => return None,
+    };
+    let (umax, smin) = (ty.mask(), 1u128 << (ty.bits() - 1));
+    let smax = smin - 1;
+    let r = match pred {
+        P::Ult if c == 0 => false,
+        P::Uge if c == 0 => true,
+        P::Ugt if c == umax => false,
+        P::Ule if c == umax => true,
+        P::Slt if c == smin => false,
+        P::Sge if c == smin => true,
+        P::Sgt if c == smax => false,
+        P::Sle if c == smax => true,
+        _ => return None,
+    };
+    Some(LatticeValue::scalar(Val::bool(r)))
+}
+
+/// Reusable scratch of the fallback folder.
+#[derive(Default, Debug)]
+pub struct Folder {
+    cells: Vec<LatticeValue>,
+    const_cells: Vec<LatticeValue>,
+    live: BitSet,
+    cfg: Cfg,
+}
+
+impl Folder {
+    /// An empty folder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Folds `f` locally and rewrites it with `rewriter`; returns what changed.
+    /// `f` must be valid for the verifier (as after a failed-by-limit SCCP analysis, which
+    /// has checked every reference).
+    pub fn fold(&mut self, f: &mut Function, rewriter: &mut Rewriter) -> RewriteStats {
+        self.cfg.compute(&*f);
+        self.cells.clear();
+        self.cells.resize(f.values.len(), LatticeValue::Overdefined);
+        self.const_cells.clear();
+        self.const_cells.extend((0..f.consts.len()).map(|c| {
+            let c = Const::new(c);
+            Constant::of_pool(c, f.consts.get(c))
+                .map_or(LatticeValue::Overdefined, LatticeValue::Const)
+        }));
+        for &b in self.cfg.rpo() {
+            for &i in &f.blocks[b.index()].insts {
+                let d = &f.insts[i.index()];
+                let Some(v) = d.result() else { continue };
+                if matches!(d.kind, InstKind::Phi { .. }) {
+                    continue;
+                }
+                let (cells, consts) = (&self.cells, &self.const_cells);
+                let cell = eval_inst(&d.kind, |o| match o {
+                    Operand::Value(v) => cells[v.index()],
+                    Operand::Const(c) => consts[c.index()],
+                });
+                // Every cell starts Overdefined, so Unknown cannot arise; keep it safe anyway.
+                if let LatticeValue::Const(_) = cell {
+                    self.cells[v.index()] = cell;
+                }
+            }
+        }
+        self.live.reset(f.blocks.len());
+        for (b, bd) in f.blocks.iter().enumerate() {
+            if !bd.dead {
+                self.live.insert(b);
+            }
+        }
+        rewriter.apply(f, &self.cells, &self.live)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::BinaryOp;
+
+    /// Every rule that decides a result from one operand agrees with the interpreter on
+    /// every value of the other operand (exhaustive in i8 and i1), and never hides a trap.
+    #[test]
+    fn decided_rules_agree_with_the_interpreter() {
+        for ty in [Type::I1, Type::I8] {
+            let n = 1u128 << ty.bits();
+            let consts: Vec<LatticeValue> = (0..n)
+                .map(|c| LatticeValue::scalar(Val::uint(ty, c)))
+                .collect();
+            for &k in &consts {
+                for x in 0..n {
+                    let xv = Val::uint(ty, x);
+                    let kv = k.as_scalar().unwrap();
+                    let over = LatticeValue::Overdefined;
+                    for op in BinaryOp::ALL.iter().copied().filter(|o| !o.is_float()) {
+                        for (a, b, l, r) in [(k, over, kv, xv), (over, k, xv, kv)] {
+                            if let Some(d) = decided_binary(op, ty, a, b) {
+                                let exact = ops::binary(op, ty, l, r).ok();
+                                assert_eq!(
+                                    Some(d),
+                                    exact.map(LatticeValue::scalar),
+                                    "{op} {l} {r}"
+                                );
+                            }
+                        }
+                    }
+                    for &pred in IntPredicate::ALL {
+                        for (a, b, l, r) in [(k, over, kv, xv), (over, k, xv, kv)] {
+                            if let Some(d) = decided_icmp(pred, ty, a, b) {
+                                let exact = ops::icmp(pred, ty, l, r).unwrap();
+                                assert_eq!(
+                                    d,
+                                    LatticeValue::scalar(Val::bool(exact)),
+                                    "{pred} {l} {r}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

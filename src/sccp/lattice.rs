@@ -1,0 +1,211 @@
+//! The SCCP lattice: one cell per SSA value (Wegman & Zadeck 1991, section 3; 003 "Value
+//! Evaluation"; DESIGN.md 4 for the names).
+//!
+//! ```text
+//!                        Unknown                 (top: no evidence yet; "Top" in 003)
+//!          /      /      |       \        \
+//!   Const(0) Const(1)  ... Const(@g) ... Const(c)   (one constant on every execution)
+//!          \      \      |       /        /
+//!                      Overdefined               (bottom: may vary; "Bottom" in 003)
+//! ```
+//!
+//! A cell only moves down, at most twice: `Unknown -> Const(c) -> Overdefined`, or straight
+//! to `Overdefined`. [`LatticeValue::meet`] is the greatest lower bound; [`LatticeValue::rank`]
+//! numbers the levels so that the solver's debug check "a cell never moves up" is one
+//! comparison (plus "a constant never changes to another constant").
+//!
+//! Constants ([`Constant`]) are either scalars with exactly the interpreter's representation
+//! ([`Val`]: integers masked to their width, floats as IEEE bit patterns, pointers as 64-bit
+//! addresses, `null` as pointer 0) so that folding calls [`crate::interp::ops`] directly and
+//! can never disagree with execution, or link-time addresses (a `@symbol` or
+//! `blockaddress(...)` constant of the pool, kept by handle). Two constants are equal when
+//! they are bit-identical: `+0.0` and `-0.0` differ, a NaN equals itself only with the same
+//! payload. `undef` is the zero of its type, as in the interpreter (so SCCP does not exploit
+//! `undef` the way LLVM does; doing so would make folding and the oracle disagree).
+//!
+//! Invariants: a `Const` cell's value has the type of the SSA value it describes.
+//! Complexity: every operation is O(1).
+
+use crate::interp::Val;
+use crate::ir::{Const, ConstData, ConstKind, ConstPool, Type};
+
+/// A constant known to the solver.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Constant {
+    /// A scalar with the interpreter's representation.
+    Scalar(Val),
+    /// A link-time address (`@symbol` or `blockaddress`) of the function's constant pool;
+    /// it takes part in phis, selects and copies but no arithmetic folds on it.
+    Address(Const),
+}
+
+impl Constant {
+    /// The constant of a pool entry: scalars for integers, floats, `null` and `undef` (the
+    /// zero of its type), addresses by handle. `None` for a constant that fits no value
+    /// (a `void` constant, a kind that does not match its type).
+    pub fn of_pool(c: Const, data: ConstData) -> Option<Constant> {
+        match data.kind {
+            ConstKind::SymbolAddr(_) | ConstKind::BlockAddr(_) if data.ty == Type::Ptr => {
+                Some(Constant::Address(c))
+            }
+            _ => Val::from_const(data, |_| None, |_| None)
+                .ok()
+                .map(Constant::Scalar),
+        }
+    }
+
+    /// The pool entry describing this constant, interned into `pool` (scalars), or the
+    /// original handle (addresses). `None` for a non-null pointer scalar, which has no text
+    /// form (it stays computed by its instruction).
+    pub fn to_pool(self, pool: &mut ConstPool) -> Option<Const> {
+        let data = match self {
+            Constant::Address(c) => return Some(c),
+            Constant::Scalar(Val::Int { ty, bits }) => ConstData::int(ty, bits),
+            Constant::Scalar(Val::Float { ty, bits }) => ConstData {
+                ty,
+                kind: ConstKind::Float(bits),
+            },
+            Constant::Scalar(Val::Ptr(0)) => ConstData {
+                ty: Type::Ptr,
+                kind: ConstKind::Null,
+            },
+            Constant::Scalar(Val::Ptr(_)) => return None,
+        };
+        Some(pool.intern(data))
+    }
+
+    /// The scalar, if this is one.
+    pub fn scalar(self) -> Option<Val> {
+        match self {
+            Constant::Scalar(v) => Some(v),
+            Constant::Address(_) => None,
+        }
+    }
+}
+
+/// The lattice value of one SSA value (see the module doc for the drawing).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum LatticeValue {
+    /// Top: not yet known to have any value (not executed so far).
+    #[default]
+    Unknown,
+    /// The same constant on every execution.
+    Const(Constant),
+    /// Bottom: may take more than one value.
+    Overdefined,
+}
+
+impl LatticeValue {
+    /// A scalar constant cell.
+    pub fn scalar(v: Val) -> Self {
+        LatticeValue::Const(Constant::Scalar(v))
+    }
+
+    /// The greatest lower bound: `Unknown` is the identity, `Overdefined` absorbs, two
+    /// different constants meet at `Overdefined`.
+    #[inline]
+    pub fn meet(self, other: LatticeValue) -> LatticeValue {
+        match (self, other) {
+            (LatticeValue::Unknown, x) | (x, LatticeValue::Unknown) => x,
+            (LatticeValue::Const(a), LatticeValue::Const(b)) if a == b => self,
+            _ => LatticeValue::Overdefined,
+        }
+    }
+
+    /// Height from the top: `Unknown` 0, `Const` 1, `Overdefined` 2.
+    #[inline]
+    pub fn rank(self) -> u8 {
+        match self {
+            LatticeValue::Unknown => 0,
+            LatticeValue::Const(_) => 1,
+            LatticeValue::Overdefined => 2,
+        }
+    }
+
+    /// True if moving from `self` to `new` goes down the lattice or stays (the monotonicity
+    /// the solver checks in debug builds).
+    #[inline]
+    pub fn allows(self, new: LatticeValue) -> bool {
+        self.rank() < new.rank() || self == new
+    }
+
+    /// The constant, if the cell holds one.
+    #[inline]
+    pub fn constant(self) -> Option<Constant> {
+        match self {
+            LatticeValue::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The scalar constant, if the cell holds one.
+    #[inline]
+    pub fn as_scalar(self) -> Option<Val> {
+        self.constant().and_then(Constant::scalar)
+    }
+}
+
+impl std::fmt::Display for LatticeValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LatticeValue::Unknown => f.write_str("unknown"),
+            LatticeValue::Const(Constant::Scalar(v)) => write!(f, "const {v}"),
+            LatticeValue::Const(Constant::Address(c)) => write!(f, "const address {c}"),
+            LatticeValue::Overdefined => f.write_str("overdefined"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meet_table() {
+        let one = LatticeValue::scalar(Val::int(Type::I32, 1));
+        let two = LatticeValue::scalar(Val::int(Type::I32, 2));
+        let (u, o) = (LatticeValue::Unknown, LatticeValue::Overdefined);
+        assert_eq!(u.meet(one), one);
+        assert_eq!(one.meet(u), one);
+        assert_eq!(one.meet(one), one);
+        assert_eq!(one.meet(two), o);
+        assert_eq!(o.meet(one), o);
+        assert_eq!(u.meet(u), u);
+        assert_eq!(u.meet(o), o);
+        let pz = LatticeValue::scalar(Val::f64(0.0));
+        let nz = LatticeValue::scalar(Val::f64(-0.0));
+        assert_eq!(pz.meet(nz), o, "+0.0 and -0.0 are different constants");
+        let nan = LatticeValue::scalar(Val::f64(f64::NAN));
+        assert_eq!(nan.meet(nan), nan);
+    }
+
+    #[test]
+    fn monotonicity_check() {
+        let one = LatticeValue::scalar(Val::int(Type::I32, 1));
+        let two = LatticeValue::scalar(Val::int(Type::I32, 2));
+        assert!(LatticeValue::Unknown.allows(one));
+        assert!(one.allows(LatticeValue::Overdefined));
+        assert!(!one.allows(two));
+        assert!(!one.allows(LatticeValue::Unknown));
+        assert!(!LatticeValue::Overdefined.allows(one));
+    }
+
+    #[test]
+    fn pool_round_trip() {
+        let mut pool = ConstPool::default();
+        let c = pool.intern(ConstData::int(Type::I8, 0xff));
+        let k = Constant::of_pool(c, pool.get(c)).unwrap();
+        assert_eq!(k, Constant::Scalar(Val::int(Type::I8, -1)));
+        assert_eq!(k.to_pool(&mut pool), Some(c));
+        let undef = ConstData {
+            ty: Type::F64,
+            kind: ConstKind::Undef,
+        };
+        let u = pool.intern(undef);
+        assert_eq!(
+            Constant::of_pool(u, undef),
+            Some(Constant::Scalar(Val::f64(0.0)))
+        );
+        assert_eq!(Constant::Scalar(Val::Ptr(8)).to_pool(&mut pool), None);
+    }
+}

@@ -1,0 +1,471 @@
+//! The SCCP analysis: executable edges and one lattice cell per SSA value, to a fixpoint.
+//!
+//! Algorithm: Wegman & Zadeck, "Constant propagation with conditional branches" (TOPLAS 13(2),
+//! 1991), the SCC variant with two worklists, as laid out in 003 ("Worklist Algorithm"):
+//!
+//! 1. *Initialization*: every cell `Unknown` except parameters and block parameters
+//!    (`Overdefined`); no edge executable; the entry block is made reachable, which queues
+//!    its instructions and terminator.
+//! 2. *CFG-edge worklist*: an edge that becomes executable makes its target reachable (first
+//!    time: queue all its instructions and its terminator) or else re-queues the target's
+//!    phis, which now have one more executable incoming edge.
+//! 3. *SSA worklist*: an item is an instruction or a block's terminator. An instruction in a
+//!    reachable block is evaluated ([`eval_inst`], phis over executable incoming edges only);
+//!    if its cell changes, every user of the value is queued. An evaluation that yields
+//!    `Unknown` (an operand has no value yet) leaves the cell as it is: with the rules where
+//!    one constant operand decides (`x | -1`), a cell can be `Const` before all its operands
+//!    are known, and it must not move back up (LLVM's solver behaves the same way). A terminator marks the edges its
+//!    condition allows: `Unknown` none, `Const` the one taken (`br`, `switch`, `indirect_br`
+//!    of a `blockaddress`), `Overdefined` all. `asm goto` labels are always executable.
+//! 4. Both worklists are drained alternately until both are empty. Then a reachable block
+//!    whose branch condition is still `Unknown` (only possible in IR the verifier rejects) is
+//!    forced to take all its edges, and solving resumes; this guarantees that every
+//!    successor edge of a reachable block left unresolved is executable.
+//!
+//! Edges are keyed by (block, successor index): edge ids are `succ_start[b] + i`, with the
+//! terminator's successors first and then the block's `asm goto` labels (the order of
+//! [`crate::analysis::Cfg`]), so the two edges of `br c, block2, block2` are distinct.
+//! A phi entry naming predecessor `P` is live when any edge from `P` to the phi's block is
+//! executable (with duplicate edges the interpreter reads the first entry naming `P`; meeting
+//! every entry of `P` is a safe over-approximation).
+//!
+//! Memory limit (003): the estimate is 24 bytes per cell that has left `Unknown` (the entries
+//! 003's map would hold); it is checked after every worklist item and exceeding it returns
+//! [`SccpError::MemoryLimit`] with no partial result.
+//!
+//! Data (DESIGN.md 2, rules 5 and 6): the function is read once into dense scratch: edge
+//! targets in CSR form, the block of every listed instruction, def-use lists in CSR form
+//! (users are instructions or terminators), and the lattice cell of every pool constant.
+//! Every table is a `Vec` keyed by a dense index, cleared but never dropped between functions.
+//!
+//! Invariants: the 003 lattice is stored densely: "lattice map" = `values[Value]` (the
+//! entries are the non-`Unknown` cells), "reachable blocks" and "executable edges" are
+//! bitsets. Cells move only down ([`LatticeValue::allows`], checked in debug builds and
+//! counted in [`SccpResult::monotonicity_violations`]); an executable edge's target is
+//! reachable; the entry block is reachable (checked by [`SccpResult::validate`] in debug
+//! builds).
+//!
+//! Complexity: O(instructions + operands + edges) to read the function; each cell changes at
+//! most twice and each change re-queues its users, each edge is marked once and queues the
+//! target's phis once, so the fixpoint is O(uses + edges * phis-per-block) evaluations, each
+//! O(operands) (phi entries: O(successors of the predecessor)).
+
+use super::fold::{condition, eval_inst, resolved_successor};
+use super::lattice::{Constant, LatticeValue};
+use super::{BitSet, SccpError, SccpResult};
+use crate::ir::{Block, Function, InstKind, Operand, Terminator, Value, ValueDef};
+
+/// Bytes charged per lattice entry by the memory estimate (003).
+pub const LATTICE_ENTRY_BYTES: usize = 24;
+
+const NONE: u32 = u32::MAX;
+/// Worklist and user-list items with this bit set name a block's terminator.
+const TERM: u32 = 1 << 31;
+
+/// The SCCP solver with its reusable scratch (see the module doc).
+#[derive(Default, Debug)]
+pub struct Solver {
+    result: SccpResult,
+    /// `inst_block[Inst]`: the live block listing the instruction, or `NONE`.
+    inst_block: Vec<u32>,
+    /// Def-use lists: `use_start[v]..use_start[v + 1]` indexes `users`.
+    use_start: Vec<u32>,
+    /// Users: an instruction index, or `TERM | block` for a terminator.
+    users: Vec<u32>,
+    /// (value, user) pairs collected while counting, scattered into `users`.
+    pairs: Vec<(u32, u32)>,
+    /// The cell of every pool constant.
+    const_cells: Vec<LatticeValue>,
+    /// Queued edge ids.
+    edge_work: Vec<u32>,
+    /// Queued instructions and terminators.
+    work: Vec<u32>,
+    /// Reachable blocks whose `Unknown` branch condition was forced to take every edge.
+    forced: BitSet,
+    /// Cells not `Unknown` (the 003 lattice map's size).
+    entries: usize,
+}
+
+impl Solver {
+    /// An empty solver.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The result of the last [`Solver::analyze`]; empty after one that failed (003: no
+    /// partial result).
+    pub fn result(&self) -> &SccpResult {
+        &self.result
+    }
+
+    /// Runs SCCP on `f` (003 `sccp_analysis`): reads `f` into scratch, solves to the
+    /// fixpoint and returns the result.
+    ///
+    /// # Errors
+    /// [`SccpError::InvalidCfg`] for a successor that is out of range or dead,
+    /// [`SccpError::InvalidInstruction`] for a listed instruction out of range,
+    /// [`SccpError::InvalidSsa`] for an operand or result value that is out of range or
+    /// never defined, [`SccpError::InvalidConstant`] for a constant operand out of range of
+    /// the pool, [`SccpError::MemoryLimit`] when more than `memory_limit` bytes of
+    /// lattice entries (24 each) are live. After an error the result is unspecified.
+    pub fn analyze(&mut self, f: &Function, memory_limit: usize) -> Result<&SccpResult, SccpError> {
+        if let Err(e) = self.load(f).and_then(|()| self.solve(f, memory_limit)) {
+            // All or nothing (003): no partial result survives an error.
+            self.result.clear();
+            return Err(e);
+        }
+        self.summarize(f);
+        if cfg!(debug_assertions) {
+            if let Err(e) = self.result.validate(f) {
+                panic!("SCCP result of @{} is invalid: {e}", f.name);
+            }
+        }
+        Ok(&self.result)
+    }
+
+    /// Copies what the solver needs out of `f` into dense tables, checking references.
+    fn load(&mut self, f: &Function) -> Result<(), SccpError> {
+        let (nb, ni, nv) = (f.blocks.len(), f.insts.len(), f.values.len());
+        let r = &mut self.result;
+        r.succ_start.clear();
+        r.succ_block.clear();
+        r.succ_start.reserve(nb + 1);
+        r.succ_start.push(0);
+        self.inst_block.clear();
+        self.inst_block.resize(ni, NONE);
+        self.use_start.clear();
+        self.use_start.resize(nv + 2, 0);
+        self.pairs.clear();
+        let live = |b: Block| b.index() < nb && !f.blocks[b.index()].dead;
+        let mut bad_value = None;
+        // Pass 1: edges, instruction blocks, use counts (in use_start[v + 2]).
+        for (bi, bd) in f.blocks.iter().enumerate() {
+            if !bd.dead {
+                let mut bad_block = None;
+                let mut edge = |s: Block| {
+                    if live(s) {
+                        r.succ_block.push(s);
+                    } else {
+                        bad_block = Some(s);
+                    }
+                };
+                bd.terminator.for_each_successor(&mut edge);
+                for &i in &bd.insts {
+                    let Some(d) = f.insts.get(i.index()) else {
+                        return Err(SccpError::InvalidInstruction { inst: i });
+                    };
+                    self.inst_block[i.index()] = bi as u32;
+                    if let InstKind::InlineAsm(asm) = &d.kind {
+                        asm.goto_labels.iter().for_each(|&s| edge(s));
+                    }
+                    for &v in &d.results {
+                        if v.index() >= nv {
+                            return Err(SccpError::InvalidSsa { value_id: v });
+                        }
+                    }
+                    let pairs = &mut self.pairs;
+                    d.kind.for_each_operand(|o| {
+                        if let Some(v) = check_use(o, f, &mut self.use_start, &mut bad_value) {
+                            pairs.push((v, i.0));
+                        }
+                    });
+                }
+                if let Some(s) = bad_block {
+                    return Err(SccpError::InvalidCfg { block_id: s });
+                }
+                let pairs = &mut self.pairs;
+                bd.terminator.for_each_operand(|o| {
+                    if let Some(v) = check_use(o, f, &mut self.use_start, &mut bad_value) {
+                        pairs.push((v, TERM | bi as u32));
+                    }
+                });
+                match bad_value {
+                    Some(Operand::Value(v)) => return Err(SccpError::InvalidSsa { value_id: v }),
+                    Some(Operand::Const(c)) => {
+                        return Err(SccpError::InvalidConstant { constant: c })
+                    }
+                    None => {}
+                }
+            }
+            r.succ_start.push(r.succ_block.len() as u32);
+        }
+        // Prefix sums: use_start[v + 1] becomes the start of v's users.
+        for v in 0..nv {
+            self.use_start[v + 2] += self.use_start[v + 1];
+        }
+        self.users.clear();
+        self.users.resize(self.use_start[nv + 1] as usize, 0);
+        // Scatter the (value, user) pairs of pass 1 (use_start[v + 1] advances to the end
+        // of v's list), so instructions are decoded once.
+        for &(v, user) in &self.pairs {
+            let at = &mut self.use_start[v as usize + 1];
+            self.users[*at as usize] = user;
+            *at += 1;
+        }
+        self.const_cells.clear();
+        self.const_cells.extend((0..f.consts.len()).map(|c| {
+            let c = crate::ir::Const::new(c);
+            Constant::of_pool(c, f.consts.get(c))
+                .map_or(LatticeValue::Overdefined, LatticeValue::Const)
+        }));
+        let r = &mut self.result;
+        r.values.clear();
+        r.values.resize(nv, LatticeValue::Unknown);
+        r.reachable.reset(nb);
+        r.executable.reset(r.succ_block.len());
+        r.foldable_count = 0;
+        r.resolvable_branches = 0;
+        r.monotonicity_violations = 0;
+        self.forced.reset(nb);
+        self.edge_work.clear();
+        self.work.clear();
+        self.entries = 0;
+        for (i, d) in f.values.iter().enumerate() {
+            if matches!(d.def, ValueDef::Param(_) | ValueDef::BlockParam(..)) {
+                r.values[i] = LatticeValue::Overdefined;
+                self.entries += 1;
+            }
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn cell(&self, o: Operand) -> LatticeValue {
+        match o {
+            Operand::Value(v) => self.result.values[v.index()],
+            Operand::Const(c) => self.const_cells[c.index()],
+        }
+    }
+
+    fn solve(&mut self, f: &Function, memory_limit: usize) -> Result<(), SccpError> {
+        if f.blocks.is_empty() || f.blocks[0].dead {
+            return Err(SccpError::InvalidCfg { block_id: Block(0) });
+        }
+        self.reach(f, 0);
+        let limit_entries = memory_limit / LATTICE_ENTRY_BYTES;
+        loop {
+            while !self.edge_work.is_empty() || !self.work.is_empty() {
+                while let Some(e) = self.edge_work.pop() {
+                    let t = self.result.succ_block[e as usize].index();
+                    if self.result.reachable.contains(t) {
+                        // One more executable incoming edge: re-evaluate the phis.
+                        for &i in &f.blocks[t].insts {
+                            if !matches!(f.insts[i.index()].kind, InstKind::Phi { .. }) {
+                                break;
+                            }
+                            self.work.push(i.0);
+                        }
+                    } else {
+                        self.reach(f, t);
+                    }
+                }
+                while let Some(item) = self.work.pop() {
+                    if item & TERM != 0 {
+                        self.visit_terminator(f, (item & !TERM) as usize);
+                    } else {
+                        self.visit_inst(f, item as usize);
+                    }
+                    if self.entries > limit_entries {
+                        return Err(SccpError::MemoryLimit {
+                            function_name: f.name.clone(),
+                            limit: memory_limit,
+                        });
+                    }
+                }
+            }
+            // Fixpoint. Force branches still waiting on an `Unknown` condition.
+            let mut forced_any = false;
+            for b in 0..f.blocks.len() {
+                if !self.result.reachable.contains(b) || self.forced.contains(b) {
+                    continue;
+                }
+                let t = &f.blocks[b].terminator;
+                if condition(t).is_some_and(|c| self.cell(c) == LatticeValue::Unknown) {
+                    self.forced.insert(b);
+                    self.work.push(TERM | b as u32);
+                    forced_any = true;
+                }
+            }
+            if !forced_any {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Makes block `b` reachable: queues its instructions and its terminator.
+    fn reach(&mut self, f: &Function, b: usize) {
+        self.result.reachable.insert(b);
+        self.work.push(TERM | b as u32);
+        self.work
+            .extend(f.blocks[b].insts.iter().rev().map(|i| i.0));
+    }
+
+    fn mark_edge(&mut self, e: usize) {
+        if self.result.executable.insert(e) {
+            self.edge_work.push(e as u32);
+        }
+    }
+
+    fn visit_terminator(&mut self, f: &Function, b: usize) {
+        let t = &f.blocks[b].terminator;
+        let (s, e) = (
+            self.result.succ_start[b] as usize,
+            self.result.succ_start[b + 1] as usize,
+        );
+        let n = t.num_successors();
+        let cond = match condition(t) {
+            Some(_) if self.forced.contains(b) => LatticeValue::Overdefined,
+            Some(c) => self.cell(c),
+            None => LatticeValue::Overdefined,
+        };
+        match cond {
+            LatticeValue::Unknown => {}
+            LatticeValue::Const(c) => match resolved_successor(f, t, c) {
+                Some(i) => {
+                    let target = self.result.succ_block[s + i];
+                    for k in 0..n {
+                        // An `indirect_br` takes every edge to its block; `br`/`switch` one.
+                        let same = matches!(t, Terminator::IndirectBr { .. })
+                            && self.result.succ_block[s + k] == target;
+                        if k == i || same {
+                            self.mark_edge(s + k);
+                        }
+                    }
+                }
+                None => (s..s + n).for_each(|k| self.mark_edge(k)),
+            },
+            LatticeValue::Overdefined => (s..s + n).for_each(|k| self.mark_edge(k)),
+        }
+        // `asm goto` labels: the asm may jump there whenever the block runs.
+        (s + n..e).for_each(|k| self.mark_edge(k));
+    }
+
+    fn visit_inst(&mut self, f: &Function, i: usize) {
+        let b = self.inst_block[i];
+        if b == NONE || !self.result.reachable.contains(b as usize) {
+            return;
+        }
+        let d = &f.insts[i];
+        let new = match &d.kind {
+            _ if d.results.len() != 1 => LatticeValue::Overdefined,
+            InstKind::Phi { incoming, .. } => {
+                let mut acc = LatticeValue::Unknown;
+                for &(p, o) in incoming {
+                    if self.pred_edge_executable(p, b as usize) {
+                        acc = acc.meet(self.cell(o));
+                        if acc == LatticeValue::Overdefined {
+                            break;
+                        }
+                    }
+                }
+                acc
+            }
+            kind => eval_inst(kind, |o| self.cell(o)),
+        };
+        for k in 0..d.results.len() {
+            self.set(d.results[k], new);
+        }
+    }
+
+    /// True if some edge from `p` to block `b` is executable.
+    #[inline]
+    fn pred_edge_executable(&self, p: Block, b: usize) -> bool {
+        let r = &self.result;
+        // A phi naming an out-of-range block has no executable entry (the verifier rejects it).
+        let (Some(&s), Some(&e)) = (r.succ_start.get(p.index()), r.succ_start.get(p.index() + 1))
+        else {
+            return false;
+        };
+        (s..e).any(|k| r.succ_block[k as usize].index() == b && r.executable.contains(k as usize))
+    }
+
+    /// Lowers the cell of `v` to `new`; on a change queues every user.
+    fn set(&mut self, v: Value, new: LatticeValue) {
+        let old = self.result.values[v.index()];
+        // `Unknown` means "no evidence yet": it never overrides what a cell already knows.
+        // (With the absorbing rules, `x | -1` can be `Const(-1)` while `x` is `Unknown`;
+        // when the `-1` later drops to `Overdefined`, the evaluation waits on `x` again, and
+        // the cell keeps its value until `x` arrives, as in LLVM's solver.)
+        if old == new || new == LatticeValue::Unknown {
+            return;
+        }
+        if !old.allows(new) {
+            debug_assert!(false, "SCCP cell of {v} moved up: {old} -> {new}");
+            self.result.monotonicity_violations += 1;
+            return;
+        }
+        if old == LatticeValue::Unknown {
+            self.entries += 1;
+        }
+        self.result.values[v.index()] = new;
+        let (s, e) = (
+            self.use_start[v.index()] as usize,
+            self.use_start[v.index() + 1] as usize,
+        );
+        self.work.extend_from_slice(&self.users[s..e]);
+    }
+
+    /// Counts foldable instructions and resolvable branches of reachable blocks.
+    fn summarize(&mut self, f: &Function) {
+        let r = &mut self.result;
+        for (b, bd) in f.blocks.iter().enumerate() {
+            if !r.reachable.contains(b) {
+                continue;
+            }
+            r.foldable_count += bd
+                .insts
+                .iter()
+                .filter(|i| {
+                    let d = &f.insts[i.index()];
+                    d.result()
+                        .is_some_and(|v| r.values[v.index()].constant().is_some())
+                })
+                .count();
+            let t = &bd.terminator;
+            let cond = condition(t).map(|o| match o {
+                Operand::Value(v) => r.values[v.index()],
+                Operand::Const(c) => self.const_cells[c.index()],
+            });
+            if let Some(LatticeValue::Const(c)) = cond {
+                if resolved_successor(f, t, c).is_some() {
+                    r.resolvable_branches += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Checks an operand; for a value, counts the use (in `use_start[v + 2]`) and returns it.
+fn check_use(
+    o: Operand,
+    f: &Function,
+    use_start: &mut [u32],
+    bad: &mut Option<Operand>,
+) -> Option<u32> {
+    match o {
+        Operand::Value(v) => match f.values.get(v.index()) {
+            Some(d) if d.def != ValueDef::Unused => {
+                use_start[v.index() + 2] += 1;
+                return Some(v.0);
+            }
+            _ => *bad = Some(o),
+        },
+        Operand::Const(c) => {
+            if c.index() >= f.consts.len() {
+                *bad = Some(o);
+            }
+        }
+    }
+    None
+}
+
+/// Runs SCCP on one function with a fresh solver (003's `sccp_analysis`; batch code keeps a
+/// [`Solver`] to reuse its scratch).
+///
+/// # Errors
+/// As [`Solver::analyze`].
+pub fn sccp_analysis(f: &Function, memory_limit: usize) -> Result<SccpResult, SccpError> {
+    let mut s = Solver::new();
+    s.analyze(f, memory_limit)?;
+    Ok(s.result)
+}

@@ -1,0 +1,344 @@
+//! SSA construction (mem2reg), phi elimination and phi to block-parameter conversion
+//! (specification 002; DESIGN.md 1, 4).
+//!
+//! What: [`promote`] turns memory-form locals (`alloca` slots accessed only by loads and
+//! stores) into SSA values and phis, in the classic steps of Cytron et al., "Efficiently
+//! Computing Static Single Assignment Form and the Control Dependence Graph" (1991), on the
+//! Cooper-Harvey-Kennedy dominator tree and frontiers of [`crate::analysis`] (2001):
+//!
+//! 1. [`promotable`]: which allocas can be promoted, and where each is defined and read;
+//! 2. [`place_phis`]: iterated dominance frontiers of the defining blocks, pruned by
+//!    liveness (no phi where the variable is dead, so at most minimal SSA's phi count:
+//!    DESIGN.md 4), and the phi copy-cost limit [`MAX_PHI_COPY_COST`];
+//! 3. [`rename`]: one iterative walk of the dominator tree with per-alloca definition
+//!    stacks; promoted loads disappear and their uses read the current definition directly
+//!    (002 describes `copy` instructions; we rewrite uses instead, which leaves fewer
+//!    instructions and the same values), stores and the promoted allocas disappear.
+//!
+//! [`phi_elim`] leaves SSA for the backend (copies in predecessors, lost-copy temporaries,
+//! trampolines on critical edges; phase [`Phase::Destructed`](crate::ir::Phase)), and
+//! [`block_params`] converts phis to block parameters and branch arguments instead.
+//!
+//! Two invocations (002): [`promote_allocas`] skips the first N entry-block allocas (N =
+//! number of parameters: the inliner stores arguments into them); [`promote_allocas_with_params`]
+//! includes them unless nothing in the IR stores to them. The pipeline pass `mem2reg` uses
+//! the second by default (strata has no inliner between the two: after import every
+//! parameter alloca is an ordinary local with an explicit store), selectable with the
+//! [`Mem2RegConfig`](systems::Mem2RegConfig) resource.
+//!
+//! Decisions beyond 002 (each documented where it is implemented):
+//! - an alloca kills its slot's value (it yields a fresh, zeroed slot each time it executes,
+//!   as in the interpreter), so a slot is never live-in at its alloca's block and no phi
+//!   ever lands in the entry block, even when the entry is a loop header;
+//! - type-punned loads and stores, volatile accesses, atomics, opaque uses and read-write
+//!   (`+`) asm outputs disqualify, like the escapes 002 lists;
+//! - `asm goto` labels reached from a block that defines a slot after the asm become phi
+//!   sites, so each edge carries its own value (002's snapshots, made exact);
+//! - phi entries for edges from unreachable predecessors carry the slot's zero.
+//!
+//! The systems in [`systems`] wrap these functions for the schedule (stages `Mem2Reg` and
+//! `OutOfSsa`) through [`with_function`](crate::engine::world::with_function).
+//!
+//! Complexity of [`promote`]: O(instructions + operands) for scanning and renaming, plus per
+//! promoted alloca O(live region + |DF+(defs)|) for liveness and placement; everything in
+//! dense, reusable vectors ([`Mem2RegScratch`]); no recursion (100k-block functions).
+
+pub mod block_params;
+pub mod phi_elim;
+pub mod place_phis;
+pub mod promotable;
+pub mod rename;
+pub mod systems;
+
+pub use block_params::{convert_phis_to_block_params, BlockParamScratch, BlockParamStats};
+pub use phi_elim::{eliminate_phis, PhiElimScratch, PhiElimStats};
+pub use promotable::ParamAllocas;
+pub use systems::configure;
+
+use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
+use crate::engine::PassStats;
+use crate::ir::{Block, Function, Phase, Value};
+use bevy_ecs::resource::Resource;
+
+/// Largest alloca (allocation size and type size, in bytes) that can live in a register
+/// (002: the width of a general-purpose register on a 64-bit target).
+pub const MAX_PROMOTABLE_ALLOCA_SIZE: usize = 8;
+
+/// Most copies (phis times predecessor edges) that promotion may create in one function
+/// before the most expensive allocas are dropped from promotion (002 step 5).
+pub const MAX_PHI_COPY_COST: usize = 50_000;
+
+/// Why an alloca was not promoted; each reason is its own statistic.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Reject {
+    /// Allocation or type larger than [`MAX_PROMOTABLE_ALLOCA_SIZE`].
+    Size,
+    /// A `volatile` alloca.
+    Volatile,
+    /// A volatile load or store of the slot.
+    VolatileAccess,
+    /// A load or store of another type than the alloca's (DESIGN.md 4).
+    TypePunned,
+    /// The address is a call argument or callee.
+    EscapeCall,
+    /// The address is stored to memory.
+    EscapeStoredValue,
+    /// The address is a `gep` base.
+    EscapeGep,
+    /// The address is an inline-asm input.
+    EscapeAsmInput,
+    /// The address is used by a terminator.
+    EscapeTerminator,
+    /// Any other use of the address (casts, compares, selects, phis, atomics, opaque).
+    EscapeOther,
+    /// A memory-constraint asm output (`=m`, `=o`, `=V`, `=p`) writes the slot.
+    AsmMemoryOutput,
+    /// A read-write (`+`) asm output reads the slot through memory.
+    AsmReadWrite,
+    /// A parameter alloca skipped by [`ParamAllocas::Skip`].
+    ParamSkipped,
+    /// A parameter alloca with no IR-visible store.
+    ParamWithoutStore,
+    /// Dropped by the phi copy-cost limit.
+    PhiCost,
+}
+
+impl Reject {
+    /// Every reason, in statistic order.
+    pub const ALL: [Reject; 15] = [
+        Reject::Size,
+        Reject::Volatile,
+        Reject::VolatileAccess,
+        Reject::TypePunned,
+        Reject::EscapeCall,
+        Reject::EscapeStoredValue,
+        Reject::EscapeGep,
+        Reject::EscapeAsmInput,
+        Reject::EscapeTerminator,
+        Reject::EscapeOther,
+        Reject::AsmMemoryOutput,
+        Reject::AsmReadWrite,
+        Reject::ParamSkipped,
+        Reject::ParamWithoutStore,
+        Reject::PhiCost,
+    ];
+
+    /// The statistic name (`rejected_<reason>`).
+    pub fn stat_name(self) -> &'static str {
+        match self {
+            Reject::Size => "rejected_size",
+            Reject::Volatile => "rejected_volatile",
+            Reject::VolatileAccess => "rejected_volatile_access",
+            Reject::TypePunned => "rejected_type_punned",
+            Reject::EscapeCall => "rejected_escape_call",
+            Reject::EscapeStoredValue => "rejected_escape_stored",
+            Reject::EscapeGep => "rejected_escape_gep",
+            Reject::EscapeAsmInput => "rejected_escape_asm_input",
+            Reject::EscapeTerminator => "rejected_escape_terminator",
+            Reject::EscapeOther => "rejected_escape_other",
+            Reject::AsmMemoryOutput => "rejected_asm_memory_output",
+            Reject::AsmReadWrite => "rejected_asm_read_write",
+            Reject::ParamSkipped => "rejected_param_skipped",
+            Reject::ParamWithoutStore => "rejected_param_without_store",
+            Reject::PhiCost => "rejected_phi_cost",
+        }
+    }
+}
+
+/// Counters of one [`promote`] run.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct Mem2RegStats {
+    /// Allocas in live blocks.
+    pub allocas_seen: u64,
+    /// Allocas promoted.
+    pub allocas_promoted: u64,
+    /// Rejections, indexed like [`Reject::ALL`].
+    pub rejected: [u64; 15],
+    /// Phis inserted.
+    pub phis_placed: u64,
+    /// Iterated-dominance-frontier blocks where no phi was placed because the variable is
+    /// not live-in there.
+    pub phis_pruned: u64,
+    /// Promoted loads removed.
+    pub loads_removed: u64,
+    /// Promoted stores removed.
+    pub stores_removed: u64,
+}
+
+impl Mem2RegStats {
+    /// Rejections for one reason.
+    pub fn rejected(&self, why: Reject) -> u64 {
+        self.rejected[why as usize]
+    }
+
+    /// Adds the counters to `stats` under pass `mem2reg` (zero counters are left out).
+    pub fn report(&self, stats: &mut PassStats) {
+        let mut add = |name, n: u64| {
+            if n > 0 {
+                stats.add("mem2reg", name, n);
+            }
+        };
+        add("allocas_seen", self.allocas_seen);
+        add("allocas_promoted", self.allocas_promoted);
+        for r in Reject::ALL {
+            add(r.stat_name(), self.rejected(r));
+        }
+        add("phis_placed", self.phis_placed);
+        add("phis_pruned", self.phis_pruned);
+        add("loads_removed", self.loads_removed);
+        add("stores_removed", self.stores_removed);
+    }
+}
+
+/// Reusable scratch of [`promote`]: every side table, cleared (never dropped) between
+/// functions. Also a resource, so the system keeps one per World.
+#[derive(Resource, Default, Debug)]
+pub struct Mem2RegScratch {
+    cands: promotable::Candidates,
+    plan: place_phis::PhiPlan,
+    renamer: rename::Renamer,
+}
+
+impl Mem2RegScratch {
+    /// The phis placed by the last [`promote`]: (alloca value, block), ordered by block.
+    /// For oracles (pruning, minimal-SSA comparisons).
+    pub fn placed_phis(&self) -> impl Iterator<Item = (Value, Block)> + '_ {
+        self.plan
+            .phis
+            .iter()
+            .map(|p| (self.cands.slots[p.slot as usize].value, p.block))
+    }
+
+    /// The allocas the last [`promote`] did not promote, with the (first) reason.
+    pub fn rejected_allocas(&self) -> impl Iterator<Item = (Value, Reject)> + '_ {
+        self.cands
+            .slots
+            .iter()
+            .filter_map(|s| s.reject.map(|r| (s.value, r)))
+    }
+
+    /// The allocas promoted by the last [`promote`], in scan order.
+    pub fn promoted_allocas(&self) -> impl Iterator<Item = Value> + '_ {
+        self.cands
+            .slots
+            .iter()
+            .filter(|s| s.reject.is_none())
+            .map(|s| s.value)
+    }
+}
+
+/// Promotes the promotable allocas of `f` to SSA values (see the module doc).
+///
+/// `cfg`, `dom` and `df` must describe `f` as it is (they are unchanged afterwards: mem2reg
+/// does not change the CFG). Sets the phase to [`Phase::Ssa`] if it was [`Phase::Memory`].
+/// `f` must be valid (verifier clean); blocks unreachable from the entry are cleaned too
+/// (their promoted loads read zero).
+pub fn promote(
+    f: &mut Function,
+    cfg: &Cfg,
+    dom: &DomTree,
+    df: &DominanceFrontiers,
+    params: ParamAllocas,
+    scratch: &mut Mem2RegScratch,
+) -> Mem2RegStats {
+    let mut stats = Mem2RegStats::default();
+    let Mem2RegScratch {
+        cands,
+        plan,
+        renamer,
+    } = scratch;
+    promotable::scan(f, params, cands);
+    plan.clear();
+    stats.allocas_seen = cands.slots.len() as u64;
+    let any = cands.slots.iter().any(|s| s.reject.is_none());
+    if any {
+        plan.place(f, cfg, df, cands, &mut stats);
+    }
+    for s in &cands.slots {
+        match s.reject {
+            Some(r) => stats.rejected[r as usize] += 1,
+            None => stats.allocas_promoted += 1,
+        }
+    }
+    if stats.allocas_promoted > 0 {
+        renamer.run(f, cfg, dom, cands, plan, &mut stats);
+    }
+    if f.phase == Phase::Memory {
+        f.phase = Phase::Ssa;
+    }
+    stats
+}
+
+/// Computes the analyses of `f` and runs [`promote`] with fresh scratch.
+fn promote_fresh(f: &mut Function, params: ParamAllocas) -> Mem2RegStats {
+    let mut cfg = Cfg::default();
+    cfg.compute(f);
+    let mut dom = DomTree::default();
+    dom.compute(&cfg);
+    let mut df = DominanceFrontiers::default();
+    df.compute(&cfg, &dom);
+    promote(f, &cfg, &dom, &df, params, &mut Mem2RegScratch::default())
+}
+
+/// 002 invocation 1 (before inlining): promotes every promotable alloca except the first N
+/// entry-block allocas (N = number of parameters). Computes its own analyses.
+pub fn promote_allocas(f: &mut Function) -> Mem2RegStats {
+    promote_fresh(f, ParamAllocas::Skip)
+}
+
+/// 002 invocation 2 (after inlining): promotes every promotable alloca, parameter allocas
+/// included unless they have no IR-visible store. Computes its own analyses.
+pub fn promote_allocas_with_params(f: &mut Function) -> Mem2RegStats {
+    promote_fresh(f, ParamAllocas::IncludeStored)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinaryOp, FunctionBuilder, InstKind, Operand, Signature, Type};
+
+    #[test]
+    fn reasons_are_indexed_in_order() {
+        for (i, r) in Reject::ALL.iter().enumerate() {
+            assert_eq!(*r as usize, i);
+            assert!(r.stat_name().starts_with("rejected_"));
+        }
+    }
+
+    /// 002 constant narrowing: an `i64` literal stored into an `i32` slot (as a front end
+    /// that types every literal `i64` would emit) reaches its uses as an `i32` constant.
+    #[test]
+    fn stored_constants_are_narrowed() {
+        let mut b = FunctionBuilder::new("f", Signature::default());
+        let slot = b.alloca(Type::I32, 4, 4);
+        let wide = b.iconst(Type::I64, 0x1_0000_0005);
+        b.store(Type::I32, wide, slot.into());
+        let x = b.load(Type::I32, slot.into());
+        let one = b.iconst(Type::I32, 1);
+        let y = b.binary(BinaryOp::Add, Type::I32, x.into(), one);
+        b.ret(None);
+        let mut f = b.finish();
+        let stats = promote_allocas(&mut f);
+        assert_eq!(stats.allocas_promoted, 1);
+        let add = f.blocks[0]
+            .insts
+            .iter()
+            .find(|i| f.insts[i.index()].results.first() == Some(&y))
+            .unwrap();
+        let InstKind::Binary { lhs, .. } = f.insts[add.index()].kind else {
+            panic!("not the add");
+        };
+        let Operand::Const(c) = lhs else {
+            panic!("load not replaced: {lhs:?}");
+        };
+        assert_eq!(f.consts.get(c), crate::ir::ConstData::int(Type::I32, 5));
+    }
+
+    #[cfg(feature = "fuzzing")]
+    #[test]
+    fn generated_functions_brief() {
+        crate::fuzzing::mem2reg::run_seeds(60, crate::fuzzing::mem2reg::check);
+        crate::fuzzing::mem2reg::run_seeds(60, crate::fuzzing::phi_elim::check);
+        crate::fuzzing::mem2reg::run_seeds(60, crate::fuzzing::phi_elim::check_block_params);
+    }
+}

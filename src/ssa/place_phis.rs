@@ -1,0 +1,271 @@
+//! Step 2 of SSA construction: where phis go (002 step 5; DESIGN.md 4).
+//!
+//! What: `PhiPlan::place` decides, for every promotable alloca (slot), the blocks that get a
+//! phi for it, applies the phi copy-cost limit, and creates the phi instructions and their
+//! result values (their incoming entries are filled by the renamer into a flat table).
+//!
+//! Algorithm, per slot:
+//! 1. **Liveness** (pruning): the blocks where the slot is live-in, by a backward worklist
+//!    from the blocks where it is upward-exposed (read before any definition in the block)
+//!    over predecessor edges, not crossing blocks that define it or hold its alloca (the
+//!    alloca yields a fresh slot each time it executes, so it kills the old value).
+//!    A slot that is never read gets no phi at all.
+//! 2. **Placement**: DF+(defining blocks) (Cytron et al. 1991, iterated with the dominance
+//!    frontiers of Cooper, Harvey and Kennedy 2001), restricted to live-in blocks. Phis at
+//!    the iterated frontier where the slot is dead are counted as pruned. Because the
+//!    candidate set is minimal SSA's (the defining blocks, without the implicit entry
+//!    definition) and pruning only removes, the phi count is at most minimal SSA's.
+//! 3. **asm goto**: a block that defines a slot after an `asm goto` sends different values
+//!    along its goto edges (the definitions before the asm) and its other edges; its goto
+//!    labels become phi sites too (if live-in), so each edge carries its own value.
+//!
+//! Cost limit: each phi costs one copy per predecessor edge. If the total exceeds
+//! [`MAX_PHI_COPY_COST`], slots are dropped from promotion in decreasing order of cost
+//! (ties: later slots first) until the total fits; they stay in memory ([`Reject::PhiCost`]).
+//!
+//! Invariants after `place`: `phis` is sorted by (block, slot); `phi_start` is its CSR index
+//! by block; `incoming[p.in_start..][..preds(p.block).len()]` holds one operand per
+//! predecessor edge in `Cfg::preds` order, initialised to the slot's zero. No phi is in the
+//! entry block (a promoted slot is never live-in there: its alloca dominates its uses) nor
+//! in an unreachable block.
+//!
+//! Complexity: per slot O(live region edges + Σ|DF(b)| over DF+ + |DF+| log |DF+|); the
+//! cost limit adds O(slots log slots). Scratch is reused; stamps avoid clearing per slot.
+
+use super::promotable::{Candidates, NONE};
+use super::{Mem2RegStats, Reject, MAX_PHI_COPY_COST};
+use crate::analysis::{Cfg, DominanceFrontiers, IdfScratch};
+use crate::ir::{
+    Block, ConstData, Function, Inst, InstData, InstKind, Operand, Value, ValueData, ValueDef,
+};
+use smallvec::SmallVec;
+
+/// One phi to insert.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PlacedPhi {
+    /// The slot it merges.
+    pub slot: u32,
+    /// Its block.
+    pub block: Block,
+    /// Its result.
+    pub value: Value,
+    /// Its instruction index: the entry of a removed load or store (overwritten after
+    /// renaming) or a new entry; listed by its block during renaming.
+    pub inst: Inst,
+    /// Start of its incoming operands in [`PhiPlan::incoming`].
+    pub in_start: u32,
+}
+
+/// Phi placement result and scratch; see the module doc.
+#[derive(Default, Debug)]
+pub(crate) struct PhiPlan {
+    /// Phis sorted by (block, slot).
+    pub phis: Vec<PlacedPhi>,
+    /// `phi_start[b]..phi_start[b + 1]` indexes `phis` (length `num_blocks + 1`).
+    pub phi_start: Vec<u32>,
+    /// Incoming operands of every phi, flat.
+    pub incoming: Vec<Operand>,
+    /// `live[b] == epoch`: the current slot is live-in at `b`.
+    live: Vec<u32>,
+    /// `kill[b] == epoch`: the current slot is defined (or allocated) in `b`.
+    kill: Vec<u32>,
+    epoch: u32,
+    worklist: Vec<Block>,
+    idf_in: Vec<Block>,
+    idf_out: Vec<Block>,
+    idf: IdfScratch,
+    /// (slot, block) sites before the cost limit, grouped by slot.
+    sites: Vec<(u32, u32)>,
+    /// (cost, slot) of slots with phis.
+    costs: Vec<(usize, u32)>,
+}
+
+impl PhiPlan {
+    /// Empties the plan, keeping capacity.
+    pub fn clear(&mut self) {
+        self.phis.clear();
+        self.phi_start.clear();
+        self.incoming.clear();
+        self.sites.clear();
+        self.costs.clear();
+    }
+
+    /// The phis of block `b`.
+    pub fn phis_of(&self, b: Block) -> &[PlacedPhi] {
+        match (
+            self.phi_start.get(b.index()),
+            self.phi_start.get(b.index() + 1),
+        ) {
+            (Some(&lo), Some(&hi)) => &self.phis[lo as usize..hi as usize],
+            _ => &[],
+        }
+    }
+
+    /// Places the phis of every promotable slot of `c` (see the module doc), rejecting
+    /// slots over the cost limit, and creates the phi instructions in `f`.
+    pub fn place(
+        &mut self,
+        f: &mut Function,
+        cfg: &Cfg,
+        df: &DominanceFrontiers,
+        c: &mut Candidates,
+        stats: &mut Mem2RegStats,
+    ) {
+        let n = f.blocks.len();
+        self.live.clear();
+        self.live.resize(n, 0);
+        self.kill.clear();
+        self.kill.resize(n, 0);
+        self.epoch = 0;
+        c.defs.sort_unstable();
+        c.uses.sort_unstable();
+        let (mut di, mut ui, mut gi) = (0usize, 0usize, 0usize);
+        let mut total_cost = 0usize;
+        for s in 0..c.slots.len() {
+            let d0 = di;
+            while di < c.defs.len() && c.defs[di].0 as usize == s {
+                di += 1;
+            }
+            let u0 = ui;
+            while ui < c.uses.len() && c.uses[ui].0 as usize == s {
+                ui += 1;
+            }
+            let g0 = gi;
+            while gi < c.late_goto.len() && c.late_goto[gi].0 as usize == s {
+                gi += 1;
+            }
+            let slot = c.slots[s];
+            if slot.reject.is_some() || ui == u0 || di == d0 {
+                // Rejected, never read (no phi needed) or never written (reads see zero).
+                continue;
+            }
+            self.epoch += 1;
+            let epoch = self.epoch;
+            // Liveness: backward from upward-exposed uses, stopped by kills.
+            self.kill[slot.block.index()] = epoch;
+            for &(_, b) in &c.defs[d0..di] {
+                self.kill[b as usize] = epoch;
+            }
+            for &(_, b) in &c.uses[u0..ui] {
+                if self.live[b as usize] != epoch {
+                    self.live[b as usize] = epoch;
+                    self.worklist.push(Block(b));
+                }
+            }
+            while let Some(b) = self.worklist.pop() {
+                for &p in cfg.preds(b) {
+                    let pi = p.index();
+                    if self.live[pi] != epoch && self.kill[pi] != epoch && cfg.is_reachable(p) {
+                        self.live[pi] = epoch;
+                        self.worklist.push(p);
+                    }
+                }
+            }
+            // Placement: DF+ of the defining blocks (plus late asm-goto labels).
+            self.idf_in.clear();
+            self.idf_in
+                .extend(c.defs[d0..di].iter().map(|&(_, b)| Block(b)));
+            let labels_start = self.idf_in.len();
+            for &(_, b) in &c.late_goto[g0..gi] {
+                for &i in &f.blocks[b as usize].insts {
+                    if let InstKind::InlineAsm(asm) = &f.insts[i.index()].kind {
+                        self.idf_in.extend(asm.goto_labels.iter().copied());
+                    }
+                }
+            }
+            df.iterated(&self.idf_in, &mut self.idf_out, &mut self.idf);
+            if self.idf_in.len() > labels_start {
+                let labels: SmallVec<[Block; 4]> =
+                    self.idf_in[labels_start..].iter().copied().collect();
+                for l in labels {
+                    if !self.idf_out.contains(&l) {
+                        self.idf_out.push(l);
+                    }
+                }
+            }
+            let mut cost = 0usize;
+            for &b in &self.idf_out {
+                if self.live[b.index()] == epoch && b.index() != 0 && cfg.is_reachable(b) {
+                    self.sites.push((s as u32, b.0));
+                    cost += cfg.preds(b).len();
+                } else {
+                    stats.phis_pruned += 1;
+                }
+            }
+            if cost > 0 {
+                self.costs.push((cost, s as u32));
+                total_cost += cost;
+            }
+        }
+        // The copy-cost limit: drop the most expensive slots first.
+        if total_cost > MAX_PHI_COPY_COST {
+            self.costs
+                .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+            for &(cost, s) in &self.costs {
+                if total_cost <= MAX_PHI_COPY_COST {
+                    break;
+                }
+                total_cost -= cost;
+                c.slots[s as usize].reject = Some(Reject::PhiCost);
+            }
+            self.sites
+                .retain(|&(s, _)| c.slots[s as usize].reject.is_none());
+        }
+        // Forget rejected slots: from here on `slot_of` names promoted slots only.
+        for slot in c.slots.iter_mut() {
+            if slot.reject.is_some() {
+                c.slot_of[slot.value.index()] = NONE;
+            } else {
+                slot.zero = f.consts.intern(ConstData::zero(slot.ty));
+            }
+        }
+        // Create the phis, sorted by (block, slot), with a CSR index by block.
+        self.sites.sort_unstable_by_key(|&(s, b)| (b, s));
+        self.phi_start.resize(n + 1, 0);
+        for &(s, b) in &self.sites {
+            self.phi_start[b as usize + 1] += 1;
+            let slot = &c.slots[s as usize];
+            let block = Block(b);
+            // Reuse the table entry of a load or store that renaming removes (it is
+            // overwritten only after renaming has read it), or append one.
+            let inst = loop {
+                match c.accesses.pop() {
+                    Some((s2, i)) if c.slots[s2 as usize].reject.is_none() => break i,
+                    Some(_) => continue,
+                    None => {
+                        let i = Inst::new(f.insts.len());
+                        f.insts.push(InstData {
+                            kind: InstKind::Phi {
+                                ty: slot.ty,
+                                incoming: SmallVec::new(),
+                            },
+                            results: SmallVec::new(),
+                            block,
+                        });
+                        break i;
+                    }
+                }
+            };
+            let value = Value::new(f.values.len());
+            f.values.push(ValueData {
+                ty: slot.ty,
+                def: ValueDef::Result(inst, 0),
+            });
+            let in_start = self.incoming.len() as u32;
+            let zero = Operand::Const(slot.zero);
+            self.incoming
+                .extend(std::iter::repeat_n(zero, cfg.preds(block).len()));
+            self.phis.push(PlacedPhi {
+                slot: s,
+                block,
+                value,
+                inst,
+                in_start,
+            });
+        }
+        for b in 0..n {
+            self.phi_start[b + 1] += self.phi_start[b];
+        }
+        stats.phis_placed = self.phis.len() as u64;
+    }
+}

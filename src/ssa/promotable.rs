@@ -1,0 +1,370 @@
+//! Step 1 of SSA construction: which allocas can be promoted (002 step 1, DESIGN.md 4).
+//!
+//! What: `scan` makes one linear pass over the instructions of every live block (allocas
+//! in every block count, not only the entry: inlined bodies) and fills `Candidates`: one
+//! slot per alloca with its type and zero constant, the reason it was rejected (if any), and
+//! per promotable slot the blocks that define it (stores, register-constraint asm outputs)
+//! and the blocks where it is upward-exposed (a load before any definition or the alloca
+//! itself in that block), which [`super::place_phis`] needs for phi placement and liveness.
+//!
+//! Rules (an alloca is promotable iff all hold):
+//! - allocation size and type size are both at most [`MAX_PROMOTABLE_ALLOCA_SIZE`];
+//! - the alloca is not `volatile`;
+//! - its value is used only as the address of non-volatile loads and stores whose type is
+//!   the alloca's type (a different type is type punning: DESIGN.md 4), or as the
+//!   `Pointer` place of a register-constraint inline-asm output of the alloca's type. Any
+//!   other use escapes: call argument or callee, stored value, `gep` base, asm input,
+//!   atomics, opaque operands, casts, phis, terminators. A memory-constraint asm output
+//!   (`=m`, `=o`, `=V`, `=p`) disqualifies; so does a read-write (`+`) asm output, whose
+//!   input half reads the slot through memory.
+//! - Parameter allocas (the first N allocas of the entry block, N = number of parameters)
+//!   are skipped by [`ParamAllocas::Skip`]; with [`ParamAllocas::IncludeStored`] they are
+//!   candidates unless nothing in the IR stores to them.
+//!
+//! Invariants after `scan`: `slot_of[v]` is the slot of alloca value `v` or `NONE`;
+//! def/use block lists hold each (slot, block) pair at most once; the first access of a
+//! slot in its alloca's block is the alloca itself (a kill), so a slot is never
+//! upward-exposed there.
+//!
+//! Complexity: O(instructions + operands) time; O(values + allocas + accesses) space,
+//! all in reusable vectors.
+
+use super::{Reject, MAX_PROMOTABLE_ALLOCA_SIZE};
+use crate::ir::{
+    AsmOutputPlace, Block, Const, ConstData, Function, Inst, InstKind, Operand, Type, Value,
+};
+
+/// Sentinel for "no slot" / "no block".
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Which entry-block parameter allocas are candidates (002 "Two invocations").
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum ParamAllocas {
+    /// Skip the first N entry-block allocas, N = number of parameters
+    /// (`promote_allocas`, before inlining).
+    Skip,
+    /// Include them, except those with no IR-visible store (`promote_allocas_with_params`,
+    /// after inlining; the pipeline default).
+    #[default]
+    IncludeStored,
+}
+
+/// One alloca of the function.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Slot {
+    /// The alloca's result.
+    pub value: Value,
+    /// Its block.
+    pub block: Block,
+    /// Element type.
+    pub ty: Type,
+    /// `ConstData::zero(ty)`, interned once the slot is promoted.
+    pub zero: Const,
+    /// Why it is not promoted, or `None`.
+    pub reject: Option<Reject>,
+    /// One of the first N entry-block allocas.
+    pub is_param: bool,
+    /// Some store or asm output defines it.
+    pub has_def: bool,
+    /// Block where the slot was last accessed during the scan (dedup stamp).
+    last_block: u32,
+    /// A definition (or the alloca) came earlier in `last_block`.
+    killed: bool,
+    /// `last_block` is already in `defs` for this slot.
+    def_recorded: bool,
+    /// `last_block` is already in `uses` for this slot.
+    use_recorded: bool,
+}
+
+/// The result of `scan`: candidate slots and their access blocks (reusable scratch).
+#[derive(Default, Debug)]
+pub(crate) struct Candidates {
+    /// `slot_of[value]` = slot index of an alloca result, or `NONE`.
+    pub slot_of: Vec<u32>,
+    /// Every alloca of the function, in instruction order of a block walk.
+    pub slots: Vec<Slot>,
+    /// (slot, block) pairs: blocks with a definition of the slot (deduplicated).
+    pub defs: Vec<(u32, u32)>,
+    /// (slot, block) pairs: blocks where the slot is upward-exposed (live-in).
+    pub uses: Vec<(u32, u32)>,
+    /// (slot, block) pairs: blocks holding an asm goto after which the slot is defined in
+    /// the same block (the goto labels then need a phi: see `place_phis`).
+    pub late_goto: Vec<(u32, u32)>,
+    /// Phis that were in the function before (their operands are rewritten at the end).
+    pub old_phis: Vec<Inst>,
+    /// (slot, instruction) of every accepted load and store: those of promoted slots are
+    /// removed by renaming, and their table entries are reused for the phis.
+    pub accesses: Vec<(u32, Inst)>,
+}
+
+impl Candidates {
+    /// Empties every table, keeping capacity.
+    pub fn clear(&mut self) {
+        for s in &self.slots {
+            self.slot_of[s.value.index()] = NONE;
+        }
+        self.slots.clear();
+        self.defs.clear();
+        self.uses.clear();
+        self.late_goto.clear();
+        self.old_phis.clear();
+        self.accesses.clear();
+    }
+
+    fn reject(&mut self, v: Value, why: Reject) {
+        if let Some(&s) = self.slot_of.get(v.index()) {
+            if s != NONE {
+                let slot = &mut self.slots[s as usize];
+                if slot.reject.is_none() {
+                    slot.reject = Some(why);
+                }
+            }
+        }
+    }
+
+    fn slot(&self, op: Operand) -> Option<usize> {
+        match op {
+            Operand::Value(v) => match self.slot_of.get(v.index()) {
+                Some(&s) if s != NONE => Some(s as usize),
+                _ => None,
+            },
+            Operand::Const(_) => None,
+        }
+    }
+
+    /// Records an access of slot `s` in block `b`: `def` for a definition.
+    fn access(&mut self, s: usize, b: u32, def: bool) {
+        let slot = &mut self.slots[s];
+        if slot.last_block != b {
+            slot.last_block = b;
+            slot.killed = false;
+            slot.def_recorded = false;
+            slot.use_recorded = false;
+        }
+        if def {
+            slot.has_def = true;
+            slot.killed = true;
+            if !slot.def_recorded {
+                slot.def_recorded = true;
+                self.defs.push((s as u32, b));
+            }
+        } else if !slot.killed && !slot.use_recorded {
+            slot.use_recorded = true;
+            self.uses.push((s as u32, b));
+        }
+    }
+}
+
+/// Scans `f` (see the module doc). Instructions of unreachable blocks count too (for
+/// escapes and rejections).
+pub(crate) fn scan(f: &Function, params: ParamAllocas, c: &mut Candidates) {
+    c.clear();
+    if c.slot_of.len() < f.values.len() {
+        c.slot_of.resize(f.values.len(), NONE);
+    }
+    let nparams = f.signature.params.len();
+    // Pass 1: the allocas.
+    let mut entry_allocas = 0usize;
+    for (bi, block) in f.blocks.iter().enumerate() {
+        if block.dead {
+            continue;
+        }
+        for &i in &block.insts {
+            let d = &f.insts[i.index()];
+            if let InstKind::Alloca {
+                ty, size, volatile, ..
+            } = d.kind
+            {
+                let Some(&value) = d.results.first() else {
+                    continue;
+                };
+                let is_param = bi == 0 && entry_allocas < nparams;
+                if bi == 0 {
+                    entry_allocas += 1;
+                }
+                let reject = if size as usize > MAX_PROMOTABLE_ALLOCA_SIZE
+                    || ty.bytes() as usize > MAX_PROMOTABLE_ALLOCA_SIZE
+                    || !ty.is_value()
+                {
+                    Some(Reject::Size)
+                } else if volatile {
+                    Some(Reject::Volatile)
+                } else if is_param && params == ParamAllocas::Skip {
+                    Some(Reject::ParamSkipped)
+                } else {
+                    None
+                };
+                c.slot_of[value.index()] = c.slots.len() as u32;
+                c.slots.push(Slot {
+                    value,
+                    block: Block::new(bi),
+                    ty,
+                    zero: Const(0),
+                    reject,
+                    is_param,
+                    has_def: false,
+                    last_block: NONE,
+                    killed: false,
+                    def_recorded: false,
+                    use_recorded: false,
+                });
+            }
+        }
+    }
+    if c.slots.is_empty() {
+        for block in f.blocks.iter().filter(|b| !b.dead) {
+            for &i in &block.insts {
+                if matches!(f.insts[i.index()].kind, InstKind::Phi { .. }) {
+                    c.old_phis.push(i);
+                }
+            }
+        }
+        return;
+    }
+    // Pass 2: every use of an alloca value.
+    for (bi, block) in f.blocks.iter().enumerate() {
+        if block.dead {
+            continue;
+        }
+        let b = bi as u32;
+        let mut goto_seen = false;
+        for &i in &block.insts {
+            let d = &f.insts[i.index()];
+            match &d.kind {
+                InstKind::Alloca { .. } => {
+                    if let Some(s) = d.results.first().and_then(|&v| c.slot(v.into())) {
+                        // The alloca kills: a fresh slot each time it executes.
+                        let slot = &mut c.slots[s];
+                        slot.last_block = b;
+                        slot.killed = true;
+                        slot.def_recorded = false;
+                        slot.use_recorded = false;
+                    }
+                }
+                InstKind::Load {
+                    ty, ptr, volatile, ..
+                } => {
+                    if let Some(s) = c.slot(*ptr) {
+                        if *volatile {
+                            c.slots[s].reject.get_or_insert(Reject::VolatileAccess);
+                        } else if *ty != c.slots[s].ty {
+                            c.slots[s].reject.get_or_insert(Reject::TypePunned);
+                        } else {
+                            c.access(s, b, false);
+                            c.accesses.push((s as u32, i));
+                        }
+                    }
+                }
+                InstKind::Store {
+                    ty,
+                    value,
+                    ptr,
+                    volatile,
+                } => {
+                    if let Operand::Value(v) = value {
+                        c.reject(*v, Reject::EscapeStoredValue);
+                    }
+                    if let Some(s) = c.slot(*ptr) {
+                        if *volatile {
+                            c.slots[s].reject.get_or_insert(Reject::VolatileAccess);
+                        } else if *ty != c.slots[s].ty {
+                            c.slots[s].reject.get_or_insert(Reject::TypePunned);
+                        } else {
+                            c.access(s, b, true);
+                            c.accesses.push((s as u32, i));
+                            if goto_seen {
+                                c.late_goto.push((s as u32, b));
+                            }
+                        }
+                    }
+                }
+                InstKind::InlineAsm(asm) => {
+                    for input in &asm.inputs {
+                        if let Operand::Value(v) = input.value {
+                            c.reject(v, Reject::EscapeAsmInput);
+                        }
+                    }
+                    let has_goto = !asm.goto_labels.is_empty();
+                    // Outputs of an asm goto are defined after its goto edges leave.
+                    goto_seen |= has_goto;
+                    for out in &asm.outputs {
+                        if let AsmOutputPlace::Pointer(p) = out.place {
+                            let Some(s) = c.slot(p) else { continue };
+                            if crate::ir::InlineAsm::is_memory_constraint(&out.constraint) {
+                                c.slots[s].reject.get_or_insert(Reject::AsmMemoryOutput);
+                            } else if out.constraint.contains('+') {
+                                c.slots[s].reject.get_or_insert(Reject::AsmReadWrite);
+                            } else if out.ty != c.slots[s].ty {
+                                c.slots[s].reject.get_or_insert(Reject::TypePunned);
+                            } else {
+                                c.access(s, b, true);
+                                if goto_seen {
+                                    c.late_goto.push((s as u32, b));
+                                }
+                            }
+                        }
+                    }
+                }
+                InstKind::Gep { base, indices, .. } => {
+                    if let Operand::Value(v) = base {
+                        c.reject(*v, Reject::EscapeGep);
+                    }
+                    for (idx, _) in indices {
+                        if let Operand::Value(v) = idx {
+                            c.reject(*v, Reject::EscapeOther);
+                        }
+                    }
+                }
+                InstKind::Call { callee, args, .. } => {
+                    if let crate::ir::Callee::Indirect(Operand::Value(v)) = callee {
+                        c.reject(*v, Reject::EscapeCall);
+                    }
+                    for a in args {
+                        if let Operand::Value(v) = a {
+                            c.reject(*v, Reject::EscapeCall);
+                        }
+                    }
+                }
+                kind => {
+                    if matches!(kind, InstKind::Phi { .. }) {
+                        c.old_phis.push(i);
+                    }
+                    kind.for_each_operand(|op| {
+                        if let Operand::Value(v) = op {
+                            c.reject(v, Reject::EscapeOther);
+                        }
+                    });
+                }
+            }
+        }
+        block.terminator.for_each_operand(|op| {
+            if let Operand::Value(v) = op {
+                c.reject(v, Reject::EscapeTerminator);
+            }
+        });
+    }
+    if !c.late_goto.is_empty() {
+        c.late_goto.sort_unstable();
+        c.late_goto.dedup();
+    }
+    // Parameter allocas without any IR-visible definition keep their slot.
+    for s in c.slots.iter_mut() {
+        if s.is_param && !s.has_def && s.reject.is_none() {
+            s.reject = Some(Reject::ParamWithoutStore);
+        }
+    }
+}
+
+/// The zero constant of `ty` (002: uninitialised reads), narrowed constants (002: a wider
+/// integer constant stored into a narrower slot is masked to the slot's width).
+pub(crate) fn narrow(f: &mut Function, op: Operand, ty: Type) -> Operand {
+    if let Operand::Const(k) = op {
+        let c = f.consts.get(k);
+        if c.ty != ty && c.ty.is_int() && ty.is_int() {
+            if let crate::ir::ConstKind::Int(bits) = c.kind {
+                return Operand::Const(f.consts.intern(ConstData::int(ty, bits)));
+            }
+        }
+    }
+    op
+}

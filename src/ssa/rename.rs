@@ -1,0 +1,414 @@
+//! Step 3 of SSA construction: renaming (002 step 6).
+//!
+//! What: `Renamer::run` walks the dominator tree once, iteratively (an explicit stack of
+//! (block, next child, undo mark) frames: no recursion, so 100k-block functions are fine),
+//! and rewrites the function:
+//!
+//! - at a block entry, its phis become the current definitions of their slots;
+//! - a promoted `load` disappears: its result is mapped to the slot's current definition
+//!   and every later use of it is rewritten to that operand (no `copy` is left);
+//! - a promoted `store` disappears and its value (with integer constants narrowed to the
+//!   slot's type) becomes the current definition;
+//! - a register-constraint asm output into a promoted slot becomes a result of the asm
+//!   (place `Pointer` to `Result`, with a fresh value) and the current definition;
+//! - successor phis receive the current definition for each edge (one entry per edge, so a
+//!   `br` naming a block twice fills two entries); along the goto edges of an `asm goto`
+//!   they receive the definitions as they were just before that asm (its outputs and later
+//!   definitions are invisible there);
+//! - after the children, the block's definitions are undone.
+//!
+//! Definition stacks are one array `cur[slot]` plus an undo log of (slot, previous operand),
+//! truncated back to the frame's mark when the walk leaves a block: together they are the
+//! per-alloca stacks of Cytron et al. (1991) without one vector per alloca. Before any
+//! definition a slot reads its zero constant (`ConstData::zero`: uninitialised locals).
+//!
+//! Cleanup: promoted allocas, loads and stores are unlisted from their blocks, except that
+//! promoted parameter allocas stay in the entry block (002: the backend finds parameter
+//! allocas by position). Blocks unreachable from the entry are not walked: their promoted
+//! loads read zero, their promoted stores and allocas are removed, and their other
+//! instructions are rewritten like the rest. Phis that were in the function before are
+//! rewritten last (their operands may come from blocks walked later). Placed phis are
+//! written into their instruction entries at the very end: most reuse the entries of
+//! removed loads and stores, which the walk must still read as loads and stores.
+//!
+//! Invariants after `run`: no listed instruction uses a promoted alloca or a removed load;
+//! every placed phi is listed first in its block with one incoming entry per predecessor
+//! edge in `Cfg::preds` order; the result verifies in phase `ssa` if the input verified.
+//!
+//! Complexity: O(instructions + operands + Σ phis × predecessor edges) time, O(values +
+//! blocks) scratch reused across functions.
+
+use super::place_phis::PhiPlan;
+use super::promotable::{narrow, Candidates, NONE};
+use super::Mem2RegStats;
+use crate::analysis::{Cfg, DomTree};
+use crate::ir::{
+    AsmOutputPlace, Block, Function, Inst, InstData, InstKind, Operand, Value, ValueData, ValueDef,
+};
+use smallvec::SmallVec;
+
+/// "No replacement" in [`Renamer::repl`].
+const NO_REPL: Operand = Operand::Value(Value(u32::MAX));
+
+/// The renamer's reusable state; see the module doc.
+#[derive(Default, Debug)]
+pub(crate) struct Renamer {
+    /// Current definition of every slot.
+    cur: Vec<Operand>,
+    /// Undo log of (slot, previous definition).
+    log: Vec<(u32, Operand)>,
+    /// `repl[v]`: what a removed load's result `v` reads, or `NO_REPL`.
+    repl: Vec<Operand>,
+    /// DFS frames: (block, next child position, log mark).
+    stack: Vec<(u32, u32, u32)>,
+    /// Values for the phis of asm-goto labels, in edge order, for the current block.
+    goto_vals: Vec<Operand>,
+    /// Per target block: the stamp of the block that last filled its edges, and the next
+    /// predecessor position of that block's edges.
+    edge_stamp: Vec<u32>,
+    edge_cursor: Vec<u32>,
+    /// Blocks visited by the walk.
+    visited: Vec<bool>,
+}
+
+#[inline]
+fn rewrite(repl: &[Operand], op: &mut Operand) {
+    if let Operand::Value(v) = *op {
+        if let Some(&r) = repl.get(v.index()) {
+            if r != NO_REPL {
+                *op = r;
+            }
+        }
+    }
+}
+
+impl Renamer {
+    /// Renames `f` (see the module doc). `c` and `plan` come from the scan and placement of
+    /// the same function.
+    pub fn run(
+        &mut self,
+        f: &mut Function,
+        cfg: &Cfg,
+        dom: &DomTree,
+        c: &Candidates,
+        plan: &mut PhiPlan,
+        stats: &mut Mem2RegStats,
+    ) {
+        let n = f.blocks.len();
+        self.cur.clear();
+        self.cur
+            .extend(c.slots.iter().map(|s| Operand::Const(s.zero)));
+        self.log.clear();
+        self.repl.clear();
+        self.repl.resize(f.values.len(), NO_REPL);
+        self.edge_stamp.clear();
+        self.edge_stamp.resize(n, NONE);
+        self.edge_cursor.resize(n, 0);
+        self.visited.clear();
+        self.visited.resize(n, false);
+        let Some(&entry) = cfg.rpo().first() else {
+            return;
+        };
+        self.stack.clear();
+        self.stack.push((entry.0, 0, 0));
+        self.block(f, cfg, c, plan, entry, stats);
+        while let Some(top) = self.stack.last_mut() {
+            let b = Block(top.0);
+            let children = dom.children(b);
+            if (top.1 as usize) < children.len() {
+                let child = children[top.1 as usize];
+                top.1 += 1;
+                let mark = self.log.len() as u32;
+                self.stack.push((child.0, 0, mark));
+                self.block(f, cfg, c, plan, child, stats);
+            } else {
+                let mark = top.2 as usize;
+                self.stack.pop();
+                for &(s, prev) in self.log[mark..].iter().rev() {
+                    self.cur[s as usize] = prev;
+                }
+                self.log.truncate(mark);
+            }
+        }
+        self.unreachable(f, c, stats);
+        // Phis that were there before: operands may come from any block.
+        for &i in &c.old_phis {
+            let repl = &self.repl;
+            f.insts[i.index()]
+                .kind
+                .for_each_operand_mut(|op| rewrite(repl, op));
+        }
+        // Materialise the placed phis.
+        for p in &plan.phis {
+            let preds = cfg.preds(p.block);
+            let ops = &plan.incoming[p.in_start as usize..p.in_start as usize + preds.len()];
+            let incoming: SmallVec<[(Block, Operand); 2]> =
+                preds.iter().copied().zip(ops.iter().copied()).collect();
+            let ty = c.slots[p.slot as usize].ty;
+            f.insts[p.inst.index()] = InstData {
+                kind: InstKind::Phi { ty, incoming },
+                results: smallvec::smallvec![p.value],
+                block: p.block,
+            };
+        }
+    }
+
+    fn define(&mut self, s: usize, op: Operand) {
+        self.log.push((s as u32, self.cur[s]));
+        self.cur[s] = op;
+    }
+
+    /// Processes one reachable block (phis, instructions, terminator, successor phis).
+    fn block(
+        &mut self,
+        f: &mut Function,
+        cfg: &Cfg,
+        c: &Candidates,
+        plan: &mut PhiPlan,
+        b: Block,
+        stats: &mut Mem2RegStats,
+    ) {
+        self.visited[b.index()] = true;
+        let phis = plan.phis_of(b);
+        for p in phis {
+            self.log.push((p.slot, self.cur[p.slot as usize]));
+            self.cur[p.slot as usize] = Operand::Value(p.value);
+        }
+        let nphis = phis.len();
+        let mut insts = std::mem::take(&mut f.blocks[b.index()].insts);
+        self.goto_vals.clear();
+        let mut w = 0;
+        for r in 0..insts.len() {
+            let i = insts[r];
+            if self.inst(f, plan, c, i, stats) {
+                insts[w] = i;
+                w += 1;
+            }
+        }
+        insts.truncate(w);
+        if nphis > 0 {
+            insts.splice(0..0, plan.phis_of(b).iter().map(|p| p.inst));
+        }
+        f.blocks[b.index()].insts = insts;
+        let repl = &self.repl;
+        f.blocks[b.index()]
+            .terminator
+            .for_each_operand_mut(|op| rewrite(repl, op));
+        // Successor phis, one entry per edge; goto edges take the snapshot values.
+        let nterm = f.blocks[b.index()].terminator.num_successors();
+        let mut g = 0;
+        for (e, &s) in cfg.succs(b).iter().enumerate() {
+            let (lo, hi) = (plan.phi_start[s.index()], plan.phi_start[s.index() + 1]);
+            if lo == hi {
+                continue;
+            }
+            let si = s.index();
+            if self.edge_stamp[si] != b.0 {
+                self.edge_stamp[si] = b.0;
+                self.edge_cursor[si] = cfg.preds(s).partition_point(|&p| p < b) as u32;
+            }
+            let pos = self.edge_cursor[si] as usize;
+            self.edge_cursor[si] += 1;
+            for k in lo..hi {
+                let p = plan.phis[k as usize];
+                let v = if e < nterm {
+                    self.cur[p.slot as usize]
+                } else {
+                    let v = self.goto_vals[g];
+                    g += 1;
+                    v
+                };
+                plan.incoming[p.in_start as usize + pos] = v;
+            }
+        }
+    }
+
+    /// Rewrites one instruction of a reachable block; false if it is removed.
+    fn inst(
+        &mut self,
+        f: &mut Function,
+        plan: &PhiPlan,
+        c: &Candidates,
+        i: Inst,
+        stats: &mut Mem2RegStats,
+    ) -> bool {
+        let slot_of = |op: Operand| -> Option<usize> {
+            match op {
+                Operand::Value(v) => match c.slot_of.get(v.index()) {
+                    Some(&s) if s != NONE => Some(s as usize),
+                    _ => None,
+                },
+                Operand::Const(_) => None,
+            }
+        };
+        let data = &mut f.insts[i.index()];
+        match &mut data.kind {
+            InstKind::Load { ptr, .. } => {
+                if let Some(s) = slot_of(*ptr) {
+                    if let Some(&r) = data.results.first() {
+                        self.repl[r.index()] = self.cur[s];
+                    }
+                    stats.loads_removed += 1;
+                    return false;
+                }
+            }
+            InstKind::Store { value, ptr, .. } => {
+                if let Some(s) = slot_of(*ptr) {
+                    let mut v = *value;
+                    rewrite(&self.repl, &mut v);
+                    let v = narrow(f, v, c.slots[s].ty);
+                    self.define(s, v);
+                    stats.stores_removed += 1;
+                    return false;
+                }
+            }
+            InstKind::Alloca { .. } => {
+                if let Some(s) = data.results.first().and_then(|&v| slot_of(v.into())) {
+                    return c.slots[s].is_param;
+                }
+                return true;
+            }
+            InstKind::Phi { .. } => return true, // rewritten at the end
+            InstKind::InlineAsm(asm) => {
+                for input in asm.inputs.iter_mut() {
+                    rewrite(&self.repl, &mut input.value);
+                }
+                // Goto edges see the definitions before this asm's outputs.
+                for &l in &asm.goto_labels {
+                    for p in plan.phis_of(l) {
+                        self.goto_vals.push(self.cur[p.slot as usize]);
+                    }
+                }
+                let promoted = asm.outputs.iter().any(|o| match o.place {
+                    AsmOutputPlace::Pointer(p) => slot_of(p).is_some(),
+                    AsmOutputPlace::Result => false,
+                });
+                if promoted {
+                    let mut defs = SmallVec::new();
+                    convert_asm_outputs(f, i, &slot_of, &mut defs);
+                    for (s, v) in defs {
+                        self.define(s, Operand::Value(v));
+                    }
+                }
+                return true;
+            }
+            _ => {}
+        }
+        let repl = &self.repl;
+        data.kind.for_each_operand_mut(|op| rewrite(repl, op));
+        true
+    }
+
+    /// Cleans the blocks the walk did not reach: promoted loads read zero, promoted stores
+    /// and allocas go, other operands are rewritten.
+    fn unreachable(&mut self, f: &mut Function, c: &Candidates, stats: &mut Mem2RegStats) {
+        let slot_of = |op: Operand| -> Option<usize> {
+            match op {
+                Operand::Value(v) => match c.slot_of.get(v.index()) {
+                    Some(&s) if s != NONE => Some(s as usize),
+                    _ => None,
+                },
+                Operand::Const(_) => None,
+            }
+        };
+        let n = f.blocks.len();
+        let mut any = false;
+        for b in 0..n {
+            if self.visited[b] || f.blocks[b].dead {
+                continue;
+            }
+            any = true;
+            for &i in &f.blocks[b].insts {
+                let d = &f.insts[i.index()];
+                if let InstKind::Load { ptr, .. } = d.kind {
+                    if let (Some(s), Some(&r)) = (slot_of(ptr), d.results.first()) {
+                        self.repl[r.index()] = Operand::Const(c.slots[s].zero);
+                    }
+                }
+            }
+        }
+        if !any {
+            return;
+        }
+        for b in 0..n {
+            if self.visited[b] || f.blocks[b].dead {
+                continue;
+            }
+            let mut insts = std::mem::take(&mut f.blocks[b].insts);
+            insts.retain(|&i| {
+                let d = &mut f.insts[i.index()];
+                let removed = match &d.kind {
+                    InstKind::Load { ptr, .. } => slot_of(*ptr).is_some(),
+                    InstKind::Store { ptr, .. } => slot_of(*ptr).is_some(),
+                    InstKind::Alloca { .. } => d
+                        .results
+                        .first()
+                        .and_then(|&v| slot_of(v.into()))
+                        .is_some_and(|s| !c.slots[s].is_param),
+                    _ => false,
+                };
+                if removed {
+                    match d.kind {
+                        InstKind::Load { .. } => stats.loads_removed += 1,
+                        InstKind::Store { .. } => stats.stores_removed += 1,
+                        _ => {}
+                    }
+                    return false;
+                }
+                if matches!(d.kind, InstKind::InlineAsm(_)) {
+                    // A register output into a promoted slot becomes a dead result.
+                    convert_asm_outputs(f, i, &slot_of, &mut SmallVec::new());
+                }
+                let repl = &self.repl;
+                f.insts[i.index()]
+                    .kind
+                    .for_each_operand_mut(|op| rewrite(repl, op));
+                true
+            });
+            let repl = &self.repl;
+            f.blocks[b]
+                .terminator
+                .for_each_operand_mut(|op| rewrite(repl, op));
+            f.blocks[b].insts = insts;
+        }
+    }
+}
+
+/// Turns every `Pointer` output of asm `i` into a promoted slot into a `Result` output
+/// with a fresh value, renumbering the results; appends (slot, value) to `defs` in output
+/// order.
+fn convert_asm_outputs(
+    f: &mut Function,
+    i: Inst,
+    slot_of: &impl Fn(Operand) -> Option<usize>,
+    defs: &mut SmallVec<[(usize, Value); 2]>,
+) {
+    let Function { insts, values, .. } = f;
+    let data = &mut insts[i.index()];
+    let InstKind::InlineAsm(asm) = &mut data.kind else {
+        return;
+    };
+    let mut old = std::mem::take(&mut data.results).into_iter();
+    let mut results: SmallVec<[Value; 1]> = SmallVec::new();
+    for o in asm.outputs.iter_mut() {
+        match o.place {
+            AsmOutputPlace::Result => results.extend(old.next()),
+            AsmOutputPlace::Pointer(p) => {
+                if let Some(s) = slot_of(p) {
+                    o.place = AsmOutputPlace::Result;
+                    let v = Value::new(values.len());
+                    values.push(ValueData {
+                        ty: o.ty,
+                        def: ValueDef::Unused,
+                    });
+                    results.push(v);
+                    defs.push((s, v));
+                }
+            }
+        }
+    }
+    for (n, &v) in results.iter().enumerate() {
+        values[v.index()].def = ValueDef::Result(i, n as u32);
+    }
+    data.results = results;
+}
