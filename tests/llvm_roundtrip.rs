@@ -3,8 +3,10 @@
 //! imported, exported, checked with `opt -passes=verify` and run again with `lli`: stdout
 //! and exit status must be identical. Where the reference interpreter supports every
 //! external a program calls (`loops.c`, `vm.c`), it runs the imported module too and must
-//! agree with `lli`. Skips (with a printed reason) when clang-14, `opt` or
-//! `lli` are missing; `scripts/install-clang.sh` installs clang-14.
+//! agree with `lli`. Finally each module goes through mem2reg and SCCP, is exported in SSA
+//! form and must again verify and behave identically under `lli`. Skips (with a printed
+//! reason) when clang-14, `opt` or `lli` are missing; `scripts/install-clang.sh` installs
+//! clang-14.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -60,6 +62,44 @@ fn interpret(imp: &strata::llvm::Imported, expected: &(String, i32), name: &str,
     }
 }
 
+/// Runs `passes` (for example `mem2reg,sccp`) on every imported function with one engine;
+/// panics on a pipeline error. Returns the number of phis afterwards.
+fn run_passes(imp: &mut strata::llvm::Imported, passes: &str, name: &str) -> usize {
+    use strata::engine::{Engine, PassSet, PipelineConfig};
+    let symbols = std::sync::Arc::new(imp.module.symbol_table());
+    let mut engine = Engine::new(PipelineConfig::new(PassSet::parse(passes).unwrap()));
+    let mut phis = 0;
+    for f in std::mem::take(&mut imp.module.functions) {
+        let run = engine.run(f, &symbols);
+        assert!(!run.has_errors(), "{name}: {passes}: {:?}", run.diagnostics);
+        phis += run
+            .function
+            .insts
+            .iter()
+            .filter(|i| matches!(i.kind, strata::ir::InstKind::Phi { .. }))
+            .count();
+        imp.module.functions.push(run.function);
+    }
+    phis
+}
+
+/// Exports `imp` to `path`, checks it with `opt -passes=verify` and returns `lli`'s result.
+fn export_and_run(imp: &strata::llvm::Imported, path: &Path) -> (String, i32) {
+    std::fs::write(path, export(&imp.module, &imp.context)).unwrap();
+    let v = Command::new("opt")
+        .args(["-passes=verify", "-S", "-o", "/dev/null"])
+        .arg(path)
+        .output()
+        .expect("opt runs");
+    assert!(
+        v.status.success(),
+        "{}: opt -passes=verify rejected the export:\n{}",
+        path.display(),
+        String::from_utf8_lossy(&v.stderr)
+    );
+    lli(path)
+}
+
 /// Imports `ll`, exports it, verifies and runs the export; compares with running `ll`.
 /// Returns the names of skipped functions.
 fn round_trip(ll: &Path, dir: &Path) -> Vec<String> {
@@ -95,6 +135,14 @@ fn round_trip(ll: &Path, dir: &Path) -> Vec<String> {
         &before,
         &stem,
         matches!(stem.as_str(), "loops" | "vm"),
+    );
+    // The point of export: SSA form after mem2reg and SCCP runs under lli like the original.
+    let mut ssa = import(&src, &stem, &ImportOptions::default()).unwrap();
+    let phis = run_passes(&mut ssa, "mem2reg,sccp", &stem);
+    let after_ssa = export_and_run(&ssa, &dir.join(format!("{stem}.ssa.ll")));
+    assert_eq!(
+        before, after_ssa,
+        "{stem}: output differs after mem2reg+sccp and export ({phis} phis)"
     );
     imp.skipped
         .iter()
