@@ -615,3 +615,17 @@ yes:
     assert!(out.contains("to label %b1 [label %b2]"), "{out}");
     opt_verify(&out);
 }
+
+#[test]
+fn returning_a_function_pointer_is_not_ret_void() {
+    // From Lua's lua_gethook: the return type starts with `void`.
+    let r = imp(r#"
+define void (i8*, i32)* @get(void (i8*, i32)** %p) {
+  %f = load volatile void (i8*, i32)*, void (i8*, i32)** %p, align 8
+  ret void (i8*, i32)* %f
+}
+"#);
+    let f = func(&r.module, "get");
+    assert!(matches!(f.blocks[0].terminator, Terminator::Ret(Some(_))));
+    opt_verify(&export(&r.module, &r.context));
+}

@@ -34,7 +34,9 @@ impl<'a, 'm> Lower<'a, 'm> {
         }
         match op {
             "ret" => {
-                let v = if self.c.eat_word("void") {
+                // `ret void`, but not `ret void (i32)* %f` (a function pointer).
+                let v = if self.c.is_word("void") && self.c.peek2() != Tok::LParen {
+                    self.c.bump();
                     None
                 } else {
                     let (ty, v) = self.typed()?;
