@@ -20,8 +20,12 @@ fn have(tool: &str) -> bool {
         .unwrap_or(false)
 }
 
-fn temp_dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("strata-llvm-roundtrip-{}", std::process::id()));
+/// A scratch directory per test (`tag`) and process, so parallel tests never share one.
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "strata-llvm-roundtrip-{}-{tag}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
@@ -83,8 +87,8 @@ fn run_passes(imp: &mut strata::llvm::Imported, passes: &str, name: &str) -> usi
     phis
 }
 
-/// Exports `imp` to `path`, checks it with `opt -passes=verify` and returns `lli`'s result.
-fn export_and_run(imp: &strata::llvm::Imported, path: &Path) -> (String, i32) {
+/// Exports `imp` to `path` and checks it with `opt -passes=verify`.
+fn export_checked(imp: &strata::llvm::Imported, path: &Path) {
     std::fs::write(path, export(&imp.module, &imp.context)).unwrap();
     let v = Command::new("opt")
         .args(["-passes=verify", "-S", "-o", "/dev/null"])
@@ -97,6 +101,11 @@ fn export_and_run(imp: &strata::llvm::Imported, path: &Path) -> (String, i32) {
         path.display(),
         String::from_utf8_lossy(&v.stderr)
     );
+}
+
+/// [`export_checked`], then `lli`'s result on the export.
+fn export_and_run(imp: &strata::llvm::Imported, path: &Path) -> (String, i32) {
+    export_checked(imp, path);
     lli(path)
 }
 
@@ -156,7 +165,7 @@ fn c_programs_round_trip_through_import_and_export() {
         eprintln!("skipping: clang-14, opt or lli missing (run scripts/install-clang.sh)");
         return;
     }
-    let dir = temp_dir();
+    let dir = temp_dir("c");
     let cdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
     let mut sources: Vec<PathBuf> = std::fs::read_dir(&cdir)
         .unwrap()
@@ -196,13 +205,81 @@ fn committed_fixtures_round_trip() {
         eprintln!("skipping: opt or lli missing");
         return;
     }
-    let dir = temp_dir().join("fixtures");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("fixtures");
     let fdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ll");
     for name in ["floats", "misc", "vm"] {
         round_trip(&fdir.join(format!("{name}.ll")), &dir);
     }
     if std::env::var_os("STRATA_KEEP_TMP").is_none() {
         let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Runs `lli file args` with `stdin`; returns (stdout, exit code).
+fn lli_with(file: &Path, args: &[&str], stdin: &[u8]) -> (Vec<u8>, i32) {
+    use std::io::Write;
+    let mut child = Command::new("lli")
+        .arg(file)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("lli runs");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let o = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    (o.stdout, o.status.code().unwrap_or(-1))
+}
+
+/// The real C corpora that `scripts/corpus.sh` builds (zlib's minigzip, bzip2, the Lua
+/// interpreter), when present: import skips nothing, and the plain export and the export
+/// after mem2reg+SCCP both verify and behave like the original on a small workload.
+#[test]
+fn corpus_modules_round_trip_when_built() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpus");
+    if !dir.join("lua.ll").exists() || !have("opt") || !have("lli") {
+        eprintln!("skipping: run scripts/corpus.sh to build target/corpus/*.ll");
+        return;
+    }
+    let out = temp_dir("corpus");
+    let text: Vec<u8> = (1..20_000)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    let lua = "local function fib(n) if n < 2 then return n end return fib(n-1) + fib(n-2) end \
+               local t = {} for i = 1, 200 do t[i] = string.format('%d:%s', i, tostring(i * 1.5)) end \
+               table.sort(t) print(fib(20), #t, t[1], t[200], string.rep('ab', 3), 7 // 2, 2^10) \
+               print(pcall(error, 'boom'))";
+    let cases: [(&str, Vec<&str>); 3] = [
+        ("zlib", vec![]),
+        ("bzip2", vec!["-c"]),
+        ("lua", vec!["-e", lua]),
+    ];
+    for (name, args) in cases {
+        let ll = dir.join(format!("{name}.ll"));
+        let src = std::fs::read_to_string(&ll).unwrap();
+        let mut imp = import(&src, name, &ImportOptions::default()).unwrap();
+        assert!(imp.skipped.is_empty(), "{name}: {:?}", imp.skipped);
+        assert_eq!(imp.skip_invalid_functions(), 0, "{name}");
+        let expected = lli_with(&ll, &args, &text);
+        let rt = out.join(format!("{name}.rt.ll"));
+        export_checked(&imp, &rt);
+        assert!(
+            lli_with(&rt, &args, &text) == expected,
+            "{name}: export differs"
+        );
+        run_passes(&mut imp, "mem2reg,sccp", name);
+        let ssa = out.join(format!("{name}.ssa.ll"));
+        export_checked(&imp, &ssa);
+        assert!(
+            lli_with(&ssa, &args, &text) == expected,
+            "{name}: mem2reg+sccp export differs"
+        );
+    }
+    if std::env::var_os("STRATA_KEEP_TMP").is_none() {
+        let _ = std::fs::remove_dir_all(&out);
     }
 }
