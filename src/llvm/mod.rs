@@ -23,9 +23,9 @@
 //! `cmpxchg` yields its two results, read by `extractvalue 0/1`; multi-output inline asm
 //! likewise. `callbr` (asm goto) becomes an asm instruction whose `goto_labels` are the
 //! indirect destinations (their `blockaddress` arguments stay ordinary inputs), followed by
-//! a jump to the fallthrough block. Function addresses are `SymbolAddr` constants; a call whose type differs from
-//! the callee's declaration (K&R `bitcast` calls) is an indirect call of the symbol's
-//! address. `va_arg`, atomic `load`/`store` become [`crate::ir::OpaqueInst`]s; calls to
+//! a jump to the fallthrough block. Function addresses are `SymbolAddr` constants; a call
+//! whose type differs from the callee's declaration (K&R `bitcast` calls) is an indirect
+//! call of the symbol's address. `va_arg`, atomic `load`/`store` become [`crate::ir::OpaqueInst`]s; calls to
 //! `llvm.dbg.*` are dropped; `llvm.memcpy` and friends are ordinary external calls.
 //! A function with phis is imported in `Phase::Ssa`, otherwise `Phase::Memory`.
 //!
@@ -36,6 +36,8 @@
 //! declaration in the module (its signature's unrepresentable types appear as `void`), and
 //! export re-emits its original text unchanged. With [`ImportOptions::strict`] the first
 //! such error is fatal. Import never panics and every loop consumes input, so it never hangs.
+//! Like LLVM's parser, import does not check that definitions dominate their uses:
+//! [`Imported::skip_invalid_functions`] runs the verifier and skips what it rejects.
 //!
 //! **Export** ([`export()`], module [`mod@export`]) prints a module back as LLVM 14 `.ll`:
 //! every type, global, declaration, attribute group and metadata node is re-emitted
