@@ -14,6 +14,7 @@ pub mod engine;
 pub mod fuzzing;
 pub mod interp;
 pub mod ir;
+pub mod llvm;
 pub mod sccp;
 pub mod ssa;
 pub mod text;

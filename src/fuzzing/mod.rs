@@ -7,6 +7,7 @@
 pub mod dominance;
 pub mod generate;
 pub mod generate_ssa;
+pub mod llvm_import;
 pub mod mem2reg;
 pub mod phi_elim;
 pub mod sccp;

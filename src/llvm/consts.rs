@@ -1,0 +1,367 @@
+//! Constant evaluation shared by function and global import: float literal conversion,
+//! GEP offset folding and global initialisers as bytes plus relocations.
+//!
+//! Float literals: LLVM writes `double` constants as decimal or as `0x` + 16 hex digits of
+//! the IEEE bits, and `float` constants in the same double format (the value widened to
+//! `f64`, exactly representable); [`float_bits`] narrows them (NaN payloads shift by 29
+//! bits, matching LLVM). GEP folding ([`gep_fold`]) walks the source element type: the first
+//! index scales by the element's allocation size, struct indices (constant) add field
+//! offsets, array and vector indices scale by their element size; constant indices are
+//! sign-extended from their width and folded into one wrapping `i64` offset.
+//!
+//! Global initialisers ([`InitBuf`]) are written sparsely: zero bytes are never stored (the
+//! IR treats a short `init` as zero-filled), so `zeroinitializer` of a huge array costs
+//! nothing, and no initialiser may grow the buffer beyond [`MAX_INIT_BYTES`].
+
+use super::layout::{LType, Layouts};
+use super::parse::Val;
+use crate::ir::{Relocation, Symbol, Type};
+use std::collections::HashMap;
+
+/// Largest initialiser image we build, in bytes.
+pub const MAX_INIT_BYTES: u64 = 1 << 26;
+
+/// Sign-extends the low `bits` bits of `v` to `i64` (`bits >= 64` truncates).
+pub fn sext(v: u128, bits: u32) -> i64 {
+    if bits == 0 || bits >= 64 {
+        return v as u64 as i64;
+    }
+    let shift = 64 - bits;
+    ((v as u64) << shift) as i64 >> shift
+}
+
+/// The integer value of a constant index (`None` if it is not a constant integer).
+pub fn const_int(ty: &LType, v: &Val) -> Option<i64> {
+    let bits = match ty {
+        LType::Int(n) => *n,
+        _ => return None,
+    };
+    match v {
+        Val::Int(x) => Some(sext(*x, bits)),
+        Val::Bool(b) => Some(if *b { sext(1, bits) } else { 0 }),
+        Val::Zero | Val::Null => Some(0),
+        _ => None,
+    }
+}
+
+/// Float bits for a literal of scalar type `ty` (`F32` bits in the low 32).
+pub fn float_bits(ty: Type, v: &Val) -> Result<u64, String> {
+    let dbits = match v {
+        Val::Dec(x) => x.to_bits(),
+        Val::Hex('x', digits) if !digits.is_empty() && digits.len() <= 16 => {
+            u64::from_str_radix(digits, 16).map_err(|_| format!("invalid hex float 0x{digits}"))?
+        }
+        Val::Hex('H', digits) if ty == Type::F32 || ty == Type::F64 => {
+            return Err(format!("half literal 0xH{digits} for {ty}"));
+        }
+        Val::Hex(c, d) => return Err(format!("unsupported float literal 0x{c}{d}")),
+        _ => return Err("expected a float literal".into()),
+    };
+    Ok(match ty {
+        Type::F64 => dbits,
+        Type::F32 => f64_bits_to_f32_bits(dbits) as u64,
+        _ => return Err(format!("float literal for non-float type {ty}")),
+    })
+}
+
+/// Narrows `f64` bits to `f32` bits (exact for values LLVM prints; NaN keeps its payload).
+pub fn f64_bits_to_f32_bits(b: u64) -> u32 {
+    let x = f64::from_bits(b);
+    if x.is_nan() {
+        let sign = ((b >> 63) as u32) << 31;
+        let mant = ((b >> 29) & 0x7F_FFFF) as u32;
+        sign | 0x7F80_0000 | if mant == 0 { 0x40_0000 } else { mant }
+    } else {
+        (x as f32).to_bits()
+    }
+}
+
+/// Widens `f32` bits to the `f64` bits LLVM prints for a float constant.
+pub fn f32_bits_to_f64_bits(b: u32) -> u64 {
+    let x = f32::from_bits(b);
+    if x.is_nan() {
+        let sign = ((b >> 31) as u64) << 63;
+        sign | (0x7FFu64 << 52) | (((b & 0x7F_FFFF) as u64) << 29)
+    } else {
+        (x as f64).to_bits()
+    }
+}
+
+/// One GEP index after folding: constant (already in the offset) or dynamic with a scale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GepIdx {
+    /// Folded into the constant offset.
+    Folded,
+    /// A dynamic index multiplied by this scale (bytes).
+    Scaled(i64),
+}
+
+/// Folds a GEP over `src` with indices described by `consts[i]` (`Some(c)` for a constant
+/// index). Returns the constant byte offset and, per index, whether it was folded.
+pub fn gep_fold(
+    layouts: &Layouts,
+    src: &LType,
+    consts: &[Option<i64>],
+) -> Result<(i64, Vec<GepIdx>), String> {
+    let mut offset = 0i64;
+    let mut out = Vec::with_capacity(consts.len());
+    let mut cur: LType = src.clone();
+    for (i, c) in consts.iter().enumerate() {
+        let scale: i64;
+        if i == 0 {
+            scale = layouts.size_align(&cur)?.0 as i64;
+        } else if let Some((fields, packed)) = layouts.struct_fields(&cur) {
+            let k = c.ok_or("a struct index in getelementptr must be a constant")?;
+            if k < 0 || k as usize >= fields.len() {
+                return Err(format!("struct index {k} out of range for {cur}"));
+            }
+            let field_off = match &cur {
+                LType::Named(n) => layouts.named(n)?.offsets[k as usize],
+                _ => layouts.struct_layout(fields, packed)?.offsets[k as usize],
+            };
+            offset = offset.wrapping_add(field_off as i64);
+            out.push(GepIdx::Folded);
+            cur = fields[k as usize].clone();
+            continue;
+        } else {
+            match &cur {
+                LType::Array(_, e) | LType::Vector(_, e) => {
+                    let e = (**e).clone();
+                    scale = layouts.size_align(&e)?.0 as i64;
+                    cur = e;
+                }
+                other => return Err(format!("getelementptr cannot index into {other}")),
+            }
+        }
+        match c {
+            Some(k) => {
+                offset = offset.wrapping_add(k.wrapping_mul(scale));
+                out.push(GepIdx::Folded);
+            }
+            None => out.push(if scale == 0 {
+                GepIdx::Folded
+            } else {
+                GepIdx::Scaled(scale)
+            }),
+        }
+    }
+    Ok((offset, out))
+}
+
+/// A global's initial image being built: sparse bytes plus relocations.
+#[derive(Default, Debug)]
+pub struct InitBuf {
+    /// Bytes written so far (zeros are implicit beyond the end).
+    pub bytes: Vec<u8>,
+    /// Pointers stored in the image.
+    pub relocs: Vec<Relocation>,
+}
+
+impl InitBuf {
+    fn write(&mut self, off: u64, data: &[u8]) -> Result<(), String> {
+        let Some(last) = data.iter().rposition(|&b| b != 0) else {
+            return Ok(());
+        };
+        let end = off
+            .checked_add(last as u64 + 1)
+            .ok_or("initializer offset overflows")?;
+        if end > MAX_INIT_BYTES {
+            return Err(format!("initializer larger than {MAX_INIT_BYTES} bytes"));
+        }
+        if self.bytes.len() < end as usize {
+            self.bytes.resize(end as usize, 0);
+        }
+        self.bytes[off as usize..end as usize].copy_from_slice(&data[..=last]);
+        Ok(())
+    }
+}
+
+/// Resolves a constant pointer expression to `(symbol, addend)`; `Ok(None)` for null.
+pub fn const_ptr(
+    layouts: &Layouts,
+    syms: &HashMap<String, Symbol>,
+    v: &Val,
+) -> Result<Option<(Symbol, i64)>, String> {
+    match v {
+        Val::Null | Val::Zero | Val::Undef | Val::Poison => Ok(None),
+        Val::Global(n, _) => syms
+            .get(n.as_ref())
+            .map(|&s| Some((s, 0)))
+            .ok_or_else(|| format!("undefined symbol @{n}")),
+        Val::Cast(crate::ir::CastOp::Bitcast, inner, _) => const_ptr(layouts, syms, &inner.1),
+        Val::Gep(src, base, idx) => {
+            let consts: Vec<Option<i64>> = idx.iter().map(|(t, v)| const_int(t, v)).collect();
+            if consts.iter().any(|c| c.is_none()) {
+                return Err("non-constant getelementptr index in a constant".into());
+            }
+            let (off, _) = gep_fold(layouts, src, &consts)?;
+            Ok(const_ptr(layouts, syms, &base.1)?.map(|(s, a)| (s, a.wrapping_add(off))))
+        }
+        Val::Cast(crate::ir::CastOp::IntToPtr, inner, _) => match &inner.1 {
+            Val::Int(0) | Val::Zero => Ok(None),
+            _ => Err("inttoptr of a non-zero constant in an initializer".into()),
+        },
+        Val::OtherExpr(w, _) => Err(format!("constant expression `{w}` is not supported")),
+        Val::BlockAddr(..) => Err("blockaddress in an initializer is not supported".into()),
+        _ => Err("expected a pointer constant".into()),
+    }
+}
+
+/// Writes the constant `v` of type `ty` at byte offset `off` of `out`.
+pub fn eval_init(
+    layouts: &Layouts,
+    syms: &HashMap<String, Symbol>,
+    ty: &LType,
+    v: &Val,
+    off: u64,
+    out: &mut InitBuf,
+) -> Result<(), String> {
+    match v {
+        Val::Null | Val::Zero | Val::Undef | Val::Poison => return Ok(()),
+        Val::Bytes(b) => return out.write(off, b),
+        _ => {}
+    }
+    match ty {
+        LType::Int(bits) => {
+            let x = match v {
+                Val::Int(x) => *x,
+                Val::Bool(b) => *b as u128,
+                Val::Cast(crate::ir::CastOp::PtrToInt, inner, _) if *bits == 64 => {
+                    if let Some((s, a)) = const_ptr(layouts, syms, &inner.1)? {
+                        out.relocs.push(Relocation {
+                            offset: off,
+                            symbol: s,
+                            addend: a,
+                        });
+                    }
+                    return Ok(());
+                }
+                _ => return Err(format!("unsupported integer initializer for {ty}")),
+            };
+            let n = (bits.div_ceil(8) as usize).min(16);
+            out.write(off, &x.to_le_bytes()[..n])
+        }
+        LType::Float => out.write(off, &(float_bits(Type::F32, v)? as u32).to_le_bytes()),
+        LType::Double => out.write(off, &float_bits(Type::F64, v)?.to_le_bytes()),
+        LType::Half | LType::BFloat | LType::X86Fp80 | LType::Fp128 => match v {
+            Val::Hex(_, d) => {
+                let bytes: Vec<u8> = (0..d.len() / 2)
+                    .rev()
+                    .filter_map(|i| u8::from_str_radix(&d[2 * i..2 * i + 2], 16).ok())
+                    .collect();
+                if ty == &LType::Fp128 {
+                    // 0xL: low 64 bits first in the text, then the high 64 bits.
+                    let mut b = bytes.clone();
+                    if b.len() == 16 {
+                        b.rotate_left(8);
+                    }
+                    return out.write(off, &b);
+                }
+                out.write(off, &bytes)
+            }
+            _ => Err(format!("unsupported {ty} initializer")),
+        },
+        LType::Ptr(_) | LType::OpaquePtr => {
+            if let Some((s, a)) = const_ptr(layouts, syms, v)? {
+                out.relocs.push(Relocation {
+                    offset: off,
+                    symbol: s,
+                    addend: a,
+                });
+            }
+            Ok(())
+        }
+        LType::Array(_, e) | LType::Vector(_, e) => {
+            let Val::Agg(elems) = v else {
+                return Err(format!("expected an aggregate for {ty}"));
+            };
+            let size = layouts.size_align(e)?.0;
+            for (i, (t, ev)) in elems.iter().enumerate() {
+                let o = (i as u64)
+                    .checked_mul(size)
+                    .and_then(|x| x.checked_add(off))
+                    .ok_or("initializer offset overflows")?;
+                eval_init(layouts, syms, t, ev, o, out)?;
+            }
+            Ok(())
+        }
+        LType::Struct { .. } | LType::Named(_) => {
+            let Val::Agg(elems) = v else {
+                return Err(format!("expected an aggregate for {ty}"));
+            };
+            let offsets = match ty {
+                LType::Named(n) => layouts.named(n)?.offsets,
+                LType::Struct { fields, packed } => layouts.struct_layout(fields, *packed)?.offsets,
+                _ => unreachable!(),
+            };
+            for (i, (t, ev)) in elems.iter().enumerate() {
+                let o = offsets.get(i).ok_or("too many struct initializer fields")?;
+                eval_init(
+                    layouts,
+                    syms,
+                    t,
+                    ev,
+                    off.checked_add(*o).ok_or("offset overflows")?,
+                    out,
+                )?;
+            }
+            Ok(())
+        }
+        _ => Err(format!("unsupported initializer type {ty}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_narrow_and_widen() {
+        // 1.1f as LLVM prints it.
+        let b = float_bits(Type::F32, &Val::Hex('x', "3FF19999A0000000")).unwrap();
+        assert_eq!(f32::from_bits(b as u32), 1.1f32);
+        assert_eq!(f32_bits_to_f64_bits(1.1f32.to_bits()), 0x3FF19999A0000000);
+        assert_eq!(
+            float_bits(Type::F64, &Val::Dec(2.5)).unwrap(),
+            2.5f64.to_bits()
+        );
+        let nan = f32_bits_to_f64_bits(0x7FC0_0001);
+        assert_eq!(f64_bits_to_f32_bits(nan), 0x7FC0_0001);
+    }
+
+    #[test]
+    fn gep_folds_struct_and_array_offsets() {
+        let mut l = Layouts::default();
+        let s = LType::Struct {
+            fields: vec![LType::Int(8), LType::Array(4, Box::new(LType::Int(32)))],
+            packed: false,
+        };
+        l.define("S", Some(s));
+        l.compute_all();
+        let named = LType::Named("S".into());
+        let (off, idx) = gep_fold(&l, &named, &[Some(1), Some(1), Some(2)]).unwrap();
+        assert_eq!(off, 20 + 4 + 8);
+        assert_eq!(idx, vec![GepIdx::Folded; 3]);
+        let (off, idx) = gep_fold(&l, &named, &[Some(0), Some(1), None]).unwrap();
+        assert_eq!((off, idx[2]), (4, GepIdx::Scaled(4)));
+        assert!(gep_fold(&l, &named, &[Some(0), None]).is_err());
+        assert_eq!(sext(0xFFFF_FFFF, 32), -1);
+    }
+
+    #[test]
+    fn initializers_are_sparse() {
+        let l = Layouts::default();
+        let mut out = InitBuf::default();
+        let big = LType::Array(1 << 40, Box::new(LType::Int(8)));
+        eval_init(&l, &HashMap::new(), &big, &Val::Zero, 0, &mut out).unwrap();
+        assert!(out.bytes.is_empty());
+        let arr = LType::Array(3, Box::new(LType::Int(16)));
+        let v = Val::Agg(vec![
+            (LType::Int(16), Val::Int(1)),
+            (LType::Int(16), Val::Int(0)),
+            (LType::Int(16), Val::Int(0xFFFF)),
+        ]);
+        eval_init(&l, &HashMap::new(), &arr, &v, 0, &mut out).unwrap();
+        assert_eq!(out.bytes, vec![1, 0, 0, 0, 0xFF, 0xFF]);
+    }
+}

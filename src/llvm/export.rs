@@ -1,0 +1,771 @@
+//! Export of a module as LLVM 14 textual IR that `opt -passes=verify` accepts and `lli`
+//! runs.
+//!
+//! Every top-level item of the original file is re-emitted verbatim from the
+//! [`LlvmContext`] (types, globals, declarations, attribute groups, metadata), in the
+//! original order; each function definition that the module still holds is printed from
+//! the IR in its place, and a function import skipped keeps its original text.
+//!
+//! Printing rules (our IR erased pointee types): every `ptr` value is an `i8*`. Where LLVM
+//! needs a typed pointer (load/store/atomic addresses, call arguments and results of the
+//! original function types, parameters of the original signatures, `ret` of a typed
+//! pointer) a `bitcast` is inserted: an instruction for values, a constant expression for
+//! symbols (`bitcast ([6 x i8]* @msg to i8*)`). Values print as `%vN`, temporaries as
+//! `%tN`, renamed pointer parameters as `%aN`, blocks as `bN`. If block 0 has predecessors
+//! (LLVM forbids that for the entry block), a fresh `entry` block jumps to it and its phis
+//! receive `undef` from `entry`. Allocas become `alloca T` (a scalar of the recorded size)
+//! or `alloca [N x i8]`; `Gep` becomes a chain of `i8` GEPs with `sext`/`mul` for scaled
+//! indices; `Copy` is a same-type `bitcast`. Loads and stores are emitted with `align 1`
+//! (the IR does not keep access alignment; `align 1` is always correct), atomics with
+//! their natural alignment. Constants print with their LLVM types: `i1` as `true`/`false`,
+//! integers as signed decimals, `double` as `0x` + 16 hex digits and `float` as the hex of
+//! its value widened to `double`, `null`, `undef`. Calls reuse the original call shape
+//! recorded at import ([`super::CallSite`]: function type, attributes such as `byval`)
+//! when the call still has the same callee and argument types, otherwise the callee's
+//! original header, otherwise a type derived from the IR. A pointer `atomicrmw` goes
+//! through `i64` (LLVM 14 has none). Block labels that a verbatim global names in a
+//! `blockaddress` are renamed to the printed `bN`.
+//!
+//! Globals the context does not know (a module built from `.sir` or the builder) are printed
+//! from the IR: an `[N x i8]` image, or a packed struct of byte runs and `i8*` fields where
+//! relocations point at symbols (`getelementptr (i8, i8* @sym, i64 addend)`).
+//!
+//! An asm goto that ends its block (followed by a jump) prints as a `callbr` terminator.
+//!
+//! Limits: block parameters are not exported, nor an asm goto with several results or in
+//! the middle of a block (its labels are dropped, with a comment), nor the `destructed`
+//! phase (values with several definitions): export memory- or SSA-phase functions.
+//! Complexity: linear in the module size.
+
+use super::consts::f32_bits_to_f64_bits;
+use super::layout::LType;
+use super::lexer::escape;
+use super::{CallSite, FnHeader, Item, LlvmContext};
+use crate::ir::*;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+
+mod calls;
+mod globals;
+
+use globals::{global_type, print_global, rename_block_addresses};
+
+/// Prints `module` as LLVM 14 text, using `context` for everything the IR dropped.
+pub fn export(module: &Module, context: &LlvmContext) -> String {
+    let mut out = String::new();
+    let by_name: HashMap<&str, &Function> = module
+        .functions
+        .iter()
+        .map(|f| (f.name.as_str(), f))
+        .collect();
+    // Globals the context does not know (modules not imported from .ll) get a type here and
+    // a definition printed from their bytes and relocations.
+    let new_globals: Vec<&Global> = module
+        .globals
+        .iter()
+        .filter(|g| {
+            !context
+                .symbol_types
+                .contains_key(sym_name(module, g.symbol))
+        })
+        .collect();
+    let extra: HashMap<String, LType> = new_globals
+        .iter()
+        .map(|g| {
+            (
+                sym_name(module, g.symbol).to_string(),
+                LType::Ptr(Box::new(global_type(g))),
+            )
+        })
+        .collect();
+    let mut printed: HashSet<&str> = HashSet::new();
+    let mut last_was_fn = false;
+    for item in &context.items {
+        match item {
+            Item::Text(t) => {
+                if last_was_fn {
+                    out.push('\n');
+                }
+                if t.contains("blockaddress") {
+                    out.push_str(&rename_block_addresses(t, context, &by_name));
+                } else {
+                    out.push_str(t);
+                }
+                out.push('\n');
+                last_was_fn = false;
+            }
+            Item::Define(name, text) => {
+                out.push('\n');
+                match by_name.get(name.as_str()) {
+                    Some(f) => {
+                        print_function(&mut out, module, context, &extra, f);
+                        printed.insert(name.as_str());
+                    }
+                    None => {
+                        out.push_str(text);
+                        out.push('\n');
+                    }
+                }
+                last_was_fn = true;
+            }
+        }
+    }
+    for g in new_globals {
+        print_global(&mut out, module, context, &extra, g);
+    }
+    for f in &module.functions {
+        if !printed.contains(f.name.as_str()) && !context.headers.contains_key(&f.name) {
+            out.push('\n');
+            print_function(&mut out, module, context, &extra, f);
+        }
+    }
+    for e in &module.externs {
+        let name = sym_name(module, e.symbol);
+        if !context.symbol_types.contains_key(name) {
+            let sig = &e.signature;
+            let _ = write!(out, "\ndeclare {} ", ty(sig.ret));
+            let _ = crate::llvm::layout::write_ident(&mut out, '@', name);
+            out.push('(');
+            out.push_str(&param_list(
+                sig.params.iter().map(|&t| ty(t).to_string()),
+                sig.varargs,
+            ));
+            out.push_str(")\n");
+        }
+    }
+    out
+}
+
+/// LLVM spelling of a strata scalar type.
+fn ty(t: Type) -> &'static str {
+    match t {
+        Type::Void => "void",
+        Type::I1 => "i1",
+        Type::I8 => "i8",
+        Type::I16 => "i16",
+        Type::I32 => "i32",
+        Type::I64 => "i64",
+        Type::I128 => "i128",
+        Type::F32 => "float",
+        Type::F64 => "double",
+        Type::Ptr => "i8*",
+    }
+}
+
+fn param_list(params: impl Iterator<Item = String>, varargs: bool) -> String {
+    let mut v: Vec<String> = params.collect();
+    if varargs {
+        v.push("...".into());
+    }
+    v.join(", ")
+}
+
+fn ident(sigil: char, name: &str) -> String {
+    let mut s = String::new();
+    let _ = crate::llvm::layout::write_ident(&mut s, sigil, name);
+    s
+}
+
+fn ordering(o: Ordering) -> &'static str {
+    o.name()
+}
+
+struct Printer<'a> {
+    /// Set while printing a block-ending asm goto: its fallthrough block.
+    callbr_fallthrough: Option<Block>,
+    m: &'a Module,
+    ctx: &'a LlvmContext,
+    extra: &'a HashMap<String, LType>,
+    f: &'a Function,
+    out: String,
+    tmp: u32,
+}
+
+/// True if an asm goto can print as `callbr` (at most one result, and no output that
+/// needs a store after the asm, since nothing may follow a terminator).
+fn callbr_printable(a: &InlineAsm) -> bool {
+    let results = a
+        .outputs
+        .iter()
+        .filter(|o| o.place == AsmOutputPlace::Result)
+        .count();
+    let stored = a.outputs.iter().any(|o| {
+        matches!(o.place, AsmOutputPlace::Pointer(_))
+            && !InlineAsm::is_memory_constraint(&o.constraint)
+    });
+    results <= 1 && !stored
+}
+
+fn header_matches(h: &FnHeader, sig: &Signature) -> bool {
+    h.params.len() == sig.params.len()
+        && h.varargs == sig.varargs
+        && h.ret.scalar() == Some(sig.ret)
+        && h.params
+            .iter()
+            .zip(&sig.params)
+            .all(|(p, &t)| p.ty.scalar() == Some(t))
+}
+
+fn print_function(
+    out: &mut String,
+    m: &Module,
+    ctx: &LlvmContext,
+    extra: &HashMap<String, LType>,
+    f: &Function,
+) {
+    let mut p = Printer {
+        callbr_fallthrough: None,
+        m,
+        ctx,
+        extra,
+        f,
+        out: String::new(),
+        tmp: 0,
+    };
+    p.function();
+    out.push_str(&p.out);
+}
+
+impl<'a> Printer<'a> {
+    fn t(&mut self) -> String {
+        self.tmp += 1;
+        format!("%t{}", self.tmp)
+    }
+
+    fn val(&self, v: Value) -> String {
+        format!("%v{}", v.0)
+    }
+
+    fn op_type(&self, o: Operand) -> Type {
+        self.f.operand_type(o)
+    }
+
+    /// The LLVM type of a symbol's address.
+    fn symbol_type(&self, s: Symbol) -> LType {
+        symbol_type(self.m, self.ctx, self.extra, s)
+    }
+
+    fn konst(&self, c: ConstData) -> String {
+        match c.kind {
+            ConstKind::Int(bits) => match c.ty {
+                Type::I1 => if bits & 1 == 1 { "true" } else { "false" }.to_string(),
+                Type::I128 => (bits as i128).to_string(),
+                Type::Ptr => {
+                    if bits == 0 {
+                        "null".into()
+                    } else {
+                        format!("inttoptr (i64 {} to i8*)", bits as u64 as i64)
+                    }
+                }
+                t if t.is_float() => format!(
+                    "0x{:016X}",
+                    if t == Type::F32 {
+                        f32_bits_to_f64_bits(bits as u32)
+                    } else {
+                        bits as u64
+                    }
+                ),
+                t => {
+                    let w = t.bits();
+                    let v = bits & t.mask();
+                    let signed = if w > 0 && w < 128 && (v >> (w - 1)) & 1 == 1 {
+                        v as i128 - (1i128 << w)
+                    } else {
+                        v as i128
+                    };
+                    signed.to_string()
+                }
+            },
+            ConstKind::Float(bits) => match c.ty {
+                Type::F32 => format!("0x{:016X}", f32_bits_to_f64_bits(bits as u32)),
+                Type::F64 => format!("0x{bits:016X}"),
+                _ => "undef".into(),
+            },
+            ConstKind::Null => match c.ty {
+                Type::Ptr => "null".into(),
+                Type::F32 | Type::F64 => "0x0000000000000000".into(),
+                Type::I1 => "false".into(),
+                _ => "0".into(),
+            },
+            ConstKind::Undef => "undef".into(),
+            ConstKind::SymbolAddr(s) => {
+                let t = self.symbol_type(s);
+                let name = ident('@', sym_name(self.m, s));
+                if t == LType::i8_ptr() {
+                    name
+                } else {
+                    format!("bitcast ({t} {name} to i8*)")
+                }
+            }
+            ConstKind::BlockAddr(b) => {
+                format!("blockaddress({}, %b{})", ident('@', &self.f.name), b.0)
+            }
+        }
+    }
+
+    fn op(&self, o: Operand) -> String {
+        match o {
+            Operand::Value(v) => self.val(v),
+            Operand::Const(c) => match self.f.consts.try_get(c) {
+                Some(d) => self.konst(d),
+                None => "undef".into(),
+            },
+        }
+    }
+
+    fn typed(&self, o: Operand) -> String {
+        format!("{} {}", ty(self.op_type(o)), self.op(o))
+    }
+
+    /// `o` (an `i8*`) as a value of pointer type `target`, inserting a bitcast if needed.
+    fn typed_ptr(&mut self, o: Operand, target: &LType) -> String {
+        if *target == LType::i8_ptr() || !target.is_ptr() {
+            return self.op(o);
+        }
+        if let Operand::Const(c) = o {
+            if let Some(d) = self.f.consts.try_get(c) {
+                match d.kind {
+                    ConstKind::SymbolAddr(s) => {
+                        let st = self.symbol_type(s);
+                        let name = ident('@', sym_name(self.m, s));
+                        return if st == *target {
+                            name
+                        } else {
+                            format!("bitcast ({st} {name} to {target})")
+                        };
+                    }
+                    ConstKind::Null => return "null".into(),
+                    ConstKind::Undef => return "undef".into(),
+                    _ => return format!("bitcast (i8* {} to {target})", self.konst(d)),
+                }
+            }
+        }
+        let t = self.t();
+        let _ = writeln!(self.out, "  {t} = bitcast i8* {} to {target}", self.op(o));
+        t
+    }
+
+    fn line(&mut self, s: String) {
+        self.out.push_str("  ");
+        self.out.push_str(&s);
+        self.out.push('\n');
+    }
+
+    fn header(&self) -> Option<&'a FnHeader> {
+        self.ctx
+            .headers
+            .get(&self.f.name)
+            .filter(|h| header_matches(h, &self.f.signature))
+    }
+
+    fn function(&mut self) {
+        let f = self.f;
+        let header = self.header();
+        let mut casts = Vec::new();
+        let mut params = Vec::new();
+        for (i, &v) in f.param_values.iter().enumerate() {
+            let t = f.signature.params[i];
+            match header {
+                Some(h) => {
+                    let p = &h.params[i];
+                    let attrs = if p.attrs.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {}", p.attrs)
+                    };
+                    if t == Type::Ptr && p.ty != LType::i8_ptr() {
+                        params.push(format!("{}{attrs} %a{i}", p.ty));
+                        casts.push(format!("{} = bitcast {} %a{i} to i8*", self.val(v), p.ty));
+                    } else {
+                        params.push(format!("{}{attrs} {}", p.ty, self.val(v)));
+                    }
+                }
+                None => params.push(format!("{} {}", ty(t), self.val(v))),
+            }
+        }
+        let name = ident('@', &f.name);
+        let plist = param_list(params.into_iter(), f.signature.varargs);
+        match header {
+            Some(h) => {
+                let _ = writeln!(self.out, "{}{} {name}({plist}){} {{", h.head, h.ret, h.tail);
+            }
+            None => {
+                let link = if f.linkage == Linkage::Internal {
+                    "internal "
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    self.out,
+                    "define {link}{} {name}({plist}) {{",
+                    ty(f.signature.ret)
+                );
+            }
+        }
+        let entry_has_preds = f.blocks.iter().any(|b| {
+            let mut hit = false;
+            if !b.dead {
+                b.terminator.for_each_successor(|s| hit |= s == Block(0));
+            }
+            hit
+        });
+        if entry_has_preds {
+            self.out.push_str("entry:\n");
+            for c in casts.drain(..) {
+                self.line(c);
+            }
+            self.line("br label %b0".into());
+        }
+        for (bi, b) in f.blocks.iter().enumerate() {
+            if b.dead {
+                continue;
+            }
+            let _ = writeln!(self.out, "b{bi}:");
+            for c in casts.drain(..) {
+                self.line(c);
+            }
+            // asm goto: the block's last instruction is the asm and the block jumps to the
+            // fallthrough; LLVM spells that as one `callbr` terminator.
+            let callbr = match (
+                b.insts.last().and_then(|i| f.insts.get(i.index())),
+                &b.terminator,
+            ) {
+                (
+                    Some(InstData {
+                        kind: InstKind::InlineAsm(a),
+                        ..
+                    }),
+                    Terminator::Jump(t),
+                ) if !a.goto_labels.is_empty() && callbr_printable(a) => Some(t.block),
+                _ => None,
+            };
+            for (k, &i) in b.insts.iter().enumerate() {
+                if let Some(inst) = f.insts.get(i.index()) {
+                    if k + 1 == b.insts.len() {
+                        self.callbr_fallthrough = callbr;
+                    }
+                    self.inst(i, inst, bi == 0 && entry_has_preds);
+                }
+            }
+            if callbr.is_none() {
+                self.terminator(&b.terminator);
+            }
+        }
+        self.out.push_str("}\n");
+    }
+
+    fn res(&self, inst: &InstData) -> String {
+        inst.results
+            .first()
+            .map(|&v| self.val(v))
+            .unwrap_or_else(|| "%unused".into())
+    }
+
+    fn inst(&mut self, idx: Inst, inst: &'a InstData, entry_phi: bool) {
+        let r = self.res(inst);
+        match &inst.kind {
+            InstKind::Binary {
+                op,
+                ty: t,
+                lhs,
+                rhs,
+            } => {
+                let s = format!("{r} = {op} {} {}, {}", ty(*t), self.op(*lhs), self.op(*rhs));
+                self.line(s)
+            }
+            InstKind::Unary { ty: t, arg, .. } => {
+                let s = format!("{r} = fneg {} {}", ty(*t), self.op(*arg));
+                self.line(s)
+            }
+            InstKind::Icmp {
+                pred,
+                ty: t,
+                lhs,
+                rhs,
+            } => {
+                let s = format!(
+                    "{r} = icmp {pred} {} {}, {}",
+                    ty(*t),
+                    self.op(*lhs),
+                    self.op(*rhs)
+                );
+                self.line(s)
+            }
+            InstKind::Fcmp {
+                pred,
+                ty: t,
+                lhs,
+                rhs,
+            } => {
+                let s = format!(
+                    "{r} = fcmp {pred} {} {}, {}",
+                    ty(*t),
+                    self.op(*lhs),
+                    self.op(*rhs)
+                );
+                self.line(s)
+            }
+            InstKind::Cast { op, from, to, arg } => {
+                let s = format!("{r} = {op} {} {} to {}", ty(*from), self.op(*arg), ty(*to));
+                self.line(s)
+            }
+            InstKind::Select {
+                ty: t,
+                cond,
+                if_true,
+                if_false,
+            } => {
+                let s = format!(
+                    "{r} = select i1 {}, {} {}, {} {}",
+                    self.op(*cond),
+                    ty(*t),
+                    self.op(*if_true),
+                    ty(*t),
+                    self.op(*if_false)
+                );
+                self.line(s)
+            }
+            InstKind::Alloca {
+                ty: t, size, align, ..
+            } => {
+                let slot = if *t != Type::Ptr
+                    && *t != Type::Void
+                    && t.bytes() == *size
+                    && *t != Type::I1
+                {
+                    ty(*t).to_string()
+                } else if *t == Type::Ptr && *size == 8 {
+                    "i8*".to_string()
+                } else {
+                    format!("[{size} x i8]")
+                };
+                if slot == "i8" {
+                    self.line(format!("{r} = alloca i8, align {align}"));
+                } else {
+                    let tmp = self.t();
+                    self.line(format!("{tmp} = alloca {slot}, align {align}"));
+                    self.line(format!("{r} = bitcast {slot}* {tmp} to i8*"));
+                }
+            }
+            InstKind::Load {
+                ty: t,
+                ptr,
+                volatile,
+            } => {
+                let lt = LType::from_scalar(*t);
+                let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
+                let v = if *volatile { "volatile " } else { "" };
+                self.line(format!("{r} = load {v}{lt}, {lt}* {p}, align 1"));
+            }
+            InstKind::Store {
+                ty: t,
+                value,
+                ptr,
+                volatile,
+            } => {
+                let lt = LType::from_scalar(*t);
+                let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
+                let v = if *volatile { "volatile " } else { "" };
+                let s = format!("store {v}{lt} {}, {lt}* {p}, align 1", self.op(*value));
+                self.line(s);
+            }
+            InstKind::Gep {
+                base,
+                offset,
+                indices,
+            } => {
+                let mut cur = self.op(*base);
+                let mut steps: Vec<String> = Vec::new();
+                if *offset != 0 || indices.is_empty() {
+                    steps.push(format!("i64 {offset}"));
+                }
+                for (i, scale) in indices {
+                    let it = self.op_type(*i);
+                    let mut iv = self.op(*i);
+                    if it.bits() < 64 {
+                        let t = self.t();
+                        self.line(format!("{t} = sext {} {iv} to i64", ty(it)));
+                        iv = t;
+                    } else if it.bits() > 64 {
+                        let t = self.t();
+                        self.line(format!("{t} = trunc {} {iv} to i64", ty(it)));
+                        iv = t;
+                    }
+                    if *scale != 1 {
+                        let t = self.t();
+                        self.line(format!("{t} = mul i64 {iv}, {scale}"));
+                        iv = t;
+                    }
+                    steps.push(format!("i64 {iv}"));
+                }
+                let n = steps.len();
+                for (k, s) in steps.into_iter().enumerate() {
+                    let dst = if k + 1 == n { r.clone() } else { self.t() };
+                    self.line(format!("{dst} = getelementptr i8, i8* {cur}, {s}"));
+                    cur = dst;
+                }
+            }
+            InstKind::Call {
+                ret,
+                callee,
+                args,
+                fixed_args,
+            } => self.call(idx, &r, *ret, callee, args, *fixed_args),
+            InstKind::InlineAsm(asm) => self.asm(inst, asm),
+            InstKind::AtomicRmw {
+                op,
+                ty: t,
+                ptr,
+                value,
+                ordering: o,
+            } => {
+                if *t == Type::Ptr {
+                    // LLVM 14's atomicrmw takes integers and floats only: go through i64.
+                    let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(LType::Int(64))));
+                    let (v, old) = (self.t(), self.t());
+                    let s = format!("{v} = ptrtoint i8* {} to i64", self.op(*value));
+                    self.line(s);
+                    let s = format!(
+                        "{old} = atomicrmw {op} i64* {p}, i64 {v} {}, align 8",
+                        ordering(*o)
+                    );
+                    self.line(s);
+                    self.line(format!("{r} = inttoptr i64 {old} to i8*"));
+                    return;
+                }
+                let lt = LType::from_scalar(*t);
+                let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
+                let s = format!(
+                    "{r} = atomicrmw {op} {lt}* {p}, {lt} {} {}, align {}",
+                    self.op(*value),
+                    ordering(*o),
+                    t.bytes().max(1)
+                );
+                self.line(s);
+            }
+            InstKind::CmpXchg {
+                ty: t,
+                ptr,
+                expected,
+                new,
+                success,
+                failure,
+            } => {
+                let lt = LType::from_scalar(*t);
+                let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
+                let tmp = self.t();
+                let s = format!(
+                    "{tmp} = cmpxchg {lt}* {p}, {lt} {}, {lt} {} {} {}, align {}",
+                    self.op(*expected),
+                    self.op(*new),
+                    ordering(*success),
+                    ordering(*failure),
+                    t.bytes().max(1)
+                );
+                self.line(s);
+                for (k, &v) in inst.results.iter().enumerate() {
+                    let s = format!("{} = extractvalue {{ {lt}, i1 }} {tmp}, {k}", self.val(v));
+                    self.line(s);
+                }
+            }
+            InstKind::Fence { ordering: o } => self.line(format!("fence {}", ordering(*o))),
+            InstKind::Phi { ty: t, incoming } => {
+                let mut parts: Vec<String> = incoming
+                    .iter()
+                    .map(|(b, v)| format!("[ {}, %b{} ]", self.op(*v), b.0))
+                    .collect();
+                if entry_phi {
+                    parts.push("[ undef, %entry ]".into());
+                }
+                let s = format!("{r} = phi {} {}", ty(*t), parts.join(", "));
+                self.line(s);
+            }
+            InstKind::Copy { ty: t, src } => {
+                let s = format!("{r} = bitcast {} {} to {}", ty(*t), self.op(*src), ty(*t));
+                self.line(s);
+            }
+            InstKind::Opaque(o) => self.opaque(&r, o),
+        }
+    }
+
+    fn terminator(&mut self, t: &Terminator) {
+        let s = match t {
+            Terminator::Jump(d) => format!("br label %b{}", d.block.0),
+            Terminator::Br {
+                cond,
+                then_dest,
+                else_dest,
+            } => format!(
+                "br i1 {}, label %b{}, label %b{}",
+                self.op(*cond),
+                then_dest.block.0,
+                else_dest.block.0
+            ),
+            Terminator::Switch {
+                ty: st,
+                value,
+                default,
+                cases,
+            } => {
+                let mut s = format!(
+                    "switch {} {}, label %b{} [",
+                    ty(*st),
+                    self.op(*value),
+                    default.block.0
+                );
+                for (v, d) in cases {
+                    let c = self.konst(ConstData::int(*st, *v));
+                    let _ = write!(s, "\n    {} {c}, label %b{}", ty(*st), d.block.0);
+                }
+                s.push_str("\n  ]");
+                s
+            }
+            Terminator::IndirectBr { addr, dests } => {
+                let ds: Vec<String> = dests.iter().map(|d| format!("label %b{}", d.0)).collect();
+                format!("indirectbr i8* {}, [{}]", self.op(*addr), ds.join(", "))
+            }
+            Terminator::Ret(None) => "ret void".into(),
+            Terminator::Ret(Some(v)) => {
+                let rt = self
+                    .header()
+                    .map(|h| h.ret.clone())
+                    .unwrap_or_else(|| LType::from_scalar(self.f.signature.ret));
+                if rt.is_ptr() {
+                    let p = self.typed_ptr(*v, &rt);
+                    format!("ret {rt} {p}")
+                } else {
+                    format!("ret {rt} {}", self.op(*v))
+                }
+            }
+            Terminator::Unreachable => "unreachable".into(),
+        };
+        self.line(s);
+    }
+}
+
+/// The LLVM type of a symbol's address: from the context, from `extra` (globals export
+/// defines), or derived from the signature (`i8*` for anything else).
+fn symbol_type(m: &Module, ctx: &LlvmContext, extra: &HashMap<String, LType>, s: Symbol) -> LType {
+    let name = sym_name(m, s);
+    if let Some(t) = ctx.symbol_types.get(name).or_else(|| extra.get(name)) {
+        return t.clone();
+    }
+    match m.signature(s) {
+        Some(sig) => LType::Ptr(Box::new(LType::Func {
+            ret: Box::new(LType::from_scalar(sig.ret)),
+            params: sig.params.iter().map(|&t| LType::from_scalar(t)).collect(),
+            varargs: sig.varargs,
+        })),
+        None => LType::i8_ptr(),
+    }
+}
+
+/// A symbol's name, or `?symN` for a handle out of range (export never panics).
+fn sym_name(m: &Module, s: Symbol) -> &str {
+    m.symbols.get(s.index()).map_or("?sym", |d| d.name.as_str())
+}
+
+fn parse_type(s: &str) -> Option<LType> {
+    let toks = super::lexer::lex(s);
+    super::parse::Cursor::new(s, &toks).parse_type().ok()
+}

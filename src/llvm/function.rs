@@ -1,0 +1,748 @@
+//! Lowering of one LLVM function body to a strata [`Function`], in one pass.
+//!
+//! Algorithm: a pre-scan of the body's tokens creates one block per label (the unlabelled
+//! entry block takes LLVM's implicit number, the count of unnamed parameters), so branches
+//! may name later blocks. Then each instruction is parsed and lowered immediately with the
+//! [`FunctionBuilder`]. A value used before its definition (a phi operand from a later
+//! block, or a use in a block that comes textually later than its dominating definition)
+//! gets a placeholder value of the use's type; when the name is defined the placeholder is
+//! recorded for substitution, and one final sweep over all operands replaces placeholders
+//! (following chains). Pointer `bitcast`s, all-zero GEPs and `bitcast` constant expressions
+//! are aliases: the name maps to an existing operand. `cmpxchg` and multi-output asm define
+//! a tuple, read back by `extractvalue`.
+//!
+//! When a global initialiser takes a `blockaddress` of this function, the original block
+//! labels are returned too, so export can rename them in the verbatim global text.
+//!
+//! Invariants of the result: every block has a terminator, every placeholder is resolved,
+//! operand types match their instruction (checked against the LLVM types as written), phis
+//! only in `Phase::Ssa` functions. Complexity: O(tokens + operands).
+
+use super::consts::{const_int, float_bits, gep_fold, GepIdx};
+use super::layout::LType;
+use super::lexer::{Tok, Token};
+use super::parse::{cast_op, Cursor, PErr, PResult, TVal, Val};
+use super::{CallSite, LlvmParam, ModuleInfo};
+use crate::ir::*;
+use smallvec::SmallVec;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+mod call;
+mod inst;
+
+/// A multiplicative hasher (FxHash's scheme) for the per-function name maps: names are
+/// short and hashed often, and SipHash's flooding resistance is not worth its cost here.
+#[derive(Default, Clone, Copy)]
+pub struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+}
+
+/// A `HashMap` with [`NameHasher`].
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
+
+/// What a local name stands for.
+#[derive(Clone, Debug)]
+enum Local {
+    /// A scalar operand.
+    Op(Operand),
+    /// An aggregate result split into scalars (`cmpxchg`, multi-output asm).
+    Tuple(SmallVec<[Operand; 2]>),
+}
+
+struct Lower<'a, 'm> {
+    c: Cursor<'a>,
+    m: &'m ModuleInfo,
+    b: FunctionBuilder,
+    fname: &'m str,
+    blocks: FastMap<Cow<'a, str>, Block>,
+    locals: FastMap<Cow<'a, str>, Local>,
+    pending: FastMap<Cow<'a, str>, (Value, Type, Token)>,
+    subst: FastMap<Value, Operand>,
+    calls: Vec<(u32, CallSite)>,
+    has_phi: bool,
+    /// Blocks that already hold a non-phi instruction of their own (phis must come first).
+    non_phi: Vec<bool>,
+    /// Instructions materialised for phi operands, to be moved to the end of their block.
+    deferred: Vec<Inst>,
+    /// Token where the current instruction started (for errors).
+    at: Token,
+}
+
+/// Lowers the body tokens `body` (after `{`, ending at the closing `}` or the item end) of
+/// function `name`. Returns the function and its call-site records, or the first error.
+pub fn lower(
+    src: &str,
+    body: &[Token],
+    m: &ModuleInfo,
+    name: &str,
+    sig: Signature,
+    param_names: &[Option<String>],
+    keep_labels: bool,
+) -> PResult<Lowered> {
+    // The body ends at the last `}`.
+    let end = body.iter().rposition(|t| t.kind == Tok::RBrace);
+    let Some(end) = end else {
+        let t = body.last().copied().unwrap_or(Token {
+            kind: Tok::Eof,
+            start: 0,
+            end: 0,
+            line: 0,
+            col: 0,
+        });
+        return Err(PErr {
+            line: t.line,
+            col: t.col,
+            msg: "function body is not closed by `}`".into(),
+        });
+    };
+    // The cursor reports a synthetic end-of-input token past the slice.
+    let toks = &body[..end];
+    let mut l = Lower {
+        c: Cursor::new(src, toks),
+        m,
+        b: FunctionBuilder::new(name, sig),
+        fname: name,
+        blocks: FastMap::default(),
+        // About one named value per 8 tokens in clang output: avoid rehashing.
+        locals: FastMap::with_capacity_and_hasher(end / 8, Default::default()),
+        pending: FastMap::default(),
+        subst: FastMap::default(),
+        calls: Vec::new(),
+        has_phi: false,
+        non_phi: Vec::new(),
+        deferred: Vec::new(),
+        at: body[end],
+    };
+    l.body(param_names)?;
+    let labels = if keep_labels {
+        let mut v: Vec<(String, u32)> =
+            l.blocks.iter().map(|(k, b)| (k.to_string(), b.0)).collect();
+        v.sort_by_key(|(_, b)| *b);
+        v
+    } else {
+        Vec::new()
+    };
+    let mut function = l.b.finish();
+    if l.has_phi {
+        function.phase = Phase::Ssa;
+    }
+    Ok(Lowered {
+        function,
+        calls: l.calls,
+        labels,
+    })
+}
+
+/// The result of lowering one function body.
+pub struct Lowered {
+    /// The function.
+    pub function: Function,
+    /// Call shapes by instruction index, in increasing order.
+    pub calls: Vec<(u32, CallSite)>,
+    /// Original block labels and their blocks (only when requested).
+    pub labels: Vec<(String, u32)>,
+}
+
+fn is_float_op(op: BinaryOp) -> bool {
+    op.is_float()
+}
+
+fn binary_op(w: &str) -> Option<BinaryOp> {
+    Some(match w {
+        "add" => BinaryOp::Add,
+        "sub" => BinaryOp::Sub,
+        "mul" => BinaryOp::Mul,
+        "sdiv" => BinaryOp::SDiv,
+        "udiv" => BinaryOp::UDiv,
+        "srem" => BinaryOp::SRem,
+        "urem" => BinaryOp::URem,
+        "and" => BinaryOp::And,
+        "or" => BinaryOp::Or,
+        "xor" => BinaryOp::Xor,
+        "shl" => BinaryOp::Shl,
+        "lshr" => BinaryOp::LShr,
+        "ashr" => BinaryOp::AShr,
+        "fadd" => BinaryOp::FAdd,
+        "fsub" => BinaryOp::FSub,
+        "fmul" => BinaryOp::FMul,
+        "fdiv" => BinaryOp::FDiv,
+        "frem" => BinaryOp::FRem,
+        _ => return None,
+    })
+}
+
+fn is_flag(w: &str) -> bool {
+    matches!(
+        w,
+        "nuw"
+            | "nsw"
+            | "exact"
+            | "nnan"
+            | "ninf"
+            | "nsz"
+            | "arcp"
+            | "contract"
+            | "afn"
+            | "reassoc"
+            | "fast"
+            | "inbounds"
+    )
+}
+
+fn ordering(w: &str) -> Option<Ordering> {
+    Some(match w {
+        "monotonic" | "unordered" => Ordering::Monotonic,
+        "acquire" => Ordering::Acquire,
+        "release" => Ordering::Release,
+        "acq_rel" => Ordering::AcqRel,
+        "seq_cst" => Ordering::SeqCst,
+        _ => return None,
+    })
+}
+
+/// Words that start a value (so they end an argument's attribute list).
+fn is_value_word(w: &str) -> bool {
+    matches!(
+        w,
+        "true"
+            | "false"
+            | "null"
+            | "none"
+            | "undef"
+            | "poison"
+            | "zeroinitializer"
+            | "getelementptr"
+            | "blockaddress"
+            | "dso_local_equivalent"
+            | "no_cfi"
+    ) || cast_op(w).is_some()
+        || binary_op(w).is_some()
+        || matches!(
+            w,
+            "icmp"
+                | "fcmp"
+                | "select"
+                | "extractvalue"
+                | "insertvalue"
+                | "extractelement"
+                | "insertelement"
+                | "shufflevector"
+                | "fneg"
+        )
+}
+
+impl<'a, 'm> Lower<'a, 'm> {
+    fn err<T>(&self, t: Token, msg: impl Into<String>) -> PResult<T> {
+        self.c.err_at(t, msg)
+    }
+
+    fn scalar(&self, ty: &LType, t: Token) -> PResult<Type> {
+        match ty.scalar() {
+            Some(Type::Void) | None => self.err(t, format!("unsupported value type {ty}")),
+            Some(s) => Ok(s),
+        }
+    }
+
+    fn body(&mut self, param_names: &[Option<String>]) -> PResult<()> {
+        // Parameters.
+        let mut unnamed = 0usize;
+        for (i, n) in param_names.iter().enumerate() {
+            let v = self.b.param(i);
+            match n {
+                Some(n) => {
+                    if n.bytes().all(|c| c.is_ascii_digit()) {
+                        unnamed += 1;
+                    }
+                    self.locals
+                        .insert(Cow::Owned(n.clone()), Local::Op(v.into()));
+                }
+                None => {
+                    self.locals
+                        .insert(Cow::Owned(unnamed.to_string()), Local::Op(v.into()));
+                    unnamed += 1;
+                }
+            }
+        }
+        // Pre-scan labels.
+        let toks = self.c.toks;
+        let mut order: Vec<Cow<'a, str>> = Vec::new();
+        if toks.first().is_some_and(|t| t.kind != Tok::Label) {
+            order.push(Cow::Owned(unnamed.to_string()));
+        }
+        let mut prev_line = 0;
+        for t in toks {
+            if t.kind == Tok::Label && t.line != prev_line {
+                order.push(self.c.name(*t));
+            }
+            prev_line = t.line;
+        }
+        for (i, name) in order.into_iter().enumerate() {
+            let blk = if i == 0 {
+                Block(0)
+            } else {
+                self.b.create_block()
+            };
+            if self.blocks.insert(name.clone(), blk).is_some() {
+                let t = toks
+                    .iter()
+                    .find(|t| t.kind == Tok::Label && self.c.name(**t) == name)
+                    .copied()
+                    .unwrap_or(toks[0]);
+                return self.err(t, format!("block label %{name} is defined twice"));
+            }
+        }
+        // Instructions.
+        let mut current: Option<Block> = Some(Block(0));
+        let mut next_block = 1u32;
+        let mut first = true;
+        loop {
+            let t = self.c.peek();
+            match t.kind {
+                Tok::Eof => break,
+                Tok::Label => {
+                    self.c.bump();
+                    if let Some(cb) = current {
+                        if !first {
+                            return self.err(
+                                t,
+                                format!(
+                                    "block {cb} does not end with a terminator before label `{}`",
+                                    self.c.name(t)
+                                ),
+                            );
+                        }
+                    }
+                    // The pre-scan created blocks for labels that start a line, in order.
+                    let blk = match self.blocks.get(&self.c.name(t)) {
+                        Some(&b) if b == Block(if first { 0 } else { next_block }) => b,
+                        _ => return self.err(t, format!("unexpected label `{}`", self.c.name(t))),
+                    };
+                    if !first {
+                        next_block += 1;
+                    }
+                    first = false;
+                    self.b.switch_to(blk);
+                    current = Some(blk);
+                    continue;
+                }
+                _ => {}
+            }
+            first = false;
+            if current.is_none() {
+                return self.err(t, "instruction after a terminator (expected a block label)");
+            }
+            let terminated = self.instruction()?;
+            if terminated {
+                current = None;
+            }
+        }
+        if let Some(cb) = current {
+            let t = self.c.peek();
+            return self.err(t, format!("block {cb} does not end with a terminator"));
+        }
+        self.move_deferred();
+        self.resolve()
+    }
+
+    /// Moves instructions materialised for phi operands to the end of their (predecessor)
+    /// block, after that block's own phis and instructions.
+    fn move_deferred(&mut self) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        let deferred = std::mem::take(&mut self.deferred);
+        let f = self.b.function_mut();
+        let mut is_deferred = vec![false; f.insts.len()];
+        for &i in &deferred {
+            is_deferred[i.index()] = true;
+        }
+        let mut touched: Vec<Block> = deferred.iter().map(|i| f.insts[i.index()].block).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        for blk in touched {
+            f.blocks[blk.index()]
+                .insts
+                .retain(|j| !is_deferred[j.index()]);
+        }
+        // Re-append in creation order: they only depend on constants and each other.
+        for &i in &deferred {
+            let blk = f.insts[i.index()].block;
+            f.blocks[blk.index()].insts.push(i);
+        }
+    }
+
+    /// Resolves forward references and substitutes placeholders.
+    fn resolve(&mut self) -> PResult<()> {
+        // Report the earliest unresolved use, so the error does not depend on hash order.
+        if let Some((name, (_, _, t))) = self
+            .pending
+            .iter()
+            .min_by_key(|(_, (_, _, t))| (t.line, t.col))
+        {
+            return self.err(*t, format!("use of undefined value %{name}"));
+        }
+        if self.subst.is_empty() {
+            return Ok(());
+        }
+        // Flatten chains (a placeholder resolved to another placeholder) once, so the sweep
+        // below is one lookup per operand. A cycle cannot occur: a name is defined once.
+        let mut subst = std::mem::take(&mut self.subst);
+        let keys: Vec<Value> = subst.keys().copied().collect();
+        let mut path = Vec::new();
+        for k in keys {
+            let mut op = Operand::Value(k);
+            path.clear();
+            while let Operand::Value(v) = op {
+                match subst.get(&v) {
+                    Some(&n) if path.len() <= subst.len() => {
+                        path.push(v);
+                        op = n;
+                    }
+                    _ => break,
+                }
+            }
+            for v in &path {
+                subst.insert(*v, op);
+            }
+        }
+        let chase = |op: Operand| -> Operand {
+            match op {
+                Operand::Value(v) => subst.get(&v).copied().unwrap_or(op),
+                Operand::Const(_) => op,
+            }
+        };
+        let f = self.b.function_mut();
+        for inst in &mut f.insts {
+            inst.kind.for_each_operand_mut(|o| *o = chase(*o));
+        }
+        for blk in &mut f.blocks {
+            blk.terminator.for_each_operand_mut(|o| *o = chase(*o));
+        }
+        Ok(())
+    }
+
+    fn konst(&mut self, c: ConstData) -> Operand {
+        self.b.constant(c)
+    }
+
+    /// Defines local `name` (if any) as `v`.
+    fn define(&mut self, name: Option<(Cow<'a, str>, Token)>, v: Local) -> PResult<()> {
+        let Some((name, t)) = name else { return Ok(()) };
+        if let Some((ph, ty, _)) = self.pending.remove(&name) {
+            match &v {
+                Local::Op(op) => {
+                    let actual = self.b.function().operand_type(*op);
+                    if actual != ty {
+                        return self
+                            .err(t, format!("%{name} has type {actual} but was used as {ty}"));
+                    }
+                    self.subst.insert(ph, *op);
+                }
+                Local::Tuple(_) => {
+                    return self.err(
+                        t,
+                        format!("aggregate value %{name} used before its definition"),
+                    )
+                }
+            }
+        }
+        if self.locals.insert(name.clone(), v).is_some() {
+            return self.err(t, format!("value %{name} is defined twice"));
+        }
+        Ok(())
+    }
+
+    fn push1(&mut self, kind: InstKind) -> Operand {
+        Operand::Value(self.b.push(kind)[0])
+    }
+
+    /// Lowers a typed value to a scalar operand, materialising constant expressions in the
+    /// current block.
+    fn operand(&mut self, ty: &LType, v: &Val<'a>) -> PResult<Operand> {
+        let at = self.at;
+        let sty = self.scalar(ty, at)?;
+        match v {
+            Val::Local(name, t) => match self.locals.get(name) {
+                Some(Local::Op(op)) => {
+                    let op = *op;
+                    let actual = self.b.function().operand_type(op);
+                    if actual != sty {
+                        return self
+                            .err(*t, format!("%{name} has type {actual} but is used as {ty}"));
+                    }
+                    Ok(op)
+                }
+                Some(Local::Tuple(_)) => {
+                    self.err(*t, format!("aggregate value %{name} used as a scalar"))
+                }
+                None => {
+                    if let Some((ph, pty, _)) = self.pending.get(name) {
+                        if *pty != sty {
+                            return self.err(*t, format!("%{name} used with types {pty} and {ty}"));
+                        }
+                        return Ok(Operand::Value(*ph));
+                    }
+                    let f = self.b.function_mut();
+                    f.values.push(ValueData {
+                        ty: sty,
+                        def: ValueDef::Unused,
+                    });
+                    let ph = Value::new(f.values.len() - 1);
+                    self.pending.insert(name.clone(), (ph, sty, *t));
+                    Ok(Operand::Value(ph))
+                }
+            },
+            Val::Global(name, t) => {
+                if sty != Type::Ptr {
+                    return self.err(*t, format!("global @{name} used as {ty}"));
+                }
+                match self.m.symbols.get(name.as_ref()) {
+                    Some(&s) => Ok(self.konst(ConstData {
+                        ty: Type::Ptr,
+                        kind: ConstKind::SymbolAddr(s),
+                    })),
+                    None => self.err(*t, format!("undefined symbol @{name}")),
+                }
+            }
+            Val::Int(x) => {
+                if !sty.is_int() {
+                    return self.err(at, format!("integer literal for {ty}"));
+                }
+                Ok(self.konst(ConstData::int(sty, *x)))
+            }
+            Val::Bool(bv) => {
+                if !sty.is_int() {
+                    return self.err(at, format!("boolean literal for {ty}"));
+                }
+                Ok(self.konst(ConstData::int(sty, *bv as u128)))
+            }
+            Val::Dec(_) | Val::Hex(..) => {
+                let bits = float_bits(sty, v).or_else(|e| self.err(at, e))?;
+                Ok(self.konst(ConstData {
+                    ty: sty,
+                    kind: ConstKind::Float(bits),
+                }))
+            }
+            Val::Null | Val::Zero => Ok(self.konst(ConstData::zero(sty))),
+            Val::Undef | Val::Poison => Ok(self.konst(ConstData {
+                ty: sty,
+                kind: ConstKind::Undef,
+            })),
+            Val::Bytes(_) | Val::Agg(_) => self.err(
+                at,
+                format!("aggregate constant of type {ty} used as an operand"),
+            ),
+            Val::Gep(src, base, idx) => self.gep(src, base, idx),
+            Val::Cast(op, inner, to) => {
+                let to_s = self.scalar(to, at)?;
+                if to_s != sty {
+                    return self.err(at, format!("constant cast to {to} used as {ty}"));
+                }
+                self.cast(*op, inner, to)
+            }
+            Val::OtherExpr(w, t) => {
+                self.err(*t, format!("constant expression `{w}` is not supported"))
+            }
+            Val::BlockAddr(f, blk) => {
+                if f.as_ref() != self.fname {
+                    return self.err(at, format!("blockaddress of another function @{f}"));
+                }
+                match self.blocks.get(blk) {
+                    Some(&b) => Ok(self.konst(ConstData {
+                        ty: Type::Ptr,
+                        kind: ConstKind::BlockAddr(b),
+                    })),
+                    None => self.err(at, format!("blockaddress of unknown block %{blk}")),
+                }
+            }
+        }
+    }
+
+    fn cast(&mut self, op: CastOp, inner: &TVal<'a>, to: &LType) -> PResult<Operand> {
+        let at = self.at;
+        let from_s = self.scalar(&inner.0, at)?;
+        let to_s = self.scalar(to, at)?;
+        let arg = self.operand(&inner.0, &inner.1)?;
+        if op == CastOp::Bitcast && from_s == to_s {
+            // Pointer-to-pointer (or same-type) casts are aliases.
+            return Ok(arg);
+        }
+        let ok = match op {
+            CastOp::Trunc => from_s.is_int() && to_s.is_int() && to_s.bits() < from_s.bits(),
+            CastOp::ZExt | CastOp::SExt => {
+                from_s.is_int() && to_s.is_int() && to_s.bits() > from_s.bits()
+            }
+            CastOp::FpTrunc => from_s == Type::F64 && to_s == Type::F32,
+            CastOp::FpExt => from_s == Type::F32 && to_s == Type::F64,
+            CastOp::FpToSi | CastOp::FpToUi => from_s.is_float() && to_s.is_int(),
+            CastOp::SiToFp | CastOp::UiToFp => from_s.is_int() && to_s.is_float(),
+            CastOp::PtrToInt => from_s == Type::Ptr && to_s.is_int(),
+            CastOp::IntToPtr => from_s.is_int() && to_s == Type::Ptr,
+            CastOp::Bitcast => {
+                from_s.bits() == to_s.bits() && from_s != Type::Ptr && to_s != Type::Ptr
+            }
+        };
+        if !ok {
+            return self.err(at, format!("invalid cast `{op}` from {} to {to}", inner.0));
+        }
+        Ok(self.push1(InstKind::Cast {
+            op,
+            from: from_s,
+            to: to_s,
+            arg,
+        }))
+    }
+
+    fn gep(&mut self, src: &LType, base: &TVal<'a>, idx: &[TVal<'a>]) -> PResult<Operand> {
+        let at = self.at;
+        if !base.0.is_ptr() {
+            return self.err(
+                at,
+                format!(
+                    "getelementptr base of type {} (vector GEPs are not supported)",
+                    base.0
+                ),
+            );
+        }
+        let base_op = self.operand(&base.0, &base.1)?;
+        let consts: Vec<Option<i64>> = idx.iter().map(|(t, v)| const_int(t, v)).collect();
+        let (offset, kinds) =
+            gep_fold(&self.m.layouts, src, &consts).or_else(|e| self.err(at, e))?;
+        let mut indices: SmallVec<[(Operand, i64); 2]> = SmallVec::new();
+        for ((t, v), k) in idx.iter().zip(&kinds) {
+            if let GepIdx::Scaled(scale) = k {
+                let st = self.scalar(t, at)?;
+                if !st.is_int() {
+                    return self.err(at, format!("getelementptr index of type {t}"));
+                }
+                let op = self.operand(t, v)?;
+                indices.push((op, *scale));
+            }
+        }
+        if offset == 0 && indices.is_empty() {
+            return Ok(base_op);
+        }
+        Ok(self.push1(InstKind::Gep {
+            base: base_op,
+            offset,
+            indices,
+        }))
+    }
+
+    fn word(&self) -> &'a str {
+        let t = self.c.peek();
+        if t.kind == Tok::Ident {
+            self.c.text(t)
+        } else {
+            ""
+        }
+    }
+
+    fn skip_flags(&mut self) {
+        while is_flag(self.word()) {
+            self.c.bump();
+        }
+    }
+
+    fn typed(&mut self) -> PResult<TVal<'a>> {
+        self.c.parse_typed()
+    }
+
+    fn comma(&mut self) -> PResult<()> {
+        self.c.expect(Tok::Comma, "`,`").map(|_| ())
+    }
+
+    fn label(&mut self) -> PResult<Block> {
+        self.c.expect_word("label")?;
+        let t = self.c.expect(Tok::LocalVar, "a block name")?;
+        let name = self.c.name(t);
+        match self.blocks.get(&name) {
+            Some(&b) => Ok(b),
+            None => self.err(t, format!("branch to undefined block %{name}")),
+        }
+    }
+
+    /// Skips `, align N` and metadata attachments after an instruction.
+    fn finish(&mut self) -> PResult<()> {
+        loop {
+            if self.c.peek().kind != Tok::Comma {
+                return Ok(());
+            }
+            match self.c.peek2() {
+                Tok::MetaVar => {
+                    self.c.bump();
+                    self.c.bump();
+                    self.skip_metadata()?;
+                }
+                Tok::Ident
+                    if self
+                        .c
+                        .toks
+                        .get(self.c.pos + 1)
+                        .is_some_and(|t| self.c.text(*t) == "align") =>
+                {
+                    self.c.bump();
+                    self.c.bump();
+                    self.c.parse_u64("an alignment")?;
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn skip_metadata(&mut self) -> PResult<()> {
+        let t = self.c.bump();
+        match t.kind {
+            Tok::MetaVar => Ok(()),
+            Tok::Exclaim => {
+                if self.c.eat(Tok::Str) {
+                    return Ok(());
+                }
+                if self.c.peek().kind != Tok::LBrace {
+                    return self.c.expected("metadata");
+                }
+                let mut depth = 0;
+                loop {
+                    let t = self.c.bump();
+                    match t.kind {
+                        Tok::LBrace => depth += 1,
+                        Tok::RBrace => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Ok(());
+                            }
+                        }
+                        Tok::Eof => return self.err(t, "unterminated metadata"),
+                        _ => {}
+                    }
+                }
+            }
+            _ => self.err(t, "expected metadata"),
+        }
+    }
+}

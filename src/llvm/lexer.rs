@@ -1,0 +1,428 @@
+//! Tokenizer for LLVM 14 textual IR.
+//!
+//! Turns the whole source into a `Vec<Token>` in one forward pass. Tokens carry byte spans
+//! into the source plus the 1-based line and column of their first character, so every later
+//! error can name its position and export can copy source text verbatim. Lexing is total:
+//! a character that starts no token becomes a [`Tok::Error`] token (the parser reports it),
+//! an unterminated string runs to the end of the input. Comments (`;` to end of line) are
+//! dropped.
+//!
+//! Recognised forms: `%local`, `@global`, `%"quoted"`, `label:`, `!meta`, `#N`, `$comdat`,
+//! integers (`-12`), decimal floats (`1.5e+00`), hex floats (`0x3FF0...`, `0xK...`,
+//! `0xH...`), strings, `c"..."`, keywords, `...` and the punctuation `= , ( ) [ ] { } < > *`.
+//!
+//! Invariant: token spans are in increasing order and never overlap; the last token is
+//! [`Tok::Eof`]. Complexity: O(n) in the input length.
+
+/// Kind of a token.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Tok {
+    /// `%name`, `%12`, `%"quoted"`.
+    LocalVar,
+    /// `@name`, `@12`, `@"quoted"`.
+    GlobalVar,
+    /// `name:` or `12:` or `"quoted":` (span excludes the colon).
+    Label,
+    /// `!name` or `!12`.
+    MetaVar,
+    /// A lone `!` (as in `!{` or `!"..."`).
+    Exclaim,
+    /// `#12`.
+    AttrGroup,
+    /// `$name`.
+    ComdatVar,
+    /// Decimal integer, optionally negative.
+    Int,
+    /// Decimal float (`1.0`, `-2.5e+00`).
+    Float,
+    /// Hex float (`0x...`, `0xK...`, ...).
+    HexFloat,
+    /// `"..."`.
+    Str,
+    /// `c"..."`.
+    CStr,
+    /// Keyword or type name (`define`, `i32`, `x86_fp80`, ...).
+    Ident,
+    /// `...`.
+    Ellipsis,
+    /// `=`.
+    Eq,
+    /// `,`.
+    Comma,
+    /// `(`.
+    LParen,
+    /// `)`.
+    RParen,
+    /// `[`.
+    LBracket,
+    /// `]`.
+    RBracket,
+    /// `{`.
+    LBrace,
+    /// `}`.
+    RBrace,
+    /// `<`.
+    Less,
+    /// `>`.
+    Greater,
+    /// `*`.
+    Star,
+    /// `|`.
+    Bar,
+    /// `:` not attached to a label.
+    Colon,
+    /// A character that starts no token.
+    Error,
+    /// End of input.
+    Eof,
+}
+
+/// A token: kind, byte span and position of its first character.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Token {
+    /// Kind.
+    pub kind: Tok,
+    /// Byte offset of the first character.
+    pub start: u32,
+    /// Byte offset one past the last character.
+    pub end: u32,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column (in bytes).
+    pub col: u32,
+}
+
+fn is_name_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'-' | b'$' | b'.' | b'_')
+}
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || matches!(c, b'_' | b'.' | b'$')
+}
+
+/// Tokenizes `src` (see the module doc).
+pub fn lex(src: &str) -> Vec<Token> {
+    let s = src.as_bytes();
+    // Offsets are u32: cap the input so spans always fit.
+    let n = s.len().min(u32::MAX as usize - 1);
+    let mut toks = Vec::with_capacity(n / 4 + 1);
+    let mut i = 0usize;
+    let mut line = 1u32;
+    let mut line_start = 0usize;
+    // Scans a quoted string starting at `j` (the opening quote); returns the index after the
+    // closing quote (or `n`), counting newlines.
+    let scan_str = |mut j: usize, line: &mut u32, line_start: &mut usize| -> usize {
+        j += 1;
+        while j < n && s[j] != b'"' {
+            if s[j] == b'\n' {
+                *line += 1;
+                *line_start = j + 1;
+            }
+            j += 1;
+        }
+        (j + 1).min(n)
+    };
+    while i < n {
+        let c = s[i];
+        if c == b'\n' {
+            line += 1;
+            i += 1;
+            line_start = i;
+            continue;
+        }
+        if c == b' ' || c == b'\t' || c == b'\r' {
+            i += 1;
+            continue;
+        }
+        if c == b';' {
+            while i < n && s[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        let start = i;
+        let tline = line;
+        let col = (i - line_start + 1) as u32;
+        let kind;
+        match c {
+            b'%' | b'@' | b'!' | b'#' | b'$' => {
+                let mut j = i + 1;
+                if j < n && s[j] == b'"' && c != b'!' && c != b'#' {
+                    j = scan_str(j, &mut line, &mut line_start);
+                } else if c == b'#' {
+                    while j < n && s[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                } else {
+                    while j < n && is_name_char(s[j]) {
+                        j += 1;
+                    }
+                }
+                kind = if j == i + 1 {
+                    match c {
+                        b'!' => Tok::Exclaim,
+                        _ => Tok::Error,
+                    }
+                } else {
+                    match c {
+                        b'%' => Tok::LocalVar,
+                        b'@' => Tok::GlobalVar,
+                        b'!' => Tok::MetaVar,
+                        b'#' => Tok::AttrGroup,
+                        _ => Tok::ComdatVar,
+                    }
+                };
+                i = j;
+            }
+            b'"' => {
+                let j = scan_str(i, &mut line, &mut line_start);
+                if j < n && s[j] == b':' {
+                    toks.push(Token {
+                        kind: Tok::Label,
+                        start: start as u32,
+                        end: j as u32,
+                        line: tline,
+                        col,
+                    });
+                    i = j + 1;
+                    continue;
+                }
+                kind = Tok::Str;
+                i = j;
+            }
+            b'c' if i + 1 < n && s[i + 1] == b'"' => {
+                i = scan_str(i + 1, &mut line, &mut line_start);
+                kind = Tok::CStr;
+            }
+            b'0'..=b'9' | b'-' => {
+                let mut j = i;
+                if c == b'0' && j + 1 < n && s[j + 1] == b'x' {
+                    j += 2;
+                    if j < n && matches!(s[j], b'K' | b'L' | b'M' | b'H' | b'R') {
+                        j += 1;
+                    }
+                    while j < n && s[j].is_ascii_hexdigit() {
+                        j += 1;
+                    }
+                    kind = Tok::HexFloat;
+                } else {
+                    if c == b'-' {
+                        j += 1;
+                    }
+                    let digits = j;
+                    while j < n && s[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    if j == digits {
+                        // A name starting with '-' or a lone '-': labels only.
+                        while j < n && is_name_char(s[j]) {
+                            j += 1;
+                        }
+                        if j < n && s[j] == b':' && j > i + 1 {
+                            toks.push(Token {
+                                kind: Tok::Label,
+                                start: start as u32,
+                                end: j as u32,
+                                line: tline,
+                                col,
+                            });
+                            i = j + 1;
+                            continue;
+                        }
+                        toks.push(Token {
+                            kind: Tok::Error,
+                            start: start as u32,
+                            end: (i + 1) as u32,
+                            line: tline,
+                            col,
+                        });
+                        i += 1;
+                        continue;
+                    }
+                    if j < n && s[j] == b'.' {
+                        j += 1;
+                        while j < n && s[j].is_ascii_digit() {
+                            j += 1;
+                        }
+                        if j < n && (s[j] == b'e' || s[j] == b'E') {
+                            let mut k = j + 1;
+                            if k < n && (s[k] == b'+' || s[k] == b'-') {
+                                k += 1;
+                            }
+                            if k < n && s[k].is_ascii_digit() {
+                                while k < n && s[k].is_ascii_digit() {
+                                    k += 1;
+                                }
+                                j = k;
+                            }
+                        }
+                        kind = Tok::Float;
+                    } else if c != b'-' && j < n && (is_name_char(s[j]) || s[j] == b':') {
+                        // `12:` label or a name starting with digits.
+                        let mut k = j;
+                        while k < n && is_name_char(s[k]) {
+                            k += 1;
+                        }
+                        if k < n && s[k] == b':' {
+                            toks.push(Token {
+                                kind: Tok::Label,
+                                start: start as u32,
+                                end: k as u32,
+                                line: tline,
+                                col,
+                            });
+                            i = k + 1;
+                            continue;
+                        }
+                        kind = Tok::Int;
+                    } else {
+                        kind = Tok::Int;
+                    }
+                }
+                i = j;
+            }
+            b'.' if i + 2 < n && s[i + 1] == b'.' && s[i + 2] == b'.' => {
+                i += 3;
+                kind = Tok::Ellipsis;
+            }
+            _ if is_ident_start(c) => {
+                let mut j = i + 1;
+                while j < n
+                    && (s[j].is_ascii_alphanumeric() || matches!(s[j], b'_' | b'.' | b'$' | b'-'))
+                {
+                    j += 1;
+                }
+                if j < n && s[j] == b':' {
+                    toks.push(Token {
+                        kind: Tok::Label,
+                        start: start as u32,
+                        end: j as u32,
+                        line: tline,
+                        col,
+                    });
+                    i = j + 1;
+                    continue;
+                }
+                // Keywords never contain '-'; back off so `a-1` is not one token.
+                let word_end = (i..j).find(|&k| s[k] == b'-').unwrap_or(j);
+                i = if word_end > i { word_end } else { j };
+                kind = Tok::Ident;
+            }
+            _ => {
+                kind = match c {
+                    b'=' => Tok::Eq,
+                    b',' => Tok::Comma,
+                    b'(' => Tok::LParen,
+                    b')' => Tok::RParen,
+                    b'[' => Tok::LBracket,
+                    b']' => Tok::RBracket,
+                    b'{' => Tok::LBrace,
+                    b'}' => Tok::RBrace,
+                    b'<' => Tok::Less,
+                    b'>' => Tok::Greater,
+                    b'*' => Tok::Star,
+                    b'|' => Tok::Bar,
+                    b':' => Tok::Colon,
+                    _ => Tok::Error,
+                };
+                // Advance over one whole UTF-8 character.
+                i += 1;
+                while i < n && (s[i] & 0xC0) == 0x80 {
+                    i += 1;
+                }
+            }
+        }
+        toks.push(Token {
+            kind,
+            start: start as u32,
+            end: i as u32,
+            line: tline,
+            col,
+        });
+    }
+    toks.push(Token {
+        kind: Tok::Eof,
+        start: n as u32,
+        end: n as u32,
+        line,
+        col: (n - line_start + 1) as u32,
+    });
+    toks
+}
+
+/// Decodes an LLVM string body (without quotes): `\\` is a backslash, `\XY` a hex byte.
+pub fn unescape(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        if body[i] == b'\\' {
+            if i + 1 < body.len() && body[i + 1] == b'\\' {
+                out.push(b'\\');
+                i += 2;
+                continue;
+            }
+            if i + 2 < body.len() {
+                let h = |c: u8| (c as char).to_digit(16);
+                if let (Some(a), Some(b)) = (h(body[i + 1]), h(body[i + 2])) {
+                    out.push((a * 16 + b) as u8);
+                    i += 3;
+                    continue;
+                }
+            }
+        }
+        out.push(body[i]);
+        i += 1;
+    }
+    out
+}
+
+/// Encodes bytes as an LLVM string body: printable ASCII except `"` and `\` verbatim,
+/// everything else as `\XY`.
+pub fn escape(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
+        if (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\' {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("\\{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(s: &str) -> Vec<Tok> {
+        lex(s).iter().map(|t| t.kind).collect()
+    }
+
+    #[test]
+    fn lexes_common_forms() {
+        use Tok::*;
+        assert_eq!(
+            kinds("%1 = load i32, i32* @x, align 4 ; c\n3:"),
+            vec![
+                LocalVar, Eq, Ident, Ident, Comma, Ident, Star, GlobalVar, Comma, Ident, Int,
+                Label, Eof
+            ]
+        );
+        assert_eq!(
+            kinds("c\"a\\00\" 0x3FF0000000000000 -1.5e+00 ... #0 !7 !{"),
+            vec![CStr, HexFloat, Float, Ellipsis, AttrGroup, MetaVar, Exclaim, LBrace, Eof]
+        );
+        assert_eq!(
+            kinds("for.cond: %\"a b\" -7 \u{e9}"),
+            vec![Label, LocalVar, Int, Error, Eof]
+        );
+        let t = lex("a\n  b");
+        assert_eq!((t[1].line, t[1].col), (2, 3));
+    }
+
+    #[test]
+    fn string_escapes_round_trip() {
+        assert_eq!(unescape(b"a\\0A\\\\\\22"), b"a\n\\\"");
+        assert_eq!(escape(b"a\n\\\""), "a\\0A\\5C\\22");
+    }
+}

@@ -1,0 +1,832 @@
+//! LLVM 14 textual IR import and export (DESIGN.md 3.2).
+//!
+//! **Import** ([`import`]) reads the subset of `.ll` that `clang-14 -O0 -Xclang
+//! -disable-O0-optnone -S -emit-llvm -g0` emits for C with typed pointers and builds a
+//! [`crate::ir::Module`]. It runs in four passes over the token stream:
+//!
+//! 1. [`lexer::lex`] tokenizes the file; tokens are grouped into top-level *items*: an item
+//!    starts at the first token of a line at bracket depth 0 (or at `define`/`declare` in
+//!    column 1, which recovers from unbalanced bodies), so a function body is one item.
+//! 2. Named type definitions (`%T = type ...`) are read and every struct layout is computed
+//!    with the x86-64 data layout ([`layout`]).
+//! 3. Every `define`, `declare` and global gets a [`crate::ir::Symbol`] in order of
+//!    appearance (so bodies may reference later symbols); globals are evaluated to sized,
+//!    sparse initial bytes plus relocations ([`consts`]).
+//! 4. Each function body is parsed and lowered in one pass ([`function`]).
+//!
+//! **Mapping decisions.** Our IR has one pointer type and no aggregates: every LLVM pointer
+//! is `ptr`; `alloca T` becomes `Alloca { ty: T if scalar else i8, size, align }`;
+//! `getelementptr` becomes `Gep { base, offset, [(idx, scale)] }` with constant indices and
+//! struct fields folded into `offset` (an all-constant zero GEP and pointer `bitcast`s are
+//! aliases, not instructions). Constant expressions in operands are materialised as
+//! instructions just before their use (for phis: at the end of the incoming block).
+//! `cmpxchg` yields its two results, read by `extractvalue 0/1`; multi-output inline asm
+//! likewise. `callbr` (asm goto) becomes an asm instruction whose `goto_labels` are the
+//! indirect destinations (their `blockaddress` arguments stay ordinary inputs), followed by
+//! a jump to the fallthrough block. Function addresses are `SymbolAddr` constants; a call
+//! whose type differs from the callee's declaration (K&R `bitcast` calls) is an indirect
+//! call of the symbol's address. `va_arg`, atomic `load`/`store` become [`crate::ir::OpaqueInst`]s; calls to
+//! `llvm.dbg.*` are dropped; `llvm.memcpy` and friends are ordinary external calls.
+//! A function with phis is imported in `Phase::Ssa`, otherwise `Phase::Memory`.
+//!
+//! **Errors.** Malformed top-level syntax is a fatal [`ImportError`]. Inside a function,
+//! an unsupported construct (aggregate values such as `{ i64, i64 }` struct returns, VLAs,
+//! `x86_fp80`, vectors, `invoke`, ...) or a syntax error skips that function only:
+//! it is recorded in [`Imported::skipped`] with its line and reason, becomes an external
+//! declaration in the module (its signature's unrepresentable types appear as `void`), and
+//! export re-emits its original text unchanged. With [`ImportOptions::strict`] the first
+//! such error is fatal. Import never panics and every loop consumes input, so it never hangs.
+//! Like LLVM's parser, import does not check that definitions dominate their uses:
+//! [`Imported::skip_invalid_functions`] runs the verifier and skips what it rejects.
+//!
+//! **Export** ([`export()`], module [`mod@export`]) prints a module back as LLVM 14 `.ll`:
+//! every type, global, declaration, attribute group and metadata node is re-emitted
+//! verbatim from the [`LlvmContext`], each defined function is printed from the IR with its
+//! original signature (pointers are `i8*`, with `bitcast`s where a typed pointer is
+//! needed), and skipped functions keep their original text.
+//!
+//! **Data layout.** Sizes and offsets always use x86-64 System V (what clang 14 emits for
+//! `x86_64-pc-linux-gnu`); the `target datalayout` line is kept verbatim but not read.
+//! Thread-local globals are imported as ordinary globals.
+//!
+//! Complexity: import is linear in the input size (plus one hash lookup per name).
+
+pub mod consts;
+pub mod export;
+pub mod function;
+pub mod layout;
+pub mod lexer;
+pub mod parse;
+
+pub use export::export;
+
+use crate::ir::{
+    ExternDecl, Global, Linkage, Module, Signature, Symbol, SymbolData, SymbolKind, Type,
+};
+use layout::{LType, Layouts};
+use lexer::{Tok, Token};
+use parse::{Cursor, PErr, PResult};
+use std::collections::HashMap;
+
+/// Import options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Make the first unsupported construct a fatal error instead of skipping its function.
+    pub strict: bool,
+}
+
+/// A function that import skipped (it stays in the module as an external declaration).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedFunction {
+    /// Function name without `@`.
+    pub name: String,
+    /// 1-based line of the offending construct.
+    pub line: u32,
+    /// What is unsupported or malformed.
+    pub reason: String,
+}
+
+/// A fatal import error.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{col}: {message}")]
+pub struct ImportError {
+    /// File name as passed to [`import`].
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// The result of [`import`].
+#[derive(Clone, Debug)]
+pub struct Imported {
+    /// The module: symbols, globals, external declarations, imported functions.
+    pub module: Module,
+    /// What export needs that the IR drops.
+    pub context: LlvmContext,
+    /// Functions skipped with the reason.
+    pub skipped: Vec<SkippedFunction>,
+}
+
+impl Imported {
+    /// Runs the IR verifier on every imported function and skips those it rejects (moving
+    /// them to [`Imported::skipped`] with the verifier's first message and turning them into
+    /// declarations, so export re-emits their original text). Returns how many were
+    /// skipped.
+    ///
+    /// Import checks syntax, types and structure but, like LLVM's own parser, leaves
+    /// dominance of uses to a verifier: input that is not valid LLVM (a use before its
+    /// definition on some path) imports, and this call, or the pipeline's `verify` stage,
+    /// rejects it. Cost: one verifier run per function (about a fifth of import time).
+    pub fn skip_invalid_functions(&mut self) -> usize {
+        let symbols = self.module.symbol_table();
+        let mut bad: Vec<(usize, String)> = Vec::new();
+        for (i, f) in self.module.functions.iter().enumerate() {
+            if let Some(e) = crate::ir::verifier::verify(f, &symbols).into_iter().next() {
+                bad.push((i, e.to_string()));
+            }
+        }
+        if bad.is_empty() {
+            return 0;
+        }
+        let n = bad.len();
+        let functions = std::mem::take(&mut self.module.functions);
+        let mut new_index = vec![None; functions.len()];
+        let mut bad_iter = bad.into_iter().peekable();
+        for (i, f) in functions.into_iter().enumerate() {
+            if bad_iter.peek().is_some_and(|(k, _)| *k == i) {
+                let (_, reason) = bad_iter.next().unwrap_or_default();
+                let sym = self.module.symbol_by_name(&f.name);
+                self.skipped.push(SkippedFunction {
+                    name: f.name.clone(),
+                    line: 0,
+                    reason: format!("invalid input: {reason}"),
+                });
+                if let Some(sym) = sym {
+                    self.module.externs.push(ExternDecl {
+                        symbol: sym,
+                        signature: f.signature.clone(),
+                    });
+                    self.module.symbols[sym.index()].kind =
+                        SymbolKind::Extern(self.module.externs.len() as u32 - 1);
+                }
+                self.context.call_sites.remove(&f.name);
+            } else {
+                new_index[i] = Some(self.module.functions.len() as u32);
+                self.module.functions.push(f);
+            }
+        }
+        for s in &mut self.module.symbols {
+            if let SymbolKind::Function(i) = s.kind {
+                if let Some(Some(k)) = new_index.get(i as usize) {
+                    s.kind = SymbolKind::Function(*k);
+                }
+            }
+        }
+        n
+    }
+}
+
+/// An original function parameter: its LLVM type and its attributes text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LlvmParam {
+    /// LLVM type (typed pointers kept).
+    pub ty: LType,
+    /// Attributes as written (`noundef byval(%struct.S) align 8`), possibly empty.
+    pub attrs: String,
+}
+
+/// The original header of a `define` or `declare`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FnHeader {
+    /// Text from `define`/`declare` up to the return type (linkage, return attributes).
+    pub head: String,
+    /// Return type.
+    pub ret: LType,
+    /// Parameters.
+    pub params: Vec<LlvmParam>,
+    /// C `...`.
+    pub varargs: bool,
+    /// Text between `)` and `{` (or the end of a declaration): `#0`, `unnamed_addr`, ...
+    pub tail: String,
+}
+
+impl FnHeader {
+    /// The LLVM function type.
+    pub fn fn_type(&self) -> LType {
+        LType::Func {
+            ret: Box::new(self.ret.clone()),
+            params: self.params.iter().map(|p| p.ty.clone()).collect(),
+            varargs: self.varargs,
+        }
+    }
+}
+
+/// The original shape of one call: what export needs to rebuild a call that LLVM accepts
+/// with the same ABI (function type, typed argument types, attributes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallSite {
+    /// The callee symbol's name for a call of a symbol (direct, or through a cast of it).
+    pub callee: Option<String>,
+    /// The call's function type as written or implied.
+    pub fn_ty: LType,
+    /// Return attributes and other text between `call` and the type (`noundef`, `fast`).
+    pub ret_attrs: String,
+    /// Per argument: LLVM type and attributes.
+    pub args: Vec<LlvmParam>,
+    /// Strata types of the arguments at import (to detect a rewritten call).
+    pub arg_types: Vec<Type>,
+}
+
+/// A top-level item of the original file, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// Anything but a function definition, verbatim.
+    Text(String),
+    /// A function definition: its name and original text.
+    Define(String, String),
+}
+
+/// What export needs that our IR drops (see the module doc).
+#[derive(Clone, Debug, Default)]
+pub struct LlvmContext {
+    /// The file name given to [`import`].
+    pub file: String,
+    /// Top-level items in order.
+    pub items: Vec<Item>,
+    /// LLVM type of each symbol's address (`[6 x i8]*`, `i32 (i8*, ...)*`), by name.
+    pub symbol_types: HashMap<String, LType>,
+    /// Headers of every `define` and `declare`, by name.
+    pub headers: HashMap<String, FnHeader>,
+    /// Original call shapes per function, sorted by instruction index.
+    pub call_sites: HashMap<String, Vec<(u32, CallSite)>>,
+    /// Original block labels of functions whose blocks a global's `blockaddress` names
+    /// (function name -> label -> block index), so export can rename them.
+    pub block_labels: HashMap<String, HashMap<String, u32>>,
+    /// Non-fatal problems (initialisers that could not be evaluated, ...).
+    pub warnings: Vec<String>,
+}
+
+impl LlvmContext {
+    /// The recorded shape of the call at instruction `inst` of function `func`.
+    pub fn call_site(&self, func: &str, inst: u32) -> Option<&CallSite> {
+        let v = self.call_sites.get(func)?;
+        v.binary_search_by_key(&inst, |(i, _)| *i)
+            .ok()
+            .map(|k| &v[k].1)
+    }
+}
+
+/// Per-module information the function lowering reads.
+pub struct ModuleInfo {
+    /// Named struct layouts.
+    pub layouts: Layouts,
+    /// Symbols by name.
+    pub symbols: HashMap<String, Symbol>,
+    /// Strata signatures of functions and declarations by symbol index (`None` for globals
+    /// and for functions whose signature is not representable).
+    pub signatures: Vec<Option<Signature>>,
+}
+
+fn fatal(file: &str, e: PErr) -> ImportError {
+    ImportError {
+        file: file.to_string(),
+        line: e.line,
+        col: e.col,
+        message: e.msg,
+    }
+}
+
+/// Splits tokens into top-level items (token index ranges); see the module doc.
+fn split_items(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
+    let mut items = Vec::new();
+    let mut depth = 0i64;
+    let mut start = 0usize;
+    let mut prev_line = 0u32;
+    for (i, t) in toks.iter().enumerate() {
+        if t.kind == Tok::Eof {
+            break;
+        }
+        let line_start = t.line != prev_line;
+        let forced = line_start
+            && t.col == 1
+            && t.kind == Tok::Ident
+            && matches!(
+                src.get(t.start as usize..t.end as usize),
+                Some("define" | "declare" | "attributes")
+            );
+        if i > start && line_start && (depth <= 0 || forced) {
+            items.push((start, i));
+            start = i;
+            depth = 0;
+        }
+        match t.kind {
+            Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+            Tok::RParen | Tok::RBracket | Tok::RBrace => depth -= 1,
+            _ => {}
+        }
+        prev_line = t.line;
+    }
+    let end = toks.len().saturating_sub(1);
+    if end > start {
+        items.push((start, end));
+    }
+    items
+}
+
+/// Parses a `define`/`declare` header up to (not including) `{`. Returns the header, the
+/// function name and its name token, and the parameter names.
+fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec<Option<String>>)> {
+    let first = c.bump();
+    let mut guard = 0;
+    while !c.at_type() {
+        let t = c.peek();
+        if matches!(t.kind, Tok::Eof | Tok::GlobalVar | Tok::LBrace) || guard > 64 {
+            return c.expected("a return type");
+        }
+        c.bump();
+        c.skip_parens()?;
+        guard += 1;
+    }
+    let ret_start = c.peek().start as usize;
+    let head = c
+        .src
+        .get(first.start as usize..ret_start)
+        .unwrap_or("")
+        .to_string();
+    let ret = c.parse_type()?;
+    let name_tok = c.expect(Tok::GlobalVar, "a function name")?;
+    let name = c.name(name_tok).into_owned();
+    c.expect(Tok::LParen, "`(` starting the parameter list")?;
+    let mut params = Vec::new();
+    let mut names = Vec::new();
+    let mut varargs = false;
+    if !c.eat(Tok::RParen) {
+        loop {
+            if c.eat(Tok::Ellipsis) {
+                varargs = true;
+                c.expect(Tok::RParen, "`)` after `...`")?;
+                break;
+            }
+            let ty = c.parse_type()?;
+            let attr_start = c.peek().start as usize;
+            let mut attr_end = attr_start;
+            let mut pname = None;
+            loop {
+                let t = c.peek();
+                match t.kind {
+                    Tok::Comma | Tok::RParen => break,
+                    Tok::Eof | Tok::LBrace => {
+                        return c.expected("`,` or `)` in the parameter list")
+                    }
+                    Tok::LParen => {
+                        c.skip_parens()?;
+                        attr_end = c.toks[c.pos - 1].end as usize;
+                    }
+                    Tok::LocalVar => {
+                        c.bump();
+                        pname = Some(c.name(t).into_owned());
+                    }
+                    _ => {
+                        c.bump();
+                        attr_end = t.end as usize;
+                    }
+                }
+            }
+            let attrs = c
+                .src
+                .get(attr_start..attr_end.max(attr_start))
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            params.push(LlvmParam { ty, attrs });
+            names.push(pname);
+            if c.eat(Tok::RParen) {
+                break;
+            }
+            c.expect(Tok::Comma, "`,` in the parameter list")?;
+        }
+    }
+    let rparen_end = c.toks[c.pos - 1].end as usize;
+    let tail_start = c.pos;
+    while !matches!(c.peek().kind, Tok::LBrace | Tok::Eof) {
+        c.bump();
+    }
+    let tail_end = if c.pos > tail_start {
+        c.toks[c.pos - 1].end as usize
+    } else {
+        rparen_end
+    };
+    let tail = c.src.get(rparen_end..tail_end).unwrap_or("").to_string();
+    Ok((
+        FnHeader {
+            head,
+            ret,
+            params,
+            varargs,
+            tail,
+        },
+        name,
+        name_tok,
+        names,
+    ))
+}
+
+/// The strata signature of an LLVM function header, or the first unrepresentable type.
+fn signature_of(h: &FnHeader) -> Result<Signature, String> {
+    let ret = h
+        .ret
+        .scalar()
+        .ok_or_else(|| format!("return type {} is not supported", h.ret))?;
+    let mut params = Vec::with_capacity(h.params.len());
+    for p in &h.params {
+        match p.ty.scalar() {
+            Some(t) if t != Type::Void => params.push(t),
+            _ => return Err(format!("parameter type {} is not supported", p.ty)),
+        }
+    }
+    Ok(Signature {
+        params,
+        ret,
+        varargs: h.varargs,
+    })
+}
+
+/// Best-effort signature: unrepresentable types become `void`.
+fn loose_signature(h: &FnHeader) -> Signature {
+    Signature {
+        params: h
+            .params
+            .iter()
+            .map(|p| p.ty.scalar().unwrap_or(Type::Void))
+            .collect(),
+        ret: h.ret.scalar().unwrap_or(Type::Void),
+        varargs: h.varargs,
+    }
+}
+
+enum SymDef {
+    Define {
+        item: usize,
+        header: FnHeader,
+        names: Vec<Option<String>>,
+        body_start: usize,
+    },
+    Declare(FnHeader),
+    Global(Global),
+}
+
+/// Imports LLVM 14 text (see the module doc). `file` names the source in errors.
+pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported, ImportError> {
+    let toks = lexer::lex(src);
+    let items = split_items(src, &toks);
+    let mut ctx = LlvmContext {
+        file: file.to_string(),
+        ..LlvmContext::default()
+    };
+    let mut layouts = Layouts::default();
+    let item_text = |a: usize, b: usize| -> String {
+        let s = toks[a].start as usize;
+        let e = toks[b - 1].end as usize;
+        src.get(s..e).unwrap_or("").to_string()
+    };
+    // Pass 2: named types.
+    for &(a, b) in &items {
+        if toks[a].kind == Tok::LocalVar
+            && b - a >= 3
+            && toks[a + 1].kind == Tok::Eq
+            && src.get(toks[a + 2].start as usize..toks[a + 2].end as usize) == Some("type")
+        {
+            let mut c = Cursor::new(src, &toks[a..b]);
+            let name = c.name(toks[a]).into_owned();
+            c.pos = 3;
+            let body = if c.eat_word("opaque") {
+                None
+            } else {
+                Some(c.parse_type().map_err(|e| fatal(file, e))?)
+            };
+            layouts.define(&name, body);
+        }
+    }
+    layouts.compute_all();
+    // Pass 3: symbols.
+    let mut names: Vec<String> = Vec::new();
+    let mut defs: Vec<SymDef> = Vec::new();
+    let mut symbols: HashMap<String, Symbol> = HashMap::new();
+    for (k, &(a, b)) in items.iter().enumerate() {
+        let t = toks[a];
+        let word = src.get(t.start as usize..t.end as usize).unwrap_or("");
+        let mut c = Cursor::new(src, &toks[a..b]);
+        let (name, def, name_tok) = match (t.kind, word) {
+            (Tok::Ident, "define") | (Tok::Ident, "declare") => {
+                let (header, name, name_tok, pnames) =
+                    parse_header(&mut c).map_err(|e| fatal(file, e))?;
+                ctx.symbol_types
+                    .insert(name.clone(), LType::Ptr(Box::new(header.fn_type())));
+                ctx.headers.insert(name.clone(), header.clone());
+                if word == "define" {
+                    if c.peek().kind != Tok::LBrace {
+                        return Err(fatal(
+                            file,
+                            c.expected::<()>("`{` starting the function body")
+                                .unwrap_err(),
+                        ));
+                    }
+                    ctx.items.push(Item::Define(name.clone(), item_text(a, b)));
+                    (
+                        name,
+                        SymDef::Define {
+                            item: k,
+                            header,
+                            names: pnames,
+                            body_start: c.pos + 1,
+                        },
+                        name_tok,
+                    )
+                } else {
+                    ctx.items.push(Item::Text(item_text(a, b)));
+                    (name, SymDef::Declare(header), name_tok)
+                }
+            }
+            (Tok::GlobalVar, _) => {
+                ctx.items.push(Item::Text(item_text(a, b)));
+                let name = c.name(t).into_owned();
+                let (g, ty) = parse_global(&mut c, &layouts).map_err(|e| fatal(file, e))?;
+                ctx.symbol_types
+                    .insert(name.clone(), LType::Ptr(Box::new(ty)));
+                (name, SymDef::Global(g), t)
+            }
+            _ => {
+                let known = match t.kind {
+                    Tok::Ident => matches!(
+                        word,
+                        "source_filename"
+                            | "target"
+                            | "attributes"
+                            | "module"
+                            | "uselistorder"
+                            | "uselistorder_bb"
+                    ),
+                    Tok::MetaVar | Tok::ComdatVar | Tok::Exclaim => true,
+                    // `%T = type ...` (read in pass 2).
+                    Tok::LocalVar => {
+                        b - a >= 3
+                            && toks[a + 1].kind == Tok::Eq
+                            && src.get(toks[a + 2].start as usize..toks[a + 2].end as usize)
+                                == Some("type")
+                    }
+                    _ => false,
+                };
+                if !known {
+                    let found = if word.is_empty() {
+                        "an unexpected character".to_string()
+                    } else {
+                        format!("`{word}`")
+                    };
+                    return Err(fatal(file, PErr { line: t.line, col: t.col, msg: format!("expected a top-level entity (define, declare, a global, a type, attributes or metadata), found {found}") }));
+                }
+                ctx.items.push(Item::Text(item_text(a, b)));
+                continue;
+            }
+        };
+        if symbols.contains_key(&name) {
+            return Err(fatal(
+                file,
+                PErr {
+                    line: name_tok.line,
+                    col: name_tok.col,
+                    msg: format!("redefinition of @{name}"),
+                },
+            ));
+        }
+        symbols.insert(name.clone(), Symbol::new(names.len()));
+        names.push(name);
+        defs.push(def);
+    }
+    // Global initialisers (need every symbol).
+    for (k, &(a, b)) in items.iter().enumerate() {
+        if toks[a].kind != Tok::GlobalVar {
+            continue;
+        }
+        let name = Cursor::new(src, &toks[a..b]).name(toks[a]).into_owned();
+        let Some(&sym) = symbols.get(&name) else {
+            continue;
+        };
+        let SymDef::Global(g) = &mut defs[sym.index()] else {
+            continue;
+        };
+        let mut c = Cursor::new(src, &toks[a..b]);
+        if let Err(e) = global_init(&mut c, &layouts, &symbols, g) {
+            if options.strict {
+                return Err(fatal(file, e));
+            }
+            ctx.warnings.push(format!(
+                "{file}:{}: initializer of @{name} not evaluated: {}",
+                e.line, e.msg
+            ));
+        }
+        let _ = k;
+    }
+    let signatures: Vec<Option<Signature>> = defs
+        .iter()
+        .map(|d| match d {
+            SymDef::Define { header, .. } | SymDef::Declare(header) => signature_of(header).ok(),
+            SymDef::Global(_) => None,
+        })
+        .collect();
+    // Functions whose blocks a non-function item takes the address of.
+    let mut label_fns: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for &(a, b) in &items {
+        if src.get(toks[a].start as usize..toks[a].end as usize) == Some("define") {
+            continue;
+        }
+        let c = Cursor::new(src, &toks[a..b]);
+        for (k, t) in toks[a..b].iter().enumerate() {
+            if t.kind == Tok::Ident && c.text(*t) == "blockaddress" {
+                if let Some(f) = toks[a..b].get(k + 2).filter(|f| f.kind == Tok::GlobalVar) {
+                    label_fns.insert(c.name(*f).into_owned());
+                }
+            }
+        }
+    }
+    let info = ModuleInfo {
+        layouts,
+        symbols,
+        signatures,
+    };
+    // Pass 4: bodies.
+    let mut module = Module::default();
+    let mut skipped = Vec::new();
+    for (i, def) in defs.into_iter().enumerate() {
+        let sym = Symbol::new(i);
+        let name = names[i].clone();
+        let kind = match def {
+            SymDef::Global(mut g) => {
+                g.symbol = sym;
+                module.globals.push(g);
+                SymbolKind::Global(module.globals.len() as u32 - 1)
+            }
+            SymDef::Declare(h) => {
+                module.externs.push(ExternDecl {
+                    symbol: sym,
+                    signature: loose_signature(&h),
+                });
+                SymbolKind::Extern(module.externs.len() as u32 - 1)
+            }
+            SymDef::Define {
+                item,
+                header,
+                names: pnames,
+                body_start,
+            } => {
+                let (a, b) = items[item];
+                let body = &toks[a + body_start..b];
+                let r = signature_of(&header)
+                    .map_err(|m| PErr {
+                        line: toks[a].line,
+                        col: toks[a].col,
+                        msg: m,
+                    })
+                    .and_then(|sig| {
+                        function::lower(
+                            src,
+                            body,
+                            &info,
+                            &name,
+                            sig,
+                            &pnames,
+                            label_fns.contains(name.as_str()),
+                        )
+                    });
+                match r {
+                    Ok(function::Lowered {
+                        function: mut f,
+                        calls,
+                        labels,
+                    }) => {
+                        f.linkage = linkage_of(&header.head);
+                        if !calls.is_empty() {
+                            ctx.call_sites.insert(name.clone(), calls);
+                        }
+                        if !labels.is_empty() {
+                            ctx.block_labels
+                                .insert(name.clone(), labels.into_iter().collect());
+                        }
+                        module.functions.push(f);
+                        SymbolKind::Function(module.functions.len() as u32 - 1)
+                    }
+                    Err(e) => {
+                        if options.strict {
+                            return Err(fatal(file, e));
+                        }
+                        skipped.push(SkippedFunction {
+                            name: name.clone(),
+                            line: e.line,
+                            reason: e.msg,
+                        });
+                        module.externs.push(ExternDecl {
+                            symbol: sym,
+                            signature: loose_signature(&header),
+                        });
+                        SymbolKind::Extern(module.externs.len() as u32 - 1)
+                    }
+                }
+            }
+        };
+        module.symbols.push(SymbolData { name, kind });
+    }
+    Ok(Imported {
+        module,
+        context: ctx,
+        skipped,
+    })
+}
+
+fn linkage_of(head: &str) -> Linkage {
+    if head
+        .split_whitespace()
+        .any(|w| w == "internal" || w == "private")
+    {
+        Linkage::Internal
+    } else {
+        Linkage::External
+    }
+}
+
+/// Parses `@name = ... global|constant T [init] ...` up to the initialiser (which is
+/// evaluated later by [`global_init`]). Aliases and ifuncs become zero-sized globals.
+fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType)> {
+    c.bump();
+    c.expect(Tok::Eq, "`=` after a global name")?;
+    let mut linkage = Linkage::External;
+    let mut external = false;
+    loop {
+        let t = c.peek();
+        if t.kind != Tok::Ident {
+            return c.expected("`global` or `constant`");
+        }
+        let w = c.text(t);
+        c.bump();
+        match w {
+            "global" | "constant" => {
+                let ty = c.parse_type()?;
+                let (size, align) = layouts.size_align(&ty).unwrap_or((0, 1));
+                let g = Global {
+                    size,
+                    align: align as u32,
+                    constant: w == "constant",
+                    linkage,
+                    init: if external { None } else { Some(Vec::new()) },
+                    ..Global::default()
+                };
+                return Ok((g, ty));
+            }
+            "alias" | "ifunc" => {
+                let ty = c.parse_type()?;
+                return Ok((
+                    Global {
+                        size: 0,
+                        align: 1,
+                        linkage,
+                        init: None,
+                        ..Global::default()
+                    },
+                    ty,
+                ));
+            }
+            "private" | "internal" => linkage = Linkage::Internal,
+            "external" | "extern_weak" => external = true,
+            _ => c.skip_parens()?,
+        }
+    }
+}
+
+/// Evaluates a global's initialiser and `align` into `g`.
+fn global_init(
+    c: &mut Cursor<'_>,
+    layouts: &Layouts,
+    syms: &HashMap<String, Symbol>,
+    g: &mut Global,
+) -> PResult<()> {
+    c.bump();
+    c.bump();
+    while !c.is_word("global") && !c.is_word("constant") {
+        if c.peek().kind == Tok::Eof || c.is_word("alias") || c.is_word("ifunc") {
+            return Ok(());
+        }
+        c.bump();
+    }
+    c.bump();
+    let ty = c.parse_type()?;
+    if g.init.is_some() && c.peek().kind != Tok::Comma && c.peek().kind != Tok::Eof {
+        let at = c.peek();
+        let v = c.parse_value()?;
+        let mut buf = consts::InitBuf::default();
+        consts::eval_init(layouts, syms, &ty, &v, 0, &mut buf).map_err(|m| PErr {
+            line: at.line,
+            col: at.col,
+            msg: m,
+        })?;
+        g.init = Some(buf.bytes);
+        g.relocations = buf.relocs;
+    }
+    while c.eat(Tok::Comma) {
+        if c.eat_word("align") {
+            let a = c.parse_u64("an alignment")?;
+            if a.is_power_of_two() && a <= u32::MAX as u64 {
+                g.align = a as u32;
+            }
+        } else {
+            while !matches!(c.peek().kind, Tok::Comma | Tok::Eof) {
+                c.bump();
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,718 @@
+//! Token cursor, type parser and value parser shared by module and function import.
+//!
+//! [`Cursor`] walks a token slice with one-token lookahead and turns every unexpected token
+//! into a [`PErr`] naming what was expected and where. [`Cursor::parse_type`] parses LLVM
+//! types (suffixes `*` and `(params)` applied left to right); [`Cursor::parse_value`] parses
+//! the value half of a typed operand into a [`Val`] tree (literals, `c"..."`, aggregates,
+//! constant expressions, `blockaddress`). Both recurse on nested types and constants and stop
+//! at a depth of [`MAX_DEPTH`], so hostile input cannot overflow the stack.
+//!
+//! Complexity: linear in the tokens consumed.
+
+use super::layout::LType;
+use super::lexer::{unescape, Tok, Token};
+use std::borrow::Cow;
+
+/// Maximum nesting of types and constants.
+pub const MAX_DEPTH: u32 = 128;
+
+/// A parse or import error at a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PErr {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+    /// What went wrong.
+    pub msg: String,
+}
+
+/// Result with a [`PErr`].
+pub type PResult<T> = Result<T, PErr>;
+
+/// A cast operator of a constant expression or instruction.
+pub fn cast_op(word: &str) -> Option<crate::ir::CastOp> {
+    use crate::ir::CastOp::*;
+    Some(match word {
+        "trunc" => Trunc,
+        "zext" => ZExt,
+        "sext" => SExt,
+        "fptrunc" => FpTrunc,
+        "fpext" => FpExt,
+        "fptosi" => FpToSi,
+        "fptoui" => FpToUi,
+        "sitofp" => SiToFp,
+        "uitofp" => UiToFp,
+        "ptrtoint" => PtrToInt,
+        "inttoptr" => IntToPtr,
+        "bitcast" | "addrspacecast" => Bitcast,
+        _ => return None,
+    })
+}
+
+/// A typed value: `(type, value)`.
+pub type TVal<'a> = (LType, Val<'a>);
+
+/// The value part of an operand or constant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val<'a> {
+    /// `%name`.
+    Local(Cow<'a, str>, Token),
+    /// `@name`.
+    Global(Cow<'a, str>, Token),
+    /// Integer literal (two's complement, 128 bits).
+    Int(u128),
+    /// `true` / `false`.
+    Bool(bool),
+    /// Decimal float literal, parsed as `f64`.
+    Dec(f64),
+    /// Hex float: the prefix letter (`'x'` for plain `0x`) and the digits.
+    Hex(char, &'a str),
+    /// `null`.
+    Null,
+    /// `undef`.
+    Undef,
+    /// `poison`.
+    Poison,
+    /// `zeroinitializer`.
+    Zero,
+    /// `c"..."`, decoded.
+    Bytes(Vec<u8>),
+    /// `[...]`, `{...}`, `<{...}>`, `<...>` elements.
+    Agg(Vec<TVal<'a>>),
+    /// `getelementptr [inbounds] (T, base, indices...)`.
+    Gep(LType, Box<TVal<'a>>, Vec<TVal<'a>>),
+    /// `op (T v to U)`.
+    Cast(crate::ir::CastOp, Box<TVal<'a>>, LType),
+    /// Any other constant expression (`add (...)`, `icmp ...`): its keyword, unsupported.
+    OtherExpr(&'a str, Token),
+    /// `blockaddress(@f, %b)`.
+    BlockAddr(Cow<'a, str>, Cow<'a, str>),
+}
+
+/// A cursor over tokens of one source.
+pub struct Cursor<'a> {
+    /// The source text.
+    pub src: &'a str,
+    /// The tokens (ending in `Eof`, or at least non-empty).
+    pub toks: &'a [Token],
+    /// Index of the current token.
+    pub pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `toks`, which must end with an `Eof` token.
+    pub fn new(src: &'a str, toks: &'a [Token]) -> Self {
+        Cursor { src, toks, pos: 0 }
+    }
+
+    /// The current token (the last one, `Eof`, once past the end).
+    pub fn peek(&self) -> Token {
+        self.toks.get(self.pos).copied().unwrap_or_else(|| {
+            let mut t = self.toks.last().copied().unwrap_or(Token {
+                kind: Tok::Eof,
+                start: 0,
+                end: 0,
+                line: 1,
+                col: 1,
+            });
+            t.kind = Tok::Eof;
+            t
+        })
+    }
+
+    /// The token after the current one.
+    pub fn peek2(&self) -> Tok {
+        self.toks.get(self.pos + 1).map_or(Tok::Eof, |t| t.kind)
+    }
+
+    /// Consumes and returns the current token.
+    pub fn bump(&mut self) -> Token {
+        let t = self.peek();
+        if self.pos < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    /// The previous token's line (0 at the start).
+    pub fn prev_line(&self) -> u32 {
+        if self.pos == 0 {
+            0
+        } else {
+            self.toks[self.pos - 1].line
+        }
+    }
+
+    /// The source text of a token.
+    pub fn text(&self, t: Token) -> &'a str {
+        self.src.get(t.start as usize..t.end as usize).unwrap_or("")
+    }
+
+    /// An error at token `t`.
+    pub fn err_at<T>(&self, t: Token, msg: impl Into<String>) -> PResult<T> {
+        Err(PErr {
+            line: t.line,
+            col: t.col,
+            msg: msg.into(),
+        })
+    }
+
+    /// An error at the current token: "expected X, found Y".
+    pub fn expected<T>(&self, what: &str) -> PResult<T> {
+        let t = self.peek();
+        let found = if t.kind == Tok::Eof {
+            "end of input".to_string()
+        } else {
+            format!("`{}`", self.text(t))
+        };
+        self.err_at(t, format!("expected {what}, found {found}"))
+    }
+
+    /// True if the current token is the keyword `w`.
+    pub fn is_word(&self, w: &str) -> bool {
+        let t = self.peek();
+        t.kind == Tok::Ident && self.text(t) == w
+    }
+
+    /// Consumes keyword `w` if present.
+    pub fn eat_word(&mut self, w: &str) -> bool {
+        if self.is_word(w) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Consumes a token of kind `k` if present.
+    pub fn eat(&mut self, k: Tok) -> bool {
+        if self.peek().kind == k {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Consumes a token of kind `k` or fails naming `what`.
+    pub fn expect(&mut self, k: Tok, what: &str) -> PResult<Token> {
+        if self.peek().kind == k {
+            Ok(self.bump())
+        } else {
+            self.expected(what)
+        }
+    }
+
+    /// Consumes keyword `w` or fails.
+    pub fn expect_word(&mut self, w: &str) -> PResult<()> {
+        if self.eat_word(w) {
+            Ok(())
+        } else {
+            self.expected(&format!("`{w}`"))
+        }
+    }
+
+    /// The name of a `%x`, `@x`, `!x`, `$x` or label token, unquoted and unescaped.
+    pub fn name(&self, t: Token) -> Cow<'a, str> {
+        let s = self.text(t);
+        let s = match t.kind {
+            Tok::Label => s,
+            _ => s.get(1..).unwrap_or(""),
+        };
+        if s.len() >= 2 && s.starts_with('"') && s.ends_with('"') {
+            let body = &s[1..s.len() - 1];
+            if body.contains('\\') {
+                Cow::Owned(String::from_utf8_lossy(&unescape(body.as_bytes())).into_owned())
+            } else {
+                Cow::Borrowed(body)
+            }
+        } else {
+            Cow::Borrowed(s)
+        }
+    }
+
+    /// Parses an unsigned decimal integer token.
+    pub fn parse_u64(&mut self, what: &str) -> PResult<u64> {
+        let t = self.peek();
+        if t.kind == Tok::Int {
+            if let Ok(v) = self.text(t).parse::<u64>() {
+                self.pos += 1;
+                return Ok(v);
+            }
+        }
+        self.expected(what)
+    }
+
+    /// Skips a balanced parenthesised group if the current token is `(`.
+    pub fn skip_parens(&mut self) -> PResult<()> {
+        if self.peek().kind != Tok::LParen {
+            return Ok(());
+        }
+        let mut depth = 0i32;
+        loop {
+            let t = self.bump();
+            match t.kind {
+                Tok::LParen => depth += 1,
+                Tok::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                Tok::Eof => return self.err_at(t, "unbalanced parentheses"),
+                _ => {}
+            }
+        }
+    }
+
+    /// True if the current token can start a type.
+    pub fn at_type(&self) -> bool {
+        let t = self.peek();
+        match t.kind {
+            Tok::LocalVar | Tok::LBrace | Tok::Less | Tok::LBracket => true,
+            Tok::Ident => is_type_word(self.text(t)),
+            _ => false,
+        }
+    }
+
+    /// Parses a type.
+    pub fn parse_type(&mut self) -> PResult<LType> {
+        self.parse_type_depth(0)
+    }
+
+    fn parse_type_depth(&mut self, depth: u32) -> PResult<LType> {
+        if depth > MAX_DEPTH {
+            return self.err_at(self.peek(), "type nested too deeply");
+        }
+        let t = self.peek();
+        let mut ty = match t.kind {
+            Tok::Ident => {
+                let w = self.text(t);
+                self.pos += 1;
+                match w {
+                    "void" => LType::Void,
+                    "half" => LType::Half,
+                    "bfloat" => LType::BFloat,
+                    "float" => LType::Float,
+                    "double" => LType::Double,
+                    "x86_fp80" => LType::X86Fp80,
+                    "fp128" => LType::Fp128,
+                    "ppc_fp128" => LType::Other("ppc_fp128"),
+                    "label" => LType::Other("label"),
+                    "metadata" => LType::Other("metadata"),
+                    "token" => LType::Other("token"),
+                    "x86_mmx" => LType::Other("x86_mmx"),
+                    "x86_amx" => LType::Other("x86_amx"),
+                    "opaque" => LType::Other("opaque"),
+                    "ptr" => {
+                        if self.eat_word("addrspace") {
+                            self.skip_parens()?;
+                        }
+                        LType::OpaquePtr
+                    }
+                    _ if w.len() > 1
+                        && w.starts_with('i')
+                        && w[1..].bytes().all(|c| c.is_ascii_digit()) =>
+                    {
+                        match w[1..].parse::<u32>() {
+                            Ok(n) if (1..=(1 << 23)).contains(&n) => LType::Int(n),
+                            _ => return self.err_at(t, format!("invalid integer type `{w}`")),
+                        }
+                    }
+                    _ => {
+                        self.pos -= 1;
+                        return self.expected("a type");
+                    }
+                }
+            }
+            Tok::LocalVar => {
+                self.pos += 1;
+                LType::Named(self.name(t).into_owned())
+            }
+            Tok::LBrace => {
+                self.pos += 1;
+                let fields = self.type_list(Tok::RBrace, depth)?;
+                LType::Struct {
+                    fields,
+                    packed: false,
+                }
+            }
+            Tok::Less => {
+                self.pos += 1;
+                if self.eat(Tok::LBrace) {
+                    let fields = self.type_list(Tok::RBrace, depth)?;
+                    self.expect(Tok::Greater, "`>` closing a packed struct")?;
+                    LType::Struct {
+                        fields,
+                        packed: true,
+                    }
+                } else {
+                    if self.eat_word("vscale") {
+                        self.expect_word("x")?;
+                    }
+                    let n = self.parse_u64("a vector length")?;
+                    self.expect_word("x")?;
+                    let e = self.parse_type_depth(depth + 1)?;
+                    self.expect(Tok::Greater, "`>` closing a vector type")?;
+                    LType::Vector(n, Box::new(e))
+                }
+            }
+            Tok::LBracket => {
+                self.pos += 1;
+                let n = self.parse_u64("an array length")?;
+                self.expect_word("x")?;
+                let e = self.parse_type_depth(depth + 1)?;
+                self.expect(Tok::RBracket, "`]` closing an array type")?;
+                LType::Array(n, Box::new(e))
+            }
+            _ => return self.expected("a type"),
+        };
+        // Every suffix nests the type one level deeper: count it against the same limit.
+        let mut depth = depth;
+        loop {
+            depth += 1;
+            if depth > MAX_DEPTH {
+                return self.err_at(self.peek(), "type nested too deeply");
+            }
+            if self.eat(Tok::Star) {
+                ty = LType::Ptr(Box::new(ty));
+            } else if self.is_word("addrspace") {
+                let at = self.peek();
+                self.pos += 1;
+                self.skip_parens()?;
+                if !self.eat(Tok::Star) {
+                    return self.err_at(at, "expected `*` after `addrspace(N)`");
+                }
+                ty = LType::Ptr(Box::new(ty));
+            } else if self.peek().kind == Tok::LParen {
+                self.pos += 1;
+                let mut params = Vec::new();
+                let mut varargs = false;
+                if !self.eat(Tok::RParen) {
+                    loop {
+                        if self.eat(Tok::Ellipsis) {
+                            varargs = true;
+                            self.expect(Tok::RParen, "`)` after `...`")?;
+                            break;
+                        }
+                        params.push(self.parse_type_depth(depth + 1)?);
+                        // Attributes are not allowed in function types; be strict.
+                        if self.eat(Tok::RParen) {
+                            break;
+                        }
+                        self.expect(Tok::Comma, "`,` or `)` in a function type")?;
+                    }
+                }
+                ty = LType::Func {
+                    ret: Box::new(ty),
+                    params,
+                    varargs,
+                };
+            } else {
+                return Ok(ty);
+            }
+        }
+    }
+
+    fn type_list(&mut self, close: Tok, depth: u32) -> PResult<Vec<LType>> {
+        let mut v = Vec::new();
+        if self.eat(close) {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.parse_type_depth(depth + 1)?);
+            if self.eat(close) {
+                return Ok(v);
+            }
+            self.expect(Tok::Comma, "`,` in a type list")?;
+        }
+    }
+
+    /// Parses `Type Value`.
+    pub fn parse_typed(&mut self) -> PResult<TVal<'a>> {
+        self.parse_typed_depth(0)
+    }
+
+    fn parse_typed_depth(&mut self, depth: u32) -> PResult<TVal<'a>> {
+        let ty = self.parse_type_depth(depth)?;
+        let v = self.parse_value_depth(depth)?;
+        Ok((ty, v))
+    }
+
+    /// Parses the value half of an operand.
+    pub fn parse_value(&mut self) -> PResult<Val<'a>> {
+        self.parse_value_depth(0)
+    }
+
+    fn parse_value_depth(&mut self, depth: u32) -> PResult<Val<'a>> {
+        if depth > MAX_DEPTH {
+            return self.err_at(self.peek(), "constant nested too deeply");
+        }
+        let t = self.peek();
+        let v = match t.kind {
+            Tok::LocalVar => {
+                self.pos += 1;
+                Val::Local(self.name(t), t)
+            }
+            Tok::GlobalVar => {
+                self.pos += 1;
+                Val::Global(self.name(t), t)
+            }
+            Tok::Int => {
+                self.pos += 1;
+                let s = self.text(t);
+                let v = if let Some(m) = s.strip_prefix('-') {
+                    m.parse::<u128>()
+                        .ok()
+                        .filter(|&x| x <= 1u128 << 127)
+                        .map(|x| x.wrapping_neg())
+                } else {
+                    s.parse::<u128>().ok()
+                };
+                match v {
+                    Some(v) => Val::Int(v),
+                    None => {
+                        return self
+                            .err_at(t, format!("integer literal `{s}` does not fit in 128 bits"))
+                    }
+                }
+            }
+            Tok::Float => {
+                self.pos += 1;
+                match self.text(t).parse::<f64>() {
+                    Ok(x) => Val::Dec(x),
+                    Err(_) => return self.err_at(t, "invalid float literal"),
+                }
+            }
+            Tok::HexFloat => {
+                self.pos += 1;
+                let s = &self.text(t)[2..];
+                match s.chars().next() {
+                    Some(c @ ('K' | 'L' | 'M' | 'H' | 'R')) => Val::Hex(c, &s[1..]),
+                    _ => Val::Hex('x', s),
+                }
+            }
+            Tok::CStr => {
+                self.pos += 1;
+                let s = self.text(t);
+                let body = s.get(2..s.len().saturating_sub(1).max(2)).unwrap_or("");
+                Val::Bytes(unescape(body.as_bytes()))
+            }
+            Tok::LBracket => {
+                self.pos += 1;
+                Val::Agg(self.value_list(Tok::RBracket, depth)?)
+            }
+            Tok::LBrace => {
+                self.pos += 1;
+                Val::Agg(self.value_list(Tok::RBrace, depth)?)
+            }
+            Tok::Less => {
+                self.pos += 1;
+                if self.eat(Tok::LBrace) {
+                    let v = self.value_list(Tok::RBrace, depth)?;
+                    self.expect(Tok::Greater, "`>` closing a packed struct constant")?;
+                    Val::Agg(v)
+                } else {
+                    Val::Agg(self.value_list(Tok::Greater, depth)?)
+                }
+            }
+            Tok::Ident => {
+                let w = self.text(t);
+                self.pos += 1;
+                match w {
+                    "true" => Val::Bool(true),
+                    "false" => Val::Bool(false),
+                    "null" | "none" => Val::Null,
+                    "undef" => Val::Undef,
+                    "poison" => Val::Poison,
+                    "zeroinitializer" => Val::Zero,
+                    "getelementptr" => {
+                        self.eat_word("inbounds");
+                        self.expect(Tok::LParen, "`(` after `getelementptr`")?;
+                        let src = self.parse_type_depth(depth + 1)?;
+                        self.expect(Tok::Comma, "`,` after the source type")?;
+                        let base = self.parse_typed_depth(depth + 1)?;
+                        let mut idx = Vec::new();
+                        while self.eat(Tok::Comma) {
+                            self.eat_word("inrange");
+                            idx.push(self.parse_typed_depth(depth + 1)?);
+                        }
+                        self.expect(Tok::RParen, "`)` closing `getelementptr`")?;
+                        Val::Gep(src, Box::new(base), idx)
+                    }
+                    "blockaddress" => {
+                        self.expect(Tok::LParen, "`(` after `blockaddress`")?;
+                        let f = self.expect(Tok::GlobalVar, "a function name")?;
+                        self.expect(Tok::Comma, "`,`")?;
+                        let b = self.expect(Tok::LocalVar, "a block name")?;
+                        self.expect(Tok::RParen, "`)`")?;
+                        Val::BlockAddr(self.name(f), self.name(b))
+                    }
+                    _ => {
+                        if let Some(op) = cast_op(w) {
+                            self.expect(Tok::LParen, &format!("`(` after `{w}`"))?;
+                            let v = self.parse_typed_depth(depth + 1)?;
+                            self.expect_word("to")?;
+                            let to = self.parse_type_depth(depth + 1)?;
+                            self.expect(Tok::RParen, &format!("`)` closing `{w}`"))?;
+                            Val::Cast(op, Box::new(v), to)
+                        } else if is_const_expr_word(w) {
+                            // Skip its predicate/flags and the parenthesised operands.
+                            while self.peek().kind == Tok::Ident {
+                                self.pos += 1;
+                            }
+                            self.skip_parens()?;
+                            Val::OtherExpr(w, t)
+                        } else {
+                            self.pos -= 1;
+                            return self.expected("a value");
+                        }
+                    }
+                }
+            }
+            _ => return self.expected("a value"),
+        };
+        Ok(v)
+    }
+
+    fn value_list(&mut self, close: Tok, depth: u32) -> PResult<Vec<TVal<'a>>> {
+        let mut v = Vec::new();
+        if self.eat(close) {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.parse_typed_depth(depth + 1)?);
+            if self.eat(close) {
+                return Ok(v);
+            }
+            self.expect(Tok::Comma, "`,` in a constant list")?;
+        }
+    }
+}
+
+/// True for the keywords that start a type.
+pub fn is_type_word(w: &str) -> bool {
+    matches!(
+        w,
+        "void"
+            | "half"
+            | "bfloat"
+            | "float"
+            | "double"
+            | "x86_fp80"
+            | "fp128"
+            | "ppc_fp128"
+            | "label"
+            | "metadata"
+            | "token"
+            | "x86_mmx"
+            | "x86_amx"
+            | "ptr"
+    ) || (w.len() > 1 && w.starts_with('i') && w[1..].bytes().all(|c| c.is_ascii_digit()))
+}
+
+fn is_const_expr_word(w: &str) -> bool {
+    matches!(
+        w,
+        "add"
+            | "sub"
+            | "mul"
+            | "shl"
+            | "lshr"
+            | "ashr"
+            | "and"
+            | "or"
+            | "xor"
+            | "udiv"
+            | "sdiv"
+            | "urem"
+            | "srem"
+            | "fadd"
+            | "fsub"
+            | "fmul"
+            | "fdiv"
+            | "frem"
+            | "fneg"
+            | "icmp"
+            | "fcmp"
+            | "select"
+            | "extractelement"
+            | "insertelement"
+            | "shufflevector"
+            | "extractvalue"
+            | "insertvalue"
+            | "dso_local_equivalent"
+            | "no_cfi"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lexer::lex;
+    use super::*;
+
+    fn ty(s: &str) -> LType {
+        let toks = lex(s);
+        Cursor::new(s, &toks).parse_type().unwrap()
+    }
+
+    #[test]
+    fn parses_types() {
+        assert_eq!(ty("i32 (i8*, ...)*").to_string(), "i32 (i8*, ...)*");
+        assert_eq!(
+            ty("[4 x { i8, %struct.S* }]").to_string(),
+            "[4 x { i8, %struct.S* }]"
+        );
+        assert_eq!(ty("<{ i8, i32 }>").to_string(), "<{ i8, i32 }>");
+        assert_eq!(ty("<4 x float>").to_string(), "<4 x float>");
+        assert_eq!(ty("void ()**").to_string(), "void ()**");
+    }
+
+    #[test]
+    fn parses_constant_expressions() {
+        let s = "i8* getelementptr inbounds ([6 x i8], [6 x i8]* @msg, i64 0, i64 0)";
+        let toks = lex(s);
+        let (t, v) = Cursor::new(s, &toks).parse_typed().unwrap();
+        assert_eq!(t, LType::i8_ptr());
+        match v {
+            Val::Gep(src, base, idx) => {
+                assert_eq!(src.to_string(), "[6 x i8]");
+                assert!(matches!(base.1, Val::Global(ref n, _) if n == "msg"));
+                assert_eq!(idx.len(), 2);
+            }
+            other => panic!("{other:?}"),
+        }
+        let s = "i64 ptrtoint (i32* @x to i64)";
+        let toks = lex(s);
+        assert!(matches!(
+            Cursor::new(s, &toks).parse_typed().unwrap().1,
+            Val::Cast(crate::ir::CastOp::PtrToInt, _, LType::Int(64))
+        ));
+    }
+
+    #[test]
+    fn parses_literals() {
+        let s = "-1 true 1.5e+00 0x3FF0000000000000 c\"hi\\00\" null";
+        let toks = lex(s);
+        let mut c = Cursor::new(s, &toks);
+        let mut out = Vec::new();
+        while c.peek().kind != Tok::Eof {
+            out.push(c.parse_value().unwrap());
+        }
+        assert_eq!(
+            out,
+            vec![
+                Val::Int(u128::MAX),
+                Val::Bool(true),
+                Val::Dec(1.5),
+                Val::Hex('x', "3FF0000000000000"),
+                Val::Bytes(b"hi\0".to_vec()),
+                Val::Null
+            ]
+        );
+        let deep = "[".repeat(10_000);
+        let toks = lex(&deep);
+        assert!(Cursor::new(&deep, &toks).parse_type().is_err());
+    }
+}

@@ -1,0 +1,285 @@
+//! Whole-program round trip through LLVM 14 text: each C program in `tests/c/` is compiled
+//! with `clang-14 -O0 -Xclang -disable-O0-optnone -S -emit-llvm -g0`, run with `lli`, then
+//! imported, exported, checked with `opt -passes=verify` and run again with `lli`: stdout
+//! and exit status must be identical. Where the reference interpreter supports every
+//! external a program calls (`loops.c`, `vm.c`), it runs the imported module too and must
+//! agree with `lli`. Finally each module goes through mem2reg and SCCP, is exported in SSA
+//! form and must again verify and behave identically under `lli`. Skips (with a printed
+//! reason) when clang-14, `opt` or `lli` are missing; `scripts/install-clang.sh` installs
+//! clang-14.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use strata::llvm::{export, import, ImportOptions};
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// A scratch directory per test (`tag`) and process, so parallel tests never share one.
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "strata-llvm-roundtrip-{}-{tag}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `lli file`; returns (stdout, exit code).
+fn lli(file: &Path) -> (String, i32) {
+    let o = Command::new("lli").arg(file).output().expect("lli runs");
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        o.status.code().unwrap_or(-1),
+    )
+}
+
+/// Runs the imported module's `main` in the reference interpreter and compares its output
+/// and exit status with `lli`'s. Programs calling externals the interpreter lacks are
+/// reported, not failed, unless `must_run`.
+fn interpret(imp: &strata::llvm::Imported, expected: &(String, i32), name: &str, must_run: bool) {
+    let mut it = strata::interp::Interpreter::new(&imp.module, Default::default());
+    match it.call("main", &[]) {
+        Ok(o) => {
+            let code = match o.exit_code {
+                Some(c) => c & 0xff,
+                None => match o.result {
+                    Some(strata::interp::Val::Int { bits, .. }) => (bits & 0xff) as i32,
+                    _ => 0,
+                },
+            };
+            assert_eq!(
+                (String::from_utf8_lossy(&o.output).into_owned(), code),
+                *expected,
+                "{name}: interpreter and lli disagree"
+            );
+        }
+        Err(e) => {
+            assert!(!must_run, "{name}: interpreter failed: {e}");
+            eprintln!("{name}: not interpreted: {e}");
+        }
+    }
+}
+
+/// Runs `passes` (for example `mem2reg,sccp`) on every imported function with one engine;
+/// panics on a pipeline error. Returns the number of phis afterwards.
+fn run_passes(imp: &mut strata::llvm::Imported, passes: &str, name: &str) -> usize {
+    use strata::engine::{Engine, PassSet, PipelineConfig};
+    let symbols = std::sync::Arc::new(imp.module.symbol_table());
+    let mut engine = Engine::new(PipelineConfig::new(PassSet::parse(passes).unwrap()));
+    let mut phis = 0;
+    for f in std::mem::take(&mut imp.module.functions) {
+        let run = engine.run(f, &symbols);
+        assert!(!run.has_errors(), "{name}: {passes}: {:?}", run.diagnostics);
+        phis += run
+            .function
+            .insts
+            .iter()
+            .filter(|i| matches!(i.kind, strata::ir::InstKind::Phi { .. }))
+            .count();
+        imp.module.functions.push(run.function);
+    }
+    phis
+}
+
+/// Exports `imp` to `path` and checks it with `opt -passes=verify`.
+fn export_checked(imp: &strata::llvm::Imported, path: &Path) {
+    std::fs::write(path, export(&imp.module, &imp.context)).unwrap();
+    let v = Command::new("opt")
+        .args(["-passes=verify", "-S", "-o", "/dev/null"])
+        .arg(path)
+        .output()
+        .expect("opt runs");
+    assert!(
+        v.status.success(),
+        "{}: opt -passes=verify rejected the export:\n{}",
+        path.display(),
+        String::from_utf8_lossy(&v.stderr)
+    );
+}
+
+/// [`export_checked`], then `lli`'s result on the export.
+fn export_and_run(imp: &strata::llvm::Imported, path: &Path) -> (String, i32) {
+    export_checked(imp, path);
+    lli(path)
+}
+
+/// Imports `ll`, exports it, verifies and runs the export; compares with running `ll`.
+/// Returns the names of skipped functions.
+fn round_trip(ll: &Path, dir: &Path) -> Vec<String> {
+    let src = std::fs::read_to_string(ll).unwrap();
+    let imp = import(&src, &ll.display().to_string(), &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = export(&imp.module, &imp.context);
+    let stem = ll.file_stem().unwrap().to_string_lossy().into_owned();
+    let exported = dir.join(format!("{stem}.exported.ll"));
+    std::fs::write(&exported, &out).unwrap();
+    let v = Command::new("opt")
+        .args(["-passes=verify", "-S", "-o", "/dev/null"])
+        .arg(&exported)
+        .output()
+        .expect("opt runs");
+    assert!(
+        v.status.success(),
+        "{}: opt -passes=verify rejected the export:\n{}",
+        exported.display(),
+        String::from_utf8_lossy(&v.stderr)
+    );
+    let before = lli(ll);
+    let after = lli(&exported);
+    assert_eq!(
+        before,
+        after,
+        "{}: output differs after import/export",
+        exported.display()
+    );
+    // Import semantics, judged independently of LLVM: the interpreter runs what we imported.
+    interpret(
+        &imp,
+        &before,
+        &stem,
+        matches!(stem.as_str(), "loops" | "vm"),
+    );
+    // The point of export: SSA form after mem2reg and SCCP runs under lli like the original.
+    let mut ssa = import(&src, &stem, &ImportOptions::default()).unwrap();
+    let phis = run_passes(&mut ssa, "mem2reg,sccp", &stem);
+    let after_ssa = export_and_run(&ssa, &dir.join(format!("{stem}.ssa.ll")));
+    assert_eq!(
+        before, after_ssa,
+        "{stem}: output differs after mem2reg+sccp and export ({phis} phis)"
+    );
+    imp.skipped
+        .iter()
+        .map(|s| format!("{}:{} ({})", s.name, s.line, s.reason))
+        .collect()
+}
+
+#[test]
+fn c_programs_round_trip_through_import_and_export() {
+    if !have("clang-14") || !have("opt") || !have("lli") {
+        eprintln!("skipping: clang-14, opt or lli missing (run scripts/install-clang.sh)");
+        return;
+    }
+    let dir = temp_dir("c");
+    let cdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&cdir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
+    sources.sort();
+    assert!(sources.len() >= 5);
+    for c in sources {
+        let ll = dir.join(c.with_extension("ll").file_name().unwrap());
+        let st = Command::new("clang-14")
+            .args([
+                "-O0",
+                "-Xclang",
+                "-disable-O0-optnone",
+                "-S",
+                "-emit-llvm",
+                "-g0",
+                "-o",
+            ])
+            .arg(&ll)
+            .arg(&c)
+            .status()
+            .unwrap();
+        assert!(st.success(), "clang-14 failed on {}", c.display());
+        let skipped = round_trip(&ll, &dir);
+        eprintln!("{}: skipped {:?}", c.display(), skipped);
+    }
+    if std::env::var_os("STRATA_KEEP_TMP").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn committed_fixtures_round_trip() {
+    if !have("opt") || !have("lli") {
+        eprintln!("skipping: opt or lli missing");
+        return;
+    }
+    let dir = temp_dir("fixtures");
+    let fdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ll");
+    for name in ["floats", "misc", "vm"] {
+        round_trip(&fdir.join(format!("{name}.ll")), &dir);
+    }
+    if std::env::var_os("STRATA_KEEP_TMP").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Runs `lli file args` with `stdin`; returns (stdout, exit code).
+fn lli_with(file: &Path, args: &[&str], stdin: &[u8]) -> (Vec<u8>, i32) {
+    use std::io::Write;
+    let mut child = Command::new("lli")
+        .arg(file)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("lli runs");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let o = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    (o.stdout, o.status.code().unwrap_or(-1))
+}
+
+/// The real C corpora that `scripts/corpus.sh` builds (zlib's minigzip, bzip2, the Lua
+/// interpreter), when present: import skips nothing, and the plain export and the export
+/// after mem2reg+SCCP both verify and behave like the original on a small workload.
+#[test]
+fn corpus_modules_round_trip_when_built() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpus");
+    if !dir.join("lua.ll").exists() || !have("opt") || !have("lli") {
+        eprintln!("skipping: run scripts/corpus.sh to build target/corpus/*.ll");
+        return;
+    }
+    let out = temp_dir("corpus");
+    let text: Vec<u8> = (1..20_000)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    let lua = "local function fib(n) if n < 2 then return n end return fib(n-1) + fib(n-2) end \
+               local t = {} for i = 1, 200 do t[i] = string.format('%d:%s', i, tostring(i * 1.5)) end \
+               table.sort(t) print(fib(20), #t, t[1], t[200], string.rep('ab', 3), 7 // 2, 2^10) \
+               print(pcall(error, 'boom'))";
+    let cases: [(&str, Vec<&str>); 3] = [
+        ("zlib", vec![]),
+        ("bzip2", vec!["-c"]),
+        ("lua", vec!["-e", lua]),
+    ];
+    for (name, args) in cases {
+        let ll = dir.join(format!("{name}.ll"));
+        let src = std::fs::read_to_string(&ll).unwrap();
+        let mut imp = import(&src, name, &ImportOptions::default()).unwrap();
+        assert!(imp.skipped.is_empty(), "{name}: {:?}", imp.skipped);
+        assert_eq!(imp.skip_invalid_functions(), 0, "{name}");
+        let expected = lli_with(&ll, &args, &text);
+        let rt = out.join(format!("{name}.rt.ll"));
+        export_checked(&imp, &rt);
+        assert!(
+            lli_with(&rt, &args, &text) == expected,
+            "{name}: export differs"
+        );
+        run_passes(&mut imp, "mem2reg,sccp", name);
+        let ssa = out.join(format!("{name}.ssa.ll"));
+        export_checked(&imp, &ssa);
+        assert!(
+            lli_with(&ssa, &args, &text) == expected,
+            "{name}: mem2reg+sccp export differs"
+        );
+    }
+    if std::env::var_os("STRATA_KEEP_TMP").is_none() {
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
