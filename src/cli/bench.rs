@@ -1,13 +1,19 @@
 //! `strata bench`: the batch driver.
 //!
-//! Parses every input (in parallel across files), then runs every function through the
-//! pipeline on all cores with per-thread engines, showing progress on a terminal, and reports
-//! counts, per-stage time and throughput (text table on stdout, optional JSON).
+//! Parses or imports every input (in parallel across files), then runs every function through
+//! the pipeline on all cores with per-thread engines, showing progress on a terminal, and
+//! reports counts, per-stage CPU time and throughput per module and in total (text on stdout,
+//! optional JSON). With `--against-llvm`, each `.ll` input is also given to LLVM 14's `opt`
+//! (`-time-passes`, and `-S` to count what its passes changed), and the two are printed side
+//! by side as ratios: import against `Parse IR`, mem2reg against `PromotePass`, SCCP against
+//! `SCCPPass`, phis placed, allocas promoted, and what SCCP folded.
 
-use super::{exit, parse_passes, CliError};
-use crate::engine::{batch, PipelineConfig, Stage};
-use crate::ir::Module;
+use super::llvm_reference::{self, IrCounts};
+use super::{exit, input_format, parse_passes, CliError, InputFormat};
+use crate::engine::{batch, PassSet, PipelineConfig, Stage};
+use crate::ir::{Function, Module, SymbolTable};
 use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,15 +21,15 @@ use std::time::{Duration, Instant};
 /// Arguments of `bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// Files or directories (searched recursively for .sir files).
+    /// Files or directories (searched recursively for .sir and .ll files).
     pub paths: Vec<PathBuf>,
-    /// Passes to run (default: every available pass).
+    /// Passes to run (default: the default pipeline; with --against-llvm, up to sccp).
     #[arg(long, value_name = "LIST")]
     pub passes: Option<String>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Run the corpus this many times (timings are summed).
+    /// Run the corpus this many times (times are averaged per run).
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
     /// Write a JSON report here.
@@ -35,6 +41,41 @@ pub struct BenchArgs {
     /// SCCP lattice memory limit in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024)]
     pub sccp_memory_limit: usize,
+    /// For each .ll input, also run LLVM 14's opt on it and print both side by side.
+    #[arg(long)]
+    pub against_llvm: bool,
+}
+
+/// LLVM's side of one module.
+#[derive(serde::Serialize, Default, Clone)]
+struct LlvmSide {
+    /// Seconds per `opt -time-passes` timer (Parse IR, PromotePass, SCCPPass, analyses).
+    seconds: BTreeMap<String, f64>,
+    /// The module as clang emitted it.
+    input: IrCounts,
+    /// After `opt -passes=mem2reg`.
+    after_mem2reg: IrCounts,
+    /// After `opt -passes=mem2reg,sccp`.
+    after_sccp: IrCounts,
+}
+
+/// One input module.
+#[derive(serde::Serialize, Default)]
+struct ModuleReport {
+    name: String,
+    functions: usize,
+    blocks: usize,
+    instructions: usize,
+    output_instructions: usize,
+    failed_functions: usize,
+    skipped_functions: usize,
+    /// Seconds to parse or import (one thread).
+    parse_seconds: f64,
+    /// CPU seconds per stage, per run.
+    stage_seconds: BTreeMap<&'static str, f64>,
+    /// Pass statistics summed over the module's functions (one run).
+    stats: BTreeMap<String, u64>,
+    llvm: Option<LlvmSide>,
 }
 
 #[derive(serde::Serialize, Default)]
@@ -56,10 +97,11 @@ struct BenchReport {
     pipeline_wall_seconds: f64,
     functions_per_second: f64,
     instructions_per_second: f64,
-    stage_cpu_seconds: std::collections::BTreeMap<&'static str, f64>,
-    /// Pass statistics summed over all functions, keyed `pass.name`.
-    stats: std::collections::BTreeMap<String, u64>,
+    stage_cpu_seconds: BTreeMap<&'static str, f64>,
+    /// Pass statistics summed over all functions, keyed `pass.name` (one run).
+    stats: BTreeMap<String, u64>,
     parse_errors: Vec<String>,
+    modules: Vec<ModuleReport>,
 }
 
 /// What the bench keeps of one function's run (the function itself is dropped on the worker).
@@ -80,7 +122,8 @@ fn collect_files(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
             .map_err(io)?;
         entries.sort();
         for e in entries {
-            if e.is_dir() || e.extension().is_some_and(|x| x == "sir") {
+            let wanted = e.extension().is_some_and(|x| x == "sir" || x == "ll");
+            if e.is_dir() || wanted {
                 collect_files(&e, out)?;
             }
         }
@@ -96,9 +139,163 @@ fn collect_files(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
     }
 }
 
+/// An input: its name, the file (for `opt`) and its text.
+struct Source {
+    name: String,
+    path: Option<PathBuf>,
+    text: String,
+    format: InputFormat,
+}
+
+/// Parses or imports one source; returns the module, the number of skipped functions and
+/// the seconds it took.
+fn load(source: &Source) -> Result<(Module, usize, f64), String> {
+    let start = Instant::now();
+    let (module, skipped) = match source.format {
+        InputFormat::Sir => (
+            crate::text::parse_module(&source.text, &source.name).map_err(|e| e.to_string())?,
+            0,
+        ),
+        InputFormat::Ll => {
+            let options = crate::llvm::ImportOptions::default();
+            let imported = crate::llvm::import(&source.text, &source.name, &options)
+                .map_err(|e| e.to_string())?;
+            (imported.module, imported.skipped.len())
+        }
+    };
+    Ok((module, skipped, start.elapsed().as_secs_f64()))
+}
+
+fn llvm_side(path: &Path, repeat: u32) -> Result<LlvmSide, String> {
+    let mut seconds: BTreeMap<String, f64> = BTreeMap::new();
+    for _ in 0..repeat {
+        for (k, v) in llvm_reference::time_passes(path, "mem2reg,sccp")? {
+            *seconds.entry(k).or_default() += v / repeat as f64;
+        }
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    Ok(LlvmSide {
+        seconds,
+        input: llvm_reference::count(&text),
+        after_mem2reg: llvm_reference::counts_after(path, "mem2reg")?,
+        after_sccp: llvm_reference::counts_after(path, "mem2reg,sccp")?,
+    })
+}
+
+fn ratio(ours: f64, theirs: f64) -> String {
+    if theirs > 0.0 {
+        format!("{:.2}x", ours / theirs)
+    } else {
+        "-".to_string()
+    }
+}
+
+fn print_llvm_tables(modules: &[ModuleReport]) {
+    let with: Vec<(&ModuleReport, &LlvmSide)> = modules
+        .iter()
+        .filter_map(|m| m.llvm.as_ref().map(|l| (m, l)))
+        .collect();
+    if with.is_empty() {
+        return;
+    }
+    let ms = |s: f64| format!("{:.2}", s * 1e3);
+    let stage = |m: &ModuleReport, s: &str| m.stage_seconds.get(s).copied().unwrap_or(0.0);
+    let t = |l: &LlvmSide, s: &str| l.seconds.get(s).copied().unwrap_or(0.0);
+    let stat = |m: &ModuleReport, s: &str| m.stats.get(s).copied().unwrap_or(0);
+    println!("\nagainst LLVM 14 opt (ms, one thread; ratio = ours / LLVM, lower is better)");
+    println!(
+        "{:<12} {:>9} {:>9} {:>7}   {:>9} {:>9} {:>7}   {:>11} {:>11} {:>7}   {:>9} {:>9} {:>7}",
+        "module",
+        "import",
+        "ParseIR",
+        "ratio",
+        "mem2reg",
+        "Promote",
+        "ratio",
+        "+analyses",
+        "+analyses",
+        "ratio",
+        "sccp",
+        "SCCPPass",
+        "ratio"
+    );
+    for (m, l) in &with {
+        let ours_m2r = stage(m, "mem2reg");
+        let ours_all = ours_m2r + stage(m, "cfg") + stage(m, "dominance");
+        let theirs_all =
+            t(l, "PromotePass") + t(l, "DominatorTreeAnalysis") + t(l, "AssumptionAnalysis");
+        println!(
+            "{:<12} {:>9} {:>9} {:>7}   {:>9} {:>9} {:>7}   {:>11} {:>11} {:>7}   {:>9} {:>9} {:>7}",
+            m.name,
+            ms(m.parse_seconds),
+            ms(t(l, "Parse IR")),
+            ratio(m.parse_seconds, t(l, "Parse IR")),
+            ms(ours_m2r),
+            ms(t(l, "PromotePass")),
+            ratio(ours_m2r, t(l, "PromotePass")),
+            ms(ours_all),
+            ms(theirs_all),
+            ratio(ours_all, theirs_all),
+            ms(stage(m, "sccp")),
+            ms(t(l, "SCCPPass")),
+            ratio(stage(m, "sccp"), t(l, "SCCPPass")),
+        );
+    }
+    println!("\nmem2reg result (phis placed; allocas promoted of allocas seen)");
+    println!(
+        "{:<12} {:>10} {:>10} {:>7}   {:>16} {:>16}",
+        "module", "phis ours", "phis LLVM", "ratio", "promoted ours", "promoted LLVM"
+    );
+    for (m, l) in &with {
+        let ours = stat(m, "mem2reg.phis_placed");
+        let theirs = l.after_mem2reg.phis.saturating_sub(l.input.phis);
+        let seen = stat(m, "mem2reg.allocas_seen");
+        let promoted_llvm = l.input.allocas.saturating_sub(l.after_mem2reg.allocas);
+        println!(
+            "{:<12} {:>10} {:>10} {:>7}   {:>9}/{:<6} {:>9}/{:<6}",
+            m.name,
+            ours,
+            theirs,
+            ratio(ours as f64, theirs as f64),
+            stat(m, "mem2reg.allocas_promoted"),
+            seen,
+            promoted_llvm,
+            l.input.allocas
+        );
+    }
+    println!("\nSCCP result (ours: counted by the pass; LLVM: difference of opt's output before and after sccp)");
+    println!(
+        "{:<12} {:>14} {:>14}   {:>14} {:>14}   {:>14} {:>14}",
+        "module",
+        "insts ours",
+        "insts LLVM",
+        "branches ours",
+        "branches LLVM",
+        "blocks ours",
+        "blocks LLVM"
+    );
+    for (m, l) in &with {
+        let (a, b) = (&l.after_mem2reg, &l.after_sccp);
+        println!(
+            "{:<12} {:>14} {:>14}   {:>14} {:>14}   {:>14} {:>14}",
+            m.name,
+            stat(m, "sccp.instructions_folded"),
+            a.instructions.saturating_sub(b.instructions),
+            stat(m, "sccp.branches_resolved"),
+            a.conditional_branches
+                .saturating_sub(b.conditional_branches),
+            stat(m, "sccp.blocks_removed"),
+            a.blocks.saturating_sub(b.blocks),
+        );
+    }
+}
+
 /// `strata bench`.
 pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
-    let requested = parse_passes(args.passes.as_deref())?;
+    let requested = match (&args.passes, args.against_llvm) {
+        (None, true) => PassSet::default_pipeline() - (PassSet::PHI_ELIM | PassSet::BLOCK_PARAMS),
+        _ => parse_passes(args.passes.as_deref())?,
+    };
     let config = PipelineConfig {
         time_passes: true,
         options: crate::engine::PassOptions {
@@ -112,21 +309,27 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
             .build_global()
             .map_err(|e| CliError::new(exit::USAGE, format!("--threads: {e}")))?;
     }
-    // Inputs as (name, text); the built-in corpus when no path is given.
-    let mut sources: Vec<(String, String)> = Vec::new();
+    let mut sources: Vec<Source> = Vec::new();
     if args.paths.is_empty() {
         for (name, text) in super::corpus::EXAMPLES {
-            sources.push((format!("builtin:{name}"), text.to_string()));
+            sources.push(Source {
+                name: format!("builtin:{name}"),
+                path: None,
+                text: text.to_string(),
+                format: InputFormat::Sir,
+            });
         }
         // Printed and parsed again, so the parse figure covers the whole corpus.
         let generated = super::corpus::generated(args.generated);
-        sources.push((
-            "builtin:generated".to_string(),
-            crate::text::print_module(&generated),
-        ));
+        sources.push(Source {
+            name: "builtin:generated".to_string(),
+            path: None,
+            text: crate::text::print_module(&generated),
+            format: InputFormat::Sir,
+        });
         eprintln!(
             "strata bench: built-in corpus ({} example programs, {} generated functions)",
-            sources.len(),
+            sources.len() - 1,
             args.generated
         );
     } else {
@@ -137,45 +340,58 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
         for f in files {
             let text = std::fs::read_to_string(&f)
                 .map_err(|e| CliError::new(exit::IO, format!("{}: {e}", f.display())))?;
-            sources.push((f.display().to_string(), text));
+            sources.push(Source {
+                name: f.display().to_string(),
+                format: input_format(&f, None),
+                path: Some(f),
+                text,
+            });
         }
     }
+    let repeat = args.repeat.max(1);
     let mut report = BenchReport {
         inputs: sources.len(),
         threads: rayon::current_num_threads(),
-        repeat: args.repeat.max(1),
+        repeat,
         passes: config.passes.passes().map(|p| p.info().name).collect(),
         ..Default::default()
     };
 
     let parse_start = Instant::now();
-    let parsed: Vec<_> = sources
-        .par_iter()
-        .map(|(name, text)| crate::text::parse_module(text, name).map_err(|e| e.to_string()))
-        .collect();
+    let loaded: Vec<_> = sources.par_iter().map(load).collect();
     report.parse_seconds = parse_start.elapsed().as_secs_f64();
-    let mut modules: Vec<Module> = Vec::new();
-    for p in parsed {
-        match p {
-            Ok(m) => modules.push(m),
+    let mut work: Vec<(Arc<SymbolTable>, Vec<Function>, ModuleReport, &Source)> = Vec::new();
+    for (source, result) in sources.iter().zip(loaded) {
+        match result {
+            Ok((module, skipped, seconds)) => {
+                let functions = module.functions.len();
+                let blocks = module.functions.iter().map(|f| f.live_block_count()).sum();
+                let instructions = module.functions.iter().map(|f| f.live_inst_count()).sum();
+                let m = ModuleReport {
+                    name: source
+                        .path
+                        .as_ref()
+                        .and_then(|p| p.file_stem())
+                        .map_or(source.name.clone(), |s| s.to_string_lossy().into_owned()),
+                    functions,
+                    blocks,
+                    instructions,
+                    skipped_functions: skipped,
+                    parse_seconds: seconds,
+                    ..Default::default()
+                };
+                work.push((Arc::new(module.symbol_table()), module.functions, m, source));
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 report.parse_errors.push(e);
             }
         }
     }
-    let parsed_insts: usize = modules
-        .iter()
-        .flat_map(|m| &m.functions)
-        .map(|f| f.live_inst_count())
-        .sum();
+    let parsed_insts: usize = work.iter().map(|w| w.2.instructions).sum();
     report.parse_instructions_per_second = parsed_insts as f64 / report.parse_seconds.max(1e-9);
 
-    let work: Vec<(Arc<crate::ir::SymbolTable>, Vec<crate::ir::Function>)> = modules
-        .into_iter()
-        .map(|m| (Arc::new(m.symbol_table()), m.functions))
-        .collect();
-    let total: usize = work.iter().map(|(_, f)| f.len()).sum::<usize>() * report.repeat as usize;
+    let total: usize = work.iter().map(|w| w.1.len()).sum::<usize>() * repeat as usize;
     let bar = indicatif::ProgressBar::new(total as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
@@ -183,14 +399,9 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
         )
         .expect("valid progress template"),
     );
-    let mut stage_time = [Duration::ZERO; Stage::ALL.len()];
     let wall = Instant::now();
-    for _ in 0..report.repeat {
-        for (symbols, functions) in &work {
-            for f in functions {
-                report.blocks += f.live_block_count();
-                report.instructions += f.live_inst_count();
-            }
+    for round in 0..repeat {
+        for (symbols, functions, m, _) in &mut work {
             let summaries =
                 batch::map_functions(functions, symbols, &config, &|| bar.inc(1), &|run| {
                     RunSummary {
@@ -201,39 +412,61 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                     }
                 });
             for summary in summaries {
-                report.functions += 1;
                 match summary {
                     Ok(run) => {
-                        report.output_instructions += run.instructions;
-                        report.failed_functions += run.failed as usize;
-                        for (t, s) in stage_time.iter_mut().zip(run.timings) {
-                            *t += s;
+                        for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
+                            let t = run.timings[*s as usize].as_secs_f64() / repeat as f64;
+                            *m.stage_seconds.entry(s.name()).or_default() += t;
                         }
-                        for s in &run.stats {
-                            *report
-                                .stats
-                                .entry(format!("{}.{}", s.pass, s.name))
-                                .or_default() += s.value;
+                        if round == 0 {
+                            m.output_instructions += run.instructions;
+                            m.failed_functions += run.failed as usize;
+                            for s in &run.stats {
+                                *m.stats.entry(format!("{}.{}", s.pass, s.name)).or_default() +=
+                                    s.value;
+                            }
                         }
                     }
                     Err(e) => {
                         eprintln!("error: {e}");
-                        report.failed_functions += 1;
+                        if round == 0 {
+                            m.failed_functions += 1;
+                        }
                     }
                 }
             }
         }
     }
     bar.finish_and_clear();
-    report.pipeline_wall_seconds = wall.elapsed().as_secs_f64();
+    report.pipeline_wall_seconds = wall.elapsed().as_secs_f64() / repeat as f64;
+
+    if args.against_llvm {
+        for (_, _, m, source) in &mut work {
+            if let (Some(path), InputFormat::Ll) = (&source.path, source.format) {
+                match llvm_side(path, repeat) {
+                    Ok(l) => m.llvm = Some(l),
+                    Err(e) => eprintln!("warning: {}: LLVM side not measured: {e}", m.name),
+                }
+            }
+        }
+    }
+    for (_, _, m, _) in work {
+        report.functions += m.functions;
+        report.blocks += m.blocks;
+        report.instructions += m.instructions;
+        report.output_instructions += m.output_instructions;
+        report.failed_functions += m.failed_functions;
+        for (k, v) in &m.stage_seconds {
+            *report.stage_cpu_seconds.entry(k).or_default() += v;
+        }
+        for (k, v) in &m.stats {
+            *report.stats.entry(k.clone()).or_default() += v;
+        }
+        report.modules.push(m);
+    }
     report.functions_per_second = report.functions as f64 / report.pipeline_wall_seconds.max(1e-9);
     report.instructions_per_second =
         report.instructions as f64 / report.pipeline_wall_seconds.max(1e-9);
-    report.stage_cpu_seconds = Stage::ALL
-        .iter()
-        .filter(|s| config.runs(**s))
-        .map(|s| (s.name(), stage_time[*s as usize].as_secs_f64()))
-        .collect();
 
     println!("inputs            {}", report.inputs);
     println!("threads           {}", report.threads);
@@ -253,7 +486,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
         report.parse_instructions_per_second / 1e6
     );
     println!(
-        "pipeline          {:.3} ms wall ({:.0} functions/s, {:.2} M instructions/s)",
+        "pipeline          {:.3} ms wall per run ({:.0} functions/s, {:.2} M instructions/s)",
         report.pipeline_wall_seconds * 1e3,
         report.functions_per_second,
         report.instructions_per_second / 1e6
@@ -264,6 +497,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     for (name, value) in &report.stats {
         println!("  {name:<40} {value}");
     }
+    print_llvm_tables(&report.modules);
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("report serialises") + "\n";
         super::write_output(Some(path), &text)?;

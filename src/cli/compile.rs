@@ -42,6 +42,9 @@ pub struct CompileArgs {
     /// SCCP lattice memory limit in bytes; above it SCCP falls back to local folding.
     #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024)]
     pub sccp_memory_limit: usize,
+    /// For `.ll` input: a function the importer must skip is an error, not a warning.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -135,7 +138,20 @@ fn run_pipeline(
 
 /// `strata compile`.
 pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
-    let requested = parse_passes(args.passes.as_deref())?;
+    let mut requested = parse_passes(args.passes.as_deref())?;
+    if args.emit == Emit::Ll {
+        // LLVM export prints SSA-phase functions: without an explicit list, stop before
+        // leaving SSA; with one that leaves SSA, say why it cannot work.
+        let out_of_ssa = PassSet::PHI_ELIM | PassSet::BLOCK_PARAMS;
+        if args.passes.is_none() {
+            requested -= out_of_ssa;
+        } else if requested.intersects(out_of_ssa) {
+            return Err(CliError::new(
+                exit::USAGE,
+                "--emit ll prints SSA-phase functions; drop phi-elim and block-params from --passes",
+            ));
+        }
+    }
     let dump_after = match args.dump_after.as_deref() {
         None => None,
         Some(name) => {
@@ -160,7 +176,8 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         },
         ..PipelineConfig::new(requested)
     };
-    let module = load_module(&args.file, args.input_format)?;
+    let loaded = load_module(&args.file, args.input_format, args.strict)?;
+    let module = loaded.module;
     let file = args.file.display().to_string();
     let (module, reports, failed) = run_pipeline(module, &config, &file, args.verbose);
     if args.stats {
@@ -182,6 +199,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     }
     let text = match args.emit {
         Emit::Sir => crate::text::print_module(&module),
+        Emit::Ll => crate::llvm::export(&module, &loaded.llvm.unwrap_or_default()),
         Emit::Json => {
             let report = CompileReport {
                 file,
@@ -197,8 +215,8 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
 }
 
 /// `strata verify`.
-pub fn verify(file: &Path) -> Result<i32, CliError> {
-    let module = load_module(file, None)?;
+pub fn verify(file: &Path, strict: bool) -> Result<i32, CliError> {
+    let module = load_module(file, None, strict)?.module;
     let n = module.functions.len();
     let config = PipelineConfig::new(PassSet::VERIFY);
     let (_, _, failed) = run_pipeline(module, &config, &file.display().to_string(), false);

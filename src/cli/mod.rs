@@ -52,7 +52,7 @@ const ABOUT: &str = "strata: a data-oriented compiler middle and back end on bev
 
 Functions in memory form (allocas, loads, stores) flow through a staged schedule: verify, cfg,
 dominance, mem2reg, sccp, placement, out-of-SSA, lower, regalloc, check. Input is strata's
-text IR (.sir).";
+text IR (.sir) or LLVM 14 textual IR (.ll) as clang -O0 emits it.";
 
 /// Top-level arguments.
 #[derive(Parser, Debug)]
@@ -70,6 +70,8 @@ pub enum Emit {
     Sir,
     /// JSON: per-function statistics, diagnostics and timings.
     Json,
+    /// LLVM 14 textual IR (SSA-phase functions: lli and opt accept it).
+    Ll,
 }
 
 /// Input format.
@@ -77,7 +79,7 @@ pub enum Emit {
 pub enum InputFormat {
     /// strata text IR.
     Sir,
-    /// LLVM 14 textual IR (not available in this build yet).
+    /// LLVM 14 textual IR, the subset clang -O0 emits for C (typed pointers).
     Ll,
 }
 
@@ -90,6 +92,9 @@ pub enum Command {
     Verify {
         /// Input file (`-` for stdin).
         file: PathBuf,
+        /// For `.ll` input: a function the importer must skip is an error.
+        #[arg(long)]
+        strict: bool,
     },
     /// Interpret a function of FILE and print its result, output and exit status.
     Run(run::RunArgs),
@@ -139,27 +144,70 @@ pub fn read_input(path: &Path) -> Result<String, CliError> {
     }
 }
 
-/// Parses a module from `path`, choosing the format by `format` or the extension.
+/// A module read from a file, with what LLVM export needs if it came from `.ll`.
+pub struct Loaded {
+    /// The module.
+    pub module: crate::ir::Module,
+    /// Set for `.ll` input: what the IR drops that export restores.
+    pub llvm: Option<crate::llvm::LlvmContext>,
+    /// Functions the importer skipped (they stay declarations and are re-emitted verbatim).
+    pub skipped: usize,
+}
+
+/// The input format of `path`: `format` if given, else by extension (`.ll`, otherwise sir).
+pub fn input_format(path: &Path, format: Option<InputFormat>) -> InputFormat {
+    format.unwrap_or(match path.extension().and_then(|e| e.to_str()) {
+        Some("ll") => InputFormat::Ll,
+        _ => InputFormat::Sir,
+    })
+}
+
+/// Parses a module from `path`, choosing the format by `format` or the extension. For `.ll`,
+/// functions the importer cannot represent, and imported functions the verifier rejects, are
+/// skipped with a warning naming them, their line and the reason; with `strict` the first
+/// such function is an error.
 pub fn load_module(
     path: &Path,
     format: Option<InputFormat>,
-) -> Result<crate::ir::Module, CliError> {
-    let format = format.unwrap_or(match path.extension().and_then(|e| e.to_str()) {
-        Some("ll") => InputFormat::Ll,
-        _ => InputFormat::Sir,
-    });
-    if format == InputFormat::Ll {
-        return Err(CliError::new(
-            exit::USAGE,
-            format!(
-                "{}: LLVM .ll input is not available in this build yet",
-                path.display()
-            ),
-        ));
-    }
+    strict: bool,
+) -> Result<Loaded, CliError> {
     let text = read_input(path)?;
-    crate::text::parse_module(&text, &path.display().to_string())
-        .map_err(|e| CliError::new(exit::INPUT, e.to_string()))
+    let name = path.display().to_string();
+    match input_format(path, format) {
+        InputFormat::Sir => crate::text::parse_module(&text, &name)
+            .map(|module| Loaded {
+                module,
+                llvm: None,
+                skipped: 0,
+            })
+            .map_err(|e| CliError::new(exit::INPUT, e.to_string())),
+        InputFormat::Ll => {
+            let options = crate::llvm::ImportOptions { strict };
+            let mut imported = crate::llvm::import(&text, &name, &options)
+                .map_err(|e| CliError::new(exit::INPUT, e.to_string()))?;
+            imported.skip_invalid_functions();
+            for s in &imported.skipped {
+                eprintln!(
+                    "{name}:{}: warning: skipped @{}: {}",
+                    s.line, s.name, s.reason
+                );
+            }
+            if strict && !imported.skipped.is_empty() {
+                return Err(CliError::new(
+                    exit::INPUT,
+                    format!(
+                        "{name}: {} functions skipped (--strict)",
+                        imported.skipped.len()
+                    ),
+                ));
+            }
+            Ok(Loaded {
+                skipped: imported.skipped.len(),
+                module: imported.module,
+                llvm: Some(imported.context),
+            })
+        }
+    }
 }
 
 /// Writes `text` to `path`, or stdout when `None`.
@@ -191,7 +239,7 @@ pub fn main() -> i32 {
     };
     let result = match cli.command {
         Command::Compile(args) => compile::compile(args),
-        Command::Verify { file } => compile::verify(&file),
+        Command::Verify { file, strict } => compile::verify(&file, strict),
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::bench(args),
     };

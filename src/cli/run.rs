@@ -30,7 +30,7 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
         step_limit,
     } = run_args;
     let (file, entry) = (file.as_path(), entry.as_str());
-    let module = load_module(file, None)?;
+    let module = load_module(file, None, false)?.module;
     let errors = crate::ir::verifier::verify_module(&module);
     if !errors.is_empty() {
         for e in &errors {
