@@ -250,3 +250,95 @@ fn sccp_memory_limit_note_is_verbose() {
     );
     assert!(text(&out.stdout).contains("phase optimized"));
 }
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn llvm_input_compiles_runs_and_benches_against_opt() {
+    let fixture = "tests/fixtures/ll/vm.ll";
+    // Import, the default SSA pipeline and export: the result verifies and runs like the input.
+    let dir = std::env::temp_dir().join(format!("strata-ll-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_ll = dir.join("vm.out.ll");
+    let out = strata(
+        &[
+            "compile",
+            fixture,
+            "--emit",
+            "ll",
+            "-o",
+            out_ll.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = strata(&["verify", fixture], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let interpreted = strata(&["run", fixture, "--entry", "main"], None);
+    assert!(
+        interpreted.status.success(),
+        "{}",
+        text(&interpreted.stderr)
+    );
+    if have("lli") {
+        let a = Command::new("lli").arg(fixture).output().unwrap();
+        let b = Command::new("lli").arg(&out_ll).output().unwrap();
+        assert_eq!(a.stdout, b.stdout);
+        assert_eq!(a.status.code(), b.status.code());
+        // The interpreter agrees with lli on the program's output.
+        assert!(
+            text(&interpreted.stdout).starts_with(&text(&a.stdout)),
+            "{}",
+            text(&interpreted.stdout)
+        );
+    }
+    // Out-of-SSA passes cannot be exported to LLVM.
+    let out = strata(
+        &[
+            "compile",
+            fixture,
+            "--emit",
+            "ll",
+            "--passes",
+            "mem2reg,phi-elim",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    if have("opt-14") || have("opt") {
+        let json = dir.join("bench.json");
+        let out = strata(
+            &[
+                "bench",
+                "tests/fixtures/ll",
+                "--against-llvm",
+                "--json",
+                json.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains("against LLVM 14 opt") && stdout.contains("Promote"),
+            "{stdout}"
+        );
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let modules = report["modules"].as_array().unwrap();
+        assert_eq!(modules.len(), 3);
+        for m in modules {
+            assert!(
+                m["llvm"]["seconds"]["PromotePass"].as_f64().is_some(),
+                "{m}"
+            );
+            assert!(m["stats"]["mem2reg.phis_placed"].as_u64().is_some(), "{m}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -309,6 +309,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
             .build_global()
             .map_err(|e| CliError::new(exit::USAGE, format!("--threads: {e}")))?;
     }
+    let repeat = args.repeat.max(1);
     let mut sources: Vec<Source> = Vec::new();
     if args.paths.is_empty() {
         for (name, text) in super::corpus::EXAMPLES {
@@ -348,7 +349,6 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
             });
         }
     }
-    let repeat = args.repeat.max(1);
     let mut report = BenchReport {
         inputs: sources.len(),
         threads: rayon::current_num_threads(),
@@ -358,7 +358,28 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     };
 
     let parse_start = Instant::now();
-    let loaded: Vec<_> = sources.par_iter().map(load).collect();
+    let loaded: Vec<_> = if args.against_llvm {
+        // Side by side with opt, which parses one file on one thread: import the files one at
+        // a time (not competing for cores) and average over the repeats as for opt.
+        sources
+            .iter()
+            .map(|source| {
+                let mut total = 0.0;
+                let mut last = None;
+                for _ in 0..repeat {
+                    let r = load(source);
+                    if let Ok((_, _, secs)) = &r {
+                        total += secs;
+                    }
+                    last = Some(r);
+                }
+                last.expect("repeat is at least 1")
+                    .map(|(m, skipped, _)| (m, skipped, total / repeat as f64))
+            })
+            .collect()
+    } else {
+        sources.par_iter().map(load).collect()
+    };
     report.parse_seconds = parse_start.elapsed().as_secs_f64();
     let mut work: Vec<(Arc<SymbolTable>, Vec<Function>, ModuleReport, &Source)> = Vec::new();
     for (source, result) in sources.iter().zip(loaded) {
