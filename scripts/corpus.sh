@@ -3,7 +3,8 @@
 # each compiled with `clang-14 -O0 -Xclang -disable-O0-optnone -S -emit-llvm -g0` and linked
 # into one module, target/corpus/<name>.ll (with a `main`, so lli can run it).
 #
-# Idempotent: sources and modules already present are reused. The deb-src line lives in a
+# Idempotent: sources and modules already present are reused (a module already built needs
+# neither its sources nor the network). The deb-src line lives in a
 # private apt configuration under target/corpus/apt; the system's sources are not touched.
 # Prints, per module: functions, blocks, instructions and allocas.
 set -euo pipefail
@@ -52,9 +53,10 @@ build() { # build NAME DIR FLAGS FILES...: compiles FILES (relative to DIR) and 
     rm -rf "$tmp"
 }
 
-fetch zlib
-fetch bzip2
-fetch lua5.4
+# Source packages are only fetched for modules not built yet.
+[ -f "$out/zlib.ll" ] || fetch zlib
+[ -f "$out/bzip2.ll" ] || fetch bzip2
+[ -f "$out/lua.ll" ] || fetch lua5.4
 
 z=$src/zlib
 build zlib "$z" "-DHAVE_UNISTD_H -DHAVE_STDARG_H" adler32.c compress.c crc32.c deflate.c \
@@ -66,13 +68,15 @@ build bzip2 "$b" "-D_FILE_OFFSET_BITS=64" blocksort.c huffman.c crctable.c randt
     compress.c decompress.c bzlib.c bzip2.c
 
 l=$src/lua5.4/src
-# debian/rules generates this header at package build time; do the same.
-multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
-printf '#ifndef _LUA_DEB_MULTIARCH_\n#define _LUA_DEB_MULTIARCH_\n#define DEB_HOST_MULTIARCH "%s"\n#endif\n' \
-    "$multiarch" > "$l/lua5.4-deb-multiarch.h"
-lua_files=$(cd "$l" && ls *.c | grep -v -x -e luac.c -e onelua.c | tr '\n' ' ')
-# shellcheck disable=SC2086
-build lua "$l" "-DLUA_USE_POSIX -DLUA_COMPAT_5_3" $lua_files
+if [ ! -f "$out/lua.ll" ]; then
+    # debian/rules generates this header at package build time; do the same.
+    multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+    printf '#ifndef _LUA_DEB_MULTIARCH_\n#define _LUA_DEB_MULTIARCH_\n#define DEB_HOST_MULTIARCH "%s"\n#endif\n' \
+        "$multiarch" > "$l/lua5.4-deb-multiarch.h"
+    lua_files=$(cd "$l" && ls *.c | grep -v -x -e luac.c -e onelua.c | tr '\n' ' ')
+    # shellcheck disable=SC2086
+    build lua "$l" "-DLUA_USE_POSIX -DLUA_COMPAT_5_3" $lua_files
+fi
 
 printf '%-8s %10s %10s %13s %9s\n' module functions blocks instructions allocas
 for name in zlib bzip2 lua; do

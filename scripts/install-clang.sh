@@ -1,5 +1,14 @@
 #!/usr/bin/env bash
-# Installs clang-14 (used by tests/llvm_roundtrip.rs to compile tests/c/*.c to LLVM 14 .ll).
-# Idempotent: does nothing if clang-14 is already on PATH.
+# Installs clang-14 and LLVM 14's `opt` and `lli` (used by tests/llvm_roundtrip.rs and
+# tests/corpus_lli.rs; on Debian bookworm the unversioned `llvm` and `llvm-runtime` packages
+# are LLVM 14). Idempotent: installs nothing when the tools are already on PATH.
 set -euo pipefail
-command -v clang-14 >/dev/null || (apt-get update && apt-get install -y clang-14)
+have() { command -v "$1" >/dev/null 2>&1; }
+pkgs=()
+have clang-14 || pkgs+=(clang-14)
+have opt || pkgs+=(llvm)
+have lli || pkgs+=(llvm-runtime)
+if [ ${#pkgs[@]} -gt 0 ]; then
+    apt-get update -qq
+    apt-get install -y -qq "${pkgs[@]}" >/dev/null
+fi

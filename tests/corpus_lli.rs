@@ -1,0 +1,499 @@
+//! Whole-program oracle on real C code (issue 3): the zlib, bzip2 and Lua 5.4 modules that
+//! `scripts/corpus.sh` builds into `target/corpus/*.ll` are imported and exported in three
+//! ways (unchanged, after mem2reg, after mem2reg+SCCP); every export must pass
+//! `opt -passes=verify` and behave under `lli` exactly like the original module:
+//!
+//! - Lua: every script in `tests/lua/` gives the same stdout, stderr (with the module's path,
+//!   which Lua prints as its program name, normalised) and exit status;
+//! - bzip2 and zlib's minigzip: a generated input (text and pseudo-random binary) compressed
+//!   at several settings gives the original's compressed bytes exactly, decompressing those
+//!   with the same transformed program gives the input back byte for byte, and a corrupted
+//!   stream is rejected with the original's output and exit status.
+//!
+//! The tests pass with a printed `skipped: <reason>` when the corpus has not been built or
+//! `opt`/`lli` are missing. `lli` runs dominate their time (its JIT start-up is about a
+//! second per Lua run), so they run on one worker thread per core; the imports and exports
+//! take a few seconds even in a debug build. `STRATA_KEEP_TMP=1` keeps the exported modules.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use strata::llvm::{export, import, ImportOptions};
+
+/// The transformations under test: a label and the pass list (`None`: import and export).
+const VARIANTS: [(&str, Option<&str>); 3] = [
+    ("export", None),
+    ("mem2reg", Some("mem2reg")),
+    ("mem2reg+sccp", Some("mem2reg,sccp")),
+];
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpus")
+}
+
+/// `Some(reason)` when the corpus tests cannot run here.
+fn skip_reason(module: &str) -> Option<String> {
+    let ll = corpus_dir().join(format!("{module}.ll"));
+    if !ll.exists() {
+        return Some(format!(
+            "{} missing (run `bash scripts/corpus.sh`)",
+            ll.display()
+        ));
+    }
+    for tool in ["opt", "lli"] {
+        if !have(tool) {
+            return Some(format!(
+                "`{tool}` not on PATH (run `bash scripts/install-clang.sh`)"
+            ));
+        }
+    }
+    None
+}
+
+/// Prints the skip line on stdout and stderr, so it shows with or without `--nocapture`.
+fn skipped(test: &str, reason: &str) {
+    println!("{test}: skipped: {reason}");
+    eprintln!("{test}: skipped: {reason}");
+}
+
+/// A scratch directory per test and process.
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("strata-corpus-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn cleanup(dir: &Path) {
+    if std::env::var_os("STRATA_KEEP_TMP").is_none() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// Runs `passes` on every function of `imp` with one engine; panics on a pipeline error.
+fn run_passes(imp: &mut strata::llvm::Imported, passes: &str, name: &str) {
+    use strata::engine::{Engine, PassSet, PipelineConfig};
+    let symbols = std::sync::Arc::new(imp.module.symbol_table());
+    let mut engine = Engine::new(PipelineConfig::new(PassSet::parse(passes).unwrap()));
+    for f in std::mem::take(&mut imp.module.functions) {
+        let run = engine.run(f, &symbols);
+        assert!(!run.has_errors(), "{name}: {passes}: {:?}", run.diagnostics);
+        imp.module.functions.push(run.function);
+    }
+}
+
+/// Imports `module`, runs `passes`, exports to `out` and checks it with `opt -passes=verify`.
+fn build_variant(module: &str, passes: Option<&str>, out: &Path) {
+    let ll = corpus_dir().join(format!("{module}.ll"));
+    let src = std::fs::read_to_string(&ll).unwrap();
+    let mut imp = import(&src, module, &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        imp.skipped.is_empty(),
+        "{module}: skipped {:?}",
+        imp.skipped
+    );
+    assert_eq!(
+        imp.skip_invalid_functions(),
+        0,
+        "{module}: invalid functions"
+    );
+    if let Some(p) = passes {
+        run_passes(&mut imp, p, module);
+    }
+    std::fs::write(out, export(&imp.module, &imp.context)).unwrap();
+    let v = Command::new("opt")
+        .args(["-passes=verify", "-S", "-o", "/dev/null"])
+        .arg(out)
+        .output()
+        .expect("opt runs");
+    assert!(
+        v.status.success(),
+        "{}: opt -passes=verify rejected the export:\n{}",
+        out.display(),
+        String::from_utf8_lossy(&v.stderr)
+    );
+}
+
+/// The original module and its transformed exports, as (label, path); exports are built in
+/// parallel threads.
+fn variants(module: &str, dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut all = vec![(
+        "original".to_string(),
+        corpus_dir().join(format!("{module}.ll")),
+    )];
+    std::thread::scope(|s| {
+        let handles: Vec<_> = VARIANTS
+            .iter()
+            .map(|&(label, passes)| {
+                let out = dir.join(format!("{module}.{}.ll", label.replace('+', "-")));
+                s.spawn(move || {
+                    build_variant(module, passes, &out);
+                    (label.to_string(), out)
+                })
+            })
+            .collect();
+        for h in handles {
+            all.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+    });
+    all
+}
+
+/// One `lli` run's result.
+#[derive(Clone, PartialEq, Eq)]
+struct Outcome {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    status: i32,
+}
+
+impl std::fmt::Debug for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let clip = |b: &[u8]| {
+            let s = String::from_utf8_lossy(&b[..b.len().min(2000)]).into_owned();
+            if b.len() > 2000 {
+                format!("{s}... ({} bytes)", b.len())
+            } else {
+                s
+            }
+        };
+        write!(
+            f,
+            "status {}, {} stdout bytes, stdout:\n{}\nstderr:\n{}",
+            self.status,
+            self.stdout.len(),
+            clip(&self.stdout),
+            clip(&self.stderr)
+        )
+    }
+}
+
+/// Runs `lli module args` with `stdin`; the module's path in stderr is replaced by `<module>`.
+fn lli(module: &Path, args: &[String], stdin: &[u8]) -> Outcome {
+    use std::io::Write;
+    let mut child = Command::new("lli")
+        .arg(module)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("lli runs");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let o = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    outcome(module, o)
+}
+
+/// The outcome of `o`, with `module`'s path and file name in stderr (Lua and bzip2 print
+/// their program name there) replaced by `<module>`.
+fn outcome(module: &Path, o: std::process::Output) -> Outcome {
+    let path = module.display().to_string();
+    let name = module.file_name().unwrap().to_string_lossy();
+    let stderr = String::from_utf8_lossy(&o.stderr)
+        .replace(&path, "<module>")
+        .replace(&*name, "<module>")
+        .into_bytes();
+    Outcome {
+        stdout: o.stdout,
+        stderr,
+        status: o.status.code().unwrap_or(-1),
+    }
+}
+
+/// Runs `f` on every item with one worker per core; results in item order.
+fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .min(items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<R>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= items.len() {
+                    break;
+                }
+                let r = f(&items[i]);
+                *results[i].lock().unwrap() = Some(r);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|m| m.into_inner().unwrap().unwrap())
+        .collect()
+}
+
+/// The first line where two outputs differ, for the failure message.
+fn first_difference(a: &[u8], b: &[u8]) -> String {
+    let (a, b) = (String::from_utf8_lossy(a), String::from_utf8_lossy(b));
+    for (i, (x, y)) in a.lines().zip(b.lines()).enumerate() {
+        if x != y {
+            return format!("line {}: original {x:?}, transformed {y:?}", i + 1);
+        }
+    }
+    format!(
+        "lengths differ: original {} lines, transformed {} lines",
+        a.lines().count(),
+        b.lines().count()
+    )
+}
+
+/// Generated compressor input: numbered text lines, a long run, then pseudo-random bytes.
+fn compressor_input() -> Vec<u8> {
+    let mut data = Vec::new();
+    for i in 1..8000u64 {
+        data.extend_from_slice(
+            format!(
+                "line {i}: the quick brown fox jumps over {} lazy dogs\n",
+                i * i % 977
+            )
+            .as_bytes(),
+        );
+    }
+    data.extend(std::iter::repeat_n(b'z', 20_000));
+    let mut x: u32 = 12345;
+    for _ in 0..120_000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        data.push((x >> 16) as u8);
+    }
+    data.extend((0..=255u8).cycle().take(4096));
+    data
+}
+
+/// Compressor round trip for `module` (`bzip2` or `zlib`): for each `(compress, decompress)`
+/// argument pair, every variant must compress the input to the original's bytes, decompress
+/// its own output to the input, and reject a corrupted stream like the original.
+fn compressor_round_trip(module: &str, test: &str, settings: &[(&[&str], &[&str])]) {
+    if let Some(reason) = skip_reason(module) {
+        skipped(test, &reason);
+        return;
+    }
+    let started = std::time::Instant::now();
+    let dir = temp_dir(module);
+    let variants = variants(module, &dir);
+    let built = started.elapsed();
+    let input = compressor_input();
+    let own = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+
+    // Compression: every variant at every setting.
+    let jobs: Vec<(usize, usize)> = (0..variants.len())
+        .flat_map(|v| (0..settings.len()).map(move |s| (v, s)))
+        .collect();
+    let compressed = parallel(&jobs, |&(v, s)| {
+        lli(&variants[v].1, &own(settings[s].0), &input)
+    });
+    let mut failures = Vec::new();
+    let original: Vec<&Outcome> = compressed[..settings.len()].iter().collect();
+    for (s, o) in original.iter().enumerate() {
+        assert_eq!(o.status, 0, "{module} original {:?}: {o:?}", settings[s].0);
+        assert!(o.stdout.len() > 1000 && o.stdout.len() < input.len());
+    }
+    for (&(v, s), o) in jobs.iter().zip(&compressed) {
+        if o != original[s] {
+            failures.push(format!(
+                "{module} {} compress {:?}: output differs from the original's ({} vs {} bytes, status {} vs {})",
+                variants[v].0,
+                settings[s].0,
+                o.stdout.len(),
+                original[s].stdout.len(),
+                o.status,
+                original[s].status
+            ));
+        }
+    }
+
+    // Decompression of each variant's own output, and of a corrupted stream.
+    let mut corrupt = original[0].stdout.clone();
+    let mid = corrupt.len() / 2;
+    for b in &mut corrupt[mid..mid + 64] {
+        *b ^= 0x5a;
+    }
+    let djobs: Vec<(usize, Option<usize>)> = (0..variants.len())
+        .flat_map(|v| {
+            (0..settings.len())
+                .map(move |s| (v, Some(s)))
+                .chain([(v, None)])
+        })
+        .collect();
+    let decompressed = parallel(&djobs, |&(v, s)| match s {
+        Some(s) => lli(
+            &variants[v].1,
+            &own(settings[s].1),
+            &compressed[v * settings.len() + s].stdout,
+        ),
+        None => lli(&variants[v].1, &own(settings[0].1), &corrupt),
+    });
+    let corrupt_original = &decompressed[settings.len()];
+    assert_ne!(
+        corrupt_original.status, 0,
+        "{module}: the original accepted a corrupted stream"
+    );
+    for (&(v, s), o) in djobs.iter().zip(&decompressed) {
+        let label = &variants[v].0;
+        match s {
+            Some(s) => {
+                if o.status != 0 || o.stdout != input {
+                    failures.push(format!(
+                        "{module} {label} decompress {:?}: status {}, {} bytes, round trip {}",
+                        settings[s].1,
+                        o.status,
+                        o.stdout.len(),
+                        if o.stdout == input {
+                            "identical"
+                        } else {
+                            "differs"
+                        }
+                    ));
+                }
+            }
+            None => {
+                if o != corrupt_original {
+                    failures.push(format!(
+                        "{module} {label} corrupted stream: got {o:?}\nexpected {corrupt_original:?}"
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{test}: {} variants built in {:.1?}, {} lli runs, {:.1?} in all",
+        variants.len() - 1,
+        built,
+        jobs.len() + djobs.len(),
+        started.elapsed()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    cleanup(&dir);
+}
+
+#[test]
+fn bzip2_round_trips_identically_after_import_export_and_passes() {
+    compressor_round_trip(
+        "bzip2",
+        "bzip2_round_trips_identically_after_import_export_and_passes",
+        &[
+            (&["-c"], &["-d", "-c"]),
+            (&["-1", "-c"], &["-d", "-s", "-c"]),
+        ],
+    );
+}
+
+#[test]
+fn minigzip_round_trips_identically_after_import_export_and_passes() {
+    compressor_round_trip(
+        "zlib",
+        "minigzip_round_trips_identically_after_import_export_and_passes",
+        &[(&[], &["-d"]), (&["-1"], &["-d"]), (&["-h"], &["-d"])],
+    );
+}
+
+/// The Lua scripts in `tests/lua/`, with the exit status the original interpreter gives.
+fn lua_scripts() -> Vec<(PathBuf, i32)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lua");
+    let mut scripts: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "lua"))
+        .collect();
+    scripts.sort();
+    scripts
+        .into_iter()
+        .map(|p| {
+            let status = match p.file_stem().unwrap().to_str().unwrap() {
+                "meta" => 3,
+                "uncaught" => 1,
+                _ => 0,
+            };
+            (p, status)
+        })
+        .collect()
+}
+
+#[test]
+fn lua_scripts_behave_identically_after_import_export_and_passes() {
+    let test = "lua_scripts_behave_identically_after_import_export_and_passes";
+    if let Some(reason) = skip_reason("lua") {
+        skipped(test, &reason);
+        return;
+    }
+    let started = std::time::Instant::now();
+    let dir = temp_dir("lua");
+    let variants = variants("lua", &dir);
+    let built = started.elapsed();
+    let scripts = lua_scripts();
+    assert!(scripts.len() >= 4, "tests/lua/*.lua");
+    let jobs: Vec<(usize, usize)> = (0..variants.len())
+        .flat_map(|v| (0..scripts.len()).map(move |s| (v, s)))
+        .collect();
+    let outcomes = parallel(&jobs, |&(v, s)| {
+        // Scripts run by file name from tests/lua, so messages carry no absolute path.
+        let args = [scripts[s]
+            .0
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()];
+        lli_in(&variants[v].1, &args, scripts[s].0.parent().unwrap())
+    });
+    let mut failures = Vec::new();
+    for (s, (script, status)) in scripts.iter().enumerate() {
+        let o = &outcomes[s];
+        assert_eq!(
+            o.status,
+            *status,
+            "original interpreter on {}: {o:?}",
+            script.display()
+        );
+        assert!(!o.stdout.is_empty(), "{}: no output", script.display());
+    }
+    for (&(v, s), o) in jobs.iter().zip(&outcomes) {
+        let expected = &outcomes[s];
+        if o != expected {
+            let name = scripts[s].0.file_name().unwrap().to_string_lossy();
+            let what = if o.stdout != expected.stdout {
+                format!("stdout: {}", first_difference(&expected.stdout, &o.stdout))
+            } else if o.stderr != expected.stderr {
+                format!("stderr: {}", first_difference(&expected.stderr, &o.stderr))
+            } else {
+                format!("status {} vs original {}", o.status, expected.status)
+            };
+            failures.push(format!("lua {} {name}: {what}", variants[v].0));
+        }
+    }
+    eprintln!(
+        "{test}: {} variants built in {:.1?}, {} lli runs, {:.1?} in all",
+        variants.len() - 1,
+        built,
+        jobs.len(),
+        started.elapsed()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    cleanup(&dir);
+}
+
+/// [`lli`] with an empty stdin, run in `cwd`.
+fn lli_in(module: &Path, args: &[String], cwd: &Path) -> Outcome {
+    let o = Command::new("lli")
+        .arg(module)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .expect("lli runs");
+    outcome(module, o)
+}
