@@ -14,6 +14,11 @@
 //!    stacks; promoted loads disappear and their uses read the current definition directly
 //!    (002 describes `copy` instructions; we rewrite uses instead, which leaves fewer
 //!    instructions and the same values), stores and the promoted allocas disappear.
+//! 4. [`trivial_phis`]: placed phis whose incoming operands turned out to be one value
+//!    apart from the phi itself (the same constant stored on every path, a variable
+//!    re-stored with its own value) are removed and their uses read that value, iterated
+//!    to a fixpoint with a worklist (LLVM's `PromoteMemToReg` does the same; statistic
+//!    `phis_trivial_removed`). Liveness pruning cannot see these: the slot is live there.
 //!
 //! [`phi_elim`] leaves SSA for the backend (copies in predecessors, lost-copy temporaries,
 //! trampolines on critical edges; phase [`Phase::Destructed`](crate::ir::Phase)), and
@@ -39,7 +44,8 @@
 //! The systems in [`systems`] wrap these functions for the schedule (stages `Mem2Reg` and
 //! `OutOfSsa`) through [`with_function`](crate::engine::world::with_function).
 //!
-//! Complexity of [`promote`]: O(instructions + operands) for scanning and renaming, plus per
+//! Complexity of [`promote`]: O(instructions + operands) for scanning, renaming and trivial
+//! phi removal (O(placed phis + their incoming operands + uses of placed phis)), plus per
 //! promoted alloca O(live region + |DF+(defs)|) for liveness and placement; everything in
 //! dense, reusable vectors ([`Mem2RegScratch`]); no recursion (100k-block functions).
 
@@ -49,6 +55,7 @@ pub mod place_phis;
 pub mod promotable;
 pub mod rename;
 pub mod systems;
+pub mod trivial_phis;
 
 pub use block_params::{convert_phis_to_block_params, BlockParamScratch, BlockParamStats};
 pub use phi_elim::{eliminate_phis, PhiElimScratch, PhiElimStats};
@@ -154,8 +161,12 @@ pub struct Mem2RegStats {
     pub allocas_promoted: u64,
     /// Rejections, indexed like [`Reject::ALL`].
     pub rejected: [u64; 15],
-    /// Phis inserted.
+    /// Phis inserted (and left in the function: trivial ones removed after renaming are
+    /// not counted here).
     pub phis_placed: u64,
+    /// Placed phis removed after renaming because all their incoming operands were one
+    /// value apart from the phi itself ([`trivial_phis`]).
+    pub phis_trivial_removed: u64,
     /// Iterated-dominance-frontier blocks where no phi was placed because the variable is
     /// not live-in there.
     pub phis_pruned: u64,
@@ -185,6 +196,7 @@ impl Mem2RegStats {
         }
         add("phis_placed", self.phis_placed);
         add("phis_pruned", self.phis_pruned);
+        add("phis_trivial_removed", self.phis_trivial_removed);
         add("loads_removed", self.loads_removed);
         add("stores_removed", self.stores_removed);
     }

@@ -90,6 +90,24 @@ impl PhiPlan {
         self.costs.clear();
     }
 
+    /// Keeps the phis `k` with `keep(k)` (after trivial-phi removal), rebuilding the block
+    /// index; incoming operands stay where they are.
+    pub fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
+        let mut k = 0;
+        self.phis.retain(|_| {
+            k += 1;
+            keep(k - 1)
+        });
+        let n = self.phi_start.len().saturating_sub(1);
+        self.phi_start.iter_mut().for_each(|x| *x = 0);
+        for p in &self.phis {
+            self.phi_start[p.block.index() + 1] += 1;
+        }
+        for b in 0..n {
+            self.phi_start[b + 1] += self.phi_start[b];
+        }
+    }
+
     /// The phis of block `b`.
     pub fn phis_of(&self, b: Block) -> &[PlacedPhi] {
         match (

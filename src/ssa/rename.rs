@@ -31,8 +31,16 @@
 //! written into their instruction entries at the very end: most reuse the entries of
 //! removed loads and stores, which the walk must still read as loads and stores.
 //!
-//! Invariants after `run`: no listed instruction uses a promoted alloca or a removed load;
-//! every placed phi is listed first in its block with one incoming entry per predecessor
+//! Trivial phis (step 3b, [`super::trivial_phis`]): before materialising, placed phis whose
+//! incoming operands are one value apart from themselves are dropped. Their uses were
+//! written during the walk, so every listed instruction or terminator that received a
+//! placed phi's value is recorded (`phi_user_insts`, `phi_user_terms`: a range check on the
+//! replaced operand) and rewritten afterwards; removed phis are unlisted from the front of
+//! their blocks, their values left undefined (`ValueDef::Unused`), and the plan keeps only
+//! the phis that stay.
+//!
+//! Invariants after `run`: no listed instruction uses a promoted alloca, a removed load or
+//! a removed trivial phi; every placed phi that stays is listed first in its block with one incoming entry per predecessor
 //! edge in `Cfg::preds` order; the result verifies in phase `ssa` if the input verified.
 //!
 //! Complexity: O(instructions + operands + Σ phis × predecessor edges) time, O(values +
@@ -40,6 +48,7 @@
 
 use super::place_phis::PhiPlan;
 use super::promotable::{narrow, Candidates, NONE};
+use super::trivial_phis::{TrivialPhis, KEPT};
 use super::Mem2RegStats;
 use crate::analysis::{Cfg, DomTree};
 use crate::ir::{
@@ -69,17 +78,30 @@ pub(crate) struct Renamer {
     edge_cursor: Vec<u32>,
     /// Blocks visited by the walk.
     visited: Vec<bool>,
+    /// Placed phi values: (first value index, count).
+    phi_vals: (u32, u32),
+    /// Listed instructions and terminators (by block) with an operand naming a placed phi.
+    phi_user_insts: Vec<Inst>,
+    phi_user_terms: Vec<Block>,
+    /// Trivial-phi removal (step 3b).
+    trivial: TrivialPhis,
 }
 
+/// Rewrites `op` through `repl`; true if it now names a placed phi (value index in
+/// `phis.0..phis.0 + phis.1`), whose user the trivial-phi fix-up must revisit.
 #[inline]
-fn rewrite(repl: &[Operand], op: &mut Operand) {
+fn rewrite(repl: &[Operand], op: &mut Operand, phis: (u32, u32)) -> bool {
     if let Operand::Value(v) = *op {
         if let Some(&r) = repl.get(v.index()) {
             if r != NO_REPL {
                 *op = r;
+                if let Operand::Value(w) = r {
+                    return w.0.wrapping_sub(phis.0) < phis.1;
+                }
             }
         }
     }
+    false
 }
 
 impl Renamer {
@@ -106,6 +128,12 @@ impl Renamer {
         self.edge_cursor.resize(n, 0);
         self.visited.clear();
         self.visited.resize(n, false);
+        self.phi_vals = match plan.phis.first() {
+            Some(p) => (p.value.0, plan.phis.len() as u32),
+            None => (0, 0),
+        };
+        self.phi_user_insts.clear();
+        self.phi_user_terms.clear();
         let Some(&entry) = cfg.rpo().first() else {
             return;
         };
@@ -133,23 +161,79 @@ impl Renamer {
         self.unreachable(f, c, stats);
         // Phis that were there before: operands may come from any block.
         for &i in &c.old_phis {
-            let repl = &self.repl;
+            let (repl, ph) = (&self.repl, self.phi_vals);
+            let mut hit = false;
             f.insts[i.index()]
                 .kind
-                .for_each_operand_mut(|op| rewrite(repl, op));
+                .for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
+            if hit {
+                self.phi_user_insts.push(i);
+            }
         }
-        // Materialise the placed phis.
-        for p in &plan.phis {
+        // Step 3b: trivial phis go, their uses read what they forward to.
+        let removed = self.trivial.run(plan, cfg, c);
+        if removed > 0 {
+            self.remove_trivial(f, plan);
+        }
+        stats.phis_trivial_removed = removed;
+        stats.phis_placed = plan.phis.len() as u64 - removed;
+        // Materialise the placed phis that stay.
+        for (k, p) in plan.phis.iter().enumerate() {
+            if self.trivial.fwd[k] != KEPT {
+                continue;
+            }
             let preds = cfg.preds(p.block);
             let ops = &plan.incoming[p.in_start as usize..p.in_start as usize + preds.len()];
-            let incoming: SmallVec<[(Block, Operand); 2]> =
-                preds.iter().copied().zip(ops.iter().copied()).collect();
+            let trivial = &mut self.trivial;
+            let incoming: SmallVec<[(Block, Operand); 2]> = preds
+                .iter()
+                .copied()
+                .zip(ops.iter().map(|&op| trivial.resolve(op)))
+                .collect();
             let ty = c.slots[p.slot as usize].ty;
             f.insts[p.inst.index()] = InstData {
                 kind: InstKind::Phi { ty, incoming },
                 results: smallvec::smallvec![p.value],
                 block: p.block,
             };
+        }
+        if removed > 0 {
+            plan.retain(|k| self.trivial.fwd[k] == KEPT);
+        }
+    }
+
+    /// Unlists the removed trivial phis, rewrites the recorded uses of placed phis through
+    /// `trivial` and leaves the removed phis' values undefined.
+    fn remove_trivial(&mut self, f: &mut Function, plan: &PhiPlan) {
+        let trivial = &mut self.trivial;
+        for &i in &self.phi_user_insts {
+            f.insts[i.index()]
+                .kind
+                .for_each_operand_mut(|op| *op = trivial.resolve(*op));
+        }
+        for &b in &self.phi_user_terms {
+            f.blocks[b.index()]
+                .terminator
+                .for_each_operand_mut(|op| *op = trivial.resolve(*op));
+        }
+        // Placed phis are listed first in their blocks, in `phis_of` order.
+        let n = f.blocks.len();
+        for b in 0..n {
+            let (lo, hi) = (plan.phi_start[b] as usize, plan.phi_start[b + 1] as usize);
+            if (lo..hi).all(|k| trivial.fwd[k] == KEPT) {
+                continue;
+            }
+            let insts = &mut f.blocks[b].insts;
+            let mut w = 0;
+            for k in lo..hi {
+                if trivial.fwd[k] == KEPT {
+                    insts[w] = insts[k - lo];
+                    w += 1;
+                } else {
+                    f.values[plan.phis[k].value.index()].def = ValueDef::Unused;
+                }
+            }
+            insts.drain(w..hi - lo);
         }
     }
 
@@ -190,10 +274,14 @@ impl Renamer {
             insts.splice(0..0, plan.phis_of(b).iter().map(|p| p.inst));
         }
         f.blocks[b.index()].insts = insts;
-        let repl = &self.repl;
+        let (repl, ph) = (&self.repl, self.phi_vals);
+        let mut hit = false;
         f.blocks[b.index()]
             .terminator
-            .for_each_operand_mut(|op| rewrite(repl, op));
+            .for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
+        if hit {
+            self.phi_user_terms.push(b);
+        }
         // Successor phis, one entry per edge; goto edges take the snapshot values.
         let nterm = f.blocks[b.index()].terminator.num_successors();
         let mut g = 0;
@@ -255,7 +343,7 @@ impl Renamer {
             InstKind::Store { value, ptr, .. } => {
                 if let Some(s) = slot_of(*ptr) {
                     let mut v = *value;
-                    rewrite(&self.repl, &mut v);
+                    rewrite(&self.repl, &mut v, self.phi_vals);
                     let v = narrow(f, v, c.slots[s].ty);
                     self.define(s, v);
                     stats.stores_removed += 1;
@@ -270,8 +358,12 @@ impl Renamer {
             }
             InstKind::Phi { .. } => return true, // rewritten at the end
             InstKind::InlineAsm(asm) => {
+                let mut hit = false;
                 for input in asm.inputs.iter_mut() {
-                    rewrite(&self.repl, &mut input.value);
+                    hit |= rewrite(&self.repl, &mut input.value, self.phi_vals);
+                }
+                if hit {
+                    self.phi_user_insts.push(i);
                 }
                 // Goto edges see the definitions before this asm's outputs.
                 for &l in &asm.goto_labels {
@@ -294,8 +386,13 @@ impl Renamer {
             }
             _ => {}
         }
-        let repl = &self.repl;
-        data.kind.for_each_operand_mut(|op| rewrite(repl, op));
+        let (repl, ph) = (&self.repl, self.phi_vals);
+        let mut hit = false;
+        data.kind
+            .for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
+        if hit {
+            self.phi_user_insts.push(i);
+        }
         true
     }
 
@@ -359,16 +456,24 @@ impl Renamer {
                     // A register output into a promoted slot becomes a dead result.
                     convert_asm_outputs(f, i, &slot_of, &mut SmallVec::new());
                 }
-                let repl = &self.repl;
+                let (repl, ph) = (&self.repl, self.phi_vals);
+                let mut hit = false;
                 f.insts[i.index()]
                     .kind
-                    .for_each_operand_mut(|op| rewrite(repl, op));
+                    .for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
+                if hit {
+                    self.phi_user_insts.push(i);
+                }
                 true
             });
-            let repl = &self.repl;
+            let (repl, ph) = (&self.repl, self.phi_vals);
+            let mut hit = false;
             f.blocks[b]
                 .terminator
-                .for_each_operand_mut(|op| rewrite(repl, op));
+                .for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
+            if hit {
+                self.phi_user_terms.push(Block(b as u32));
+            }
             f.blocks[b].insts = insts;
         }
     }
