@@ -36,6 +36,11 @@
 //! Data (DESIGN.md 2, rules 5 and 6): the function is read once into dense scratch: edge
 //! targets in CSR form, the block of every listed instruction, def-use lists in CSR form
 //! (users are instructions or terminators), and the lattice cell of every pool constant.
+//! A def-use list holds only the users whose evaluation reads operand cells (phis, the kinds
+//! [`eval_inst`] folds, conditional terminators): loads, stores, calls, geps, `ret` and the
+//! like are `Overdefined` or take every edge whatever their operands are, so the visit that
+//! follows their block becoming reachable is their only one. In C code most uses are of
+//! this kind, so the lists and the re-visits shrink accordingly.
 //! Every table is a `Vec` keyed by a dense index, cleared but never dropped between functions.
 //!
 //! Invariants: the 003 lattice is stored densely: "lattice map" = `values[Value]` (the
@@ -164,9 +169,16 @@ impl Solver {
                         }
                     }
                     let pairs = &mut self.pairs;
+                    // Only users whose cell can depend on the operand are listed: the others
+                    // are `Overdefined` whatever their operands, so the visit that follows
+                    // their block becoming reachable is the only one they need.
+                    let listed = depends_on_operands(d);
                     d.kind.for_each_operand(|o| {
-                        if let Some(v) = check_use(o, f, &mut self.use_start, &mut bad_value) {
-                            pairs.push((v, i.0));
+                        if let Some(v) = check_use(o, f, &mut bad_value) {
+                            if listed {
+                                self.use_start[v as usize + 2] += 1;
+                                pairs.push((v, i.0));
+                            }
                         }
                     });
                 }
@@ -174,9 +186,14 @@ impl Solver {
                     return Err(SccpError::InvalidCfg { block_id: s });
                 }
                 let pairs = &mut self.pairs;
+                // Only a condition decides edges (a `ret` operand does not).
+                let listed = condition(&bd.terminator).is_some();
                 bd.terminator.for_each_operand(|o| {
-                    if let Some(v) = check_use(o, f, &mut self.use_start, &mut bad_value) {
-                        pairs.push((v, TERM | bi as u32));
+                    if let Some(v) = check_use(o, f, &mut bad_value) {
+                        if listed {
+                            self.use_start[v as usize + 2] += 1;
+                            pairs.push((v, TERM | bi as u32));
+                        }
                     }
                 });
                 match bad_value {
@@ -435,17 +452,30 @@ impl Solver {
     }
 }
 
-/// Checks an operand; for a value, counts the use (in `use_start[v + 2]`) and returns it.
-fn check_use(
-    o: Operand,
-    f: &Function,
-    use_start: &mut [u32],
-    bad: &mut Option<Operand>,
-) -> Option<u32> {
+/// True if the cell of `d`'s result can depend on its operands' cells: phis and the kinds
+/// [`eval_inst`] folds, with one result. Every other instruction is `Overdefined` (or has no
+/// result) whatever its operands are.
+#[inline]
+fn depends_on_operands(d: &crate::ir::InstData) -> bool {
+    d.results.len() == 1
+        && matches!(
+            d.kind,
+            InstKind::Phi { .. }
+                | InstKind::Binary { .. }
+                | InstKind::Unary { .. }
+                | InstKind::Icmp { .. }
+                | InstKind::Fcmp { .. }
+                | InstKind::Cast { .. }
+                | InstKind::Select { .. }
+                | InstKind::Copy { .. }
+        )
+}
+
+/// Checks an operand; for a value, returns it.
+fn check_use(o: Operand, f: &Function, bad: &mut Option<Operand>) -> Option<u32> {
     match o {
         Operand::Value(v) => match f.values.get(v.index()) {
             Some(d) if d.def != ValueDef::Unused => {
-                use_start[v.index() + 2] += 1;
                 return Some(v.0);
             }
             _ => *bad = Some(o),
