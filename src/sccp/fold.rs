@@ -81,7 +81,9 @@ pub fn condition(t: &Terminator) -> Option<Operand> {
 /// interpreter computes; an operation the interpreter reports as an error (division by zero,
 /// `MIN / -1`, an oversized shift, an out-of-range float conversion, a type mismatch) is
 /// `Overdefined`, so the trapping instruction stays. Loads, calls, allocas, geps, atomics,
-/// asm and opaque instructions are `Overdefined` (addresses are not tracked).
+/// asm and opaque instructions are `Overdefined` (addresses are not tracked). The solver
+/// lists as users only the kinds matched here (and phis); a kind added here must be added to
+/// its `depends_on_operands` too.
 pub fn eval_inst(kind: &InstKind, op: impl Fn(Operand) -> LatticeValue) -> LatticeValue {
     use LatticeValue::{Overdefined, Unknown};
     let fold = |r: Option<Val>| r.map_or(Overdefined, LatticeValue::scalar);

@@ -110,6 +110,8 @@ impl Rewriter {
         reachable: &BitSet,
     ) -> RewriteStats {
         let mut stats = RewriteStats::default();
+        // True once some value has a replacement (step 7 is the identity otherwise).
+        let mut any_repl = false;
         let nv = f.values.len();
         self.repl.clear();
         self.repl.resize(nv, None);
@@ -132,6 +134,7 @@ impl Rewriter {
                     }
                 };
                 self.repl[v] = c.map(Operand::Const);
+                any_repl |= c.is_some();
             }
         }
         let const_cell = |f: &Function, o: Operand| match o {
@@ -190,47 +193,13 @@ impl Rewriter {
             });
             stats.copies_propagated += (before - blocks[b].insts.len()) as u64;
         }
-        // 5. Phi entries per remaining edge.
-        let mut counts: SmallVec<[(Block, u32); 4]> = SmallVec::new();
-        for b in 0..f.blocks.len() {
-            if f.blocks[b].dead {
-                continue;
-            }
-            counts.clear();
-            for i in &f.blocks[b].insts {
-                let InstKind::Phi { incoming, .. } = &f.insts[i.index()].kind else {
-                    break;
-                };
-                for &(p, _) in incoming {
-                    if !counts.iter().any(|(q, _)| *q == p) {
-                        counts.push((p, edges_between(f, p, Block::new(b))));
-                    }
-                }
-            }
-            if counts.is_empty() {
-                continue;
-            }
-            for i in &f.blocks[b].insts {
-                let InstKind::Phi { incoming, .. } = &mut f.insts[i.index()].kind else {
-                    break;
-                };
-                let mut kept: SmallVec<[(Block, u32); 4]> = SmallVec::new();
-                incoming.retain(|(p, _)| {
-                    let allowed = counts.iter().find(|(q, _)| q == p).map_or(0, |c| c.1);
-                    match kept.iter_mut().find(|(q, _)| q == p) {
-                        Some((_, n)) if *n < allowed => {
-                            *n += 1;
-                            true
-                        }
-                        Some(_) => false,
-                        None if allowed > 0 => {
-                            kept.push((*p, 1));
-                            true
-                        }
-                        None => false,
-                    }
-                });
-            }
+        any_repl |= stats.copies_propagated > 0;
+        // 5. Phi entries per remaining edge. Only edges this rewrite removed (resolved
+        // branches, removed blocks) can leave a phi entry without its edge: in a verified
+        // function each phi has one entry per predecessor edge, so when the CFG did not
+        // change (most functions) the step is skipped.
+        if stats.cfg_changed() {
+            trim_phi_entries(f);
         }
         // 6. Phi simplification, to a fixpoint.
         loop {
@@ -278,7 +247,10 @@ impl Rewriter {
                 break;
             }
         }
-        // 7. Use rewriting.
+        // 7. Use rewriting (the identity when no value has a replacement).
+        if !any_repl && stats.phis_simplified == 0 {
+            return stats;
+        }
         let repl = &self.repl;
         for bd in f.blocks.iter_mut().filter(|bd| !bd.dead) {
             for i in &bd.insts {
@@ -290,6 +262,52 @@ impl Rewriter {
                 .for_each_operand_mut(|o| *o = resolve(repl, *o));
         }
         stats
+    }
+}
+
+/// Step 5 of [`Rewriter::apply`]: each phi keeps, per predecessor, as many entries as the
+/// current CFG has edges from it (the first ones).
+fn trim_phi_entries(f: &mut Function) {
+    let mut counts: SmallVec<[(Block, u32); 4]> = SmallVec::new();
+    for b in 0..f.blocks.len() {
+        if f.blocks[b].dead {
+            continue;
+        }
+        counts.clear();
+        for i in &f.blocks[b].insts {
+            let InstKind::Phi { incoming, .. } = &f.insts[i.index()].kind else {
+                break;
+            };
+            for &(p, _) in incoming {
+                if !counts.iter().any(|(q, _)| *q == p) {
+                    counts.push((p, edges_between(f, p, Block::new(b))));
+                }
+            }
+        }
+        if counts.is_empty() {
+            continue;
+        }
+        for i in &f.blocks[b].insts {
+            let InstKind::Phi { incoming, .. } = &mut f.insts[i.index()].kind else {
+                break;
+            };
+            let mut kept: SmallVec<[(Block, u32); 4]> = SmallVec::new();
+            incoming.retain(|(p, _)| {
+                let allowed = counts.iter().find(|(q, _)| q == p).map_or(0, |c| c.1);
+                match kept.iter_mut().find(|(q, _)| q == p) {
+                    Some((_, n)) if *n < allowed => {
+                        *n += 1;
+                        true
+                    }
+                    Some(_) => false,
+                    None if allowed > 0 => {
+                        kept.push((*p, 1));
+                        true
+                    }
+                    None => false,
+                }
+            });
+        }
     }
 }
 

@@ -36,6 +36,11 @@
 //! Data (DESIGN.md 2, rules 5 and 6): the function is read once into dense scratch: edge
 //! targets in CSR form, the block of every listed instruction, def-use lists in CSR form
 //! (users are instructions or terminators), and the lattice cell of every pool constant.
+//! A def-use list holds only the users whose evaluation reads operand cells (phis, the kinds
+//! [`eval_inst`] folds, conditional terminators): loads, stores, calls, geps, `ret` and the
+//! like are `Overdefined` or take every edge whatever their operands are, so the visit that
+//! follows their block becoming reachable is their only one. In C code most uses are of
+//! this kind, so the lists and the re-visits shrink accordingly.
 //! Every table is a `Vec` keyed by a dense index, cleared but never dropped between functions.
 //!
 //! Invariants: the 003 lattice is stored densely: "lattice map" = `values[Value]` (the
@@ -59,6 +64,8 @@ use crate::ir::{Block, Function, InstKind, Operand, Terminator, Value, ValueDef}
 pub const LATTICE_ENTRY_BYTES: usize = 24;
 
 const NONE: u32 = u32::MAX;
+/// A phi entry whose predecessor has several edges to the phi's block.
+const MULTI: u32 = u32::MAX - 1;
 /// Worklist and user-list items with this bit set name a block's terminator.
 const TERM: u32 = 1 << 31;
 
@@ -76,6 +83,13 @@ pub struct Solver {
     pairs: Vec<(u32, u32)>,
     /// The cell of every pool constant.
     const_cells: Vec<LatticeValue>,
+    /// Phis of live blocks, collected by pass 1.
+    phis: Vec<u32>,
+    /// `phi_first[Inst]` (phis only): where the phi's entries start in `phi_edge`.
+    phi_first: Vec<u32>,
+    /// Per phi entry: the id of the one edge from its predecessor to the phi's block,
+    /// `NONE` if there is no such edge, `MULTI` if there are several.
+    phi_edge: Vec<u32>,
     /// Queued edge ids.
     edge_work: Vec<u32>,
     /// Queued instructions and terminators.
@@ -136,6 +150,7 @@ impl Solver {
         self.use_start.clear();
         self.use_start.resize(nv + 2, 0);
         self.pairs.clear();
+        self.phis.clear();
         let live = |b: Block| b.index() < nb && !f.blocks[b.index()].dead;
         let mut bad_value = None;
         // Pass 1: edges, instruction blocks, use counts (in use_start[v + 2]).
@@ -164,9 +179,19 @@ impl Solver {
                         }
                     }
                     let pairs = &mut self.pairs;
+                    // Only users whose cell can depend on the operand are listed: the others
+                    // are `Overdefined` whatever their operands, so the visit that follows
+                    // their block becoming reachable is the only one they need.
+                    let listed = depends_on_operands(d);
+                    if matches!(d.kind, InstKind::Phi { .. }) {
+                        self.phis.push(i.0);
+                    }
                     d.kind.for_each_operand(|o| {
-                        if let Some(v) = check_use(o, f, &mut self.use_start, &mut bad_value) {
-                            pairs.push((v, i.0));
+                        if let Some(v) = check_use(o, f, &mut bad_value) {
+                            if listed {
+                                self.use_start[v as usize + 2] += 1;
+                                pairs.push((v, i.0));
+                            }
                         }
                     });
                 }
@@ -174,9 +199,14 @@ impl Solver {
                     return Err(SccpError::InvalidCfg { block_id: s });
                 }
                 let pairs = &mut self.pairs;
+                // Only a condition decides edges (a `ret` operand does not).
+                let listed = condition(&bd.terminator).is_some();
                 bd.terminator.for_each_operand(|o| {
-                    if let Some(v) = check_use(o, f, &mut self.use_start, &mut bad_value) {
-                        pairs.push((v, TERM | bi as u32));
+                    if let Some(v) = check_use(o, f, &mut bad_value) {
+                        if listed {
+                            self.use_start[v as usize + 2] += 1;
+                            pairs.push((v, TERM | bi as u32));
+                        }
                     }
                 });
                 match bad_value {
@@ -188,6 +218,31 @@ impl Solver {
                 }
             }
             r.succ_start.push(r.succ_block.len() as u32);
+        }
+        // Phi entries to edge ids, so that evaluating a phi tests one bit per entry instead
+        // of scanning its predecessor's successors (a `switch` can have hundreds).
+        self.phi_first.clear();
+        self.phi_first.resize(ni, 0);
+        self.phi_edge.clear();
+        for &i in &self.phis {
+            let b = self.inst_block[i as usize] as usize;
+            self.phi_first[i as usize] = self.phi_edge.len() as u32;
+            let InstKind::Phi { incoming, .. } = &f.insts[i as usize].kind else {
+                continue;
+            };
+            for &(p, _) in incoming {
+                let mut e = NONE;
+                if let (Some(&s), Some(&t)) =
+                    (r.succ_start.get(p.index()), r.succ_start.get(p.index() + 1))
+                {
+                    for k in s..t {
+                        if r.succ_block[k as usize].index() == b {
+                            e = if e == NONE { k } else { MULTI };
+                        }
+                    }
+                }
+                self.phi_edge.push(e);
+            }
         }
         // Prefix sums: use_start[v + 1] becomes the start of v's users.
         for v in 0..nv {
@@ -346,12 +401,26 @@ impl Solver {
             return;
         }
         let d = &f.insts[i];
+        // An `Overdefined` cell is the bottom: no evaluation can change it. (Phis of a block
+        // with many predecessors are re-queued for every new executable edge; this makes all
+        // but the first visits after they reach the bottom O(1).)
+        if let [v] = d.results[..] {
+            if self.result.values[v.index()] == LatticeValue::Overdefined {
+                return;
+            }
+        }
         let new = match &d.kind {
             _ if d.results.len() != 1 => LatticeValue::Overdefined,
             InstKind::Phi { incoming, .. } => {
                 let mut acc = LatticeValue::Unknown;
-                for &(p, o) in incoming {
-                    if self.pred_edge_executable(p, b as usize) {
+                let first = self.phi_first[i] as usize;
+                for (k, &(p, o)) in incoming.iter().enumerate() {
+                    let live = match self.phi_edge[first + k] {
+                        NONE => false,
+                        MULTI => self.pred_edge_executable(p, b as usize),
+                        e => self.result.executable.contains(e as usize),
+                    };
+                    if live {
                         acc = acc.meet(self.cell(o));
                         if acc == LatticeValue::Overdefined {
                             break;
@@ -435,17 +504,30 @@ impl Solver {
     }
 }
 
-/// Checks an operand; for a value, counts the use (in `use_start[v + 2]`) and returns it.
-fn check_use(
-    o: Operand,
-    f: &Function,
-    use_start: &mut [u32],
-    bad: &mut Option<Operand>,
-) -> Option<u32> {
+/// True if the cell of `d`'s result can depend on its operands' cells: phis and the kinds
+/// [`eval_inst`] folds, with one result. Every other instruction is `Overdefined` (or has no
+/// result) whatever its operands are.
+#[inline]
+fn depends_on_operands(d: &crate::ir::InstData) -> bool {
+    d.results.len() == 1
+        && matches!(
+            d.kind,
+            InstKind::Phi { .. }
+                | InstKind::Binary { .. }
+                | InstKind::Unary { .. }
+                | InstKind::Icmp { .. }
+                | InstKind::Fcmp { .. }
+                | InstKind::Cast { .. }
+                | InstKind::Select { .. }
+                | InstKind::Copy { .. }
+        )
+}
+
+/// Checks an operand; for a value, returns it.
+fn check_use(o: Operand, f: &Function, bad: &mut Option<Operand>) -> Option<u32> {
     match o {
         Operand::Value(v) => match f.values.get(v.index()) {
             Some(d) if d.def != ValueDef::Unused => {
-                use_start[v.index() + 2] += 1;
                 return Some(v.0);
             }
             _ => *bad = Some(o),
