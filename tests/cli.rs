@@ -1,6 +1,8 @@
 //! End-to-end tests of the `strata` binary: every command on the example programs, exit
 //! codes, located errors on malformed input, and the built-in bench.
 
+mod common;
+use common::have;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -249,13 +251,6 @@ fn sccp_memory_limit_note_is_verbose() {
         "{err}"
     );
     assert!(text(&out.stdout).contains("phase optimized"));
-}
-
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 #[test]

@@ -15,9 +15,11 @@
 //! second per Lua run), so they run on one worker thread per core; the imports and exports
 //! take a few seconds even in a debug build. `STRATA_KEEP_TMP=1` keeps the exported modules.
 
+mod common;
+use common::{export_checked, have, run_passes, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use strata::llvm::{export, import, ImportOptions};
+use strata::llvm::{import, ImportOptions};
 
 /// The transformations under test: a label and the pass list (`None`: import and export).
 const VARIANTS: [(&str, Option<&str>); 3] = [
@@ -25,14 +27,6 @@ const VARIANTS: [(&str, Option<&str>); 3] = [
     ("mem2reg", Some("mem2reg")),
     ("mem2reg+sccp", Some("mem2reg,sccp")),
 ];
-
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpus")
@@ -63,28 +57,9 @@ fn skipped(test: &str, reason: &str) {
     eprintln!("{test}: skipped: {reason}");
 }
 
-/// A scratch directory per test and process.
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("strata-corpus-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 fn cleanup(dir: &Path) {
     if std::env::var_os("STRATA_KEEP_TMP").is_none() {
         let _ = std::fs::remove_dir_all(dir);
-    }
-}
-
-/// Runs `passes` on every function of `imp` with one engine; panics on a pipeline error.
-fn run_passes(imp: &mut strata::llvm::Imported, passes: &str, name: &str) {
-    use strata::engine::{Engine, PassSet, PipelineConfig};
-    let symbols = std::sync::Arc::new(imp.module.symbol_table());
-    let mut engine = Engine::new(PipelineConfig::new(PassSet::parse(passes).unwrap()));
-    for f in std::mem::take(&mut imp.module.functions) {
-        let run = engine.run(f, &symbols);
-        assert!(!run.has_errors(), "{name}: {passes}: {:?}", run.diagnostics);
-        imp.module.functions.push(run.function);
     }
 }
 
@@ -106,18 +81,7 @@ fn build_variant(module: &str, passes: Option<&str>, out: &Path) {
     if let Some(p) = passes {
         run_passes(&mut imp, p, module);
     }
-    std::fs::write(out, export(&imp.module, &imp.context)).unwrap();
-    let v = Command::new("opt")
-        .args(["-passes=verify", "-S", "-o", "/dev/null"])
-        .arg(out)
-        .output()
-        .expect("opt runs");
-    assert!(
-        v.status.success(),
-        "{}: opt -passes=verify rejected the export:\n{}",
-        out.display(),
-        String::from_utf8_lossy(&v.stderr)
-    );
+    export_checked(&imp, out);
 }
 
 /// The original module and its transformed exports, as (label, path); exports are built in
@@ -284,7 +248,7 @@ fn compressor_round_trip(module: &str, test: &str, settings: &[(&[&str], &[&str]
         return;
     }
     let started = std::time::Instant::now();
-    let dir = temp_dir(module);
+    let dir = temp_dir("corpus", module);
     let variants = variants(module, &dir);
     let built = started.elapsed();
     let input = compressor_input();
@@ -432,7 +396,7 @@ fn lua_scripts_behave_identically_after_import_export_and_passes() {
         return;
     }
     let started = std::time::Instant::now();
-    let dir = temp_dir("lua");
+    let dir = temp_dir("corpus", "lua");
     let variants = variants("lua", &dir);
     let built = started.elapsed();
     let scripts = lua_scripts();

@@ -8,27 +8,11 @@
 //! reason) when clang-14, `opt` or `lli` are missing; `scripts/install-clang.sh` installs
 //! clang-14.
 
+mod common;
+use common::{export_checked, have, run_passes, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use strata::llvm::{export, import, ImportOptions};
-
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
-
-/// A scratch directory per test (`tag`) and process, so parallel tests never share one.
-fn temp_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "strata-llvm-roundtrip-{}-{tag}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use strata::llvm::{import, ImportOptions};
 
 /// Runs `lli file`; returns (stdout, exit code).
 fn lli(file: &Path) -> (String, i32) {
@@ -66,43 +50,6 @@ fn interpret(imp: &strata::llvm::Imported, expected: &(String, i32), name: &str,
     }
 }
 
-/// Runs `passes` (for example `mem2reg,sccp`) on every imported function with one engine;
-/// panics on a pipeline error. Returns the number of phis afterwards.
-fn run_passes(imp: &mut strata::llvm::Imported, passes: &str, name: &str) -> usize {
-    use strata::engine::{Engine, PassSet, PipelineConfig};
-    let symbols = std::sync::Arc::new(imp.module.symbol_table());
-    let mut engine = Engine::new(PipelineConfig::new(PassSet::parse(passes).unwrap()));
-    let mut phis = 0;
-    for f in std::mem::take(&mut imp.module.functions) {
-        let run = engine.run(f, &symbols);
-        assert!(!run.has_errors(), "{name}: {passes}: {:?}", run.diagnostics);
-        phis += run
-            .function
-            .insts
-            .iter()
-            .filter(|i| matches!(i.kind, strata::ir::InstKind::Phi { .. }))
-            .count();
-        imp.module.functions.push(run.function);
-    }
-    phis
-}
-
-/// Exports `imp` to `path` and checks it with `opt -passes=verify`.
-fn export_checked(imp: &strata::llvm::Imported, path: &Path) {
-    std::fs::write(path, export(&imp.module, &imp.context)).unwrap();
-    let v = Command::new("opt")
-        .args(["-passes=verify", "-S", "-o", "/dev/null"])
-        .arg(path)
-        .output()
-        .expect("opt runs");
-    assert!(
-        v.status.success(),
-        "{}: opt -passes=verify rejected the export:\n{}",
-        path.display(),
-        String::from_utf8_lossy(&v.stderr)
-    );
-}
-
 /// [`export_checked`], then `lli`'s result on the export.
 fn export_and_run(imp: &strata::llvm::Imported, path: &Path) -> (String, i32) {
     export_checked(imp, path);
@@ -115,21 +62,9 @@ fn round_trip(ll: &Path, dir: &Path) -> Vec<String> {
     let src = std::fs::read_to_string(ll).unwrap();
     let imp = import(&src, &ll.display().to_string(), &ImportOptions::default())
         .unwrap_or_else(|e| panic!("{e}"));
-    let out = export(&imp.module, &imp.context);
     let stem = ll.file_stem().unwrap().to_string_lossy().into_owned();
     let exported = dir.join(format!("{stem}.exported.ll"));
-    std::fs::write(&exported, &out).unwrap();
-    let v = Command::new("opt")
-        .args(["-passes=verify", "-S", "-o", "/dev/null"])
-        .arg(&exported)
-        .output()
-        .expect("opt runs");
-    assert!(
-        v.status.success(),
-        "{}: opt -passes=verify rejected the export:\n{}",
-        exported.display(),
-        String::from_utf8_lossy(&v.stderr)
-    );
+    export_checked(&imp, &exported);
     let before = lli(ll);
     let after = lli(&exported);
     assert_eq!(
@@ -169,7 +104,7 @@ fn c_programs_round_trip_through_import_and_export() {
         eprintln!("skipping: clang-14, opt or lli missing (run scripts/install-clang.sh)");
         return;
     }
-    let dir = temp_dir("c");
+    let dir = temp_dir("llvm-roundtrip", "c");
     let cdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
     let mut sources: Vec<PathBuf> = std::fs::read_dir(&cdir)
         .unwrap()
@@ -209,7 +144,7 @@ fn committed_fixtures_round_trip() {
         eprintln!("skipping: opt or lli missing");
         return;
     }
-    let dir = temp_dir("fixtures");
+    let dir = temp_dir("llvm-roundtrip", "fixtures");
     let fdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ll");
     for name in ["floats", "misc", "vm"] {
         round_trip(&fdir.join(format!("{name}.ll")), &dir);
