@@ -132,6 +132,31 @@ impl Candidates {
         }
     }
 
+    /// A load (`def` false) or store (`def` true) of type `ty` through slot `s`'s pointer,
+    /// instruction `i` in block `b`: volatile and type-punned accesses reject the slot;
+    /// otherwise the access is recorded. Returns true if it was recorded.
+    fn memory_access(
+        &mut self,
+        s: usize,
+        ty: Type,
+        volatile: bool,
+        b: u32,
+        i: Inst,
+        def: bool,
+    ) -> bool {
+        if volatile {
+            self.slots[s].reject.get_or_insert(Reject::VolatileAccess);
+            false
+        } else if ty != self.slots[s].ty {
+            self.slots[s].reject.get_or_insert(Reject::TypePunned);
+            false
+        } else {
+            self.access(s, b, def);
+            self.accesses.push((s as u32, i));
+            true
+        }
+    }
+
     /// Records an access of slot `s` in block `b`: `def` for a definition.
     fn access(&mut self, s: usize, b: u32, def: bool) {
         let slot = &mut self.slots[s];
@@ -245,14 +270,7 @@ pub(crate) fn scan(f: &Function, params: ParamAllocas, c: &mut Candidates) {
                     ty, ptr, volatile, ..
                 } => {
                     if let Some(s) = c.slot(*ptr) {
-                        if *volatile {
-                            c.slots[s].reject.get_or_insert(Reject::VolatileAccess);
-                        } else if *ty != c.slots[s].ty {
-                            c.slots[s].reject.get_or_insert(Reject::TypePunned);
-                        } else {
-                            c.access(s, b, false);
-                            c.accesses.push((s as u32, i));
-                        }
+                        c.memory_access(s, *ty, *volatile, b, i, false);
                     }
                 }
                 InstKind::Store {
@@ -265,16 +283,8 @@ pub(crate) fn scan(f: &Function, params: ParamAllocas, c: &mut Candidates) {
                         c.reject(*v, Reject::EscapeStoredValue);
                     }
                     if let Some(s) = c.slot(*ptr) {
-                        if *volatile {
-                            c.slots[s].reject.get_or_insert(Reject::VolatileAccess);
-                        } else if *ty != c.slots[s].ty {
-                            c.slots[s].reject.get_or_insert(Reject::TypePunned);
-                        } else {
-                            c.access(s, b, true);
-                            c.accesses.push((s as u32, i));
-                            if goto_seen {
-                                c.late_goto.push((s as u32, b));
-                            }
+                        if c.memory_access(s, *ty, *volatile, b, i, true) && goto_seen {
+                            c.late_goto.push((s as u32, b));
                         }
                     }
                 }
