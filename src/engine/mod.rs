@@ -81,6 +81,17 @@ impl Stage {
             .fold(PassSet::empty(), |s, p| s | p.bit())
     }
 
+    /// True if the stage's systems read the function through [`IrQuery`], so a function
+    /// checked out by an earlier transforming stage must go back into the World first
+    /// ([`world::check_in`]). Verify, mem2reg, SCCP and out-of-SSA work on the checked-out
+    /// function; dominance reads only the CFG. Stages not built yet count as readers.
+    pub fn reads_world(self) -> bool {
+        !matches!(
+            self,
+            Stage::Verify | Stage::Dominance | Stage::Mem2Reg | Stage::Sccp | Stage::OutOfSsa
+        )
+    }
+
     /// Lower-case name used in timing reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -254,16 +265,26 @@ fn end_stage(stage: Stage) -> impl FnMut(Res<PipelineConfig>, ResMut<PassTimings
     }
 }
 
-fn dump_after(
-    stage: Stage,
-) -> impl FnMut(Res<PipelineConfig>, IrQuery, Res<Symbols>, ResMut<Dumps>) {
-    move |config: Res<PipelineConfig>,
-          ir: IrQuery,
-          symbols: Res<Symbols>,
-          mut dumps: ResMut<Dumps>| {
+/// Puts a checked-out function back into the World before a stage that reads it there
+/// (timed with the stage).
+fn check_in_before(stage: Stage) -> impl FnMut(&mut World) {
+    move |world: &mut World| {
+        if stage.reads_world() {
+            world::check_in(world);
+        }
+    }
+}
+
+fn dump_after(stage: Stage) -> impl FnMut(&mut World) {
+    move |world: &mut World| {
+        let config = world.resource::<PipelineConfig>();
         if config.dump_after.is_some_and(|p| p.info().stage == stage) {
-            let text = crate::text::print_function(&ir, &symbols.0);
-            dumps.0.push(format!("; after {}\n{}", stage.name(), text));
+            let symbols = world.resource::<Symbols>().0.clone();
+            let text = world::with_function(world, |f, _| crate::text::print_function(f, &symbols));
+            world
+                .resource_mut::<Dumps>()
+                .0
+                .push(format!("; after {}\n{}", stage.name(), text));
         }
     }
 }
@@ -318,7 +339,11 @@ pub fn build_schedule(world: &mut World) -> Schedule {
         schedule.configure_sets(
             StageStep::End(stage).run_if(move |config: Res<PipelineConfig>| config.runs(stage)),
         );
-        schedule.add_systems(begin_stage(stage).in_set(StageStep::Begin(stage)));
+        schedule.add_systems(
+            (begin_stage(stage), check_in_before(stage))
+                .chain()
+                .in_set(StageStep::Begin(stage)),
+        );
         schedule.add_systems(
             (end_stage(stage), verify_after(stage), dump_after(stage))
                 .chain()
