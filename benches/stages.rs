@@ -264,10 +264,16 @@ fn sccp(c: &mut Criterion) {
     for (name, functions) in &inputs {
         g.throughput(Throughput::Elements(insts(functions)));
         let mut solver = strata::sccp::Solver::new();
+        let no_globals = strata::ir::SymbolTable::default();
         g.bench_function(BenchmarkId::new("analysis", name), |b| {
             b.iter(|| {
                 for f in functions {
-                    black_box(solver.analyze(f, usize::MAX).unwrap().foldable_count);
+                    black_box(
+                        solver
+                            .analyze(f, &no_globals, usize::MAX)
+                            .unwrap()
+                            .foldable_count,
+                    );
                 }
             })
         });
@@ -277,7 +283,10 @@ fn sccp(c: &mut Criterion) {
                 || functions.clone(),
                 |mut fs| {
                     for f in &mut fs {
-                        black_box(strata::sccp::optimize(f, usize::MAX, &mut scratch).unwrap());
+                        black_box(
+                            strata::sccp::optimize(f, &no_globals, usize::MAX, &mut scratch)
+                                .unwrap(),
+                        );
                     }
                     fs
                 },

@@ -242,9 +242,11 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
         "sccp" => m
             .functions
             .iter()
-            .map(|f| match strata::sccp::sccp_analysis(f, usize::MAX) {
-                Ok(r) => format!("function @{}\n{}", f.name, r.describe(f)),
-                Err(e) => format!("function @{}: {e}\n", f.name),
+            .map(|f| {
+                match strata::sccp::sccp_analysis_in_module(f, &m.symbol_table(), usize::MAX) {
+                    Ok(r) => format!("function @{}\n{}", f.name, r.describe(f)),
+                    Err(e) => format!("function @{}: {e}\n", f.name),
+                }
             })
             .collect(),
         other => panic!("{}: unknown test kind `{other}`", path.display()),

@@ -5,7 +5,7 @@
 use bevy_ecs::prelude::*;
 use strata::analysis::Cfg;
 use strata::engine::{Diagnostics, PassStats, PipelineConfig, Severity};
-use strata::ir::{Block, Function, Phase, Value};
+use strata::ir::{Block, Function, Phase, SymbolTable, Value};
 use strata::sccp::*;
 
 use strata::ir::{BinaryOp, FunctionBuilder, IntPredicate, Operand, Signature, Terminator, Type};
@@ -71,12 +71,23 @@ fn invalid_input_is_an_error_not_a_panic() {
     );
     assert_eq!(e.to_string(), "Invalid SSA reference: value v99 not found");
     let before = f.clone();
-    assert!(optimize(&mut f, 1 << 20, &mut SccpScratch::default()).is_err());
+    assert!(optimize(
+        &mut f,
+        &SymbolTable::default(),
+        1 << 20,
+        &mut SccpScratch::default()
+    )
+    .is_err());
     assert_eq!(f, before, "unchanged on error");
     let mut f = duplicate_edges(false);
     f.phase = Phase::Destructed;
     assert!(matches!(
-        optimize(&mut f, 1 << 20, &mut SccpScratch::default()),
+        optimize(
+            &mut f,
+            &SymbolTable::default(),
+            1 << 20,
+            &mut SccpScratch::default()
+        ),
         Err(SccpError::UnsupportedPhase { .. })
     ));
 }
@@ -114,11 +125,17 @@ fn memory_limit_is_all_or_nothing_and_falls_back() {
         }
     );
     let mut solver = Solver::new();
-    assert!(solver.analyze(&f, 287).is_err());
+    assert!(solver.analyze(&f, &SymbolTable::default(), 287).is_err());
     assert!(solver.result().values.is_empty(), "no partial result");
     assert_eq!(solver.result().executable_edges().count(), 0);
     let mut g = f.clone();
-    let out = optimize(&mut g, 287, &mut SccpScratch::default()).unwrap();
+    let out = optimize(
+        &mut g,
+        &SymbolTable::default(),
+        287,
+        &mut SccpScratch::default(),
+    )
+    .unwrap();
     assert!(matches!(out, SccpOutcome::Fallback(s) if s.branches_resolved == 1));
     assert_eq!(g.phase, Phase::Optimized);
     assert!(!g.blocks[2].dead, "local folding removes no block");
@@ -128,7 +145,13 @@ fn memory_limit_is_all_or_nothing_and_falls_back() {
     // resolves (003's count: 1 + 1).
     assert_eq!(apply_sccp_transformations(&mut contract, &r), 2);
     let mut h = f.clone();
-    let out = optimize(&mut h, 288, &mut SccpScratch::default()).unwrap();
+    let out = optimize(
+        &mut h,
+        &SymbolTable::default(),
+        288,
+        &mut SccpScratch::default(),
+    )
+    .unwrap();
     assert!(matches!(out, SccpOutcome::Optimized(s) if s.blocks_removed == 1));
 }
 

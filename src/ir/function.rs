@@ -363,7 +363,9 @@ pub struct Global {
     pub size: u64,
     /// Alignment in bytes.
     pub align: u32,
-    /// Read-only.
+    /// Read-only, with the initial contents for every reader of the module (the LLVM
+    /// importer leaves it false for `weak`, `linkonce` and `common` definitions, which the
+    /// linker may replace).
     pub constant: bool,
     /// Linkage.
     pub linkage: Linkage,
@@ -436,28 +438,47 @@ impl Module {
         self.functions.iter().find(|f| f.name == name)
     }
 
-    /// Names and signatures of every symbol, for the engine and the printer.
+    /// Names and signatures of every symbol, and the read-only globals, for the engine,
+    /// the passes and the printer.
     pub fn symbol_table(&self) -> SymbolTable {
+        let mut read_only = vec![None; self.symbols.len()];
+        for g in &self.globals {
+            if g.constant && g.init.is_some() {
+                if let Some(slot) = read_only.get_mut(g.symbol.index()) {
+                    *slot = Some(g.clone());
+                }
+            }
+        }
         SymbolTable {
             names: self.symbols.iter().map(|s| s.name.clone()).collect(),
             signatures: (0..self.symbols.len())
                 .map(|i| self.signature(Symbol::new(i)).cloned())
                 .collect(),
+            read_only,
         }
     }
 }
 
-/// Module symbol names and signatures, shared read-only with the World while a function of
-/// the module is in it.
+/// Module symbol names and signatures, and the contents of read-only globals, shared
+/// read-only with the World while a function of the module is in it.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct SymbolTable {
     /// `names[Symbol]`.
     pub names: Vec<String>,
     /// `signatures[Symbol]` (`None` for globals).
     pub signatures: Vec<Option<Signature>>,
+    /// `read_only[Symbol]`: the global, if it is `constant` with an initialiser (its
+    /// contents are then the same for every reader of the module: the LLVM importer clears
+    /// `constant` on interposable definitions). SCCP folds loads from these.
+    pub read_only: Vec<Option<Global>>,
 }
 
 impl SymbolTable {
+    /// The read-only global `s` names (see [`SymbolTable::read_only`]).
+    pub fn read_only(&self, s: Symbol) -> Option<&Global> {
+        self.read_only.get(s.index())?.as_ref()
+    }
+
     /// The name of a symbol, or `"?symN"` for an unknown one.
     pub fn name(&self, s: Symbol) -> std::borrow::Cow<'_, str> {
         match self.names.get(s.index()) {

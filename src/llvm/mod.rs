@@ -743,6 +743,9 @@ fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType
     c.expect(Tok::Eq, "`=` after a global name")?;
     let mut linkage = Linkage::External;
     let mut external = false;
+    // A definition another module may replace (LLVM's "interposable" linkages): its
+    // contents are not known here, so it is not read-only for the passes.
+    let mut interposable = false;
     loop {
         let t = c.peek();
         if t.kind != Tok::Ident {
@@ -757,7 +760,7 @@ fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType
                 let g = Global {
                     size,
                     align: align as u32,
-                    constant: w == "constant",
+                    constant: w == "constant" && !interposable,
                     linkage,
                     init: if external { None } else { Some(Vec::new()) },
                     ..Global::default()
@@ -778,7 +781,12 @@ fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType
                 ));
             }
             "private" | "internal" => linkage = Linkage::Internal,
-            "external" | "extern_weak" => external = true,
+            "external" => external = true,
+            "extern_weak" => {
+                external = true;
+                interposable = true;
+            }
+            "weak" | "linkonce" | "common" => interposable = true,
             _ => c.skip_parens()?,
         }
     }

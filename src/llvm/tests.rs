@@ -327,6 +327,27 @@ fn global_initialisers_become_bytes_and_relocations() {
     assert_eq!(g("d").init.as_deref(), Some(&2.5f64.to_le_bytes()[..]));
 }
 
+/// A `constant` the linker may replace (weak, linkonce, common) is not read-only for the
+/// passes; ODR and internal constants are.
+#[test]
+fn interposable_constants_are_not_read_only() {
+    let r = imp(r#"
+@plain = constant i32 1, align 4
+@odr = linkonce_odr constant i32 2, align 4
+@weak = weak constant i32 3, align 4
+@once = linkonce constant i32 4, align 4
+@priv = private constant i32 5, align 4
+"#);
+    let m = &r.module;
+    let table = m.symbol_table();
+    let read_only = |n: &str| table.read_only(m.symbol_by_name(n).unwrap()).is_some();
+    assert!(read_only("plain"));
+    assert!(read_only("odr"));
+    assert!(read_only("priv"));
+    assert!(!read_only("weak"));
+    assert!(!read_only("once"));
+}
+
 #[test]
 fn unsupported_constructs_skip_only_their_function() {
     let src = r#"

@@ -38,7 +38,10 @@ use super::rewrite::{RewriteStats, Rewriter};
 use super::BitSet;
 use crate::analysis::Cfg;
 use crate::interp::{ops, Val};
-use crate::ir::{Const, ConstKind, Function, InstKind, IntPredicate, Operand, Terminator, Type};
+use crate::ir::{
+    Const, ConstKind, Function, InstKind, IntPredicate, Operand, Symbol, SymbolTable, Terminator,
+    Type,
+};
 
 /// The successor index a terminator takes when its condition has the constant cell `cond`
 /// (`None`: not a conditional terminator, or the constant decides nothing, for example an
@@ -80,14 +83,59 @@ pub fn condition(t: &Terminator) -> Option<Operand> {
 /// Folding goes through [`crate::interp::ops`], so a folded value is exactly what the
 /// interpreter computes; an operation the interpreter reports as an error (division by zero,
 /// `MIN / -1`, an oversized shift, an out-of-range float conversion, a type mismatch) is
-/// `Overdefined`, so the trapping instruction stays. Loads, calls, allocas, geps, atomics,
-/// asm and opaque instructions are `Overdefined` (addresses are not tracked). The solver
-/// lists as users only the kinds matched here (and phis); a kind added here must be added to
-/// its `depends_on_operands` too.
-pub fn eval_inst(kind: &InstKind, op: impl Fn(Operand) -> LatticeValue) -> LatticeValue {
+/// `Overdefined`, so the trapping instruction stays. With `memory` (the module's symbols),
+/// a `gep` of a symbol address by constant indices is the symbol at the summed offset, and
+/// a non-volatile load from a read-only global folds to the bytes the interpreter would
+/// read ([`load_constant`]); without it both are `Overdefined`. Calls, allocas, stores,
+/// atomics, asm and opaque instructions are `Overdefined`. The solver lists as users only
+/// the kinds matched here (and phis); a kind added here must be added to its
+/// `depends_on_operands` too.
+pub fn eval_inst(
+    kind: &InstKind,
+    op: impl Fn(Operand) -> LatticeValue,
+    memory: Option<&SymbolTable>,
+) -> LatticeValue {
     use LatticeValue::{Overdefined, Unknown};
     let fold = |r: Option<Val>| r.map_or(Overdefined, LatticeValue::scalar);
     match kind {
+        InstKind::Gep {
+            base,
+            offset,
+            indices,
+        } if memory.is_some() => {
+            let (symbol, mut at) = match op(*base) {
+                Unknown => return Unknown,
+                LatticeValue::Const(Constant::Symbol { symbol, offset }) => (symbol, offset),
+                _ => return Overdefined,
+            };
+            at = at.wrapping_add(*offset);
+            let mut unknown = false;
+            for &(idx, scale) in indices {
+                match op(idx) {
+                    Unknown => unknown = true,
+                    LatticeValue::Const(Constant::Scalar(v @ Val::Int { .. })) => {
+                        at = at.wrapping_add((v.as_i128() as i64).wrapping_mul(scale));
+                    }
+                    _ => return Overdefined,
+                }
+            }
+            if unknown {
+                Unknown
+            } else {
+                LatticeValue::Const(Constant::Symbol { symbol, offset: at })
+            }
+        }
+        InstKind::Load {
+            ty,
+            ptr,
+            volatile: false,
+        } => match (memory, op(*ptr)) {
+            (Some(_), Unknown) => Unknown,
+            (Some(m), LatticeValue::Const(Constant::Symbol { symbol, offset })) => {
+                load_constant(m, *ty, symbol, offset)
+            }
+            _ => Overdefined,
+        },
         InstKind::Binary {
             op: bop,
             ty,
@@ -168,6 +216,42 @@ pub fn eval_inst(kind: &InstKind, op: impl Fn(Operand) -> LatticeValue) -> Latti
         InstKind::Copy { src, .. } => op(*src),
         _ => Overdefined,
     }
+}
+
+/// The cell of a load of `ty` from `symbol + offset`: what the interpreter reads there, if
+/// the symbol is a read-only global ([`SymbolTable::read_only`]) and the access lies within
+/// it; otherwise `Overdefined` (the load stays, with whatever it does at run time). Bytes
+/// past the initialiser are zero; a pointer stored by a relocation reads as that symbol plus
+/// its addend when the load is a `ptr` load at exactly the relocation's offset, and any
+/// other overlap with a relocation is `Overdefined`.
+pub fn load_constant(memory: &SymbolTable, ty: Type, symbol: Symbol, offset: i64) -> LatticeValue {
+    let Some(g) = memory.read_only(symbol) else {
+        return LatticeValue::Overdefined;
+    };
+    let (Ok(start), n) = (u64::try_from(offset), ty.bytes() as u64) else {
+        return LatticeValue::Overdefined;
+    };
+    if !ty.is_value() || n == 0 || n > 16 || start.checked_add(n).is_none_or(|e| e > g.size) {
+        return LatticeValue::Overdefined;
+    }
+    for r in &g.relocations {
+        if r.offset < start + n && start < r.offset.saturating_add(8) {
+            return if ty == Type::Ptr && r.offset == start {
+                LatticeValue::Const(Constant::Symbol {
+                    symbol: r.symbol,
+                    offset: r.addend,
+                })
+            } else {
+                LatticeValue::Overdefined
+            };
+        }
+    }
+    let mut buf = [0u8; 16];
+    let init = g.init.as_deref().unwrap_or(&[]);
+    for (k, byte) in buf.iter_mut().enumerate().take(n as usize) {
+        *byte = init.get(start as usize + k).copied().unwrap_or(0);
+    }
+    LatticeValue::scalar(Val::from_bytes(ty, &buf[..n as usize]))
 }
 
 /// A binary operation whose result one constant operand decides whatever the other is (as
@@ -264,7 +348,13 @@ impl Folder {
     /// Folds `f` locally and rewrites it with `rewriter`; returns what changed.
     /// `f` must be valid for the verifier (as after a failed-by-limit SCCP analysis, which
     /// has checked every reference).
-    pub fn fold(&mut self, f: &mut Function, rewriter: &mut Rewriter) -> RewriteStats {
+    /// Loads from read-only globals of `symbols` fold as in SCCP.
+    pub fn fold(
+        &mut self,
+        f: &mut Function,
+        symbols: &SymbolTable,
+        rewriter: &mut Rewriter,
+    ) -> RewriteStats {
         self.cfg.compute(&*f);
         self.cells.clear();
         self.cells.resize(f.values.len(), LatticeValue::Overdefined);
@@ -282,10 +372,14 @@ impl Folder {
                     continue;
                 }
                 let (cells, consts) = (&self.cells, &self.const_cells);
-                let cell = eval_inst(&d.kind, |o| match o {
-                    Operand::Value(v) => cells[v.index()],
-                    Operand::Const(c) => consts[c.index()],
-                });
+                let cell = eval_inst(
+                    &d.kind,
+                    |o| match o {
+                        Operand::Value(v) => cells[v.index()],
+                        Operand::Const(c) => consts[c.index()],
+                    },
+                    Some(symbols),
+                );
                 // Every cell starts Overdefined, so Unknown cannot arise; keep it safe anyway.
                 if let LatticeValue::Const(_) = cell {
                     self.cells[v.index()] = cell;

@@ -17,8 +17,9 @@
 //! Constants ([`Constant`]) are either scalars with exactly the interpreter's representation
 //! ([`Val`]: integers masked to their width, floats as IEEE bit patterns, pointers as 64-bit
 //! addresses, `null` as pointer 0) so that folding calls [`crate::interp::ops`] directly and
-//! can never disagree with execution, or link-time addresses (a `@symbol` or
-//! `blockaddress(...)` constant of the pool, kept by handle). Two constants are equal when
+//! can never disagree with execution, or link-time addresses: a module symbol plus a byte
+//! offset (`@g` is offset 0; a `gep` of it by constants moves the offset), or a
+//! `blockaddress(...)` constant of the pool, kept by handle. Two constants are equal when
 //! they are bit-identical: `+0.0` and `-0.0` differ, a NaN equals itself only with the same
 //! payload. `undef` is the zero of its type, as in the interpreter (so SCCP does not exploit
 //! `undef` the way LLVM does; doing so would make folding and the oracle disagree).
@@ -27,39 +28,55 @@
 //! Complexity: every operation is O(1).
 
 use crate::interp::Val;
-use crate::ir::{Const, ConstData, ConstKind, ConstPool, Type};
+use crate::ir::{Const, ConstData, ConstKind, ConstPool, Symbol, Type};
 
 /// A constant known to the solver.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Constant {
     /// A scalar with the interpreter's representation.
     Scalar(Val),
-    /// A link-time address (`@symbol` or `blockaddress`) of the function's constant pool;
-    /// it takes part in phis, selects and copies but no arithmetic folds on it.
+    /// The address of a module symbol plus a wrapping byte offset (`@g` is offset 0). Only
+    /// `gep` by constant indices computes on it; a load from it folds when the symbol is a
+    /// read-only global with definitive contents ([`crate::ir::SymbolTable::read_only`]).
+    Symbol {
+        /// The symbol.
+        symbol: Symbol,
+        /// Byte offset from its address.
+        offset: i64,
+    },
+    /// A `blockaddress` constant of the function's pool; it takes part in phis, selects,
+    /// copies and `indirect_br` but nothing computes on it.
     Address(Const),
 }
 
 impl Constant {
     /// The constant of a pool entry: scalars for integers, floats, `null` and `undef` (the
-    /// zero of its type), addresses by handle. `None` for a constant that fits no value
-    /// (a `void` constant, a kind that does not match its type).
+    /// zero of its type), symbols at offset 0, block addresses by handle. `None` for a
+    /// constant that fits no value (a `void` constant, a kind that does not match its type).
     pub fn of_pool(c: Const, data: ConstData) -> Option<Constant> {
         match data.kind {
-            ConstKind::SymbolAddr(_) | ConstKind::BlockAddr(_) if data.ty == Type::Ptr => {
-                Some(Constant::Address(c))
+            ConstKind::SymbolAddr(symbol) if data.ty == Type::Ptr => {
+                Some(Constant::Symbol { symbol, offset: 0 })
             }
+            ConstKind::BlockAddr(_) if data.ty == Type::Ptr => Some(Constant::Address(c)),
             _ => Val::from_const(data, |_| None, |_| None)
                 .ok()
                 .map(Constant::Scalar),
         }
     }
 
-    /// The pool entry describing this constant, interned into `pool` (scalars), or the
-    /// original handle (addresses). `None` for a non-null pointer scalar, which has no text
-    /// form (it stays computed by its instruction).
+    /// The pool entry describing this constant, interned into `pool` (scalars, symbols at
+    /// offset 0), or the original handle (block addresses). `None` for a non-null pointer
+    /// scalar or a symbol at a non-zero offset, which have no pool form (they stay computed
+    /// by their instruction).
     pub fn to_pool(self, pool: &mut ConstPool) -> Option<Const> {
         let data = match self {
             Constant::Address(c) => return Some(c),
+            Constant::Symbol { symbol, offset: 0 } => ConstData {
+                ty: Type::Ptr,
+                kind: ConstKind::SymbolAddr(symbol),
+            },
+            Constant::Symbol { .. } => return None,
             Constant::Scalar(Val::Int { ty, bits }) => ConstData::int(ty, bits),
             Constant::Scalar(Val::Float { ty, bits }) => ConstData {
                 ty,
@@ -78,7 +95,7 @@ impl Constant {
     pub fn scalar(self) -> Option<Val> {
         match self {
             Constant::Scalar(v) => Some(v),
-            Constant::Address(_) => None,
+            Constant::Symbol { .. } | Constant::Address(_) => None,
         }
     }
 }
@@ -150,6 +167,9 @@ impl std::fmt::Display for LatticeValue {
         match self {
             LatticeValue::Unknown => f.write_str("unknown"),
             LatticeValue::Const(Constant::Scalar(v)) => write!(f, "const {v}"),
+            LatticeValue::Const(Constant::Symbol { symbol, offset }) => {
+                write!(f, "const address {symbol}{offset:+}")
+            }
             LatticeValue::Const(Constant::Address(c)) => write!(f, "const address {c}"),
             LatticeValue::Overdefined => f.write_str("overdefined"),
         }
@@ -207,5 +227,24 @@ mod tests {
             Some(Constant::Scalar(Val::f64(0.0)))
         );
         assert_eq!(Constant::Scalar(Val::Ptr(8)).to_pool(&mut pool), None);
+        let g = ConstData {
+            ty: Type::Ptr,
+            kind: ConstKind::SymbolAddr(Symbol::new(3)),
+        };
+        let gc = pool.intern(g);
+        let k = Constant::of_pool(gc, g).unwrap();
+        assert_eq!(
+            k,
+            Constant::Symbol {
+                symbol: Symbol::new(3),
+                offset: 0
+            }
+        );
+        assert_eq!(k.to_pool(&mut pool), Some(gc));
+        let moved = Constant::Symbol {
+            symbol: Symbol::new(3),
+            offset: 8,
+        };
+        assert_eq!(moved.to_pool(&mut pool), None);
     }
 }

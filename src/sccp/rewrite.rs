@@ -26,6 +26,12 @@
 //!    replaced through the table (transitively). Constants are interned into the pool once
 //!    per constant value, behind a 64-slot direct-mapped cache (the pool's hash map is the
 //!    only hashing in SCCP).
+//! 8. **Constants without a pool form**: a value whose cell is a constant the pool cannot
+//!    express (a symbol plus a non-zero offset, from a `gep`; a non-null pointer scalar)
+//!    stays computed by its instruction, but once its uses have folded away (the loads it
+//!    fed read a read-only global) the instruction is dead and is removed, with any such
+//!    instruction that only it used. LLVM turns these into constant expressions; removing
+//!    them when unused keeps the function the same size as that would.
 //!
 //! Invariants established: no reachable block branches to a removed block (every remaining
 //! edge of a reachable block is executable, see the solver's module doc); every use of a
@@ -39,7 +45,9 @@
 use super::fold::{condition, resolved_successor};
 use super::lattice::{Constant, LatticeValue};
 use super::BitSet;
-use crate::ir::{Block, Const, Function, InstKind, Operand, Target, Terminator};
+use crate::ir::{
+    Block, Const, Function, Inst, InstKind, Operand, Target, Terminator, Value, ValueDef,
+};
 use smallvec::SmallVec;
 
 /// What the rewrite changed (reported as `sccp` statistics).
@@ -81,6 +89,8 @@ pub struct Rewriter {
     repl: Vec<Option<Operand>>,
     /// Direct-mapped cache of constants already interned into this function's pool.
     cache: Vec<Option<(Constant, Const)>>,
+    /// `uses[Value]`: remaining uses, for step 8.
+    uses: Vec<u32>,
 }
 
 const CACHE_SLOTS: usize = 64;
@@ -89,6 +99,7 @@ const CACHE_SLOTS: usize = 64;
 fn cache_slot(k: &Constant) -> usize {
     let x = match k {
         Constant::Scalar(v) => v.as_u128() as u64 ^ ((v.ty() as u64) << 56),
+        Constant::Symbol { symbol, offset } => (symbol.0 as u64) << 40 ^ *offset as u64 ^ (1 << 62),
         Constant::Address(c) => c.0 as u64 ^ (1 << 63),
     };
     (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize
@@ -112,6 +123,8 @@ impl Rewriter {
         let mut stats = RewriteStats::default();
         // True once some value has a replacement (step 7 is the identity otherwise).
         let mut any_repl = false;
+        // True if some constant cell has no pool form (step 8 has work).
+        let mut unexpressed = false;
         let nv = f.values.len();
         self.repl.clear();
         self.repl.resize(nv, None);
@@ -135,6 +148,7 @@ impl Rewriter {
                 };
                 self.repl[v] = c.map(Operand::Const);
                 any_repl |= c.is_some();
+                unexpressed |= c.is_none();
             }
         }
         let const_cell = |f: &Function, o: Operand| match o {
@@ -248,20 +262,89 @@ impl Rewriter {
             }
         }
         // 7. Use rewriting (the identity when no value has a replacement).
-        if !any_repl && stats.phis_simplified == 0 {
-            return stats;
+        if any_repl || stats.phis_simplified > 0 {
+            let repl = &self.repl;
+            for bd in f.blocks.iter_mut().filter(|bd| !bd.dead) {
+                for i in &bd.insts {
+                    f.insts[i.index()]
+                        .kind
+                        .for_each_operand_mut(|o| *o = resolve(repl, *o));
+                }
+                bd.terminator
+                    .for_each_operand_mut(|o| *o = resolve(repl, *o));
+            }
         }
-        let repl = &self.repl;
-        for bd in f.blocks.iter_mut().filter(|bd| !bd.dead) {
+        // 8. Unused constants without a pool form.
+        if unexpressed {
+            stats.instructions_folded += self.remove_unused_constants(f, cells);
+        }
+        stats
+    }
+
+    /// Step 8 of [`Rewriter::apply`]: removes the side-effect-free instructions whose result
+    /// is a constant without a pool form and has no use left, repeatedly; returns how many.
+    fn remove_unused_constants(&mut self, f: &mut Function, cells: &[LatticeValue]) -> u64 {
+        let candidate = |v: Value| {
+            matches!(cells.get(v.index()), Some(LatticeValue::Const(_)))
+                && self.repl.get(v.index()).is_some_and(Option::is_none)
+        };
+        self.uses.clear();
+        self.uses.resize(f.values.len(), 0);
+        let count = |o: Operand, uses: &mut Vec<u32>| {
+            if let Operand::Value(v) = o {
+                if let Some(n) = uses.get_mut(v.index()) {
+                    *n += 1;
+                }
+            }
+        };
+        for bd in f.blocks.iter().filter(|bd| !bd.dead) {
             for i in &bd.insts {
                 f.insts[i.index()]
                     .kind
-                    .for_each_operand_mut(|o| *o = resolve(repl, *o));
+                    .for_each_operand(|o| count(o, &mut self.uses));
             }
-            bd.terminator
-                .for_each_operand_mut(|o| *o = resolve(repl, *o));
+            bd.terminator.for_each_operand(|o| count(o, &mut self.uses));
         }
-        stats
+        let mut dead: Vec<Inst> = Vec::new();
+        for bd in f.blocks.iter().filter(|bd| !bd.dead) {
+            for &i in &bd.insts {
+                let d = &f.insts[i.index()];
+                if let Some(v) = d.result() {
+                    if candidate(v) && self.uses[v.index()] == 0 && !d.kind.has_side_effects() {
+                        dead.push(i);
+                    }
+                }
+            }
+        }
+        let mut removed = vec![false; f.insts.len()];
+        while let Some(i) = dead.pop() {
+            if std::mem::replace(&mut removed[i.index()], true) {
+                continue;
+            }
+            let d = &f.insts[i.index()];
+            d.kind.for_each_operand(|o| {
+                let Operand::Value(v) = o else { return };
+                let Some(n) = self.uses.get_mut(v.index()) else {
+                    return;
+                };
+                *n = n.saturating_sub(1);
+                if *n == 0 && candidate(v) {
+                    if let ValueDef::Result(j, _) = f.values[v.index()].def {
+                        let dj = &f.insts[j.index()];
+                        if dj.results.len() == 1 && !dj.kind.has_side_effects() {
+                            dead.push(j);
+                        }
+                    }
+                }
+            });
+        }
+        let mut n = 0;
+        for bd in f.blocks.iter_mut().filter(|bd| !bd.dead) {
+            let before = bd.insts.len();
+            bd.insts.retain(|i| !removed[i.index()]);
+            n += (before - bd.insts.len()) as u64;
+        }
+        n
     }
 }
 

@@ -37,10 +37,13 @@
 //! targets in CSR form, the block of every listed instruction, def-use lists in CSR form
 //! (users are instructions or terminators), and the lattice cell of every pool constant.
 //! A def-use list holds only the users whose evaluation reads operand cells (phis, the kinds
-//! [`eval_inst`] folds, conditional terminators): loads, stores, calls, geps, `ret` and the
-//! like are `Overdefined` or take every edge whatever their operands are, so the visit that
-//! follows their block becoming reachable is their only one. In C code most uses are of
-//! this kind, so the lists and the re-visits shrink accordingly.
+//! [`eval_inst`] folds, conditional terminators): stores, calls, `ret` and the like are
+//! `Overdefined` or take every edge whatever their operands are, so the visit that follows
+//! their block becoming reachable is their only one. Geps and loads are listed only where
+//! their address may become that of a read-only global (a forward "maybe" mark through
+//! geps, pointer loads, phis, selects and copies from the pool's read-only addresses, in
+//! block order; an operand not seen yet counts as maybe); the others are `Overdefined`. In C
+//! code most uses are addresses, so the lists and the re-visits shrink accordingly.
 //! Every table is a `Vec` keyed by a dense index, cleared but never dropped between functions.
 //!
 //! Invariants: the 003 lattice is stored densely: "lattice map" = `values[Value]` (the
@@ -58,7 +61,9 @@
 use super::fold::{condition, eval_inst, resolved_successor};
 use super::lattice::{Constant, LatticeValue};
 use super::{BitSet, SccpError, SccpResult};
-use crate::ir::{Block, Function, InstKind, Operand, Terminator, Value, ValueDef};
+use crate::ir::{
+    Block, ConstKind, Function, InstKind, Operand, SymbolTable, Terminator, Value, ValueDef,
+};
 
 /// Bytes charged per lattice entry by the memory estimate (003).
 pub const LATTICE_ENTRY_BYTES: usize = 24;
@@ -83,6 +88,8 @@ pub struct Solver {
     pairs: Vec<(u32, u32)>,
     /// The cell of every pool constant.
     const_cells: Vec<LatticeValue>,
+    /// `read_only_consts[Const]`: the constant is the address of a read-only global.
+    read_only_consts: Vec<bool>,
     /// Phis of live blocks, collected by pass 1.
     phis: Vec<u32>,
     /// `phi_first[Inst]` (phis only): where the phi's entries start in `phi_edge`.
@@ -98,7 +105,19 @@ pub struct Solver {
     forced: BitSet,
     /// Cells not `Unknown` (the 003 lattice map's size).
     entries: usize,
+    /// `address[Value]` while reading the function: whether the value may become the
+    /// address of a read-only global (`ADDRESS_*`).
+    address: Vec<u8>,
+    /// Geps and loads whose address operand may become the address of a read-only global:
+    /// only these are evaluated on their operands (the others are `Overdefined`).
+    fold_address: BitSet,
 }
+
+/// `Solver::address` states: not seen yet (an operand defined later in block order, or by
+/// a phi around a loop: treated as maybe), never an address of a read-only global, maybe.
+const ADDRESS_UNSEEN: u8 = 0;
+const ADDRESS_NO: u8 = 1;
+const ADDRESS_MAYBE: u8 = 2;
 
 impl Solver {
     /// An empty solver.
@@ -122,8 +141,16 @@ impl Solver {
     /// never defined, [`SccpError::InvalidConstant`] for a constant operand out of range of
     /// the pool, [`SccpError::MemoryLimit`] when more than `memory_limit` bytes of
     /// lattice entries (24 each) are live. After an error the result is unspecified.
-    pub fn analyze(&mut self, f: &Function, memory_limit: usize) -> Result<&SccpResult, SccpError> {
-        if let Err(e) = self.load(f).and_then(|()| self.solve(f, memory_limit)) {
+    pub fn analyze(
+        &mut self,
+        f: &Function,
+        symbols: &SymbolTable,
+        memory_limit: usize,
+    ) -> Result<&SccpResult, SccpError> {
+        if let Err(e) = self
+            .load(f, symbols)
+            .and_then(|()| self.solve(f, symbols, memory_limit))
+        {
             // All or nothing (003): no partial result survives an error.
             self.result.clear();
             return Err(e);
@@ -138,8 +165,29 @@ impl Solver {
     }
 
     /// Copies what the solver needs out of `f` into dense tables, checking references.
-    fn load(&mut self, f: &Function) -> Result<(), SccpError> {
+    fn load(&mut self, f: &Function, symbols: &SymbolTable) -> Result<(), SccpError> {
         let (nb, ni, nv) = (f.blocks.len(), f.insts.len(), f.values.len());
+        // Geps and loads are evaluated only where the address may be that of a read-only
+        // global: only there can a load fold, and listing every gep and load as a user
+        // would cost every function (most uses in C code are addresses). `read_only` marks
+        // the pool's addresses of read-only globals; `address` propagates "maybe" forward
+        // through geps, pointer loads, phis, selects and copies in block order.
+        self.read_only_consts.clear();
+        self.read_only_consts.extend((0..f.consts.len()).map(|c| {
+            matches!(f.consts.get(crate::ir::Const::new(c)).kind,
+                ConstKind::SymbolAddr(s) if symbols.read_only(s).is_some())
+        }));
+        let fold_memory = self.read_only_consts.iter().any(|&r| r);
+        self.fold_address.reset(ni);
+        self.address.clear();
+        if fold_memory {
+            self.address.resize(nv, ADDRESS_UNSEEN);
+            for &p in &f.param_values {
+                if let Some(a) = self.address.get_mut(p.index()) {
+                    *a = ADDRESS_NO;
+                }
+            }
+        }
         let r = &mut self.result;
         r.succ_start.clear();
         r.succ_block.clear();
@@ -182,7 +230,12 @@ impl Solver {
                     // Only users whose cell can depend on the operand are listed: the others
                     // are `Overdefined` whatever their operands, so the visit that follows
                     // their block becoming reachable is the only one they need.
-                    let listed = depends_on_operands(d);
+                    let fold_address =
+                        fold_memory && may_address(&mut self.address, &self.read_only_consts, d);
+                    if fold_address {
+                        self.fold_address.insert(i.index());
+                    }
+                    let listed = depends_on_operands(d, fold_address);
                     if matches!(d.kind, InstKind::Phi { .. }) {
                         self.phis.push(i.0);
                     }
@@ -292,7 +345,12 @@ impl Solver {
         }
     }
 
-    fn solve(&mut self, f: &Function, memory_limit: usize) -> Result<(), SccpError> {
+    fn solve(
+        &mut self,
+        f: &Function,
+        symbols: &SymbolTable,
+        memory_limit: usize,
+    ) -> Result<(), SccpError> {
         if f.blocks.is_empty() || f.blocks[0].dead {
             return Err(SccpError::InvalidCfg { block_id: Block(0) });
         }
@@ -318,7 +376,7 @@ impl Solver {
                     if item & TERM != 0 {
                         self.visit_terminator(f, (item & !TERM) as usize);
                     } else {
-                        self.visit_inst(f, item as usize);
+                        self.visit_inst(f, symbols, item as usize);
                     }
                     if self.entries > limit_entries {
                         return Err(SccpError::MemoryLimit {
@@ -395,7 +453,7 @@ impl Solver {
         (s + n..e).for_each(|k| self.mark_edge(k));
     }
 
-    fn visit_inst(&mut self, f: &Function, i: usize) {
+    fn visit_inst(&mut self, f: &Function, symbols: &SymbolTable, i: usize) {
         let b = self.inst_block[i];
         if b == NONE || !self.result.reachable.contains(b as usize) {
             return;
@@ -429,7 +487,11 @@ impl Solver {
                 }
                 acc
             }
-            kind => eval_inst(kind, |o| self.cell(o)),
+            kind => eval_inst(
+                kind,
+                |o| self.cell(o),
+                self.fold_address.contains(i).then_some(symbols),
+            ),
         };
         for k in 0..d.results.len() {
             self.set(d.results[k], new);
@@ -504,23 +566,63 @@ impl Solver {
     }
 }
 
+/// While the solver reads the function (with `address` sized, else a no-op): records whether `d`'s result may
+/// become the address of a read-only global, and returns whether `d` is a gep or load
+/// whose address operand may (so that it is worth evaluating).
+fn may_address(address: &mut [u8], read_only_consts: &[bool], d: &crate::ir::InstData) -> bool {
+    let maybe = |o: Operand| match o {
+        Operand::Value(v) => address.get(v.index()).is_some_and(|&a| a != ADDRESS_NO),
+        Operand::Const(c) => read_only_consts.get(c.index()).copied().unwrap_or(false),
+    };
+    let (result_maybe, fold) = match &d.kind {
+        InstKind::Gep { base, .. } => (maybe(*base), maybe(*base)),
+        InstKind::Load {
+            ty,
+            ptr,
+            volatile: false,
+        } => (*ty == crate::ir::Type::Ptr && maybe(*ptr), maybe(*ptr)),
+        InstKind::Phi { incoming, .. } => (incoming.iter().any(|&(_, o)| maybe(o)), false),
+        InstKind::Select {
+            if_true, if_false, ..
+        } => (maybe(*if_true) || maybe(*if_false), false),
+        InstKind::Copy { src, .. } => (maybe(*src), false),
+        _ => (false, false),
+    };
+    let state = if result_maybe {
+        ADDRESS_MAYBE
+    } else {
+        ADDRESS_NO
+    };
+    for &v in &d.results {
+        if let Some(a) = address.get_mut(v.index()) {
+            *a = state;
+        }
+    }
+    fold
+}
+
 /// True if the cell of `d`'s result can depend on its operands' cells: phis and the kinds
-/// [`eval_inst`] folds, with one result. Every other instruction is `Overdefined` (or has no
-/// result) whatever its operands are.
+/// [`eval_inst`] folds, with one result (geps and non-volatile loads only when
+/// `fold_address`). Every other instruction is `Overdefined` (or has no result) whatever its
+/// operands are.
 #[inline]
-fn depends_on_operands(d: &crate::ir::InstData) -> bool {
+fn depends_on_operands(d: &crate::ir::InstData, fold_address: bool) -> bool {
     d.results.len() == 1
-        && matches!(
-            d.kind,
+        && match d.kind {
             InstKind::Phi { .. }
-                | InstKind::Binary { .. }
-                | InstKind::Unary { .. }
-                | InstKind::Icmp { .. }
-                | InstKind::Fcmp { .. }
-                | InstKind::Cast { .. }
-                | InstKind::Select { .. }
-                | InstKind::Copy { .. }
-        )
+            | InstKind::Binary { .. }
+            | InstKind::Unary { .. }
+            | InstKind::Icmp { .. }
+            | InstKind::Fcmp { .. }
+            | InstKind::Cast { .. }
+            | InstKind::Select { .. }
+            | InstKind::Copy { .. } => true,
+            InstKind::Gep { .. }
+            | InstKind::Load {
+                volatile: false, ..
+            } => fold_address,
+            _ => false,
+        }
 }
 
 /// Checks an operand; for a value, returns it.
@@ -542,12 +644,26 @@ fn check_use(o: Operand, f: &Function, bad: &mut Option<Operand>) -> Option<u32>
 }
 
 /// Runs SCCP on one function with a fresh solver (003's `sccp_analysis`; batch code keeps a
-/// [`Solver`] to reuse its scratch).
+/// [`Solver`] to reuse its scratch). Without the module's symbols, loads are `Overdefined`
+/// as in 003; [`sccp_analysis_in_module`] also folds loads from read-only globals.
 ///
 /// # Errors
 /// As [`Solver::analyze`].
 pub fn sccp_analysis(f: &Function, memory_limit: usize) -> Result<SccpResult, SccpError> {
+    sccp_analysis_in_module(f, &SymbolTable::default(), memory_limit)
+}
+
+/// [`sccp_analysis`] with the symbols of `f`'s module, so that loads from its read-only
+/// globals fold ([`super::fold::load_constant`]).
+///
+/// # Errors
+/// As [`Solver::analyze`].
+pub fn sccp_analysis_in_module(
+    f: &Function,
+    symbols: &SymbolTable,
+    memory_limit: usize,
+) -> Result<SccpResult, SccpError> {
     let mut s = Solver::new();
-    s.analyze(f, memory_limit)?;
+    s.analyze(f, symbols, memory_limit)?;
     Ok(s.result)
 }
