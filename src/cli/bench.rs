@@ -26,7 +26,7 @@ pub struct BenchArgs {
     /// Passes to run (default: the default pipeline; with --against-llvm, up to sccp).
     #[arg(long, value_name = "LIST")]
     pub passes: Option<String>,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: all cores; one with --against-llvm).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Run the corpus this many times (times are averaged per run).
@@ -308,7 +308,10 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
         },
         ..PipelineConfig::new(requested)
     };
-    if let Some(n) = args.threads {
+    // Against LLVM, both sides run alone on one thread (opt is single-threaded; two workers
+    // on two cores slow each other's per-function times by up to a third).
+    let threads = args.threads.or(args.against_llvm.then_some(1));
+    if let Some(n) = threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
             .build_global()
