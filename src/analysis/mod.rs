@@ -2,7 +2,7 @@
 //! connected components of the function in the World (002 steps 2-4; DESIGN.md 1).
 //!
 //! Each analysis is a resource holding dense side tables keyed by [`Block`](crate::ir::Block)
-//! index (CSR lists, `u32::MAX` sentinels), with `compute` (taking [`IrRead`] or the
+//! index (CSR lists, `u32::MAX` sentinels), with `compute` (taking [`IrRead`](crate::ir::IrRead) or the
 //! [`Cfg`], so it also runs outside the World: tests, fuzzing, later passes) and `clear`
 //! (keeps capacity: resources are cleared, never dropped, between functions). The systems
 //! below wrap `compute`; each reads the resources named in its doc and overwrites its own.
@@ -59,6 +59,33 @@ pub fn compute_frontiers(cfg: Res<Cfg>, dom: Res<DomTree>, mut df: ResMut<Domina
 /// Establishes component ids and components in reverse topological order.
 pub fn compute_sccs(cfg: Res<Cfg>, mut sccs: ResMut<Sccs>) {
     sccs.compute(&cfg);
+}
+
+/// Recomputes the CFG, dominator tree, SCCs and dominance frontiers present in `world` for
+/// `f` (a function taken out of the World whose control flow a pass changed), so that later
+/// systems read analyses of the current function. Does nothing if `world` has no [`Cfg`].
+pub fn recompute_analyses(world: &mut World, f: &crate::ir::Function) {
+    let Some(mut cfg) = world
+        .get_resource_mut::<Cfg>()
+        .map(|mut c| std::mem::take(&mut *c))
+    else {
+        return;
+    };
+    cfg.compute(f);
+    if let Some(mut dom) = world.get_resource_mut::<DomTree>() {
+        dom.compute(&cfg);
+    }
+    if let Some(mut sccs) = world.get_resource_mut::<Sccs>() {
+        sccs.compute(&cfg);
+    }
+    if let Some(mut df) = world
+        .get_resource_mut::<DominanceFrontiers>()
+        .map(|mut d| std::mem::take(&mut *d))
+    {
+        df.compute(&cfg, world.resource::<DomTree>());
+        *world.resource_mut::<DominanceFrontiers>() = df;
+    }
+    *world.resource_mut::<Cfg>() = cfg;
 }
 
 /// Inserts the analysis resources (empty) into `world`.

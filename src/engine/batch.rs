@@ -1,6 +1,6 @@
 //! Running many functions through per-thread engines in parallel (rayon).
 //!
-//! Each rayon worker uses its own [`Engine`] from [`with_thread_engine`]; results come back in
+//! Each rayon worker uses its own [`Engine`](super::Engine) from [`with_thread_engine`]; results come back in
 //! input order, so output is deterministic whatever the thread count. A panic inside the
 //! pipeline (a bug) loses only that function's result: it is reported as an internal error
 //! and the worker builds a fresh engine.

@@ -299,7 +299,7 @@ pub enum AsmOutputPlace {
     /// With a register constraint (`=r`) mem2reg may promote the alloca; with a memory
     /// constraint (`=m`, `=o`, `=V`, `=p`) the asm writes the stack slot directly.
     Pointer(Operand),
-    /// SSA form: the output is the next value of [`InstData::results`].
+    /// SSA form: the output is the next value of [`InstData::results`](crate::ir::InstData::results).
     Result,
 }
 
@@ -366,7 +366,7 @@ pub struct OpaqueInst {
     pub payload: String,
 }
 
-/// What an instruction does. Result values live in [`InstData::results`]; the variant
+/// What an instruction does. Result values live in [`InstData::results`](crate::ir::InstData::results); the variant
 /// determines how many (see [`InstKind::result_types`]).
 #[derive(Clone, PartialEq, Debug)]
 pub enum InstKind {

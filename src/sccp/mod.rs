@@ -66,8 +66,9 @@
 //!
 //! The system [`run_sccp`] reads the function through [`with_function`] (dense tables, rule 6
 //! of DESIGN.md 2) and [`PipelineConfig`]; writes the function, [`PassStats`],
-//! [`Diagnostics`] and, when the CFG changed, recomputes [`Cfg`], [`DomTree`],
-//! [`DominanceFrontiers`] and [`Sccs`] so later stages see the current function. Requires a
+//! [`Diagnostics`] and, when the CFG changed, recomputes the analyses
+//! ([`crate::analysis::recompute_analyses`]:
+//! CFG, dominator tree, frontiers, SCCs) so later stages see the current function. Requires a
 //! verified function (the registry pulls in `verify`). Establishes: constant values replaced,
 //! no branch on a constant in a reachable block, no unreachable block (SCCP path), phase
 //! `optimized` (from `ssa`).
@@ -84,7 +85,6 @@ pub use lattice::{Constant, LatticeValue};
 pub use rewrite::{RewriteStats, Rewriter};
 pub use solver::{sccp_analysis, sccp_analysis_in_module, Solver, LATTICE_ENTRY_BYTES};
 
-use crate::analysis::{Cfg, DomTree, DominanceFrontiers, Sccs};
 use crate::engine::world::with_function;
 use crate::engine::{Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage, Symbols};
 use crate::ir::{Block, Const, ConstKind, Function, Inst, Phase, SymbolTable, Value, ValueDef};
@@ -259,35 +259,10 @@ pub fn run_sccp(world: &mut World) {
                 before.saturating_sub(size(f)),
             );
             if stats.cfg_changed() {
-                recompute_analyses(world, f);
+                crate::analysis::recompute_analyses(world, f);
             }
         })
     });
-}
-
-/// Recomputes the CFG and dominance resources present in `world` for `f`.
-fn recompute_analyses(world: &mut World, f: &Function) {
-    let Some(mut cfg) = world
-        .get_resource_mut::<Cfg>()
-        .map(|mut c| std::mem::take(&mut *c))
-    else {
-        return;
-    };
-    cfg.compute(f);
-    if let Some(mut dom) = world.get_resource_mut::<DomTree>() {
-        dom.compute(&cfg);
-    }
-    if let Some(mut sccs) = world.get_resource_mut::<Sccs>() {
-        sccs.compute(&cfg);
-    }
-    if let Some(mut df) = world
-        .get_resource_mut::<DominanceFrontiers>()
-        .map(|mut d| std::mem::take(&mut *d))
-    {
-        df.compute(&cfg, world.resource::<DomTree>());
-        *world.resource_mut::<DominanceFrontiers>() = df;
-    }
-    *world.resource_mut::<Cfg>() = cfg;
 }
 
 /// Inserts the pass's scratch resource (done once per World).

@@ -65,9 +65,9 @@ pub fn promote_allocas(world: &mut World) {
 ///
 /// Reads [`PipelineConfig`] (runs only if `phi-elim` is enabled) and the function; writes
 /// the function, [`PhiElimScratch`] and [`PassStats`]. Requires an SSA phase (others are
-/// left alone). Establishes phase `destructed`. Trampolines change the CFG: [`Cfg`],
-/// [`DomTree`] and [`DominanceFrontiers`] are recomputed when any was added, so later
-/// systems read analyses of the current function.
+/// left alone). Establishes phase `destructed`. Trampolines change the CFG: the analyses
+/// ([`Cfg`], [`DomTree`], [`DominanceFrontiers`], SCCs) are recomputed when any was added,
+/// so later systems read analyses of the current function.
 pub fn eliminate_phis(world: &mut World) {
     if !world.resource::<PipelineConfig>().passes.has(Pass::PhiElim) {
         return;
@@ -81,7 +81,7 @@ pub fn eliminate_phis(world: &mut World) {
             let stats = phi_elim::eliminate(f, &mut scratch);
             f.phase = Phase::Destructed;
             if stats.trampolines > 0 {
-                recompute_analyses(f, world);
+                crate::analysis::recompute_analyses(world, f);
             }
             Some(stats)
         });
@@ -111,26 +111,13 @@ pub fn convert_phis_to_block_params(world: &mut World) {
             }
             let stats = block_params::convert(f, &mut scratch);
             if stats.trampolines > 0 {
-                recompute_analyses(f, world);
+                crate::analysis::recompute_analyses(world, f);
             }
             Some(stats)
         });
         if let Some(stats) = stats {
             stats.report(&mut world.resource_mut::<PassStats>());
         }
-    });
-}
-
-/// Recomputes the CFG, dominator tree and frontiers of `f` into the World's resources.
-fn recompute_analyses(f: &crate::ir::Function, world: &mut World) {
-    world.resource_scope(|world, mut cfg: Mut<Cfg>| {
-        cfg.compute(f);
-        world.resource_scope(|world, mut dom: Mut<DomTree>| {
-            dom.compute(&cfg);
-            world
-                .resource_mut::<DominanceFrontiers>()
-                .compute(&cfg, &dom);
-        });
     });
 }
 
