@@ -46,7 +46,7 @@ use super::fold::{condition, resolved_successor};
 use super::lattice::{Constant, LatticeValue};
 use super::BitSet;
 use crate::ir::{
-    Block, Const, Function, Inst, InstKind, Operand, Target, Terminator, Value, ValueDef,
+    Block, Const, Function, Inst, InstData, InstKind, Operand, Target, Terminator, Value, ValueDef,
 };
 use smallvec::SmallVec;
 
@@ -91,6 +91,10 @@ pub struct Rewriter {
     cache: Vec<Option<(Constant, Const)>>,
     /// `uses[Value]`: remaining uses, for step 8.
     uses: Vec<u32>,
+    /// Step 8's worklist of unused instructions to remove.
+    dead: Vec<Inst>,
+    /// Instructions step 8 removed.
+    removed: BitSet,
 }
 
 const CACHE_SLOTS: usize = 64;
@@ -305,33 +309,36 @@ impl Rewriter {
             }
             bd.terminator.for_each_operand(|o| count(o, &mut self.uses));
         }
-        let mut dead: Vec<Inst> = Vec::new();
+        // An unused candidate is removed if it is a single-result, side-effect-free
+        // instruction; removing it can leave the candidates it used unused in turn.
+        let removable = |d: &InstData| d.result().is_some() && !d.kind.has_side_effects();
+        self.dead.clear();
         for bd in f.blocks.iter().filter(|bd| !bd.dead) {
             for &i in &bd.insts {
                 let d = &f.insts[i.index()];
-                if let Some(v) = d.result() {
-                    if candidate(v) && self.uses[v.index()] == 0 && !d.kind.has_side_effects() {
-                        dead.push(i);
-                    }
+                if d.result()
+                    .is_some_and(|v| candidate(v) && self.uses[v.index()] == 0)
+                    && removable(d)
+                {
+                    self.dead.push(i);
                 }
             }
         }
-        let mut removed = vec![false; f.insts.len()];
-        while let Some(i) = dead.pop() {
-            if std::mem::replace(&mut removed[i.index()], true) {
+        self.removed.reset(f.insts.len());
+        while let Some(i) = self.dead.pop() {
+            if !self.removed.insert(i.index()) {
                 continue;
             }
-            let d = &f.insts[i.index()];
-            d.kind.for_each_operand(|o| {
+            let (uses, dead) = (&mut self.uses, &mut self.dead);
+            f.insts[i.index()].kind.for_each_operand(|o| {
                 let Operand::Value(v) = o else { return };
-                let Some(n) = self.uses.get_mut(v.index()) else {
+                let Some(n) = uses.get_mut(v.index()) else {
                     return;
                 };
                 *n = n.saturating_sub(1);
                 if *n == 0 && candidate(v) {
                     if let ValueDef::Result(j, _) = f.values[v.index()].def {
-                        let dj = &f.insts[j.index()];
-                        if dj.results.len() == 1 && !dj.kind.has_side_effects() {
+                        if removable(&f.insts[j.index()]) {
                             dead.push(j);
                         }
                     }
@@ -341,7 +348,7 @@ impl Rewriter {
         let mut n = 0;
         for bd in f.blocks.iter_mut().filter(|bd| !bd.dead) {
             let before = bd.insts.len();
-            bd.insts.retain(|i| !removed[i.index()]);
+            bd.insts.retain(|i| !self.removed.contains(i.index()));
             n += (before - bd.insts.len()) as u64;
         }
         n
