@@ -60,7 +60,7 @@ fn analyses(c: &mut Criterion) {
     g.bench_function("verify", |b| {
         b.iter(|| {
             for f in &module.functions {
-                black_box(strata::ir::verifier::verify(f, &symbols));
+                black_box(strata::verify::verify(f, &symbols));
             }
         })
     });

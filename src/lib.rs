@@ -17,4 +17,6 @@ pub mod ir;
 pub mod llvm;
 pub mod sccp;
 pub mod ssa;
+pub mod stage;
 pub mod text;
+pub mod verify;

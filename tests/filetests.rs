@@ -228,7 +228,7 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
             printed
         }
         "verify" => {
-            let errs = strata::ir::verifier::verify_module(&m);
+            let errs = strata::verify::verify_module(&m);
             if errs.is_empty() {
                 "ok\n".to_string()
             } else {

@@ -192,7 +192,7 @@ fn module() -> Module {
 #[test]
 fn ssa_functions_export_to_valid_runnable_llvm() {
     let m = module();
-    let errs = strata::ir::verifier::verify_module(&m);
+    let errs = strata::verify::verify_module(&m);
     assert!(errs.is_empty(), "{errs:#?}");
     let text = export(&m, &LlvmContext::default());
     assert!(

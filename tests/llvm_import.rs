@@ -3,7 +3,7 @@
 //! exactly the expected functions, the module must round-trip through `.sir` text, export
 //! must keep every global and declaration, and the interpreter must run the imported VM.
 
-use strata::ir::verifier::verify_module;
+use strata::verify::verify_module;
 use strata::llvm::{export, import, ImportOptions};
 
 fn fixture(name: &str) -> String {

@@ -55,7 +55,7 @@ fn print_parse_round_trip() {
 fn generated_modules_verify_and_run_deterministically() {
     for seed in 0..200 {
         let m = generated(seed);
-        let errors = strata::ir::verifier::verify_module(&m);
+        let errors = strata::verify::verify_module(&m);
         assert!(errors.is_empty(), "seed {seed}: {errors:?}");
         let last = m.functions.last().unwrap();
         let args: Vec<Val> = last

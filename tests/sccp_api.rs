@@ -193,5 +193,5 @@ fn system_runs_alone() {
     let f = world.resource_scope(|w, mut l: Mut<FunctionLoader>| l.take(w));
     assert!(f.blocks[2].dead);
     assert_eq!(world.resource::<Cfg>().rpo(), &[Block(0), Block(1)]);
-    assert!(strata::ir::verifier::verify(&f, &symbols).is_empty());
+    assert!(strata::verify::verify(&f, &symbols).is_empty());
 }

@@ -1,6 +1,6 @@
 //! Each test breaks one verifier invariant and checks that the error names it and where.
 
-use strata::ir::verifier::{verify, verify_module};
+use strata::verify::{verify, verify_module};
 use strata::ir::*;
 
 fn sig(params: &[Type], ret: Type) -> Signature {

@@ -70,13 +70,12 @@ impl Cfg {
         self.clear();
         let n = ir.num_blocks();
         self.live
-            .extend((0..n).map(|b| !ir.block(Block::new(b)).dead));
+            .extend((0..n).map(|b| !ir.is_block_dead(Block::new(b))));
         self.succ_start.reserve(n + 1);
         self.succ_start.push(0);
         let num_insts = ir.num_insts();
         for b in 0..n {
             if self.live[b] {
-                let data = ir.block(Block::new(b));
                 let live = &self.live;
                 let succs = &mut self.succs;
                 let invalid = &mut self.invalid_edges;
@@ -87,12 +86,12 @@ impl Cfg {
                         *invalid += 1;
                     }
                 };
-                data.terminator.for_each_successor(&mut add);
-                for &i in &data.insts {
+                ir.terminator(Block::new(b)).for_each_successor(&mut add);
+                for &i in ir.block_insts(Block::new(b)) {
                     if i.index() >= num_insts {
                         continue; // the verifier reports the dangling instruction
                     }
-                    if let InstKind::InlineAsm(asm) = &ir.inst(i).kind {
+                    if let InstKind::InlineAsm(asm) = ir.inst_kind(i) {
                         asm.goto_labels.iter().for_each(|&s| add(s));
                     }
                 }

@@ -22,70 +22,61 @@ pub use dominance::DomTree;
 pub use frontiers::{DominanceFrontiers, IdfScratch};
 pub use scc::Sccs;
 
-use crate::engine::{IrQuery, Stage};
+use crate::ir::IrView;
+pub use crate::stage::Analyses;
 use bevy_ecs::prelude::*;
+
+/// The analyses whose resources describe the function now in the World (DESIGN.md 2,
+/// rule 7). Loading a function empties it; a system that changes the CFG removes what it
+/// invalidated; the `compute_*` systems add what they computed. Analyses are recomputed only
+/// when a stage that reads them finds them missing here.
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValidAnalyses(pub Analyses);
 
 /// Builds the CFG of the function in the World.
 ///
-/// Reads the function through [`IrQuery`] (block terminators, `asm goto` labels); writes
-/// [`Cfg`]. Requires nothing (invalid edges are skipped and counted, the verifier reports
-/// them). Establishes successors, predecessors (one per edge), reverse postorder and
-/// critical edges for the current function.
-pub fn compute_cfg(ir: IrQuery, mut cfg: ResMut<Cfg>) {
-    cfg.compute(&ir);
+/// Reads the block columns `BlockInsts`, `BlockTerm`, `BlockDead` and the instruction column
+/// `InstOp` (asm-goto labels) through [`IrView`]; writes [`Cfg`] and marks it valid (and
+/// everything computed from an older CFG invalid). Requires nothing (invalid edges are
+/// skipped and counted; the verifier reports them). Establishes successors, predecessors
+/// (one per edge), reverse postorder and critical edges for the current function.
+pub fn compute_cfg(ir: IrView, mut cfg: ResMut<Cfg>, mut valid: ResMut<ValidAnalyses>) {
+    cfg.compute(&ir.body());
+    valid.0 = Analyses::CFG;
 }
 
 /// Computes immediate dominators and the dominator tree (Cooper-Harvey-Kennedy).
 ///
-/// Reads [`Cfg`]; writes [`DomTree`]. Requires [`compute_cfg`] to have run on the current
-/// function. Establishes `idom`, tree children and the preorder/postorder numbering used by
+/// Reads [`Cfg`]; writes [`DomTree`] and marks it valid. Requires a valid CFG.
+/// Establishes `idom`, tree children and the preorder/postorder numbering used by
 /// [`DomTree::dominates`].
-pub fn compute_idoms(cfg: Res<Cfg>, mut dom: ResMut<DomTree>) {
+pub fn compute_idoms(cfg: Res<Cfg>, mut dom: ResMut<DomTree>, mut valid: ResMut<ValidAnalyses>) {
     dom.compute(&cfg);
+    valid.0 |= Analyses::DOMTREE;
 }
 
 /// Computes the dominance frontier of every block.
 ///
-/// Reads [`Cfg`] and [`DomTree`]; writes [`DominanceFrontiers`]. Requires [`compute_idoms`]
-/// on the current function. Establishes DF(b) for all blocks (sorted, deduplicated; the entry
+/// Reads [`Cfg`] and [`DomTree`]; writes [`DominanceFrontiers`] and marks them valid.
+/// Requires a valid tree. Establishes DF(b) for all blocks (sorted, deduplicated; the entry
 /// block may appear when it is a loop header).
-pub fn compute_frontiers(cfg: Res<Cfg>, dom: Res<DomTree>, mut df: ResMut<DominanceFrontiers>) {
+pub fn compute_frontiers(
+    cfg: Res<Cfg>,
+    dom: Res<DomTree>,
+    mut df: ResMut<DominanceFrontiers>,
+    mut valid: ResMut<ValidAnalyses>,
+) {
     df.compute(&cfg, &dom);
+    valid.0 |= Analyses::FRONTIERS;
 }
 
 /// Computes the strongly connected components of the reachable CFG (Tarjan, iterative).
 ///
-/// Reads [`Cfg`]; writes [`Sccs`]. Requires [`compute_cfg`] on the current function.
+/// Reads [`Cfg`]; writes [`Sccs`] and marks them valid. Requires a valid CFG.
 /// Establishes component ids and components in reverse topological order.
-pub fn compute_sccs(cfg: Res<Cfg>, mut sccs: ResMut<Sccs>) {
+pub fn compute_sccs(cfg: Res<Cfg>, mut sccs: ResMut<Sccs>, mut valid: ResMut<ValidAnalyses>) {
     sccs.compute(&cfg);
-}
-
-/// Recomputes the CFG, dominator tree, SCCs and dominance frontiers present in `world` for
-/// `f` (a function taken out of the World whose control flow a pass changed), so that later
-/// systems read analyses of the current function. Does nothing if `world` has no [`Cfg`].
-pub fn recompute_analyses(world: &mut World, f: &crate::ir::Function) {
-    let Some(mut cfg) = world
-        .get_resource_mut::<Cfg>()
-        .map(|mut c| std::mem::take(&mut *c))
-    else {
-        return;
-    };
-    cfg.compute(f);
-    if let Some(mut dom) = world.get_resource_mut::<DomTree>() {
-        dom.compute(&cfg);
-    }
-    if let Some(mut sccs) = world.get_resource_mut::<Sccs>() {
-        sccs.compute(&cfg);
-    }
-    if let Some(mut df) = world
-        .get_resource_mut::<DominanceFrontiers>()
-        .map(|mut d| std::mem::take(&mut *d))
-    {
-        df.compute(&cfg, world.resource::<DomTree>());
-        *world.resource_mut::<DominanceFrontiers>() = df;
-    }
-    *world.resource_mut::<Cfg>() = cfg;
+    valid.0 |= Analyses::SCCS;
 }
 
 /// Inserts the analysis resources (empty) into `world`.
@@ -94,17 +85,26 @@ pub fn init_resources(world: &mut World) {
     world.init_resource::<DomTree>();
     world.init_resource::<DominanceFrontiers>();
     world.init_resource::<Sccs>();
+    world.init_resource::<ValidAnalyses>();
 }
 
-/// Adds the analysis systems to their stages: `compute_cfg` in [`Stage::Cfg`];
-/// `compute_idoms`, `compute_frontiers`, `compute_sccs` chained in [`Stage::Dominance`]
-/// (frontiers need the tree; SCCs are ordered after them so no two systems touching the same
-/// resource are ambiguous).
-pub fn configure(schedule: &mut Schedule) {
-    schedule.add_systems(compute_cfg.in_set(Stage::Cfg));
-    schedule.add_systems(
-        (compute_idoms, compute_frontiers, compute_sccs)
-            .chain()
-            .in_set(Stage::Dominance),
-    );
+/// The systems that bring the analyses in `needed` up to date, in dependency order, each
+/// running only if its analysis is needed (by `needed(world state)`) and not valid. The
+/// engine adds one such chain before every stage that reads analyses (and before
+/// verify-after), so every analysis is computed at most once per state of the function.
+pub fn refresh_systems<M>(
+    needed: impl SystemCondition<M> + Clone,
+    which: Analyses,
+) -> bevy_ecs::schedule::ScheduleConfigs<bevy_ecs::system::ScheduleSystem> {
+    let missing = move |a: Analyses| {
+        move |valid: Res<ValidAnalyses>| which.with_inputs().contains(a) && !valid.0.contains(a)
+    };
+    (
+        compute_cfg.run_if(missing(Analyses::CFG)),
+        compute_idoms.run_if(missing(Analyses::DOMTREE)),
+        compute_frontiers.run_if(missing(Analyses::FRONTIERS)),
+        compute_sccs.run_if(missing(Analyses::SCCS)),
+    )
+        .chain()
+        .distributive_run_if(needed)
 }

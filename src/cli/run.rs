@@ -31,7 +31,7 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
     } = run_args;
     let (file, entry) = (file.as_path(), entry.as_str());
     let module = load_module(file, None, false)?.module;
-    let errors = crate::ir::verifier::verify_module(&module);
+    let errors = crate::verify::verify_module(&module);
     if !errors.is_empty() {
         for e in &errors {
             eprintln!("{}: error: {e}", file.display());

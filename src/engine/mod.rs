@@ -17,210 +17,18 @@
 //! deterministic.
 
 pub mod batch;
-mod passes;
 pub mod world;
 
-pub use passes::{Pass, PassError, PassInfo, PassSet};
-pub use world::{EntityMap, FunctionInfo, IrQuery, Symbols, ValueTable};
+pub use crate::ir::{FunctionInfo, IrMut, IrView, Symbols, ValueTable};
+pub use crate::stage::*;
+pub use world::EntityMap;
 
+use crate::analysis::refresh_systems;
 use crate::ir::{Function, SymbolTable};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::{LogLevel, ScheduleBuildSettings, ScheduleLabel, SingleThreadedExecutor};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// The stages of the pipeline, in order (DESIGN.md 1). Each is a system set; stage modules add
-/// their systems to it in their `configure` function.
-#[derive(SystemSet, Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Stage {
-    /// IR invariants before anything reads the function.
-    Verify,
-    /// Successors, predecessors, reverse postorder, critical edges.
-    Cfg,
-    /// Immediate dominators, dominator tree, dominance frontiers, SCCs.
-    Dominance,
-    /// SSA construction.
-    Mem2Reg,
-    /// Sparse conditional constant propagation.
-    Sccp,
-    /// Placement on execution targets.
-    Placement,
-    /// Phi elimination or block-parameter conversion.
-    OutOfSsa,
-    /// Lowering to machine operands.
-    Lower,
-    /// Register allocation.
-    Regalloc,
-    /// Allocation checking.
-    Check,
-    /// Output (reserved: emission currently happens after the function leaves the World).
-    Emit,
-}
-
-impl Stage {
-    /// Every stage in pipeline order.
-    pub const ALL: [Stage; 11] = [
-        Stage::Verify,
-        Stage::Cfg,
-        Stage::Dominance,
-        Stage::Mem2Reg,
-        Stage::Sccp,
-        Stage::Placement,
-        Stage::OutOfSsa,
-        Stage::Lower,
-        Stage::Regalloc,
-        Stage::Check,
-        Stage::Emit,
-    ];
-
-    /// The passes implemented by this stage.
-    pub fn passes(self) -> PassSet {
-        Pass::ALL
-            .iter()
-            .filter(|p| p.info().stage == self)
-            .fold(PassSet::empty(), |s, p| s | p.bit())
-    }
-
-    /// True if the stage's systems read the function through [`IrQuery`], so a function
-    /// checked out by an earlier transforming stage must go back into the World first
-    /// ([`world::check_in`]). Verify, mem2reg, SCCP and out-of-SSA work on the checked-out
-    /// function; dominance reads only the CFG. Stages not built yet count as readers.
-    pub fn reads_world(self) -> bool {
-        !matches!(
-            self,
-            Stage::Verify | Stage::Dominance | Stage::Mem2Reg | Stage::Sccp | Stage::OutOfSsa
-        )
-    }
-
-    /// Lower-case name used in timing reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::Verify => "verify",
-            Stage::Cfg => "cfg",
-            Stage::Dominance => "dominance",
-            Stage::Mem2Reg => "mem2reg",
-            Stage::Sccp => "sccp",
-            Stage::Placement => "placement",
-            Stage::OutOfSsa => "out-of-ssa",
-            Stage::Lower => "lower",
-            Stage::Regalloc => "regalloc",
-            Stage::Check => "check",
-            Stage::Emit => "emit",
-        }
-    }
-}
-
-/// Bookends of each stage: timing, dumping and verify-after.
-#[derive(SystemSet, Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum StageStep {
-    /// Runs before the stage's systems (starts its timer).
-    Begin(Stage),
-    /// Runs after them (stops the timer, dumps, verifies).
-    End(Stage),
-}
-
-/// Tunable parameters of the passes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PassOptions {
-    /// SCCP lattice memory limit in bytes (003: 100 KB); above it SCCP falls back to local
-    /// constant folding.
-    pub sccp_memory_limit: usize,
-}
-
-impl Default for PassOptions {
-    fn default() -> Self {
-        PassOptions {
-            sccp_memory_limit: 100 * 1024,
-        }
-    }
-}
-
-/// A named counter reported by a pass for the current function (for `--stats` and the bench
-/// JSON), for example `mem2reg` / `allocas_promoted`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize)]
-pub struct Stat {
-    /// The pass reporting it (kebab-case pass name).
-    pub pass: &'static str,
-    /// What is counted (snake_case).
-    pub name: &'static str,
-    /// The count.
-    pub value: u64,
-}
-
-/// Statistics of the current function, filled by passes.
-#[derive(Resource, Default, Debug)]
-pub struct PassStats(pub Vec<Stat>);
-
-impl PassStats {
-    /// Adds `value` to the counter `pass`/`name` (creating it at zero).
-    pub fn add(&mut self, pass: &'static str, name: &'static str, value: u64) {
-        match self.0.iter_mut().find(|s| s.pass == pass && s.name == name) {
-            Some(s) => s.value += value,
-            None => self.0.push(Stat { pass, name, value }),
-        }
-    }
-}
-
-/// Which passes run and what the engine does around them.
-#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
-pub struct PipelineConfig {
-    /// Passes that run: the requested ones plus what they require.
-    pub passes: PassSet,
-    /// Run the verifier after every transforming pass.
-    pub verify_each: bool,
-    /// Measure each stage's wall time into [`PassTimings`].
-    pub time_passes: bool,
-    /// Print the function into [`Dumps`] after this pass's stage.
-    pub dump_after: Option<Pass>,
-    /// Pass parameters.
-    pub options: PassOptions,
-}
-
-impl PipelineConfig {
-    /// Config running `requested` plus its requirements.
-    pub fn new(requested: PassSet) -> Self {
-        PipelineConfig {
-            passes: requested.with_requirements(),
-            ..Default::default()
-        }
-    }
-
-    /// True if any pass of `stage` is enabled.
-    pub fn runs(&self, stage: Stage) -> bool {
-        self.passes.intersects(stage.passes())
-    }
-}
-
-/// Severity of a diagnostic.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize)]
-pub enum Severity {
-    /// The function is invalid; later stages do not run.
-    Error,
-    /// Informational (for example a fallback taken).
-    Note,
-}
-
-/// A message from a system about the function in the World.
-#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize)]
-pub struct Diagnostic {
-    /// Severity.
-    pub severity: Severity,
-    /// The pass that reported it.
-    pub pass: &'static str,
-    /// The message, naming function, block and instruction where relevant.
-    pub message: String,
-}
-
-/// Diagnostics of the current function. After an error, later stages are skipped.
-#[derive(Resource, Default, Debug)]
-pub struct Diagnostics(pub Vec<Diagnostic>);
-
-impl Diagnostics {
-    /// True if an error was reported.
-    pub fn has_errors(&self) -> bool {
-        self.0.iter().any(|d| d.severity == Severity::Error)
-    }
-}
 
 /// Wall time per stage for the current function (filled with `time_passes`).
 #[derive(Resource, Default, Debug, Clone)]
@@ -228,6 +36,16 @@ pub struct PassTimings {
     /// `per_stage[Stage as usize]`.
     pub per_stage: [Duration; Stage::ALL.len()],
     started: Option<Instant>,
+}
+
+/// Bookends of each stage: timing, analysis refresh, dumping and verify-after.
+#[derive(SystemSet, Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum StageStep {
+    /// Runs before the stage's systems (starts its timer, brings the analyses its passes
+    /// read up to date).
+    Begin(Stage),
+    /// Runs after them (verifies, dumps, stops the timer).
+    End(Stage),
 }
 
 /// Text dumps requested with `dump_after`, in order.
@@ -265,46 +83,31 @@ fn end_stage(stage: Stage) -> impl FnMut(Res<PipelineConfig>, ResMut<PassTimings
     }
 }
 
-/// Puts a checked-out function back into the World before a stage that reads it there
-/// (timed with the stage).
-fn check_in_before(stage: Stage) -> impl FnMut(&mut World) {
-    move |world: &mut World| {
-        if stage.reads_world() {
-            world::check_in(world);
-        }
-    }
-}
-
-fn dump_after(stage: Stage) -> impl FnMut(&mut World) {
-    move |world: &mut World| {
-        let config = world.resource::<PipelineConfig>();
+fn dump_after(
+    stage: Stage,
+) -> impl FnMut(Res<PipelineConfig>, IrView, Res<Symbols>, ResMut<Dumps>) {
+    move |config: Res<PipelineConfig>, ir: IrView, symbols: Res<Symbols>, mut dumps: ResMut<Dumps>| {
         if config.dump_after.is_some_and(|p| p.info().stage == stage) {
-            let symbols = world.resource::<Symbols>().0.clone();
-            let text = world::with_function(world, |f, _| crate::text::print_function(f, &symbols));
-            world
-                .resource_mut::<Dumps>()
-                .0
-                .push(format!("; after {}\n{}", stage.name(), text));
+            let text = crate::text::print_function(&ir.body(), &symbols.0);
+            dumps.0.push(format!("; after {}\n{}", stage.name(), text));
         }
     }
 }
 
-fn verify_after(stage: Stage) -> impl FnMut(&mut World) {
-    move |world: &mut World| {
-        let config = world.resource::<PipelineConfig>();
-        let transforms = config
-            .passes
-            .passes()
-            .any(|p| p.info().stage == stage && p.info().transforms);
-        // Debug builds always verify after transforming passes (DESIGN.md 1, Verify).
-        let wanted = (config.verify_each || cfg!(debug_assertions)) && transforms;
-        if wanted && !world.resource::<Diagnostics>().has_errors() {
-            crate::ir::verifier::verify_in_world(world, stage.name());
-        }
+/// Asserts one dense table per entity kind after a stage (debug builds; DESIGN.md 2 rule 4).
+fn check_tables(world: &mut World) {
+    if cfg!(debug_assertions) {
+        world::check_dense(world);
     }
 }
 
 /// Builds the pipeline schedule on `world` (called once per engine).
+///
+/// The stage order is [`STAGES`]' (each entry says why it sits there). Around each stage:
+/// `Begin` starts its timer and runs the analysis systems for what its enabled passes read
+/// and find stale ([`PipelineConfig::reads`], [`crate::analysis::ValidAnalyses`]); `End`
+/// refreshes the CFG and dominator tree and runs the verifier if verify-after is on, dumps
+/// the function if asked, checks the tables (debug builds) and stops the timer.
 pub fn build_schedule(world: &mut World) -> Schedule {
     let mut schedule = Schedule::new(Pipeline);
     schedule.set_executor(SingleThreadedExecutor::new());
@@ -312,22 +115,9 @@ pub fn build_schedule(world: &mut World) -> Schedule {
         ambiguity_detection: LogLevel::Error,
         ..Default::default()
     });
-    // The order of the pipeline (DESIGN.md 1). Why each stage sits where it does:
-    let order = [
-        Stage::Verify,    // first: no pass may read an invalid function
-        Stage::Cfg,       // every later analysis and pass reads edges and orders
-        Stage::Dominance, // needs the CFG; mem2reg and placement need idoms and frontiers
-        Stage::Mem2Reg,   // builds SSA, which SCCP's sparse def-use propagation needs
-        Stage::Sccp,      // on SSA; folds constants before placement costs blocks
-        Stage::Placement, // on optimised SSA, before SSA is left (splits blocks)
-        Stage::OutOfSsa,  // after every SSA pass: phis become copies or block parameters
-        Stage::Lower,     // needs phi-free IR to map to machine operands
-        Stage::Regalloc,  // on machine operands with constraints
-        Stage::Check,     // judges the allocation just made
-        Stage::Emit,      // last: prints what the pipeline produced
-    ];
     let mut chain = Vec::new();
-    for &stage in &order {
+    for info in &STAGES {
+        let stage = info.stage;
         chain.push(StageStep::Begin(stage).intern());
         chain.push(stage.intern());
         chain.push(StageStep::End(stage).intern());
@@ -339,22 +129,53 @@ pub fn build_schedule(world: &mut World) -> Schedule {
         schedule.configure_sets(
             StageStep::End(stage).run_if(move |config: Res<PipelineConfig>| config.runs(stage)),
         );
-        schedule.add_systems(
-            (begin_stage(stage), check_in_before(stage))
-                .chain()
-                .in_set(StageStep::Begin(stage)),
-        );
-        schedule.add_systems(
-            (end_stage(stage), verify_after(stage), dump_after(stage))
-                .chain()
-                .in_set(StageStep::End(stage)),
-        );
+        let reads = PASSES
+            .iter()
+            .filter(|p| p.stage == stage)
+            .fold(Analyses::empty(), |a, p| a | p.reads);
+        if reads.is_empty() {
+            schedule.add_systems(begin_stage(stage).in_set(StageStep::Begin(stage)));
+        } else {
+            schedule.add_systems(
+                (
+                    begin_stage(stage),
+                    refresh_systems(
+                        move |config: Res<PipelineConfig>| !config.reads(stage).is_empty(),
+                        reads,
+                    ),
+                )
+                    .chain()
+                    .in_set(StageStep::Begin(stage)),
+            );
+        }
+        let verifies = move |config: Res<PipelineConfig>, diags: Res<Diagnostics>| {
+            config.verifies_after(stage) && !diags.has_errors()
+        };
+        let transforms = PASSES.iter().any(|p| p.stage == stage && p.transforms);
+        if transforms {
+            schedule.add_systems(
+                (
+                    refresh_systems(verifies, Analyses::CFG | Analyses::DOMTREE),
+                    crate::verify::verify_system(stage.name()).run_if(verifies),
+                    dump_after(stage),
+                    check_tables,
+                    end_stage(stage),
+                )
+                    .chain()
+                    .in_set(StageStep::End(stage)),
+            );
+        } else {
+            schedule.add_systems(
+                (dump_after(stage), check_tables, end_stage(stage))
+                    .chain()
+                    .in_set(StageStep::End(stage)),
+            );
+        }
     }
     for pair in chain.windows(2) {
         schedule.configure_sets(pair[1].after(pair[0]));
     }
-    crate::ir::verifier::configure(&mut schedule);
-    crate::analysis::configure(&mut schedule);
+    crate::verify::configure(&mut schedule);
     crate::ssa::configure(&mut schedule);
     crate::sccp::configure(&mut schedule);
     schedule
@@ -401,6 +222,7 @@ impl Engine {
         let mut world = World::new();
         world::init_resources(&mut world);
         world.insert_resource(config);
+        world.init_resource::<crate::ir::RowDemand>();
         world.init_resource::<Diagnostics>();
         world.init_resource::<PassTimings>();
         world.init_resource::<Dumps>();

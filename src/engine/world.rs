@@ -1,125 +1,48 @@
-//! The function in the World: entity spawning, reading back, and the `IrQuery` view.
+//! The function in the World: loading into pooled column tables, taking back out, growing
+//! tables for passes that create instructions or blocks, and the system parameters through
+//! which systems see the columns as slices.
 //!
-//! [`load_function`] spawns one entity per block (`Block`, `BlockData`) and one per
-//! instruction (`Inst`, `InstData`) with one `spawn_batch` each, in index order, into one
-//! archetype each (DESIGN.md 2, rules 3 and 4). Per-function tables that are not per entity
-//! (values, constants, signature) go into resources. [`take_function`] moves the components
-//! back into a [`Function`] in one linear pass and despawns the entities newest first, so the
-//! World holds no entity of a finished function and entity ids stay bounded (rule 7).
+//! Model (DESIGN.md 2, rules 3-6 and 10): a function enters the World once, when the
+//! pipeline starts ([`FunctionLoader::load`]), and leaves once, when it ends
+//! ([`FunctionLoader::take`]). In between its blocks and instructions are entities whose
+//! components are the columns of [`crate::ir::body`]; per-function tables that are not per
+//! entity (values, constants, name and signature, rows in use) are resources. One table per
+//! entity kind, row `i` = dense index `i`: loading overwrites pooled rows in place and only
+//! the difference in size is spawned (one `spawn_batch`, at the end) or despawned (newest
+//! first), so rows never move. [`check_dense`] asserts this after every stage in debug
+//! builds.
 //!
-//! [`IrQuery`] is the system parameter through which systems read the function; it
-//! implements [`IrRead`], so the verifier, analyses and printer run unchanged inside systems.
-//! Lookups go through [`EntityMap`] (dense index to `Entity`), about 9 ns each; hot loops copy
-//! what they need into dense scratch first (rule 6).
+//! Systems read and write the columns through [`IrMut`] and [`IrView`], which hold plain
+//! queries (so the schedule's ambiguity check sees every access) and hand out the columns
+//! as slices ([`crate::ir::Body`], [`crate::ir::BodyRef`]) with one contiguous-query call
+//! per table: random access then costs what a `Vec` index costs. Slices never go through
+//! `ContiguousMut`'s `DerefMut` (which marks every tick of the column on each write):
+//! [`ContiguousMut::bypass_change_detection_split`] gives the plain `&mut [T]`.
 //!
-//! Transforming passes work on the function copied out as dense tables ([`with_function`]).
-//! Consecutive transforming stages share one copy-out: the function stays in [`CheckedOut`]
-//! until a stage that reads the World begins ([`check_in`], run by the engine's stage
-//! bookends) or the engine takes the function back. While it is checked out, the World's
-//! block and instruction entities hold placeholders, and [`IrQuery`] must not be used (a
-//! debug assertion checks it).
+//! A pass that creates instructions or blocks first writes how many it may create into
+//! [`RowDemand`]; the exclusive system [`grow_rows`] spawns that many spare rows at the end
+//! of each table while no slice is borrowed; the pass then fills them
+//! ([`crate::ir::Body::push_inst`]). Removed instructions and blocks are flagged in the
+//! `InstDead` / `BlockDead` columns, never despawned mid-pipeline.
 //!
-//! Cost: O(blocks + instructions) to load and to take; see [`FunctionLoader`] for pooling.
+//! Cost: O(blocks + instructions) to load and to take; O(1) to obtain the slices.
 
 use crate::ir::{
-    Block, BlockData, ConstPool, Function, Inst, InstData, InstKind, IrRead, Linkage, Phase,
-    Signature, SymbolTable, Value, ValueData,
+    Block, BlockColumnsMut, BlockData, BlockDead, BlockInsts, BlockParams, BlockTerm, ConstPool,
+    Function, FunctionInfo, InstBlock, InstColumnsMut, InstData, InstDead, InstKind, InstOp,
+    InstResults, RowCounts, RowDemand, SymbolTable, Symbols, Terminator, ValueTable,
 };
 use bevy_ecs::prelude::*;
-use bevy_ecs::system::SystemParam;
 use std::sync::Arc;
 
-/// Dense index to entity, for blocks and instructions of the function in the World.
+/// Entities of the pooled rows, in row order (for despawning newest first and for
+/// [`check_dense`]).
 #[derive(Resource, Default, Debug)]
 pub struct EntityMap {
-    /// `blocks[Block]`.
+    /// `blocks[Block]`: the entity of each block row.
     pub blocks: Vec<Entity>,
-    /// `insts[Inst]`.
+    /// `insts[Inst]`: the entity of each instruction row.
     pub insts: Vec<Entity>,
-}
-
-/// Per-function data that is not per entity: name, signature, parameters, phase.
-#[derive(Resource, Default, Debug, Clone)]
-pub struct FunctionInfo {
-    /// Function name.
-    pub name: String,
-    /// Linkage.
-    pub linkage: Linkage,
-    /// Signature.
-    pub signature: Signature,
-    /// Parameter values.
-    pub param_values: Vec<Value>,
-    /// Current IR phase; passes that change phase update it.
-    pub phase: Phase,
-}
-
-/// The value table of the function in the World (`values[Value]`).
-#[derive(Resource, Default, Debug)]
-pub struct ValueTable(pub Vec<ValueData>);
-
-/// Names and signatures of the symbols of the module the function belongs to.
-#[derive(Resource, Default, Debug, Clone)]
-pub struct Symbols(pub Arc<SymbolTable>);
-
-/// The function copied out of the World as dense tables by a transforming pass and not yet
-/// put back (see the module doc). `None` while the function is in the World.
-#[derive(Resource, Default, Debug)]
-pub struct CheckedOut(pub Option<Function>);
-
-/// Read-only view of the function in the World; see the module doc.
-#[derive(SystemParam)]
-pub struct IrQuery<'w, 's> {
-    blocks: Query<'w, 's, &'static BlockData>,
-    insts: Query<'w, 's, &'static InstData>,
-    map: Res<'w, EntityMap>,
-    info: Res<'w, FunctionInfo>,
-    values: Res<'w, ValueTable>,
-    consts: Res<'w, ConstPool>,
-    checked_out: Res<'w, CheckedOut>,
-}
-
-impl IrRead for IrQuery<'_, '_> {
-    fn name(&self) -> &str {
-        &self.info.name
-    }
-    fn linkage(&self) -> Linkage {
-        self.info.linkage
-    }
-    fn signature(&self) -> &Signature {
-        &self.info.signature
-    }
-    fn param_values(&self) -> &[Value] {
-        &self.info.param_values
-    }
-    fn phase(&self) -> Phase {
-        self.info.phase
-    }
-    fn num_blocks(&self) -> usize {
-        debug_assert!(
-            self.checked_out.0.is_none(),
-            "IrQuery used while the function is checked out (run check_in first)"
-        );
-        self.map.blocks.len()
-    }
-    fn block(&self, b: Block) -> &BlockData {
-        self.blocks
-            .get(self.map.blocks[b.index()])
-            .expect("every block index has a live entity")
-    }
-    fn num_insts(&self) -> usize {
-        self.map.insts.len()
-    }
-    fn inst(&self, i: Inst) -> &InstData {
-        self.insts
-            .get(self.map.insts[i.index()])
-            .expect("every instruction index has a live entity")
-    }
-    fn values(&self) -> &[ValueData] {
-        &self.values.0
-    }
-    fn consts(&self) -> &ConstPool {
-        &self.consts
-    }
 }
 
 /// Inserts the per-function resources with empty contents (done once per World).
@@ -129,27 +52,22 @@ pub fn init_resources(world: &mut World) {
     world.init_resource::<ValueTable>();
     world.init_resource::<ConstPool>();
     world.init_resource::<Symbols>();
-    world.init_resource::<CheckedOut>();
+    world.init_resource::<RowCounts>();
+    world.init_resource::<RowDemand>();
     let loader = FunctionLoader::new(world, true);
     world.insert_resource(loader);
-    world.init_resource::<crate::ir::verifier::Verifier>();
 }
 
 /// Loads functions into a World and takes them back out, pooling entities.
 ///
-/// Entity pooling (DESIGN.md 2, rule 7): between functions the block and instruction entities
-/// stay alive holding empty placeholders, and the next function overwrites their components
-/// in place. Only the difference in size is spawned (one `spawn_batch`) or despawned (newest
-/// first), so entity ids stay bounded by the largest function and table rows keep index order.
-/// Measured on a 100-instruction function: load + take costs 1.3 µs pooled against 8.6 µs
-/// with spawn and despawn (`tests/soak.rs` checks results are identical).
-///
-/// Each entity's `Block`/`Inst` component equals its position in [`EntityMap`], so writes go
-/// by index whatever order a query iterates in.
+/// Entity pooling (DESIGN.md 2, rule 10): between functions the block and instruction
+/// entities stay alive, and the next function overwrites their components in place. Only the
+/// difference in size is spawned (one `spawn_batch`) or despawned (newest first), so entity
+/// ids stay bounded by the largest function and table rows keep index order.
 #[derive(Resource)]
 pub struct FunctionLoader {
-    blocks: QueryState<(&'static Block, &'static mut BlockData)>,
-    insts: QueryState<(&'static Inst, &'static mut InstData)>,
+    insts: QueryState<InstColumnsMut>,
+    blocks: QueryState<BlockColumnsMut>,
     pool: bool,
 }
 
@@ -158,70 +76,90 @@ impl FunctionLoader {
     /// entity, leaving the World empty.
     pub fn new(world: &mut World, pool: bool) -> Self {
         FunctionLoader {
-            blocks: world.query(),
             insts: world.query(),
+            blocks: world.query(),
             pool,
         }
     }
 
-    /// Puts `f` into `world`: its tables move into components and resources. A function
-    /// still checked out ([`CheckedOut`]) is dropped.
+    /// Puts `f` into `world`: its tables move into columns and resources.
     pub fn load(&mut self, world: &mut World, f: Function, symbols: &Arc<SymbolTable>) {
-        match world.get_resource_mut::<CheckedOut>() {
-            Some(mut out) => out.0 = None,
-            None => {
-                world.init_resource::<CheckedOut>();
-            }
-        }
         let Function {
             name,
             linkage,
             signature,
             param_values,
-            mut blocks,
-            mut insts,
+            blocks,
+            insts,
             values,
             consts,
             phase,
         } = f;
+        let mut listed = vec![false; insts.len()];
+        for block in blocks.iter().filter(|b| !b.dead) {
+            for i in &block.insts {
+                if let Some(l) = listed.get_mut(i.index()) {
+                    *l = true;
+                }
+            }
+        }
         let mut map = world.remove_resource::<EntityMap>().unwrap_or_default();
         fit(world, &mut map.blocks, blocks.len());
         fit(world, &mut map.insts, insts.len());
         let reused_blocks = map.blocks.len();
         let reused_insts = map.insts.len();
-        for (b, mut data) in self.blocks.iter_mut(world) {
-            *data = std::mem::take(&mut blocks[b.index()]);
-        }
-        for (i, mut data) in self.insts.iter_mut(world) {
-            *data = std::mem::replace(&mut insts[i.index()], placeholder_inst());
-        }
-        map.blocks.extend(
-            world.spawn_batch(
-                blocks
-                    .into_iter()
-                    .enumerate()
-                    .skip(reused_blocks)
-                    .map(|(i, data)| (Block::new(i), data)),
-            ),
-        );
-        map.insts.extend(
-            world.spawn_batch(
-                insts
-                    .into_iter()
-                    .enumerate()
-                    .skip(reused_insts)
-                    .map(|(i, data)| (Inst::new(i), data)),
-            ),
-        );
-        world.insert_resource(map);
+        let mut insts = insts.into_iter();
+        let mut blocks = blocks.into_iter();
         {
-            let mut info = world.resource_mut::<FunctionInfo>();
-            info.name = name;
-            info.linkage = linkage;
-            info.signature = signature;
-            info.param_values = param_values;
-            info.phase = phase;
+            let (ops, results, blocks_of, dead) = crate::inst_slices_mut!(self.insts.contiguous_iter_mut(world));
+            for (row, data) in insts.by_ref().take(reused_insts).enumerate() {
+                ops[row].0 = data.kind;
+                results[row].0 = data.results;
+                blocks_of[row].0 = data.block;
+                dead[row].0 = !listed[row];
+            }
         }
+        {
+            let (order, params, terms, dead) = crate::block_slices_mut!(self.blocks.contiguous_iter_mut(world));
+            for (row, data) in blocks.by_ref().take(reused_blocks).enumerate() {
+                order[row].0 = data.insts;
+                params[row].0 = data.params;
+                terms[row].0 = data.terminator;
+                dead[row].0 = data.dead;
+            }
+        }
+        map.blocks.extend(world.spawn_batch(blocks.map(|data| {
+            (
+                BlockInsts(data.insts),
+                BlockParams(data.params),
+                BlockTerm(data.terminator),
+                BlockDead(data.dead),
+            )
+        })));
+        map.insts
+            .extend(world.spawn_batch(insts.enumerate().map(|(k, data)| {
+                (
+                    InstOp(data.kind),
+                    InstResults(data.results),
+                    InstBlock(data.block),
+                    InstDead(!listed[reused_insts + k]),
+                )
+            })));
+        *world.resource_mut::<RowCounts>() = RowCounts {
+            blocks: map.blocks.len(),
+            insts: map.insts.len(),
+        };
+        if let Some(mut valid) = world.get_resource_mut::<crate::analysis::ValidAnalyses>() {
+            valid.0 = crate::analysis::Analyses::empty();
+        }
+        world.insert_resource(map);
+        *world.resource_mut::<FunctionInfo>() = FunctionInfo {
+            name,
+            linkage,
+            signature,
+            param_values,
+            phase,
+        };
         world.resource_mut::<ValueTable>().0 = values;
         *world.resource_mut::<ConstPool>() = consts;
         let mut sym = world.resource_mut::<Symbols>();
@@ -230,41 +168,40 @@ impl FunctionLoader {
         }
     }
 
-    /// Moves the function out of `world` in one linear pass per entity kind (or returns it
-    /// at once if it is checked out). Pooled entities keep empty placeholders; otherwise they
-    /// are despawned, newest first.
+    /// Moves the function out of `world` in one linear pass per table. Pooled entities keep
+    /// empty rows; otherwise they are despawned, newest first.
     pub fn take(&mut self, world: &mut World) -> Function {
-        let checked_out = world
-            .get_resource_mut::<CheckedOut>()
-            .and_then(|mut out| out.0.take());
-        if let Some(f) = checked_out {
-            if !self.pool {
-                let mut map = world.remove_resource::<EntityMap>().unwrap_or_default();
-                fit(world, &mut map.insts, 0);
-                fit(world, &mut map.blocks, 0);
-                world.insert_resource(map);
-            }
-            return f;
-        }
-        let mut map = world.remove_resource::<EntityMap>().unwrap_or_default();
-        let mut blocks = vec![BlockData::dead(); map.blocks.len()];
-        let mut insts: Vec<InstData> = Vec::with_capacity(map.insts.len());
-        insts.resize_with(map.insts.len(), placeholder_inst);
-        for (b, mut data) in self.blocks.iter_mut(world) {
-            if let Some(slot) = blocks.get_mut(b.index()) {
-                *slot = std::mem::take(&mut *data);
+        let counts = *world.resource::<RowCounts>();
+        let mut blocks = Vec::with_capacity(counts.blocks);
+        let mut insts = Vec::with_capacity(counts.insts);
+        {
+            let (ops, results, blocks_of, _) = crate::inst_slices_mut!(self.insts.contiguous_iter_mut(world));
+            for row in 0..counts.insts.min(ops.len()) {
+                insts.push(InstData {
+                    kind: std::mem::replace(&mut ops[row].0, placeholder_inst()),
+                    results: std::mem::take(&mut results[row].0),
+                    block: blocks_of[row].0,
+                });
             }
         }
-        for (i, mut data) in self.insts.iter_mut(world) {
-            if let Some(slot) = insts.get_mut(i.index()) {
-                *slot = std::mem::replace(&mut *data, placeholder_inst());
+        {
+            let (order, params, terms, dead) = crate::block_slices_mut!(self.blocks.contiguous_iter_mut(world));
+            for row in 0..counts.blocks.min(order.len()) {
+                blocks.push(BlockData {
+                    insts: std::mem::take(&mut order[row].0),
+                    params: std::mem::take(&mut params[row].0),
+                    terminator: std::mem::replace(&mut terms[row].0, Terminator::Unreachable),
+                    dead: dead[row].0,
+                });
             }
         }
         if !self.pool {
+            let mut map = world.remove_resource::<EntityMap>().unwrap_or_default();
             fit(world, &mut map.insts, 0);
             fit(world, &mut map.blocks, 0);
+            world.insert_resource(map);
         }
-        world.insert_resource(map);
+        *world.resource_mut::<RowCounts>() = RowCounts::default();
         let info = std::mem::take(&mut *world.resource_mut::<FunctionInfo>());
         let values = std::mem::take(&mut world.resource_mut::<ValueTable>().0);
         let consts = std::mem::take(&mut *world.resource_mut::<ConstPool>());
@@ -290,58 +227,84 @@ fn fit(world: &mut World, pool: &mut Vec<Entity>, len: usize) {
     }
 }
 
-/// Gives a transforming pass the function as plain data: takes it out of the World (one
-/// linear pass per entity kind, through the World's pooled [`FunctionLoader`]) unless an
-/// earlier pass left it checked out, calls `pass` with it and the World (whose resources
-/// hold the analyses), and leaves it in [`CheckedOut`] for the next transforming pass.
-/// [`check_in`] puts it back before a stage that reads the World; the engine takes it from
-/// there at the end of the pipeline.
-///
-/// This is DESIGN.md 2 rule 6 ("hot loops copy out") at the granularity of a run of
-/// transforming stages: passes whose work is data-dependent and multi-sweep (verify,
-/// mem2reg, SCCP, phi elimination) run on dense `Vec`s instead of paying ~9 ns per
-/// `Query::get`. A take plus a load costs about 1.3 µs per 100 instructions; sharing the
-/// copy-out saves one of each per transforming stage (for Lua's SCCP that was about a
-/// quarter of the stage). Instructions the pass appends become new entities at check-in;
-/// blocks it marks dead stay as holes. Panics if the World has no `FunctionLoader` (see
-/// [`init_resources`]).
-pub fn with_function<R>(world: &mut World, pass: impl FnOnce(&mut Function, &mut World) -> R) -> R {
-    let mut f = world.resource_scope(|world, mut loader: Mut<FunctionLoader>| loader.take(world));
-    let r = pass(&mut f, world);
-    match world.get_resource_mut::<CheckedOut>() {
-        Some(mut out) => out.0 = Some(f),
-        None => world.insert_resource(CheckedOut(Some(f))),
+fn placeholder_inst() -> InstKind {
+    InstKind::Fence {
+        ordering: crate::ir::Ordering::SeqCst,
     }
-    r
 }
 
-/// Puts a checked-out function back into the World (see the module doc); does nothing if it
-/// is there already. Stages that read the function through [`IrQuery`] run this first.
-pub fn check_in(world: &mut World) {
-    let Some(f) = world
-        .get_resource_mut::<CheckedOut>()
-        .and_then(|mut out| out.0.take())
-    else {
+/// Spawns the spare rows asked for in [`RowDemand`] at the end of each table (an exclusive
+/// system: spawning needs no column borrowed).
+///
+/// Reads [`RowDemand`] and [`RowCounts`]; writes [`EntityMap`], [`RowDemand`] (back to zero)
+/// and the tables (new rows: empty blocks ending in `unreachable`, flagged dead; removed
+/// instructions). Establishes: each table has at least `counts + demand` rows.
+pub fn grow_rows(world: &mut World) {
+    let demand = std::mem::take(&mut *world.resource_mut::<RowDemand>());
+    if demand == RowDemand::default() {
         return;
-    };
-    let symbols = world.resource::<Symbols>().0.clone();
-    world.resource_scope(|world, mut loader: Mut<FunctionLoader>| loader.load(world, f, &symbols));
+    }
+    let counts = *world.resource::<RowCounts>();
+    let mut map = world.remove_resource::<EntityMap>().unwrap_or_default();
+    let want_blocks = counts.blocks + demand.blocks;
+    if map.blocks.len() < want_blocks {
+        let extra = want_blocks - map.blocks.len();
+        map.blocks.extend(world.spawn_batch((0..extra).map(|_| {
+            (
+                BlockInsts::default(),
+                BlockParams::default(),
+                BlockTerm(Terminator::Unreachable),
+                BlockDead(true),
+            )
+        })));
+    }
+    let want_insts = counts.insts + demand.insts;
+    if map.insts.len() < want_insts {
+        let extra = want_insts - map.insts.len();
+        map.insts.extend(world.spawn_batch((0..extra).map(|_| {
+            (
+                InstOp(placeholder_inst()),
+                InstResults::default(),
+                InstBlock(Block(0)),
+                InstDead(true),
+            )
+        })));
+    }
+    world.insert_resource(map);
+}
+
+/// Asserts that each entity kind is one dense table whose row `i` is the entity pooled for
+/// dense index `i` (DESIGN.md 2, rule 4). Run after every stage in debug builds and by the
+/// soak test. Panics with a description of the first violation.
+pub fn check_dense(world: &mut World) {
+    let map = world.remove_resource::<EntityMap>().unwrap_or_default();
+    let mut insts = world.query::<(Entity, &InstOp)>();
+    let chunks: Vec<Vec<Entity>> = insts
+        .contiguous_iter(world)
+        .expect("instruction table is dense")
+        .map(|(e, _)| e.to_vec())
+        .collect();
+    assert!(chunks.len() <= 1, "instructions span {} tables", chunks.len());
+    let rows = chunks.into_iter().next().unwrap_or_default();
+    assert_eq!(rows, map.insts, "instruction rows are not in dense-index order");
+    let mut blocks = world.query::<(Entity, &BlockTerm)>();
+    let chunks: Vec<Vec<Entity>> = blocks
+        .contiguous_iter(world)
+        .expect("block table is dense")
+        .map(|(e, _)| e.to_vec())
+        .collect();
+    assert!(chunks.len() <= 1, "blocks span {} tables", chunks.len());
+    let rows = chunks.into_iter().next().unwrap_or_default();
+    assert_eq!(rows, map.blocks, "block rows are not in dense-index order");
+    let counts = *world.resource::<RowCounts>();
+    assert!(counts.insts <= map.insts.len() && counts.blocks <= map.blocks.len());
+    world.insert_resource(map);
 }
 
 /// Spawns `f` into `world` (which must hold no other function). Consumes `f`. For repeated
 /// use, keep a [`FunctionLoader`]; this builds one per call and pools nothing.
 pub fn load_function(world: &mut World, f: Function, symbols: &Arc<SymbolTable>) {
     FunctionLoader::new(world, false).load(world, f, symbols);
-}
-
-fn placeholder_inst() -> InstData {
-    InstData {
-        kind: InstKind::Fence {
-            ordering: crate::ir::Ordering::SeqCst,
-        },
-        results: Default::default(),
-        block: Block(0),
-    }
 }
 
 /// Moves the function out of `world` and despawns its entities, newest first.
@@ -352,12 +315,12 @@ pub fn take_function(world: &mut World) -> Function {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{BinaryOp, FunctionBuilder, Type};
+    use crate::ir::{BinaryOp, FunctionBuilder, Inst, IrMut, IrRead, Type};
 
-    /// A transforming system appends an instruction through `with_function`; the new
-    /// instruction becomes an entity and the function comes back intact.
+    /// A system creates an instruction in a spare row; the function comes back with it and
+    /// the tables stay dense.
     #[test]
-    fn with_function_round_trips_and_grows() {
+    fn spare_rows_round_trip() {
         let mut world = World::new();
         init_resources(&mut world);
         let mut b = FunctionBuilder::new("f", Default::default());
@@ -368,28 +331,23 @@ mod tests {
         let symbols = Arc::new(SymbolTable::default());
         world
             .resource_scope(|world, mut l: Mut<FunctionLoader>| l.load(world, f.clone(), &symbols));
+        world.resource_mut::<RowDemand>().insts = 1;
         let mut schedule = Schedule::default();
-        schedule.add_systems(|world: &mut World| {
-            with_function(world, |f, _| {
-                let kind = f.insts[0].kind.clone();
-                let inst = Inst::new(f.insts.len());
-                f.insts.push(InstData {
-                    kind,
-                    results: Default::default(),
-                    block: Block(0),
-                });
-                f.blocks[0].insts.push(inst);
+        schedule.add_systems(
+            (grow_rows, |mut ir: IrMut| {
+                let mut body = ir.body();
+                let kind = body.kinds[0].clone();
+                let i = body.push_inst(kind, Default::default(), Block(0));
+                body.block_insts[0].push(i);
+                assert_eq!(body.num_insts(), 2);
             })
-        });
+                .chain(),
+        );
         schedule.run(&mut world);
-        assert!(world.resource::<CheckedOut>().0.is_some());
-        check_in(&mut world);
-        assert!(world.resource::<CheckedOut>().0.is_none());
-        assert_eq!(world.resource::<EntityMap>().insts.len(), 2);
-        let mut q = world.query::<&InstData>();
-        assert_eq!(q.iter(&world).count(), 2);
+        check_dense(&mut world);
         let back = world.resource_scope(|world, mut l: Mut<FunctionLoader>| l.take(world));
         assert_eq!(back.blocks[0].insts, vec![Inst(0), Inst(1)]);
         assert_eq!(back.insts[0], f.insts[0]);
+        assert_eq!(back.insts.len(), 2);
     }
 }

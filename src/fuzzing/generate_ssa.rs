@@ -418,7 +418,7 @@ mod tests {
             mb.declare_function(&f.name, f.signature.clone());
             mb.define_function(f);
             let m = mb.finish();
-            let errors = crate::ir::verifier::verify(&m.functions[0], &m.symbol_table());
+            let errors = crate::verify::verify(&m.functions[0], &m.symbol_table());
             assert!(
                 errors.is_empty(),
                 "seed {seed}: {errors:?}\n{}",

@@ -18,7 +18,7 @@ pub fn check(data: &[u8]) {
     for strict in [false, true] {
         if let Ok(mut imp) = import(&src, "fuzz.ll", &ImportOptions { strict }) {
             imp.skip_invalid_functions();
-            let errs = crate::ir::verifier::verify_module(&imp.module);
+            let errs = crate::verify::verify_module(&imp.module);
             assert!(
                 errs.is_empty(),
                 "verifier errors after skipping invalid functions: {errs:?}"

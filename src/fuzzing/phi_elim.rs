@@ -133,7 +133,7 @@ pub fn check_swaps(seed: u64) {
         let before = mb.finish();
         let mut after = before.clone();
         after.functions[0] = g;
-        let errors = crate::ir::verifier::verify_module(&after);
+        let errors = crate::verify::verify_module(&after);
         assert!(
             errors.is_empty(),
             "{errors:?}\n{}",
@@ -212,12 +212,12 @@ pub fn check_asm_goto(data: &[u8]) {
             });
             f.blocks[b].insts.push(i);
         }
-        let errors = crate::ir::verifier::verify(&f, &symbols);
+        let errors = crate::verify::verify(&f, &symbols);
         assert!(errors.is_empty(), "{errors:?}");
         for mode in 0..2 {
             let mut g = f.clone();
             promote_checked(&mut g, ParamAllocas::IncludeStored);
-            let errors = crate::ir::verifier::verify(&g, &symbols);
+            let errors = crate::verify::verify(&g, &symbols);
             assert!(
                 errors.is_empty(),
                 "mem2reg: {errors:?}\n{}",
@@ -230,7 +230,7 @@ pub fn check_asm_goto(data: &[u8]) {
                 let stats = convert_phis_to_block_params(&mut g);
                 assert!(no_phis(&g) || stats.phis_kept > 0);
             }
-            let errors = crate::ir::verifier::verify(&g, &symbols);
+            let errors = crate::verify::verify(&g, &symbols);
             assert!(
                 errors.is_empty(),
                 "mode {mode}: {errors:?}\n{}",

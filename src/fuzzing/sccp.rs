@@ -277,7 +277,7 @@ pub fn check_module(before: Module, entry: &str, memory_limit: usize, args: &[Ve
     let mut solver = Solver::new();
     let mut scratch = SccpScratch::default();
     for g in &mut after.functions {
-        let errors = crate::ir::verifier::verify(&*g, &symbols);
+        let errors = crate::verify::verify(&*g, &symbols);
         assert!(errors.is_empty(), "generator made invalid IR: {errors:?}");
         // (a) Solver invariants.
         if let Ok(r) = solver.analyze(g, &symbols, memory_limit) {
@@ -304,7 +304,7 @@ pub fn check_module(before: Module, entry: &str, memory_limit: usize, args: &[Ve
                 crate::text::print_function(&*g, &symbols),
             );
         }
-        let errors = crate::ir::verifier::verify(&*g, &symbols);
+        let errors = crate::verify::verify(&*g, &symbols);
         assert!(
             errors.is_empty(),
             "SCCP made invalid IR: {errors:?}\nbefore:\n{}",

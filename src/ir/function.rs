@@ -220,7 +220,7 @@ pub struct ValueData {
 
 /// A basic block: its instructions in order, its parameters (block-parameter form) and its
 /// terminator. Also the block entity's component in the World.
-#[derive(Clone, PartialEq, Debug, bevy_ecs::component::Component)]
+#[derive(Clone, PartialEq, Debug)]
 pub struct BlockData {
     /// Instructions in execution order.
     pub insts: Vec<Inst>,
@@ -259,7 +259,7 @@ impl Default for BlockData {
 }
 
 /// An instruction and the values it defines. Also the instruction entity's component.
-#[derive(Clone, PartialEq, Debug, bevy_ecs::component::Component)]
+#[derive(Clone, PartialEq, Debug)]
 pub struct InstData {
     /// What the instruction does.
     pub kind: InstKind,
@@ -503,12 +503,22 @@ pub trait IrRead {
     fn phase(&self) -> Phase;
     /// Number of block indices (dead holes included).
     fn num_blocks(&self) -> usize;
-    /// A block. Panics if out of range.
-    fn block(&self, b: Block) -> &BlockData;
+    /// The instructions of block `b` in order. Panics if out of range.
+    fn block_insts(&self, b: Block) -> &[Inst];
+    /// The parameters of block `b`. Panics if out of range.
+    fn block_params(&self, b: Block) -> &[Value];
+    /// The terminator of block `b`. Panics if out of range.
+    fn terminator(&self, b: Block) -> &Terminator;
+    /// True if `b` is a hole in the block table. Panics if out of range.
+    fn is_block_dead(&self, b: Block) -> bool;
     /// Number of instruction indices.
     fn num_insts(&self) -> usize;
-    /// An instruction. Panics if out of range.
-    fn inst(&self, i: Inst) -> &InstData;
+    /// The operation of instruction `i`. Panics if out of range.
+    fn inst_kind(&self, i: Inst) -> &InstKind;
+    /// The values instruction `i` defines. Panics if out of range.
+    fn inst_results(&self, i: Inst) -> &[Value];
+    /// The block listing instruction `i`. Panics if out of range.
+    fn inst_block(&self, i: Inst) -> Block;
     /// The value table.
     fn values(&self) -> &[ValueData];
     /// The constant pool.
@@ -519,6 +529,14 @@ pub trait IrRead {
         match op {
             super::Operand::Value(v) => self.values().get(v.index()).map_or(Type::Void, |d| d.ty),
             super::Operand::Const(c) => self.consts().try_get(c).map_or(Type::Void, |d| d.ty),
+        }
+    }
+
+    /// The single result of `i`, if it has exactly one.
+    fn inst_result(&self, i: Inst) -> Option<Value> {
+        match self.inst_results(i) {
+            [v] => Some(*v),
+            _ => None,
         }
     }
 }
@@ -542,14 +560,29 @@ impl IrRead for Function {
     fn num_blocks(&self) -> usize {
         self.blocks.len()
     }
-    fn block(&self, b: Block) -> &BlockData {
-        &self.blocks[b.index()]
+    fn block_insts(&self, b: Block) -> &[Inst] {
+        &self.blocks[b.index()].insts
+    }
+    fn block_params(&self, b: Block) -> &[Value] {
+        &self.blocks[b.index()].params
+    }
+    fn terminator(&self, b: Block) -> &Terminator {
+        &self.blocks[b.index()].terminator
+    }
+    fn is_block_dead(&self, b: Block) -> bool {
+        self.blocks[b.index()].dead
     }
     fn num_insts(&self) -> usize {
         self.insts.len()
     }
-    fn inst(&self, i: Inst) -> &InstData {
-        &self.insts[i.index()]
+    fn inst_kind(&self, i: Inst) -> &InstKind {
+        &self.insts[i.index()].kind
+    }
+    fn inst_results(&self, i: Inst) -> &[Value] {
+        &self.insts[i.index()].results
+    }
+    fn inst_block(&self, i: Inst) -> Block {
+        self.insts[i.index()].block
     }
     fn values(&self) -> &[ValueData] {
         &self.values

@@ -125,7 +125,7 @@ impl Imported {
         let symbols = self.module.symbol_table();
         let mut bad: Vec<(usize, String)> = Vec::new();
         for (i, f) in self.module.functions.iter().enumerate() {
-            if let Some(e) = crate::ir::verifier::verify(f, &symbols).into_iter().next() {
+            if let Some(e) = crate::verify::verify(f, &symbols).into_iter().next() {
                 bad.push((i, e.to_string()));
             }
         }

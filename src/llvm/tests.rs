@@ -4,7 +4,7 @@
 //! initialisers, float constants, skip reasons and fatal errors.
 
 use super::*;
-use crate::ir::verifier::verify_module;
+use crate::verify::verify_module;
 use crate::ir::*;
 
 fn imp(src: &str) -> Imported {

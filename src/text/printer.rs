@@ -145,14 +145,15 @@ pub fn print_function(f: &impl IrRead, symbols: &SymbolTable) -> String {
     out.push_str(" {\n");
     let p = Printer { f, symbols };
     for b in 0..f.num_blocks() {
-        let data = f.block(Block::new(b));
-        if data.dead {
+        let block = Block::new(b);
+        if f.is_block_dead(block) {
             continue;
         }
         let _ = write!(out, "block{b}");
-        if !data.params.is_empty() {
+        let params = f.block_params(block);
+        if !params.is_empty() {
             out.push('(');
-            for (i, v) in data.params.iter().enumerate() {
+            for (i, v) in params.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -161,17 +162,17 @@ pub fn print_function(f: &impl IrRead, symbols: &SymbolTable) -> String {
             out.push(')');
         }
         out.push_str(":\n");
-        for &i in &data.insts {
+        for &i in f.block_insts(block) {
             out.push_str("  ");
             if i.index() < f.num_insts() {
-                p.inst(&mut out, f.inst(i));
+                p.inst(&mut out, f.inst_results(i), f.inst_kind(i));
             } else {
                 let _ = write!(out, "; missing {i}");
             }
             out.push('\n');
         }
         out.push_str("  ");
-        p.terminator(&mut out, &data.terminator);
+        p.terminator(&mut out, f.terminator(block));
         out.push('\n');
     }
     out.push_str("}\n");
@@ -224,14 +225,14 @@ impl<F: IrRead> Printer<'_, F> {
         }
     }
 
-    fn inst(&self, out: &mut String, d: &InstData) {
-        if !d.results.is_empty() {
-            let names: Vec<String> = d.results.iter().map(|v| v.to_string()).collect();
+    fn inst(&self, out: &mut String, results: &[Value], kind: &InstKind) {
+        if !results.is_empty() {
+            let names: Vec<String> = results.iter().map(|v| v.to_string()).collect();
             let _ = write!(out, "{} = ", names.join(", "));
         }
         let o = |x: &Operand| self.op(*x);
         let vol = |v: &bool| if *v { ", volatile" } else { "" };
-        let _ = match &d.kind {
+        let _ = match kind {
             InstKind::Binary { op, ty, lhs, rhs } => {
                 write!(out, "{op} {ty} {}, {}", o(lhs), o(rhs))
             }

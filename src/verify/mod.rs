@@ -35,10 +35,10 @@
 //!
 //! Complexity: O(blocks + instructions + operands) plus one dominator-tree computation.
 
-use super::*;
+use crate::ir::*;
 use crate::analysis::{Cfg, DomTree};
-use crate::engine::world::with_function;
-use crate::engine::{Diagnostic, Diagnostics, Severity, Stage, Symbols};
+use crate::ir::{IrView, Symbols};
+use crate::stage::{Diagnostic, Diagnostics, Severity, Stage};
 use bevy_ecs::prelude::*;
 use std::fmt;
 
@@ -92,11 +92,11 @@ impl<'a, R: IrRead> Checker<'a, R> {
         let ir = self.ir;
         (0..ir.num_blocks())
             .map(Block::new)
-            .filter(move |&b| !ir.block(b).dead)
+            .filter(move |&b| !ir.is_block_dead(b))
     }
 
     fn is_live_block(&self, b: Block) -> bool {
-        b.index() < self.ir.num_blocks() && !self.ir.block(b).dead
+        b.index() < self.ir.num_blocks() && !self.ir.is_block_dead(b)
     }
 
     /// Type of an operand, or `None` (after reporting) if it is invalid.
@@ -152,7 +152,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
 
     fn check_tables(&mut self) {
         let ir = self.ir;
-        if ir.num_blocks() == 0 || ir.block(Block(0)).dead {
+        if ir.num_blocks() == 0 || ir.is_block_dead(Block(0)) {
             self.error("the entry block block0 is missing");
             return;
         }
@@ -175,14 +175,13 @@ impl<'a, R: IrRead> Checker<'a, R> {
         let mut listed = vec![false; ir.num_insts()];
         for b in self.live_blocks().collect::<Vec<_>>() {
             self.block = Some(b);
-            let data = ir.block(b);
-            for (n, &v) in data.params.iter().enumerate() {
+                        for (n, &v) in ir.block_params(b).iter().enumerate() {
                 match ir.values().get(v.index()) {
                     Some(d) if d.def == ValueDef::BlockParam(b, n as u32) => {}
                     _ => self.error(format!("block parameter {n} ({v}) is not recorded as one")),
                 }
             }
-            for &i in &data.insts {
+            for &i in ir.block_insts(b) {
                 self.inst = Some(i);
                 if i.index() >= ir.num_insts() {
                     self.error(format!("lists {i}, which is out of range"));
@@ -191,22 +190,21 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 if std::mem::replace(&mut listed[i.index()], true) {
                     self.error(format!("{i} is listed more than once"));
                 }
-                let inst = ir.inst(i);
-                if inst.block != b {
-                    self.error(format!("{i} is listed by {b} but records {}", inst.block));
+                                if ir.inst_block(i) != b {
+                    self.error(format!("{i} is listed by {b} but records {}", ir.inst_block(i)));
                 }
-                let types = inst.kind.result_types();
-                if types.len() != inst.results.len() {
+                let types = ir.inst_kind(i).result_types();
+                if types.len() != ir.inst_results(i).len() {
                     self.error(format!(
                         "`{}` defines {} values, expected {}",
-                        inst.kind.opcode_name(),
-                        inst.results.len(),
+                        ir.inst_kind(i).opcode_name(),
+                        ir.inst_results(i).len(),
                         types.len()
                     ));
                 }
                 let extra_copy_def =
-                    !ir.phase().single_definition() && matches!(inst.kind, InstKind::Copy { .. });
-                for (n, (&v, &ty)) in inst.results.iter().zip(&types).enumerate() {
+                    !ir.phase().single_definition() && matches!(ir.inst_kind(i), InstKind::Copy { .. });
+                for (n, (&v, &ty)) in ir.inst_results(i).iter().zip(&types).enumerate() {
                     match ir.values().get(v.index()) {
                         Some(d) if d.def == ValueDef::Result(i, n as u32) && d.ty == ty => {}
                         Some(d)
@@ -231,7 +229,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         for b in self.live_blocks().collect::<Vec<_>>() {
             self.block = Some(b);
             let mut bad = Vec::new();
-            ir.block(b).terminator.for_each_successor(|s| {
+            ir.terminator(b).for_each_successor(|s| {
                 if !self.is_live_block(s) {
                     bad.push(s);
                 }
@@ -239,14 +237,14 @@ impl<'a, R: IrRead> Checker<'a, R> {
             for s in bad {
                 self.error(format!("terminator branches to {s}, which does not exist"));
             }
-            if let Terminator::IndirectBr { dests, .. } = &ir.block(b).terminator {
+            if let Terminator::IndirectBr { dests, .. } = ir.terminator(b) {
                 if dests.is_empty() {
                     self.error("indirect_br lists no destination");
                 }
             }
-            for &i in &ir.block(b).insts {
+            for &i in ir.block_insts(b) {
                 if let Some(InstKind::InlineAsm(asm)) =
-                    (i.index() < ir.num_insts()).then(|| &ir.inst(i).kind)
+                    (i.index() < ir.num_insts()).then(|| ir.inst_kind(i))
                 {
                     self.inst = Some(i);
                     for &l in &asm.goto_labels {
@@ -265,7 +263,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         if !self.is_live_block(t.block) {
             return;
         }
-        let params = self.ir.block(t.block).params.clone();
+        let params = self.ir.block_params(t.block).to_vec();
         if params.len() != t.args.len() {
             self.error(format!(
                 "branch to {} passes {} arguments, the block has {} parameters",
@@ -284,7 +282,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
     fn check_terminator(&mut self, b: Block) {
         let ir = self.ir;
         self.block = Some(b);
-        match &ir.block(b).terminator {
+        match ir.terminator(b) {
             Terminator::Jump(t) => self.check_target(t),
             Terminator::Br {
                 cond,
@@ -405,7 +403,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
     fn check_inst(&mut self, i: Inst) {
         let ir = self.ir;
         self.inst = Some(i);
-        let kind = &ir.inst(i).kind;
+        let kind = ir.inst_kind(i);
         let name = kind.opcode_name();
         let op = |n: usize| format!("operand {n} of `{name}`");
         match kind {
@@ -557,17 +555,16 @@ impl<'a, R: IrRead> Checker<'a, R> {
         let phase = ir.phase();
         for b in self.live_blocks().collect::<Vec<_>>() {
             self.block = Some(b);
-            let data = ir.block(b);
-            if phase == Phase::Memory && !data.params.is_empty() {
+                        if phase == Phase::Memory && !ir.block_params(b).is_empty() {
                 self.error("block parameters are not allowed in memory form");
             }
             let mut seen_non_phi = false;
-            for &i in &data.insts {
+            for &i in ir.block_insts(b) {
                 if i.index() >= ir.num_insts() {
                     continue;
                 }
                 self.inst = Some(i);
-                if let InstKind::Phi { incoming, .. } = &ir.inst(i).kind {
+                if let InstKind::Phi { incoming, .. } = ir.inst_kind(i) {
                     if !phase.is_ssa() {
                         self.error(format!("phi is not allowed in {} form", phase.name()));
                     } else if seen_non_phi {
@@ -604,7 +601,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         // Position of each instruction in its block, for same-block ordering.
         let mut position = vec![u32::MAX; ir.num_insts()];
         for b in self.live_blocks() {
-            for (n, &i) in ir.block(b).insts.iter().enumerate() {
+            for (n, &i) in ir.block_insts(b).iter().enumerate() {
                 if let Some(p) = position.get_mut(i.index()) {
                     *p = n as u32;
                 }
@@ -617,7 +614,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 ValueDef::BlockParam(b, _) => Some((b, 0)),
                 ValueDef::Result(i, _) => {
                     let p = *position.get(i.index())?;
-                    (p != u32::MAX).then(|| (ir.inst(i).block, p + 1))
+                    (p != u32::MAX).then(|| (ir.inst_block(i), p + 1))
                 }
                 ValueDef::Unused => None,
             }
@@ -634,13 +631,12 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 continue;
             }
             self.block = Some(b);
-            let data = ir.block(b);
-            for (n, &i) in data.insts.iter().enumerate() {
+                        for (n, &i) in ir.block_insts(b).iter().enumerate() {
                 if i.index() >= ir.num_insts() {
                     continue;
                 }
                 self.inst = Some(i);
-                let kind = &ir.inst(i).kind;
+                let kind = ir.inst_kind(i);
                 let mut bad = Vec::new();
                 if let InstKind::Phi { incoming, .. } = kind {
                     for (p, op) in incoming {
@@ -670,7 +666,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
             }
             self.inst = None;
             let mut bad = Vec::new();
-            data.terminator.for_each_operand(|op| {
+            ir.terminator(b).for_each_operand(|op| {
                 if let Operand::Value(v) = op {
                     if def_site(v).is_some() && !available(v, b, u32::MAX) {
                         bad.push(format!(
@@ -707,53 +703,67 @@ fn check_cast(op: CastOp, from: Type, to: Type) -> Result<(), String> {
     }
 }
 
-/// The verifier with reusable scratch (its CFG and dominator tree), kept as a World resource so
-/// repeated verification allocates nothing per function.
-#[derive(Resource, Default)]
+/// The verifier with reusable scratch (its own CFG and dominator tree), for verifying
+/// functions outside the engine. Inside the engine, the `verify` system reads the shared
+/// analyses instead ([`verify_with`]).
+#[derive(Default)]
 pub struct Verifier {
     cfg: Cfg,
     dom: DomTree,
 }
 
 impl Verifier {
-    /// Checks every invariant of the module doc on one function.
+    /// Checks every invariant of the module doc on one function, computing the CFG and the
+    /// dominator tree it needs into this verifier's scratch.
     ///
     /// `symbols` resolves direct callees. Returns every violation found (at most 100).
     pub fn verify(&mut self, ir: &impl IrRead, symbols: &SymbolTable) -> Vec<VerifyError> {
-        let mut c = Checker {
-            ir,
-            symbols,
-            errors: Vec::new(),
-            block: None,
-            inst: None,
-        };
-        c.check_tables();
-        if !c.errors.is_empty() {
-            return c.errors;
-        }
-        c.check_cfg();
-        if !c.errors.is_empty() {
-            return c.errors;
-        }
-        for b in (0..ir.num_blocks()).map(Block::new) {
-            if ir.block(b).dead {
-                continue;
-            }
-            c.block = Some(b);
-            for &i in &ir.block(b).insts {
-                c.check_inst(i);
-            }
-            c.check_terminator(b);
-        }
-        c.block = None;
         self.cfg.compute(ir);
-        c.check_phase(&self.cfg);
-        if c.errors.is_empty() && ir.phase().single_definition() {
-            self.dom.compute(&self.cfg);
-            c.check_dominance(&self.cfg, &self.dom);
-        }
-        c.errors
+        self.dom.compute(&self.cfg);
+        verify_with(ir, symbols, &self.cfg, &self.dom)
     }
+}
+
+/// Checks every invariant of the module doc on one function whose CFG is `cfg` and whose
+/// dominator tree is `dom` (both computed from this function; [`Cfg::compute`] tolerates
+/// invalid input). Returns every violation found.
+pub fn verify_with(
+    ir: &impl IrRead,
+    symbols: &SymbolTable,
+    cfg: &Cfg,
+    dom: &DomTree,
+) -> Vec<VerifyError> {
+    let mut c = Checker {
+        ir,
+        symbols,
+        errors: Vec::new(),
+        block: None,
+        inst: None,
+    };
+    c.check_tables();
+    if !c.errors.is_empty() {
+        return c.errors;
+    }
+    c.check_cfg();
+    if !c.errors.is_empty() {
+        return c.errors;
+    }
+    for b in (0..ir.num_blocks()).map(Block::new) {
+        if ir.is_block_dead(b) {
+            continue;
+        }
+        c.block = Some(b);
+        for &i in ir.block_insts(b) {
+            c.check_inst(i);
+        }
+        c.check_terminator(b);
+    }
+    c.block = None;
+    c.check_phase(cfg);
+    if c.errors.is_empty() && ir.phase().single_definition() {
+        c.check_dominance(cfg, dom);
+    }
+    c.errors
 }
 
 /// Checks every invariant of the module doc on one function (with fresh scratch; see
@@ -765,39 +775,37 @@ pub fn verify(ir: &impl IrRead, symbols: &SymbolTable) -> Vec<VerifyError> {
 /// Verifies every function of a module.
 pub fn verify_module(m: &Module) -> Vec<VerifyError> {
     let symbols = m.symbol_table();
+    let mut verifier = Verifier::default();
     m.functions
         .iter()
-        .flat_map(|f| verify(f, &symbols))
+        .flat_map(|f| verifier.verify(f, &symbols))
         .collect()
 }
 
-/// Verifies the function in `world` and appends its errors to [`Diagnostics`] as coming
-/// from `pass`. The function is copied out to dense tables first (DESIGN.md 2, rule 6: the
-/// checks make several sweeps with random access).
-pub fn verify_in_world(world: &mut World, pass: &'static str) {
-    let symbols = world.resource::<Symbols>().0.clone();
-    let errors = world.resource_scope(|world, mut verifier: Mut<Verifier>| {
-        with_function(world, |f, _| verifier.verify(f, &symbols))
-    });
-    world
-        .resource_mut::<Diagnostics>()
-        .0
-        .extend(errors.into_iter().map(|e| Diagnostic {
+/// The `verify` system for the stage or pass `pass`: checks the function in the World
+/// against the shared analyses.
+///
+/// Reads every column through [`IrView`], the module's [`Symbols`], [`Cfg`] and [`DomTree`]
+/// (brought up to date before it by the engine: the pass table says verify reads both);
+/// writes [`Diagnostics`]. Establishes: later stages run only if no error was reported.
+pub fn verify_system(
+    pass: &'static str,
+) -> impl FnMut(IrView, Res<Symbols>, Res<Cfg>, Res<DomTree>, ResMut<Diagnostics>) {
+    move |ir: IrView,
+          symbols: Res<Symbols>,
+          cfg: Res<Cfg>,
+          dom: Res<DomTree>,
+          mut diags: ResMut<Diagnostics>| {
+        let errors = verify_with(&ir.body(), &symbols.0, &cfg, &dom);
+        diags.0.extend(errors.into_iter().map(|e| Diagnostic {
             severity: Severity::Error,
             pass,
             message: e.to_string(),
         }));
+    }
 }
 
-/// The `verify` pass (exclusive system).
-///
-/// Reads the function in the World and the module's symbols; writes [`Diagnostics`].
-/// Establishes: later stages run only if no error was reported.
-pub fn verify_function(world: &mut World) {
-    verify_in_world(world, "verify");
-}
-
-/// Adds the verifier's system to the `Verify` stage.
+/// Adds the `verify` pass's system to [`Stage::Verify`].
 pub fn configure(schedule: &mut Schedule) {
-    schedule.add_systems(verify_function.in_set(Stage::Verify));
+    schedule.add_systems(verify_system("verify").in_set(Stage::Verify));
 }
