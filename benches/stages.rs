@@ -118,12 +118,12 @@ fn engine_overhead(c: &mut Criterion) {
 }
 
 /// mem2reg and phi elimination on generated memory-form functions, per instruction of the
-/// input. `promote` gets precomputed analyses (as LLVM's PromotePass gets its dominator tree
-/// from the analysis manager); `analyses+promote` includes computing them. Each iteration
-/// promotes fresh clones (cloning is outside the timing: `iter_batched`).
+/// input, as the pipeline runs them: through an engine whose config enables just that pass
+/// (load into the World, the analyses it reads, its systems, take). Each iteration works on
+/// fresh clones (cloning is outside the timing: `iter_batched`).
 fn ssa(c: &mut Criterion) {
     use criterion::BatchSize;
-    use strata::ssa::{Mem2RegScratch, ParamAllocas, PhiElimScratch};
+    use strata::engine::{Engine, PassSet, PipelineConfig};
     for (label, opts) in [
         ("small", GenOptions::default()),
         (
@@ -137,60 +137,20 @@ fn ssa(c: &mut Criterion) {
         ),
     ] {
         let functions: Vec<Function> = (0..200u64).map(|i| seeded(i, &opts)).collect();
-        let analyses: Vec<(Cfg, DomTree, DominanceFrontiers)> = functions
-            .iter()
-            .map(|f| {
-                let mut cfg = Cfg::default();
-                cfg.compute(f);
-                let mut dom = DomTree::default();
-                dom.compute(&cfg);
-                let mut df = DominanceFrontiers::default();
-                df.compute(&cfg, &dom);
-                (cfg, dom, df)
-            })
-            .collect();
+        let symbols = std::sync::Arc::new(strata::ir::SymbolTable::default());
         let mut g = c.benchmark_group(format!("ssa-{label}"));
         g.throughput(Throughput::Elements(insts(&functions)));
-        let mut scratch = Mem2RegScratch::default();
-        g.bench_function("mem2reg-promote", |b| {
-            b.iter_batched_ref(
+        let only = |passes| PipelineConfig {
+            passes,
+            ..Default::default()
+        };
+        let mut mem2reg = Engine::new(only(PassSet::MEM2REG));
+        g.bench_function("mem2reg-engine", |b| {
+            b.iter_batched(
                 || functions.clone(),
                 |fs| {
-                    for (f, (cfg, dom, df)) in fs.iter_mut().zip(&analyses) {
-                        black_box(strata::ssa::promote(
-                            f,
-                            cfg,
-                            dom,
-                            df,
-                            ParamAllocas::IncludeStored,
-                            &mut scratch,
-                        ));
-                    }
-                },
-                BatchSize::LargeInput,
-            )
-        });
-        let (mut cfg, mut dom, mut df) = (
-            Cfg::default(),
-            DomTree::default(),
-            DominanceFrontiers::default(),
-        );
-        g.bench_function("mem2reg-analyses+promote", |b| {
-            b.iter_batched_ref(
-                || functions.clone(),
-                |fs| {
-                    for f in fs.iter_mut() {
-                        cfg.compute(f);
-                        dom.compute(&cfg);
-                        df.compute(&cfg, &dom);
-                        black_box(strata::ssa::promote(
-                            f,
-                            &cfg,
-                            &dom,
-                            &df,
-                            ParamAllocas::IncludeStored,
-                            &mut scratch,
-                        ));
+                    for f in fs {
+                        black_box(mem2reg.run(f, &symbols));
                     }
                 },
                 BatchSize::LargeInput,
@@ -200,17 +160,17 @@ fn ssa(c: &mut Criterion) {
             .iter()
             .map(|f| {
                 let mut f = f.clone();
-                strata::ssa::promote_allocas_with_params(&mut f);
+                strata::ssa::promote_allocas(&mut f, &symbols);
                 f
             })
             .collect();
-        let mut pe = PhiElimScratch::default();
-        g.bench_function("phi-elim", |b| {
-            b.iter_batched_ref(
+        let mut phi_elim = Engine::new(only(PassSet::PHI_ELIM));
+        g.bench_function("phi-elim-engine", |b| {
+            b.iter_batched(
                 || promoted.clone(),
                 |fs| {
-                    for f in fs.iter_mut() {
-                        black_box(strata::ssa::phi_elim::eliminate(f, &mut pe));
+                    for f in fs {
+                        black_box(phi_elim.run(f, &symbols));
                     }
                 },
                 BatchSize::LargeInput,
@@ -220,9 +180,9 @@ fn ssa(c: &mut Criterion) {
     }
 }
 
-/// SCCP on generated SSA functions (phis, loops, constant branches): the analysis alone and
-/// analysis + rewrite (the clone of the input is outside the timing). No memory limit, so
-/// large functions do not fall back.
+/// SCCP on generated SSA functions (phis, loops, constant branches): the solver alone on
+/// precomputed CFGs, and the pass through an engine running only `sccp` (the clone of the
+/// input is outside the timing). No memory limit, so large functions do not fall back.
 fn sccp(c: &mut Criterion) {
     use strata::fuzzing::generate_ssa::{seeded_ssa, SsaGenOptions};
     let small = SsaGenOptions::default();
@@ -265,30 +225,43 @@ fn sccp(c: &mut Criterion) {
         g.throughput(Throughput::Elements(insts(functions)));
         let mut solver = strata::sccp::Solver::new();
         let no_globals = strata::ir::SymbolTable::default();
+        // The solver reads the shared CFG; computing it is the `cfg` pass's work, not SCCP's.
+        let cfgs: Vec<Cfg> = functions
+            .iter()
+            .map(|f| {
+                let mut cfg = Cfg::new();
+                cfg.compute(f);
+                cfg
+            })
+            .collect();
         g.bench_function(BenchmarkId::new("analysis", name), |b| {
             b.iter(|| {
-                for f in functions {
+                for (f, cfg) in functions.iter().zip(&cfgs) {
                     black_box(
                         solver
-                            .analyze(f, &no_globals, usize::MAX)
+                            .analyze(f, cfg, &no_globals, usize::MAX)
                             .unwrap()
                             .foldable_count,
                     );
                 }
             })
         });
-        let mut scratch = strata::sccp::SccpScratch::default();
-        g.bench_function(BenchmarkId::new("analysis+rewrite", name), |b| {
+        // The pass as the pipeline runs it: through an engine whose config enables just
+        // `sccp` (load, the CFG it reads, solve_sccp, rewrite_sccp, take).
+        let no_globals = std::sync::Arc::new(no_globals);
+        let mut config = strata::engine::PipelineConfig {
+            passes: strata::engine::PassSet::SCCP,
+            ..Default::default()
+        };
+        config.options.sccp_memory_limit = usize::MAX;
+        let mut engine = strata::engine::Engine::new(config);
+        g.bench_function(BenchmarkId::new("engine", name), |b| {
             b.iter_batched(
                 || functions.clone(),
-                |mut fs| {
-                    for f in &mut fs {
-                        black_box(
-                            strata::sccp::optimize(f, &no_globals, usize::MAX, &mut scratch)
-                                .unwrap(),
-                        );
+                |fs| {
+                    for f in fs {
+                        black_box(engine.run(f, &no_globals));
                     }
-                    fs
                 },
                 criterion::BatchSize::LargeInput,
             )

@@ -51,17 +51,61 @@ pub struct StageInfo {
 
 /// Every stage in pipeline order; `STAGES[s as usize].stage == s`.
 pub const STAGES: [StageInfo; 11] = [
-    StageInfo { stage: Stage::Verify, name: "verify", why_here: "first: no pass may read an invalid function" },
-    StageInfo { stage: Stage::Cfg, name: "cfg", why_here: "every later analysis and pass reads edges and orders" },
-    StageInfo { stage: Stage::Dominance, name: "dominance", why_here: "needs the CFG; mem2reg and placement need idoms and frontiers" },
-    StageInfo { stage: Stage::Mem2Reg, name: "mem2reg", why_here: "builds SSA, which SCCP's sparse def-use propagation needs" },
-    StageInfo { stage: Stage::Sccp, name: "sccp", why_here: "on SSA; folds constants before placement costs blocks" },
-    StageInfo { stage: Stage::Placement, name: "placement", why_here: "on optimised SSA, before SSA is left (splits blocks)" },
-    StageInfo { stage: Stage::OutOfSsa, name: "out-of-ssa", why_here: "after every SSA pass: phis become copies or block parameters" },
-    StageInfo { stage: Stage::Lower, name: "lower", why_here: "needs phi-free IR to map to machine operands" },
-    StageInfo { stage: Stage::Regalloc, name: "regalloc", why_here: "on machine operands with constraints" },
-    StageInfo { stage: Stage::Check, name: "check", why_here: "judges the allocation just made" },
-    StageInfo { stage: Stage::Emit, name: "emit", why_here: "last: prints what the pipeline produced" },
+    StageInfo {
+        stage: Stage::Verify,
+        name: "verify",
+        why_here: "first: no pass may read an invalid function",
+    },
+    StageInfo {
+        stage: Stage::Cfg,
+        name: "cfg",
+        why_here: "every later analysis and pass reads edges and orders",
+    },
+    StageInfo {
+        stage: Stage::Dominance,
+        name: "dominance",
+        why_here: "needs the CFG; mem2reg and placement need idoms and frontiers",
+    },
+    StageInfo {
+        stage: Stage::Mem2Reg,
+        name: "mem2reg",
+        why_here: "builds SSA, which SCCP's sparse def-use propagation needs",
+    },
+    StageInfo {
+        stage: Stage::Sccp,
+        name: "sccp",
+        why_here: "on SSA; folds constants before placement costs blocks",
+    },
+    StageInfo {
+        stage: Stage::Placement,
+        name: "placement",
+        why_here: "on optimised SSA, before SSA is left (splits blocks)",
+    },
+    StageInfo {
+        stage: Stage::OutOfSsa,
+        name: "out-of-ssa",
+        why_here: "after every SSA pass: phis become copies or block parameters",
+    },
+    StageInfo {
+        stage: Stage::Lower,
+        name: "lower",
+        why_here: "needs phi-free IR to map to machine operands",
+    },
+    StageInfo {
+        stage: Stage::Regalloc,
+        name: "regalloc",
+        why_here: "on machine operands with constraints",
+    },
+    StageInfo {
+        stage: Stage::Check,
+        name: "check",
+        why_here: "judges the allocation just made",
+    },
+    StageInfo {
+        stage: Stage::Emit,
+        name: "emit",
+        why_here: "last: prints what the pipeline produced",
+    },
 ];
 
 impl Stage {
@@ -210,39 +254,129 @@ const CFG_CHANGES: Analyses = Analyses::all();
 /// Every pass in pipeline order; `PASSES[p as usize].pass == p`. Transforming passes require
 /// `verify`, so they never see invalid input.
 pub const PASSES: [PassInfo; 11] = [
-    PassInfo { pass: Pass::Verify, name: "verify", stage: Stage::Verify, available: true, requires: NO_PASS,
-        reads: Analyses::CFG.union(Analyses::DOMTREE), invalidates: NOTHING, transforms: false,
-        summary: "check the IR invariants of the current phase" },
-    PassInfo { pass: Pass::Cfg, name: "cfg", stage: Stage::Cfg, available: true, requires: NO_PASS,
-        reads: Analyses::CFG, invalidates: NOTHING, transforms: false,
-        summary: "successors, predecessors (per edge), reverse postorder, critical edges" },
-    PassInfo { pass: Pass::Dominance, name: "dominance", stage: Stage::Dominance, available: true, requires: PassSet::CFG,
-        reads: Analyses::DOMTREE.union(Analyses::FRONTIERS).union(Analyses::SCCS), invalidates: NOTHING, transforms: false,
-        summary: "immediate dominators, dominator tree, dominance frontiers, SCCs" },
-    PassInfo { pass: Pass::Mem2Reg, name: "mem2reg", stage: Stage::Mem2Reg, available: true, requires: PassSet::VERIFY,
-        reads: Analyses::CFG.union(Analyses::DOMTREE).union(Analyses::FRONTIERS), invalidates: NOTHING, transforms: true,
-        summary: "promote allocas to SSA values" },
-    PassInfo { pass: Pass::Sccp, name: "sccp", stage: Stage::Sccp, available: true, requires: PassSet::VERIFY,
-        reads: Analyses::CFG, invalidates: CFG_CHANGES, transforms: true,
-        summary: "sparse conditional constant propagation" },
-    PassInfo { pass: Pass::Placement, name: "placement", stage: Stage::Placement, available: false, requires: PassSet::VERIFY,
-        reads: Analyses::CFG.union(Analyses::DOMTREE).union(Analyses::SCCS), invalidates: CFG_CHANGES, transforms: true,
-        summary: "place blocks on execution targets" },
-    PassInfo { pass: Pass::PhiElim, name: "phi-elim", stage: Stage::OutOfSsa, available: true, requires: PassSet::VERIFY,
-        reads: Analyses::CFG, invalidates: CFG_CHANGES, transforms: true,
-        summary: "replace phis by copies in predecessors" },
-    PassInfo { pass: Pass::BlockParams, name: "block-params", stage: Stage::OutOfSsa, available: true, requires: PassSet::VERIFY,
-        reads: Analyses::CFG, invalidates: CFG_CHANGES, transforms: true,
-        summary: "convert phis to block parameters" },
-    PassInfo { pass: Pass::Lower, name: "lower", stage: Stage::Lower, available: false, requires: PassSet::VERIFY,
-        reads: NOTHING, invalidates: NOTHING, transforms: true,
-        summary: "lower to machine operands" },
-    PassInfo { pass: Pass::Regalloc, name: "regalloc", stage: Stage::Regalloc, available: false, requires: NO_PASS,
-        reads: NOTHING, invalidates: NOTHING, transforms: true,
-        summary: "allocate registers" },
-    PassInfo { pass: Pass::Check, name: "check", stage: Stage::Check, available: false, requires: NO_PASS,
-        reads: NOTHING, invalidates: NOTHING, transforms: false,
-        summary: "check the register allocation" },
+    PassInfo {
+        pass: Pass::Verify,
+        name: "verify",
+        stage: Stage::Verify,
+        available: true,
+        requires: NO_PASS,
+        reads: Analyses::CFG.union(Analyses::DOMTREE),
+        invalidates: NOTHING,
+        transforms: false,
+        summary: "check the IR invariants of the current phase",
+    },
+    PassInfo {
+        pass: Pass::Cfg,
+        name: "cfg",
+        stage: Stage::Cfg,
+        available: true,
+        requires: NO_PASS,
+        reads: Analyses::CFG,
+        invalidates: NOTHING,
+        transforms: false,
+        summary: "successors, predecessors (per edge), reverse postorder, critical edges",
+    },
+    PassInfo {
+        pass: Pass::Dominance,
+        name: "dominance",
+        stage: Stage::Dominance,
+        available: true,
+        requires: PassSet::CFG,
+        reads: Analyses::DOMTREE.union(Analyses::FRONTIERS),
+        invalidates: NOTHING,
+        transforms: false,
+        summary: "immediate dominators, dominator tree, dominance frontiers",
+    },
+    PassInfo {
+        pass: Pass::Mem2Reg,
+        name: "mem2reg",
+        stage: Stage::Mem2Reg,
+        available: true,
+        requires: PassSet::VERIFY,
+        reads: Analyses::CFG
+            .union(Analyses::DOMTREE)
+            .union(Analyses::FRONTIERS),
+        invalidates: NOTHING,
+        transforms: true,
+        summary: "promote allocas to SSA values",
+    },
+    PassInfo {
+        pass: Pass::Sccp,
+        name: "sccp",
+        stage: Stage::Sccp,
+        available: true,
+        requires: PassSet::VERIFY,
+        reads: Analyses::CFG,
+        invalidates: CFG_CHANGES,
+        transforms: true,
+        summary: "sparse conditional constant propagation",
+    },
+    PassInfo {
+        pass: Pass::Placement,
+        name: "placement",
+        stage: Stage::Placement,
+        available: false,
+        requires: PassSet::VERIFY,
+        reads: Analyses::CFG.union(Analyses::DOMTREE).union(Analyses::SCCS),
+        invalidates: CFG_CHANGES,
+        transforms: true,
+        summary: "place blocks on execution targets",
+    },
+    PassInfo {
+        pass: Pass::PhiElim,
+        name: "phi-elim",
+        stage: Stage::OutOfSsa,
+        available: true,
+        requires: PassSet::VERIFY,
+        reads: Analyses::CFG,
+        invalidates: CFG_CHANGES,
+        transforms: true,
+        summary: "replace phis by copies in predecessors",
+    },
+    PassInfo {
+        pass: Pass::BlockParams,
+        name: "block-params",
+        stage: Stage::OutOfSsa,
+        available: true,
+        requires: PassSet::VERIFY,
+        reads: Analyses::CFG,
+        invalidates: CFG_CHANGES,
+        transforms: true,
+        summary: "convert phis to block parameters",
+    },
+    PassInfo {
+        pass: Pass::Lower,
+        name: "lower",
+        stage: Stage::Lower,
+        available: false,
+        requires: PassSet::VERIFY,
+        reads: NOTHING,
+        invalidates: NOTHING,
+        transforms: true,
+        summary: "lower to machine operands",
+    },
+    PassInfo {
+        pass: Pass::Regalloc,
+        name: "regalloc",
+        stage: Stage::Regalloc,
+        available: false,
+        requires: NO_PASS,
+        reads: NOTHING,
+        invalidates: NOTHING,
+        transforms: true,
+        summary: "allocate registers",
+    },
+    PassInfo {
+        pass: Pass::Check,
+        name: "check",
+        stage: Stage::Check,
+        available: false,
+        requires: NO_PASS,
+        reads: NOTHING,
+        invalidates: NOTHING,
+        transforms: false,
+        summary: "check the register allocation",
+    },
 ];
 
 impl Pass {
@@ -285,12 +419,16 @@ pub struct PassOptions {
     /// SCCP lattice memory limit in bytes (003: 100 KB); above it SCCP falls back to local
     /// constant folding.
     pub sccp_memory_limit: usize,
+    /// mem2reg leaves the first N entry-block allocas (N = number of parameters) alone
+    /// (002 invocation 1, before inlining); off by default (002 invocation 2).
+    pub mem2reg_skip_params: bool,
 }
 
 impl Default for PassOptions {
     fn default() -> Self {
         PassOptions {
             sccp_memory_limit: 100 * 1024,
+            mem2reg_skip_params: false,
         }
     }
 }
@@ -526,4 +664,3 @@ mod tests {
         );
     }
 }
-

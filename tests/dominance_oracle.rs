@@ -1,11 +1,10 @@
-//! The CFG and dominance systems run alone in a bare World (DESIGN.md 2, rule 8) on generated
+//! The CFG and dominance systems run alone in a bare World (DESIGN.md 2, rule 11) on generated
 //! functions and are judged by the brute-force oracle of `strata::fuzzing::dominance`.
 
 use bevy_ecs::prelude::*;
-use bevy_ecs::schedule::{LogLevel, ScheduleBuildSettings, SingleThreadedExecutor};
 use std::sync::Arc;
 use strata::analysis::{self, Cfg, DomTree, DominanceFrontiers, Sccs};
-use strata::engine::{world, Stage};
+use strata::engine::harness::Harness;
 use strata::fuzzing::dominance::{verify, Analyses};
 use strata::fuzzing::generate::{self, GenOptions};
 use strata::ir::{Block, Function, InstKind, SymbolTable};
@@ -28,17 +27,6 @@ fn shape_of(f: &Function) -> Vec<Vec<usize>> {
 
 #[test]
 fn systems_match_oracle_on_generated_functions() {
-    let mut w = World::new();
-    world::init_resources(&mut w);
-    analysis::init_resources(&mut w);
-    let mut schedule = Schedule::default();
-    schedule.set_executor(SingleThreadedExecutor::new());
-    schedule.set_build_settings(ScheduleBuildSettings {
-        ambiguity_detection: LogLevel::Error,
-        ..Default::default()
-    });
-    schedule.configure_sets(Stage::Cfg.before(Stage::Dominance));
-    analysis::configure(&mut schedule);
     let symbols = Arc::new(SymbolTable::default());
     let opts = GenOptions {
         max_blocks: 20,
@@ -49,8 +37,17 @@ fn systems_match_oracle_on_generated_functions() {
     for seed in 0..300u64 {
         let f = generate::seeded(seed, &opts);
         let shape = shape_of(&f);
-        world::load_function(&mut w, f.clone(), &symbols);
-        schedule.run(&mut w);
+        let mut h = Harness::new(f.clone(), &symbols, Default::default());
+        h.run(
+            (
+                analysis::compute_cfg,
+                analysis::compute_idoms,
+                analysis::compute_frontiers,
+                analysis::compute_sccs,
+            )
+                .chain(),
+        );
+        let w = h.world();
         let a = Analyses {
             cfg: w.resource::<Cfg>().clone(),
             dom: w.resource::<DomTree>().clone(),
@@ -61,7 +58,8 @@ fn systems_match_oracle_on_generated_functions() {
         if !a.cfg.preds(Block(0)).is_empty() {
             entry_loops += 1;
         }
-        let back = world::take_function(&mut w);
+        h.check_dense();
+        let back = h.take();
         assert_eq!(back, f);
     }
     assert!(

@@ -3,8 +3,8 @@
 //! exactly the expected functions, the module must round-trip through `.sir` text, export
 //! must keep every global and declaration, and the interpreter must run the imported VM.
 
-use strata::verify::verify_module;
 use strata::llvm::{export, import, ImportOptions};
+use strata::verify::verify_module;
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/ll/{name}.ll", env!("CARGO_MANIFEST_DIR"));

@@ -3,7 +3,8 @@
 //! (DESIGN.md 2, rule 8).
 
 use bevy_ecs::prelude::*;
-use strata::analysis::Cfg;
+use std::sync::Arc;
+use strata::analysis::{Cfg, ValidAnalyses};
 use strata::engine::{Diagnostics, PassStats, PipelineConfig, Severity};
 use strata::ir::{Block, Function, Phase, SymbolTable, Value};
 use strata::sccp::*;
@@ -71,23 +72,12 @@ fn invalid_input_is_an_error_not_a_panic() {
     );
     assert_eq!(e.to_string(), "Invalid SSA reference: value v99 not found");
     let before = f.clone();
-    assert!(optimize(
-        &mut f,
-        &SymbolTable::default(),
-        1 << 20,
-        &mut SccpScratch::default()
-    )
-    .is_err());
+    assert!(optimize(&mut f, &Arc::new(SymbolTable::default()), 1 << 20).is_err());
     assert_eq!(f, before, "unchanged on error");
     let mut f = duplicate_edges(false);
     f.phase = Phase::Destructed;
     assert!(matches!(
-        optimize(
-            &mut f,
-            &SymbolTable::default(),
-            1 << 20,
-            &mut SccpScratch::default()
-        ),
+        optimize(&mut f, &Arc::new(SymbolTable::default()), 1 << 20),
         Err(SccpError::UnsupportedPhase { .. })
     ));
 }
@@ -125,17 +115,16 @@ fn memory_limit_is_all_or_nothing_and_falls_back() {
         }
     );
     let mut solver = Solver::new();
-    assert!(solver.analyze(&f, &SymbolTable::default(), 287).is_err());
+    let mut cfg = Cfg::new();
+    cfg.compute(&f);
+    assert!(solver
+        .analyze(&f, &cfg, &SymbolTable::default(), 287)
+        .is_err());
     assert!(solver.result().values.is_empty(), "no partial result");
     assert_eq!(solver.result().executable_edges().count(), 0);
     let mut g = f.clone();
-    let out = optimize(
-        &mut g,
-        &SymbolTable::default(),
-        287,
-        &mut SccpScratch::default(),
-    )
-    .unwrap();
+    let no_globals = Arc::new(SymbolTable::default());
+    let out = optimize(&mut g, &no_globals, 287).unwrap();
     assert!(matches!(out, SccpOutcome::Fallback(s) if s.branches_resolved == 1));
     assert_eq!(g.phase, Phase::Optimized);
     assert!(!g.blocks[2].dead, "local folding removes no block");
@@ -145,17 +134,12 @@ fn memory_limit_is_all_or_nothing_and_falls_back() {
     // resolves (003's count: 1 + 1).
     assert_eq!(apply_sccp_transformations(&mut contract, &r), 2);
     let mut h = f.clone();
-    let out = optimize(
-        &mut h,
-        &SymbolTable::default(),
-        288,
-        &mut SccpScratch::default(),
-    )
-    .unwrap();
+    let out = optimize(&mut h, &no_globals, 288).unwrap();
     assert!(matches!(out, SccpOutcome::Optimized(s) if s.blocks_removed == 1));
 }
 
-/// DESIGN.md 2 rule 8: the system runs alone in a World holding only what it reads.
+/// DESIGN.md 2 rule 8: the systems run alone in a World holding only what they read (and
+/// the CFG they read, computed by its own system).
 #[test]
 fn system_runs_alone() {
     use strata::engine::world::{init_resources as init_world, FunctionLoader};
@@ -166,6 +150,7 @@ fn system_runs_alone() {
     world.insert_resource(PipelineConfig {
         options: strata::engine::PassOptions {
             sccp_memory_limit: 24,
+            ..Default::default()
         },
         ..Default::default()
     });
@@ -174,7 +159,7 @@ fn system_runs_alone() {
     let symbols = std::sync::Arc::new(strata::ir::SymbolTable::default());
     world.resource_scope(|w, mut l: Mut<FunctionLoader>| l.load(w, chain(3), &symbols));
     let mut schedule = Schedule::default();
-    schedule.add_systems(run_sccp);
+    schedule.add_systems((strata::analysis::compute_cfg, solve_sccp, rewrite_sccp).chain());
     schedule.run(&mut world);
     let diags = &world.resource::<Diagnostics>().0;
     assert_eq!(diags.len(), 1);
@@ -190,8 +175,14 @@ fn system_runs_alone() {
     world.resource_mut::<Diagnostics>().0.clear();
     schedule.run(&mut world);
     assert!(world.resource::<Diagnostics>().0.is_empty());
+    assert_eq!(world.resource::<SccpSolution>().status, SccpStatus::Solved);
+    // The CFG changed: the rewrite marked the analyses stale; recomputing gives the new one.
+    assert!(world.resource::<ValidAnalyses>().0.is_empty());
+    let mut refresh = Schedule::default();
+    refresh.add_systems(strata::analysis::compute_cfg);
+    refresh.run(&mut world);
+    assert_eq!(world.resource::<Cfg>().rpo(), &[Block(0), Block(1)]);
     let f = world.resource_scope(|w, mut l: Mut<FunctionLoader>| l.take(w));
     assert!(f.blocks[2].dead);
-    assert_eq!(world.resource::<Cfg>().rpo(), &[Block(0), Block(1)]);
     assert!(strata::verify::verify(&f, &symbols).is_empty());
 }

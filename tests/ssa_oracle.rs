@@ -23,57 +23,57 @@ fn asm_goto_results_verify() {
     mem2reg::run_seeds(300, strata::fuzzing::phi_elim::check_asm_goto);
 }
 
-/// DESIGN.md 2 rule 8: the SSA systems run alone in a bare World (the analyses, the
-/// function resources, `PassStats` and `PipelineConfig`) and give what the library
-/// functions give.
+/// DESIGN.md 2 rule 11: the SSA systems run alone in a World built for them (the
+/// function's columns, the analyses, `PassStats`, `PipelineConfig`) and give what the
+/// pipeline gives through the engine.
 #[test]
-fn systems_run_alone_and_match_the_library() {
+fn systems_run_alone_and_match_the_pipeline() {
     use bevy_ecs::prelude::*;
-    use bevy_ecs::schedule::{LogLevel, ScheduleBuildSettings, SingleThreadedExecutor};
     use std::sync::Arc;
-    use strata::engine::{world, PassSet, PassStats, PipelineConfig, Stage};
+    use strata::analysis::{compute_cfg, compute_frontiers, compute_idoms};
+    use strata::engine::harness::Harness;
+    use strata::engine::world::grow_rows;
+    use strata::engine::{PassSet, PassStats, PipelineConfig};
     use strata::fuzzing::generate::{self, GenOptions};
     use strata::ir::SymbolTable;
+    use strata::ssa::systems::*;
 
     for passes in [PassSet::PHI_ELIM, PassSet::BLOCK_PARAMS] {
-        let mut w = World::new();
-        world::init_resources(&mut w);
-        strata::analysis::init_resources(&mut w);
-        w.init_resource::<PassStats>();
-        w.insert_resource(PipelineConfig::new(PassSet::MEM2REG | passes));
-        let mut schedule = Schedule::default();
-        schedule.set_executor(SingleThreadedExecutor::new());
-        schedule.set_build_settings(ScheduleBuildSettings {
-            ambiguity_detection: LogLevel::Error,
-            ..Default::default()
-        });
-        schedule.configure_sets(
-            (
-                Stage::Cfg,
-                Stage::Dominance,
-                Stage::Mem2Reg,
-                Stage::OutOfSsa,
-            )
-                .chain(),
-        );
-        strata::analysis::configure(&mut schedule);
-        strata::ssa::configure(&mut schedule);
         let symbols = Arc::new(SymbolTable::default());
         for seed in 0..100u64 {
             let f = generate::seeded(seed, &GenOptions::default());
-            world::load_function(&mut w, f.clone(), &symbols);
-            schedule.run(&mut w);
-            let got = world::take_function(&mut w);
+            let mut h = Harness::new(
+                f.clone(),
+                &symbols,
+                PipelineConfig::new(PassSet::MEM2REG | passes),
+            );
+            h.run(
+                (
+                    compute_cfg,
+                    compute_idoms,
+                    compute_frontiers,
+                    plan_mem2reg,
+                    grow_rows,
+                    rename_allocas,
+                    plan_phi_elim,
+                    plan_block_params,
+                    grow_rows,
+                    eliminate_phis,
+                    convert_phis_to_block_params,
+                )
+                    .chain(),
+            );
+            h.check_dense();
+            assert!(!h.world().resource::<PassStats>().0.is_empty());
+            let got = h.take();
             let mut want = f;
-            strata::ssa::promote_allocas_with_params(&mut want);
+            strata::ssa::promote_allocas(&mut want, &symbols);
             if passes == PassSet::PHI_ELIM {
-                strata::ssa::eliminate_phis(&mut want);
+                strata::ssa::eliminate_phis(&mut want, &symbols);
             } else {
-                strata::ssa::convert_phis_to_block_params(&mut want);
+                strata::ssa::convert_phis_to_block_params(&mut want, &symbols);
             }
             assert_eq!(got, want, "seed {seed}");
-            assert!(!w.resource::<PassStats>().0.is_empty());
-            w.resource_mut::<PassStats>().0.clear();
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Each test breaks one verifier invariant and checks that the error names it and where.
 
-use strata::verify::{verify, verify_module};
 use strata::ir::*;
+use strata::verify::{verify, verify_module};
 
 fn sig(params: &[Type], ret: Type) -> Signature {
     Signature {

@@ -305,6 +305,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
         time_passes: true,
         options: crate::engine::PassOptions {
             sccp_memory_limit: args.sccp_memory_limit,
+            ..Default::default()
         },
         ..PipelineConfig::new(requested)
     };

@@ -173,6 +173,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         dump_after,
         options: crate::engine::PassOptions {
             sccp_memory_limit: args.sccp_memory_limit,
+            ..Default::default()
         },
         ..PipelineConfig::new(requested)
     };

@@ -17,10 +17,14 @@
 //! deterministic.
 
 pub mod batch;
+pub mod harness;
 pub mod world;
 
 pub use crate::ir::{FunctionInfo, IrMut, IrView, Symbols, ValueTable};
-pub use crate::stage::*;
+pub use crate::stage::{
+    Analyses, Diagnostic, Diagnostics, Pass, PassError, PassInfo, PassOptions, PassSet, PassStats,
+    PipelineConfig, Severity, Stage, StageInfo, Stat, PASSES, STAGES,
+};
 pub use world::EntityMap;
 
 use crate::analysis::refresh_systems;
@@ -86,7 +90,10 @@ fn end_stage(stage: Stage) -> impl FnMut(Res<PipelineConfig>, ResMut<PassTimings
 fn dump_after(
     stage: Stage,
 ) -> impl FnMut(Res<PipelineConfig>, IrView, Res<Symbols>, ResMut<Dumps>) {
-    move |config: Res<PipelineConfig>, ir: IrView, symbols: Res<Symbols>, mut dumps: ResMut<Dumps>| {
+    move |config: Res<PipelineConfig>,
+          ir: IrView,
+          symbols: Res<Symbols>,
+          mut dumps: ResMut<Dumps>| {
         if config.dump_after.is_some_and(|p| p.info().stage == stage) {
             let text = crate::text::print_function(&ir.body(), &symbols.0);
             dumps.0.push(format!("; after {}\n{}", stage.name(), text));
@@ -228,6 +235,7 @@ impl Engine {
         world.init_resource::<Dumps>();
         world.init_resource::<PassStats>();
         crate::analysis::init_resources(&mut world);
+        crate::ssa::init_resources(&mut world);
         crate::sccp::init_resources(&mut world);
         let schedule = build_schedule(&mut world);
         let mut engine = Engine {
@@ -260,11 +268,27 @@ impl Engine {
     /// returns it with the diagnostics. Never panics on invalid input: the verifier reports
     /// errors and later stages are skipped.
     pub fn run(&mut self, function: Function, symbols: &Arc<SymbolTable>) -> FunctionRun {
+        self.load(function, symbols);
+        self.run_schedule();
+        self.take()
+    }
+
+    /// Loads `function` into the World (the first third of [`Engine::run`]; for tests and
+    /// fuzz checks that inspect resources before taking the function back).
+    pub fn load(&mut self, function: Function, symbols: &Arc<SymbolTable>) {
         self.world
             .resource_scope(|world, mut loader: Mut<world::FunctionLoader>| {
                 loader.load(world, function, symbols)
             });
+    }
+
+    /// Runs the pipeline schedule on the function in the World.
+    pub fn run_schedule(&mut self) {
         self.schedule.run(&mut self.world);
+    }
+
+    /// Takes the function and what the pipeline reported out of the World.
+    pub fn take(&mut self) -> FunctionRun {
         let function = self
             .world
             .resource_scope(|world, mut loader: Mut<world::FunctionLoader>| loader.take(world));
@@ -308,6 +332,54 @@ impl Engine {
     /// Highest entity index ever allocated plus one (bounded if ids are reused).
     pub fn entity_capacity(&self) -> u32 {
         self.world.entities().len()
+    }
+}
+
+/// What a pass run in place reported (see [`run_in_place`]).
+#[derive(Debug, Default)]
+pub struct PassReport {
+    /// Errors and notes reported by systems.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Statistics reported by passes.
+    pub stats: Vec<Stat>,
+}
+
+impl PassReport {
+    /// The value of statistic `pass`/`name` (0 if not reported).
+    pub fn stat(&self, pass: &str, name: &str) -> u64 {
+        self.stats
+            .iter()
+            .find(|s| s.pass == pass && s.name == name)
+            .map_or(0, |s| s.value)
+    }
+
+    /// True if any error was reported.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Runs the passes of `config` (with their requirements) on `f` in place, through this
+/// thread's engine: the very systems of the pipeline, so a library entry point and the
+/// pipeline pass of the same name behave the same. A panic inside a system is re-raised
+/// here (after the engine is discarded).
+pub fn run_in_place(
+    f: &mut Function,
+    symbols: &Arc<SymbolTable>,
+    config: &PipelineConfig,
+) -> PassReport {
+    let input = std::mem::take(f);
+    match with_thread_engine(config, |engine| engine.run(input, symbols)) {
+        Ok(run) => {
+            *f = run.function;
+            PassReport {
+                diagnostics: run.diagnostics,
+                stats: run.stats,
+            }
+        }
+        Err(panic) => panic!("{panic}"),
     }
 }
 

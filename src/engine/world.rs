@@ -111,7 +111,8 @@ impl FunctionLoader {
         let mut insts = insts.into_iter();
         let mut blocks = blocks.into_iter();
         {
-            let (ops, results, blocks_of, dead) = crate::inst_slices_mut!(self.insts.contiguous_iter_mut(world));
+            let (ops, results, blocks_of, dead) =
+                crate::inst_slices_mut!(self.insts.contiguous_iter_mut(world));
             for (row, data) in insts.by_ref().take(reused_insts).enumerate() {
                 ops[row].0 = data.kind;
                 results[row].0 = data.results;
@@ -120,7 +121,8 @@ impl FunctionLoader {
             }
         }
         {
-            let (order, params, terms, dead) = crate::block_slices_mut!(self.blocks.contiguous_iter_mut(world));
+            let (order, params, terms, dead) =
+                crate::block_slices_mut!(self.blocks.contiguous_iter_mut(world));
             for (row, data) in blocks.by_ref().take(reused_blocks).enumerate() {
                 order[row].0 = data.insts;
                 params[row].0 = data.params;
@@ -175,7 +177,8 @@ impl FunctionLoader {
         let mut blocks = Vec::with_capacity(counts.blocks);
         let mut insts = Vec::with_capacity(counts.insts);
         {
-            let (ops, results, blocks_of, _) = crate::inst_slices_mut!(self.insts.contiguous_iter_mut(world));
+            let (ops, results, blocks_of, _) =
+                crate::inst_slices_mut!(self.insts.contiguous_iter_mut(world));
             for row in 0..counts.insts.min(ops.len()) {
                 insts.push(InstData {
                     kind: std::mem::replace(&mut ops[row].0, placeholder_inst()),
@@ -185,7 +188,8 @@ impl FunctionLoader {
             }
         }
         {
-            let (order, params, terms, dead) = crate::block_slices_mut!(self.blocks.contiguous_iter_mut(world));
+            let (order, params, terms, dead) =
+                crate::block_slices_mut!(self.blocks.contiguous_iter_mut(world));
             for row in 0..counts.blocks.min(order.len()) {
                 blocks.push(BlockData {
                     insts: std::mem::take(&mut order[row].0),
@@ -284,9 +288,16 @@ pub fn check_dense(world: &mut World) {
         .expect("instruction table is dense")
         .map(|(e, _)| e.to_vec())
         .collect();
-    assert!(chunks.len() <= 1, "instructions span {} tables", chunks.len());
+    assert!(
+        chunks.len() <= 1,
+        "instructions span {} tables",
+        chunks.len()
+    );
     let rows = chunks.into_iter().next().unwrap_or_default();
-    assert_eq!(rows, map.insts, "instruction rows are not in dense-index order");
+    assert_eq!(
+        rows, map.insts,
+        "instruction rows are not in dense-index order"
+    );
     let mut blocks = world.query::<(Entity, &BlockTerm)>();
     let chunks: Vec<Vec<Entity>> = blocks
         .contiguous_iter(world)

@@ -21,11 +21,16 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::generate::cfg_shape;
-use crate::analysis::{Cfg, DomTree, DominanceFrontiers, IdfScratch, Sccs};
+use crate::analysis::{
+    compute_cfg, compute_frontiers, compute_idoms, compute_sccs, Cfg, DomTree, DominanceFrontiers,
+    IdfScratch, Sccs,
+};
+use crate::engine::harness::Harness;
 use crate::ir::{
     Block, FunctionBuilder, InlineAsm, InstKind, Operand, Signature, Terminator, Type,
 };
 use arbitrary::Unstructured;
+use bevy_ecs::prelude::IntoScheduleConfigs;
 
 /// The four analyses, reusable across checks (to exercise `clear`).
 #[derive(Default)]
@@ -65,15 +70,32 @@ pub fn check_shape(shape: &[Vec<usize>], a: &mut Analyses) {
     a.compute_from_cfg();
     verify(shape, a);
     if shape.iter().flatten().all(|&s| s < shape.len()) {
+        // The same shape as a function in a World: the pipeline's analysis systems run
+        // alone on its columns and must agree with the direct computation (and so with
+        // the brute force).
         let f = shape_function(shape);
-        let mut cfg = Cfg::new();
-        cfg.compute(&f);
+        let symbols = std::sync::Arc::new(crate::ir::SymbolTable::default());
+        let mut h = Harness::new(f, &symbols, Default::default());
+        h.run((compute_cfg, compute_idoms, compute_frontiers, compute_sccs).chain());
+        let world = h.world();
+        let cfg = world.resource::<Cfg>();
         for b in 0..shape.len() {
-            assert_eq!(cfg.succs(Block::new(b)), a.cfg.succs(Block::new(b)));
-            assert_eq!(cfg.preds(Block::new(b)), a.cfg.preds(Block::new(b)));
+            let b = Block::new(b);
+            assert_eq!(cfg.succs(b), a.cfg.succs(b));
+            assert_eq!(cfg.preds(b), a.cfg.preds(b));
+            assert_eq!(world.resource::<DomTree>().idom(b), a.dom.idom(b));
+            assert_eq!(
+                world.resource::<DominanceFrontiers>().frontier(b),
+                a.df.frontier(b)
+            );
         }
         assert_eq!(cfg.rpo(), a.cfg.rpo());
         assert_eq!(cfg.critical_edges(), a.cfg.critical_edges());
+        let sccs = world.resource::<Sccs>();
+        assert_eq!(sccs.num_components(), a.sccs.num_components());
+        for c in 0..sccs.num_components() {
+            assert_eq!(sccs.members(c), a.sccs.members(c));
+        }
     }
 }
 

@@ -22,10 +22,13 @@
 
 use super::generate::{self, GenOptions};
 use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
+use crate::engine::{with_thread_engine, PassSet, PipelineConfig};
 use crate::interp::{self, Config, Outcome, Val};
-use crate::ir::{verifier, AsmOutputPlace, Block, Function, InstKind, Module, Operand, Value};
-use crate::ssa::{promote, Mem2RegScratch, ParamAllocas, Reject};
+use crate::ir::{AsmOutputPlace, Block, Function, InstKind, Module, Operand, SymbolTable, Value};
+use crate::ssa::{Mem2RegScratch, Mem2RegStats, ParamAllocas, Reject};
+use crate::verify as verifier;
 use arbitrary::Unstructured;
+use std::sync::Arc;
 
 /// Options of the generated inputs: small CFGs with entry loops and many locals.
 pub fn gen_options() -> GenOptions {
@@ -46,12 +49,61 @@ pub fn check(data: &[u8]) {
     };
     let seed = u.arbitrary::<u64>().unwrap_or(0);
     for params in [ParamAllocas::Skip, ParamAllocas::IncludeStored] {
-        check_module_with(&m, seed, &mut |f| promote_checked(f, params));
+        check_module_with(&m, seed, &mut |f, symbols| {
+            promote_checked(f, symbols, params)
+        });
     }
 }
 
-/// Promotes `f` with `params` and checks the pruning oracle (c) and cleanup (d).
-pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
+/// What the `mem2reg` systems left in their scratch about one function.
+struct Promotion {
+    stats: Mem2RegStats,
+    placed: Vec<(Value, Block)>,
+    promoted: Vec<Value>,
+    rejected: Vec<(Value, Reject)>,
+}
+
+/// Runs the pipeline's `mem2reg` systems alone on `f` (through this thread's engine) and
+/// reads their scratch before taking the function back.
+fn promote_in_engine(
+    f: &mut Function,
+    symbols: &Arc<SymbolTable>,
+    params: ParamAllocas,
+) -> Promotion {
+    let mut config = PipelineConfig::new(PassSet::MEM2REG);
+    config.options.mem2reg_skip_params = params == ParamAllocas::Skip;
+    let input = std::mem::take(f);
+    let (promotion, back) = with_thread_engine(&config, |engine| {
+        engine.load(input, symbols);
+        engine.run_schedule();
+        let scratch = engine.world().resource::<Mem2RegScratch>();
+        let placed = scratch.placed_phis().collect();
+        let promoted = scratch.promoted_allocas().collect();
+        let rejected = scratch.rejected_allocas().collect();
+        let run = engine.take();
+        assert!(!run.has_errors(), "{:?}", run.diagnostics);
+        let stats = Mem2RegStats::from_report(&crate::engine::PassReport {
+            diagnostics: run.diagnostics,
+            stats: run.stats,
+        });
+        (
+            Promotion {
+                stats,
+                placed,
+                promoted,
+                rejected,
+            },
+            run.function,
+        )
+    })
+    .unwrap_or_else(|panic| panic!("{panic}"));
+    *f = back;
+    promotion
+}
+
+/// Promotes `f` with `params` through the `mem2reg` systems and checks the pruning oracle
+/// (c) and cleanup (d).
+pub fn promote_checked(f: &mut Function, symbols: &Arc<SymbolTable>, params: ParamAllocas) {
     let original = f.clone();
     let mut cfg = Cfg::default();
     cfg.compute(f);
@@ -59,10 +111,13 @@ pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
     dom.compute(&cfg);
     let mut df = DominanceFrontiers::default();
     df.compute(&cfg, &dom);
-    let mut scratch = Mem2RegScratch::default();
-    let stats = promote(f, &cfg, &dom, &df, params, &mut scratch);
-    assert_eq!(stats.phis_placed as usize, scratch.placed_phis().count());
-    let promoted: Vec<Value> = scratch.promoted_allocas().collect();
+    let Promotion {
+        stats,
+        placed,
+        promoted,
+        rejected,
+    } = promote_in_engine(f, symbols, params);
+    assert_eq!(stats.phis_placed as usize, placed.len());
     let has_goto = original
         .insts
         .iter()
@@ -74,7 +129,7 @@ pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
         "@{}: promoted {promoted:?}, naive {naive:?}",
         f.name
     );
-    for (v, why) in scratch.rejected_allocas() {
+    for &(v, why) in &rejected {
         assert!(
             !naive.contains(&v)
                 || matches!(
@@ -85,7 +140,7 @@ pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
             f.name
         );
     }
-    for (v, b) in scratch.placed_phis() {
+    for &(v, b) in &placed {
         let (live_in, defs) = naive_liveness(&original, &cfg, v);
         assert!(
             live_in[b.index()],
@@ -113,16 +168,23 @@ pub fn promote_checked(f: &mut Function, params: ParamAllocas) {
             .count();
     }
     assert!(
-        scratch.placed_phis().count() <= minimal,
+        placed.len() <= minimal,
         "@{}: more phis than minimal SSA",
         f.name
     );
-    // (d) nothing of a promoted slot remains (parameter allocas may stay, unused).
+    // (d) nothing of a promoted slot remains, parameter allocas included (DESIGN.md 4).
     for b in f.blocks.iter().filter(|b| !b.dead) {
         for &i in &b.insts {
             let mut bad = false;
-            match &f.insts[i.index()].kind {
-                InstKind::Alloca { .. } => {}
+            let d = &f.insts[i.index()];
+            match &d.kind {
+                InstKind::Alloca { .. } => {
+                    assert!(
+                        !d.results.iter().any(|v| promoted.contains(v)),
+                        "@{}: promoted alloca {i} is still listed",
+                        f.name
+                    );
+                }
                 kind => kind.for_each_operand(|op| {
                     bad |= matches!(op, Operand::Value(v) if promoted.contains(&v))
                 }),
@@ -293,14 +355,19 @@ fn comparable(o: &Outcome) -> (Option<Val>, &[u8], Option<i32>, u64, &[String]) 
 
 /// Transforms a clone of `m` function by function with `pass`, verifies the result and
 /// compares interpreter outcomes of every function before and after (see the module doc).
-pub fn check_module_with(m: &Module, seed: u64, pass: &mut dyn FnMut(&mut Function)) {
+pub fn check_module_with(
+    m: &Module,
+    seed: u64,
+    pass: &mut dyn FnMut(&mut Function, &Arc<SymbolTable>),
+) {
     assert!(
         verifier::verify_module(m).is_empty(),
         "generator made invalid IR"
     );
     let mut after = m.clone();
+    let symbols = Arc::new(m.symbol_table());
     for f in &mut after.functions {
-        pass(f);
+        pass(f, &symbols);
     }
     let errors = verifier::verify_module(&after);
     assert!(

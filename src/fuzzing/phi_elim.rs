@@ -1,7 +1,7 @@
 //! Oracle check of phi elimination and block-parameter conversion (DESIGN.md 5).
 //!
 //! What: [`check`] draws a module of memory-form functions from fuzz bytes, promotes every
-//! function ([`crate::ssa::promote_allocas_with_params`], checked as in
+//! function ([`crate::ssa::promote_allocas`], checked as in
 //! [`super::mem2reg`]), then eliminates the phis ([`eliminate_phis`]); [`check_block_params`]
 //! converts them to block parameters instead. Judged: the verifier accepts the result
 //! (phase `destructed`, or `ssa` with block parameters), no phi remains (block parameters:
@@ -37,9 +37,9 @@ pub fn check(data: &[u8]) {
         return;
     };
     let seed = u.arbitrary::<u64>().unwrap_or(0);
-    check_module_with(&m, seed, &mut |f| {
-        promote_checked(f, ParamAllocas::IncludeStored);
-        eliminate_phis(f);
+    check_module_with(&m, seed, &mut |f, symbols| {
+        promote_checked(f, symbols, ParamAllocas::IncludeStored);
+        eliminate_phis(f, symbols);
         assert_eq!(f.phase, Phase::Destructed);
         assert!(no_phis(f), "@{}: a phi survived", f.name);
     });
@@ -53,9 +53,9 @@ pub fn check_block_params(data: &[u8]) {
         return;
     };
     let seed = u.arbitrary::<u64>().unwrap_or(0);
-    check_module_with(&m, seed, &mut |f| {
-        promote_checked(f, ParamAllocas::IncludeStored);
-        convert_phis_to_block_params(f);
+    check_module_with(&m, seed, &mut |f, symbols| {
+        promote_checked(f, symbols, ParamAllocas::IncludeStored);
+        convert_phis_to_block_params(f, symbols);
         assert!(no_phis(f), "@{}: a phi survived", f.name);
     });
 }
@@ -122,9 +122,9 @@ pub fn check_swaps(seed: u64) {
         let f = rotation_function(k, shift);
         let mut g = f.clone();
         if pass == 0 {
-            eliminate_phis(&mut g);
+            eliminate_phis(&mut g, &Default::default());
         } else {
-            convert_phis_to_block_params(&mut g);
+            convert_phis_to_block_params(&mut g, &Default::default());
         }
         assert!(no_phis(&g));
         let mut mb = ModuleBuilder::new();
@@ -166,7 +166,7 @@ pub fn check_asm_goto(data: &[u8]) {
     let Ok(m) = generate::module(&mut u, &gen_options()) else {
         return;
     };
-    let symbols = m.symbol_table();
+    let symbols = std::sync::Arc::new(m.symbol_table());
     for f in &m.functions {
         let mut f = f.clone();
         let locals: Vec<(crate::ir::Value, Type)> = f.blocks[0]
@@ -216,7 +216,7 @@ pub fn check_asm_goto(data: &[u8]) {
         assert!(errors.is_empty(), "{errors:?}");
         for mode in 0..2 {
             let mut g = f.clone();
-            promote_checked(&mut g, ParamAllocas::IncludeStored);
+            promote_checked(&mut g, &symbols, ParamAllocas::IncludeStored);
             let errors = crate::verify::verify(&g, &symbols);
             assert!(
                 errors.is_empty(),
@@ -224,10 +224,10 @@ pub fn check_asm_goto(data: &[u8]) {
                 crate::text::print_function(&g, &symbols)
             );
             if mode == 0 {
-                eliminate_phis(&mut g);
+                eliminate_phis(&mut g, &symbols);
                 assert!(no_phis(&g));
             } else {
-                let stats = convert_phis_to_block_params(&mut g);
+                let stats = convert_phis_to_block_params(&mut g, &symbols);
                 assert!(no_phis(&g) || stats.phis_kept > 0);
             }
             let errors = crate::verify::verify(&g, &symbols);

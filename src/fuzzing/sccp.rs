@@ -6,11 +6,13 @@
 //! ([`super::generate`]). A trap must survive SCCP unless it sits in a block that never
 //! executes.
 //!
-//! [`check`] runs SCCP ([`crate::sccp::optimize`], with a tiny memory limit one time in eight
-//! to exercise the fallback) on a generated SSA function or, one time in four, on a
+//! [`check`] runs the `sccp` stage (its systems [`crate::sccp::solve_sccp`] and
+//! [`crate::sccp::rewrite_sccp`] through this thread's engine, with a tiny memory limit one
+//! time in eight to exercise the fallback) on a generated SSA function or, one time in four, on a
 //! memory-form function or module (with calls) from [`super::generate`], and asserts:
-//! (a) the result validates (entry reachable, executable edges reach reachable blocks, cells
-//!     name defined values) and no cell ever moved up the lattice;
+//! (a) the analysis the solve system left in [`crate::sccp::SccpSolution`] validates (entry
+//!     reachable, executable edges reach reachable blocks, cells name defined values) and no
+//!     cell ever moved up the lattice;
 //! (b) the verifier accepts the function after SCCP;
 //! (c) on several argument vectors, the interpreter's outcome is identical before and after:
 //!     result, output, exit code, memory digest and external-call trace; a run that traps
@@ -18,15 +20,19 @@
 //! (d) after a full (not fallback) run, a second run changes nothing (idempotence).
 //!
 //! One input in eight instead corrupts one reference (an operand, a successor, a phi's
-//! predecessor, an operation's type) and only requires that SCCP does not panic.
+//! predecessor, an operation's type) and only requires that neither the pass (whose
+//! verifier rejects the function) nor the analysis alone ([`crate::sccp::sccp_analysis_in_module`],
+//! which checks every reference itself) panics.
 //!
 //! Complexity: linear generation; interpretation bounded by the step budget.
 
 use super::generate_ssa::{ssa_function, SsaGenOptions};
+use crate::engine::{with_thread_engine, PassSet, PipelineConfig};
 use crate::interp::{self, InterpError, Val};
 use crate::ir::{Block, Function, InstKind, Module, ModuleBuilder, Operand, Type, Value};
-use crate::sccp::{optimize, SccpScratch, Solver};
+use crate::sccp::{optimize, sccp_analysis_in_module, SccpSolution, SccpStatus};
 use arbitrary::{Result, Unstructured};
+use std::sync::Arc;
 
 fn module_of(f: Function) -> Module {
     let mut m = ModuleBuilder::new();
@@ -61,13 +67,9 @@ pub fn check(data: &[u8]) {
         // Robustness: corrupt one reference; SCCP must report or cope, never panic.
         let f = &mut m.functions[0];
         if corrupt(&mut u, f).is_ok() {
-            let symbols = m.symbol_table();
-            let _ = optimize(
-                &mut m.functions[0],
-                &symbols,
-                100 * 1024,
-                &mut SccpScratch::default(),
-            );
+            let symbols = Arc::new(m.symbol_table());
+            let _ = sccp_analysis_in_module(&m.functions[0], &symbols, 100 * 1024);
+            let _ = optimize(&mut m.functions[0], &symbols, 100 * 1024);
         }
         return;
     }
@@ -272,29 +274,53 @@ pub fn check_function(f: Function, memory_limit: usize, args: &[Vec<Val>]) {
 /// invariants and the verifier on each function, the interpreter on `entry` with each
 /// argument vector of `args`.
 pub fn check_module(before: Module, entry: &str, memory_limit: usize, args: &[Vec<Val>]) {
-    let symbols = before.symbol_table();
+    let symbols = Arc::new(before.symbol_table());
     let mut after = before.clone();
-    let mut solver = Solver::new();
-    let mut scratch = SccpScratch::default();
+    let mut config = PipelineConfig::new(PassSet::SCCP);
+    config.options.sccp_memory_limit = memory_limit;
     for g in &mut after.functions {
         let errors = crate::verify::verify(&*g, &symbols);
         assert!(errors.is_empty(), "generator made invalid IR: {errors:?}");
-        // (a) Solver invariants.
-        if let Ok(r) = solver.analyze(g, &symbols, memory_limit) {
-            assert_eq!(r.monotonicity_violations, 0, "a cell moved up the lattice");
-            if let Err(e) = r.validate(g) {
+        // The pass's systems through the engine; then (a) the analysis they left behind.
+        let input = std::mem::take(g);
+        let (run, status, checked) = with_thread_engine(&config, |engine| {
+            let run = engine.run(input, &symbols);
+            let solution = engine.world().resource::<SccpSolution>();
+            let checked = solution
+                .result()
+                .map(|r| (r.monotonicity_violations, r.validate(&run.function)));
+            (run, solution.status.clone(), checked)
+        })
+        .unwrap_or_else(|panic| panic!("SCCP panicked: {panic}"));
+        *g = run.function;
+        if let Some((violations, valid)) = checked {
+            assert_eq!(violations, 0, "a cell moved up the lattice");
+            if let Err(e) = valid {
                 panic!("invalid SCCP result: {e}");
             }
         }
-        // (b) The verifier after.
-        let full = match optimize(g, &symbols, memory_limit, &mut scratch) {
-            Ok(out) => matches!(out, crate::sccp::SccpOutcome::Optimized(_)),
-            Err(e) => panic!("SCCP failed on valid IR: {e}"),
+        // (b) The verifier after (also run by the engine after the stage in debug builds).
+        if let Some(d) = run
+            .diagnostics
+            .iter()
+            .find(|d| d.severity == crate::engine::Severity::Error)
+        {
+            panic!(
+                "SCCP failed on valid IR: [{}] {}\nbefore:\n{}",
+                d.pass,
+                d.message,
+                crate::text::print_module(&before)
+            );
+        }
+        let full = match status {
+            SccpStatus::Solved => true,
+            SccpStatus::MemoryLimit => false,
+            s => panic!("SCCP did not run on valid IR: {s:?}"),
         };
         // (d) Idempotence: SCCP finds nothing left to do in its own output.
         if full {
             let mut again = g.clone();
-            let out = optimize(&mut again, &symbols, usize::MAX, &mut scratch).unwrap();
+            let out = optimize(&mut again, &symbols, usize::MAX).unwrap();
             assert_eq!(
                 out.stats().transformed() + out.stats().blocks_removed,
                 0,
@@ -385,14 +411,8 @@ mod tests {
                     .count()
             };
             let mut after = m.clone();
-            let symbols = m.symbol_table();
-            optimize(
-                &mut after.functions[0],
-                &symbols,
-                usize::MAX,
-                &mut SccpScratch::default(),
-            )
-            .unwrap();
+            let symbols = Arc::new(m.symbol_table());
+            optimize(&mut after.functions[0], &symbols, usize::MAX).unwrap();
             folded += loads(&m) - loads(&after);
             kept += loads(&after);
             check_module(m, "tables", 100 * 1024, &[vec![Val::int(Type::I64, 3)]]);

@@ -73,7 +73,12 @@ macro_rules! inst_slices_mut {
         let chunk = it.next();
         debug_assert!(it.next().is_none(), "instructions span more than one table");
         match chunk {
-            Some((a, b, c, d)) => ($crate::ir::access::plain(a), $crate::ir::access::plain(b), $crate::ir::access::plain(c), $crate::ir::access::plain(d)),
+            Some((a, b, c, d)) => (
+                $crate::ir::access::plain(a),
+                $crate::ir::access::plain(b),
+                $crate::ir::access::plain(c),
+                $crate::ir::access::plain(d),
+            ),
             None => (&mut [][..], &mut [][..], &mut [][..], &mut [][..]),
         }
     }};
@@ -88,7 +93,12 @@ macro_rules! block_slices_mut {
         let chunk = it.next();
         debug_assert!(it.next().is_none(), "blocks span more than one table");
         match chunk {
-            Some((a, b, c, d)) => ($crate::ir::access::plain(a), $crate::ir::access::plain(b), $crate::ir::access::plain(c), $crate::ir::access::plain(d)),
+            Some((a, b, c, d)) => (
+                $crate::ir::access::plain(a),
+                $crate::ir::access::plain(b),
+                $crate::ir::access::plain(c),
+                $crate::ir::access::plain(d),
+            ),
             None => (&mut [][..], &mut [][..], &mut [][..], &mut [][..]),
         }
     }};
@@ -110,7 +120,8 @@ pub struct IrMut<'w, 's> {
 impl IrMut<'_, '_> {
     /// The function's columns as slices (about 20 ns).
     pub fn body(&mut self) -> Body<'_> {
-        let (ops, results, blocks_of, inst_dead) = crate::inst_slices_mut!(self.insts.contiguous_iter_mut());
+        let (ops, results, blocks_of, inst_dead) =
+            crate::inst_slices_mut!(self.insts.contiguous_iter_mut());
         let (block_insts, block_params, terminators, block_dead) =
             crate::block_slices_mut!(self.blocks.contiguous_iter_mut());
         let rows = super::columns_mut(ColumnsMut {
@@ -176,4 +187,3 @@ impl IrView<'_, '_> {
         )
     }
 }
-

@@ -280,9 +280,17 @@ impl<'a> Body<'a> {
     /// Creates an instruction in the next spare row (not yet listed by any block).
     ///
     /// Panics if no spare row is left: the pass asked for too few in [`RowDemand`].
-    pub fn push_inst(&mut self, kind: InstKind, results: SmallVec<[Value; 1]>, block: Block) -> Inst {
+    pub fn push_inst(
+        &mut self,
+        kind: InstKind,
+        results: SmallVec<[Value; 1]>,
+        block: Block,
+    ) -> Inst {
         let i = self.counts.insts;
-        assert!(i < self.kinds.len(), "no spare instruction row: RowDemand too small");
+        assert!(
+            i < self.kinds.len(),
+            "no spare instruction row: RowDemand too small"
+        );
         self.kinds[i] = kind;
         self.results[i] = results;
         self.inst_blocks[i] = block;
@@ -295,7 +303,10 @@ impl<'a> Body<'a> {
     /// terminator. Panics if no spare row is left.
     pub fn push_block(&mut self, insts: Vec<Inst>, terminator: Terminator) -> Block {
         let b = self.counts.blocks;
-        assert!(b < self.block_dead.len(), "no spare block row: RowDemand too small");
+        assert!(
+            b < self.block_dead.len(),
+            "no spare block row: RowDemand too small"
+        );
         self.block_insts[b] = insts;
         self.block_params[b] = SmallVec::new();
         self.terminators[b] = terminator;

@@ -539,6 +539,64 @@ pub trait IrRead {
             _ => None,
         }
     }
+
+    /// Row view of instruction `i` (its columns together). Panics if out of range.
+    fn inst(&self, i: Inst) -> InstRef<'_> {
+        InstRef {
+            kind: self.inst_kind(i),
+            results: self.inst_results(i),
+            block: self.inst_block(i),
+        }
+    }
+
+    /// Row view of block `b` (its columns together). Panics if out of range.
+    fn block(&self, b: Block) -> BlockRef<'_> {
+        BlockRef {
+            insts: self.block_insts(b),
+            params: self.block_params(b),
+            terminator: self.terminator(b),
+            dead: self.is_block_dead(b),
+        }
+    }
+
+    /// Row views of every block index in order, dead holes included.
+    fn blocks(&self) -> impl Iterator<Item = BlockRef<'_>> {
+        (0..self.num_blocks()).map(move |b| self.block(Block::new(b)))
+    }
+}
+
+/// One instruction's columns together (see [`IrRead::inst`]).
+#[derive(Clone, Copy, Debug)]
+pub struct InstRef<'a> {
+    /// Operation and operands.
+    pub kind: &'a InstKind,
+    /// Values defined.
+    pub results: &'a [Value],
+    /// The block listing it.
+    pub block: Block,
+}
+
+impl InstRef<'_> {
+    /// The single result, if there is exactly one.
+    pub fn result(&self) -> Option<Value> {
+        match self.results {
+            [v] => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// One block's columns together (see [`IrRead::block`]).
+#[derive(Clone, Copy, Debug)]
+pub struct BlockRef<'a> {
+    /// Instructions in order.
+    pub insts: &'a [Inst],
+    /// Block parameters.
+    pub params: &'a [Value],
+    /// Terminator.
+    pub terminator: &'a Terminator,
+    /// A hole in the block table.
+    pub dead: bool,
 }
 
 impl IrRead for Function {

@@ -15,7 +15,6 @@ mod function;
 mod instructions;
 mod types;
 
-
 pub use access::*;
 pub use body::*;
 pub use builder::{FunctionBuilder, ModuleBuilder};

@@ -4,8 +4,8 @@
 //! initialisers, float constants, skip reasons and fatal errors.
 
 use super::*;
-use crate::verify::verify_module;
 use crate::ir::*;
+use crate::verify::verify_module;
 
 fn imp(src: &str) -> Imported {
     let r = import(src, "t.ll", &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));

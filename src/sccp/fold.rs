@@ -15,7 +15,7 @@
 //! matches, else the default; `indirect_br`: the listed block of a `blockaddress`).
 //!
 //! Fallback ([`Folder`]): one forward pass over the blocks reachable from the entry in
-//! reverse postorder; each instruction is evaluated with the same rules. Every cell starts
+//! the reverse postorder of the shared [`Cfg`] (read, never rebuilt); each instruction is evaluated with the same rules. Every cell starts
 //! `Overdefined`, so the pass is pessimistic: a value becomes `Const` only when its operands
 //! are constants already known (constant operands, or values folded earlier in the pass).
 //! Phis stay `Overdefined` (no edge is assumed unexecutable), every live block counts as
@@ -27,7 +27,7 @@
 //! dominates (all non-phi uses in reachable blocks), and an `Overdefined` cell is always a
 //! safe answer, so each `Const` is computed from final operand cells.
 //!
-//! Memory: one cell per value plus the CFG; no worklist. It is not subject to the limit: the
+//! Memory: one cell per value (the CFG is the shared one); no worklist. It is not subject to the limit: the
 //! limit bounds SCCP's worklist-driven state, and this pass is the bounded alternative.
 //!
 //! Complexity: every rule is O(operands) (a `switch` O(cases)); the fallback is
@@ -39,15 +39,16 @@ use super::BitSet;
 use crate::analysis::Cfg;
 use crate::interp::{ops, Val};
 use crate::ir::{
-    Const, ConstKind, Function, InstKind, IntPredicate, Operand, Symbol, SymbolTable, Terminator,
-    Type,
+    Body, Const, ConstKind, ConstPool, InstKind, IntPredicate, IrRead, Operand, Symbol,
+    SymbolTable, Terminator, Type,
 };
 
 /// The successor index a terminator takes when its condition has the constant cell `cond`
 /// (`None`: not a conditional terminator, or the constant decides nothing, for example an
-/// `indirect_br` to an address that is not a listed block). Shared by the solver and the
-/// rewrite so that both resolve branches identically; mirrors the interpreter's choice.
-pub fn resolved_successor(f: &Function, t: &Terminator, cond: Constant) -> Option<usize> {
+/// `indirect_br` to an address that is not a listed block; `consts` is the function's pool,
+/// where a `blockaddress` lives). Shared by the solver and the rewrite so that both resolve
+/// branches identically; mirrors the interpreter's choice.
+pub fn resolved_successor(consts: &ConstPool, t: &Terminator, cond: Constant) -> Option<usize> {
     match (t, cond) {
         (Terminator::Br { .. }, Constant::Scalar(v)) => Some(if v.as_u128() != 0 { 0 } else { 1 }),
         (Terminator::Switch { ty, cases, .. }, Constant::Scalar(v)) => {
@@ -60,7 +61,7 @@ pub fn resolved_successor(f: &Function, t: &Terminator, cond: Constant) -> Optio
             )
         }
         (Terminator::IndirectBr { dests, .. }, Constant::Address(c)) => {
-            match f.consts.try_get(c)?.kind {
+            match consts.try_get(c)?.kind {
                 ConstKind::BlockAddr(b) => dests.iter().position(|&d| d == b),
                 _ => None,
             }
@@ -336,7 +337,6 @@ pub struct Folder {
     cells: Vec<LatticeValue>,
     const_cells: Vec<LatticeValue>,
     live: BitSet,
-    cfg: Cfg,
 }
 
 impl Folder {
@@ -345,17 +345,18 @@ impl Folder {
         Self::default()
     }
 
-    /// Folds `f` locally and rewrites it with `rewriter`; returns what changed.
-    /// `f` must be valid for the verifier (as after a failed-by-limit SCCP analysis, which
-    /// has checked every reference).
-    /// Loads from read-only globals of `symbols` fold as in SCCP.
+    /// Folds `f` locally and rewrites it with `rewriter`; returns what changed. `cfg` is
+    /// the shared control-flow graph of `f` as it is now (its reverse postorder orders the
+    /// pass). `f` must be valid for the verifier (as after a failed-by-limit SCCP analysis,
+    /// which has checked every reference). Loads from read-only globals of `symbols` fold as
+    /// in SCCP.
     pub fn fold(
         &mut self,
-        f: &mut Function,
+        f: &mut Body<'_>,
+        cfg: &Cfg,
         symbols: &SymbolTable,
         rewriter: &mut Rewriter,
     ) -> RewriteStats {
-        self.cfg.compute(&*f);
         self.cells.clear();
         self.cells.resize(f.values.len(), LatticeValue::Overdefined);
         self.const_cells.clear();
@@ -364,16 +365,16 @@ impl Folder {
             Constant::of_pool(c, f.consts.get(c))
                 .map_or(LatticeValue::Overdefined, LatticeValue::Const)
         }));
-        for &b in self.cfg.rpo() {
-            for &i in &f.blocks[b.index()].insts {
-                let d = &f.insts[i.index()];
+        for &b in cfg.rpo() {
+            for &i in &f.block_insts[b.index()] {
+                let d = f.inst(i);
                 let Some(v) = d.result() else { continue };
                 if matches!(d.kind, InstKind::Phi { .. }) {
                     continue;
                 }
                 let (cells, consts) = (&self.cells, &self.const_cells);
                 let cell = eval_inst(
-                    &d.kind,
+                    d.kind,
                     |o| match o {
                         Operand::Value(v) => cells[v.index()],
                         Operand::Const(c) => consts[c.index()],
@@ -386,13 +387,13 @@ impl Folder {
                 }
             }
         }
-        self.live.reset(f.blocks.len());
-        for (b, bd) in f.blocks.iter().enumerate() {
-            if !bd.dead {
+        self.live.reset(f.num_blocks());
+        for b in 0..f.num_blocks() {
+            if !f.block_dead[b] {
                 self.live.insert(b);
             }
         }
-        rewriter.apply(f, &self.cells, &self.live)
+        rewriter.apply(f, cfg, &self.cells, &self.live)
     }
 }
 

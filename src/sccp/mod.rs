@@ -61,17 +61,32 @@
 //!   counts `sccp/memory_limit_fallbacks` and reports a [`Severity::Note`].
 //! - Invalid input (a missing successor, a dangling value) is an error diagnostic, never a
 //!   panic; the function is left unchanged.
-//! - Functions are independent: one [`SccpScratch`] per engine, engines per thread, so
-//!   `strata bench` and `batch::run_functions` run SCCP on all cores.
+//! - Functions are independent: one [`SccpSolution`] and [`SccpScratch`] per engine,
+//!   engines per thread, so `strata bench` and `batch::run_functions` run SCCP on all cores.
 //!
-//! The system [`run_sccp`] reads the function through [`with_function`] (dense tables, rule 6
-//! of DESIGN.md 2) and [`PipelineConfig`]; writes the function, [`PassStats`],
-//! [`Diagnostics`] and, when the CFG changed, recomputes the analyses
-//! ([`crate::analysis::recompute_analyses`]:
-//! CFG, dominator tree, frontiers, SCCs) so later stages see the current function. Requires a
-//! verified function (the registry pulls in `verify`). Establishes: constant values replaced,
-//! no branch on a constant in a reachable block, no unreachable block (SCCP path), phase
-//! `optimized` (from `ssa`).
+//! Systems (DESIGN.md 2: the function lives in the World as component columns; analysis and
+//! transformation are separate systems, as 003 separates them), chained in [`Stage::Sccp`]
+//! by [`configure`]. The pass declares that it reads `cfg` (the engine brings the shared
+//! [`Cfg`] up to date at the stage's begin) and invalidates every analysis.
+//!
+//! | system | reads | writes |
+//! |---|---|---|
+//! | [`solve_sccp`] | `InstOp`, `InstResults`, `BlockInsts`, `BlockTerm`, `BlockDead`; values, constants, `FunctionInfo`; [`Cfg`], [`Symbols`], [`PipelineConfig`], [`ValidAnalyses`] | [`SccpSolution`] |
+//! | [`rewrite_sccp`] | [`SccpSolution`], [`Cfg`], [`Symbols`], [`PipelineConfig`]; `InstResults`, values | `InstOp`, `InstDead`, `BlockInsts`, `BlockTerm`, `BlockParams`, `BlockDead`; constants, `FunctionInfo.phase`; [`SccpScratch`], [`PassStats`], [`Diagnostics`], [`ValidAnalyses`] |
+//!
+//! Neither builds a CFG: edge ids are (block, successor index) in the shared [`Cfg`]'s
+//! successor order, and the fallback walks its reverse postorder. SCCP creates no rows:
+//! removed instructions are flagged in `InstDead`, removed blocks in `BlockDead`. When the
+//! rewrite changed the CFG (a branch resolved, a block removed) it removes what the pass
+//! invalidates from [`ValidAnalyses`], and the engine recomputes the analyses once, before
+//! the next stage that reads them.
+//!
+//! Library entry points: [`optimize`] runs the same two systems on a [`Function`] through
+//! this thread's engine ([`crate::engine::run_in_place`], with the verifier the pass
+//! requires), [`apply_sccp_transformations`] runs [`rewrite_sccp`] on a given result in a
+//! temporary World ([`crate::engine::harness::Harness`]), and [`sccp_analysis`] / [`sccp_analysis_in_module`] run the solver
+//! alone on a [`Function`] (analysis only, with the function's [`Cfg`] from
+//! [`Cfg::compute`]).
 //!
 //! Complexity: linear in instructions + operands + edges (see [`solver`] and [`rewrite`]).
 
@@ -85,10 +100,16 @@ pub use lattice::{Constant, LatticeValue};
 pub use rewrite::{RewriteStats, Rewriter};
 pub use solver::{sccp_analysis, sccp_analysis_in_module, Solver, LATTICE_ENTRY_BYTES};
 
-use crate::engine::world::with_function;
-use crate::engine::{Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage, Symbols};
-use crate::ir::{Block, Const, ConstKind, Function, Inst, Phase, SymbolTable, Value, ValueDef};
+use crate::analysis::{Analyses, Cfg, ValidAnalyses};
+use crate::engine::{
+    Diagnostic, Diagnostics, Pass, PassSet, PassStats, PipelineConfig, Severity, Stage, Symbols,
+};
+use crate::ir::{
+    Block, BodyRef, Const, ConstKind, Function, Inst, IrMut, IrRead, IrView, Phase, SymbolTable,
+    Value, ValueDef,
+};
 use bevy_ecs::prelude::*;
+use std::sync::Arc;
 
 /// Why SCCP did not run on a function (003 `SCCPError`, with Rust casing: `InvalidCFG` is
 /// [`SccpError::InvalidCfg`], `InvalidSSA` is [`SccpError::InvalidSsa`]; plus the checks the
@@ -134,6 +155,14 @@ pub enum SccpError {
         /// The phase found.
         phase: Phase,
     },
+    /// [`optimize`] only: the pipeline reported an error diagnostic (the verifier, which
+    /// runs before SCCP, rejected the function; or SCCP itself failed). The function is
+    /// unchanged.
+    #[error("{message}")]
+    Rejected {
+        /// The first error diagnostic, as reported.
+        message: String,
+    },
 }
 
 /// How SCCP ended on a function.
@@ -154,125 +183,268 @@ impl SccpOutcome {
     }
 }
 
-/// The reusable state of the pass: solver, rewriter and fallback folder scratch (cleared,
-/// never dropped, between functions).
+/// What [`solve_sccp`] concluded about the function in the World.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum SccpStatus {
+    /// No analysis since the resource was created.
+    #[default]
+    NotRun,
+    /// The analysis reached its fixpoint: [`Solver::result`] holds it.
+    Solved,
+    /// The lattice memory limit was exceeded: no result; the rewrite folds locally.
+    MemoryLimit,
+    /// The function cannot be analysed (bad phase or reference): no result, no rewrite.
+    Failed(SccpError),
+}
+
+/// The SCCP analysis of the function in the World: written by [`solve_sccp`], read by
+/// [`rewrite_sccp`] (and by tests and the fuzz check, after a run). The solver keeps its
+/// scratch (cleared, never dropped, between functions).
+#[derive(Resource, Default, Debug)]
+pub struct SccpSolution {
+    /// The analysis with its scratch; [`Solver::result`] is the result when `status` is
+    /// [`SccpStatus::Solved`] (empty otherwise).
+    pub solver: Solver,
+    /// How the last analysis ended.
+    pub status: SccpStatus,
+}
+
+impl SccpSolution {
+    /// The result of the last analysis, if it reached its fixpoint.
+    pub fn result(&self) -> Option<&SccpResult> {
+        (self.status == SccpStatus::Solved).then(|| self.solver.result())
+    }
+}
+
+/// The reusable state of the rewrite: rewriter and fallback folder scratch (cleared, never
+/// dropped, between functions).
 #[derive(Resource, Default, Debug)]
 pub struct SccpScratch {
-    /// The analysis.
-    pub solver: Solver,
     /// The rewrite.
     pub rewriter: Rewriter,
     /// The fallback.
     pub folder: Folder,
 }
 
-/// Runs SCCP on `f` and applies it (003 `optimize_with_sccp`), falling back to local folding
-/// on [`SccpError::MemoryLimit`]. `symbols` are those of `f`'s module (loads from its
-/// read-only globals fold; an empty table keeps every load). Sets the phase as described in
-/// the module doc.
+/// Runs the `sccp` pass on `f` (003 `optimize_with_sccp`): the systems [`solve_sccp`] and
+/// [`rewrite_sccp`] through this thread's engine ([`crate::engine::run_in_place`], with the
+/// verifier the pass requires before them), with `memory_limit` as
+/// `PipelineConfig.options.sccp_memory_limit`; beyond it the rewrite falls back to local
+/// folding. `symbols` are those of `f`'s module (loads from its read-only globals fold; an
+/// empty table keeps every load). Sets the phase as described in the module doc.
 ///
 /// # Errors
-/// Every [`SccpError`] except `MemoryLimit`; `f` is then unchanged.
+/// [`SccpError::UnsupportedPhase`] from `destructed` on; [`SccpError::Rejected`] with the
+/// first error diagnostic when the verifier rejects `f` (or SCCP reports an error). `f` is
+/// then unchanged.
 pub fn optimize(
     f: &mut Function,
-    symbols: &SymbolTable,
+    symbols: &Arc<SymbolTable>,
     memory_limit: usize,
-    scratch: &mut SccpScratch,
 ) -> Result<SccpOutcome, SccpError> {
+    // The system reports the same error; checked first so that the verifier of a later
+    // phase (which rejects phis, say) does not hide it.
     if !f.phase.single_definition() {
         return Err(SccpError::UnsupportedPhase { phase: f.phase });
     }
-    let outcome = match scratch.solver.analyze(f, symbols, memory_limit) {
-        Ok(result) => {
-            let stats = scratch.rewriter.apply(f, &result.values, &result.reachable);
-            SccpOutcome::Optimized(stats)
-        }
-        Err(SccpError::MemoryLimit { .. }) => {
-            SccpOutcome::Fallback(scratch.folder.fold(f, symbols, &mut scratch.rewriter))
-        }
-        Err(e) => return Err(e),
-    };
-    if f.phase == Phase::Ssa {
-        f.phase = Phase::Optimized;
+    let mut config = PipelineConfig::new(PassSet::SCCP);
+    config.options.sccp_memory_limit = memory_limit;
+    let report = crate::engine::run_in_place(f, symbols, &config);
+    if let Some(d) = report
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == Severity::Error)
+    {
+        return Err(SccpError::Rejected {
+            message: format!("[{}] {}", d.pass, d.message),
+        });
     }
-    Ok(outcome)
+    let stats = RewriteStats {
+        instructions_folded: report.stat("sccp", "instructions_folded"),
+        branches_resolved: report.stat("sccp", "branches_resolved"),
+        blocks_removed: report.stat("sccp", "blocks_removed"),
+        phis_simplified: report.stat("sccp", "phis_simplified"),
+        copies_propagated: report.stat("sccp", "copies_propagated"),
+    };
+    Ok(if report.stat("sccp", "memory_limit_fallbacks") > 0 {
+        SccpOutcome::Fallback(stats)
+    } else {
+        SccpOutcome::Optimized(stats)
+    })
 }
 
 /// Applies an SCCP result to the function it was computed on (003
-/// `apply_sccp_transformations`); returns the number of transformed instructions. Batch code
-/// keeps a [`Rewriter`] (or uses [`optimize`]) to reuse scratch.
+/// `apply_sccp_transformations`); returns the number of transformed instructions (folded,
+/// resolved branches, simplified phis, propagated copies). Runs the system [`rewrite_sccp`]
+/// in a temporary World ([`crate::engine::harness::Harness`]) holding `f`, its CFG
+/// ([`crate::analysis::compute_cfg`]) and `result` as the [`SccpSolution`]; like the pass, it moves the phase from `ssa` to
+/// `optimized`. `result` must come from an analysis of `f` as it is now
+/// ([`sccp_analysis`]); batch code runs the pass ([`optimize`], the pipeline) instead.
 pub fn apply_sccp_transformations(f: &mut Function, result: &SccpResult) -> usize {
-    Rewriter::new()
-        .apply(f, &result.values, &result.reachable)
-        .transformed() as usize
-}
-
-/// The `sccp` pass on the function in the World (see the module doc for what it reads,
-/// writes, requires and establishes).
-pub fn run_sccp(world: &mut World) {
-    let limit = world.resource::<PipelineConfig>().options.sccp_memory_limit;
-    let symbols = world.resource::<Symbols>().0.clone();
-    world.resource_scope(|world, mut scratch: Mut<SccpScratch>| {
-        with_function(world, |f, world| {
-            // Instructions and terminators of live blocks, to report the drop the way it is
-            // measured on LLVM's output (`bench --against-llvm`).
-            let size = |f: &Function| (f.live_inst_count() + f.live_block_count()) as u64;
-            let before = size(f);
-            let result = optimize(f, &symbols, limit, &mut scratch);
-            let mut diags = Vec::new();
-            let stats = match result {
-                Ok(SccpOutcome::Optimized(s)) => s,
-                Ok(SccpOutcome::Fallback(s)) => {
-                    world
-                        .resource_mut::<PassStats>()
-                        .add("sccp", "memory_limit_fallbacks", 1);
-                    diags.push(Diagnostic {
-                        severity: Severity::Note,
-                        pass: "sccp",
-                        message: format!(
-                            "SCCP lattice memory limit ({limit} bytes) exceeded for function @{}; \
-                             fell back to local constant folding",
-                            f.name
-                        ),
-                    });
-                    s
-                }
-                Err(e) => {
-                    diags.push(Diagnostic {
-                        severity: Severity::Error,
-                        pass: "sccp",
-                        message: format!("function @{}: {e}", f.name),
-                    });
-                    RewriteStats::default()
-                }
-            };
-            world.resource_mut::<Diagnostics>().0.extend(diags);
-            let mut ps = world.resource_mut::<PassStats>();
-            ps.add("sccp", "instructions_folded", stats.instructions_folded);
-            ps.add("sccp", "branches_resolved", stats.branches_resolved);
-            ps.add("sccp", "blocks_removed", stats.blocks_removed);
-            ps.add("sccp", "phis_simplified", stats.phis_simplified);
-            ps.add("sccp", "copies_propagated", stats.copies_propagated);
-            ps.add(
-                "sccp",
-                "instructions_removed",
-                before.saturating_sub(size(f)),
-            );
-            if stats.cfg_changed() {
-                crate::analysis::recompute_analyses(world, f);
-            }
+    let mut h = crate::engine::harness::Harness::new(
+        std::mem::take(f),
+        &Arc::new(SymbolTable::default()),
+        PipelineConfig::new(PassSet::SCCP),
+    );
+    {
+        let mut solution = h.world_mut().resource_mut::<SccpSolution>();
+        solution.solver.set_result(result);
+        solution.status = SccpStatus::Solved;
+    }
+    h.run((crate::analysis::compute_cfg, rewrite_sccp).chain());
+    *f = h.take();
+    h.world()
+        .resource::<PassStats>()
+        .0
+        .iter()
+        .filter(|s| {
+            s.pass == "sccp"
+                && matches!(
+                    s.name,
+                    "instructions_folded"
+                        | "branches_resolved"
+                        | "phis_simplified"
+                        | "copies_propagated"
+                )
         })
-    });
+        .map(|s| s.value as usize)
+        .sum()
 }
 
-/// Inserts the pass's scratch resource (done once per World).
+/// The SCCP analysis of the function in the World (the first system of [`Stage::Sccp`]).
+///
+/// Reads, through [`IrView`], the instruction columns `InstOp` (operations and operands)
+/// and `InstResults`, the block columns `BlockInsts`, `BlockTerm` and `BlockDead`, the value
+/// table, the constant pool and `FunctionInfo` (phase, parameters, name); and the resources
+/// [`Cfg`] (edge ids in its successor order), [`Symbols`] (read-only globals),
+/// [`PipelineConfig`] (`options.sccp_memory_limit`) and [`ValidAnalyses`]. Writes
+/// [`SccpSolution`] only; the function is untouched. Requires a verified single-definition
+/// function and a valid CFG (the engine refreshes it at the stage's begin: the pass
+/// declares it reads `cfg`). Establishes: `SccpSolution.status` says how the analysis
+/// ended, and when `Solved` the solver's result describes the function as it is now.
+pub fn solve_sccp(
+    ir: IrView,
+    cfg: Res<Cfg>,
+    symbols: Res<Symbols>,
+    config: Res<PipelineConfig>,
+    valid: Res<ValidAnalyses>,
+    mut solution: ResMut<SccpSolution>,
+) {
+    debug_assert!(
+        valid.0.contains(Analyses::CFG),
+        "solve_sccp runs on a stale CFG"
+    );
+    let f = ir.body();
+    let solution = &mut *solution;
+    let phase = f.phase();
+    solution.status = if !phase.single_definition() {
+        SccpStatus::Failed(SccpError::UnsupportedPhase { phase })
+    } else {
+        let limit = config.options.sccp_memory_limit;
+        match solution.solver.analyze(&f, &cfg, &symbols.0, limit) {
+            Ok(_) => SccpStatus::Solved,
+            Err(SccpError::MemoryLimit { .. }) => SccpStatus::MemoryLimit,
+            Err(e) => SccpStatus::Failed(e),
+        }
+    };
+}
+
+/// Instructions and terminators of live blocks: the size whose drop is reported as
+/// `sccp/instructions_removed`, measured the way `bench --against-llvm` measures LLVM's.
+fn size(f: &BodyRef<'_>) -> u64 {
+    let blocks = (0..f.num_blocks()).filter(|&b| !f.block_dead[b]).count();
+    (f.live_inst_count() + blocks) as u64
+}
+
+/// The SCCP transformation of the function in the World (the second system of
+/// [`Stage::Sccp`], after [`solve_sccp`]).
+///
+/// Reads [`SccpSolution`], [`Cfg`] (the pre-rewrite edges: phi entries per remaining edge;
+/// the fallback's reverse postorder), [`Symbols`] and [`PipelineConfig`] (fallback only).
+/// Writes, through [`IrMut`], the columns `InstOp` (operands replaced, phi entries
+/// trimmed), `InstDead` (every instruction unlisted), `BlockInsts`, `BlockTerm` (resolved
+/// branches; `unreachable` for removed blocks), `BlockParams` (cleared for removed blocks)
+/// and `BlockDead` (removed blocks), the constant pool (folded constants interned) and
+/// `FunctionInfo.phase`; reads `InstResults` and the value table. Writes [`PassStats`]
+/// (`sccp/*` counters), [`Diagnostics`] (an error when the analysis failed, a note on the
+/// memory-limit fallback), [`SccpScratch`], and removes the analyses the pass invalidates
+/// from [`ValidAnalyses`] when the CFG changed (resolved branches, removed blocks), so the
+/// engine recomputes them before the next stage that reads them. Creates no row.
+/// Requires [`solve_sccp`] to have run on the function as it is. Establishes: constant
+/// values replaced, no branch on a constant in a reachable block, no unreachable block
+/// (full analysis), phase `optimized` (from `ssa`).
+#[allow(clippy::too_many_arguments)]
+pub fn rewrite_sccp(
+    mut ir: IrMut,
+    cfg: Res<Cfg>,
+    symbols: Res<Symbols>,
+    config: Res<PipelineConfig>,
+    solution: Res<SccpSolution>,
+    mut scratch: ResMut<SccpScratch>,
+    mut valid: ResMut<ValidAnalyses>,
+    mut stats: ResMut<PassStats>,
+    mut diags: ResMut<Diagnostics>,
+) {
+    let mut f = ir.body();
+    let before = size(&f.view());
+    let SccpScratch { rewriter, folder } = &mut *scratch;
+    let rewritten = match &solution.status {
+        SccpStatus::Solved => {
+            let result = solution.solver.result();
+            Some(rewriter.apply(&mut f, &cfg, &result.values, &result.reachable))
+        }
+        SccpStatus::MemoryLimit => {
+            let limit = config.options.sccp_memory_limit;
+            stats.add("sccp", "memory_limit_fallbacks", 1);
+            diags.0.push(Diagnostic {
+                severity: Severity::Note,
+                pass: "sccp",
+                message: format!(
+                    "SCCP lattice memory limit ({limit} bytes) exceeded for function @{}; \
+                     fell back to local constant folding",
+                    f.info.name
+                ),
+            });
+            Some(folder.fold(&mut f, &cfg, &symbols.0, rewriter))
+        }
+        SccpStatus::Failed(e) => {
+            diags.0.push(Diagnostic {
+                severity: Severity::Error,
+                pass: "sccp",
+                message: format!("function @{}: {e}", f.info.name),
+            });
+            None
+        }
+        SccpStatus::NotRun => None,
+    };
+    if rewritten.is_some() && f.info.phase == Phase::Ssa {
+        f.info.phase = Phase::Optimized;
+    }
+    let rs = rewritten.unwrap_or_default();
+    stats.add("sccp", "instructions_folded", rs.instructions_folded);
+    stats.add("sccp", "branches_resolved", rs.branches_resolved);
+    stats.add("sccp", "blocks_removed", rs.blocks_removed);
+    stats.add("sccp", "phis_simplified", rs.phis_simplified);
+    stats.add("sccp", "copies_propagated", rs.copies_propagated);
+    stats.add(
+        "sccp",
+        "instructions_removed",
+        before.saturating_sub(size(&f.view())),
+    );
+    if rs.cfg_changed() {
+        valid.0 -= Pass::Sccp.info().invalidates;
+    }
+}
+
+/// Inserts the pass's resources, [`SccpSolution`] and [`SccpScratch`] (done once per World).
 pub fn init_resources(world: &mut World) {
+    world.init_resource::<SccpSolution>();
     world.init_resource::<SccpScratch>();
 }
 
-/// Adds [`run_sccp`] to [`Stage::Sccp`].
+/// Adds [`solve_sccp`] then [`rewrite_sccp`], chained, to [`Stage::Sccp`].
 pub fn configure(schedule: &mut Schedule) {
-    schedule.add_systems(run_sccp.in_set(Stage::Sccp));
+    schedule.add_systems((solve_sccp, rewrite_sccp).chain().in_set(Stage::Sccp));
 }
 
 /// A growable bitset over dense indices.
@@ -385,10 +557,10 @@ impl SccpResult {
     /// A text dump (003's `verbose` output, used by the `sccp` filetests): reachable blocks,
     /// executable edges as `blockN#i -> blockM`, every cell that is not `Unknown`, and the
     /// two counts. Values print as `vN: const i32 7`, `vN: overdefined`.
-    pub fn describe(&self, f: &Function) -> String {
+    pub fn describe(&self, f: &impl IrRead) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
-        let reachable: Vec<String> = (0..f.blocks.len())
+        let reachable: Vec<String> = (0..f.num_blocks())
             .filter(|&b| self.reachable.contains(b))
             .map(|b| Block::new(b).to_string())
             .collect();
@@ -404,7 +576,7 @@ impl SccpResult {
                     LatticeValue::Const(Constant::Symbol { symbol, offset: 0 }) => {
                         format!("const address {:?}", ConstKind::SymbolAddr(*symbol))
                     }
-                    LatticeValue::Const(Constant::Address(k)) => match f.consts.try_get(*k) {
+                    LatticeValue::Const(Constant::Address(k)) => match f.consts().try_get(*k) {
                         Some(d) => format!("const address {:?}", d.kind),
                         None => c.to_string(),
                     },
@@ -424,8 +596,8 @@ impl SccpResult {
     /// The 003 invariants: the entry block is reachable, the target of every executable edge
     /// is reachable, every cell names a value of `f` and a non-`Unknown` cell a defined one.
     /// Returns a description of the first violation.
-    pub fn validate(&self, f: &Function) -> Result<(), String> {
-        if !f.blocks.is_empty() && !self.is_reachable(Block(0)) {
+    pub fn validate(&self, f: &impl IrRead) -> Result<(), String> {
+        if f.num_blocks() > 0 && !self.is_reachable(Block(0)) {
             return Err("entry block not reachable".into());
         }
         for (b, i, t) in self.executable_edges() {
@@ -433,14 +605,76 @@ impl SccpResult {
                 return Err(format!("executable edge {b}#{i} to unreachable {t}"));
             }
         }
-        if self.values.len() > f.values.len() {
+        if self.values.len() > f.values().len() {
             return Err("more cells than values".into());
         }
         for (i, c) in self.values.iter().enumerate() {
-            if *c != LatticeValue::Unknown && f.values[i].def == ValueDef::Unused {
+            if *c != LatticeValue::Unknown && f.values()[i].def == ValueDef::Unused {
                 return Err(format!("cell of undefined value v{i} is {c}"));
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::harness::Harness;
+
+    const DIAMOND: &str = "func @f(i32 v0) -> i32 phase ssa {
+block0:
+  v1 = icmp eq i32 2, 2
+  br v1, block1, block2
+block1:
+  v2 = add i32 3, 4
+  jump block3
+block2:
+  v3 = add i32 v0, 1
+  jump block3
+block3:
+  v4 = phi i32 [block1: v2], [block2: v3]
+  ret i32 v4
+}
+";
+
+    /// Each system alone on a World built from text: the analysis changes nothing and says
+    /// what it proved; the rewrite then applies it, flags what it removed dead and marks the
+    /// analyses stale.
+    #[test]
+    fn solve_then_rewrite_alone() {
+        let mut h = Harness::from_sir(DIAMOND, PipelineConfig::new(PassSet::SCCP)).unwrap();
+        h.run((crate::analysis::compute_cfg, solve_sccp).chain());
+        let solution = h.world().resource::<SccpSolution>();
+        assert_eq!(solution.status, SccpStatus::Solved);
+        let r = solution.result().unwrap();
+        assert!(!r.is_reachable(Block(2)));
+        assert_eq!(r.value(Value(4)).to_string(), "const i32 7");
+        assert_eq!((r.foldable_count, r.resolvable_branches), (3, 1));
+        assert!(
+            h.world().resource::<PassStats>().0.is_empty(),
+            "analysis only"
+        );
+
+        h.run(rewrite_sccp);
+        assert!(h.world().resource::<ValidAnalyses>().0.is_empty());
+        let stats = &h.world().resource::<PassStats>().0;
+        let stat = |name: &str| stats.iter().find(|s| s.name == name).map(|s| s.value);
+        assert_eq!(stat("blocks_removed"), Some(1));
+        assert_eq!(stat("branches_resolved"), Some(1));
+        h.check_dense();
+        let f = h.take();
+        assert!(f.blocks[2].dead && f.blocks[2].insts.is_empty());
+        assert_eq!(f.phase, Phase::Optimized);
+        // The removed instructions are unlisted; the ones left are the jump path's.
+        let listed: Vec<usize> = f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.insts)
+            .map(|i| i.index())
+            .collect();
+        assert!(listed.is_empty(), "every instruction folded: {listed:?}");
+        let text = crate::text::print_function(&f, &SymbolTable::default());
+        assert!(text.contains("ret i32 7"), "{text}");
     }
 }

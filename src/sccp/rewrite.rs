@@ -1,6 +1,7 @@
 //! Applying an SCCP result to the function (003 "Transformation Application").
 //!
-//! What, in order (one linear pass each over the function's dense tables):
+//! What, in order (one linear pass each over the function's columns, [`Body`]: the World's
+//! column slices in the pipeline):
 //!
 //! 1. **Constant replacement**: every value whose cell is `Const(c)` gets a replacement
 //!    operand, `c` interned into the constant pool (once per value). A non-null pointer
@@ -9,15 +10,20 @@
 //!    constant becomes a `jump` to the successor [`resolved_successor`] picks, the same
 //!    choice the solver made and the interpreter makes.
 //! 3. **Unreachable blocks**: a live block the result does not mark reachable is removed: it
-//!    becomes a dead hole (`BlockData::dead`, no instructions, `unreachable`).
+//!    becomes a dead hole (`BlockDead` set, no instructions, no parameters, `unreachable`);
+//!    its instructions are flagged in `InstDead`.
 //! 4. **Folded instructions**: an instruction of a reachable block whose result is replaced
 //!    and which has no side effect is unlisted from its block (a `Const` cell never comes from
-//!    a trapping operation, so nothing observable is removed).
+//!    a trapping operation, so nothing observable is removed), and flagged in `InstDead`
+//!    (as is every instruction a later step unlists).
 //!    A remaining `copy` (of a non-constant) is removed too and its uses read its source,
 //!    whose definition dominates the copy's (copy propagation).
 //! 5. **Phi edges**: each phi keeps, per predecessor `P`, as many entries naming `P` as the
 //!    rewritten CFG has edges from `P` (the first ones: the entry the interpreter reads);
-//!    entries from removed blocks and resolved-away edges go.
+//!    entries from removed blocks and resolved-away edges go. The count comes from the
+//!    shared [`Cfg`] as it was before the rewrite, minus what steps 2-3 removed (all edges of
+//!    a removed block; all but the kept successor and the `asm goto` labels of a resolved
+//!    branch): no CFG is rebuilt.
 //! 6. **Phi simplification**: a phi whose remaining entries, after replacement, are all the
 //!    same operand (ignoring entries that are the phi itself) becomes that operand; repeated
 //!    until nothing changes, since one simplification can enable another. Safe for
@@ -33,6 +39,10 @@
 //!    instruction that only it used. LLVM turns these into constant expressions; removing
 //!    them when unused keeps the function the same size as that would.
 //!
+//! Access: reads `InstResults`, the value table and the pre-rewrite [`Cfg`]; writes
+//! `InstOp` (operands, phi entries), `InstDead`, `BlockInsts`, `BlockTerm`, `BlockParams`,
+//! `BlockDead` and the constant pool. Creates no row.
+//!
 //! Invariants established: no reachable block branches to a removed block (every remaining
 //! edge of a reachable block is executable, see the solver's module doc); every use of a
 //! removed instruction's result is replaced; phis have one entry per incoming edge. So a
@@ -45,8 +55,10 @@
 use super::fold::{condition, resolved_successor};
 use super::lattice::{Constant, LatticeValue};
 use super::BitSet;
+use crate::analysis::Cfg;
 use crate::ir::{
-    Block, Const, Function, Inst, InstData, InstKind, Operand, Target, Terminator, Value, ValueDef,
+    Block, Body, Const, ConstPool, Inst, InstKind, IrRead, Operand, Target, Terminator, Value,
+    ValueDef,
 };
 use smallvec::SmallVec;
 
@@ -89,6 +101,10 @@ pub struct Rewriter {
     repl: Vec<Option<Operand>>,
     /// Direct-mapped cache of constants already interned into this function's pool.
     cache: Vec<Option<(Constant, Const)>>,
+    /// `resolved[Block]`: for a branch step 2 turned into a jump, the successor index it
+    /// kept and the number of terminator successors it had (`(NONE, 0)` otherwise), so that
+    /// step 5 knows which edges of the (pre-rewrite) CFG remain.
+    resolved: Vec<(u32, u32)>,
     /// `uses[Value]`: remaining uses, for step 8.
     uses: Vec<u32>,
     /// Step 8's worklist of unused instructions to remove.
@@ -98,6 +114,7 @@ pub struct Rewriter {
 }
 
 const CACHE_SLOTS: usize = 64;
+const NONE: u32 = u32::MAX;
 
 /// A cheap hash of a constant into `0..CACHE_SLOTS`.
 fn cache_slot(k: &Constant) -> usize {
@@ -109,6 +126,23 @@ fn cache_slot(k: &Constant) -> usize {
     (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize
 }
 
+/// The cell of an operand: `cells` for a value, the pool entry for a constant.
+fn operand_cell(cells: &[LatticeValue], consts: &ConstPool, o: Operand) -> LatticeValue {
+    match o {
+        Operand::Value(v) => cells.get(v.index()).copied().unwrap_or_default(),
+        Operand::Const(c) => consts
+            .try_get(c)
+            .and_then(|d| Constant::of_pool(c, d))
+            .map_or(LatticeValue::Overdefined, LatticeValue::Const),
+    }
+}
+
+/// True if the instruction (`kind`, defining `results`) may be removed once its single
+/// result has no use.
+fn removable(kind: &InstKind, results: &[Value]) -> bool {
+    results.len() == 1 && !kind.has_side_effects()
+}
+
 impl Rewriter {
     /// An empty rewriter.
     pub fn new() -> Self {
@@ -116,11 +150,14 @@ impl Rewriter {
     }
 
     /// Rewrites `f` given `cells[Value]` and the `reachable` blocks (see the module doc).
-    /// `cells` and `reachable` must come from an analysis of `f` as it is now (the SCCP
-    /// solver, or the fallback folder with every live block reachable).
+    /// `cfg` is the shared control-flow graph of `f` as it is before the rewrite; `cells`
+    /// and `reachable` must come from an analysis of `f` as it is now (the SCCP solver, or
+    /// the fallback folder with every live block reachable). Removed instructions get
+    /// `inst_dead`, removed blocks `block_dead`; no row is created.
     pub fn apply(
         &mut self,
-        f: &mut Function,
+        f: &mut Body<'_>,
+        cfg: &Cfg,
         cells: &[LatticeValue],
         reachable: &BitSet,
     ) -> RewriteStats {
@@ -130,8 +167,11 @@ impl Rewriter {
         // True if some constant cell has no pool form (step 8 has work).
         let mut unexpressed = false;
         let nv = f.values.len();
+        let nb = f.num_blocks();
         self.repl.clear();
         self.repl.resize(nv, None);
+        self.resolved.clear();
+        self.resolved.resize(nb, (NONE, 0));
         // 1. Constant replacement table.
         self.cache.clear();
         self.cache.resize(CACHE_SLOTS, None);
@@ -143,7 +183,7 @@ impl Rewriter {
                 let c = match self.cache[slot] {
                     Some((key, c)) if key == *k => Some(c),
                     _ => {
-                        let c = k.to_pool(&mut f.consts);
+                        let c = k.to_pool(f.consts);
                         if let Some(c) = c {
                             self.cache[slot] = Some((*k, c));
                         }
@@ -155,61 +195,62 @@ impl Rewriter {
                 unexpressed |= c.is_none();
             }
         }
-        let const_cell = |f: &Function, o: Operand| match o {
-            Operand::Value(v) => cells.get(v.index()).copied().unwrap_or_default(),
-            Operand::Const(c) => f
-                .consts
-                .try_get(c)
-                .and_then(|d| Constant::of_pool(c, d))
-                .map_or(LatticeValue::Overdefined, LatticeValue::Const),
-        };
-        for b in 0..f.blocks.len() {
-            if f.blocks[b].dead {
+        for b in 0..nb {
+            if f.block_dead[b] {
                 continue;
             }
             if !reachable.contains(b) {
-                // 3. Unreachable block.
-                let bd = &mut f.blocks[b];
-                bd.dead = true;
-                bd.insts.clear();
-                bd.params.clear();
-                bd.terminator = Terminator::Unreachable;
+                // 3. Unreachable block: a dead hole; its instructions are removed with it.
+                for &i in f.block_insts[b].iter() {
+                    f.inst_dead[i.index()] = true;
+                }
+                f.block_insts[b].clear();
+                f.block_params[b].clear();
+                f.terminators[b] = Terminator::Unreachable;
+                f.block_dead[b] = true;
                 stats.blocks_removed += 1;
                 continue;
             }
             // 2. Branch resolution.
-            let t = &f.blocks[b].terminator;
-            if let Some(LatticeValue::Const(k)) = condition(t).map(|o| const_cell(f, o)) {
-                if let Some(i) = resolved_successor(f, t, k) {
-                    let target = nth_target(t, i);
-                    f.blocks[b].terminator = Terminator::Jump(target);
+            let t = &f.terminators[b];
+            if let Some(LatticeValue::Const(k)) =
+                condition(t).map(|o| operand_cell(cells, f.consts, o))
+            {
+                if let Some(i) = resolved_successor(f.consts, t, k) {
+                    self.resolved[b] = (i as u32, t.num_successors() as u32);
+                    f.terminators[b] = Terminator::Jump(nth_target(t, i));
                     stats.branches_resolved += 1;
                 }
             }
             // 4. Folded instructions.
-            let (insts, blocks) = (&f.insts, &mut f.blocks);
+            let (kinds, results, inst_dead) = (&*f.kinds, &*f.results, &mut *f.inst_dead);
+            let insts = &mut f.block_insts[b];
             let repl = &self.repl;
-            let before = blocks[b].insts.len();
-            blocks[b].insts.retain(|i| {
-                let d = &insts[i.index()];
-                let folded = d.result().is_some_and(|v| repl[v.index()].is_some());
-                !folded || d.kind.has_side_effects()
+            let before = insts.len();
+            insts.retain(|i| {
+                let folded = match results[i.index()].as_slice() {
+                    [v] => repl[v.index()].is_some(),
+                    _ => false,
+                };
+                let keep = !folded || kinds[i.index()].has_side_effects();
+                inst_dead[i.index()] |= !keep;
+                keep
             });
-            stats.instructions_folded += (before - blocks[b].insts.len()) as u64;
+            stats.instructions_folded += (before - insts.len()) as u64;
             // 4b. Copies: uses of `v = copy x` read `x` (its definition dominates `v`'s).
             let repl = &mut self.repl;
-            let before = blocks[b].insts.len();
-            blocks[b].insts.retain(|i| {
-                let d = &insts[i.index()];
-                match (&d.kind, d.result()) {
-                    (InstKind::Copy { src, .. }, Some(v)) => {
+            let before = insts.len();
+            insts.retain(
+                |i| match (&kinds[i.index()], results[i.index()].as_slice()) {
+                    (InstKind::Copy { src, .. }, [v]) => {
                         repl[v.index()] = Some(*src);
+                        inst_dead[i.index()] = true;
                         false
                     }
                     _ => true,
-                }
-            });
-            stats.copies_propagated += (before - blocks[b].insts.len()) as u64;
+                },
+            );
+            stats.copies_propagated += (before - insts.len()) as u64;
         }
         any_repl |= stats.copies_propagated > 0;
         // 5. Phi entries per remaining edge. Only edges this rewrite removed (resolved
@@ -217,23 +258,22 @@ impl Rewriter {
         // function each phi has one entry per predecessor edge, so when the CFG did not
         // change (most functions) the step is skipped.
         if stats.cfg_changed() {
-            trim_phi_entries(f);
+            trim_phi_entries(f, cfg, &self.resolved);
         }
         // 6. Phi simplification, to a fixpoint.
         loop {
             let mut changed = false;
-            for b in 0..f.blocks.len() {
-                if f.blocks[b].dead {
+            for b in 0..nb {
+                if f.block_dead[b] {
                     continue;
                 }
                 let mut k = 0;
-                while k < f.blocks[b].insts.len() {
-                    let i = f.blocks[b].insts[k];
-                    let d = &f.insts[i.index()];
-                    let InstKind::Phi { incoming, .. } = &d.kind else {
+                while k < f.block_insts[b].len() {
+                    let i = f.block_insts[b][k];
+                    let InstKind::Phi { incoming, .. } = &f.kinds[i.index()] else {
                         break;
                     };
-                    let Some(me) = d.result() else {
+                    let &[me] = f.results[i.index()].as_slice() else {
                         k += 1;
                         continue;
                     };
@@ -253,7 +293,8 @@ impl Rewriter {
                     match single {
                         Some(o) if !many => {
                             self.repl[me.index()] = Some(o);
-                            f.blocks[b].insts.remove(k);
+                            f.block_insts[b].remove(k);
+                            f.inst_dead[i.index()] = true;
                             stats.phis_simplified += 1;
                             changed = true;
                         }
@@ -268,14 +309,14 @@ impl Rewriter {
         // 7. Use rewriting (the identity when no value has a replacement).
         if any_repl || stats.phis_simplified > 0 {
             let repl = &self.repl;
-            for bd in f.blocks.iter_mut().filter(|bd| !bd.dead) {
-                for i in &bd.insts {
-                    f.insts[i.index()]
-                        .kind
-                        .for_each_operand_mut(|o| *o = resolve(repl, *o));
+            for b in 0..nb {
+                if f.block_dead[b] {
+                    continue;
                 }
-                bd.terminator
-                    .for_each_operand_mut(|o| *o = resolve(repl, *o));
+                for &i in f.block_insts[b].iter() {
+                    f.kinds[i.index()].for_each_operand_mut(|o| *o = resolve(repl, *o));
+                }
+                f.terminators[b].for_each_operand_mut(|o| *o = resolve(repl, *o));
             }
         }
         // 8. Unused constants without a pool form.
@@ -287,11 +328,13 @@ impl Rewriter {
 
     /// Step 8 of [`Rewriter::apply`]: removes the side-effect-free instructions whose result
     /// is a constant without a pool form and has no use left, repeatedly; returns how many.
-    fn remove_unused_constants(&mut self, f: &mut Function, cells: &[LatticeValue]) -> u64 {
+    fn remove_unused_constants(&mut self, f: &mut Body<'_>, cells: &[LatticeValue]) -> u64 {
+        let repl = &self.repl;
         let candidate = |v: Value| {
             matches!(cells.get(v.index()), Some(LatticeValue::Const(_)))
-                && self.repl.get(v.index()).is_some_and(Option::is_none)
+                && repl.get(v.index()).is_some_and(Option::is_none)
         };
+        let nb = f.num_blocks();
         self.uses.clear();
         self.uses.resize(f.values.len(), 0);
         let count = |o: Operand, uses: &mut Vec<u32>| {
@@ -301,44 +344,41 @@ impl Rewriter {
                 }
             }
         };
-        for bd in f.blocks.iter().filter(|bd| !bd.dead) {
-            for i in &bd.insts {
-                f.insts[i.index()]
-                    .kind
-                    .for_each_operand(|o| count(o, &mut self.uses));
+        for b in (0..nb).filter(|&b| !f.block_dead[b]) {
+            for &i in f.block_insts[b].iter() {
+                f.kinds[i.index()].for_each_operand(|o| count(o, &mut self.uses));
             }
-            bd.terminator.for_each_operand(|o| count(o, &mut self.uses));
+            f.terminators[b].for_each_operand(|o| count(o, &mut self.uses));
         }
         // An unused candidate is removed if it is a single-result, side-effect-free
         // instruction; removing it can leave the candidates it used unused in turn.
-        let removable = |d: &InstData| d.result().is_some() && !d.kind.has_side_effects();
         self.dead.clear();
-        for bd in f.blocks.iter().filter(|bd| !bd.dead) {
-            for &i in &bd.insts {
-                let d = &f.insts[i.index()];
-                if d.result()
-                    .is_some_and(|v| candidate(v) && self.uses[v.index()] == 0)
-                    && removable(d)
-                {
-                    self.dead.push(i);
+        for b in (0..nb).filter(|&b| !f.block_dead[b]) {
+            for &i in f.block_insts[b].iter() {
+                let (kind, results) = (&f.kinds[i.index()], f.results[i.index()].as_slice());
+                if let [v] = results {
+                    if candidate(*v) && self.uses[v.index()] == 0 && removable(kind, results) {
+                        self.dead.push(i);
+                    }
                 }
             }
         }
-        self.removed.reset(f.insts.len());
+        self.removed.reset(f.num_insts());
         while let Some(i) = self.dead.pop() {
             if !self.removed.insert(i.index()) {
                 continue;
             }
             let (uses, dead) = (&mut self.uses, &mut self.dead);
-            f.insts[i.index()].kind.for_each_operand(|o| {
+            let (kinds, results, values) = (&*f.kinds, &*f.results, &*f.values);
+            kinds[i.index()].for_each_operand(|o| {
                 let Operand::Value(v) = o else { return };
                 let Some(n) = uses.get_mut(v.index()) else {
                     return;
                 };
                 *n = n.saturating_sub(1);
                 if *n == 0 && candidate(v) {
-                    if let ValueDef::Result(j, _) = f.values[v.index()].def {
-                        if removable(&f.insts[j.index()]) {
+                    if let ValueDef::Result(j, _) = values[v.index()].def {
+                        if removable(&kinds[j.index()], &results[j.index()]) {
                             dead.push(j);
                         }
                     }
@@ -346,39 +386,49 @@ impl Rewriter {
             });
         }
         let mut n = 0;
-        for bd in f.blocks.iter_mut().filter(|bd| !bd.dead) {
-            let before = bd.insts.len();
-            bd.insts.retain(|i| !self.removed.contains(i.index()));
-            n += (before - bd.insts.len()) as u64;
+        let removed = &self.removed;
+        for b in 0..nb {
+            if f.block_dead[b] {
+                continue;
+            }
+            let (insts, inst_dead) = (&mut f.block_insts[b], &mut *f.inst_dead);
+            let before = insts.len();
+            insts.retain(|i| {
+                let gone = removed.contains(i.index());
+                inst_dead[i.index()] |= gone;
+                !gone
+            });
+            n += (before - insts.len()) as u64;
         }
         n
     }
 }
 
 /// Step 5 of [`Rewriter::apply`]: each phi keeps, per predecessor, as many entries as the
-/// current CFG has edges from it (the first ones).
-fn trim_phi_entries(f: &mut Function) {
+/// rewritten CFG has edges from it (the first ones). `cfg` is the CFG before the rewrite and
+/// `resolved` says which branches became jumps (see [`Rewriter::resolved`]).
+fn trim_phi_entries(f: &mut Body<'_>, cfg: &Cfg, resolved: &[(u32, u32)]) {
     let mut counts: SmallVec<[(Block, u32); 4]> = SmallVec::new();
-    for b in 0..f.blocks.len() {
-        if f.blocks[b].dead {
+    for b in 0..f.num_blocks() {
+        if f.block_dead[b] {
             continue;
         }
         counts.clear();
-        for i in &f.blocks[b].insts {
-            let InstKind::Phi { incoming, .. } = &f.insts[i.index()].kind else {
+        for i in f.block_insts[b].iter() {
+            let InstKind::Phi { incoming, .. } = &f.kinds[i.index()] else {
                 break;
             };
             for &(p, _) in incoming {
                 if !counts.iter().any(|(q, _)| *q == p) {
-                    counts.push((p, edges_between(f, p, Block::new(b))));
+                    counts.push((p, edges_between(f, cfg, resolved, p, Block::new(b))));
                 }
             }
         }
         if counts.is_empty() {
             continue;
         }
-        for i in &f.blocks[b].insts {
-            let InstKind::Phi { incoming, .. } = &mut f.insts[i.index()].kind else {
+        for i in f.block_insts[b].iter() {
+            let InstKind::Phi { incoming, .. } = &mut f.kinds[i.index()] else {
                 break;
             };
             let mut kept: SmallVec<[(Block, u32); 4]> = SmallVec::new();
@@ -445,18 +495,17 @@ fn nth_target(t: &Terminator, i: usize) -> Target {
     }
 }
 
-/// Number of edges from `p` to `b` in the current IR: terminator successors and `asm goto`
-/// labels of `p` (0 for a dead or out-of-range `p`).
-fn edges_between(f: &Function, p: Block, b: Block) -> u32 {
-    let Some(pd) = f.blocks.get(p.index()).filter(|d| !d.dead) else {
+/// Number of edges from `p` to `b` after the rewrite: the edges of the pre-rewrite `cfg`
+/// (terminator successors, then `asm goto` labels) that remain, that is all of them unless
+/// `p` was removed (none) or its branch was resolved (the kept successor and the labels).
+fn edges_between(f: &Body<'_>, cfg: &Cfg, resolved: &[(u32, u32)], p: Block, b: Block) -> u32 {
+    if p.index() >= f.num_blocks() || f.block_dead[p.index()] {
         return 0;
-    };
-    let mut n = 0;
-    pd.terminator.for_each_successor(|s| n += (s == b) as u32);
-    for i in &pd.insts {
-        if let InstKind::InlineAsm(asm) = &f.insts[i.index()].kind {
-            n += asm.goto_labels.iter().filter(|&&l| l == b).count() as u32;
-        }
     }
-    n
+    let (taken, num_term) = resolved[p.index()];
+    cfg.succs(p)
+        .iter()
+        .enumerate()
+        .filter(|&(k, &s)| s == b && (taken == NONE || k as u32 == taken || k as u32 >= num_term))
+        .count() as u32
 }

@@ -33,9 +33,13 @@
 //! 003's map would hold); it is checked after every worklist item and exceeding it returns
 //! [`SccpError::MemoryLimit`] with no partial result.
 //!
-//! Data (DESIGN.md 2, rules 5 and 6): the function is read once into dense scratch: edge
-//! targets in CSR form, the block of every listed instruction, def-use lists in CSR form
-//! (users are instructions or terminators), and the lattice cell of every pool constant.
+//! Data (DESIGN.md 2, rules 5 and 6): the solver reads the function through [`IrRead`]
+//! (in the pipeline, the World's column slices: [`crate::ir::BodyRef`]) and the shared
+//! [`Cfg`] computed for it; it never builds a CFG. Edge ids are `succ_start[b] + i` over the
+//! CFG's successor lists (copied into the result, which stands alone for
+//! [`SccpResult::describe`]); the function is read once into dense scratch: the block of
+//! every listed instruction, def-use lists in CSR form (users are instructions or
+//! terminators), and the lattice cell of every pool constant.
 //! A def-use list holds only the users whose evaluation reads operand cells (phis, the kinds
 //! [`eval_inst`] folds, conditional terminators): stores, calls, `ret` and the like are
 //! `Overdefined` or take every edge whatever their operands are, so the visit that follows
@@ -61,8 +65,10 @@
 use super::fold::{condition, eval_inst, resolved_successor};
 use super::lattice::{Constant, LatticeValue};
 use super::{BitSet, SccpError, SccpResult};
+use crate::analysis::Cfg;
 use crate::ir::{
-    Block, ConstKind, Function, InstKind, Operand, SymbolTable, Terminator, Value, ValueDef,
+    Block, ConstKind, Function, Inst, InstKind, IrRead, Operand, SymbolTable, Terminator, Value,
+    ValueDef,
 };
 
 /// Bytes charged per lattice entry by the memory estimate (003).
@@ -131,8 +137,9 @@ impl Solver {
         &self.result
     }
 
-    /// Runs SCCP on `f` (003 `sccp_analysis`): reads `f` into scratch, solves to the
-    /// fixpoint and returns the result.
+    /// Runs SCCP on `f` (003 `sccp_analysis`) given its current control-flow graph `cfg`
+    /// (the shared [`Cfg`]: edge ids follow its successor order): reads `f` into scratch,
+    /// solves to the fixpoint and returns the result.
     ///
     /// # Errors
     /// [`SccpError::InvalidCfg`] for a successor that is out of range or dead,
@@ -140,15 +147,26 @@ impl Solver {
     /// [`SccpError::InvalidSsa`] for an operand or result value that is out of range or
     /// never defined, [`SccpError::InvalidConstant`] for a constant operand out of range of
     /// the pool, [`SccpError::MemoryLimit`] when more than `memory_limit` bytes of
-    /// lattice entries (24 each) are live. After an error the result is unspecified.
+    /// lattice entries (24 each) are live. After an error the result is empty.
+    ///
+    /// # Panics
+    /// If `cfg` was computed for a function with another number of blocks (a stale CFG is
+    /// a bug of the caller, not bad input).
     pub fn analyze(
         &mut self,
-        f: &Function,
+        f: &impl IrRead,
+        cfg: &Cfg,
         symbols: &SymbolTable,
         memory_limit: usize,
     ) -> Result<&SccpResult, SccpError> {
+        assert_eq!(
+            cfg.num_blocks(),
+            f.num_blocks(),
+            "SCCP of @{}: the CFG describes another function (stale analysis)",
+            f.name()
+        );
         if let Err(e) = self
-            .load(f, symbols)
+            .load(f, cfg, symbols)
             .and_then(|()| self.solve(f, symbols, memory_limit))
         {
             // All or nothing (003): no partial result survives an error.
@@ -158,23 +176,31 @@ impl Solver {
         self.summarize(f);
         if cfg!(debug_assertions) {
             if let Err(e) = self.result.validate(f) {
-                panic!("SCCP result of @{} is invalid: {e}", f.name);
+                panic!("SCCP result of @{} is invalid: {e}", f.name());
             }
         }
         Ok(&self.result)
     }
 
-    /// Copies what the solver needs out of `f` into dense tables, checking references.
-    fn load(&mut self, f: &Function, symbols: &SymbolTable) -> Result<(), SccpError> {
-        let (nb, ni, nv) = (f.blocks.len(), f.insts.len(), f.values.len());
+    /// Replaces the result (for [`super::apply_sccp_transformations`], which hands the
+    /// rewrite system a result computed elsewhere).
+    pub(super) fn set_result(&mut self, result: &SccpResult) {
+        self.result.clone_from(result);
+    }
+
+    /// Copies what the solver needs out of `f` into dense tables (edge ids from `cfg`),
+    /// checking references.
+    fn load(&mut self, f: &impl IrRead, cfg: &Cfg, symbols: &SymbolTable) -> Result<(), SccpError> {
+        let (nb, ni, nv) = (f.num_blocks(), f.num_insts(), f.values().len());
+        let consts = f.consts();
         // Geps and loads are evaluated only where the address may be that of a read-only
         // global: only there can a load fold, and listing every gep and load as a user
         // would cost every function (most uses in C code are addresses). `read_only` marks
         // the pool's addresses of read-only globals; `address` propagates "maybe" forward
         // through geps, pointer loads, phis, selects and copies in block order.
         self.read_only_consts.clear();
-        self.read_only_consts.extend((0..f.consts.len()).map(|c| {
-            matches!(f.consts.get(crate::ir::Const::new(c)).kind,
+        self.read_only_consts.extend((0..consts.len()).map(|c| {
+            matches!(consts.get(crate::ir::Const::new(c)).kind,
                 ConstKind::SymbolAddr(s) if symbols.read_only(s).is_some())
         }));
         let fold_memory = self.read_only_consts.iter().any(|&r| r);
@@ -182,7 +208,7 @@ impl Solver {
         self.address.clear();
         if fold_memory {
             self.address.resize(nv, ADDRESS_UNSEEN);
-            for &p in &f.param_values {
+            for &p in f.param_values() {
                 if let Some(a) = self.address.get_mut(p.index()) {
                     *a = ADDRESS_NO;
                 }
@@ -199,29 +225,36 @@ impl Solver {
         self.use_start.resize(nv + 2, 0);
         self.pairs.clear();
         self.phis.clear();
-        let live = |b: Block| b.index() < nb && !f.blocks[b.index()].dead;
+        let live = |b: Block| b.index() < nb && !f.is_block_dead(b);
+        // The CFG skipped (and counted) edges to missing blocks; find the first to report it.
+        let check_edges = cfg.invalid_edges() > 0;
         let mut bad_value = None;
-        // Pass 1: edges, instruction blocks, use counts (in use_start[v + 2]).
-        for (bi, bd) in f.blocks.iter().enumerate() {
+        // Pass 1: edges (the CFG's, in its successor order), instruction blocks, use counts
+        // (in use_start[v + 2]).
+        for (bi, bd) in f.blocks().enumerate() {
             if !bd.dead {
                 let mut bad_block = None;
                 let mut edge = |s: Block| {
-                    if live(s) {
-                        r.succ_block.push(s);
-                    } else {
+                    if !live(s) {
                         bad_block = Some(s);
                     }
                 };
-                bd.terminator.for_each_successor(&mut edge);
-                for &i in &bd.insts {
-                    let Some(d) = f.insts.get(i.index()) else {
+                if check_edges {
+                    bd.terminator.for_each_successor(&mut edge);
+                }
+                r.succ_block.extend_from_slice(cfg.succs(Block::new(bi)));
+                for &i in bd.insts {
+                    if i.index() >= ni {
                         return Err(SccpError::InvalidInstruction { inst: i });
-                    };
-                    self.inst_block[i.index()] = bi as u32;
-                    if let InstKind::InlineAsm(asm) = &d.kind {
-                        asm.goto_labels.iter().for_each(|&s| edge(s));
                     }
-                    for &v in &d.results {
+                    let (kind, results) = (f.inst_kind(i), f.inst_results(i));
+                    self.inst_block[i.index()] = bi as u32;
+                    if check_edges {
+                        if let InstKind::InlineAsm(asm) = kind {
+                            asm.goto_labels.iter().for_each(|&s| edge(s));
+                        }
+                    }
+                    for &v in results {
                         if v.index() >= nv {
                             return Err(SccpError::InvalidSsa { value_id: v });
                         }
@@ -230,16 +263,16 @@ impl Solver {
                     // Only users whose cell can depend on the operand are listed: the others
                     // are `Overdefined` whatever their operands, so the visit that follows
                     // their block becoming reachable is the only one they need.
-                    let fold_address =
-                        fold_memory && may_address(&mut self.address, &self.read_only_consts, d);
+                    let fold_address = fold_memory
+                        && may_address(&mut self.address, &self.read_only_consts, kind, results);
                     if fold_address {
                         self.fold_address.insert(i.index());
                     }
-                    let listed = depends_on_operands(d, fold_address);
-                    if matches!(d.kind, InstKind::Phi { .. }) {
+                    let listed = depends_on_operands(kind, results, fold_address);
+                    if matches!(kind, InstKind::Phi { .. }) {
                         self.phis.push(i.0);
                     }
-                    d.kind.for_each_operand(|o| {
+                    kind.for_each_operand(|o| {
                         if let Some(v) = check_use(o, f, &mut bad_value) {
                             if listed {
                                 self.use_start[v as usize + 2] += 1;
@@ -253,7 +286,7 @@ impl Solver {
                 }
                 let pairs = &mut self.pairs;
                 // Only a condition decides edges (a `ret` operand does not).
-                let listed = condition(&bd.terminator).is_some();
+                let listed = condition(bd.terminator).is_some();
                 bd.terminator.for_each_operand(|o| {
                     if let Some(v) = check_use(o, f, &mut bad_value) {
                         if listed {
@@ -280,7 +313,7 @@ impl Solver {
         for &i in &self.phis {
             let b = self.inst_block[i as usize] as usize;
             self.phi_first[i as usize] = self.phi_edge.len() as u32;
-            let InstKind::Phi { incoming, .. } = &f.insts[i as usize].kind else {
+            let InstKind::Phi { incoming, .. } = f.inst_kind(Inst(i)) else {
                 continue;
             };
             for &(p, _) in incoming {
@@ -311,9 +344,9 @@ impl Solver {
             *at += 1;
         }
         self.const_cells.clear();
-        self.const_cells.extend((0..f.consts.len()).map(|c| {
+        self.const_cells.extend((0..consts.len()).map(|c| {
             let c = crate::ir::Const::new(c);
-            Constant::of_pool(c, f.consts.get(c))
+            Constant::of_pool(c, consts.get(c))
                 .map_or(LatticeValue::Overdefined, LatticeValue::Const)
         }));
         let r = &mut self.result;
@@ -328,7 +361,7 @@ impl Solver {
         self.edge_work.clear();
         self.work.clear();
         self.entries = 0;
-        for (i, d) in f.values.iter().enumerate() {
+        for (i, d) in f.values().iter().enumerate() {
             if matches!(d.def, ValueDef::Param(_) | ValueDef::BlockParam(..)) {
                 r.values[i] = LatticeValue::Overdefined;
                 self.entries += 1;
@@ -347,11 +380,11 @@ impl Solver {
 
     fn solve(
         &mut self,
-        f: &Function,
+        f: &impl IrRead,
         symbols: &SymbolTable,
         memory_limit: usize,
     ) -> Result<(), SccpError> {
-        if f.blocks.is_empty() || f.blocks[0].dead {
+        if f.num_blocks() == 0 || f.is_block_dead(Block(0)) {
             return Err(SccpError::InvalidCfg { block_id: Block(0) });
         }
         self.reach(f, 0);
@@ -362,8 +395,8 @@ impl Solver {
                     let t = self.result.succ_block[e as usize].index();
                     if self.result.reachable.contains(t) {
                         // One more executable incoming edge: re-evaluate the phis.
-                        for &i in &f.blocks[t].insts {
-                            if !matches!(f.insts[i.index()].kind, InstKind::Phi { .. }) {
+                        for &i in f.block_insts(Block::new(t)) {
+                            if !matches!(f.inst_kind(i), InstKind::Phi { .. }) {
                                 break;
                             }
                             self.work.push(i.0);
@@ -380,7 +413,7 @@ impl Solver {
                     }
                     if self.entries > limit_entries {
                         return Err(SccpError::MemoryLimit {
-                            function_name: f.name.clone(),
+                            function_name: f.name().to_string(),
                             limit: memory_limit,
                         });
                     }
@@ -388,11 +421,11 @@ impl Solver {
             }
             // Fixpoint. Force branches still waiting on an `Unknown` condition.
             let mut forced_any = false;
-            for b in 0..f.blocks.len() {
+            for b in 0..f.num_blocks() {
                 if !self.result.reachable.contains(b) || self.forced.contains(b) {
                     continue;
                 }
-                let t = &f.blocks[b].terminator;
+                let t = f.terminator(Block::new(b));
                 if condition(t).is_some_and(|c| self.cell(c) == LatticeValue::Unknown) {
                     self.forced.insert(b);
                     self.work.push(TERM | b as u32);
@@ -406,11 +439,11 @@ impl Solver {
     }
 
     /// Makes block `b` reachable: queues its instructions and its terminator.
-    fn reach(&mut self, f: &Function, b: usize) {
+    fn reach(&mut self, f: &impl IrRead, b: usize) {
         self.result.reachable.insert(b);
         self.work.push(TERM | b as u32);
         self.work
-            .extend(f.blocks[b].insts.iter().rev().map(|i| i.0));
+            .extend(f.block_insts(Block::new(b)).iter().rev().map(|i| i.0));
     }
 
     fn mark_edge(&mut self, e: usize) {
@@ -419,8 +452,8 @@ impl Solver {
         }
     }
 
-    fn visit_terminator(&mut self, f: &Function, b: usize) {
-        let t = &f.blocks[b].terminator;
+    fn visit_terminator(&mut self, f: &impl IrRead, b: usize) {
+        let t = f.terminator(Block::new(b));
         let (s, e) = (
             self.result.succ_start[b] as usize,
             self.result.succ_start[b + 1] as usize,
@@ -433,7 +466,7 @@ impl Solver {
         };
         match cond {
             LatticeValue::Unknown => {}
-            LatticeValue::Const(c) => match resolved_successor(f, t, c) {
+            LatticeValue::Const(c) => match resolved_successor(f.consts(), t, c) {
                 Some(i) => {
                     let target = self.result.succ_block[s + i];
                     for k in 0..n {
@@ -453,21 +486,21 @@ impl Solver {
         (s + n..e).for_each(|k| self.mark_edge(k));
     }
 
-    fn visit_inst(&mut self, f: &Function, symbols: &SymbolTable, i: usize) {
+    fn visit_inst(&mut self, f: &impl IrRead, symbols: &SymbolTable, i: usize) {
         let b = self.inst_block[i];
         if b == NONE || !self.result.reachable.contains(b as usize) {
             return;
         }
-        let d = &f.insts[i];
+        let d = f.inst(Inst::new(i));
         // An `Overdefined` cell is the bottom: no evaluation can change it. (Phis of a block
         // with many predecessors are re-queued for every new executable edge; this makes all
         // but the first visits after they reach the bottom O(1).)
-        if let [v] = d.results[..] {
+        if let [v] = d.results {
             if self.result.values[v.index()] == LatticeValue::Overdefined {
                 return;
             }
         }
-        let new = match &d.kind {
+        let new = match d.kind {
             _ if d.results.len() != 1 => LatticeValue::Overdefined,
             InstKind::Phi { incoming, .. } => {
                 let mut acc = LatticeValue::Unknown;
@@ -537,9 +570,9 @@ impl Solver {
     }
 
     /// Counts foldable instructions and resolvable branches of reachable blocks.
-    fn summarize(&mut self, f: &Function) {
+    fn summarize(&mut self, f: &impl IrRead) {
         let r = &mut self.result;
-        for (b, bd) in f.blocks.iter().enumerate() {
+        for (b, bd) in f.blocks().enumerate() {
             if !r.reachable.contains(b) {
                 continue;
             }
@@ -547,18 +580,17 @@ impl Solver {
                 .insts
                 .iter()
                 .filter(|i| {
-                    let d = &f.insts[i.index()];
-                    d.result()
+                    f.inst_result(**i)
                         .is_some_and(|v| r.values[v.index()].constant().is_some())
                 })
                 .count();
-            let t = &bd.terminator;
+            let t = bd.terminator;
             let cond = condition(t).map(|o| match o {
                 Operand::Value(v) => r.values[v.index()],
                 Operand::Const(c) => self.const_cells[c.index()],
             });
             if let Some(LatticeValue::Const(c)) = cond {
-                if resolved_successor(f, t, c).is_some() {
+                if resolved_successor(f.consts(), t, c).is_some() {
                     r.resolvable_branches += 1;
                 }
             }
@@ -566,15 +598,21 @@ impl Solver {
     }
 }
 
-/// While the solver reads the function (with `address` sized, else a no-op): records whether `d`'s result may
-/// become the address of a read-only global, and returns whether `d` is a gep or load
-/// whose address operand may (so that it is worth evaluating).
-fn may_address(address: &mut [u8], read_only_consts: &[bool], d: &crate::ir::InstData) -> bool {
+/// While the solver reads the function (with `address` sized, else a no-op): records
+/// whether the result of the instruction `kind` (defining `results`) may become the address
+/// of a read-only global, and returns whether it is a gep or load whose address operand may
+/// (so that it is worth evaluating).
+fn may_address(
+    address: &mut [u8],
+    read_only_consts: &[bool],
+    kind: &InstKind,
+    results: &[Value],
+) -> bool {
     let maybe = |o: Operand| match o {
         Operand::Value(v) => address.get(v.index()).is_some_and(|&a| a != ADDRESS_NO),
         Operand::Const(c) => read_only_consts.get(c.index()).copied().unwrap_or(false),
     };
-    let (result_maybe, fold) = match &d.kind {
+    let (result_maybe, fold) = match kind {
         InstKind::Gep { base, .. } => (maybe(*base), maybe(*base)),
         InstKind::Load {
             ty,
@@ -593,7 +631,7 @@ fn may_address(address: &mut [u8], read_only_consts: &[bool], d: &crate::ir::Ins
     } else {
         ADDRESS_NO
     };
-    for &v in &d.results {
+    for &v in results {
         if let Some(a) = address.get_mut(v.index()) {
             *a = state;
         }
@@ -601,14 +639,14 @@ fn may_address(address: &mut [u8], read_only_consts: &[bool], d: &crate::ir::Ins
     fold
 }
 
-/// True if the cell of `d`'s result can depend on its operands' cells: phis and the kinds
-/// [`eval_inst`] folds, with one result (geps and non-volatile loads only when
-/// `fold_address`). Every other instruction is `Overdefined` (or has no result) whatever its
-/// operands are.
+/// True if the cell of the result of `kind` (defining `results`) can depend on its
+/// operands' cells: phis and the kinds [`eval_inst`] folds, with one result (geps and
+/// non-volatile loads only when `fold_address`). Every other instruction is `Overdefined`
+/// (or has no result) whatever its operands are.
 #[inline]
-fn depends_on_operands(d: &crate::ir::InstData, fold_address: bool) -> bool {
-    d.results.len() == 1
-        && match d.kind {
+fn depends_on_operands(kind: &InstKind, results: &[Value], fold_address: bool) -> bool {
+    results.len() == 1
+        && match kind {
             InstKind::Phi { .. }
             | InstKind::Binary { .. }
             | InstKind::Unary { .. }
@@ -626,16 +664,16 @@ fn depends_on_operands(d: &crate::ir::InstData, fold_address: bool) -> bool {
 }
 
 /// Checks an operand; for a value, returns it.
-fn check_use(o: Operand, f: &Function, bad: &mut Option<Operand>) -> Option<u32> {
+fn check_use(o: Operand, f: &impl IrRead, bad: &mut Option<Operand>) -> Option<u32> {
     match o {
-        Operand::Value(v) => match f.values.get(v.index()) {
+        Operand::Value(v) => match f.values().get(v.index()) {
             Some(d) if d.def != ValueDef::Unused => {
                 return Some(v.0);
             }
             _ => *bad = Some(o),
         },
         Operand::Const(c) => {
-            if c.index() >= f.consts.len() {
+            if c.index() >= f.consts().len() {
                 *bad = Some(o);
             }
         }
@@ -643,9 +681,13 @@ fn check_use(o: Operand, f: &Function, bad: &mut Option<Operand>) -> Option<u32>
     None
 }
 
-/// Runs SCCP on one function with a fresh solver (003's `sccp_analysis`; batch code keeps a
-/// [`Solver`] to reuse its scratch). Without the module's symbols, loads are `Overdefined`
-/// as in 003; [`sccp_analysis_in_module`] also folds loads from read-only globals.
+/// The SCCP analysis alone on a [`Function`] outside the World (003's `sccp_analysis`):
+/// computes the function's [`Cfg`] with the analysis module's own [`Cfg::compute`] and runs
+/// a fresh [`Solver`] on it, changing nothing. Analysis only: the pass (analysis and
+/// rewrite) is [`super::optimize`] or the `sccp` stage, which run the systems
+/// [`super::solve_sccp`] and [`super::rewrite_sccp`]. Without the module's symbols, loads
+/// are `Overdefined` as in 003; [`sccp_analysis_in_module`] also folds loads from read-only
+/// globals.
 ///
 /// # Errors
 /// As [`Solver::analyze`].
@@ -663,7 +705,9 @@ pub fn sccp_analysis_in_module(
     symbols: &SymbolTable,
     memory_limit: usize,
 ) -> Result<SccpResult, SccpError> {
+    let mut cfg = Cfg::new();
+    cfg.compute(f);
     let mut s = Solver::new();
-    s.analyze(f, symbols, memory_limit)?;
+    s.analyze(f, &cfg, symbols, memory_limit)?;
     Ok(s.result)
 }

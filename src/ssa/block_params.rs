@@ -27,10 +27,10 @@
 //! Complexity: O(Σ phis × predecessor edges + blocks + edges).
 
 use crate::analysis::Cfg;
-use crate::engine::PassStats;
 use crate::ir::{
-    Block, BlockData, Function, InstKind, Operand, Target, Terminator, Value, ValueDef,
+    Block, Body, BodyRef, Function, InstKind, IrRead, Operand, Target, Terminator, Value, ValueDef,
 };
+use crate::stage::PassStats;
 use bevy_ecs::resource::Resource;
 
 /// Counters of one conversion.
@@ -60,12 +60,21 @@ impl BlockParamStats {
             }
         }
     }
+
+    /// The counters a pipeline run reported under `block-params`.
+    pub fn from_report(report: &crate::engine::PassReport) -> Self {
+        BlockParamStats {
+            params: report.stat("block-params", "block_params"),
+            args: report.stat("block-params", "branch_args"),
+            trampolines: report.stat("block-params", "trampolines"),
+            phis_kept: report.stat("block-params", "phis_kept"),
+        }
+    }
 }
 
 /// Reusable scratch of [`convert`] (a resource, so the system keeps one per World).
 #[derive(Resource, Default, Debug)]
 pub struct BlockParamScratch {
-    cfg: Cfg,
     phis: Vec<(Value, crate::ir::Inst)>,
     vals: Vec<Operand>,
     used: Vec<u32>,
@@ -108,10 +117,9 @@ fn target_mut(term: &mut Terminator, b: Block, occurrence: usize) -> Option<&mut
 }
 
 /// Redirects the `occurrence`-th asm-goto label of `p` naming `from` to `to`.
-fn retarget_label(f: &mut Function, p: Block, from: Block, mut occurrence: usize, to: Block) {
-    let Function { blocks, insts, .. } = f;
-    for &i in &blocks[p.index()].insts {
-        if let InstKind::InlineAsm(asm) = &mut insts[i.index()].kind {
+fn retarget_label(f: &mut Body<'_>, p: Block, from: Block, mut occurrence: usize, to: Block) {
+    for &i in &f.block_insts[p.index()] {
+        if let InstKind::InlineAsm(asm) = &mut f.kinds[i.index()] {
             for l in asm.goto_labels.iter_mut() {
                 if *l == from {
                     if occurrence == 0 {
@@ -125,27 +133,44 @@ fn retarget_label(f: &mut Function, p: Block, from: Block, mut occurrence: usize
     }
 }
 
+/// Upper bound on the blocks [`convert`] creates in `f` (trampolines of asm-goto edges into
+/// blocks with phis): the predecessor edges of such blocks that come from a block with
+/// asm-goto labels. O(blocks + phis).
+pub fn blocks_needed(f: &BodyRef<'_>, cfg: &Cfg) -> usize {
+    let mut n = 0;
+    for b in 0..f.num_blocks() {
+        if f.block_dead[b] {
+            continue;
+        }
+        let has_phi = f.block_insts[b]
+            .first()
+            .is_some_and(|i| matches!(f.kinds[i.index()], InstKind::Phi { .. }));
+        if has_phi {
+            n += cfg
+                .preds(Block::new(b))
+                .iter()
+                .filter(|p| cfg.succs(**p).len() > f.terminators[p.index()].num_successors())
+                .count();
+        }
+    }
+    n
+}
+
 /// Converts the phis of `f` to block parameters (see the module doc). `f` must be valid and
-/// in an SSA phase.
-pub fn convert(f: &mut Function, scratch: &mut BlockParamScratch) -> BlockParamStats {
+/// in an SSA phase, `cfg` its CFG, with the spare block rows of [`blocks_needed`].
+pub fn convert(f: &mut Body<'_>, cfg: &Cfg, scratch: &mut BlockParamScratch) -> BlockParamStats {
     let mut stats = BlockParamStats::default();
-    let BlockParamScratch {
-        cfg,
-        phis,
-        vals,
-        used,
-    } = scratch;
-    cfg.compute(f);
-    for bi in 0..f.blocks.len() {
+    let BlockParamScratch { phis, vals, used } = scratch;
+    for bi in 0..f.num_blocks() {
         let b = Block::new(bi);
-        if f.blocks[bi].dead {
+        if f.block_dead[bi] {
             continue;
         }
         phis.clear();
-        for &i in &f.blocks[bi].insts {
-            match f.insts[i.index()].kind {
+        for &i in &f.block_insts[bi] {
+            match f.kinds[i.index()] {
                 InstKind::Phi { .. } => {
-                    if let Some(&d) = f.insts[i.index()].results.first() {
+                    if let Some(&d) = f.results[i.index()].first() {
                         phis.push((d, i));
                     }
                 }
@@ -158,7 +183,7 @@ pub fn convert(f: &mut Function, scratch: &mut BlockParamScratch) -> BlockParamS
         let preds = cfg.preds(b);
         let indirect = preds.iter().any(|p| {
             matches!(
-                f.blocks[p.index()].terminator,
+                f.terminators[p.index()],
                 Terminator::IndirectBr { ref dests, .. } if dests.contains(&b)
             )
         });
@@ -167,15 +192,15 @@ pub fn convert(f: &mut Function, scratch: &mut BlockParamScratch) -> BlockParamS
             continue;
         }
         // 1. Parameters.
-        let base = f.blocks[bi].params.len();
+        let base = f.block_params[bi].len();
         for (n, &(d, _)) in phis.iter().enumerate() {
-            f.blocks[bi].params.push(d);
+            f.block_params[bi].push(d);
             f.values[d.index()].def = ValueDef::BlockParam(b, (base + n) as u32);
         }
         stats.params += phis.len() as u64;
         // 2-3. Arguments per edge.
         let k = phis.len();
-        super::phi_elim::edge_values(f, preds, phis.iter().map(|p| p.1), k, vals, used);
+        super::phi_elim::edge_values(f.kinds, preds, phis.iter().map(|p| p.1), k, vals, used);
         let mut e = 0;
         while e < preds.len() {
             let p = preds[e];
@@ -185,28 +210,26 @@ pub fn convert(f: &mut Function, scratch: &mut BlockParamScratch) -> BlockParamS
             }
             let nterm_b = {
                 let mut n = 0;
-                f.blocks[p.index()]
-                    .terminator
-                    .for_each_successor(|s| n += usize::from(s == b));
+                f.terminators[p.index()].for_each_successor(|s| n += usize::from(s == b));
                 n
             };
             for j in 0..run {
                 let args = &vals[(e + j) * k..(e + j + 1) * k];
                 stats.args += k as u64;
                 if j < nterm_b {
-                    let t = target_mut(&mut f.blocks[p.index()].terminator, b, j)
+                    let t = target_mut(&mut f.terminators[p.index()], b, j)
                         .expect("terminator edges have targets");
                     t.args.extend_from_slice(args);
                 } else {
                     // An asm-goto edge: a trampoline carries the arguments. Earlier goto
                     // occurrences were redirected already, so this one is the first left.
-                    let t = Block::new(f.blocks.len());
-                    let mut data = BlockData::new();
-                    data.terminator = Terminator::Jump(Target {
-                        block: b,
-                        args: args.to_vec(),
-                    });
-                    f.blocks.push(data);
+                    let t = f.push_block(
+                        Vec::new(),
+                        Terminator::Jump(Target {
+                            block: b,
+                            args: args.to_vec(),
+                        }),
+                    );
                     retarget_label(f, p, b, 0, t);
                     stats.trampolines += 1;
                 }
@@ -214,12 +237,27 @@ pub fn convert(f: &mut Function, scratch: &mut BlockParamScratch) -> BlockParamS
             e += run;
         }
         // 5. Unlist the phis.
-        f.blocks[bi].insts.drain(..phis.len());
+        for &(_, i) in phis.iter() {
+            f.inst_dead[i.index()] = true;
+        }
+        f.block_insts[bi].drain(..phis.len());
     }
     stats
 }
 
-/// Converts the phis of `f` to block parameters (see [`convert`]).
-pub fn convert_phis_to_block_params(f: &mut Function) -> BlockParamStats {
-    convert(f, &mut BlockParamScratch::default())
+/// Converts the phis of `f` to block parameters through the engine's `block-params`
+/// systems (the pipeline pass of the same name) and returns its statistics.
+pub fn convert_phis_to_block_params(
+    f: &mut Function,
+    symbols: &std::sync::Arc<crate::ir::SymbolTable>,
+) -> BlockParamStats {
+    let report = crate::engine::run_in_place(
+        f,
+        symbols,
+        &crate::engine::PipelineConfig {
+            passes: crate::engine::PassSet::BLOCK_PARAMS,
+            ..Default::default()
+        },
+    );
+    BlockParamStats::from_report(&report)
 }

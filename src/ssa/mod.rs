@@ -25,7 +25,7 @@
 //! [`block_params`] converts phis to block parameters and branch arguments instead.
 //!
 //! Two invocations (002): [`promote_allocas`] skips the first N entry-block allocas (N =
-//! number of parameters: the inliner stores arguments into them); [`promote_allocas_with_params`]
+//! number of parameters: the inliner stores arguments into them); [`promote_allocas`]
 //! includes them unless nothing in the IR stores to them. The pipeline pass `mem2reg` uses
 //! the second by default (strata has no inliner between the two: after import every
 //! parameter alloca is an ordinary local with an explicit store), selectable with the
@@ -60,12 +60,13 @@ pub mod trivial_phis;
 pub use block_params::{convert_phis_to_block_params, BlockParamScratch, BlockParamStats};
 pub use phi_elim::{eliminate_phis, PhiElimScratch, PhiElimStats};
 pub use promotable::ParamAllocas;
-pub use systems::configure;
+pub use systems::{configure, init_resources};
 
 use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
-use crate::engine::PassStats;
-use crate::ir::{Block, Function, Phase, Value};
+use crate::ir::{Block, Body, Function, Phase, SymbolTable, Value};
+use crate::stage::PassStats;
 use bevy_ecs::resource::Resource;
+use std::sync::Arc;
 
 /// Largest alloca (allocation size and type size, in bytes) that can live in a register
 /// (002: the width of a general-purpose register on a 64-bit target).
@@ -200,6 +201,25 @@ impl Mem2RegStats {
         add("loads_removed", self.loads_removed);
         add("stores_removed", self.stores_removed);
     }
+
+    /// The counters a pipeline run reported under `mem2reg`.
+    pub fn from_report(report: &crate::engine::PassReport) -> Self {
+        let get = |name| report.stat("mem2reg", name);
+        let mut stats = Mem2RegStats {
+            allocas_seen: get("allocas_seen"),
+            allocas_promoted: get("allocas_promoted"),
+            phis_placed: get("phis_placed"),
+            phis_pruned: get("phis_pruned"),
+            phis_trivial_removed: get("phis_trivial_removed"),
+            loads_removed: get("loads_removed"),
+            stores_removed: get("stores_removed"),
+            ..Default::default()
+        };
+        for r in Reject::ALL {
+            stats.rejected[r as usize] = get(r.stat_name());
+        }
+        stats
+    }
 }
 
 /// Reusable scratch of [`promote`]: every side table, cleared (never dropped) between
@@ -209,6 +229,9 @@ pub struct Mem2RegScratch {
     cands: promotable::Candidates,
     plan: place_phis::PhiPlan,
     renamer: rename::Renamer,
+    stats: Mem2RegStats,
+    /// The current function is not in a single-definition phase: mem2reg leaves it alone.
+    skip: bool,
 }
 
 impl Mem2RegScratch {
@@ -239,69 +262,104 @@ impl Mem2RegScratch {
     }
 }
 
-/// Promotes the promotable allocas of `f` to SSA values (see the module doc).
+/// Steps 1-2 of promotion (see the module doc) on `f`: scans the allocas and places the
+/// phis, rejecting what cannot be promoted; the result stays in `scratch` for [`rename`].
+/// Returns an upper bound on the instruction rows [`rename`] creates (one per phi site).
 ///
-/// `cfg`, `dom` and `df` must describe `f` as it is (they are unchanged afterwards: mem2reg
-/// does not change the CFG). Sets the phase to [`Phase::Ssa`] if it was [`Phase::Memory`].
-/// `f` must be valid (verifier clean); blocks unreachable from the entry are cleaned too
-/// (their promoted loads read zero).
-pub fn promote(
-    f: &mut Function,
+/// `cfg` and `df` must describe `f` as it is. `f` must be valid (verifier clean) and in a
+/// single-definition phase.
+pub fn plan(
+    f: &mut Body<'_>,
     cfg: &Cfg,
-    dom: &DomTree,
     df: &DominanceFrontiers,
     params: ParamAllocas,
     scratch: &mut Mem2RegScratch,
-) -> Mem2RegStats {
-    let mut stats = Mem2RegStats::default();
+) -> usize {
     let Mem2RegScratch {
-        cands,
-        plan,
-        renamer,
+        cands, plan, stats, ..
     } = scratch;
-    promotable::scan(f, params, cands);
+    *stats = Mem2RegStats::default();
+    promotable::scan(&f.view(), params, cands);
     plan.clear();
     stats.allocas_seen = cands.slots.len() as u64;
     let any = cands.slots.iter().any(|s| s.reject.is_none());
-    if any {
-        plan.place(f, cfg, df, cands, &mut stats);
-    }
+    let sites = if any {
+        plan.place(f, cfg, df, cands, stats)
+    } else {
+        0
+    };
     for s in &cands.slots {
         match s.reject {
             Some(r) => stats.rejected[r as usize] += 1,
             None => stats.allocas_promoted += 1,
         }
     }
+    if stats.allocas_promoted == 0 {
+        0
+    } else {
+        sites
+    }
+}
+
+/// Steps 3-4 of promotion: creates the planned phis (in spare rows, as many as [`plan`]
+/// returned), renames, removes trivial phis, and sets the phase to [`Phase::Ssa`] if it was
+/// [`Phase::Memory`]. `cfg` and `dom` must describe `f` (mem2reg does not change the CFG).
+/// Returns the counters of the whole promotion.
+pub fn rename(
+    f: &mut Body<'_>,
+    cfg: &Cfg,
+    dom: &DomTree,
+    scratch: &mut Mem2RegScratch,
+) -> Mem2RegStats {
+    let Mem2RegScratch {
+        cands,
+        plan,
+        renamer,
+        stats,
+        ..
+    } = scratch;
     if stats.allocas_promoted > 0 {
-        renamer.run(f, cfg, dom, cands, plan, &mut stats);
+        plan.create(f, cfg, cands);
+        stats.phis_placed = plan.phis.len() as u64;
+        renamer.run(f, cfg, dom, cands, plan, stats);
     }
-    if f.phase == Phase::Memory {
-        f.phase = Phase::Ssa;
+    if f.info.phase == Phase::Memory {
+        f.info.phase = Phase::Ssa;
     }
-    stats
+    *stats
 }
 
-/// Computes the analyses of `f` and runs [`promote`] with fresh scratch.
-fn promote_fresh(f: &mut Function, params: ParamAllocas) -> Mem2RegStats {
-    let mut cfg = Cfg::default();
-    cfg.compute(f);
-    let mut dom = DomTree::default();
-    dom.compute(&cfg);
-    let mut df = DominanceFrontiers::default();
-    df.compute(&cfg, &dom);
-    promote(f, &cfg, &dom, &df, params, &mut Mem2RegScratch::default())
+/// Promotes the allocas of `f` through the engine's `mem2reg` systems (the pipeline pass of
+/// the same name: 002 invocation 2, parameter allocas included unless nothing stores to
+/// them) and returns the counters. `f` must be valid; `symbols` are those of its module
+/// (debug builds verify after the pass and resolve callees with them).
+pub fn promote_allocas(f: &mut Function, symbols: &Arc<SymbolTable>) -> Mem2RegStats {
+    promote_in_engine(f, symbols, false)
 }
 
-/// 002 invocation 1 (before inlining): promotes every promotable alloca except the first N
-/// entry-block allocas (N = number of parameters). Computes its own analyses.
-pub fn promote_allocas(f: &mut Function) -> Mem2RegStats {
-    promote_fresh(f, ParamAllocas::Skip)
+/// 002 invocation 1 (before inlining): as [`promote_allocas`] but the first N entry-block
+/// allocas (N = number of parameters) are not promoted. The pipeline runs this with
+/// `PassOptions::mem2reg_skip_params`.
+pub fn promote_allocas_skipping_params(
+    f: &mut Function,
+    symbols: &Arc<SymbolTable>,
+) -> Mem2RegStats {
+    promote_in_engine(f, symbols, true)
 }
 
-/// 002 invocation 2 (after inlining): promotes every promotable alloca, parameter allocas
-/// included unless they have no IR-visible store. Computes its own analyses.
-pub fn promote_allocas_with_params(f: &mut Function) -> Mem2RegStats {
-    promote_fresh(f, ParamAllocas::IncludeStored)
+fn promote_in_engine(
+    f: &mut Function,
+    symbols: &Arc<SymbolTable>,
+    skip_params: bool,
+) -> Mem2RegStats {
+    // The pass alone, as the caller hands it a valid function (no `verify` first).
+    let mut config = crate::engine::PipelineConfig {
+        passes: crate::engine::PassSet::MEM2REG,
+        ..Default::default()
+    };
+    config.options.mem2reg_skip_params = skip_params;
+    let report = crate::engine::run_in_place(f, symbols, &config);
+    Mem2RegStats::from_report(&report)
 }
 
 #[cfg(test)]
@@ -330,7 +388,7 @@ mod tests {
         let y = b.binary(BinaryOp::Add, Type::I32, x.into(), one);
         b.ret(None);
         let mut f = b.finish();
-        let stats = promote_allocas(&mut f);
+        let stats = promote_allocas(&mut f, &Default::default());
         assert_eq!(stats.allocas_promoted, 1);
         let add = f.blocks[0]
             .insts

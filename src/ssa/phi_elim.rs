@@ -40,17 +40,17 @@
 //!
 //! Invariants after [`eliminate`]: no phi is listed; every copy's source is available at
 //! its position on every path; the CFG changed iff `trampolines > 0` (analyses computed
-//! before are then stale: the system recomputes them).
+//! before are then stale: the system marks them so).
 //!
 //! Complexity: O(Σ phis × predecessor edges + blocks + edges) time; scratch is dense and
 //! reused (`phi_index[value]` is reset after each block).
 
 use crate::analysis::Cfg;
-use crate::engine::PassStats;
 use crate::ir::{
-    Block, BlockData, Function, Inst, InstData, InstKind, Operand, Target, Terminator, Type, Value,
-    ValueData, ValueDef,
+    Block, Body, BodyRef, Function, Inst, InstKind, IrRead, Operand, Target, Terminator, Type,
+    Value, ValueData, ValueDef,
 };
+use crate::stage::PassStats;
 use bevy_ecs::resource::Resource;
 
 const NONE: u32 = u32::MAX;
@@ -82,12 +82,21 @@ impl PhiElimStats {
             }
         }
     }
+
+    /// The counters a pipeline run reported under `phi-elim`.
+    pub fn from_report(report: &crate::engine::PassReport) -> Self {
+        PhiElimStats {
+            phis: report.stat("phi-elim", "phis_eliminated"),
+            copies: report.stat("phi-elim", "copies_emitted"),
+            trampolines: report.stat("phi-elim", "trampolines"),
+            temporaries: report.stat("phi-elim", "temporaries"),
+        }
+    }
 }
 
 /// Reusable scratch of [`eliminate`].
 #[derive(Resource, Default, Debug)]
 pub struct PhiElimScratch {
-    cfg: Cfg,
     /// `phi_index[value]`: index of the phi of the current block defining it, or `NONE`.
     phi_index: Vec<u32>,
     /// Phis of the current block: (instruction, destination, type).
@@ -108,13 +117,8 @@ pub struct PhiElimScratch {
     head: Vec<Inst>,
 }
 
-fn new_copy(f: &mut Function, block: Block, dest: Value, src: Operand, ty: Type) -> Inst {
-    let i = Inst::new(f.insts.len());
-    f.insts.push(InstData {
-        kind: InstKind::Copy { ty, src },
-        results: smallvec::smallvec![dest],
-        block,
-    });
+fn new_copy(f: &mut Body<'_>, block: Block, dest: Value, src: Operand, ty: Type) -> Inst {
+    let i = f.push_inst(InstKind::Copy { ty, src }, smallvec::smallvec![dest], block);
     if f.values[dest.index()].def == ValueDef::Unused {
         f.values[dest.index()].def = ValueDef::Result(i, 0);
     }
@@ -123,10 +127,10 @@ fn new_copy(f: &mut Function, block: Block, dest: Value, src: Operand, ty: Type)
 
 /// Redirects the `occurrence`-th successor edge of `p` naming `from` (terminator successors,
 /// then asm-goto labels in instruction order) to `to`.
-fn retarget(f: &mut Function, p: Block, from: Block, occurrence: usize, to: Block) {
+pub(crate) fn retarget(f: &mut Body<'_>, p: Block, from: Block, occurrence: usize, to: Block) {
     let mut seen = 0;
     let mut done = false;
-    f.blocks[p.index()].terminator.for_each_successor_mut(|s| {
+    f.terminators[p.index()].for_each_successor_mut(|s| {
         if !done && *s == from {
             if seen == occurrence {
                 *s = to;
@@ -138,9 +142,8 @@ fn retarget(f: &mut Function, p: Block, from: Block, occurrence: usize, to: Bloc
     if done {
         return;
     }
-    let Function { blocks, insts, .. } = f;
-    for &i in &blocks[p.index()].insts {
-        if let InstKind::InlineAsm(asm) = &mut insts[i.index()].kind {
+    for &i in &f.block_insts[p.index()] {
+        if let InstKind::InlineAsm(asm) = &mut f.kinds[i.index()] {
             for l in asm.goto_labels.iter_mut() {
                 if *l == from {
                     if seen == occurrence {
@@ -154,26 +157,48 @@ fn retarget(f: &mut Function, p: Block, from: Block, occurrence: usize, to: Bloc
     }
 }
 
+/// Upper bounds on the instructions and blocks [`eliminate`] creates in `f`: per block with
+/// `k` leading phis and `ne` predecessor edges, at most `k * (ne + 1)` copies and `ne`
+/// trampolines. O(blocks + phis).
+pub fn rows_needed(f: &BodyRef<'_>, cfg: &Cfg) -> (usize, usize) {
+    let (mut insts, mut blocks) = (0, 0);
+    for b in 0..f.num_blocks() {
+        if f.block_dead[b] {
+            continue;
+        }
+        let k = f.block_insts[b]
+            .iter()
+            .take_while(|i| matches!(f.kinds[i.index()], InstKind::Phi { .. }))
+            .count();
+        if k > 0 {
+            let ne = cfg.preds(Block::new(b)).len();
+            insts += k * (ne + 1);
+            blocks += ne;
+        }
+    }
+    (insts, blocks)
+}
+
 /// Replaces every phi of `f` by copies (see the module doc). `f` must be in an SSA phase
-/// and valid; the caller sets the phase to `Destructed`.
-pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
+/// and valid, `cfg` its CFG, with the spare rows of [`rows_needed`]; the caller sets the
+/// phase to `Destructed` and invalidates the analyses if trampolines were added.
+pub fn eliminate(f: &mut Body<'_>, cfg: &Cfg, s: &mut PhiElimScratch) -> PhiElimStats {
     let mut stats = PhiElimStats::default();
-    s.cfg.compute(f);
     if s.phi_index.len() < f.values.len() {
         s.phi_index.resize(f.values.len(), NONE);
     }
-    let nblocks = f.blocks.len();
+    let nblocks = f.num_blocks();
     for bi in 0..nblocks {
         let b = Block::new(bi);
-        if f.blocks[bi].dead {
+        if f.block_dead[bi] {
             continue;
         }
         // The leading phis of the block.
         s.phis.clear();
-        for &i in &f.blocks[bi].insts {
-            match &f.insts[i.index()].kind {
+        for &i in &f.block_insts[bi] {
+            match &f.kinds[i.index()] {
                 InstKind::Phi { ty, .. } => {
-                    if let Some(&d) = f.insts[i.index()].results.first() {
+                    if let Some(&d) = f.results[i.index()].first() {
                         s.phis.push((i, d, *ty));
                     }
                 }
@@ -191,10 +216,10 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
             f.values[d.index()].def = ValueDef::Unused;
         }
         // 1. Edge values.
-        let preds = s.cfg.preds(b);
+        let preds = cfg.preds(b);
         let ne = preds.len();
         edge_values(
-            f,
+            f.kinds,
             preds,
             s.phis.iter().map(|p| p.0),
             k,
@@ -209,7 +234,7 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
         // of `B` behind a temporary, they only write temporaries, which nothing but `B`'s
         // head reads (and every edge into `B` writes), so the exception becomes safe.
         let indirect_pred = preds.iter().any(|p| {
-            matches!(&f.blocks[p.index()].terminator, Terminator::IndirectBr { dests, .. } if dests.contains(&b))
+            matches!(&f.terminators[p.index()], Terminator::IndirectBr { dests, .. } if dests.contains(&b))
         });
         s.marked.resize(k, indirect_pred);
         for e in 0..ne {
@@ -252,8 +277,8 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
         let mut redirected = (Block(NONE), 0usize); // (pred, edges redirected so far)
         let mut e = 0;
         while e < ne {
-            let p = s.cfg.preds(b)[e];
-            let first = s.cfg.preds(b).partition_point(|&q| q < p);
+            let p = cfg.preds(b)[e];
+            let first = cfg.preds(b).partition_point(|&q| q < p);
             let occurrence = e - first;
             s.copies.clear();
             for i in 0..k {
@@ -274,8 +299,8 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
                 continue;
             }
             // Is this a goto edge? Find the occurrence among P's successor edges.
-            let nterm = f.blocks[p.index()].terminator.num_successors();
-            let succs = s.cfg.succs(p);
+            let nterm = f.terminators[p.index()].num_successors();
+            let succs = cfg.succs(p);
             let mut seen = 0;
             let mut is_goto = false;
             // Only blocks with asm-goto labels have successor edges beyond the terminator's.
@@ -289,18 +314,15 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
                     seen += 1;
                 }
             }
-            let indirect = matches!(
-                f.blocks[p.index()].terminator,
-                Terminator::IndirectBr { .. }
-            );
+            let indirect = matches!(f.terminators[p.index()], Terminator::IndirectBr { .. });
             // A lone edge of a `jump` (a one-edge `switch` reads its scrutinee after the
             // copies, so it gets a trampoline like any other edge).
-            let jump = matches!(f.blocks[p.index()].terminator, Terminator::Jump(_));
+            let jump = matches!(f.terminators[p.index()], Terminator::Jump(_));
             if !is_goto && ((succs.len() == 1 && jump) || indirect) {
                 for n in 0..s.copies.len() {
                     let (d, src, ty) = s.copies[n];
                     let c = new_copy(f, p, d, src, ty);
-                    f.blocks[p.index()].insts.push(c);
+                    f.block_insts[p.index()].push(c);
                 }
             } else if ne == 1 && !is_goto {
                 for n in 0..s.copies.len() {
@@ -321,14 +343,11 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
                 let t = match reuse {
                     Some(t) => t,
                     None => {
-                        let t = Block::new(f.blocks.len());
-                        let mut data = BlockData::new();
-                        data.terminator = Terminator::Jump(Target::new(b));
-                        f.blocks.push(data);
+                        let t = f.push_block(Vec::new(), Terminator::Jump(Target::new(b)));
                         for n in 0..s.copies.len() {
                             let (d, src, ty) = s.copies[n];
                             let c = new_copy(f, t, d, src, ty);
-                            f.blocks[t.index()].insts.push(c);
+                            f.block_insts[t.index()].push(c);
                         }
                         stats.trampolines += 1;
                         t
@@ -360,10 +379,11 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
             }
         }
         // Unlist the phis, put the head copies first.
-        let mut insts = std::mem::take(&mut f.blocks[bi].insts);
+        let mut insts = std::mem::take(&mut f.block_insts[bi]);
         insts.splice(0..nphi_insts, s.head.iter().copied());
-        f.blocks[bi].insts = insts;
+        f.block_insts[bi] = insts;
         for &(inst, d, _) in &s.phis {
+            f.inst_dead[inst.index()] = true;
             s.phi_index[d.index()] = NONE;
             if f.values[d.index()].def == ValueDef::Unused {
                 // Never copied into (only self-copies): keep the old definition's name.
@@ -379,7 +399,7 @@ pub fn eliminate(f: &mut Function, s: &mut PhiElimScratch) -> PhiElimStats {
 /// entry naming `P` goes to the j-th edge from `P`, and if there are fewer entries than
 /// edges, the last one serves the rest. O(k × (ne + entries × log ne)).
 pub(crate) fn edge_values(
-    f: &Function,
+    kinds: &[InstKind],
     preds: &[Block],
     phis: impl Iterator<Item = Inst>,
     k: usize,
@@ -390,7 +410,7 @@ pub(crate) fn edge_values(
     vals.clear();
     vals.resize(ne * k, Operand::Value(Value(NONE)));
     for (i, inst) in phis.enumerate() {
-        let InstKind::Phi { incoming, .. } = &f.insts[inst.index()].kind else {
+        let InstKind::Phi { incoming, .. } = &kinds[inst.index()] else {
             continue;
         };
         used.clear();
@@ -413,9 +433,19 @@ pub(crate) fn edge_values(
     }
 }
 
-/// Eliminates the phis of `f` with fresh scratch and sets the phase to `Destructed`.
-pub fn eliminate_phis(f: &mut Function) -> PhiElimStats {
-    let stats = eliminate(f, &mut PhiElimScratch::default());
-    f.phase = crate::ir::Phase::Destructed;
-    stats
+/// Eliminates the phis of `f` through the engine's `phi-elim` systems (the pipeline pass of
+/// the same name) and returns its statistics; `f` ends in phase `Destructed`.
+pub fn eliminate_phis(
+    f: &mut Function,
+    symbols: &std::sync::Arc<crate::ir::SymbolTable>,
+) -> PhiElimStats {
+    let report = crate::engine::run_in_place(
+        f,
+        symbols,
+        &crate::engine::PipelineConfig {
+            passes: crate::engine::PassSet::PHI_ELIM,
+            ..Default::default()
+        },
+    );
+    PhiElimStats::from_report(&report)
 }

@@ -36,7 +36,7 @@ use super::promotable::{Candidates, NONE};
 use super::{Mem2RegStats, Reject, MAX_PHI_COPY_COST};
 use crate::analysis::{Cfg, DominanceFrontiers, IdfScratch};
 use crate::ir::{
-    Block, ConstData, Function, Inst, InstData, InstKind, Operand, Value, ValueData, ValueDef,
+    Block, Body, ConstData, Inst, InstKind, IrRead, Operand, Value, ValueData, ValueDef,
 };
 use smallvec::SmallVec;
 
@@ -119,17 +119,19 @@ impl PhiPlan {
         }
     }
 
-    /// Places the phis of every promotable slot of `c` (see the module doc), rejecting
-    /// slots over the cost limit, and creates the phi instructions in `f`.
+    /// Places the phis of every promotable slot of `c` (see the module doc) and rejects
+    /// slots over the cost limit. Returns how many phi sites were chosen: an upper bound on
+    /// the instruction rows [`PhiPlan::create`] needs (it reuses rows of removed loads and
+    /// stores first).
     pub fn place(
         &mut self,
-        f: &mut Function,
+        f: &mut Body<'_>,
         cfg: &Cfg,
         df: &DominanceFrontiers,
         c: &mut Candidates,
         stats: &mut Mem2RegStats,
-    ) {
-        let n = f.blocks.len();
+    ) -> usize {
+        let n = f.num_blocks();
         self.live.clear();
         self.live.resize(n, 0);
         self.kill.clear();
@@ -185,8 +187,8 @@ impl PhiPlan {
                 .extend(c.defs[d0..di].iter().map(|&(_, b)| Block(b)));
             let labels_start = self.idf_in.len();
             for &(_, b) in &c.late_goto[g0..gi] {
-                for &i in &f.blocks[b as usize].insts {
-                    if let InstKind::InlineAsm(asm) = &f.insts[i.index()].kind {
+                for &i in &f.block_insts[b as usize] {
+                    if let InstKind::InlineAsm(asm) = &f.kinds[i.index()] {
                         self.idf_in.extend(asm.goto_labels.iter().copied());
                     }
                 }
@@ -237,8 +239,16 @@ impl PhiPlan {
                 slot.zero = f.consts.intern(ConstData::zero(slot.ty));
             }
         }
-        // Create the phis, sorted by (block, slot), with a CSR index by block.
         self.sites.sort_unstable_by_key(|&(s, b)| (b, s));
+        self.sites.len()
+    }
+
+    /// Creates the phi instructions placed by [`PhiPlan::place`], sorted by (block, slot),
+    /// with a CSR index by block. Needs as many spare instruction rows in `f` as `place`
+    /// returned, less the rows of promoted loads and stores it reuses.
+    pub fn create(&mut self, f: &mut Body<'_>, cfg: &Cfg, c: &mut Candidates) {
+        let n = f.num_blocks();
+        self.phi_start.clear();
         self.phi_start.resize(n + 1, 0);
         for &(s, b) in &self.sites {
             self.phi_start[b as usize + 1] += 1;
@@ -251,16 +261,14 @@ impl PhiPlan {
                     Some((s2, i)) if c.slots[s2 as usize].reject.is_none() => break i,
                     Some(_) => continue,
                     None => {
-                        let i = Inst::new(f.insts.len());
-                        f.insts.push(InstData {
-                            kind: InstKind::Phi {
+                        break f.push_inst(
+                            InstKind::Phi {
                                 ty: slot.ty,
                                 incoming: SmallVec::new(),
                             },
-                            results: SmallVec::new(),
+                            SmallVec::new(),
                             block,
-                        });
-                        break i;
+                        );
                     }
                 }
             };
@@ -284,6 +292,5 @@ impl PhiPlan {
         for b in 0..n {
             self.phi_start[b + 1] += self.phi_start[b];
         }
-        stats.phis_placed = self.phis.len() as u64;
     }
 }

@@ -31,7 +31,8 @@
 
 use super::{Reject, MAX_PROMOTABLE_ALLOCA_SIZE};
 use crate::ir::{
-    AsmOutputPlace, Block, Const, ConstData, Function, Inst, InstKind, Operand, Type, Value,
+    AsmOutputPlace, Block, BodyRef, Const, ConstData, ConstPool, Inst, InstKind, IrRead, Operand,
+    Type, Value,
 };
 
 /// Sentinel for "no slot" / "no block".
@@ -43,7 +44,7 @@ pub enum ParamAllocas {
     /// Skip the first N entry-block allocas, N = number of parameters
     /// (`promote_allocas`, before inlining).
     Skip,
-    /// Include them, except those with no IR-visible store (`promote_allocas_with_params`,
+    /// Include them, except those with no IR-visible store (`promote_allocas`,
     /// after inlining; the pipeline default).
     #[default]
     IncludeStored,
@@ -182,23 +183,23 @@ impl Candidates {
 
 /// Scans `f` (see the module doc). Instructions of unreachable blocks count too (for
 /// escapes and rejections).
-pub(crate) fn scan(f: &Function, params: ParamAllocas, c: &mut Candidates) {
+pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
     c.clear();
     if c.slot_of.len() < f.values.len() {
         c.slot_of.resize(f.values.len(), NONE);
     }
-    let nparams = f.signature.params.len();
+    let nparams = f.info.signature.params.len();
     // Pass 1: the allocas.
     let mut entry_allocas = 0usize;
-    for (bi, block) in f.blocks.iter().enumerate() {
+    for (bi, block) in f.blocks().enumerate() {
         if block.dead {
             continue;
         }
-        for &i in &block.insts {
-            let d = &f.insts[i.index()];
+        for &i in block.insts {
+            let d = f.inst(i);
             if let InstKind::Alloca {
                 ty, size, volatile, ..
-            } = d.kind
+            } = *d.kind
             {
                 let Some(&value) = d.results.first() else {
                     continue;
@@ -237,9 +238,9 @@ pub(crate) fn scan(f: &Function, params: ParamAllocas, c: &mut Candidates) {
         }
     }
     if c.slots.is_empty() {
-        for block in f.blocks.iter().filter(|b| !b.dead) {
-            for &i in &block.insts {
-                if matches!(f.insts[i.index()].kind, InstKind::Phi { .. }) {
+        for block in f.blocks().filter(|b| !b.dead) {
+            for &i in block.insts {
+                if matches!(f.kinds[i.index()], InstKind::Phi { .. }) {
                     c.old_phis.push(i);
                 }
             }
@@ -247,15 +248,15 @@ pub(crate) fn scan(f: &Function, params: ParamAllocas, c: &mut Candidates) {
         return;
     }
     // Pass 2: every use of an alloca value.
-    for (bi, block) in f.blocks.iter().enumerate() {
+    for (bi, block) in f.blocks().enumerate() {
         if block.dead {
             continue;
         }
         let b = bi as u32;
         let mut goto_seen = false;
-        for &i in &block.insts {
-            let d = &f.insts[i.index()];
-            match &d.kind {
+        for &i in block.insts {
+            let d = f.inst(i);
+            match d.kind {
                 InstKind::Alloca { .. } => {
                     if let Some(s) = d.results.first().and_then(|&v| c.slot(v.into())) {
                         // The alloca kills: a fresh slot each time it executes.
@@ -367,12 +368,12 @@ pub(crate) fn scan(f: &Function, params: ParamAllocas, c: &mut Candidates) {
 
 /// The zero constant of `ty` (002: uninitialised reads), narrowed constants (002: a wider
 /// integer constant stored into a narrower slot is masked to the slot's width).
-pub(crate) fn narrow(f: &mut Function, op: Operand, ty: Type) -> Operand {
+pub(crate) fn narrow(consts: &mut ConstPool, op: Operand, ty: Type) -> Operand {
     if let Operand::Const(k) = op {
-        let c = f.consts.get(k);
+        let c = consts.get(k);
         if c.ty != ty && c.ty.is_int() && ty.is_int() {
             if let crate::ir::ConstKind::Int(bits) = c.kind {
-                return Operand::Const(f.consts.intern(ConstData::int(ty, bits)));
+                return Operand::Const(consts.intern(ConstData::int(ty, bits)));
             }
         }
     }

@@ -52,7 +52,7 @@ use super::trivial_phis::{TrivialPhis, KEPT};
 use super::Mem2RegStats;
 use crate::analysis::{Cfg, DomTree};
 use crate::ir::{
-    AsmOutputPlace, Block, Function, Inst, InstData, InstKind, Operand, Value, ValueData, ValueDef,
+    AsmOutputPlace, Block, Body, Inst, InstKind, IrRead, Operand, Value, ValueData, ValueDef,
 };
 use smallvec::SmallVec;
 
@@ -109,14 +109,14 @@ impl Renamer {
     /// the same function.
     pub fn run(
         &mut self,
-        f: &mut Function,
+        f: &mut Body<'_>,
         cfg: &Cfg,
         dom: &DomTree,
         c: &Candidates,
         plan: &mut PhiPlan,
         stats: &mut Mem2RegStats,
     ) {
-        let n = f.blocks.len();
+        let n = f.num_blocks();
         self.cur.clear();
         self.cur
             .extend(c.slots.iter().map(|s| Operand::Const(s.zero)));
@@ -163,9 +163,7 @@ impl Renamer {
         for &i in &c.old_phis {
             let (repl, ph) = (&self.repl, self.phi_vals);
             let mut hit = false;
-            f.insts[i.index()]
-                .kind
-                .for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
+            f.kinds[i.index()].for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
             if hit {
                 self.phi_user_insts.push(i);
             }
@@ -191,11 +189,11 @@ impl Renamer {
                 .zip(ops.iter().map(|&op| trivial.resolve(op)))
                 .collect();
             let ty = c.slots[p.slot as usize].ty;
-            f.insts[p.inst.index()] = InstData {
-                kind: InstKind::Phi { ty, incoming },
-                results: smallvec::smallvec![p.value],
-                block: p.block,
-            };
+            let row = p.inst.index();
+            f.kinds[row] = InstKind::Phi { ty, incoming };
+            f.results[row] = smallvec::smallvec![p.value];
+            f.inst_blocks[row] = p.block;
+            f.inst_dead[row] = false;
         }
         if removed > 0 {
             plan.retain(|k| self.trivial.fwd[k] == KEPT);
@@ -204,26 +202,22 @@ impl Renamer {
 
     /// Unlists the removed trivial phis, rewrites the recorded uses of placed phis through
     /// `trivial` and leaves the removed phis' values undefined.
-    fn remove_trivial(&mut self, f: &mut Function, plan: &PhiPlan) {
+    fn remove_trivial(&mut self, f: &mut Body<'_>, plan: &PhiPlan) {
         let trivial = &mut self.trivial;
         for &i in &self.phi_user_insts {
-            f.insts[i.index()]
-                .kind
-                .for_each_operand_mut(|op| *op = trivial.resolve(*op));
+            f.kinds[i.index()].for_each_operand_mut(|op| *op = trivial.resolve(*op));
         }
         for &b in &self.phi_user_terms {
-            f.blocks[b.index()]
-                .terminator
-                .for_each_operand_mut(|op| *op = trivial.resolve(*op));
+            f.terminators[b.index()].for_each_operand_mut(|op| *op = trivial.resolve(*op));
         }
         // Placed phis are listed first in their blocks, in `phis_of` order.
-        let n = f.blocks.len();
+        let n = f.num_blocks();
         for b in 0..n {
             let (lo, hi) = (plan.phi_start[b] as usize, plan.phi_start[b + 1] as usize);
             if (lo..hi).all(|k| trivial.fwd[k] == KEPT) {
                 continue;
             }
-            let insts = &mut f.blocks[b].insts;
+            let insts = &mut f.block_insts[b];
             let mut w = 0;
             for k in lo..hi {
                 if trivial.fwd[k] == KEPT {
@@ -245,7 +239,7 @@ impl Renamer {
     /// Processes one reachable block (phis, instructions, terminator, successor phis).
     fn block(
         &mut self,
-        f: &mut Function,
+        f: &mut Body<'_>,
         cfg: &Cfg,
         c: &Candidates,
         plan: &mut PhiPlan,
@@ -259,7 +253,7 @@ impl Renamer {
             self.cur[p.slot as usize] = Operand::Value(p.value);
         }
         let nphis = phis.len();
-        let mut insts = std::mem::take(&mut f.blocks[b.index()].insts);
+        let mut insts = std::mem::take(&mut f.block_insts[b.index()]);
         self.goto_vals.clear();
         let mut w = 0;
         for r in 0..insts.len() {
@@ -273,17 +267,15 @@ impl Renamer {
         if nphis > 0 {
             insts.splice(0..0, plan.phis_of(b).iter().map(|p| p.inst));
         }
-        f.blocks[b.index()].insts = insts;
+        f.block_insts[b.index()] = insts;
         let (repl, ph) = (&self.repl, self.phi_vals);
         let mut hit = false;
-        f.blocks[b.index()]
-            .terminator
-            .for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
+        f.terminators[b.index()].for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
         if hit {
             self.phi_user_terms.push(b);
         }
         // Successor phis, one entry per edge; goto edges take the snapshot values.
-        let nterm = f.blocks[b.index()].terminator.num_successors();
+        let nterm = f.terminators[b.index()].num_successors();
         let mut g = 0;
         for (e, &s) in cfg.succs(b).iter().enumerate() {
             let (lo, hi) = (plan.phi_start[s.index()], plan.phi_start[s.index() + 1]);
@@ -314,7 +306,7 @@ impl Renamer {
     /// Rewrites one instruction of a reachable block; false if it is removed.
     fn inst(
         &mut self,
-        f: &mut Function,
+        f: &mut Body<'_>,
         plan: &PhiPlan,
         c: &Candidates,
         i: Inst,
@@ -329,14 +321,15 @@ impl Renamer {
                 Operand::Const(_) => None,
             }
         };
-        let data = &mut f.insts[i.index()];
-        match &mut data.kind {
+        let row = i.index();
+        match &mut f.kinds[row] {
             InstKind::Load { ptr, .. } => {
                 if let Some(s) = slot_of(*ptr) {
-                    if let Some(&r) = data.results.first() {
+                    if let Some(&r) = f.results[row].first() {
                         self.repl[r.index()] = self.cur[s];
                     }
                     stats.loads_removed += 1;
+                    f.inst_dead[row] = true;
                     return false;
                 }
             }
@@ -344,17 +337,20 @@ impl Renamer {
                 if let Some(s) = slot_of(*ptr) {
                     let mut v = *value;
                     rewrite(&self.repl, &mut v, self.phi_vals);
-                    let v = narrow(f, v, c.slots[s].ty);
+                    let v = narrow(f.consts, v, c.slots[s].ty);
                     self.define(s, v);
                     stats.stores_removed += 1;
+                    f.inst_dead[row] = true;
                     return false;
                 }
             }
             InstKind::Alloca { .. } => {
-                if let Some(s) = data.results.first().and_then(|&v| slot_of(v.into())) {
-                    return c.slots[s].is_param;
+                // A promoted alloca goes, parameter allocas included (DESIGN.md 4).
+                let promoted = f.results[row].first().and_then(|&v| slot_of(v.into()));
+                if promoted.is_some() {
+                    f.inst_dead[row] = true;
                 }
-                return true;
+                return promoted.is_none();
             }
             InstKind::Phi { .. } => return true, // rewritten at the end
             InstKind::InlineAsm(asm) => {
@@ -388,8 +384,7 @@ impl Renamer {
         }
         let (repl, ph) = (&self.repl, self.phi_vals);
         let mut hit = false;
-        data.kind
-            .for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
+        f.kinds[row].for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
         if hit {
             self.phi_user_insts.push(i);
         }
@@ -398,7 +393,7 @@ impl Renamer {
 
     /// Cleans the blocks the walk did not reach: promoted loads read zero, promoted stores
     /// and allocas go, other operands are rewritten.
-    fn unreachable(&mut self, f: &mut Function, c: &Candidates, stats: &mut Mem2RegStats) {
+    fn unreachable(&mut self, f: &mut Body<'_>, c: &Candidates, stats: &mut Mem2RegStats) {
         let slot_of = |op: Operand| -> Option<usize> {
             match op {
                 Operand::Value(v) => match c.slot_of.get(v.index()) {
@@ -408,17 +403,17 @@ impl Renamer {
                 Operand::Const(_) => None,
             }
         };
-        let n = f.blocks.len();
+        let n = f.num_blocks();
         let mut any = false;
         for b in 0..n {
-            if self.visited[b] || f.blocks[b].dead {
+            if self.visited[b] || f.block_dead[b] {
                 continue;
             }
             any = true;
-            for &i in &f.blocks[b].insts {
-                let d = &f.insts[i.index()];
+            for &i in &f.block_insts[b] {
+                let d = f.inst(i);
                 if let InstKind::Load { ptr, .. } = d.kind {
-                    if let (Some(s), Some(&r)) = (slot_of(ptr), d.results.first()) {
+                    if let (Some(s), Some(&r)) = (slot_of(*ptr), d.results.first()) {
                         self.repl[r.index()] = Operand::Const(c.slots[s].zero);
                     }
                 }
@@ -428,39 +423,37 @@ impl Renamer {
             return;
         }
         for b in 0..n {
-            if self.visited[b] || f.blocks[b].dead {
+            if self.visited[b] || f.block_dead[b] {
                 continue;
             }
-            let mut insts = std::mem::take(&mut f.blocks[b].insts);
+            let mut insts = std::mem::take(&mut f.block_insts[b]);
             insts.retain(|&i| {
-                let d = &mut f.insts[i.index()];
-                let removed = match &d.kind {
+                let row = i.index();
+                let removed = match &f.kinds[row] {
                     InstKind::Load { ptr, .. } => slot_of(*ptr).is_some(),
                     InstKind::Store { ptr, .. } => slot_of(*ptr).is_some(),
-                    InstKind::Alloca { .. } => d
-                        .results
+                    InstKind::Alloca { .. } => f.results[row]
                         .first()
                         .and_then(|&v| slot_of(v.into()))
-                        .is_some_and(|s| !c.slots[s].is_param),
+                        .is_some(),
                     _ => false,
                 };
                 if removed {
-                    match d.kind {
+                    match f.kinds[row] {
                         InstKind::Load { .. } => stats.loads_removed += 1,
                         InstKind::Store { .. } => stats.stores_removed += 1,
                         _ => {}
                     }
+                    f.inst_dead[row] = true;
                     return false;
                 }
-                if matches!(d.kind, InstKind::InlineAsm(_)) {
+                if matches!(f.kinds[row], InstKind::InlineAsm(_)) {
                     // A register output into a promoted slot becomes a dead result.
                     convert_asm_outputs(f, i, &slot_of, &mut SmallVec::new());
                 }
                 let (repl, ph) = (&self.repl, self.phi_vals);
                 let mut hit = false;
-                f.insts[i.index()]
-                    .kind
-                    .for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
+                f.kinds[row].for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
                 if hit {
                     self.phi_user_insts.push(i);
                 }
@@ -468,13 +461,11 @@ impl Renamer {
             });
             let (repl, ph) = (&self.repl, self.phi_vals);
             let mut hit = false;
-            f.blocks[b]
-                .terminator
-                .for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
+            f.terminators[b].for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
             if hit {
                 self.phi_user_terms.push(Block(b as u32));
             }
-            f.blocks[b].insts = insts;
+            f.block_insts[b] = insts;
         }
     }
 }
@@ -483,17 +474,17 @@ impl Renamer {
 /// with a fresh value, renumbering the results; appends (slot, value) to `defs` in output
 /// order.
 fn convert_asm_outputs(
-    f: &mut Function,
+    f: &mut Body<'_>,
     i: Inst,
     slot_of: &impl Fn(Operand) -> Option<usize>,
     defs: &mut SmallVec<[(usize, Value); 2]>,
 ) {
-    let Function { insts, values, .. } = f;
-    let data = &mut insts[i.index()];
-    let InstKind::InlineAsm(asm) = &mut data.kind else {
+    let row = i.index();
+    let values = &mut *f.values;
+    let InstKind::InlineAsm(asm) = &mut f.kinds[row] else {
         return;
     };
-    let mut old = std::mem::take(&mut data.results).into_iter();
+    let mut old = std::mem::take(&mut f.results[row]).into_iter();
     let mut results: SmallVec<[Value; 1]> = SmallVec::new();
     for o in asm.outputs.iter_mut() {
         match o.place {
@@ -515,5 +506,5 @@ fn convert_asm_outputs(
     for (n, &v) in results.iter().enumerate() {
         values[v.index()].def = ValueDef::Result(i, n as u32);
     }
-    data.results = results;
+    f.results[row] = results;
 }

@@ -1,132 +1,202 @@
-//! The SSA systems of the schedule: [`promote_allocas`] in [`Stage::Mem2Reg`],
-//! [`eliminate_phis`] and [`convert_phis_to_block_params`] in [`Stage::OutOfSsa`].
+//! The SSA systems of the schedule: mem2reg in [`Stage::Mem2Reg`], phi elimination and
+//! block-parameter conversion in [`Stage::OutOfSsa`].
 //!
-//! Each is an exclusive system that takes the function out of the World as dense tables
-//! ([`with_function`]: DESIGN.md 2 rule 6 at function granularity), runs the library
-//! function of [`crate::ssa`] on it with scratch kept in a resource (cleared, never dropped,
-//! between functions), and reports its counters to [`PassStats`].
+//! Each pass is a plan system and a rewrite system around the engine's exclusive
+//! [`grow_rows`], because the rewrite creates instructions or blocks and spawning needs no
+//! column borrowed (DESIGN.md 2, rule 6): the plan system reads the columns, works out an
+//! upper bound on the rows the rewrite creates and writes it to [`RowDemand`]; `grow_rows`
+//! spawns them at the end of the tables; the rewrite fills them. Every system takes
+//! [`IrMut`]/[`IrView`] and resources, so the schedule sees what it reads and writes.
+//!
+//! | system | reads | writes |
+//! |---|---|---|
+//! | [`plan_mem2reg`] | all columns, `Cfg`, `DominanceFrontiers`, `PipelineConfig` | `ConstPool` (zeros), `Mem2RegScratch`, `RowDemand` |
+//! | [`rename_allocas`] | `Cfg`, `DomTree`, `Mem2RegScratch` | `InstOp`, `InstResults`, `InstBlock`, `InstDead`, `BlockInsts`, `BlockTerm` (operands), values, phase, `PassStats` |
+//! | [`plan_phi_elim`] | `BlockInsts`, `InstOp`, `BlockDead`, `Cfg`, `PipelineConfig` | `RowDemand` |
+//! | [`eliminate_phis`] | `Cfg` | all columns, values, phase, `ValidAnalyses`, `PassStats` |
+//! | [`plan_block_params`] | `BlockInsts`, `InstOp`, `BlockTerm`, `BlockDead`, `Cfg`, `PipelineConfig` | `RowDemand` |
+//! | [`convert_phis_to_block_params`] | `Cfg` | all columns, values, `ValidAnalyses`, `PassStats` |
 
 use super::{
-    block_params, phi_elim, promote, BlockParamScratch, Mem2RegScratch, ParamAllocas,
-    PhiElimScratch,
+    block_params, phi_elim, BlockParamScratch, Mem2RegScratch, ParamAllocas, PhiElimScratch,
 };
-use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
-use crate::engine::world::with_function;
-use crate::engine::{Pass, PassStats, PipelineConfig, Stage};
-use crate::ir::Phase;
+use crate::analysis::{Analyses, Cfg, DomTree, DominanceFrontiers, ValidAnalyses};
+use crate::engine::world::grow_rows;
+use crate::ir::{IrMut, IrView, Phase, RowDemand};
+use crate::stage::{Pass, PassStats, PipelineConfig, Stage};
 use bevy_ecs::prelude::*;
 
-/// Which parameter allocas the `mem2reg` pass promotes (a resource; absent means the
-/// default, [`ParamAllocas::IncludeStored`], i.e. `promote_allocas_with_params`).
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Mem2RegConfig {
-    /// Parameter alloca policy.
-    pub params: ParamAllocas,
-}
-
-fn ensure<R: Resource + Default>(world: &mut World) {
-    if !world.contains_resource::<R>() {
-        world.init_resource::<R>();
-    }
-}
-
-/// The `mem2reg` pass: promotes allocas of the function in the World to SSA values.
+/// Plans mem2reg (002 steps 1-2: promotable allocas, phi placement with the cost limit).
 ///
-/// Reads [`Cfg`], [`DomTree`], [`DominanceFrontiers`] (computed for this function in the
-/// `Cfg` and `Dominance` stages; still valid afterwards: the CFG does not change) and
-/// [`Mem2RegConfig`]; writes the function, [`Mem2RegScratch`] and [`PassStats`]. Requires a
-/// verified function in a phase before `destructed` (others are left alone). Establishes
-/// phase `ssa` (from `memory`): no promoted alloca, load or store remains.
-pub fn promote_allocas(world: &mut World) {
-    ensure::<Mem2RegScratch>(world);
-    let params = world
-        .get_resource::<Mem2RegConfig>()
-        .map(|c| c.params)
-        .unwrap_or_default();
-    world.resource_scope(|world, mut scratch: Mut<Mem2RegScratch>| {
-        let stats = with_function(world, |f, world| {
-            if !f.phase.single_definition() {
-                return None;
-            }
-            let (cfg, dom, df) = (
-                world.resource::<Cfg>(),
-                world.resource::<DomTree>(),
-                world.resource::<DominanceFrontiers>(),
-            );
-            Some(promote(f, cfg, dom, df, params, &mut scratch))
-        });
-        if let Some(stats) = stats {
-            stats.report(&mut world.resource_mut::<PassStats>());
-        }
-    });
+/// Reads every column, [`Cfg`], [`DominanceFrontiers`] and [`PipelineConfig`] (which
+/// parameter allocas to promote); writes [`Mem2RegScratch`], the constant pool (slot zeros)
+/// and [`RowDemand`]. Requires a verified function and current analyses (the pass table
+/// says mem2reg reads the CFG, tree and frontiers). Establishes the plan [`rename_allocas`]
+/// carries out; does nothing from phase `destructed` on.
+pub fn plan_mem2reg(
+    mut ir: IrMut,
+    cfg: Res<Cfg>,
+    df: Res<DominanceFrontiers>,
+    config: Res<PipelineConfig>,
+    mut scratch: ResMut<Mem2RegScratch>,
+    mut demand: ResMut<RowDemand>,
+) {
+    let mut f = ir.body();
+    scratch.skip = !f.info.phase.single_definition();
+    if scratch.skip {
+        return;
+    }
+    let params = if config.options.mem2reg_skip_params {
+        ParamAllocas::Skip
+    } else {
+        ParamAllocas::IncludeStored
+    };
+    demand.insts += super::plan(&mut f, &cfg, &df, params, &mut scratch);
+}
+
+/// Carries out the mem2reg plan (002 steps 3-4: phi creation, renaming, trivial-phi
+/// removal).
+///
+/// Reads [`Cfg`], [`DomTree`] and [`Mem2RegScratch`]; writes the instruction and block
+/// columns (phis in spare rows, promoted loads, stores and allocas unlisted and flagged
+/// dead, operands renamed), the value table, the phase and [`PassStats`]. Requires
+/// [`plan_mem2reg`] and [`grow_rows`] before it. Establishes phase `ssa` (from `memory`): no
+/// promoted alloca, load or store remains. The CFG is unchanged.
+pub fn rename_allocas(
+    mut ir: IrMut,
+    cfg: Res<Cfg>,
+    dom: Res<DomTree>,
+    mut scratch: ResMut<Mem2RegScratch>,
+    mut stats: ResMut<PassStats>,
+) {
+    if scratch.skip {
+        return;
+    }
+    let mut f = ir.body();
+    super::rename(&mut f, &cfg, &dom, &mut scratch).report(&mut stats);
+}
+
+/// Asks for the rows [`eliminate_phis`] may create.
+///
+/// Reads [`PipelineConfig`] (runs only if `phi-elim` is enabled), the `BlockInsts`,
+/// `InstOp` and `BlockDead` columns and [`Cfg`]; writes [`RowDemand`].
+pub fn plan_phi_elim(
+    ir: IrView,
+    cfg: Res<Cfg>,
+    config: Res<PipelineConfig>,
+    mut demand: ResMut<RowDemand>,
+) {
+    let f = ir.body();
+    if !config.passes.has(Pass::PhiElim) || !f.info.phase.is_ssa() {
+        return;
+    }
+    let (insts, blocks) = phi_elim::rows_needed(&f, &cfg);
+    demand.insts += insts;
+    demand.blocks += blocks;
 }
 
 /// The `phi-elim` pass: replaces phis by copies (see [`phi_elim`]).
 ///
-/// Reads [`PipelineConfig`] (runs only if `phi-elim` is enabled) and the function; writes
-/// the function, [`PhiElimScratch`] and [`PassStats`]. Requires an SSA phase (others are
-/// left alone). Establishes phase `destructed`. Trampolines change the CFG: the analyses
-/// ([`Cfg`], [`DomTree`], [`DominanceFrontiers`], SCCs) are recomputed when any was added,
-/// so later systems read analyses of the current function.
-pub fn eliminate_phis(world: &mut World) {
-    if !world.resource::<PipelineConfig>().passes.has(Pass::PhiElim) {
+/// Reads [`PipelineConfig`] and [`Cfg`]; writes every column (copies and trampolines in
+/// spare rows, phis unlisted and flagged dead, edges retargeted), the value table, the
+/// phase, [`PhiElimScratch`], [`ValidAnalyses`] and [`PassStats`]. Requires an SSA phase
+/// (others are left alone) and [`plan_phi_elim`] plus [`grow_rows`] before it.
+/// Establishes phase `destructed`; trampolines invalidate every analysis.
+pub fn eliminate_phis(
+    mut ir: IrMut,
+    cfg: Res<Cfg>,
+    config: Res<PipelineConfig>,
+    mut scratch: ResMut<PhiElimScratch>,
+    mut valid: ResMut<ValidAnalyses>,
+    mut stats: ResMut<PassStats>,
+) {
+    if !config.passes.has(Pass::PhiElim) {
         return;
     }
-    ensure::<PhiElimScratch>(world);
-    world.resource_scope(|world, mut scratch: Mut<PhiElimScratch>| {
-        let stats = with_function(world, |f, world| {
-            if !f.phase.is_ssa() {
-                return None;
-            }
-            let stats = phi_elim::eliminate(f, &mut scratch);
-            f.phase = Phase::Destructed;
-            if stats.trampolines > 0 {
-                crate::analysis::recompute_analyses(world, f);
-            }
-            Some(stats)
-        });
-        if let Some(stats) = stats {
-            stats.report(&mut world.resource_mut::<PassStats>());
-        }
-    });
+    let mut f = ir.body();
+    if !f.info.phase.is_ssa() {
+        return;
+    }
+    let s = phi_elim::eliminate(&mut f, &cfg, &mut scratch);
+    f.info.phase = Phase::Destructed;
+    if s.trampolines > 0 {
+        valid.0 = Analyses::empty();
+    }
+    s.report(&mut stats);
+}
+
+/// Asks for the rows [`convert_phis_to_block_params`] may create.
+///
+/// Reads [`PipelineConfig`] (runs only if `block-params` is enabled and `phi-elim` is not),
+/// the `BlockInsts`, `InstOp`, `BlockTerm` and `BlockDead` columns and [`Cfg`]; writes
+/// [`RowDemand`].
+pub fn plan_block_params(
+    ir: IrView,
+    cfg: Res<Cfg>,
+    config: Res<PipelineConfig>,
+    mut demand: ResMut<RowDemand>,
+) {
+    let passes = config.passes;
+    let f = ir.body();
+    if !passes.has(Pass::BlockParams) || passes.has(Pass::PhiElim) || !f.info.phase.is_ssa() {
+        return;
+    }
+    demand.blocks += block_params::blocks_needed(&f, &cfg);
 }
 
 /// The `block-params` pass: turns phis into block parameters and branch arguments (see
 /// [`block_params`]).
 ///
-/// Reads [`PipelineConfig`] (runs only if `block-params` is enabled and `phi-elim` is not)
-/// and the function; writes the function, [`BlockParamScratch`] and [`PassStats`]. Requires an SSA phase.
-/// Establishes: no phi remains except in blocks entered by an `indirect_br` edge; the phase
-/// is unchanged. Trampolines (asm-goto edges) trigger recomputation of the analyses.
-pub fn convert_phis_to_block_params(world: &mut World) {
-    let passes = world.resource::<PipelineConfig>().passes;
+/// Reads [`PipelineConfig`] and [`Cfg`]; writes every column, the value table,
+/// [`BlockParamScratch`], [`ValidAnalyses`] and [`PassStats`]. Requires an SSA phase and
+/// [`plan_block_params`] plus [`grow_rows`] before it. Establishes: no phi remains except
+/// in blocks entered by an `indirect_br` edge; the phase is unchanged. Trampolines
+/// (asm-goto edges) invalidate every analysis.
+pub fn convert_phis_to_block_params(
+    mut ir: IrMut,
+    cfg: Res<Cfg>,
+    config: Res<PipelineConfig>,
+    mut scratch: ResMut<BlockParamScratch>,
+    mut valid: ResMut<ValidAnalyses>,
+    mut stats: ResMut<PassStats>,
+) {
+    let passes = config.passes;
     if !passes.has(Pass::BlockParams) || passes.has(Pass::PhiElim) {
         return;
     }
-    ensure::<BlockParamScratch>(world);
-    world.resource_scope(|world, mut scratch: Mut<BlockParamScratch>| {
-        let stats = with_function(world, |f, world| {
-            if !f.phase.is_ssa() {
-                return None;
-            }
-            let stats = block_params::convert(f, &mut scratch);
-            if stats.trampolines > 0 {
-                crate::analysis::recompute_analyses(world, f);
-            }
-            Some(stats)
-        });
-        if let Some(stats) = stats {
-            stats.report(&mut world.resource_mut::<PassStats>());
-        }
-    });
+    let mut f = ir.body();
+    if !f.info.phase.is_ssa() {
+        return;
+    }
+    let s = block_params::convert(&mut f, &cfg, &mut scratch);
+    if s.trampolines > 0 {
+        valid.0 = Analyses::empty();
+    }
+    s.report(&mut stats);
 }
 
-/// Adds the SSA systems to their stages (`eliminate_phis` before
-/// `convert_phis_to_block_params`, so the two exclusive systems are ordered).
+/// Inserts the SSA passes' scratch resources (empty) into `world`.
+pub fn init_resources(world: &mut World) {
+    world.init_resource::<Mem2RegScratch>();
+    world.init_resource::<PhiElimScratch>();
+    world.init_resource::<BlockParamScratch>();
+}
+
+/// Adds the SSA systems to their stages: plan, grow, rewrite, chained in each.
 pub fn configure(schedule: &mut Schedule) {
-    schedule.add_systems(promote_allocas.in_set(Stage::Mem2Reg));
     schedule.add_systems(
-        (eliminate_phis, convert_phis_to_block_params)
+        (plan_mem2reg, grow_rows, rename_allocas)
+            .chain()
+            .in_set(Stage::Mem2Reg),
+    );
+    schedule.add_systems(
+        (
+            plan_phi_elim,
+            plan_block_params,
+            grow_rows,
+            eliminate_phis,
+            convert_phis_to_block_params,
+        )
             .chain()
             .in_set(Stage::OutOfSsa),
     );

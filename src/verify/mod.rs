@@ -35,8 +35,8 @@
 //!
 //! Complexity: O(blocks + instructions + operands) plus one dominator-tree computation.
 
-use crate::ir::*;
 use crate::analysis::{Cfg, DomTree};
+use crate::ir::*;
 use crate::ir::{IrView, Symbols};
 use crate::stage::{Diagnostic, Diagnostics, Severity, Stage};
 use bevy_ecs::prelude::*;
@@ -175,7 +175,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         let mut listed = vec![false; ir.num_insts()];
         for b in self.live_blocks().collect::<Vec<_>>() {
             self.block = Some(b);
-                        for (n, &v) in ir.block_params(b).iter().enumerate() {
+            for (n, &v) in ir.block_params(b).iter().enumerate() {
                 match ir.values().get(v.index()) {
                     Some(d) if d.def == ValueDef::BlockParam(b, n as u32) => {}
                     _ => self.error(format!("block parameter {n} ({v}) is not recorded as one")),
@@ -190,8 +190,11 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 if std::mem::replace(&mut listed[i.index()], true) {
                     self.error(format!("{i} is listed more than once"));
                 }
-                                if ir.inst_block(i) != b {
-                    self.error(format!("{i} is listed by {b} but records {}", ir.inst_block(i)));
+                if ir.inst_block(i) != b {
+                    self.error(format!(
+                        "{i} is listed by {b} but records {}",
+                        ir.inst_block(i)
+                    ));
                 }
                 let types = ir.inst_kind(i).result_types();
                 if types.len() != ir.inst_results(i).len() {
@@ -202,8 +205,8 @@ impl<'a, R: IrRead> Checker<'a, R> {
                         types.len()
                     ));
                 }
-                let extra_copy_def =
-                    !ir.phase().single_definition() && matches!(ir.inst_kind(i), InstKind::Copy { .. });
+                let extra_copy_def = !ir.phase().single_definition()
+                    && matches!(ir.inst_kind(i), InstKind::Copy { .. });
                 for (n, (&v, &ty)) in ir.inst_results(i).iter().zip(&types).enumerate() {
                     match ir.values().get(v.index()) {
                         Some(d) if d.def == ValueDef::Result(i, n as u32) && d.ty == ty => {}
@@ -555,7 +558,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         let phase = ir.phase();
         for b in self.live_blocks().collect::<Vec<_>>() {
             self.block = Some(b);
-                        if phase == Phase::Memory && !ir.block_params(b).is_empty() {
+            if phase == Phase::Memory && !ir.block_params(b).is_empty() {
                 self.error("block parameters are not allowed in memory form");
             }
             let mut seen_non_phi = false;
@@ -631,7 +634,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 continue;
             }
             self.block = Some(b);
-                        for (n, &i) in ir.block_insts(b).iter().enumerate() {
+            for (n, &i) in ir.block_insts(b).iter().enumerate() {
                 if i.index() >= ir.num_insts() {
                     continue;
                 }

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Default pipeline, one thread: time per input instruction of this checkout against an older
+# commit built side by side (issue 9's "at most 0.5x of main at 878593b").
+#
+# Usage: bash scripts/bench-vs-baseline.sh [COMMIT] [REPEAT]
+#   COMMIT  the baseline (default 878593b), built from this repository's history into
+#           target/baseline/<COMMIT> (its own source tree and target directory, reused)
+#   REPEAT  runs per input and side (default 5); the two binaries alternate, so drift in
+#           machine load hits both alike
+#
+# Inputs: the built-in corpus (no path: embedded programs plus generated functions) and each
+# module of target/corpus/*.ll that exists (bash scripts/corpus.sh builds them). For each
+# input and binary it runs `strata bench --threads 1 --repeat REPEAT --json ...` and reads
+# `pipeline_wall_seconds` and `instructions` from the report. Prints one table row per
+# input: ns per instruction for both and the ratio new/baseline.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+commit="${1:-878593b}"
+repeat="${2:-5}"
+base_dir="target/baseline/$commit"
+
+if [[ ! -x "$base_dir/target/release/strata" ]]; then
+    echo "== building baseline $commit in $base_dir" >&2
+    rm -rf "$base_dir/src-tree"
+    mkdir -p "$base_dir"
+    git worktree prune
+    git worktree add --detach "$base_dir/src-tree" "$commit" >&2
+    (cd "$base_dir/src-tree" && CARGO_TARGET_DIR="$PWD/../target" cargo build --release --bin strata >&2)
+fi
+echo "== building this checkout" >&2
+cargo build --release --bin strata >&2
+
+new=target/release/strata
+old="$base_dir/target/release/strata"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+inputs=("built-in")
+for f in target/corpus/*.ll; do
+    [[ -e "$f" ]] && inputs+=("$f")
+done
+
+run() { # binary input json
+    local args=(bench --threads 1 --repeat "$repeat" --json "$3")
+    if [[ "$2" != "built-in" ]]; then
+        args+=("$2")
+    fi
+    "$1" "${args[@]}" >/dev/null 2>&1
+}
+
+printf '%-14s %12s %12s %14s %14s %8s\n' input instructions functions "baseline ns/i" "this ns/i" ratio
+for input in "${inputs[@]}"; do
+    for k in $(seq 1 2); do
+        run "$old" "$input" "$tmp/old$k.json"
+        run "$new" "$input" "$tmp/new$k.json"
+    done
+    python3 - "$input" "$tmp" <<'EOF'
+import json, sys, os
+name, tmp = sys.argv[1], sys.argv[2]
+def per_inst(side):
+    vals = []
+    for k in (1, 2):
+        r = json.load(open(os.path.join(tmp, f"{side}{k}.json")))
+        vals.append((r["pipeline_wall_seconds"] / max(r["instructions"], 1) * 1e9, r))
+    best = min(vals, key=lambda v: v[0])
+    return best
+old, old_r = per_inst("old")
+new, new_r = per_inst("new")
+label = os.path.basename(name).removesuffix(".ll")
+print(f"{label:<14} {new_r['instructions']:>12} {new_r['functions']:>12} {old:>14.2f} {new:>14.2f} {new / old:>7.2f}x")
+if old_r["instructions"] != new_r["instructions"]:
+    print(f"  note: the baseline counted {old_r['instructions']} input instructions")
+EOF
+done
