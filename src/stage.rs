@@ -466,9 +466,9 @@ pub struct PipelineConfig {
     pub passes: PassSet,
     /// Run the verifier after every transforming pass.
     pub verify_each: bool,
-    /// Measure each stage's wall time into [`PassTimings`].
+    /// Measure each stage's wall time into the engine's `PassTimings`.
     pub time_passes: bool,
-    /// Print the function into [`Dumps`] after this pass's stage.
+    /// Print the function into the engine's `Dumps` after this pass's stage.
     pub dump_after: Option<Pass>,
     /// Pass parameters.
     pub options: PassOptions,

@@ -7,8 +7,11 @@
 //! (keeps capacity: resources are cleared, never dropped, between functions). The systems
 //! below wrap `compute`; each reads the resources named in its doc and overwrites its own.
 //!
-//! Order: [`compute_cfg`] in [`Stage::Cfg`]; then [`compute_idoms`], [`compute_frontiers`]
-//! and [`compute_sccs`], chained in [`Stage::Dominance`].
+//! When: the engine's Begin system of every stage calls [`AnalysesMut::refresh`] with what
+//! the stage's enabled passes read (the pass table's `reads`); an analysis is computed only
+//! if it is missing from [`ValidAnalyses`]: once per state of the function, again only after
+//! a pass that changed the CFG removed it from there. The `compute_*` systems below do the
+//! same work one analysis at a time, for running alone (tests, fuzz checks).
 //!
 //! Complexity: linear in blocks + edges per function (see each module).
 
@@ -22,7 +25,7 @@ pub use dominance::DomTree;
 pub use frontiers::{DominanceFrontiers, IdfScratch};
 pub use scc::Sccs;
 
-use crate::ir::IrView;
+use crate::ir::{IrRead, IrView};
 pub use crate::stage::Analyses;
 use bevy_ecs::prelude::*;
 
@@ -88,23 +91,47 @@ pub fn init_resources(world: &mut World) {
     world.init_resource::<ValidAnalyses>();
 }
 
-/// The systems that bring the analyses in `needed` up to date, in dependency order, each
-/// running only if its analysis is needed (by `needed(world state)`) and not valid. The
-/// engine adds one such chain before every stage that reads analyses (and before
-/// verify-after), so every analysis is computed at most once per state of the function.
-pub fn refresh_systems<M>(
-    needed: impl SystemCondition<M> + Clone,
-    which: Analyses,
-) -> bevy_ecs::schedule::ScheduleConfigs<bevy_ecs::system::ScheduleSystem> {
-    let missing = move |a: Analyses| {
-        move |valid: Res<ValidAnalyses>| which.with_inputs().contains(a) && !valid.0.contains(a)
-    };
-    (
-        compute_cfg.run_if(missing(Analyses::CFG)),
-        compute_idoms.run_if(missing(Analyses::DOMTREE)),
-        compute_frontiers.run_if(missing(Analyses::FRONTIERS)),
-        compute_sccs.run_if(missing(Analyses::SCCS)),
-    )
-        .chain()
-        .distributive_run_if(needed)
+/// Every analysis resource, writable: what a system that brings analyses up to date takes.
+#[derive(bevy_ecs::system::SystemParam)]
+pub struct AnalysesMut<'w> {
+    /// The CFG.
+    pub cfg: ResMut<'w, Cfg>,
+    /// The dominator tree.
+    pub dom: ResMut<'w, DomTree>,
+    /// The dominance frontiers.
+    pub df: ResMut<'w, DominanceFrontiers>,
+    /// The SCCs.
+    pub sccs: ResMut<'w, Sccs>,
+    /// Which of them describe the function now.
+    pub valid: ResMut<'w, ValidAnalyses>,
+}
+
+impl AnalysesMut<'_> {
+    /// Computes the analyses of `which` (with their inputs) that are not valid for `ir`, in
+    /// dependency order, and marks them valid. Each is computed at most once per state of
+    /// the function (DESIGN.md 2, rule 7).
+    pub fn refresh(&mut self, ir: &impl IrRead, which: Analyses) {
+        let want = which.with_inputs();
+        let missing = want - self.valid.0;
+        if missing.is_empty() {
+            return;
+        }
+        if missing.contains(Analyses::CFG) {
+            self.cfg.compute(ir);
+            self.valid.0 = Analyses::CFG;
+        }
+        let missing = want - self.valid.0;
+        if missing.contains(Analyses::DOMTREE) {
+            self.dom.compute(&self.cfg);
+            self.valid.0 |= Analyses::DOMTREE;
+        }
+        if missing.contains(Analyses::FRONTIERS) {
+            self.df.compute(&self.cfg, &self.dom);
+            self.valid.0 |= Analyses::FRONTIERS;
+        }
+        if missing.contains(Analyses::SCCS) {
+            self.sccs.compute(&self.cfg);
+            self.valid.0 |= Analyses::SCCS;
+        }
+    }
 }

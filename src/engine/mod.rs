@@ -1,20 +1,58 @@
-//! The engine: one World and one Schedule per worker, the stage sets, the pipeline config,
-//! per-pass timing and the reset between functions.
+//! The engine: one World and one Schedule per worker, the stage sets, per-stage timing and
+//! the reset between functions.
 //!
 //! Lifecycle (DESIGN.md 2): [`Engine::new`] builds the World, inserts every resource and
 //! builds the schedule once (100-240 µs); it then runs the schedule once on an empty function
-//! so that every lazily created resource exists. [`Engine::run`] loads a function into pooled
-//! block and instruction entities (overwriting components in place; spawning or despawning,
-//! newest first, only the difference in size: [`world::FunctionLoader`]), runs the schedule
-//! with the single-threaded executor, and takes the function back out, so entity ids stay
-//! bounded by the largest function. Engines are per thread (`thread_local!` in batch drivers);
-//! a schedule must never run on another World.
+//! so that every lazily created resource exists. [`Engine::run`] loads a function into the
+//! World's column tables (pooled rows overwritten in place; only the difference in size is
+//! spawned or despawned, newest first: [`world::FunctionLoader`]), runs the schedule with the
+//! single-threaded executor, and takes the function back out. Between load and take the
+//! function exists only as component columns: every pass is a system on those columns.
+//! Engines are per thread (`thread_local!` in batch drivers); a schedule never runs on
+//! another World.
 //!
-//! Stage order is fixed in [`build_schedule`], with one line per stage saying why it sits
-//! there. Each stage is a [`Stage`] system set wrapped by [`StageStep::Begin`] and
-//! [`StageStep::End`] sets that time it, dump the IR after it and verify after transforming
-//! passes. Ambiguity detection is an error, so every ordering is explicit and the output is
-//! deterministic.
+//! The stage order and the passes come from one table each ([`STAGES`], [`PASSES`] in
+//! [`crate::stage`]); [`build_schedule`] derives the chain from them. Each stage is a
+//! [`Stage`] system set between [`StageStep::Begin`] (timer start; the analyses its enabled
+//! passes read, computed if stale) and [`StageStep::End`] (verify-after, dump, dense-table
+//! check in debug builds, timer stop). Ambiguity detection is an error, so every ordering
+//! is explicit and the output is deterministic.
+//!
+//! # Components (per entity; one table per kind, row = dense index)
+//!
+//! | kind | component | bytes | written by | read by |
+//! |---|---|---|---|---|
+//! | instruction | `InstOp` (operation, operands) | 64 | load; `rename_allocas`, `rewrite_sccp`, `eliminate_phis`, `convert_phis_to_block_params` | every pass, `compute_cfg` (asm-goto labels), verify, dump |
+//! | instruction | `InstResults` | 24 | load; `rename_allocas` (asm outputs, phis), `eliminate_phis` (copies) | verify, mem2reg, SCCP, phi-elim, block-params, dump |
+//! | instruction | `InstBlock` | 4 | load; row creation (`Body::push_inst`) | verify |
+//! | instruction | `InstDead` | 1 | load; every pass that unlists an instruction | `grow_rows` (new rows), passes' "still listed" tests |
+//! | block | `BlockInsts` (order) | 24 | load; mem2reg, SCCP, phi-elim, block-params | every pass, `compute_cfg`, verify, dump |
+//! | block | `BlockParams` | 24 | load; `convert_phis_to_block_params`, `rewrite_sccp` (removed blocks) | verify, dump |
+//! | block | `BlockTerm` | 80 | load; `rename_allocas` (operands), `rewrite_sccp`, `eliminate_phis`, `convert_phis_to_block_params` (retargeted edges, arguments) | `compute_cfg`, verify, every pass, dump |
+//! | block | `BlockDead` | 1 | load; `rewrite_sccp`, row creation | `compute_cfg`, every pass |
+//!
+//! Per-function tables that are not per entity are resources: `ValueTable`, `ConstPool`,
+//! `FunctionInfo` (name, signature, parameters, phase), `RowCounts`, `RowDemand`. Per-block
+//! analysis results live in dense resources keyed by block index (`Cfg`, `DomTree` with the
+//! immediate dominator of every block, `DominanceFrontiers`, `Sccs`), valid as
+//! `ValidAnalyses` says.
+//!
+//! # Systems
+//!
+//! | stage | system | reads | writes |
+//! |---|---|---|---|
+//! | Begin of a stage | `compute_cfg`, `compute_idoms`, `compute_frontiers`, `compute_sccs` (each only if read by the stage and stale) | `BlockInsts`, `BlockTerm`, `BlockDead`, `InstOp`; `Cfg`; `DomTree` | `Cfg`, `DomTree`, `DominanceFrontiers`, `Sccs`, `ValidAnalyses` |
+//! | Verify (and End of transforming stages) | `verify_system` | all columns, values, constants, `Symbols`, `Cfg`, `DomTree` | `Diagnostics` |
+//! | Cfg, Dominance | (none of their own: the Begin refresh computes what they promise) | | |
+//! | Mem2Reg | `plan_mem2reg` | all columns, `Cfg`, `DominanceFrontiers`, `PipelineConfig` | `ConstPool`, `Mem2RegScratch`, `RowDemand` |
+//! | Mem2Reg | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows, `EntityMap` |
+//! | Mem2Reg | `rename_allocas` | `Cfg`, `DomTree`, `Mem2RegScratch` | instruction and block columns, values, phase, `PassStats` |
+//! | Sccp | `solve_sccp` | `InstOp`, `InstResults`, `BlockInsts`, `BlockTerm`, `BlockDead`, values, constants, `Cfg`, `Symbols`, `PipelineConfig` | `SccpSolution` |
+//! | Sccp | `rewrite_sccp` | `SccpSolution`, `Cfg`, `Symbols` | all columns but `InstBlock`, constants, phase, `PassStats`, `Diagnostics`, `ValidAnalyses` |
+//! | OutOfSsa | `plan_phi_elim`, `plan_block_params` | `BlockInsts`, `InstOp`, `BlockTerm`, `BlockDead`, `Cfg`, `PipelineConfig` | `RowDemand` |
+//! | OutOfSsa | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows, `EntityMap` |
+//! | OutOfSsa | `eliminate_phis` / `convert_phis_to_block_params` | `Cfg`, `PipelineConfig` | all columns, values, phase, `ValidAnalyses`, `PassStats` |
+//! | End of every stage | `dump_after`, `check_tables` (debug), timers | all columns (dump), tables | `Dumps`, `PassTimings` |
 
 pub mod batch;
 pub mod harness;
@@ -27,7 +65,7 @@ pub use crate::stage::{
 };
 pub use world::EntityMap;
 
-use crate::analysis::refresh_systems;
+use crate::analysis::AnalysesMut;
 use crate::ir::{Function, SymbolTable};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::{LogLevel, ScheduleBuildSettings, ScheduleLabel, SingleThreadedExecutor};
@@ -68,17 +106,67 @@ fn stage_enabled(
     }
 }
 
-fn begin_stage(stage: Stage) -> impl FnMut(Res<PipelineConfig>, ResMut<PassTimings>) {
-    let _ = stage;
-    move |config: Res<PipelineConfig>, mut timings: ResMut<PassTimings>| {
+/// The Begin system of `stage`: starts its timer and brings the analyses its enabled passes
+/// read up to date ([`AnalysesMut::refresh`]).
+///
+/// Reads [`PipelineConfig`] and, when an analysis is stale, the block columns and `InstOp`;
+/// writes [`PassTimings`] and the analysis resources.
+fn begin_stage(
+    stage: Stage,
+) -> impl FnMut(Res<PipelineConfig>, ResMut<PassTimings>, IrView, AnalysesMut) {
+    move |config: Res<PipelineConfig>,
+          mut timings: ResMut<PassTimings>,
+          ir: IrView,
+          mut analyses: AnalysesMut| {
         if config.time_passes {
             timings.started = Some(Instant::now());
+        }
+        let reads = config.reads(stage);
+        if !reads.is_empty() {
+            analyses.refresh(&ir.body(), reads);
         }
     }
 }
 
-fn end_stage(stage: Stage) -> impl FnMut(Res<PipelineConfig>, ResMut<PassTimings>) {
-    move |config: Res<PipelineConfig>, mut timings: ResMut<PassTimings>| {
+/// The End system of `stage`: verifies after a transforming pass (with `verify_each`, and
+/// always in debug builds), dumps the function if asked, stops the timer.
+///
+/// Reads [`PipelineConfig`], every column, [`Symbols`]; writes the analysis resources (the
+/// CFG and dominator tree the verifier reads), [`Diagnostics`], [`Dumps`], [`PassTimings`].
+#[allow(clippy::type_complexity)]
+fn end_stage(
+    stage: Stage,
+) -> impl FnMut(
+    Res<PipelineConfig>,
+    IrView,
+    Res<Symbols>,
+    AnalysesMut,
+    ResMut<Diagnostics>,
+    ResMut<Dumps>,
+    ResMut<PassTimings>,
+) {
+    move |config: Res<PipelineConfig>,
+          ir: IrView,
+          symbols: Res<Symbols>,
+          mut analyses: AnalysesMut,
+          mut diags: ResMut<Diagnostics>,
+          mut dumps: ResMut<Dumps>,
+          mut timings: ResMut<PassTimings>| {
+        if config.verifies_after(stage) && !diags.has_errors() {
+            let body = ir.body();
+            analyses.refresh(&body, Analyses::CFG | Analyses::DOMTREE);
+            let errors =
+                crate::verify::verify_with(&body, &symbols.0, &analyses.cfg, &analyses.dom);
+            diags.0.extend(errors.into_iter().map(|e| Diagnostic {
+                severity: Severity::Error,
+                pass: stage.name(),
+                message: e.to_string(),
+            }));
+        }
+        if config.dump_after.is_some_and(|p| p.info().stage == stage) {
+            let text = crate::text::print_function(&ir.body(), &symbols.0);
+            dumps.0.push(format!("; after {}\n{}", stage.name(), text));
+        }
         if config.time_passes {
             if let Some(t) = timings.started.take() {
                 timings.per_stage[stage as usize] += t.elapsed();
@@ -87,34 +175,21 @@ fn end_stage(stage: Stage) -> impl FnMut(Res<PipelineConfig>, ResMut<PassTimings
     }
 }
 
-fn dump_after(
-    stage: Stage,
-) -> impl FnMut(Res<PipelineConfig>, IrView, Res<Symbols>, ResMut<Dumps>) {
-    move |config: Res<PipelineConfig>,
-          ir: IrView,
-          symbols: Res<Symbols>,
-          mut dumps: ResMut<Dumps>| {
-        if config.dump_after.is_some_and(|p| p.info().stage == stage) {
-            let text = crate::text::print_function(&ir.body(), &symbols.0);
-            dumps.0.push(format!("; after {}\n{}", stage.name(), text));
-        }
-    }
-}
-
-/// Asserts one dense table per entity kind after a stage (debug builds; DESIGN.md 2 rule 4).
+/// Asserts one dense table per entity kind after a stage (DESIGN.md 2 rule 4; added to the
+/// schedule in debug builds only).
 fn check_tables(world: &mut World) {
-    if cfg!(debug_assertions) {
-        world::check_dense(world);
-    }
+    world::check_dense(world);
 }
 
 /// Builds the pipeline schedule on `world` (called once per engine).
 ///
-/// The stage order is [`STAGES`]' (each entry says why it sits there). Around each stage:
-/// `Begin` starts its timer and runs the analysis systems for what its enabled passes read
-/// and find stale ([`PipelineConfig::reads`], [`crate::analysis::ValidAnalyses`]); `End`
-/// refreshes the CFG and dominator tree and runs the verifier if verify-after is on, dumps
-/// the function if asked, checks the tables (debug builds) and stops the timer.
+/// The stage order is [`STAGES`]' (each entry says why it sits there); stages none of whose
+/// passes this build has are left out. Around each stage: a `Begin` system starts its timer
+/// and computes the analyses its enabled passes read and find stale
+/// ([`PipelineConfig::reads`], [`crate::analysis::ValidAnalyses`]); an `End` system runs the
+/// verifier after transforming passes when asked, dumps the function if asked and stops the
+/// timer; debug builds then check the tables. One run condition per step (stage enabled, no
+/// error so far) keeps the per-function cost of the schedule small.
 pub fn build_schedule(world: &mut World) -> Schedule {
     let mut schedule = Schedule::new(Pipeline);
     schedule.set_executor(SingleThreadedExecutor::new());
@@ -125,58 +200,29 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     let mut chain = Vec::new();
     for info in &STAGES {
         let stage = info.stage;
+        if !PASSES.iter().any(|p| p.stage == stage && p.available) {
+            continue;
+        }
         chain.push(StageStep::Begin(stage).intern());
         chain.push(stage.intern());
         chain.push(StageStep::End(stage).intern());
         let enabled = stage_enabled(stage);
         schedule.configure_sets(StageStep::Begin(stage).run_if(enabled.clone()));
-        schedule.configure_sets(stage.run_if(enabled.clone()));
+        schedule.configure_sets(stage.run_if(enabled));
         // End runs whenever the stage was enabled, even if it reported an error, so its
-        // timer stops; dumps and verify-after check for errors themselves.
+        // timer stops; verify-after checks for errors itself.
         schedule.configure_sets(
             StageStep::End(stage).run_if(move |config: Res<PipelineConfig>| config.runs(stage)),
         );
-        let reads = PASSES
-            .iter()
-            .filter(|p| p.stage == stage)
-            .fold(Analyses::empty(), |a, p| a | p.reads);
-        if reads.is_empty() {
-            schedule.add_systems(begin_stage(stage).in_set(StageStep::Begin(stage)));
-        } else {
+        schedule.add_systems(begin_stage(stage).in_set(StageStep::Begin(stage)));
+        if cfg!(debug_assertions) {
             schedule.add_systems(
-                (
-                    begin_stage(stage),
-                    refresh_systems(
-                        move |config: Res<PipelineConfig>| !config.reads(stage).is_empty(),
-                        reads,
-                    ),
-                )
-                    .chain()
-                    .in_set(StageStep::Begin(stage)),
-            );
-        }
-        let verifies = move |config: Res<PipelineConfig>, diags: Res<Diagnostics>| {
-            config.verifies_after(stage) && !diags.has_errors()
-        };
-        let transforms = PASSES.iter().any(|p| p.stage == stage && p.transforms);
-        if transforms {
-            schedule.add_systems(
-                (
-                    refresh_systems(verifies, Analyses::CFG | Analyses::DOMTREE),
-                    crate::verify::verify_system(stage.name()).run_if(verifies),
-                    dump_after(stage),
-                    check_tables,
-                    end_stage(stage),
-                )
+                (end_stage(stage), check_tables)
                     .chain()
                     .in_set(StageStep::End(stage)),
             );
         } else {
-            schedule.add_systems(
-                (dump_after(stage), check_tables, end_stage(stage))
-                    .chain()
-                    .in_set(StageStep::End(stage)),
-            );
+            schedule.add_systems(end_stage(stage).in_set(StageStep::End(stage)));
         }
     }
     for pair in chain.windows(2) {

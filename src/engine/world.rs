@@ -12,7 +12,7 @@
 //! first), so rows never move. [`check_dense`] asserts this after every stage in debug
 //! builds.
 //!
-//! Systems read and write the columns through [`IrMut`] and [`IrView`], which hold plain
+//! Systems read and write the columns through [`crate::ir::IrMut`] and [`crate::ir::IrView`], which hold plain
 //! queries (so the schedule's ambiguity check sees every access) and hand out the columns
 //! as slices ([`crate::ir::Body`], [`crate::ir::BodyRef`]) with one contiguous-query call
 //! per table: random access then costs what a `Vec` index costs. Slices never go through

@@ -6,13 +6,13 @@
 //!
 //! | kind | component | Rust type of a row | bytes per row |
 //! |---|---|---|---|
-//! | instruction | [`InstOp`] | [`InstKind`] (operation and operands) | 32 |
+//! | instruction | [`InstOp`] | [`InstKind`] (operation and operands) | 64 |
 //! | instruction | [`InstResults`] | `SmallVec<[Value; 1]>` (values defined) | 24 |
 //! | instruction | [`InstBlock`] | [`Block`] (the block listing it) | 4 |
 //! | instruction | [`InstDead`] | `bool` (removed from its block) | 1 |
 //! | block | [`BlockInsts`] | `Vec<Inst>` (instruction order) | 24 |
 //! | block | [`BlockParams`] | `SmallVec<[Value; 2]>` (block parameters) | 24 |
-//! | block | [`BlockTerm`] | [`Terminator`] | 32 |
+//! | block | [`BlockTerm`] | [`Terminator`] | 80 |
 //! | block | [`BlockDead`] | `bool` (a hole in the block table) | 1 |
 //!
 //! Each component is `#[repr(transparent)]` over its row type, so a column slice of

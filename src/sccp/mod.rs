@@ -84,9 +84,9 @@
 //! Library entry points: [`optimize`] runs the same two systems on a [`Function`] through
 //! this thread's engine ([`crate::engine::run_in_place`], with the verifier the pass
 //! requires), [`apply_sccp_transformations`] runs [`rewrite_sccp`] on a given result in a
-//! temporary World ([`crate::engine::harness::Harness`]), and [`sccp_analysis`] / [`sccp_analysis_in_module`] run the solver
-//! alone on a [`Function`] (analysis only, with the function's [`Cfg`] from
-//! [`Cfg::compute`]).
+//! temporary World ([`crate::engine::harness::Harness`]), and [`sccp_analysis`] /
+//! [`sccp_analysis_in_module`] run the solver alone on a [`Function`] (analysis only, with
+//! the function's [`Cfg`] from [`Cfg::compute`]).
 //!
 //! Complexity: linear in instructions + operands + edges (see [`solver`] and [`rewrite`]).
 
@@ -663,6 +663,19 @@ block3:
         assert_eq!(stat("blocks_removed"), Some(1));
         assert_eq!(stat("branches_resolved"), Some(1));
         h.check_dense();
+        // `InstDead` is set exactly for the instructions no live block lists.
+        h.run(|ir: IrView| {
+            let f = ir.body();
+            let mut listed = vec![false; f.num_insts()];
+            for b in (0..f.num_blocks()).filter(|&b| !f.block_dead[b]) {
+                for i in &f.block_insts[b] {
+                    listed[i.index()] = true;
+                }
+            }
+            for (i, &l) in listed.iter().enumerate() {
+                assert_eq!(f.inst_dead[i], !l, "inst{i}");
+            }
+        });
         let f = h.take();
         assert!(f.blocks[2].dead && f.blocks[2].insts.is_empty());
         assert_eq!(f.phase, Phase::Optimized);

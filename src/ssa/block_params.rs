@@ -1,7 +1,7 @@
 //! Phi to block-parameter conversion (the `block-params` pass; DESIGN.md 1, OutOfSsa).
 //!
 //! What: [`convert`] turns the phis of each block into block parameters
-//! ([`BlockData::params`]) and their incoming values into branch arguments
+//! (the `BlockParams` column) and their incoming values into branch arguments
 //! ([`Target::args`]) on every predecessor edge, the form register allocators such as
 //! regalloc2 and Cranelift take. The phase stays `ssa`: block parameters are SSA values.
 //!

@@ -1,7 +1,7 @@
 //! SSA construction (mem2reg), phi elimination and phi to block-parameter conversion
 //! (specification 002; DESIGN.md 1, 4).
 //!
-//! What: [`promote`] turns memory-form locals (`alloca` slots accessed only by loads and
+//! What: [`plan`] and [`rename_promoted`] turns memory-form locals (`alloca` slots accessed only by loads and
 //! stores) into SSA values and phis, in the classic steps of Cytron et al., "Efficiently
 //! Computing Static Single Assignment Form and the Control Dependence Graph" (1991), on the
 //! Cooper-Harvey-Kennedy dominator tree and frontiers of [`crate::analysis`] (2001):
@@ -24,12 +24,13 @@
 //! trampolines on critical edges; phase [`Phase::Destructed`](crate::ir::Phase)), and
 //! [`block_params`] converts phis to block parameters and branch arguments instead.
 //!
-//! Two invocations (002): [`promote_allocas`] skips the first N entry-block allocas (N =
-//! number of parameters: the inliner stores arguments into them); [`promote_allocas`]
-//! includes them unless nothing in the IR stores to them. The pipeline pass `mem2reg` uses
-//! the second by default (strata has no inliner between the two: after import every
-//! parameter alloca is an ordinary local with an explicit store), selectable with the
-//! [`Mem2RegConfig`](systems::Mem2RegConfig) resource.
+//! Two invocations (002): [`promote_allocas_skipping_params`] skips the first N entry-block
+//! allocas (N = number of parameters: the inliner stores arguments into them);
+//! [`promote_allocas`] includes them unless nothing in the IR stores to them. The pipeline
+//! pass `mem2reg` uses the second by default (strata has no inliner between the two: after
+//! import every parameter alloca is an ordinary local with an explicit store), the first
+//! with `PassOptions::mem2reg_skip_params`. Promoted parameter allocas are removed like
+//! every promoted alloca (DESIGN.md 4).
 //!
 //! Decisions beyond 002 (each documented where it is implemented):
 //! - an alloca kills its slot's value (it yields a fresh, zeroed slot each time it executes,
@@ -41,10 +42,13 @@
 //!   sites, so each edge carries its own value (002's snapshots, made exact);
 //! - phi entries for edges from unreachable predecessors carry the slot's zero.
 //!
-//! The systems in [`systems`] wrap these functions for the schedule (stages `Mem2Reg` and
-//! `OutOfSsa`) through [`with_function`](crate::engine::world::with_function).
+//! The systems in [`systems`] run these steps on the function's columns in the World
+//! (stages `Mem2Reg` and `OutOfSsa`): [`plan`] and [`rename_promoted`] are the two halves of mem2reg
+//! around the engine's row growth; the library entry points ([`promote_allocas`],
+//! [`eliminate_phis`], [`convert_phis_to_block_params`]) run those same systems through the
+//! engine on a [`Function`].
 //!
-//! Complexity of [`promote`]: O(instructions + operands) for scanning, renaming and trivial
+//! Complexity of [`plan`] and [`rename_promoted`]: O(instructions + operands) for scanning, renaming and trivial
 //! phi removal (O(placed phis + their incoming operands + uses of placed phis)), plus per
 //! promoted alloca O(live region + |DF+(defs)|) for liveness and placement; everything in
 //! dense, reusable vectors ([`Mem2RegScratch`]); no recursion (100k-block functions).
@@ -153,7 +157,7 @@ impl Reject {
     }
 }
 
-/// Counters of one [`promote`] run.
+/// Counters of one [`plan`] and [`rename_promoted`] run.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Mem2RegStats {
     /// Allocas in live blocks.
@@ -222,7 +226,7 @@ impl Mem2RegStats {
     }
 }
 
-/// Reusable scratch of [`promote`]: every side table, cleared (never dropped) between
+/// Reusable scratch of [`plan`] and [`rename_promoted`]: every side table, cleared (never dropped) between
 /// functions. Also a resource, so the system keeps one per World.
 #[derive(Resource, Default, Debug)]
 pub struct Mem2RegScratch {
@@ -235,7 +239,7 @@ pub struct Mem2RegScratch {
 }
 
 impl Mem2RegScratch {
-    /// The phis placed by the last [`promote`]: (alloca value, block), ordered by block.
+    /// The phis placed by the last [`plan`] and [`rename_promoted`]: (alloca value, block), ordered by block.
     /// For oracles (pruning, minimal-SSA comparisons).
     pub fn placed_phis(&self) -> impl Iterator<Item = (Value, Block)> + '_ {
         self.plan
@@ -244,7 +248,7 @@ impl Mem2RegScratch {
             .map(|p| (self.cands.slots[p.slot as usize].value, p.block))
     }
 
-    /// The allocas the last [`promote`] did not promote, with the (first) reason.
+    /// The allocas the last [`plan`] and [`rename_promoted`] did not promote, with the (first) reason.
     pub fn rejected_allocas(&self) -> impl Iterator<Item = (Value, Reject)> + '_ {
         self.cands
             .slots
@@ -252,7 +256,7 @@ impl Mem2RegScratch {
             .filter_map(|s| s.reject.map(|r| (s.value, r)))
     }
 
-    /// The allocas promoted by the last [`promote`], in scan order.
+    /// The allocas promoted by the last [`plan`] and [`rename_promoted`], in scan order.
     pub fn promoted_allocas(&self) -> impl Iterator<Item = Value> + '_ {
         self.cands
             .slots
@@ -263,7 +267,7 @@ impl Mem2RegScratch {
 }
 
 /// Steps 1-2 of promotion (see the module doc) on `f`: scans the allocas and places the
-/// phis, rejecting what cannot be promoted; the result stays in `scratch` for [`rename`].
+/// phis, rejecting what cannot be promoted; the result stays in `scratch` for [`rename_promoted`].
 /// Returns an upper bound on the instruction rows [`rename`] creates (one per phi site).
 ///
 /// `cfg` and `df` must describe `f` as it is. `f` must be valid (verifier clean) and in a
@@ -305,7 +309,7 @@ pub fn plan(
 /// returned), renames, removes trivial phis, and sets the phase to [`Phase::Ssa`] if it was
 /// [`Phase::Memory`]. `cfg` and `dom` must describe `f` (mem2reg does not change the CFG).
 /// Returns the counters of the whole promotion.
-pub fn rename(
+pub fn rename_promoted(
     f: &mut Body<'_>,
     cfg: &Cfg,
     dom: &DomTree,

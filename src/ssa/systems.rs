@@ -73,7 +73,7 @@ pub fn rename_allocas(
         return;
     }
     let mut f = ir.body();
-    super::rename(&mut f, &cfg, &dom, &mut scratch).report(&mut stats);
+    super::rename_promoted(&mut f, &cfg, &dom, &mut scratch).report(&mut stats);
 }
 
 /// Asks for the rows [`eliminate_phis`] may create.
