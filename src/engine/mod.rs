@@ -4,8 +4,8 @@
 //! Lifecycle (DESIGN.md 2): [`Engine::new`] builds the World, inserts every resource and
 //! builds the schedule once (100-240 µs); it then runs the schedule once on an empty function
 //! so that every lazily created resource exists. [`Engine::run`] loads a function into the
-//! World's column tables (pooled rows overwritten in place; only the difference in size is
-//! spawned or despawned, newest first: [`world::FunctionLoader`]), runs the schedule with the
+//! World's column tables (pooled rows overwritten in place; rows are spawned only beyond the
+//! largest function so far: [`world::FunctionLoader`]), runs the schedule with the
 //! single-threaded executor, and takes the function back out. Between load and take the
 //! function exists only as component columns: every pass is a system on those columns.
 //! Engines are per thread (`thread_local!` in batch drivers); a schedule never runs on
