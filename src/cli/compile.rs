@@ -45,6 +45,12 @@ pub struct CompileArgs {
     /// For `.ll` input: a function the importer must skip is an error, not a warning.
     #[arg(long)]
     pub strict: bool,
+    /// When some functions fail, still write the output: the functions that succeeded, with
+    /// each failed one reduced to a declaration (named on stderr); the exit code stays 1.
+    /// Without it a failed function means nothing is written (`--emit json`, a report of the
+    /// failures, is always written).
+    #[arg(long)]
+    pub keep_going: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -197,6 +203,30 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
             eprintln!("{:<12} {:>12.1}", s.name(), total);
         }
     }
+    let failed_names: Vec<String> = reports
+        .iter()
+        .filter(|r| r.diagnostics.iter().any(|d| d.severity == Severity::Error))
+        .map(|r| format!("@{}", r.name))
+        .collect();
+    let mut module = module;
+    if failed > 0 && args.emit != Emit::Json {
+        let total = reports.len();
+        let list = failed_names.join(", ");
+        if !args.keep_going {
+            eprintln!(
+                "error: {file}: {failed} of {total} functions failed ({list}); nothing written \
+                 (--keep-going writes the others)"
+            );
+            return Ok(exit::INPUT);
+        }
+        let failed_set: std::collections::HashSet<&str> =
+            failed_names.iter().map(|n| &n[1..]).collect();
+        demote_to_declarations(&mut module, &failed_set);
+        eprintln!(
+            "{file}: warning: --keep-going: {failed} of {total} functions failed and are written \
+             as declarations only: {list}"
+        );
+    }
     let text = match args.emit {
         Emit::Sir => crate::text::print_module(&module),
         Emit::Ll => crate::llvm::export(&module, &loaded.llvm.unwrap_or_default()),
@@ -214,9 +244,39 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     Ok(if failed > 0 { exit::INPUT } else { exit::OK })
 }
 
+/// Replaces each function of `module` named in `names` by an external declaration with its
+/// signature (its symbol becomes an extern; the remaining functions are renumbered).
+fn demote_to_declarations(module: &mut Module, names: &std::collections::HashSet<&str>) {
+    use crate::ir::{ExternDecl, SymbolKind};
+    let functions = std::mem::take(&mut module.functions);
+    let mut new_index = vec![None; functions.len()];
+    for (i, f) in functions.into_iter().enumerate() {
+        if !names.contains(f.name.as_str()) {
+            new_index[i] = Some(module.functions.len() as u32);
+            module.functions.push(f);
+            continue;
+        }
+        if let Some(symbol) = module.symbol_by_name(&f.name) {
+            module.externs.push(ExternDecl {
+                symbol,
+                signature: f.signature,
+            });
+            module.symbols[symbol.index()].kind =
+                SymbolKind::Extern(module.externs.len() as u32 - 1);
+        }
+    }
+    for s in &mut module.symbols {
+        if let SymbolKind::Function(i) = s.kind {
+            if let Some(Some(k)) = new_index.get(i as usize) {
+                s.kind = SymbolKind::Function(*k);
+            }
+        }
+    }
+}
+
 /// `strata verify`.
-pub fn verify(file: &Path, strict: bool) -> Result<i32, CliError> {
-    let module = load_module(file, None, strict)?.module;
+pub fn verify(file: &Path, format: Option<InputFormat>, strict: bool) -> Result<i32, CliError> {
+    let module = load_module(file, format, strict)?.module;
     let n = module.functions.len();
     let config = PipelineConfig::new(PassSet::VERIFY);
     let (_, _, failed) = run_pipeline(module, &config, &file.display().to_string(), false);
