@@ -58,7 +58,7 @@ pub(super) enum Flow {
 /// The interpreter of one module; see the module docs of [`crate::interp`] and this file.
 pub struct Interpreter<'m> {
     pub(super) module: &'m Module,
-    config: Config,
+    pub(super) config: Config,
     image: Result<Memory, InterpError>,
     /// Base address of `module.globals[i]` (0 if set-up failed before it).
     global_bases: Vec<u64>,

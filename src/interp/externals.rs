@@ -109,31 +109,43 @@ impl Interpreter<'_> {
         match name {
             "putchar" => {
                 let c = int(self, 0)?;
-                self.output.push(c.as_u128() as u8);
+                self.emit(pc, &[c.as_u128() as u8])?;
                 ret_int(self, (c.as_u128() as u8) as i128)
             }
             "puts" => {
-                let s = self.fault(pc, self.mem.c_string(ptr(self, 0)?))?.to_vec();
-                self.output.extend_from_slice(&s);
-                self.output.push(b'\n');
-                ret_int(self, s.len() as i128 + 1)
+                let mut s = self.fault(pc, self.mem.c_string(ptr(self, 0)?))?.to_vec();
+                s.push(b'\n');
+                self.emit(pc, &s)?;
+                ret_int(self, s.len() as i128)
             }
             "printf" => {
                 let fmt = self.fault(pc, self.mem.c_string(ptr(self, 0)?))?.to_vec();
-                let out = format_printf(&self.mem, &fmt, &args[1..]).map_err(|e| match e {
-                    PrintfError::Bad(reason) => err(self, reason),
-                    PrintfError::Fault(fault) => InterpError::from_fault(fault, self.loc(pc)),
-                })?;
-                let n = out.len();
-                self.output.extend_from_slice(&out);
-                ret_int(self, n as i128)
+                let used = self.output.len() as u64;
+                let budget = self.config.output_limit.saturating_sub(used);
+                let printed =
+                    format_printf(&self.mem, &fmt, &args[1..], budget).map_err(|e| match e {
+                        PrintfError::Bad(reason) => err(self, reason),
+                        PrintfError::Fault(fault) => InterpError::from_fault(fault, self.loc(pc)),
+                        PrintfError::OutputLimit(n) => InterpError::OutputLimit {
+                            at: self.loc(pc),
+                            limit: self.config.output_limit,
+                            requested: used.saturating_add(n),
+                        },
+                    })?;
+                self.emit(pc, &printed.bytes)?;
+                let n = if printed.overflow {
+                    -1
+                } else {
+                    printed.bytes.len() as i128
+                };
+                ret_int(self, n)
             }
             "write" => {
                 let fd = int(self, 0)?.as_i128();
                 let (buf, n) = (ptr(self, 1)?, size(self, 2)?);
                 let data = self.fault(pc, self.mem.read(buf, n))?.to_vec();
                 if fd == 1 || fd == 2 {
-                    self.output.extend_from_slice(&data);
+                    self.emit(pc, &data)?;
                     ret_int(self, n as i128)
                 } else {
                     ret_int(self, -1)
@@ -270,6 +282,20 @@ impl Interpreter<'_> {
                 at: self.loc(pc),
             }),
         }
+    }
+
+    /// Appends program output, failing if it would pass the output limit.
+    fn emit(&mut self, pc: Pc, bytes: &[u8]) -> Result<(), InterpError> {
+        let total = self.output.len() as u64 + bytes.len() as u64;
+        if total > self.config.output_limit {
+            return Err(InterpError::OutputLimit {
+                at: self.loc(pc),
+                limit: self.config.output_limit,
+                requested: total,
+            });
+        }
+        self.output.extend_from_slice(bytes);
+        Ok(())
     }
 
     fn heap_alloc(&mut self, pc: Pc, n: u64) -> Result<u64, InterpError> {
