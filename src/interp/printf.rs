@@ -577,7 +577,9 @@ mod tests {
         assert_eq!(fmt("%.4294967296d", &[i32v(1)]), "OVERFLOW ");
         // Within the budget a width is exact (it used to be clamped to 1 MiB).
         let mem = Memory::new(1 << 20);
-        let p = format_printf(&mem, b"%2000000d|", &[i32v(7)], 4 << 20).ok().unwrap();
+        let p = format_printf(&mem, b"%2000000d|", &[i32v(7)], 4 << 20)
+            .ok()
+            .unwrap();
         assert_eq!(p.bytes.len(), 2_000_001);
         assert!(p.bytes.ends_with(b" 7|") && !p.overflow);
         // A %g precision past the formatted digits only adds zeros with `#`, none without

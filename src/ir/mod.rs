@@ -10,6 +10,7 @@ mod builder;
 mod entities;
 mod function;
 mod instructions;
+mod names;
 mod types;
 pub mod verifier;
 
