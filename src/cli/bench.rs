@@ -118,11 +118,13 @@ struct Failure {
 impl Failure {
     fn print(&self) {
         match &self.function {
-            Some(f) => eprintln!(
+            Some(f) => diag!(
                 "error: {}: @{f}: [{}] {}",
-                self.file, self.stage, self.message
+                self.file,
+                self.stage,
+                self.message
             ),
-            None => eprintln!("error: {}: [{}] {}", self.file, self.stage, self.message),
+            None => diag!("error: {}: [{}] {}", self.file, self.stage, self.message),
         }
     }
 }
@@ -192,7 +194,7 @@ fn collect_files(
                             path.display(),
                             ancestor.display()
                         );
-                        eprintln!("warning: {w}");
+                        diag!("warning: {w}");
                         warnings.push(w);
                         continue;
                     }
@@ -472,7 +474,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
             text: crate::text::print_module(&generated),
             format: InputFormat::Sir,
         });
-        eprintln!(
+        diag!(
             "strata bench: built-in corpus ({} example programs, {} generated functions)",
             sources.len() - 1,
             args.generated
@@ -660,7 +662,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
             if let (Some(path), InputFormat::Ll) = (&source.path, source.format) {
                 match llvm_side(path, repeat) {
                     Ok(l) => m.llvm = Some(l),
-                    Err(e) => eprintln!("warning: {}: LLVM side not measured: {e}", m.name),
+                    Err(e) => diag!("warning: {}: LLVM side not measured: {e}", m.name),
                 }
             }
         }
@@ -745,12 +747,12 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("report serialises") + "\n";
         if let Err(e) = super::write_output(Some(path), &text) {
-            eprintln!("error: {}", e.message);
+            diag!("error: {}", e.message);
             code = exit::IO;
         }
     }
     if let Err(e) = written {
-        eprintln!("error: {}", e.message);
+        diag!("error: {}", e.message);
         code = exit::IO;
     }
     Ok(code)

@@ -92,14 +92,14 @@ fn run_pipeline(
         match run {
             Ok(run) => {
                 for dump in &run.dumps {
-                    eprint!("{dump}");
+                    diag_part!("{dump}");
                 }
                 let errors = run.has_errors();
                 for d in &run.diagnostics {
                     let error = d.severity == Severity::Error;
                     if error || verbose {
                         let tag = if error { "error" } else { "note" };
-                        eprintln!("{file}: {tag}: [{}] {}", d.pass, d.message);
+                        diag!("{file}: {tag}: [{}] {}", d.pass, d.message);
                     }
                 }
                 failed += errors as usize;
@@ -120,7 +120,7 @@ fn run_pipeline(
                 module.functions.push(f);
             }
             Err(message) => {
-                eprintln!("{file}: error: {message}");
+                diag!("{file}: error: {message}");
                 failed += 1;
                 reports.push(FunctionReport {
                     name: original.name.clone(),
@@ -184,23 +184,23 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     };
     let loaded = load_module(&args.file, args.input_format, args.strict)?;
     let module = loaded.module;
-    let file = args.file.display().to_string();
+    let file = super::io::input_name(&args.file);
     let (module, reports, failed) = run_pipeline(module, &config, &file, args.verbose);
     if args.stats {
         for r in &reports {
             for s in &r.stats {
-                eprintln!("{file}: @{}: {}.{} = {}", r.name, s.pass, s.name, s.value);
+                diag!("{file}: @{}: {}.{} = {}", r.name, s.pass, s.name, s.value);
             }
         }
     }
     if args.time_passes {
-        eprintln!("{:<12} {:>12}", "stage", "time (µs)");
+        diag!("{:<12} {:>12}", "stage", "time (µs)");
         for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
             let total: f64 = reports
                 .iter()
                 .filter_map(|r| r.timings_us.get(s.name()))
                 .sum();
-            eprintln!("{:<12} {:>12.1}", s.name(), total);
+            diag!("{:<12} {:>12.1}", s.name(), total);
         }
     }
     let failed_names: Vec<String> = reports
@@ -213,7 +213,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         let total = reports.len();
         let list = failed_names.join(", ");
         if !args.keep_going {
-            eprintln!(
+            diag!(
                 "error: {file}: {failed} of {total} functions failed ({list}); nothing written \
                  (--keep-going writes the others)"
             );
@@ -222,7 +222,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         let failed_set: std::collections::HashSet<&str> =
             failed_names.iter().map(|n| &n[1..]).collect();
         demote_to_declarations(&mut module, &failed_set);
-        eprintln!(
+        diag!(
             "{file}: warning: --keep-going: {failed} of {total} functions failed and are written \
              as declarations only: {list}"
         );
@@ -279,12 +279,20 @@ pub fn verify(file: &Path, format: Option<InputFormat>, strict: bool) -> Result<
     let module = load_module(file, format, strict)?.module;
     let n = module.functions.len();
     let config = PipelineConfig::new(PassSet::VERIFY);
-    let (_, _, failed) = run_pipeline(module, &config, &file.display().to_string(), false);
-    if failed == 0 {
-        eprintln!("{}: {n} functions verified", file.display());
-        Ok(exit::OK)
+    let name = super::io::input_name(file);
+    let (_, _, failed) = run_pipeline(module, &config, &name, false);
+    // The verdict is the command's output: a failure to write it is an I/O error.
+    let (verdict, code) = if failed == 0 {
+        (format!("{name}: {n} functions verified\n"), exit::OK)
     } else {
-        eprintln!("{}: {failed} of {n} functions have errors", file.display());
-        Ok(exit::INPUT)
-    }
+        (
+            format!("{name}: {failed} of {n} functions have errors\n"),
+            exit::INPUT,
+        )
+    };
+    use std::io::Write as _;
+    std::io::stderr()
+        .write_all(verdict.as_bytes())
+        .map_err(|e| CliError::new(exit::IO, format!("<stderr>: {e}")))?;
+    Ok(code)
 }

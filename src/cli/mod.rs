@@ -4,6 +4,23 @@
 //! failures, a pass reporting an error); 2 usage errors (bad flags, unknown or unavailable
 //! passes); 3 the interpreted program failed (`run`); 4 I/O errors.
 
+/// `eprintln!` that cannot panic (std's panics when stderr fails, as with `2>/dev/full`): a
+/// diagnostic that cannot be written is dropped; the exit code still tells what happened.
+macro_rules! diag {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that cannot panic (see `diag!`).
+macro_rules! diag_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod bench;
 mod compile;
 mod corpus;
@@ -181,7 +198,7 @@ pub fn load_module(
     let errors = crate::ir::verifier::verify_globals(&loaded.module);
     if !errors.is_empty() {
         for e in &errors {
-            eprintln!("{name}: error: {e}");
+            diag!("{name}: error: {e}");
         }
         return Err(CliError::new(
             exit::INPUT,
@@ -212,9 +229,11 @@ fn parse_text(
                 .map_err(|e| CliError::new(exit::INPUT, e.to_string()))?;
             imported.skip_invalid_functions();
             for s in &imported.skipped {
-                eprintln!(
+                diag!(
                     "{name}:{}: warning: skipped @{}: {}",
-                    s.line, s.name, s.reason
+                    s.line,
+                    s.name,
+                    s.reason
                 );
             }
             if strict && !imported.skipped.is_empty() {
@@ -265,7 +284,7 @@ pub fn main() -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", e.message);
+            diag!("error: {}", e.message);
             e.code
         }
     }

@@ -48,14 +48,14 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
     let errors = crate::ir::verifier::verify_module(&module);
     if !errors.is_empty() {
         for e in &errors {
-            eprintln!("{}: error: {e}", file.display());
+            diag!("{}: error: {e}", super::io::input_name(file));
         }
         return Ok(exit::INPUT);
     }
     let f = module.function(entry).ok_or_else(|| {
         CliError::new(
             exit::USAGE,
-            format!("{}: no function @{entry}", file.display()),
+            format!("{}: no function @{entry}", super::io::input_name(file)),
         )
     })?;
     let params = &f.signature.params;
@@ -99,7 +99,7 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
         }
         Err(e) => Err(CliError::new(
             exit::RUNTIME,
-            format!("{}: @{entry}: {e}", file.display()),
+            format!("{}: @{entry}: {e}", super::io::input_name(file)),
         )),
     }
 }
