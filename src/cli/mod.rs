@@ -1,8 +1,15 @@
 //! The `strata` command line: `compile`, `verify`, `run` and `bench` (clap).
 //!
 //! Exit codes (also in `--help`): 0 success; 1 the input has errors (parse or verification
-//! failures, a pass reporting an error); 2 usage errors (bad flags, unknown or unavailable
-//! passes); 3 the interpreted program failed (`run`); 4 I/O errors.
+//! failures, invalid UTF-8, a pass reporting an error); 2 usage errors (bad flags, unknown or
+//! unavailable passes, an empty `--passes` entry); 3 the interpreted program failed (`run`);
+//! 4 I/O errors (a path that cannot be read, an output that cannot be written). `bench` runs
+//! every input it can and exits 4 if some path could not be read, else 1 if some file or
+//! function failed, else 0.
+//!
+//! Faults lose nothing ([`io`]): outputs are written atomically and every write is checked;
+//! `compile` writes nothing when a function fails (unless `--keep-going`); `bench` reports
+//! every failure (file, function, stage, message) and runs the rest.
 
 /// `eprintln!` that cannot panic (std's panics when stderr fails, as with `2>/dev/full`): a
 /// diagnostic that cannot be written is dropped; the exit code still tells what happened.
@@ -120,7 +127,10 @@ pub enum Command {
     /// Interpret a function of FILE and print its result, output and exit status.
     Run(run::RunArgs),
     /// Batch driver: parse, verify and analyse every function of PATHS on all cores, with
-    /// per-pass timings. Without PATHS it runs a built-in corpus embedded in the binary.
+    /// per-pass timings. Without PATHS it runs a built-in corpus embedded in the binary. A
+    /// file that cannot be read or parsed, or a function that fails, is listed (also in the
+    /// JSON `failures`) and the rest runs; exit 4 if a path could not be read, else 1 if
+    /// anything failed.
     Bench(bench::BenchArgs),
 }
 
@@ -140,7 +150,13 @@ fn passes_help() -> String {
         ));
     }
     s.push_str("  none          run no pass (parse and print only)\n\n");
-    s.push_str("Exit codes: 0 success, 1 input has errors, 2 usage error, 3 interpreted program failed, 4 I/O error.\n");
+    s.push_str(
+        "Exit codes: 0 success, 1 input has errors, 2 usage error, 3 interpreted program failed, \
+         4 I/O error.\n\
+         bench runs every input it can, lists each failure (file, function, stage, message) and \
+         exits 4 if some path could not be read, else 1 if some file or function failed, else 0.\n\
+         Output files (-o, --json) are replaced only when complete; on an error the old file stays.\n",
+    );
     s
 }
 

@@ -842,7 +842,7 @@ pub fn verify_globals(m: &Module) -> Vec<GlobalError> {
             }
         }
         for r in &g.relocations {
-            if !r.offset.checked_add(8).is_some_and(|end| end <= g.size) {
+            if r.offset.checked_add(8).is_none_or(|end| end > g.size) {
                 errors.push(GlobalError {
                     global: name(),
                     message: format!(
