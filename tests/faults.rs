@@ -675,3 +675,41 @@ fn property_mixed_batch_gives_each_file_its_result_alone() {
         assert_eq!(exit, want_exit, "round {round}: {log}");
     }
 }
+
+#[test]
+fn interpreter_trace_is_bounded_by_the_memory_limit() {
+    // 100,000 putchar calls: 100 KB of output, but about 5 MB of external-call trace, which
+    // used to grow without bound (1.4 GB for `strata run` of 20 million calls).
+    let text = "\
+extern @putchar(i32) -> i32
+
+func @main() -> i32 phase ssa {
+block0:
+  jump block1
+block1:
+  v0 = phi i32 [block0: 0], [block1: v2]
+  v1 = call i32 @putchar(i32 65)
+  v2 = add i32 v0, 1
+  v3 = icmp slt i32 v2, 100000
+  br v3, block1, block2
+block2:
+  ret i32 0
+}
+";
+    let module = strata::text::parse_module(text, "loop.sir").unwrap();
+    let config = strata::interp::Config {
+        memory_limit: 1 << 20,
+        ..Default::default()
+    };
+    match strata::interp::run(&module, "main", &[], config) {
+        Err(strata::interp::InterpError::MemoryLimit { .. }) => {}
+        other => panic!("expected a memory-limit error, got {other:?}"),
+    }
+    let quiet = strata::interp::Config {
+        record_trace: false,
+        ..config
+    };
+    let outcome = strata::interp::run(&module, "main", &[], quiet).unwrap();
+    assert_eq!(outcome.output.len(), 100_000);
+    assert!(outcome.trace.is_empty());
+}

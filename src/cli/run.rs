@@ -81,6 +81,8 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
     let config = interp::Config {
         step_limit,
         call_depth_limit,
+        // The external-call trace is for oracles comparing runs; `run` prints the output only.
+        record_trace: false,
         ..Default::default()
     };
     match interp::run(&module, entry, &vals, config) {

@@ -15,7 +15,8 @@
 //! `free(null)` does nothing; freeing anything but a live heap block is an error. `write` to
 //! fds 1 and 2 appends to the output. `abs(INT_MIN)` is a signed-overflow error.
 //!
-//! Trace: every call appends `name(arg, ...) -> result`, pointers named by region
+//! Trace (when [`Config::record_trace`](super::Config), bounded by the memory limit): every
+//! call appends `name(arg, ...) -> result`, pointers named by region
 //! (`@global+off`, `heap#N+off` in allocation order, `stack:@f.instK+off` by alloca
 //! instruction, `@f` for functions, `blockaddress(@f, blockN)`, `null`), so traces compare
 //! equal between runs whose stack layouts differ. Cost: O(bytes touched) per call.
@@ -45,6 +46,9 @@ impl Interpreter<'_> {
         ret: Type,
     ) -> Result<ExtResult, InterpError> {
         let r = self.external(pc, name, args, ret)?;
+        if !self.config.record_trace {
+            return Ok(r);
+        }
         let mut line = format!("{name}(");
         for (i, a) in args.iter().enumerate() {
             if i > 0 {
@@ -55,6 +59,14 @@ impl Interpreter<'_> {
         line.push(')');
         if let ExtResult::Value(Some(v)) = r {
             let _ = write!(line, " -> {}", self.describe_val(v));
+        }
+        // The trace is memory the run holds: bounded by the memory limit like the program's.
+        self.trace_bytes += line.len() as u64 + std::mem::size_of::<String>() as u64;
+        if self.trace_bytes > self.config.memory_limit {
+            return Err(InterpError::MemoryLimit {
+                at: self.loc(pc),
+                requested: self.trace_bytes,
+            });
         }
         self.trace.push(line);
         Ok(r)

@@ -63,16 +63,20 @@ pub struct Config {
     pub call_depth_limit: u32,
     /// Maximum bytes of program output (`putchar`, `puts`, `printf`, `write`) in one run.
     pub output_limit: u64,
+    /// Record the external-call trace ([`Outcome::trace`]); its bytes count against
+    /// `memory_limit` (a run that only wants the output, like `strata run`, turns it off).
+    pub record_trace: bool,
 }
 
 impl Default for Config {
-    /// 10,000,000 steps, 256 MiB of memory, depth 1000, 64 MiB of output.
+    /// 10,000,000 steps, 256 MiB of memory, depth 1000, 64 MiB of output, trace recorded.
     fn default() -> Self {
         Config {
             step_limit: 10_000_000,
             memory_limit: 256 << 20,
             call_depth_limit: 1000,
             output_limit: 64 << 20,
+            record_trace: true,
         }
     }
 }
@@ -91,7 +95,8 @@ pub struct Outcome {
     /// FNV-1a hash of every global's bytes in symbol order, then of each live heap
     /// allocation's size and bytes in allocation order.
     pub memory_digest: u64,
-    /// One line per external call: `name(args) -> result`, pointers named by region
+    /// One line per external call (empty unless [`Config::record_trace`]):
+    /// `name(args) -> result`, pointers named by region
     /// (`@global+off`, `heap#N+off`, `stack:@f.instK+off`), never raw stack addresses.
     pub trace: Vec<String>,
 }
