@@ -51,6 +51,34 @@ fn parse(c: &mut Criterion) {
     g.finish();
 }
 
+/// Declaring, defining and looking up N functions by name: linear in N since module names
+/// are hashed (issue 11: the per-name scans made `bench --generated N` quadratic).
+fn module_names(c: &mut Criterion) {
+    let mut g = c.benchmark_group("module-names");
+    for n in [1_000usize, 10_000] {
+        let names: Vec<String> = (0..n).map(|i| format!("f{i}")).collect();
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::new("declare+define+lookup", n), |b| {
+            b.iter(|| {
+                let mut m = ModuleBuilder::new();
+                for name in &names {
+                    m.declare_function(name, Default::default());
+                }
+                for name in &names {
+                    let f = Function {
+                        name: name.clone(),
+                        ..Function::default()
+                    };
+                    assert!(m.define_function(f));
+                }
+                let m = m.finish();
+                names.iter().filter_map(|n| m.symbol_by_name(n)).count()
+            })
+        });
+    }
+    g.finish();
+}
+
 fn analyses(c: &mut Criterion) {
     let functions = corpus(300);
     let module = module_of(&functions);
@@ -270,5 +298,13 @@ fn sccp(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, parse, analyses, engine_overhead, ssa, sccp);
+criterion_group!(
+    benches,
+    parse,
+    module_names,
+    analyses,
+    engine_overhead,
+    ssa,
+    sccp
+);
 criterion_main!(benches);

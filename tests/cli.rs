@@ -132,7 +132,7 @@ fn malformed_input_is_located_and_fails() {
     );
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.starts_with("error: -:4:3: expected"), "{err}");
+    assert!(err.starts_with("error: <stdin>:4:3: expected"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     let out = strata(&["verify", "tests/filetests/verify/type_errors.sir"], None);
     assert_eq!(out.status.code(), Some(1));

@@ -7,6 +7,16 @@
 //! (`-time-passes`, and `-S` to count what its passes changed), and the two are printed side
 //! by side as ratios: import against `Parse IR`, mem2reg against `PromotePass`, SCCP against
 //! `SCCPPass`, phis placed, allocas promoted, and what SCCP folded.
+//!
+//! Faults: one bad input never sinks the batch. Directories are walked with `walkdir`
+//! following symbolic links, with loop detection (a loop is reported once as a warning and
+//! not followed), and every file is read once even when reached by several paths (keyed by
+//! its canonical path). A path that cannot be walked or read, a file that is not UTF-8 text
+//! or does not parse, a module whose globals are invalid and every function whose pipeline
+//! reports an error are each recorded as a failure (file, function, stage, message), printed
+//! on stderr, listed in the text report and in the JSON `failures`; the rest of the corpus
+//! runs. Exit code: 0 when nothing failed; 4 when some path could not be read (or the JSON
+//! could not be written); otherwise 1 when some file or function failed.
 
 use super::llvm_reference::{self, IrCounts};
 use super::{exit, input_format, parse_passes, CliError, InputFormat};
@@ -17,6 +27,18 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// `writeln!` into a `String` (which cannot fail): the report is built whole, then written
+/// with every error checked.
+macro_rules! outln {
+    ($out:expr) => {
+        $out.push('\n')
+    };
+    ($out:expr, $($arg:tt)*) => {{
+        $out.push_str(&format!($($arg)*));
+        $out.push('\n');
+    }};
+}
 
 /// Arguments of `bench`.
 #[derive(clap::Args, Debug)]
@@ -78,6 +100,35 @@ struct ModuleReport {
     llvm: Option<LlvmSide>,
 }
 
+/// One failure: a path that could not be read, a file that did not parse, or a function
+/// whose pipeline reported an error.
+#[derive(serde::Serialize, Clone, Debug)]
+struct Failure {
+    /// The input path (`builtin:NAME` for the built-in corpus).
+    file: String,
+    /// The function, for failures inside one.
+    function: Option<String>,
+    /// `read` (I/O), `parse` (not text, or not valid `.sir`/`.ll`), `globals`, a pass name
+    /// (`verify`, `mem2reg`, ...) or `engine` (an internal error).
+    stage: String,
+    /// What went wrong (the OS error for `read`).
+    message: String,
+}
+
+impl Failure {
+    fn print(&self) {
+        match &self.function {
+            Some(f) => diag!(
+                "error: {}: @{f}: [{}] {}",
+                self.file,
+                self.stage,
+                self.message
+            ),
+            None => diag!("error: {}: [{}] {}", self.file, self.stage, self.message),
+        }
+    }
+}
+
 #[derive(serde::Serialize, Default)]
 struct BenchReport {
     inputs: usize,
@@ -100,7 +151,10 @@ struct BenchReport {
     stage_cpu_seconds: BTreeMap<&'static str, f64>,
     /// Pass statistics summed over all functions, keyed `pass.name` (one run).
     stats: BTreeMap<String, u64>,
-    parse_errors: Vec<String>,
+    /// Every failure, in input order (see the module doc).
+    failures: Vec<Failure>,
+    /// Paths not followed (symbolic link loops).
+    warnings: Vec<String>,
     modules: Vec<ModuleReport>,
 }
 
@@ -108,35 +162,87 @@ struct BenchReport {
 struct RunSummary {
     instructions: usize,
     failed: bool,
+    /// `(pass, message)` of each error diagnostic.
+    errors: Vec<(&'static str, String)>,
     timings: [Duration; Stage::ALL.len()],
     stats: Vec<crate::engine::Stat>,
 }
 
-fn collect_files(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), CliError> {
-    let io = |e: std::io::Error| CliError::new(exit::IO, format!("{}: {e}", path.display()));
-    if path.is_dir() {
-        let mut entries: Vec<_> = std::fs::read_dir(path)
-            .map_err(io)?
-            .map(|e| e.map(|e| e.path()))
-            .collect::<Result<_, _>>()
-            .map_err(io)?;
-        entries.sort();
-        for e in entries {
-            let wanted = e.extension().is_some_and(|x| x == "sir" || x == "ll");
-            if e.is_dir() || wanted {
-                collect_files(&e, out)?;
+/// The files under `paths` (each given file, and the `.sir`/`.ll` files below each given
+/// directory, sorted by name), each once; what cannot be walked goes to `failures`, loops to
+/// `warnings`.
+fn collect_files(
+    paths: &[PathBuf],
+    failures: &mut Vec<Failure>,
+    warnings: &mut Vec<String>,
+) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let wanted = |p: &Path| p.extension().is_some_and(|x| x == "sir" || x == "ll");
+    for root in paths {
+        let walk = walkdir::WalkDir::new(root)
+            .follow_links(true)
+            .sort_by_file_name();
+        for entry in walk {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    let path = e.path().unwrap_or(root).to_path_buf();
+                    if let Some(ancestor) = e.loop_ancestor() {
+                        let w = format!(
+                            "{}: symbolic link loop back to {}, not followed",
+                            path.display(),
+                            ancestor.display()
+                        );
+                        diag!("warning: {w}");
+                        warnings.push(w);
+                        continue;
+                    }
+                    // Below a directory, only what would have been read matters.
+                    if e.depth() > 0
+                        && !wanted(&path)
+                        && e.io_error()
+                            .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+                    {
+                        continue;
+                    }
+                    let message = match e.io_error() {
+                        Some(io) if io.kind() == std::io::ErrorKind::NotFound => {
+                            "no such file or directory (or a dangling symbolic link)".to_string()
+                        }
+                        Some(io) => io.to_string(),
+                        None => e.to_string(),
+                    };
+                    failures.push(Failure {
+                        file: path.display().to_string(),
+                        function: None,
+                        stage: "read".to_string(),
+                        message,
+                    });
+                    continue;
+                }
+            };
+            let path = entry.path();
+            let ty = entry.file_type();
+            if ty.is_dir() || (entry.depth() > 0 && !wanted(path)) {
+                continue;
+            }
+            if !ty.is_file() {
+                failures.push(Failure {
+                    file: path.display().to_string(),
+                    function: None,
+                    stage: "read".to_string(),
+                    message: "not a regular file".to_string(),
+                });
+                continue;
+            }
+            let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            if seen.insert(key) {
+                files.push(path.to_path_buf());
             }
         }
-        Ok(())
-    } else if path.exists() {
-        out.push(path.to_path_buf());
-        Ok(())
-    } else {
-        Err(CliError::new(
-            exit::IO,
-            format!("{}: no such file or directory", path.display()),
-        ))
     }
+    files
 }
 
 /// An input: its name, the file (for `opt`) and its text.
@@ -166,6 +272,19 @@ fn load(source: &Source) -> Result<(Module, usize, f64), String> {
     Ok((module, skipped, start.elapsed().as_secs_f64()))
 }
 
+/// The failures of a module's global initialisers (see `verify_globals`).
+fn global_failures(module: &Module, file: &str) -> Vec<Failure> {
+    crate::verify::verify_globals(module)
+        .into_iter()
+        .map(|e| Failure {
+            file: file.to_string(),
+            function: None,
+            stage: "globals".to_string(),
+            message: e.to_string(),
+        })
+        .collect()
+}
+
 fn llvm_side(path: &Path, repeat: u32) -> Result<LlvmSide, String> {
     let mut seconds: BTreeMap<String, f64> = BTreeMap::new();
     for _ in 0..repeat {
@@ -190,7 +309,7 @@ fn ratio(ours: f64, theirs: f64) -> String {
     }
 }
 
-fn print_llvm_tables(modules: &[ModuleReport]) {
+fn print_llvm_tables(out: &mut String, modules: &[ModuleReport]) {
     let with: Vec<(&ModuleReport, &LlvmSide)> = modules
         .iter()
         .filter_map(|m| m.llvm.as_ref().map(|l| (m, l)))
@@ -202,8 +321,12 @@ fn print_llvm_tables(modules: &[ModuleReport]) {
     let stage = |m: &ModuleReport, s: &str| m.stage_seconds.get(s).copied().unwrap_or(0.0);
     let t = |l: &LlvmSide, s: &str| l.seconds.get(s).copied().unwrap_or(0.0);
     let stat = |m: &ModuleReport, s: &str| m.stats.get(s).copied().unwrap_or(0);
-    println!("\nagainst LLVM 14 opt (ms, one thread; ratio = ours / LLVM, lower is better)");
-    println!(
+    outln!(
+        out,
+        "\nagainst LLVM 14 opt (ms, one thread; ratio = ours / LLVM, lower is better)"
+    );
+    outln!(
+        out,
         "{:<12} {:>9} {:>9} {:>7}   {:>9} {:>9} {:>7}   {:>11} {:>11} {:>7}   {:>9} {:>9} {:>7}",
         "module",
         "import",
@@ -224,7 +347,7 @@ fn print_llvm_tables(modules: &[ModuleReport]) {
         let ours_all = ours_m2r + stage(m, "cfg") + stage(m, "dominance");
         let theirs_all =
             t(l, "PromotePass") + t(l, "DominatorTreeAnalysis") + t(l, "AssumptionAnalysis");
-        println!(
+        outln!(out,
             "{:<12} {:>9} {:>9} {:>7}   {:>9} {:>9} {:>7}   {:>11} {:>11} {:>7}   {:>9} {:>9} {:>7}",
             m.name,
             ms(m.parse_seconds),
@@ -241,17 +364,27 @@ fn print_llvm_tables(modules: &[ModuleReport]) {
             ratio(stage(m, "sccp"), t(l, "SCCPPass")),
         );
     }
-    println!("\nmem2reg result (phis placed; allocas promoted of allocas seen)");
-    println!(
+    outln!(
+        out,
+        "\nmem2reg result (phis placed; allocas promoted of allocas seen)"
+    );
+    outln!(
+        out,
         "{:<12} {:>10} {:>10} {:>7}   {:>16} {:>16}",
-        "module", "phis ours", "phis LLVM", "ratio", "promoted ours", "promoted LLVM"
+        "module",
+        "phis ours",
+        "phis LLVM",
+        "ratio",
+        "promoted ours",
+        "promoted LLVM"
     );
     for (m, l) in &with {
         let ours = stat(m, "mem2reg.phis_placed");
         let theirs = l.after_mem2reg.phis.saturating_sub(l.input.phis);
         let seen = stat(m, "mem2reg.allocas_seen");
         let promoted_llvm = l.input.allocas.saturating_sub(l.after_mem2reg.allocas);
-        println!(
+        outln!(
+            out,
             "{:<12} {:>10} {:>10} {:>7}   {:>9}/{:<6} {:>9}/{:<6}",
             m.name,
             ours,
@@ -263,11 +396,13 @@ fn print_llvm_tables(modules: &[ModuleReport]) {
             l.input.allocas
         );
     }
-    println!(
+    outln!(
+        out,
         "\nSCCP result (removed: instructions and terminators fewer after sccp than before, \
          ours counted by the pass, LLVM's from opt's output; folded: ours replaced by constants)"
     );
-    println!(
+    outln!(
+        out,
         "{:<12} {:>12} {:>12} {:>12}   {:>14} {:>14}   {:>12} {:>12}",
         "module",
         "folded ours",
@@ -280,7 +415,8 @@ fn print_llvm_tables(modules: &[ModuleReport]) {
     );
     for (m, l) in &with {
         let (a, b) = (&l.after_mem2reg, &l.after_sccp);
-        println!(
+        outln!(
+            out,
             "{:<12} {:>12} {:>12} {:>12}   {:>14} {:>14}   {:>12} {:>12}",
             m.name,
             stat(m, "sccp.instructions_folded"),
@@ -320,6 +456,8 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     }
     let repeat = args.repeat.max(1);
     let mut sources: Vec<Source> = Vec::new();
+    let mut failures: Vec<Failure> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
     if args.paths.is_empty() {
         for (name, text) in super::corpus::EXAMPLES {
             sources.push(Source {
@@ -337,25 +475,34 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
             text: crate::text::print_module(&generated),
             format: InputFormat::Sir,
         });
-        eprintln!(
+        diag!(
             "strata bench: built-in corpus ({} example programs, {} generated functions)",
             sources.len() - 1,
             args.generated
         );
     } else {
-        let mut files = Vec::new();
-        for p in &args.paths {
-            collect_files(p, &mut files)?;
-        }
+        let files = collect_files(&args.paths, &mut failures, &mut warnings);
         for f in files {
-            let text = std::fs::read_to_string(&f)
-                .map_err(|e| CliError::new(exit::IO, format!("{}: {e}", f.display())))?;
-            sources.push(Source {
-                name: f.display().to_string(),
-                format: input_format(&f, None),
-                path: Some(f),
-                text,
-            });
+            let format = input_format(&f, None);
+            match super::io::read_source(&f, format) {
+                Ok(text) => sources.push(Source {
+                    name: f.display().to_string(),
+                    format,
+                    path: Some(f),
+                    text,
+                }),
+                Err(e) => failures.push(Failure {
+                    file: f.display().to_string(),
+                    function: None,
+                    stage: if e.code == exit::IO { "read" } else { "parse" }.to_string(),
+                    // The error names the path already; keep only the reason.
+                    message: e
+                        .message
+                        .strip_prefix(&format!("{}: ", f.display()))
+                        .unwrap_or(&e.message)
+                        .to_string(),
+                }),
+            }
         }
     }
     let mut report = BenchReport {
@@ -363,8 +510,13 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
         threads: rayon::current_num_threads(),
         repeat,
         passes: config.passes.passes().map(|p| p.info().name).collect(),
+        warnings,
         ..Default::default()
     };
+    for f in &failures {
+        f.print();
+    }
+    report.failures = failures;
 
     let parse_start = Instant::now();
     let loaded: Vec<_> = if args.against_llvm {
@@ -392,6 +544,21 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     report.parse_seconds = parse_start.elapsed().as_secs_f64();
     let mut work: Vec<(Arc<SymbolTable>, Vec<Function>, ModuleReport, &Source)> = Vec::new();
     for (source, result) in sources.iter().zip(loaded) {
+        let result = result
+            .map_err(|message| {
+                vec![Failure {
+                    file: source.name.clone(),
+                    function: None,
+                    stage: "parse".to_string(),
+                    message,
+                }]
+            })
+            .and_then(
+                |(module, skipped, seconds)| match global_failures(&module, &source.name) {
+                    g if g.is_empty() => Ok((module, skipped, seconds)),
+                    g => Err(g),
+                },
+            );
         match result {
             Ok((module, skipped, seconds)) => {
                 let functions = module.functions.len();
@@ -412,9 +579,11 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                 };
                 work.push((Arc::new(module.symbol_table()), module.functions, m, source));
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                report.parse_errors.push(e);
+            Err(failures) => {
+                for f in failures {
+                    f.print();
+                    report.failures.push(f);
+                }
             }
         }
     }
@@ -431,17 +600,29 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     );
     let wall = Instant::now();
     for round in 0..repeat {
-        for (symbols, functions, m, _) in &mut work {
+        for (symbols, functions, m, source) in &mut work {
             let summaries =
                 batch::map_functions(functions, symbols, &config, &|| bar.inc(1), &|run| {
                     RunSummary {
                         instructions: run.function.live_inst_count(),
                         failed: run.has_errors(),
+                        errors: run
+                            .diagnostics
+                            .iter()
+                            .filter(|d| d.severity == crate::engine::Severity::Error)
+                            .map(|d| (d.pass, d.message.clone()))
+                            .collect(),
                         timings: run.timings,
                         stats: run.stats,
                     }
                 });
-            for summary in summaries {
+            for (summary, f) in summaries.into_iter().zip(functions.iter()) {
+                let failure = |stage: &str, message: String| Failure {
+                    file: source.name.clone(),
+                    function: Some(f.name.clone()),
+                    stage: stage.to_string(),
+                    message,
+                };
                 match summary {
                     Ok(run) => {
                         for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
@@ -455,12 +636,19 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                                 *m.stats.entry(format!("{}.{}", s.pass, s.name)).or_default() +=
                                     s.value;
                             }
+                            for (pass, message) in run.errors {
+                                let f = failure(pass, message);
+                                f.print();
+                                report.failures.push(f);
+                            }
                         }
                     }
                     Err(e) => {
-                        eprintln!("error: {e}");
                         if round == 0 {
                             m.failed_functions += 1;
+                            let f = failure("engine", e);
+                            f.print();
+                            report.failures.push(f);
                         }
                     }
                 }
@@ -475,7 +663,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
             if let (Some(path), InputFormat::Ll) = (&source.path, source.format) {
                 match llvm_side(path, repeat) {
                     Ok(l) => m.llvm = Some(l),
-                    Err(e) => eprintln!("warning: {}: LLVM side not measured: {e}", m.name),
+                    Err(e) => diag!("warning: {}: LLVM side not measured: {e}", m.name),
                 }
             }
         }
@@ -498,45 +686,75 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     report.instructions_per_second =
         report.instructions as f64 / report.pipeline_wall_seconds.max(1e-9);
 
-    println!("inputs            {}", report.inputs);
-    println!("threads           {}", report.threads);
-    println!("passes            {}", report.passes.join(","));
-    println!(
+    let mut out = String::new();
+    outln!(out, "inputs            {}", report.inputs);
+    outln!(out, "threads           {}", report.threads);
+    outln!(out, "passes            {}", report.passes.join(","));
+    outln!(
+        out,
         "functions         {} ({} failed)",
-        report.functions, report.failed_functions
+        report.functions,
+        report.failed_functions
     );
-    println!("blocks            {}", report.blocks);
-    println!(
+    outln!(out, "blocks            {}", report.blocks);
+    outln!(
+        out,
         "instructions      {} in, {} out",
-        report.instructions, report.output_instructions
+        report.instructions,
+        report.output_instructions
     );
-    println!(
+    outln!(
+        out,
         "parse             {:.3} ms ({:.2} M instructions/s)",
         report.parse_seconds * 1e3,
         report.parse_instructions_per_second / 1e6
     );
-    println!(
+    outln!(
+        out,
         "pipeline          {:.3} ms wall per run ({:.0} functions/s, {:.2} M instructions/s)",
         report.pipeline_wall_seconds * 1e3,
         report.functions_per_second,
         report.instructions_per_second / 1e6
     );
     for (stage, secs) in &report.stage_cpu_seconds {
-        println!("  {stage:<15} {:.3} ms cpu", secs * 1e3);
+        outln!(out, "  {stage:<15} {:.3} ms cpu", secs * 1e3);
     }
     for (name, value) in &report.stats {
-        println!("  {name:<40} {value}");
+        outln!(out, "  {name:<40} {value}");
     }
-    print_llvm_tables(&report.modules);
+    print_llvm_tables(&mut out, &report.modules);
+    if !report.warnings.is_empty() {
+        outln!(out, "warnings          {}", report.warnings.len());
+        for w in &report.warnings {
+            outln!(out, "  {w}");
+        }
+    }
+    outln!(out, "failures          {}", report.failures.len());
+    for f in &report.failures {
+        match &f.function {
+            Some(name) => outln!(out, "  {}: @{name}: [{}] {}", f.file, f.stage, f.message),
+            None => outln!(out, "  {}: [{}] {}", f.file, f.stage, f.message),
+        }
+    }
+    let mut code = if report.failures.iter().any(|f| f.stage == "read") {
+        exit::IO
+    } else if report.failures.is_empty() {
+        exit::OK
+    } else {
+        exit::INPUT
+    };
+    // The report is complete whatever failed; a write error of either output is exit 4.
+    let written = super::write_output(None, &out);
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("report serialises") + "\n";
-        super::write_output(Some(path), &text)?;
+        if let Err(e) = super::write_output(Some(path), &text) {
+            diag!("error: {}", e.message);
+            code = exit::IO;
+        }
     }
-    Ok(
-        if report.parse_errors.is_empty() && report.failed_functions == 0 {
-            exit::OK
-        } else {
-            exit::INPUT
-        },
-    )
+    if let Err(e) = written {
+        diag!("error: {}", e.message);
+        code = exit::IO;
+    }
+    Ok(code)
 }

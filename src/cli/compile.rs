@@ -45,6 +45,12 @@ pub struct CompileArgs {
     /// For `.ll` input: a function the importer must skip is an error, not a warning.
     #[arg(long)]
     pub strict: bool,
+    /// When some functions fail, still write the output: the functions that succeeded, with
+    /// each failed one reduced to a declaration (named on stderr); the exit code stays 1.
+    /// Without it a failed function means nothing is written (`--emit json`, a report of the
+    /// failures, is always written).
+    #[arg(long)]
+    pub keep_going: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -86,14 +92,14 @@ fn run_pipeline(
         match run {
             Ok(run) => {
                 for dump in &run.dumps {
-                    eprint!("{dump}");
+                    diag_part!("{dump}");
                 }
                 let errors = run.has_errors();
                 for d in &run.diagnostics {
                     let error = d.severity == Severity::Error;
                     if error || verbose {
                         let tag = if error { "error" } else { "note" };
-                        eprintln!("{file}: {tag}: [{}] {}", d.pass, d.message);
+                        diag!("{file}: {tag}: [{}] {}", d.pass, d.message);
                     }
                 }
                 failed += errors as usize;
@@ -114,7 +120,7 @@ fn run_pipeline(
                 module.functions.push(f);
             }
             Err(message) => {
-                eprintln!("{file}: error: {message}");
+                diag!("{file}: error: {message}");
                 failed += 1;
                 reports.push(FunctionReport {
                     name: original.name.clone(),
@@ -179,24 +185,48 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     };
     let loaded = load_module(&args.file, args.input_format, args.strict)?;
     let module = loaded.module;
-    let file = args.file.display().to_string();
+    let file = super::io::input_name(&args.file);
     let (module, reports, failed) = run_pipeline(module, &config, &file, args.verbose);
     if args.stats {
         for r in &reports {
             for s in &r.stats {
-                eprintln!("{file}: @{}: {}.{} = {}", r.name, s.pass, s.name, s.value);
+                diag!("{file}: @{}: {}.{} = {}", r.name, s.pass, s.name, s.value);
             }
         }
     }
     if args.time_passes {
-        eprintln!("{:<12} {:>12}", "stage", "time (µs)");
+        diag!("{:<12} {:>12}", "stage", "time (µs)");
         for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
             let total: f64 = reports
                 .iter()
                 .filter_map(|r| r.timings_us.get(s.name()))
                 .sum();
-            eprintln!("{:<12} {:>12.1}", s.name(), total);
+            diag!("{:<12} {:>12.1}", s.name(), total);
         }
+    }
+    let failed_names: Vec<String> = reports
+        .iter()
+        .filter(|r| r.diagnostics.iter().any(|d| d.severity == Severity::Error))
+        .map(|r| format!("@{}", r.name))
+        .collect();
+    let mut module = module;
+    if failed > 0 && args.emit != Emit::Json {
+        let total = reports.len();
+        let list = failed_names.join(", ");
+        if !args.keep_going {
+            diag!(
+                "error: {file}: {failed} of {total} functions failed ({list}); nothing written \
+                 (--keep-going writes the others)"
+            );
+            return Ok(exit::INPUT);
+        }
+        let failed_set: std::collections::HashSet<&str> =
+            failed_names.iter().map(|n| &n[1..]).collect();
+        demote_to_declarations(&mut module, &failed_set);
+        diag!(
+            "{file}: warning: --keep-going: {failed} of {total} functions failed and are written \
+             as declarations only: {list}"
+        );
     }
     let text = match args.emit {
         Emit::Sir => crate::text::print_module(&module),
@@ -215,17 +245,55 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     Ok(if failed > 0 { exit::INPUT } else { exit::OK })
 }
 
+/// Replaces each function of `module` named in `names` by an external declaration with its
+/// signature (its symbol becomes an extern; the remaining functions are renumbered).
+fn demote_to_declarations(module: &mut Module, names: &std::collections::HashSet<&str>) {
+    use crate::ir::{ExternDecl, SymbolKind};
+    let functions = std::mem::take(&mut module.functions);
+    let mut new_index = vec![None; functions.len()];
+    for (i, f) in functions.into_iter().enumerate() {
+        if !names.contains(f.name.as_str()) {
+            new_index[i] = Some(module.functions.len() as u32);
+            module.functions.push(f);
+            continue;
+        }
+        if let Some(symbol) = module.symbol_by_name(&f.name) {
+            module.externs.push(ExternDecl {
+                symbol,
+                signature: f.signature,
+            });
+            module.symbols[symbol.index()].kind =
+                SymbolKind::Extern(module.externs.len() as u32 - 1);
+        }
+    }
+    for s in &mut module.symbols {
+        if let SymbolKind::Function(i) = s.kind {
+            if let Some(Some(k)) = new_index.get(i as usize) {
+                s.kind = SymbolKind::Function(*k);
+            }
+        }
+    }
+}
+
 /// `strata verify`.
-pub fn verify(file: &Path, strict: bool) -> Result<i32, CliError> {
-    let module = load_module(file, None, strict)?.module;
+pub fn verify(file: &Path, format: Option<InputFormat>, strict: bool) -> Result<i32, CliError> {
+    let module = load_module(file, format, strict)?.module;
     let n = module.functions.len();
     let config = PipelineConfig::new(PassSet::VERIFY);
-    let (_, _, failed) = run_pipeline(module, &config, &file.display().to_string(), false);
-    if failed == 0 {
-        eprintln!("{}: {n} functions verified", file.display());
-        Ok(exit::OK)
+    let name = super::io::input_name(file);
+    let (_, _, failed) = run_pipeline(module, &config, &name, false);
+    // The verdict is the command's output: a failure to write it is an I/O error.
+    let (verdict, code) = if failed == 0 {
+        (format!("{name}: {n} functions verified\n"), exit::OK)
     } else {
-        eprintln!("{}: {failed} of {n} functions have errors", file.display());
-        Ok(exit::INPUT)
-    }
+        (
+            format!("{name}: {failed} of {n} functions have errors\n"),
+            exit::INPUT,
+        )
+    };
+    use std::io::Write as _;
+    std::io::stderr()
+        .write_all(verdict.as_bytes())
+        .map_err(|e| CliError::new(exit::IO, format!("<stderr>: {e}")))?;
+    Ok(code)
 }

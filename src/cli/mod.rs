@@ -1,12 +1,37 @@
 //! The `strata` command line: `compile`, `verify`, `run` and `bench` (clap).
 //!
 //! Exit codes (also in `--help`): 0 success; 1 the input has errors (parse or verification
-//! failures, a pass reporting an error); 2 usage errors (bad flags, unknown or unavailable
-//! passes); 3 the interpreted program failed (`run`); 4 I/O errors.
+//! failures, invalid UTF-8, a pass reporting an error); 2 usage errors (bad flags, unknown or
+//! unavailable passes, an empty `--passes` entry); 3 the interpreted program failed (`run`);
+//! 4 I/O errors (a path that cannot be read, an output that cannot be written). `bench` runs
+//! every input it can and exits 4 if some path could not be read, else 1 if some file or
+//! function failed, else 0.
+//!
+//! Faults lose nothing ([`io`]): outputs are written atomically and every write is checked;
+//! `compile` writes nothing when a function fails (unless `--keep-going`); `bench` reports
+//! every failure (file, function, stage, message) and runs the rest.
+
+/// `eprintln!` that cannot panic (std's panics when stderr fails, as with `2>/dev/full`): a
+/// diagnostic that cannot be written is dropped; the exit code still tells what happened.
+macro_rules! diag {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that cannot panic (see `diag!`).
+macro_rules! diag_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 mod bench;
 mod compile;
 mod corpus;
+pub mod io;
 pub mod llvm_reference;
 mod run;
 
@@ -92,6 +117,9 @@ pub enum Command {
     Verify {
         /// Input file (`-` for stdin).
         file: PathBuf,
+        /// Input format (default: from the extension, else sir; needed for `.ll` on stdin).
+        #[arg(long, value_enum)]
+        input_format: Option<InputFormat>,
         /// For `.ll` input: a function the importer must skip is an error.
         #[arg(long)]
         strict: bool,
@@ -99,7 +127,10 @@ pub enum Command {
     /// Interpret a function of FILE and print its result, output and exit status.
     Run(run::RunArgs),
     /// Batch driver: parse, verify and analyse every function of PATHS on all cores, with
-    /// per-pass timings. Without PATHS it runs a built-in corpus embedded in the binary.
+    /// per-pass timings. Without PATHS it runs a built-in corpus embedded in the binary. A
+    /// file that cannot be read or parsed, or a function that fails, is listed (also in the
+    /// JSON `failures`) and the rest runs; exit 4 if a path could not be read, else 1 if
+    /// anything failed.
     Bench(bench::BenchArgs),
 }
 
@@ -119,28 +150,33 @@ fn passes_help() -> String {
         ));
     }
     s.push_str("  none          run no pass (parse and print only)\n\n");
-    s.push_str("Exit codes: 0 success, 1 input has errors, 2 usage error, 3 interpreted program failed, 4 I/O error.\n");
+    s.push_str(
+        "Exit codes: 0 success, 1 input has errors, 2 usage error, 3 interpreted program failed, \
+         4 I/O error.\n\
+         bench runs every input it can, lists each failure (file, function, stage, message) and \
+         exits 4 if some path could not be read, else 1 if some file or function failed, else 0.\n\
+         Output files (-o, --json) are replaced only when complete; on an error the old file stays.\n",
+    );
     s
 }
 
-/// Parses `--passes` (default: [`PassSet::default_pipeline`]).
+/// Parses `--passes` (default: [`PassSet::default_pipeline`]). An empty list or an empty
+/// entry (`--passes ""`, `mem2reg,,sccp`, a trailing comma) is a usage error: `none` says
+/// "no pass" explicitly.
 pub fn parse_passes(list: Option<&str>) -> Result<PassSet, CliError> {
     match list {
         None => Ok(PassSet::default_pipeline()),
-        Some(l) => PassSet::parse(l).map_err(|e| CliError::new(exit::USAGE, e.to_string())),
-    }
-}
-
-/// Reads a file, or stdin for `-`.
-pub fn read_input(path: &Path) -> Result<String, CliError> {
-    if path.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-            .map_err(|e| CliError::new(exit::IO, format!("<stdin>: {e}")))?;
-        Ok(s)
-    } else {
-        std::fs::read_to_string(path)
-            .map_err(|e| CliError::new(exit::IO, format!("{}: {e}", path.display())))
+        Some(l) => {
+            if l.split(',').any(|name| name.trim().is_empty()) {
+                return Err(CliError::new(
+                    exit::USAGE,
+                    format!(
+                        "--passes `{l}`: empty pass name (give a comma-separated list, or `none`)"
+                    ),
+                ));
+            }
+            PassSet::parse(l).map_err(|e| CliError::new(exit::USAGE, e.to_string()))
+        }
     }
 }
 
@@ -171,10 +207,32 @@ pub fn load_module(
     format: Option<InputFormat>,
     strict: bool,
 ) -> Result<Loaded, CliError> {
-    let text = read_input(path)?;
-    let name = path.display().to_string();
-    match input_format(path, format) {
-        InputFormat::Sir => crate::text::parse_module(&text, &name)
+    let format = input_format(path, format);
+    let text = io::read_source(path, format)?;
+    let name = io::input_name(path);
+    let loaded = parse_text(&text, &name, format, strict)?;
+    let errors = crate::verify::verify_globals(&loaded.module);
+    if !errors.is_empty() {
+        for e in &errors {
+            diag!("{name}: error: {e}");
+        }
+        return Err(CliError::new(
+            exit::INPUT,
+            format!("{name}: {} errors in global initialisers", errors.len()),
+        ));
+    }
+    Ok(loaded)
+}
+
+/// Parses or imports `text` (named `name` in messages) as `format`; see [`load_module`].
+fn parse_text(
+    text: &str,
+    name: &str,
+    format: InputFormat,
+    strict: bool,
+) -> Result<Loaded, CliError> {
+    match format {
+        InputFormat::Sir => crate::text::parse_module(text, name)
             .map(|module| Loaded {
                 module,
                 llvm: None,
@@ -183,13 +241,15 @@ pub fn load_module(
             .map_err(|e| CliError::new(exit::INPUT, e.to_string())),
         InputFormat::Ll => {
             let options = crate::llvm::ImportOptions { strict };
-            let mut imported = crate::llvm::import(&text, &name, &options)
+            let mut imported = crate::llvm::import(text, name, &options)
                 .map_err(|e| CliError::new(exit::INPUT, e.to_string()))?;
             imported.skip_invalid_functions();
             for s in &imported.skipped {
-                eprintln!(
+                diag!(
                     "{name}:{}: warning: skipped @{}: {}",
-                    s.line, s.name, s.reason
+                    s.line,
+                    s.name,
+                    s.reason
                 );
             }
             if strict && !imported.skipped.is_empty() {
@@ -210,20 +270,10 @@ pub fn load_module(
     }
 }
 
-/// Writes `text` to `path`, or stdout when `None`.
+/// Writes `text` to `path`, or stdout when `None`, atomically and with every error checked
+/// (see [`io::write_output`]).
 pub fn write_output(path: Option<&Path>, text: &str) -> Result<(), CliError> {
-    match path {
-        Some(p) => std::fs::write(p, text)
-            .map_err(|e| CliError::new(exit::IO, format!("{}: {e}", p.display()))),
-        None => {
-            use std::io::Write;
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (`strata ... | head`) is not an error worth reporting.
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
-            Ok(())
-        }
-    }
+    io::write_output(path, text)
 }
 
 /// Parses the process arguments and runs the command; returns the exit code.
@@ -239,14 +289,18 @@ pub fn main() -> i32 {
     };
     let result = match cli.command {
         Command::Compile(args) => compile::compile(args),
-        Command::Verify { file, strict } => compile::verify(&file, strict),
+        Command::Verify {
+            file,
+            input_format,
+            strict,
+        } => compile::verify(&file, input_format, strict),
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::bench(args),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", e.message);
+            diag!("error: {}", e.message);
             e.code
         }
     }

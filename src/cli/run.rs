@@ -1,6 +1,6 @@
 //! `strata run`: interpret one function.
 
-use super::{exit, load_module, CliError};
+use super::{exit, load_module, CliError, InputFormat};
 use crate::interp::{self, Val};
 use std::path::PathBuf;
 
@@ -18,6 +18,12 @@ pub struct RunArgs {
     /// Maximum instructions executed before the run is stopped with an error.
     #[arg(long, default_value_t = 100_000_000)]
     pub step_limit: u64,
+    /// Maximum depth of nested calls (the entry call is depth 1); deeper is an error (exit 3).
+    #[arg(long, value_name = "N", default_value_t = interp::Config::default().call_depth_limit)]
+    pub call_depth_limit: u32,
+    /// Input format (default: from the extension, else sir; needed for `.ll` on stdin).
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
 }
 
 /// `strata run FILE --entry NAME ARGS...`: verifies the module, interprets `entry`, writes the
@@ -28,20 +34,28 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
         entry,
         args,
         step_limit,
+        call_depth_limit,
+        input_format,
     } = run_args;
+    if call_depth_limit == 0 {
+        return Err(CliError::new(
+            exit::USAGE,
+            "--call-depth-limit must be at least 1 (the entry call is depth 1)",
+        ));
+    }
     let (file, entry) = (file.as_path(), entry.as_str());
-    let module = load_module(file, None, false)?.module;
+    let module = load_module(file, input_format, false)?.module;
     let errors = crate::verify::verify_module(&module);
     if !errors.is_empty() {
         for e in &errors {
-            eprintln!("{}: error: {e}", file.display());
+            diag!("{}: error: {e}", super::io::input_name(file));
         }
         return Ok(exit::INPUT);
     }
     let f = module.function(entry).ok_or_else(|| {
         CliError::new(
             exit::USAGE,
-            format!("{}: no function @{entry}", file.display()),
+            format!("{}: no function @{entry}", super::io::input_name(file)),
         )
     })?;
     let params = &f.signature.params;
@@ -66,6 +80,9 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
         .collect::<Result<Vec<_>, _>>()?;
     let config = interp::Config {
         step_limit,
+        call_depth_limit,
+        // The external-call trace is for oracles comparing runs; `run` prints the output only.
+        record_trace: false,
         ..Default::default()
     };
     match interp::run(&module, entry, &vals, config) {
@@ -84,7 +101,7 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
         }
         Err(e) => Err(CliError::new(
             exit::RUNTIME,
-            format!("{}: @{entry}: {e}", file.display()),
+            format!("{}: @{entry}: {e}", super::io::input_name(file)),
         )),
     }
 }

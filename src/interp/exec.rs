@@ -58,7 +58,7 @@ pub(super) enum Flow {
 /// The interpreter of one module; see the module docs of [`crate::interp`] and this file.
 pub struct Interpreter<'m> {
     pub(super) module: &'m Module,
-    config: Config,
+    pub(super) config: Config,
     image: Result<Memory, InterpError>,
     /// Base address of `module.globals[i]` (0 if set-up failed before it).
     global_bases: Vec<u64>,
@@ -69,6 +69,9 @@ pub struct Interpreter<'m> {
     pub(super) mem: Memory,
     pub(super) output: Vec<u8>,
     pub(super) trace: Vec<String>,
+    /// Bytes held by `trace` (line lengths plus a `String` header each), counted against the
+    /// memory limit.
+    pub(super) trace_bytes: u64,
     steps: u64,
     pub(super) stack: Vec<Frame>,
     pool: Vec<Vec<Option<Val>>>,
@@ -116,6 +119,7 @@ impl<'m> Interpreter<'m> {
             mem: Memory::new(config.memory_limit),
             output: Vec::new(),
             trace: Vec::new(),
+            trace_bytes: 0,
             steps: 0,
             stack: Vec::new(),
             pool: Vec::new(),
@@ -177,6 +181,7 @@ impl<'m> Interpreter<'m> {
         self.mem = self.image.clone()?;
         self.output.clear();
         self.trace.clear();
+        self.trace_bytes = 0;
         self.steps = 0;
         while let Some(frame) = self.stack.pop() {
             self.recycle(frame);

@@ -15,7 +15,8 @@
 //! `free(null)` does nothing; freeing anything but a live heap block is an error. `write` to
 //! fds 1 and 2 appends to the output. `abs(INT_MIN)` is a signed-overflow error.
 //!
-//! Trace: every call appends `name(arg, ...) -> result`, pointers named by region
+//! Trace (when [`Config::record_trace`](super::Config), bounded by the memory limit): every
+//! call appends `name(arg, ...) -> result`, pointers named by region
 //! (`@global+off`, `heap#N+off` in allocation order, `stack:@f.instK+off` by alloca
 //! instruction, `@f` for functions, `blockaddress(@f, blockN)`, `null`), so traces compare
 //! equal between runs whose stack layouts differ. Cost: O(bytes touched) per call.
@@ -45,6 +46,9 @@ impl Interpreter<'_> {
         ret: Type,
     ) -> Result<ExtResult, InterpError> {
         let r = self.external(pc, name, args, ret)?;
+        if !self.config.record_trace {
+            return Ok(r);
+        }
         let mut line = format!("{name}(");
         for (i, a) in args.iter().enumerate() {
             if i > 0 {
@@ -55,6 +59,14 @@ impl Interpreter<'_> {
         line.push(')');
         if let ExtResult::Value(Some(v)) = r {
             let _ = write!(line, " -> {}", self.describe_val(v));
+        }
+        // The trace is memory the run holds: bounded by the memory limit like the program's.
+        self.trace_bytes += line.len() as u64 + std::mem::size_of::<String>() as u64;
+        if self.trace_bytes > self.config.memory_limit {
+            return Err(InterpError::MemoryLimit {
+                at: self.loc(pc),
+                requested: self.trace_bytes,
+            });
         }
         self.trace.push(line);
         Ok(r)
@@ -109,31 +121,43 @@ impl Interpreter<'_> {
         match name {
             "putchar" => {
                 let c = int(self, 0)?;
-                self.output.push(c.as_u128() as u8);
+                self.emit(pc, &[c.as_u128() as u8])?;
                 ret_int(self, (c.as_u128() as u8) as i128)
             }
             "puts" => {
-                let s = self.fault(pc, self.mem.c_string(ptr(self, 0)?))?.to_vec();
-                self.output.extend_from_slice(&s);
-                self.output.push(b'\n');
-                ret_int(self, s.len() as i128 + 1)
+                let mut s = self.fault(pc, self.mem.c_string(ptr(self, 0)?))?.to_vec();
+                s.push(b'\n');
+                self.emit(pc, &s)?;
+                ret_int(self, s.len() as i128)
             }
             "printf" => {
                 let fmt = self.fault(pc, self.mem.c_string(ptr(self, 0)?))?.to_vec();
-                let out = format_printf(&self.mem, &fmt, &args[1..]).map_err(|e| match e {
-                    PrintfError::Bad(reason) => err(self, reason),
-                    PrintfError::Fault(fault) => InterpError::from_fault(fault, self.loc(pc)),
-                })?;
-                let n = out.len();
-                self.output.extend_from_slice(&out);
-                ret_int(self, n as i128)
+                let used = self.output.len() as u64;
+                let budget = self.config.output_limit.saturating_sub(used);
+                let printed =
+                    format_printf(&self.mem, &fmt, &args[1..], budget).map_err(|e| match e {
+                        PrintfError::Bad(reason) => err(self, reason),
+                        PrintfError::Fault(fault) => InterpError::from_fault(fault, self.loc(pc)),
+                        PrintfError::OutputLimit(n) => InterpError::OutputLimit {
+                            at: self.loc(pc),
+                            limit: self.config.output_limit,
+                            requested: used.saturating_add(n),
+                        },
+                    })?;
+                self.emit(pc, &printed.bytes)?;
+                let n = if printed.overflow {
+                    -1
+                } else {
+                    printed.bytes.len() as i128
+                };
+                ret_int(self, n)
             }
             "write" => {
                 let fd = int(self, 0)?.as_i128();
                 let (buf, n) = (ptr(self, 1)?, size(self, 2)?);
                 let data = self.fault(pc, self.mem.read(buf, n))?.to_vec();
                 if fd == 1 || fd == 2 {
-                    self.output.extend_from_slice(&data);
+                    self.emit(pc, &data)?;
                     ret_int(self, n as i128)
                 } else {
                     ret_int(self, -1)
@@ -270,6 +294,20 @@ impl Interpreter<'_> {
                 at: self.loc(pc),
             }),
         }
+    }
+
+    /// Appends program output, failing if it would pass the output limit.
+    fn emit(&mut self, pc: Pc, bytes: &[u8]) -> Result<(), InterpError> {
+        let total = self.output.len() as u64 + bytes.len() as u64;
+        if total > self.config.output_limit {
+            return Err(InterpError::OutputLimit {
+                at: self.loc(pc),
+                limit: self.config.output_limit,
+                requested: total,
+            });
+        }
+        self.output.extend_from_slice(bytes);
+        Ok(())
     }
 
     fn heap_alloc(&mut self, pc: Pc, n: u64) -> Result<u64, InterpError> {

@@ -17,7 +17,8 @@
 //!
 //! What is an error (never a panic, never a hang; every error names function, block and
 //! instruction): exceeding the step limit (every instruction, phi and terminator is a step),
-//! the memory limit or the call depth; memory accesses outside one live region, to the null
+//! the memory limit, the output limit (checked before output is formatted, so a huge
+//! `printf` width allocates nothing) or the call depth; memory accesses outside one live region, to the null
 //! page (below 4096), to freed memory, or writes to constant globals; division by zero,
 //! `MIN / -1`, shifts by at least the width, float-to-int out of range; `unreachable`; use of
 //! a value not defined on the executed path; operand types that do not match; calls with the
@@ -60,15 +61,22 @@ pub struct Config {
     pub memory_limit: u64,
     /// Maximum depth of nested calls of module functions (the entry call is depth 1).
     pub call_depth_limit: u32,
+    /// Maximum bytes of program output (`putchar`, `puts`, `printf`, `write`) in one run.
+    pub output_limit: u64,
+    /// Record the external-call trace ([`Outcome::trace`]); its bytes count against
+    /// `memory_limit` (a run that only wants the output, like `strata run`, turns it off).
+    pub record_trace: bool,
 }
 
 impl Default for Config {
-    /// 10,000,000 steps, 256 MiB, depth 1000.
+    /// 10,000,000 steps, 256 MiB of memory, depth 1000, 64 MiB of output, trace recorded.
     fn default() -> Self {
         Config {
             step_limit: 10_000_000,
             memory_limit: 256 << 20,
             call_depth_limit: 1000,
+            output_limit: 64 << 20,
+            record_trace: true,
         }
     }
 }
@@ -87,7 +95,8 @@ pub struct Outcome {
     /// FNV-1a hash of every global's bytes in symbol order, then of each live heap
     /// allocation's size and bytes in allocation order.
     pub memory_digest: u64,
-    /// One line per external call: `name(args) -> result`, pointers named by region
+    /// One line per external call (empty unless [`Config::record_trace`]):
+    /// `name(args) -> result`, pointers named by region
     /// (`@global+off`, `heap#N+off`, `stack:@f.instK+off`), never raw stack addresses.
     pub trace: Vec<String>,
 }
@@ -142,6 +151,16 @@ pub enum InterpError {
         /// Where it happened.
         at: Location,
         /// Bytes requested.
+        requested: u64,
+    },
+    /// The program's output would exceed the output limit.
+    #[error("{at}: output limit of {limit} bytes exceeded (output would be {requested} bytes)")]
+    OutputLimit {
+        /// Where it happened.
+        at: Location,
+        /// The configured limit.
+        limit: u64,
+        /// Bytes the output would have reached.
         requested: u64,
     },
     /// Calls nested deeper than `limit`.

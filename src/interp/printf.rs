@@ -8,18 +8,46 @@
 //! float conversions an `f64` (or `f32`, promoted), `%s` and `%p` a pointer. A missing or
 //! ill-typed argument and an unknown conversion (including `%n`) are errors. Floats use
 //! Rust's exact decimal conversion, which rounds half to even like glibc; infinities and
-//! NaNs print as `inf`/`nan` (`-nan` for a negative NaN). Cost: linear in the output.
+//! NaNs print as `inf`/`nan` (`-nan` for a negative NaN).
+//!
+//! Limits: formatting is given the output budget left under the interpreter's output limit.
+//! Each conversion's least length (its field width; its precision for integers and for
+//! `%f`/`%e`, and for `%#g`) is checked against the budget before anything is allocated, and
+//! its bytes after, so a width of 2147483647 is an output-limit error, not 2 GB of memory.
+//! Float digits past [`FLOAT_DIGITS`] are exact zeros for every `f64` (at most 767
+//! significant and 1074 fraction digits), so larger precisions format that many digits and
+//! append zeros. The returned count follows C: a width or precision above `INT_MAX`, or a
+//! total above `INT_MAX`, stops formatting and `printf` returns -1 (glibc's `EOVERFLOW`) with
+//! the output produced before that conversion. Cost: linear in the output.
 
 use super::memory::{Fault, Memory};
 use super::Val;
 
-/// Why formatting failed: an invalid use of `printf`, or a memory fault reading a `%s`.
+/// Why formatting failed: an invalid use of `printf`, a memory fault reading a `%s`, or
+/// output beyond the budget.
 pub(super) enum PrintfError {
     /// Invalid format or arguments (description).
     Bad(String),
     /// A fault reading a string argument.
     Fault(Fault),
+    /// The output would exceed the budget: at least this many bytes were requested in all.
+    OutputLimit(u64),
 }
+
+/// What `printf` produced.
+pub(super) struct Printed {
+    /// The bytes to write.
+    pub bytes: Vec<u8>,
+    /// A count above `INT_MAX` stopped formatting: `printf` returns -1.
+    pub overflow: bool,
+}
+
+/// Fraction or significant digits formatted for a float; past these every digit of an `f64`
+/// is zero.
+pub(super) const FLOAT_DIGITS: usize = 1100;
+
+/// `INT_MAX`: the largest count, width or precision C's `printf` can return or accept.
+const INT_MAX: u64 = i32::MAX as u64;
 
 #[derive(Default, Clone, Copy)]
 struct Spec {
@@ -32,14 +60,22 @@ struct Spec {
     precision: Option<usize>,
 }
 
-/// Formats `fmt` with `args` (the operands after the format string).
+/// Formats `fmt` with `args` (the operands after the format string), producing at most
+/// `budget` bytes (see the module doc).
 pub(super) fn format_printf(
     mem: &Memory,
     fmt: &[u8],
     args: &[Val],
-) -> Result<Vec<u8>, PrintfError> {
+    budget: u64,
+) -> Result<Printed, PrintfError> {
     let bad = |s: String| PrintfError::Bad(s);
     let mut out = Vec::new();
+    let overflowed = |out: Vec<u8>| {
+        Ok(Printed {
+            bytes: out,
+            overflow: true,
+        })
+    };
     let mut next = 0usize;
     let mut take = |what: &str| -> Result<Val, PrintfError> {
         let v = args
@@ -54,6 +90,9 @@ pub(super) fn format_printf(
         let c = fmt[i];
         i += 1;
         if c != b'%' {
+            if out.len() as u64 >= budget {
+                return Err(PrintfError::OutputLimit(out.len() as u64 + 1));
+            }
             out.push(c);
             continue;
         }
@@ -69,26 +108,32 @@ pub(super) fn format_printf(
             }
             i += 1;
         }
-        if fmt.get(i) == Some(&b'*') {
+        let width = if fmt.get(i) == Some(&b'*') {
             i += 1;
             let w = take("`*` width")?.as_i128() as i32;
             if w < 0 {
                 spec.left = true;
             }
-            spec.width = w.unsigned_abs() as usize;
+            w.unsigned_abs() as u64
         } else {
-            spec.width = digits(fmt, &mut i);
-        }
+            digits(fmt, &mut i)
+        };
+        let mut precision = None;
         if fmt.get(i) == Some(&b'.') {
             i += 1;
             if fmt.get(i) == Some(&b'*') {
                 i += 1;
                 let p = take("`*` precision")?.as_i128() as i32;
-                spec.precision = (p >= 0).then_some(p as usize);
+                precision = (p >= 0).then_some(p as u64);
             } else {
-                spec.precision = Some(digits(fmt, &mut i));
+                precision = Some(digits(fmt, &mut i));
             }
         }
+        if width > INT_MAX || precision.is_some_and(|p| p > INT_MAX) {
+            return overflowed(out);
+        }
+        spec.width = width as usize;
+        spec.precision = precision.map(|p| p as usize);
         // Length modifier: the integer width in bits (0 = int).
         let mut bits = 32;
         loop {
@@ -116,6 +161,21 @@ pub(super) fn format_printf(
             return Err(bad("format ends inside a conversion".into()));
         };
         i += 1;
+        // The least length of this conversion, checked before anything is allocated.
+        let precision_bound = match conv {
+            b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b'f' | b'F' | b'e' | b'E' => {
+                spec.precision.unwrap_or(0)
+            }
+            b'g' | b'G' if spec.alt => spec.precision.unwrap_or(0).saturating_sub(1),
+            _ => 0,
+        };
+        let least = out.len() as u64 + spec.width.max(precision_bound) as u64;
+        if least > INT_MAX {
+            return overflowed(out);
+        }
+        if least > budget {
+            return Err(PrintfError::OutputLimit(least));
+        }
         let body: Vec<u8> = match conv {
             b'%' => {
                 out.push(b'%');
@@ -196,21 +256,38 @@ pub(super) fn format_printf(
             }
             other => return Err(bad(format!("unsupported conversion %{}", other as char))),
         };
+        let total = (out.len() + body.len()) as u64;
+        if total > INT_MAX {
+            return overflowed(out);
+        }
+        if total > budget {
+            return Err(PrintfError::OutputLimit(total));
+        }
         out.extend_from_slice(&body);
     }
-    Ok(out)
+    Ok(Printed {
+        bytes: out,
+        overflow: false,
+    })
 }
 
-fn digits(fmt: &[u8], i: &mut usize) -> usize {
-    let mut n: usize = 0;
+/// A decimal field width or precision (saturating; anything above `INT_MAX` overflows).
+fn digits(fmt: &[u8], i: &mut usize) -> u64 {
+    let mut n: u64 = 0;
     while let Some(d) = fmt.get(*i).filter(|c| c.is_ascii_digit()) {
-        n = n
-            .saturating_mul(10)
-            .saturating_add((d - b'0') as usize)
-            .min(1 << 20);
+        n = n.saturating_mul(10).saturating_add((d - b'0') as u64);
         *i += 1;
     }
     n
+}
+
+/// `body` with `zeros` more zero digits: before the exponent of `e` notation, else at the end.
+fn zero_extend(mut body: String, zeros: usize) -> String {
+    if zeros > 0 {
+        let at = body.find(['e', 'E']).unwrap_or(body.len());
+        body.insert_str(at, &"0".repeat(zeros));
+    }
+    body
 }
 
 /// Pads `prefix ++ body` to the field width: left-justified, zero-filled after the prefix
@@ -322,34 +399,42 @@ fn format_float(spec: Spec, conv: u8, x: f64) -> Vec<u8> {
     }
     let a = x.abs();
     let prec = spec.precision.unwrap_or(6);
+    // Digits past FLOAT_DIGITS are zeros: format that many and append the rest.
+    let capped = prec.min(FLOAT_DIGITS);
     let mut body = match conv {
         b'f' | b'F' => {
-            let mut s = format!("{a:.prec$}");
+            let mut s = zero_extend(format!("{a:.capped$}"), prec - capped);
             if spec.alt && prec == 0 {
                 s.push('.');
             }
             s
         }
         b'e' | b'E' => {
-            let (mut m, e) = exp_parts(a, prec);
+            let (mut m, e) = exp_parts(a, capped);
             if spec.alt && prec == 0 {
                 m.push('.');
             }
-            exp_text(&m, e, upper)
+            exp_text(&zero_extend(m, prec - capped), e, upper)
         }
         _ => {
             let p = prec.max(1);
-            let (_, e) = exp_parts(a, p - 1);
+            let p_capped = p.min(FLOAT_DIGITS);
+            let (_, e) = exp_parts(a, p_capped - 1);
             if (e as i64) < p as i64 && e >= -4 {
                 let fp = (p as i64 - 1 - e as i64) as usize;
-                let mut s = format!("{a:.fp$}");
-                if !spec.alt {
+                let fp_capped = fp.min(FLOAT_DIGITS);
+                let mut s = format!("{a:.fp_capped$}");
+                if spec.alt {
+                    s = zero_extend(s, fp - fp_capped);
+                } else {
                     strip_zeros(&mut s);
                 }
                 s
             } else {
-                let (mut m, e) = exp_parts(a, p - 1);
-                if !spec.alt {
+                let (mut m, e) = exp_parts(a, p_capped - 1);
+                if spec.alt {
+                    m = zero_extend(m, p - p_capped);
+                } else {
                     strip_zeros(&mut m);
                 }
                 exp_text(&m, e, upper)
@@ -369,10 +454,12 @@ mod tests {
 
     fn fmt(f: &str, args: &[Val]) -> String {
         let mem = Memory::new(1 << 20);
-        match format_printf(&mem, f.as_bytes(), args) {
-            Ok(v) => String::from_utf8(v).unwrap(),
+        match format_printf(&mem, f.as_bytes(), args, 1 << 20) {
+            Ok(p) if p.overflow => format!("OVERFLOW {}", String::from_utf8(p.bytes).unwrap()),
+            Ok(p) => String::from_utf8(p.bytes).unwrap(),
             Err(PrintfError::Bad(s)) => format!("ERR {s}"),
             Err(PrintfError::Fault(f)) => format!("FAULT {f:?}"),
+            Err(PrintfError::OutputLimit(n)) => format!("LIMIT {n}"),
         }
     }
 
@@ -474,5 +561,38 @@ mod tests {
         );
         assert!(fmt("%s", &[Val::Ptr(0x9999_0000)]).starts_with("FAULT"));
         assert_eq!(fmt("%x", &[Val::Ptr(0xab)]), "ab");
+    }
+
+    #[test]
+    fn widths_and_precisions_are_bounded_by_the_budget() {
+        // Past the budget: an error before anything is allocated, with the least size.
+        assert_eq!(fmt("%*d", &[i32v(i32::MAX), i32v(1)]), "LIMIT 2147483647");
+        assert_eq!(fmt("%999999999d", &[i32v(1)]), "LIMIT 999999999");
+        assert_eq!(fmt("%.999999999f", &[Val::f64(1.0)]), "LIMIT 999999999");
+        assert_eq!(fmt("%.2000000x", &[i32v(1)]), "LIMIT 2000000");
+        // Above INT_MAX: C's printf fails with EOVERFLOW, keeping the output before it.
+        assert_eq!(fmt("ab%2147483648d", &[i32v(1)]), "OVERFLOW ab");
+        assert_eq!(fmt("ab%*d", &[i32v(i32::MAX), i32v(1)]), "OVERFLOW ab");
+        assert_eq!(fmt("ab%*d", &[i32v(i32::MIN), i32v(1)]), "OVERFLOW ab");
+        assert_eq!(fmt("%.4294967296d", &[i32v(1)]), "OVERFLOW ");
+        // Within the budget a width is exact (it used to be clamped to 1 MiB).
+        let mem = Memory::new(1 << 20);
+        let p = format_printf(&mem, b"%2000000d|", &[i32v(7)], 4 << 20)
+            .ok()
+            .unwrap();
+        assert_eq!(p.bytes.len(), 2_000_001);
+        assert!(p.bytes.ends_with(b" 7|") && !p.overflow);
+        // A %g precision past the formatted digits only adds zeros with `#`, none without
+        // (0.5 with 5000 significant digits: "0." and 5000 fraction digits).
+        assert_eq!(fmt("%.5000g", &[Val::f64(0.5)]), "0.5");
+        let g = fmt("%#.5000g", &[Val::f64(0.5)]);
+        assert_eq!(g.len(), 5002);
+        assert!(g.starts_with("0.5000") && g.ends_with('0'));
+        let e = fmt("%.3000e", &[Val::f64(1.5)]);
+        assert_eq!(e.len(), 2 + 3000 + 4);
+        assert!(e.starts_with("1.5000") && e.ends_with("0e+00"));
+        let f = fmt("%.3000f", &[Val::f64(0.1)]);
+        assert_eq!(f.len(), 3002);
+        assert!(f.starts_with("0.1000000000000000055511151231257827"));
     }
 }

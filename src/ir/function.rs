@@ -396,15 +396,14 @@ pub struct Module {
     pub externs: Vec<ExternDecl>,
     /// Defined functions.
     pub functions: Vec<Function>,
+    /// `symbols` by name, for [`Module::symbol_by_name`] (a cache; see [`super::names`]).
+    pub(crate) names: super::names::NameIndex,
 }
 
 impl Module {
-    /// The symbol with this name.
+    /// The symbol with this name (amortised O(1): a hash map over `symbols`).
     pub fn symbol_by_name(&self, name: &str) -> Option<Symbol> {
-        self.symbols
-            .iter()
-            .position(|s| s.name == name)
-            .map(Symbol::new)
+        self.names.lookup(&self.symbols, name).map(Symbol::new)
     }
 
     /// The name of a symbol.
@@ -433,8 +432,17 @@ impl Module {
         }
     }
 
-    /// The defined function with this name.
+    /// The defined function with this name (by the symbol's index when `functions` is in
+    /// symbol order, else by a scan).
     pub fn function(&self, name: &str) -> Option<&Function> {
+        if let Some(SymbolKind::Function(i)) = self
+            .symbol_by_name(name)
+            .map(|s| self.symbols[s.index()].kind)
+        {
+            if let Some(f) = self.functions.get(i as usize).filter(|f| f.name == name) {
+                return Some(f);
+            }
+        }
         self.functions.iter().find(|f| f.name == name)
     }
 

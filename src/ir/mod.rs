@@ -13,6 +13,7 @@ mod builder;
 mod entities;
 mod function;
 mod instructions;
+mod names;
 mod types;
 
 pub use access::*;

@@ -812,3 +812,63 @@ pub fn verify_system(
 pub fn configure(schedule: &mut Schedule) {
     schedule.add_systems(verify_system("verify").in_set(Stage::Verify));
 }
+
+/// A global variable whose initial contents do not fit it (see [`verify_globals`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct GlobalError {
+    /// The global's name.
+    pub global: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for GlobalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "global @{}: {}", self.global, self.message)
+    }
+}
+
+/// Checks every global's initialiser against its size: the initial bytes are at most `size`
+/// (fewer are zero-filled), and each relocation's 8-byte pointer lies inside `size` and names
+/// a symbol of the module. These are module-level facts, so they are checked here once per
+/// module, not by the per-function [`Verifier`]. Cost: O(globals + relocations).
+pub fn verify_globals(m: &Module) -> Vec<GlobalError> {
+    let mut errors = Vec::new();
+    for g in &m.globals {
+        let name = || {
+            m.symbols
+                .get(g.symbol.index())
+                .map_or_else(|| g.symbol.to_string(), |s| s.name.clone())
+        };
+        if let Some(init) = &g.init {
+            if init.len() as u64 > g.size {
+                errors.push(GlobalError {
+                    global: name(),
+                    message: format!(
+                        "initialiser of {} bytes is longer than the global's size of {} bytes",
+                        init.len(),
+                        g.size
+                    ),
+                });
+            }
+        }
+        for r in &g.relocations {
+            if r.offset.checked_add(8).is_none_or(|end| end > g.size) {
+                errors.push(GlobalError {
+                    global: name(),
+                    message: format!(
+                        "pointer at offset {} does not fit in the global's size of {} bytes",
+                        r.offset, g.size
+                    ),
+                });
+            }
+            if r.symbol.index() >= m.symbols.len() {
+                errors.push(GlobalError {
+                    global: name(),
+                    message: format!("pointer at offset {} names unknown {}", r.offset, r.symbol),
+                });
+            }
+        }
+    }
+    errors
+}
