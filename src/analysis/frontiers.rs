@@ -70,6 +70,15 @@ fn reset(bits: &mut [u64], i: usize) {
     }
 }
 
+/// Adapter so the frontier walk reads immediate dominators through one interface.
+struct IdomOf<F>(F);
+
+impl<F: Fn(Block) -> Option<Block>> IdomOf<F> {
+    fn idom(&self, b: Block) -> Option<Block> {
+        (self.0)(b)
+    }
+}
+
 impl DominanceFrontiers {
     /// Empty frontiers.
     pub fn new() -> Self {
@@ -79,6 +88,14 @@ impl DominanceFrontiers {
     /// Computes every block's dominance frontier from `cfg` and its dominator tree `dom`
     /// (which must have been computed from the same `cfg`).
     pub fn compute(&mut self, cfg: &Cfg, dom: &DomTree) {
+        self.compute_from_idoms(cfg, |b| dom.idom(b));
+    }
+
+    /// Computes every block's dominance frontier from `cfg` and the immediate dominator of
+    /// each block (`idom(b)`, `None` for the entry and unreachable blocks), for instance
+    /// read from the `ImmediateDominator` column of the block entities.
+    pub fn compute_from_idoms(&mut self, cfg: &Cfg, idom: impl Fn(Block) -> Option<Block>) {
+        let dom = IdomOf(idom);
         self.clear();
         let n = cfg.num_blocks();
         self.stamp.resize(n, NONE);

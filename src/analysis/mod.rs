@@ -25,7 +25,7 @@ pub use dominance::DomTree;
 pub use frontiers::{DominanceFrontiers, IdfScratch};
 pub use scc::Sccs;
 
-use crate::ir::{IrRead, IrView};
+use crate::ir::{Block, ImmediateDominator, IrRead, IrView};
 pub use crate::stage::Analyses;
 use bevy_ecs::prelude::*;
 
@@ -50,26 +50,66 @@ pub fn compute_cfg(ir: IrView, mut cfg: ResMut<Cfg>, mut valid: ResMut<ValidAnal
 
 /// Computes immediate dominators and the dominator tree (Cooper-Harvey-Kennedy).
 ///
-/// Reads [`Cfg`]; writes [`DomTree`] and marks it valid. Requires a valid CFG.
+/// Reads [`Cfg`]; writes [`DomTree`] and the `ImmediateDominator` column, and marks them
+/// valid. Requires a valid CFG.
 /// Establishes `idom`, tree children and the preorder/postorder numbering used by
 /// [`DomTree::dominates`].
-pub fn compute_idoms(cfg: Res<Cfg>, mut dom: ResMut<DomTree>, mut valid: ResMut<ValidAnalyses>) {
+pub fn compute_idoms(
+    cfg: Res<Cfg>,
+    mut dom: ResMut<DomTree>,
+    mut idoms: Query<&mut ImmediateDominator>,
+    mut valid: ResMut<ValidAnalyses>,
+) {
     dom.compute(&cfg);
+    write_idoms(&mut idoms, &dom);
     valid.0 |= Analyses::DOMTREE;
+}
+
+/// Writes `dom`'s immediate dominators into the `ImmediateDominator` column (row = block).
+fn write_idoms(idoms: &mut Query<&mut ImmediateDominator>, dom: &DomTree) {
+    if let Some(column) = idoms
+        .contiguous_iter_mut()
+        .ok()
+        .and_then(|mut it| it.next())
+    {
+        let column =
+            bevy_ecs::change_detection::ContiguousMut::bypass_change_detection_split(column).0;
+        let n = dom.num_blocks().min(column.len());
+        for (b, slot) in column.iter_mut().enumerate().take(n) {
+            *slot = dom
+                .idom(Block::new(b))
+                .map_or(ImmediateDominator::NONE, ImmediateDominator);
+        }
+    }
+}
+
+/// The `ImmediateDominator` column as a slice (empty before any block exists).
+fn idom_column<'a>(idoms: &'a Query<&mut ImmediateDominator>) -> &'a [ImmediateDominator] {
+    idoms
+        .contiguous_iter()
+        .ok()
+        .and_then(|mut it| it.next())
+        .unwrap_or(&[])
 }
 
 /// Computes the dominance frontier of every block.
 ///
-/// Reads [`Cfg`] and [`DomTree`]; writes [`DominanceFrontiers`] and marks them valid.
-/// Requires a valid tree. Establishes DF(b) for all blocks (sorted, deduplicated; the entry
-/// block may appear when it is a loop header).
+/// Reads [`Cfg`] and the `ImmediateDominator` column of the block entities; writes
+/// [`DominanceFrontiers`] and marks them valid. Requires a valid tree (which wrote the
+/// column). Establishes DF(b) for all blocks (sorted, deduplicated; the entry block may
+/// appear when it is a loop header).
 pub fn compute_frontiers(
     cfg: Res<Cfg>,
-    dom: Res<DomTree>,
+    idoms: Query<&ImmediateDominator>,
     mut df: ResMut<DominanceFrontiers>,
     mut valid: ResMut<ValidAnalyses>,
 ) {
-    df.compute(&cfg, &dom);
+    let column = idoms
+        .contiguous_iter()
+        .ok()
+        .and_then(|mut it| it.next())
+        .unwrap_or(&[]);
+    df.compute_from_idoms(&cfg, |b| column.get(b.index()).and_then(|d| d.get()));
     valid.0 |= Analyses::FRONTIERS;
 }
 
@@ -91,9 +131,12 @@ pub fn init_resources(world: &mut World) {
     world.init_resource::<ValidAnalyses>();
 }
 
-/// Every analysis resource, writable: what a system that brings analyses up to date takes.
+/// Every analysis resource, writable, and the `ImmediateDominator` column of the block
+/// entities: what a system that brings analyses up to date takes.
 #[derive(bevy_ecs::system::SystemParam)]
-pub struct AnalysesMut<'w> {
+pub struct AnalysesMut<'w, 's> {
+    /// The immediate dominator of every block, as a column.
+    pub idoms: Query<'w, 's, &'static mut ImmediateDominator>,
     /// The CFG.
     pub cfg: ResMut<'w, Cfg>,
     /// The dominator tree.
@@ -106,7 +149,7 @@ pub struct AnalysesMut<'w> {
     pub valid: ResMut<'w, ValidAnalyses>,
 }
 
-impl AnalysesMut<'_> {
+impl AnalysesMut<'_, '_> {
     /// Computes the analyses of `which` (with their inputs) that are not valid for `ir`, in
     /// dependency order, and marks them valid. Each is computed at most once per state of
     /// the function (DESIGN.md 2, rule 7).
@@ -123,10 +166,13 @@ impl AnalysesMut<'_> {
         let missing = want - self.valid.0;
         if missing.contains(Analyses::DOMTREE) {
             self.dom.compute(&self.cfg);
+            write_idoms(&mut self.idoms, &self.dom);
             self.valid.0 |= Analyses::DOMTREE;
         }
         if missing.contains(Analyses::FRONTIERS) {
-            self.df.compute(&self.cfg, &self.dom);
+            let idoms = idom_column(&self.idoms);
+            self.df
+                .compute_from_idoms(&self.cfg, |b| idoms.get(b.index()).and_then(|d| d.get()));
             self.valid.0 |= Analyses::FRONTIERS;
         }
         if missing.contains(Analyses::SCCS) {

@@ -30,12 +30,13 @@
 //! | block | `BlockParams` | 24 | load; `convert_phis_to_block_params`, `rewrite_sccp` (removed blocks) | verify, dump |
 //! | block | `BlockTerm` | 80 | load; `rename_allocas` (operands), `rewrite_sccp`, `eliminate_phis`, `convert_phis_to_block_params` (retargeted edges, arguments) | `compute_cfg`, verify, every pass, dump |
 //! | block | `BlockDead` | 1 | load; `rewrite_sccp`, row creation | `compute_cfg`, every pass |
+//! | block | `ImmediateDominator` (analysis result) | 4 | the dominator-tree refresh (`AnalysesMut::refresh`, `compute_idoms`) | the frontier computation |
 //!
 //! Per-function tables that are not per entity are resources: `ValueTable`, `ConstPool`,
 //! `FunctionInfo` (name, signature, parameters, phase), `RowCounts`, `RowDemand`. Per-block
-//! analysis results live in dense resources keyed by block index (`Cfg`, `DomTree` with the
-//! immediate dominator of every block, `DominanceFrontiers`, `Sccs`), valid as
-//! `ValidAnalyses` says.
+//! analysis results that other computations read are columns (`ImmediateDominator`); the
+//! analyses' own tables are dense resources keyed by block index (`Cfg`, `DomTree`,
+//! `DominanceFrontiers`, `Sccs`), valid as `ValidAnalyses` says.
 //!
 //! # Systems
 //!

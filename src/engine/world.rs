@@ -29,8 +29,9 @@
 
 use crate::ir::{
     Block, BlockColumnsMut, BlockData, BlockDead, BlockInsts, BlockParams, BlockTerm, ConstPool,
-    Function, FunctionInfo, InstBlock, InstColumnsMut, InstData, InstDead, InstKind, InstOp,
-    InstResults, RowCounts, RowDemand, SymbolTable, Symbols, Terminator, ValueTable,
+    Function, FunctionInfo, ImmediateDominator, InstBlock, InstColumnsMut, InstData, InstDead,
+    InstKind, InstOp, InstResults, RowCounts, RowDemand, SymbolTable, Symbols, Terminator,
+    ValueTable,
 };
 use bevy_ecs::prelude::*;
 use std::sync::Arc;
@@ -141,6 +142,7 @@ impl FunctionLoader {
                 BlockParams(data.params),
                 BlockTerm(data.terminator),
                 BlockDead(data.dead),
+                ImmediateDominator::NONE,
             )
         })));
         map.insts
@@ -264,6 +266,7 @@ pub fn grow_rows(world: &mut World) {
                 BlockParams::default(),
                 BlockTerm(Terminator::Unreachable),
                 BlockDead(true),
+                ImmediateDominator::NONE,
             )
         })));
     }

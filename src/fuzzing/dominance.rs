@@ -77,6 +77,16 @@ pub fn check_shape(shape: &[Vec<usize>], a: &mut Analyses) {
         let symbols = std::sync::Arc::new(crate::ir::SymbolTable::default());
         let mut h = Harness::new(f, &symbols, Default::default());
         h.run((compute_cfg, compute_idoms, compute_frontiers, compute_sccs).chain());
+        // The immediate dominator column (row = block) agrees with the tree.
+        let mut column = h.world_mut().query::<&crate::ir::ImmediateDominator>();
+        let idoms: Vec<Option<Block>> = column
+            .contiguous_iter(h.world())
+            .expect("block table is dense")
+            .flat_map(|rows| rows.iter().map(|d| d.get()))
+            .collect();
+        for (b, &d) in idoms.iter().enumerate().take(shape.len()) {
+            assert_eq!(d, a.dom.idom(Block::new(b)), "idom column of block{b}");
+        }
         let world = h.world();
         let cfg = world.resource::<Cfg>();
         for b in 0..shape.len() {

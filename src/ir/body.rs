@@ -14,6 +14,7 @@
 //! | block | [`BlockParams`] | `SmallVec<[Value; 2]>` (block parameters) | 24 |
 //! | block | [`BlockTerm`] | [`Terminator`] | 80 |
 //! | block | [`BlockDead`] | `bool` (a hole in the block table) | 1 |
+//! | block | [`ImmediateDominator`] | [`Block`] (analysis result) | 4 |
 //!
 //! Each component is `#[repr(transparent)]` over its row type, so a column slice of
 //! components is reinterpreted as a slice of row types ([`columns_mut`]): passes index
@@ -77,6 +78,24 @@ pub struct BlockTerm(pub Terminator);
 #[derive(Component, Clone, Copy, Debug, PartialEq, Default)]
 #[repr(transparent)]
 pub struct BlockDead(pub bool);
+
+/// A per-block analysis result as a column: the block's immediate dominator
+/// ([`ImmediateDominator::NONE`] for the entry, unreachable and dead blocks). Written with
+/// the dominator tree (`analysis::AnalysesMut::refresh`, `analysis::compute_idoms`); read
+/// by the dominance-frontier computation. Valid while `ValidAnalyses` holds `DOMTREE`.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct ImmediateDominator(pub Block);
+
+impl ImmediateDominator {
+    /// No immediate dominator.
+    pub const NONE: ImmediateDominator = ImmediateDominator(Block(u32::MAX));
+
+    /// The dominator, if any.
+    pub fn get(self) -> Option<Block> {
+        (self != Self::NONE).then_some(self.0)
+    }
+}
 
 /// Reinterprets a column of `#[repr(transparent)]` components as a slice of their rows.
 ///
