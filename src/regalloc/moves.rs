@@ -148,6 +148,15 @@ pub struct ResolveStats {
 }
 
 const NO_MOVE: u32 = u32::MAX;
+
+/// An integer naming a location uniquely: a tag above bit 32, the register or slot below.
+fn location_key(loc: Allocation) -> u64 {
+    match loc {
+        Allocation::None => 0,
+        Allocation::Reg(r) => 1 << 32 | r.dense_index() as u64,
+        Allocation::Stack(s) => 2 << 32 | u64::from(s.0),
+    }
+}
 const UNVISITED: u8 = 0;
 const ON_STACK: u8 = 1;
 const DONE: u8 = 2;
@@ -157,8 +166,10 @@ const DONE: u8 = 2;
 pub struct MoveResolver {
     /// The moves kept (self-moves dropped).
     moves: Vec<Move>,
-    /// (destination, kept index or `NO_MOVE` for a self-move, input index), sorted.
-    dsts: Vec<(Allocation, u32, u32)>,
+    /// ([`location_key`] of the destination, input index, kept index or `NO_MOVE` for a
+    /// self-move), sorted: integer keys sort and search faster than `Allocation`'s derived
+    /// order.
+    dsts: Vec<(u64, u32, u32)>,
     /// Per kept move: the kept move that overwrites its source, or `NO_MOVE`.
     before: Vec<u32>,
     state: Vec<u8>,
@@ -293,15 +304,14 @@ impl MoveResolver {
                 self.moves.push(mv);
                 (self.moves.len() - 1) as u32
             };
-            self.dsts.push((mv.dst, kept, index as u32));
+            self.dsts.push((location_key(mv.dst), index as u32, kept));
         }
-        self.dsts
-            .sort_unstable_by_key(|&(dst, _, index)| (dst, index));
+        self.dsts.sort_unstable();
         if let Some(w) = self.dsts.windows(2).find(|w| w[0].0 == w[1].0) {
             return Err(MoveError::DuplicateDestination {
-                first: w[0].2 as usize,
-                second: w[1].2 as usize,
-                dst: w[0].0,
+                first: w[0].1 as usize,
+                second: w[1].1 as usize,
+                dst: parallel[w[0].1 as usize].dst,
             });
         }
         Ok(())
@@ -309,8 +319,11 @@ impl MoveResolver {
 
     /// The kept move writing `loc`, or `NO_MOVE`.
     fn writer(&self, loc: Allocation) -> u32 {
-        match self.dsts.binary_search_by_key(&loc, |&(dst, _, _)| dst) {
-            Ok(i) => self.dsts[i].1,
+        match self
+            .dsts
+            .binary_search_by_key(&location_key(loc), |&(key, _, _)| key)
+        {
+            Ok(i) => self.dsts[i].2,
             Err(_) => NO_MOVE,
         }
     }
