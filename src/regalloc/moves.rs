@@ -542,6 +542,43 @@ mod tests {
     }
 
     #[test]
+    fn busy_scratch_is_saved_around_a_stack_move() {
+        // r0 -> s0 -> s1 -> r0: the cycle holds r15 while s0 -> s1 needs it.
+        let moves = [mv(r(0), s(0)), mv(s(0), s(1)), mv(s(1), r(0))];
+        let (out, stats) = run(&moves, &scratch_env()).unwrap();
+        assert_eq!((stats.cycles, stats.stack_to_stack, stats.saved), (1, 1, 1));
+        assert_eq!(
+            out,
+            [
+                mv(r(0), r(15)),
+                mv(s(1), r(0)),
+                mv(r(15), s(100)),
+                mv(s(0), r(15)),
+                mv(r(15), s(1)),
+                mv(s(100), r(15)),
+                mv(r(15), s(0)),
+            ]
+        );
+    }
+
+    #[test]
+    fn free_registers_mentioned_by_moves_are_skipped() {
+        let free = [
+            PReg::new(RegClass::Int, 1).unwrap(),
+            PReg::new(RegClass::Int, 7).unwrap(),
+        ];
+        let env = ScratchEnv {
+            free: &free,
+            ..Default::default()
+        };
+        let (out, _) = run(&[mv(r(0), r(1)), mv(r(1), r(0))], &env).unwrap();
+        assert_eq!(out, [mv(r(0), r(7)), mv(r(1), r(0)), mv(r(7), r(1))]);
+        // No register at all: the cycle goes through a fresh slot.
+        let (out, _) = run(&[mv(r(0), r(1)), mv(r(1), r(0))], &ScratchEnv::default()).unwrap();
+        assert_eq!(out, [mv(r(0), s(100)), mv(r(1), r(0)), mv(s(100), r(1))]);
+    }
+
+    #[test]
     fn bad_input_is_an_error_naming_the_move() {
         let env = scratch_env();
         let e = run(&[mv(r(0), r(1)), mv(r(2), r(1))], &env).unwrap_err();
