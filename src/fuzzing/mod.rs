@@ -9,6 +9,7 @@ pub mod generate;
 pub mod generate_ssa;
 pub mod llvm_import;
 pub mod mem2reg;
+pub mod moves;
 pub mod phi_elim;
 pub mod sccp;
 pub mod text;
