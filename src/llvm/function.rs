@@ -114,11 +114,11 @@ pub fn lower(
             line: 0,
             col: 0,
         });
-        return Err(PErr {
-            line: t.line,
-            col: t.col,
-            msg: "function body is not closed by `}`".into(),
-        });
+        return Err(PErr::new(
+            t.line,
+            t.col,
+            "function body is not closed by `}`",
+        ));
     };
     // The cursor reports a synthetic end-of-input token past the slice.
     let toks = &body[..end];
@@ -261,9 +261,19 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.c.err_at(t, msg)
     }
 
+    /// Valid LLVM that strata does not model: skips the function (see [`PErr::unsupported`]).
+    fn unsupported<T>(&self, t: Token, msg: impl Into<String>) -> PResult<T> {
+        self.c.unsupported_at(t, msg)
+    }
+
     fn scalar(&self, ty: &LType, t: Token) -> PResult<Type> {
         match ty.scalar() {
-            Some(Type::Void) | None => self.err(t, format!("unsupported value type {ty}")),
+            Some(Type::Void) => self.err(t, format!("{ty} is not a value type")),
+            None if ty.is_first_class() => match self.m.layouts.undefined_name(ty) {
+                Some(n) => self.err(t, format!("use of undefined type %{n}")),
+                None => self.unsupported(t, format!("unsupported value type {ty}")),
+            },
+            None => self.err(t, format!("{ty} is not a value type")),
             Some(s) => Ok(s),
         }
     }
@@ -464,7 +474,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     self.subst.insert(ph, *op);
                 }
                 Local::Tuple(_) => {
-                    return self.err(
+                    return self.unsupported(
                         t,
                         format!("aggregate value %{name} used before its definition"),
                     )
@@ -522,6 +532,10 @@ impl<'a, 'm> Lower<'a, 'm> {
                     return self.err(*t, format!("global @{name} used as {ty}"));
                 }
                 match self.m.symbols.get(name.as_ref()) {
+                    Some(&s) if self.m.symbol_types[s.index()] != *ty => {
+                        let actual = &self.m.symbol_types[s.index()];
+                        self.err(*t, format!("@{name} has type {actual} but is used as {ty}"))
+                    }
                     Some(&s) => Ok(self.konst(ConstData {
                         ty: Type::Ptr,
                         kind: ConstKind::SymbolAddr(s),
@@ -542,7 +556,13 @@ impl<'a, 'm> Lower<'a, 'm> {
                 Ok(self.konst(ConstData::int(sty, *bv as u128)))
             }
             Val::Dec(_) | Val::Hex(..) => {
-                let bits = float_bits(sty, v).or_else(|e| self.err(at, e))?;
+                let bits = float_bits(sty, v).or_else(|e| {
+                    if matches!(v, Val::Hex('K' | 'L' | 'M' | 'H' | 'R', _)) {
+                        self.unsupported(at, e)
+                    } else {
+                        self.err(at, e)
+                    }
+                })?;
                 Ok(self.konst(ConstData {
                     ty: sty,
                     kind: ConstKind::Float(bits),
@@ -553,7 +573,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 ty: sty,
                 kind: ConstKind::Undef,
             })),
-            Val::Bytes(_) | Val::Agg(_) => self.err(
+            Val::Bytes(_) | Val::Agg(_) => self.unsupported(
                 at,
                 format!("aggregate constant of type {ty} used as an operand"),
             ),
@@ -566,11 +586,11 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.cast(*op, inner, to)
             }
             Val::OtherExpr(w, t) => {
-                self.err(*t, format!("constant expression `{w}` is not supported"))
+                self.unsupported(*t, format!("constant expression `{w}` is not supported"))
             }
             Val::BlockAddr(f, blk) => {
                 if f.as_ref() != self.fname {
-                    return self.err(at, format!("blockaddress of another function @{f}"));
+                    return self.unsupported(at, format!("blockaddress of another function @{f}"));
                 }
                 match self.blocks.get(blk) {
                     Some(&b) => Ok(self.konst(ConstData {
@@ -708,7 +728,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 {
                     self.c.bump();
                     self.c.bump();
-                    self.c.parse_u64("an alignment")?;
+                    let at = self.c.peek();
+                    let a = self.c.parse_u64("an alignment")?;
+                    super::check_align(&self.c, at, a)?;
                 }
                 _ => return Ok(()),
             }

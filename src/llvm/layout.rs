@@ -121,6 +121,13 @@ impl LType {
             LType::Struct { .. } | LType::Array(..) | LType::Vector(..) | LType::Named(_)
         )
     }
+
+    /// True for LLVM's first-class value types (everything but `void`, function types,
+    /// `label`, `metadata` and the like): what an instruction may produce or take.
+    pub fn is_first_class(&self) -> bool {
+        !matches!(self, LType::Void | LType::Func { .. } | LType::Other(_))
+            || matches!(self, LType::Other("x86_mmx" | "x86_amx" | "token"))
+    }
 }
 
 /// Writes `name` with its sigil, quoting it when it contains characters outside
@@ -240,6 +247,20 @@ impl Layouts {
     /// Records a named type definition (later definitions of the same name replace earlier).
     pub fn define(&mut self, name: &str, body: NamedBody) {
         self.bodies.insert(name.to_string(), body);
+    }
+
+    /// The first named type that `t` mentions (at any depth, also behind pointers) but the
+    /// module does not define, if any.
+    pub fn undefined_name<'t>(&self, t: &'t LType) -> Option<&'t str> {
+        match t {
+            LType::Named(n) => (!self.bodies.contains_key(n)).then_some(n.as_str()),
+            LType::Ptr(e) | LType::Array(_, e) | LType::Vector(_, e) => self.undefined_name(e),
+            LType::Struct { fields, .. } => fields.iter().find_map(|f| self.undefined_name(f)),
+            LType::Func { ret, params, .. } => self
+                .undefined_name(ret)
+                .or_else(|| params.iter().find_map(|p| self.undefined_name(p))),
+            _ => None,
+        }
     }
 
     /// The body of a named type (`None` if undefined, `Some(None)` if opaque).

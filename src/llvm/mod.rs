@@ -57,6 +57,7 @@ pub mod function;
 pub mod layout;
 pub mod lexer;
 pub mod parse;
+pub mod validate;
 
 pub use export::export;
 
@@ -112,61 +113,35 @@ pub struct Imported {
 }
 
 impl Imported {
-    /// Runs the IR verifier on every imported function and skips those it rejects (moving
-    /// them to [`Imported::skipped`] with the verifier's first message and turning them into
-    /// declarations, so export re-emits their original text). Returns how many were
-    /// skipped.
+    /// Runs the IR verifier on every imported function; the first function it rejects is an
+    /// error at that function's `define` (`file:line:col`, the function and the verifier's
+    /// message).
     ///
-    /// Import checks syntax, types and structure but, like LLVM's own parser, leaves
+    /// Import checks syntax, names, types and structure but, like LLVM's own parser, leaves
     /// dominance of uses to a verifier: input that is not valid LLVM (a use before its
-    /// definition on some path) imports, and this call, or the pipeline's `verify` stage,
-    /// rejects it. Cost: one verifier run per function (about a fifth of import time).
-    pub fn skip_invalid_functions(&mut self) -> usize {
+    /// definition on some path) imports, and this call rejects it. Cost: one verifier run
+    /// per function (about a fifth of import time).
+    ///
+    /// # Errors
+    /// The first verifier error, located at its function's header.
+    pub fn verify(&self) -> Result<(), ImportError> {
         let symbols = self.module.symbol_table();
-        let mut bad: Vec<(usize, String)> = Vec::new();
-        for (i, f) in self.module.functions.iter().enumerate() {
+        for f in &self.module.functions {
             if let Some(e) = crate::ir::verifier::verify(f, &symbols).into_iter().next() {
-                bad.push((i, e.to_string()));
-            }
-        }
-        if bad.is_empty() {
-            return 0;
-        }
-        let n = bad.len();
-        let functions = std::mem::take(&mut self.module.functions);
-        let mut new_index = vec![None; functions.len()];
-        let mut bad_iter = bad.into_iter().peekable();
-        for (i, f) in functions.into_iter().enumerate() {
-            if bad_iter.peek().is_some_and(|(k, _)| *k == i) {
-                let (_, reason) = bad_iter.next().unwrap_or_default();
-                let sym = self.module.symbol_by_name(&f.name);
-                self.skipped.push(SkippedFunction {
-                    name: f.name.clone(),
-                    line: 0,
-                    reason: format!("invalid input: {reason}"),
+                let (line, col) = self
+                    .context
+                    .headers
+                    .get(&f.name)
+                    .map_or((0, 0), |h| (h.line, h.col));
+                return Err(ImportError {
+                    file: self.context.file.clone(),
+                    line,
+                    col,
+                    message: format!("invalid function @{}: {e}", f.name),
                 });
-                if let Some(sym) = sym {
-                    self.module.externs.push(ExternDecl {
-                        symbol: sym,
-                        signature: f.signature.clone(),
-                    });
-                    self.module.symbols[sym.index()].kind =
-                        SymbolKind::Extern(self.module.externs.len() as u32 - 1);
-                }
-                self.context.call_sites.remove(&f.name);
-            } else {
-                new_index[i] = Some(self.module.functions.len() as u32);
-                self.module.functions.push(f);
             }
         }
-        for s in &mut self.module.symbols {
-            if let SymbolKind::Function(i) = s.kind {
-                if let Some(Some(k)) = new_index.get(i as usize) {
-                    s.kind = SymbolKind::Function(*k);
-                }
-            }
-        }
-        n
+        Ok(())
     }
 }
 
@@ -192,6 +167,10 @@ pub struct FnHeader {
     pub varargs: bool,
     /// Text between `)` and `{` (or the end of a declaration): `#0`, `unnamed_addr`, ...
     pub tail: String,
+    /// 1-based line of `define`/`declare`.
+    pub line: u32,
+    /// 1-based column of `define`/`declare`.
+    pub col: u32,
 }
 
 impl FnHeader {
@@ -269,6 +248,9 @@ pub struct ModuleInfo {
     /// Strata signatures of functions and declarations by symbol index (`None` for globals
     /// and for functions whose signature is not representable).
     pub signatures: Vec<Option<Signature>>,
+    /// LLVM type of each symbol's address by symbol index (`i32 (i8*)*`, `[4 x i8]*`): a
+    /// use of the symbol must name exactly this type.
+    pub symbol_types: Vec<LType>,
 }
 
 fn fatal(file: &str, e: PErr) -> ImportError {
@@ -319,7 +301,10 @@ fn split_items(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
 
 /// Parses a `define`/`declare` header up to (not including) `{`. Returns the header, the
 /// function name and its name token, and the parameter names.
-fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec<Option<String>>)> {
+fn parse_header<'a>(
+    c: &mut Cursor<'a>,
+    defined: &validate::Defined,
+) -> PResult<(FnHeader, String, Token, Vec<Option<String>>)> {
     let first = c.bump();
     let mut guard = 0;
     while !c.at_type() {
@@ -331,6 +316,7 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
         c.skip_parens()?;
         guard += 1;
     }
+    validate::check_words(c, &c.toks[1..c.pos], defined)?;
     let ret_start = c.peek().start as usize;
     let head = c
         .src
@@ -353,6 +339,7 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
             }
             let ty = c.parse_type()?;
             let attr_start = c.peek().start as usize;
+            let attr_tok = c.pos;
             let mut attr_end = attr_start;
             let mut pname = None;
             loop {
@@ -376,6 +363,8 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
                     }
                 }
             }
+            let name_toks = usize::from(pname.is_some());
+            validate::check_words(c, &c.toks[attr_tok..c.pos - name_toks], defined)?;
             let attrs = c
                 .src
                 .get(attr_start..attr_end.max(attr_start))
@@ -395,6 +384,7 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
     while !matches!(c.peek().kind, Tok::LBrace | Tok::Eof) {
         c.bump();
     }
+    validate::check_words(c, &c.toks[tail_start..c.pos], defined)?;
     let tail_end = if c.pos > tail_start {
         c.toks[c.pos - 1].end as usize
     } else {
@@ -408,6 +398,8 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
             params,
             varargs,
             tail,
+            line: first.line,
+            col: first.col,
         },
         name,
         name_tok,
@@ -415,17 +407,28 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
     ))
 }
 
-/// The strata signature of an LLVM function header, or the first unrepresentable type.
-fn signature_of(h: &FnHeader) -> Result<Signature, String> {
-    let ret = h
-        .ret
-        .scalar()
-        .ok_or_else(|| format!("return type {} is not supported", h.ret))?;
+/// The strata signature of an LLVM function header, or an error at the header naming the
+/// first type that is not representable ([`PErr::unsupported`]) or not valid there.
+fn signature_of(h: &FnHeader) -> Result<Signature, PErr> {
+    let at = |msg: String, unsupported: bool| PErr {
+        unsupported,
+        ..PErr::new(h.line, h.col, msg)
+    };
+    let ret = match h.ret.scalar() {
+        Some(t) => t,
+        None if h.ret.is_first_class() => {
+            return Err(at(format!("return type {} is not supported", h.ret), true))
+        }
+        None => return Err(at(format!("invalid return type {}", h.ret), false)),
+    };
     let mut params = Vec::with_capacity(h.params.len());
     for p in &h.params {
         match p.ty.scalar() {
             Some(t) if t != Type::Void => params.push(t),
-            _ => return Err(format!("parameter type {} is not supported", p.ty)),
+            None if p.ty.is_first_class() => {
+                return Err(at(format!("parameter type {} is not supported", p.ty), true))
+            }
+            _ => return Err(at(format!("invalid parameter type {}", p.ty), false)),
         }
     }
     Ok(Signature {
@@ -463,6 +466,9 @@ enum SymDef {
 pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported, ImportError> {
     let toks = lexer::lex(src);
     let items = split_items(src, &toks);
+    let whole = Cursor::new(src, &toks);
+    let defined = validate::collect_defined(&whole, &items);
+    validate::check_module_flags(&whole, &items).map_err(|e| fatal(file, e))?;
     let mut ctx = LlvmContext {
         file: file.to_string(),
         ..LlvmContext::default()
@@ -503,7 +509,11 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         let (name, def, name_tok) = match (t.kind, word) {
             (Tok::Ident, "define") | (Tok::Ident, "declare") => {
                 let (header, name, name_tok, pnames) =
-                    parse_header(&mut c).map_err(|e| fatal(file, e))?;
+                    parse_header(&mut c, &defined).map_err(|e| fatal(file, e))?;
+                if let Some(n) = layouts.undefined_name(&header.fn_type()) {
+                    let msg = format!("use of undefined type %{n}");
+                    return Err(fatal(file, PErr::new(name_tok.line, name_tok.col, msg)));
+                }
                 ctx.symbol_types
                     .insert(name.clone(), LType::Ptr(Box::new(header.fn_type())));
                 ctx.headers.insert(name.clone(), header.clone());
@@ -534,7 +544,8 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             (Tok::GlobalVar, _) => {
                 ctx.items.push(Item::Text(item_text(a, b)));
                 let name = c.name(t).into_owned();
-                let (g, ty) = parse_global(&mut c, &layouts).map_err(|e| fatal(file, e))?;
+                let (g, ty) =
+                    parse_global(&mut c, &layouts, &defined).map_err(|e| fatal(file, e))?;
                 ctx.symbol_types
                     .insert(name.clone(), LType::Ptr(Box::new(ty)));
                 (name, SymDef::Global(g), t)
@@ -566,8 +577,9 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                     } else {
                         format!("`{word}`")
                     };
-                    return Err(fatal(file, PErr { line: t.line, col: t.col, msg: format!("expected a top-level entity (define, declare, a global, a type, attributes or metadata), found {found}") }));
+                    return Err(fatal(file, PErr::new(t.line, t.col, format!("expected a top-level entity (define, declare, a global, a type, attributes or metadata), found {found}"))));
                 }
+                validate::check_item(&c, &toks[a..b], &defined).map_err(|e| fatal(file, e))?;
                 ctx.items.push(Item::Text(item_text(a, b)));
                 continue;
             }
@@ -575,11 +587,11 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         if symbols.contains_key(&name) {
             return Err(fatal(
                 file,
-                PErr {
-                    line: name_tok.line,
-                    col: name_tok.col,
-                    msg: format!("redefinition of @{name}"),
-                },
+                PErr::new(
+                    name_tok.line,
+                    name_tok.col,
+                    format!("redefinition of @{name}"),
+                ),
             ));
         }
         symbols.insert(name.clone(), Symbol::new(names.len()));
@@ -599,8 +611,8 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             continue;
         };
         let mut c = Cursor::new(src, &toks[a..b]);
-        if let Err(e) = global_init(&mut c, &layouts, &symbols, g) {
-            if options.strict {
+        if let Err(e) = global_init(&mut c, &layouts, &symbols, &defined, g) {
+            if options.strict || !e.unsupported {
                 return Err(fatal(file, e));
             }
             ctx.warnings.push(format!(
@@ -632,10 +644,15 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             }
         }
     }
+    let symbol_types = names
+        .iter()
+        .map(|n| ctx.symbol_types.get(n).cloned().unwrap_or(LType::Void))
+        .collect();
     let info = ModuleInfo {
         layouts,
         symbols,
         signatures,
+        symbol_types,
     };
     // Pass 4: bodies.
     let mut module = Module::default();
@@ -664,13 +681,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             } => {
                 let (a, b) = items[item];
                 let body = &toks[a + body_start..b];
-                let r = signature_of(&header)
-                    .map_err(|m| PErr {
-                        line: toks[a].line,
-                        col: toks[a].col,
-                        msg: m,
-                    })
-                    .and_then(|sig| {
+                let r = signature_of(&header).and_then(|sig| {
                         function::lower(
                             src,
                             body,
@@ -699,7 +710,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                         SymbolKind::Function(module.functions.len() as u32 - 1)
                     }
                     Err(e) => {
-                        if options.strict {
+                        if options.strict || !e.unsupported {
                             return Err(fatal(file, e));
                         }
                         skipped.push(SkippedFunction {
@@ -738,7 +749,11 @@ fn linkage_of(head: &str) -> Linkage {
 
 /// Parses `@name = ... global|constant T [init] ...` up to the initialiser (which is
 /// evaluated later by [`global_init`]). Aliases and ifuncs become zero-sized globals.
-fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType)> {
+fn parse_global(
+    c: &mut Cursor<'_>,
+    layouts: &Layouts,
+    defined: &validate::Defined,
+) -> PResult<(Global, LType)> {
     c.bump();
     c.expect(Tok::Eq, "`=` after a global name")?;
     let mut linkage = Linkage::External;
@@ -755,7 +770,11 @@ fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType
         c.bump();
         match w {
             "global" | "constant" => {
+                let at = c.peek();
                 let ty = c.parse_type()?;
+                if let Some(n) = layouts.undefined_name(&ty) {
+                    return c.err_at(at, format!("use of undefined type %{n}"));
+                }
                 let (size, align) = layouts.size_align(&ty).unwrap_or((0, 1));
                 let g = Global {
                     size,
@@ -787,9 +806,21 @@ fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType
                 interposable = true;
             }
             "weak" | "linkonce" | "common" => interposable = true,
-            _ => c.skip_parens()?,
+            _ => {
+                let from = c.pos - 1;
+                c.skip_parens()?;
+                validate::check_words(c, &c.toks[from..c.pos], defined)?;
+            }
         }
     }
+}
+
+/// Checks an `align N` value as LLVM's parser does: a power of two up to 2^29.
+pub fn check_align(c: &Cursor<'_>, at: Token, a: u64) -> PResult<()> {
+    if !a.is_power_of_two() || a > 1 << 29 {
+        return c.err_at(at, format!("alignment {a} is not a power of two up to 2^29"));
+    }
+    Ok(())
 }
 
 /// Evaluates a global's initialiser and `align` into `g`.
@@ -797,6 +828,7 @@ fn global_init(
     c: &mut Cursor<'_>,
     layouts: &Layouts,
     syms: &HashMap<String, Symbol>,
+    defined: &validate::Defined,
     g: &mut Global,
 ) -> PResult<()> {
     c.bump();
@@ -809,29 +841,44 @@ fn global_init(
     }
     c.bump();
     let ty = c.parse_type()?;
-    if g.init.is_some() && c.peek().kind != Tok::Comma && c.peek().kind != Tok::Eof {
+    if g.init.is_some() && matches!(c.peek().kind, Tok::Comma | Tok::Eof) {
+        return c.expected("an initializer");
+    }
+    if g.init.is_some() {
         let at = c.peek();
         let v = c.parse_value()?;
         let mut buf = consts::InitBuf::default();
         consts::eval_init(layouts, syms, &ty, &v, 0, &mut buf).map_err(|m| PErr {
-            line: at.line,
-            col: at.col,
-            msg: m,
+            unsupported: consts::is_unsupported(&m),
+            ..PErr::new(at.line, at.col, m)
         })?;
         g.init = Some(buf.bytes);
         g.relocations = buf.relocs;
     }
     while c.eat(Tok::Comma) {
         if c.eat_word("align") {
+            let at = c.peek();
             let a = c.parse_u64("an alignment")?;
-            if a.is_power_of_two() && a <= u32::MAX as u64 {
-                g.align = a as u32;
+            check_align(&c, at, a)?;
+            g.align = a as u32;
+        } else if c.peek().kind == Tok::MetaVar {
+            // A metadata attachment `!name !N`.
+            c.bump();
+            let n = c.peek();
+            if n.kind != Tok::MetaVar || !defined.metadata.contains(c.text(n)) {
+                return c.expected("a defined metadata node");
             }
+            c.bump();
         } else {
+            let from = c.pos;
             while !matches!(c.peek().kind, Tok::Comma | Tok::Eof) {
                 c.bump();
             }
+            validate::check_words(c, &c.toks[from..c.pos], defined)?;
         }
+    }
+    if c.peek().kind != Tok::Eof {
+        return c.expected("`,` or the end of the global");
     }
     Ok(())
 }

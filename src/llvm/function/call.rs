@@ -55,7 +55,13 @@ impl<'a, 'm> Lower<'a, 'm> {
         let ret = match ret_ty.scalar() {
             Some(t) => t,
             None => {
-                return self.err(
+                if !ret_ty.is_first_class() {
+                    return self.err(call_tok, format!("call returning {ret_ty}"));
+                }
+                if let Some(n) = self.m.layouts.undefined_name(&ret_ty) {
+                    return self.err(call_tok, format!("use of undefined type %{n}"));
+                }
+                return self.unsupported(
                     call_tok,
                     format!("call returning {ret_ty} is not supported"),
                 )
@@ -149,6 +155,17 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let Some(&sym) = self.m.symbols.get(name.as_ref()) else {
                     return self.err(*t, format!("call to undefined symbol @{name}"));
                 };
+                if matches!(callee_v, Val::Global(..)) {
+                    // A direct call names the callee's exact type (a different type needs a
+                    // `bitcast` of the callee).
+                    let actual = &self.m.symbol_types[sym.index()];
+                    if !matches!(actual, LType::Ptr(f) if **f == fn_ty) {
+                        return self.err(
+                            *t,
+                            format!("@{name} has type {actual} but is called as {fn_ty}"),
+                        );
+                    }
+                }
                 let call_sig = Signature {
                     params: arg_types[..call_params].to_vec(),
                     ret,
@@ -232,9 +249,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 "sideeffect" => side_effects = true,
                 "alignstack" => {}
                 "inteldialect" => {
-                    return self.err(at, "inline asm in Intel dialect is not supported")
+                    return self.unsupported(at, "inline asm in Intel dialect is not supported")
                 }
-                "unwind" => return self.err(at, "unwinding inline asm is not supported"),
+                "unwind" => return self.unsupported(at, "unwinding inline asm is not supported"),
                 _ => break,
             }
             self.c.bump();

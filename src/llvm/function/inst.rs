@@ -7,6 +7,28 @@
 
 use super::*;
 
+/// LLVM 14 opcodes that are valid IR but not lowered here (an instruction named anything
+/// else is malformed input).
+const KNOWN_OPCODES: &[&str] = &[
+    "invoke",
+    "resume",
+    "landingpad",
+    "catchswitch",
+    "catchret",
+    "cleanupret",
+    "catchpad",
+    "cleanuppad",
+    "extractelement",
+    "insertelement",
+    "shufflevector",
+    "insertvalue",
+    "extractvalue",
+    "freeze",
+    "addrspacecast",
+    "callbr",
+    "unreachable",
+];
+
 impl<'a, 'm> Lower<'a, 'm> {
     /// Parses and lowers one instruction or terminator; returns true for a terminator.
     pub(super) fn instruction(&mut self) -> PResult<bool> {
@@ -135,7 +157,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 // the block ends with a jump to the fallthrough label.
                 let r = match self.call()? {
                     Some(l) => l,
-                    None => return self.err(op_tok, "callbr without inline asm is not supported"),
+                    None => return self.unsupported(op_tok, "callbr without inline asm is not supported"),
                 };
                 let cur = self.b.current_block();
                 let last = self.b.function().blocks[cur.index()].insts.last().copied();
@@ -146,7 +168,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     )
                 });
                 if !is_asm {
-                    return self.err(
+                    return self.unsupported(
                         op_tok,
                         "callbr of a function (not inline asm) is not supported",
                     );
@@ -301,19 +323,21 @@ impl<'a, 'm> Lower<'a, 'm> {
                     }
                     self.c.bump();
                     if self.c.eat_word("align") {
+                        let at = self.c.peek();
                         align = self.c.parse_u64("an alignment")?;
+                        super::super::check_align(&self.c, at, align)?;
                     } else if self.c.eat_word("addrspace") {
                         self.c.skip_parens()?;
                     } else {
                         let (nt, nv) = self.typed()?;
                         match const_int(&nt, &nv) {
-                            Some(n) if n >= 0 => size = size.checked_mul(n as u64).ok_or_else(|| PErr { line: op_tok.line, col: op_tok.col, msg: "alloca size overflows".into() })?,
-                            _ => return self.err(op_tok, "alloca with a dynamic element count (variable-length array) is not supported"),
+                            Some(n) if n >= 0 => size = size.checked_mul(n as u64).ok_or_else(|| PErr::new(op_tok.line, op_tok.col, "alloca size overflows"))?,
+                            _ => return self.unsupported(op_tok, "alloca with a dynamic element count (variable-length array) is not supported"),
                         }
                     }
                 }
-                if size > u32::MAX as u64 || !align.is_power_of_two() || align > u32::MAX as u64 {
-                    return self.err(
+                if size > u32::MAX as u64 {
+                    return self.unsupported(
                         op_tok,
                         format!("alloca of {size} bytes with alignment {align} is not supported"),
                     );
@@ -339,6 +363,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let (pt, pv) = self.typed()?;
                 if !pt.is_ptr() {
                     return self.err(op_tok, format!("load from {pt}"));
+                }
+                if matches!(&pt, LType::Ptr(e) if **e != ty) {
+                    return self.err(op_tok, format!("load of {ty} through {pt}"));
                 }
                 let ptr = self.operand(&pt, &pv)?;
                 if atomic {
@@ -366,6 +393,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let (pt, pv) = self.typed()?;
                 if !pt.is_ptr() {
                     return self.err(op_tok, format!("store to {pt}"));
+                }
+                if matches!(&pt, LType::Ptr(e) if **e != vt) {
+                    return self.err(op_tok, format!("store of {vt} through {pt}"));
                 }
                 let value = self.operand(&vt, &vv)?;
                 let ptr = self.operand(&pt, &pv)?;
@@ -420,17 +450,17 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.comma()?;
                 let k = self.c.parse_u64("an index")?;
                 if self.c.peek().kind == Tok::Comma && self.c.peek2() == Tok::Int {
-                    return self.err(op_tok, "extractvalue with nested indices is not supported");
+                    return self.unsupported(op_tok, "extractvalue with nested indices is not supported");
                 }
                 let Val::Local(name, t) = &v else {
-                    return self.err(op_tok, "extractvalue of a constant is not supported");
+                    return self.unsupported(op_tok, "extractvalue of a constant is not supported");
                 };
                 match self.locals.get(name) {
                     Some(Local::Tuple(items)) => match items.get(k as usize) {
                         Some(op) => Local::Op(*op),
                         None => return self.err(*t, format!("extractvalue index {k} out of range")),
                     },
-                    _ => return self.err(*t, format!("extractvalue of %{name}: only cmpxchg and inline-asm results are supported")),
+                    _ => return self.unsupported(*t, format!("extractvalue of %{name}: only cmpxchg and inline-asm results are supported")),
                 }
             }
             "phi" => {
@@ -458,7 +488,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     let r = self.operand(&ty, &v);
                     self.b.switch_to(cur);
                     if pred == cur && self.b.function().insts.len() != before {
-                        return self.err(
+                        return self.unsupported(
                             bt,
                             "constant expression in a phi of a self-loop is not supported",
                         );
@@ -478,9 +508,14 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let volatile = self.c.eat_word("volatile");
                 let ot = self.c.expect(Tok::Ident, "an atomicrmw operation")?;
                 let Some(aop) = AtomicOp::from_name(self.c.text(ot)) else {
-                    return self.err(
+                    let w = self.c.text(ot);
+                    let known = ["fadd", "fsub", "fmax", "fmin"];
+                    if !known.contains(&w) {
+                        return self.err(ot, format!("unknown atomicrmw operation `{w}`"));
+                    }
+                    return self.unsupported(
                         ot,
-                        format!("atomicrmw operation `{}` is not supported", self.c.text(ot)),
+                        format!("atomicrmw operation `{w}` is not supported"),
                     );
                 };
                 let (pt, pv) = self.typed()?;
@@ -494,7 +529,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let value = self.operand(&vt, &vv)?;
                 let ord = self.ordering()?;
                 if volatile {
-                    return self.err(op_tok, "volatile atomicrmw is not supported");
+                    return self.unsupported(op_tok, "volatile atomicrmw is not supported");
                 }
                 Local::Op(self.push1(InstKind::AtomicRmw {
                     op: aop,
@@ -507,7 +542,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             "cmpxchg" => {
                 self.c.eat_word("weak");
                 if self.c.eat_word("volatile") {
-                    return self.err(op_tok, "volatile cmpxchg is not supported");
+                    return self.unsupported(op_tok, "volatile cmpxchg is not supported");
                 }
                 let (pt, pv) = self.typed()?;
                 self.comma()?;
@@ -559,7 +594,10 @@ impl<'a, 'm> Lower<'a, 'm> {
                     payload,
                 }))))
             }
-            _ => return self.err(op_tok, format!("instruction `{op}` is not supported")),
+            _ if KNOWN_OPCODES.contains(&op) => {
+                return self.unsupported(op_tok, format!("instruction `{op}` is not supported"))
+            }
+            _ => return self.err(op_tok, format!("unknown instruction `{op}`")),
         };
         self.finish()?;
         self.define(result, r)?;
@@ -601,7 +639,9 @@ impl<'a, 'm> Lower<'a, 'm> {
         {
             self.c.bump();
             self.c.bump();
+            let at = self.c.peek();
             align = self.c.parse_u64("an alignment")?;
+            super::super::check_align(&self.c, at, align)?;
         }
         Ok(format!(
             "{}|{align}|{text}",
