@@ -13,6 +13,8 @@
 //!    import repairs rather than rejects, such as a pointer operand of the wrong pointee
 //!    type); it does not fail the test, because the export is valid.
 //!
+//! `STRATA_MUTANTS=N` and `STRATA_MUTANT_SEED=S` run longer or other mutant sets.
+//!
 //! Without `opt` (or without the corpus for the corpus part) the tests fail with the reason
 //! unless `STRATA_SKIP_CORPUS=1`, which makes them print `SKIPPED: ...` instead.
 
@@ -50,30 +52,171 @@ done:
 }
 "#;
 
-/// (name, text replaced in BASE, replacement, expected `line:col`, expected message part).
-const INVALID: &[(&str, &str, &str, (u32, u32), &str)] = &[
-    ("unclosed function body", "  ret i32 %p\n}", "  ret i32 %p", (25, 11), "not closed"),
-    ("undefined value", "%v, 0", "%w, 0", (17, 21), "undefined value %w"),
-    ("missing label", "label %done\nthen:", "label %nowhere\nthen:", (18, 32), "undefined block %nowhere"),
-    ("stored type differs from the pointer's", "store i32 1", "store i64 1", (15, 3), "store of i64 through i32*"),
-    ("loaded type differs from the pointer's", "load i32, i32* %x", "load i64, i32* %x", (16, 8), "load of i64 through i32*"),
-    ("operand of the wrong type", "ret i32 %s", "ret i64 %s", (9, 11), "%s has type i32"),
-    ("branch on a non-i1", "br i1 %c", "br i32 %c", (18, 3), "branch condition of type i32"),
-    ("missing terminator", "  %s = add i32 %a, %b\n  ret i32 %s", "  %s = add i32 %a, %b", (8, 20), "does not end with a terminator"),
-    ("duplicate value", "  %v = load i32, i32* %x, align 4", "  %v = load i32, i32* %x, align 4\n  %v = load i32, i32* %x, align 4", (17, 3), "defined twice"),
-    ("duplicate function", "define i32 @main() {", "define i32 @add() {\n  ret i32 0\n}\ndefine i32 @main() {", (12, 12), "redefinition of @add"),
-    ("phi naming a non-predecessor", "[ 0, %entry ]", "[ 0, %then ]", (12, 1), "phi has incoming blocks"),
-    ("phi with an extra entry", "[ 0, %entry ]", "[ 0, %entry ], [ 1, %then ]", (12, 1), "phi has incoming blocks"),
-    ("phi after a non-phi", "  ret i32 %p\n}", "  %q = phi i32 [ 1, %then ], [ 0, %entry ]\n  ret i32 %p\n}", (25, 8), "phi after a non-phi"),
-    ("undefined global", "i32* %x, align 4\n  %c", "i32* @nog, align 4\n  %c", (16, 23), "undefined symbol @nog"),
-    ("global of the wrong type", "i32* %x, align 4\n  %c", "i64* @g, align 4\n  %c", (16, 8), "load of i32 through i64*"),
-    ("global used with a wrong pointer type", "i32* %x, align 4\n  %c", "i32** bitcast (i32* @g to i32**), align 4\n  %c", (16, 8), "load of i32 through i32**"),
-    ("non-dominating use", "done:\n  %p = phi i32 [ %r, %then ], [ 0, %entry ]", "done:\n  %p = add i32 %r, 0", (12, 1), "dominated"),
-    ("alignment not a power of two", "align 4\n  store", "align 7\n  store", (14, 26), "alignment 7"),
-    ("call with too few arguments", "@add(i32 %v, i32 2)", "@add(i32 %v)", (20, 17), "called as i32 (i32)"),
-    ("call with too many arguments", "@add(i32 %v, i32 2)", "@add(i32 %v, i32 2, i32 3)", (20, 17), "called as i32 (i32, i32, i32)"),
-    ("unterminated string", "c\"ab\\00\"", "c\"ab", (2, 48), "not closed"),
-    ("unknown instruction", "%s = add i32", "%s = frobnicate i32", (8, 8), "unknown instruction `frobnicate`"),
+/// One invalid input: (name, text replaced in BASE, replacement, expected `line:col`,
+/// expected message part).
+type Case = (
+    &'static str,
+    &'static str,
+    &'static str,
+    (u32, u32),
+    &'static str,
+);
+
+const INVALID: &[Case] = &[
+    (
+        "unclosed function body",
+        "  ret i32 %p\n}",
+        "  ret i32 %p",
+        (25, 11),
+        "not closed",
+    ),
+    (
+        "undefined value",
+        "%v, 0",
+        "%w, 0",
+        (17, 21),
+        "undefined value %w",
+    ),
+    (
+        "missing label",
+        "label %done\nthen:",
+        "label %nowhere\nthen:",
+        (18, 32),
+        "undefined block %nowhere",
+    ),
+    (
+        "stored type differs from the pointer's",
+        "store i32 1",
+        "store i64 1",
+        (15, 3),
+        "store of i64 through i32*",
+    ),
+    (
+        "loaded type differs from the pointer's",
+        "load i32, i32* %x",
+        "load i64, i32* %x",
+        (16, 8),
+        "load of i64 through i32*",
+    ),
+    (
+        "operand of the wrong type",
+        "ret i32 %s",
+        "ret i64 %s",
+        (9, 11),
+        "%s has type i32",
+    ),
+    (
+        "branch on a non-i1",
+        "br i1 %c",
+        "br i32 %c",
+        (18, 3),
+        "branch condition of type i32",
+    ),
+    (
+        "missing terminator",
+        "  %s = add i32 %a, %b\n  ret i32 %s",
+        "  %s = add i32 %a, %b",
+        (8, 20),
+        "does not end with a terminator",
+    ),
+    (
+        "duplicate value",
+        "  %v = load i32, i32* %x, align 4",
+        "  %v = load i32, i32* %x, align 4\n  %v = load i32, i32* %x, align 4",
+        (17, 3),
+        "defined twice",
+    ),
+    (
+        "duplicate function",
+        "define i32 @main() {",
+        "define i32 @add() {\n  ret i32 0\n}\ndefine i32 @main() {",
+        (12, 12),
+        "redefinition of @add",
+    ),
+    (
+        "phi naming a non-predecessor",
+        "[ 0, %entry ]",
+        "[ 0, %then ]",
+        (12, 1),
+        "phi has incoming blocks",
+    ),
+    (
+        "phi with an extra entry",
+        "[ 0, %entry ]",
+        "[ 0, %entry ], [ 1, %then ]",
+        (12, 1),
+        "phi has incoming blocks",
+    ),
+    (
+        "phi after a non-phi",
+        "  ret i32 %p\n}",
+        "  %q = phi i32 [ 1, %then ], [ 0, %entry ]\n  ret i32 %p\n}",
+        (25, 8),
+        "phi after a non-phi",
+    ),
+    (
+        "undefined global",
+        "i32* %x, align 4\n  %c",
+        "i32* @nog, align 4\n  %c",
+        (16, 23),
+        "undefined symbol @nog",
+    ),
+    (
+        "global of the wrong type",
+        "i32* %x, align 4\n  %c",
+        "i64* @g, align 4\n  %c",
+        (16, 8),
+        "load of i32 through i64*",
+    ),
+    (
+        "global used with a wrong pointer type",
+        "i32* %x, align 4\n  %c",
+        "i32** bitcast (i32* @g to i32**), align 4\n  %c",
+        (16, 8),
+        "load of i32 through i32**",
+    ),
+    (
+        "non-dominating use",
+        "done:\n  %p = phi i32 [ %r, %then ], [ 0, %entry ]",
+        "done:\n  %p = add i32 %r, 0",
+        (12, 1),
+        "dominated",
+    ),
+    (
+        "alignment not a power of two",
+        "align 4\n  store",
+        "align 7\n  store",
+        (14, 26),
+        "alignment 7",
+    ),
+    (
+        "call with too few arguments",
+        "@add(i32 %v, i32 2)",
+        "@add(i32 %v)",
+        (20, 17),
+        "called as i32 (i32)",
+    ),
+    (
+        "call with too many arguments",
+        "@add(i32 %v, i32 2)",
+        "@add(i32 %v, i32 2, i32 3)",
+        (20, 17),
+        "called as i32 (i32, i32, i32)",
+    ),
+    (
+        "unterminated string",
+        "c\"ab\\00\"",
+        "c\"ab",
+        (2, 48),
+        "not closed",
+    ),
+    (
+        "unknown instruction",
+        "%s = add i32",
+        "%s = frobnicate i32",
+        (8, 8),
+        "unknown instruction `frobnicate`",
+    ),
 ];
 
 fn variant(old: &str, new: &str) -> String {
@@ -177,6 +320,22 @@ fn fuzz(label: &str, src: &str, n: usize, seed: u64, dir: &Path) -> (usize, usiz
     (accepted, rejected, lenient)
 }
 
+/// Mutants per input: `default`, or `STRATA_MUTANTS` for longer runs.
+fn mutants(default: usize) -> usize {
+    std::env::var("STRATA_MUTANTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Added to the seeds: `STRATA_MUTANT_SEED` for other mutants than the default ones.
+fn seed() -> u64 {
+    std::env::var("STRATA_MUTANT_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
 #[test]
 fn mutated_fixtures_are_rejected_or_export_valid_ir() {
     let test = "mutated_fixtures_are_rejected_or_export_valid_ir";
@@ -188,7 +347,7 @@ fn mutated_fixtures_are_rejected_or_export_valid_ir() {
     let mut total = (0, 0);
     for (k, name) in ["floats", "misc", "vm"].iter().enumerate() {
         let src = std::fs::read_to_string(root.join(format!("{name}.ll"))).unwrap();
-        let (a, r, _) = fuzz(name, &src, 150, 0xF00D + k as u64, &dir);
+        let (a, r, _) = fuzz(name, &src, mutants(150), 0xF00D + k as u64 + seed(), &dir);
         total.0 += a;
         total.1 += r;
     }
@@ -216,7 +375,7 @@ fn mutated_corpus_modules_are_rejected_or_export_valid_ir() {
     for (k, path) in modules.iter().enumerate() {
         let src = std::fs::read_to_string(path).unwrap();
         let label = path.file_stem().unwrap().to_string_lossy().into_owned();
-        fuzz(&label, &src, 12, 0xC0DE + k as u64, &dir);
+        fuzz(&label, &src, mutants(12), 0xC0DE + k as u64 + seed(), &dir);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -201,7 +201,9 @@ pub fn const_ptr(
         Val::Gep(src, base, idx) => {
             let consts: Vec<Option<i64>> = idx.iter().map(|(t, v)| const_int(t, v)).collect();
             if consts.iter().any(|c| c.is_none()) {
-                return Err("non-constant getelementptr index in a constant is not supported".into());
+                return Err(
+                    "non-constant getelementptr index in a constant is not supported".into(),
+                );
             }
             let (off, _) = gep_fold(layouts, src, &consts)?;
             Ok(const_ptr(layouts, syms, &base.1)?.map(|(s, a)| (s, a.wrapping_add(off))))
@@ -309,7 +311,8 @@ pub fn eval_init(
             let offsets = match ty {
                 LType::Named(n) => layouts.named(n)?.offsets,
                 LType::Struct { fields, packed } => {
-                    if fields.len() != elems.len() || fields.iter().zip(elems).any(|(f, (t, _))| f != t)
+                    if fields.len() != elems.len()
+                        || fields.iter().zip(elems).any(|(f, (t, _))| f != t)
                     {
                         return Err(format!("initializer fields do not match {ty}"));
                     }

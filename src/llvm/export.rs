@@ -137,8 +137,9 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
 }
 
 /// LLVM spelling of a strata scalar type.
-fn ty(t: Type) -> &'static str {
-    match t {
+fn ty(t: Type) -> std::borrow::Cow<'static, str> {
+    std::borrow::Cow::Borrowed(match t {
+        Type::Int(n) => return std::borrow::Cow::Owned(format!("i{n}")),
         Type::Void => "void",
         Type::I1 => "i1",
         Type::I8 => "i8",
@@ -149,7 +150,7 @@ fn ty(t: Type) -> &'static str {
         Type::F32 => "float",
         Type::F64 => "double",
         Type::Ptr => "i8*",
-    }
+    })
 }
 
 fn param_list(params: impl Iterator<Item = String>, varargs: bool) -> String {

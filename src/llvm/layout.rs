@@ -85,12 +85,7 @@ impl LType {
     pub fn scalar(&self) -> Option<Type> {
         Some(match self {
             LType::Void => Type::Void,
-            LType::Int(1) => Type::I1,
-            LType::Int(8) => Type::I8,
-            LType::Int(16) => Type::I16,
-            LType::Int(32) => Type::I32,
-            LType::Int(64) => Type::I64,
-            LType::Int(128) => Type::I128,
+            LType::Int(n) => return Type::int(*n),
             LType::Float => Type::F32,
             LType::Double => Type::F64,
             LType::Ptr(_) | LType::OpaquePtr => Type::Ptr,
@@ -108,6 +103,7 @@ impl LType {
             Type::I32 => LType::Int(32),
             Type::I64 => LType::Int(64),
             Type::I128 => LType::Int(128),
+            Type::Int(n) => LType::Int(n as u32),
             Type::F32 => LType::Float,
             Type::F64 => LType::Double,
             Type::Ptr => LType::i8_ptr(),

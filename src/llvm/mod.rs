@@ -355,7 +355,21 @@ fn parse_header<'a>(
                     }
                     Tok::LocalVar => {
                         c.bump();
-                        pname = Some(c.name(t).into_owned());
+                        let n = c.name(t).into_owned();
+                        if n.bytes().all(|b| b.is_ascii_digit()) {
+                            let want = names.iter().filter(|p: &&Option<String>| {
+                                p.as_ref()
+                                    .is_none_or(|p| p.bytes().all(|b| b.is_ascii_digit()))
+                            });
+                            let want = want.count();
+                            if n != want.to_string() {
+                                return c.err_at(
+                                    t,
+                                    format!("parameter %{n} should be numbered %{want}"),
+                                );
+                            }
+                        }
+                        pname = Some(n);
                     }
                     _ => {
                         c.bump();
@@ -426,7 +440,10 @@ fn signature_of(h: &FnHeader) -> Result<Signature, PErr> {
         match p.ty.scalar() {
             Some(t) if t != Type::Void => params.push(t),
             None if p.ty.is_first_class() => {
-                return Err(at(format!("parameter type {} is not supported", p.ty), true))
+                return Err(at(
+                    format!("parameter type {} is not supported", p.ty),
+                    true,
+                ))
             }
             _ => return Err(at(format!("invalid parameter type {}", p.ty), false)),
         }
@@ -467,7 +484,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
     let toks = lexer::lex(src);
     let items = split_items(src, &toks);
     let whole = Cursor::new(src, &toks);
-    let defined = validate::collect_defined(&whole, &items);
+    let defined = validate::collect_defined(&whole, &items).map_err(|e| fatal(file, e))?;
     validate::check_module_flags(&whole, &items).map_err(|e| fatal(file, e))?;
     let mut ctx = LlvmContext {
         file: file.to_string(),
@@ -681,17 +698,41 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             } => {
                 let (a, b) = items[item];
                 let body = &toks[a + body_start..b];
-                let r = signature_of(&header).and_then(|sig| {
-                        function::lower(
-                            src,
-                            body,
-                            &info,
-                            &name,
-                            sig,
-                            &pnames,
-                            label_fns.contains(name.as_str()),
-                        )
-                    });
+                let keep = label_fns.contains(name.as_str());
+                let r = match signature_of(&header) {
+                    Ok(sig) => {
+                        let shape = function::Shape {
+                            param_names: &pnames,
+                            keep_labels: keep,
+                            unmodelled: &[],
+                        };
+                        function::lower(src, body, &info, &name, sig, &shape)
+                    }
+                    // An unmodelled signature: the body is still checked for malformed
+                    // input, with the unmodelled parameters marked.
+                    Err(e) if e.unsupported => {
+                        let loose = loose_signature(&header);
+                        // One flag per parameter, then one for the return type.
+                        let mut unmodelled: Vec<bool> =
+                            loose.params.iter().map(|t| *t == Type::Void).collect();
+                        unmodelled.push(header.ret != LType::Void && loose.ret == Type::Void);
+                        let sig = Signature {
+                            params: loose
+                                .params
+                                .iter()
+                                .map(|t| if *t == Type::Void { Type::I8 } else { *t })
+                                .collect(),
+                            ..loose
+                        };
+                        let shape = function::Shape {
+                            param_names: &pnames,
+                            keep_labels: keep,
+                            unmodelled: &unmodelled,
+                        };
+                        function::lower(src, body, &info, &name, sig, &shape).and(Err(e))
+                    }
+                    Err(e) => Err(e),
+                };
                 match r {
                     Ok(function::Lowered {
                         function: mut f,
@@ -818,7 +859,10 @@ fn parse_global(
 /// Checks an `align N` value as LLVM's parser does: a power of two up to 2^29.
 pub fn check_align(c: &Cursor<'_>, at: Token, a: u64) -> PResult<()> {
     if !a.is_power_of_two() || a > 1 << 29 {
-        return c.err_at(at, format!("alignment {a} is not a power of two up to 2^29"));
+        return c.err_at(
+            at,
+            format!("alignment {a} is not a power of two up to 2^29"),
+        );
     }
     Ok(())
 }
@@ -859,7 +903,7 @@ fn global_init(
         if c.eat_word("align") {
             let at = c.peek();
             let a = c.parse_u64("an alignment")?;
-            check_align(&c, at, a)?;
+            check_align(c, at, a)?;
             g.align = a as u32;
         } else if c.peek().kind == Tok::MetaVar {
             // A metadata attachment `!name !N`.
@@ -871,6 +915,9 @@ fn global_init(
             c.bump();
         } else {
             let from = c.pos;
+            if matches!(c.peek().kind, Tok::Comma | Tok::Eof) {
+                return c.expected("a global property after `,`");
+            }
             while !matches!(c.peek().kind, Tok::Comma | Tok::Eof) {
                 c.bump();
             }

@@ -201,6 +201,11 @@ pub const KEYWORDS: &[&str] = &[
     "zeroext",
 ];
 
+/// The data layout string clang 14 writes for x86-64 Linux (quoted), the only one import
+/// accepts: sizes and offsets are computed with it ([`super::layout`]).
+pub const X86_64_DATALAYOUT: &str =
+    "\"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128\"";
+
 /// True if `w` is one of [`KEYWORDS`].
 pub fn is_keyword(w: &str) -> bool {
     KEYWORDS.binary_search(&w).is_ok()
@@ -278,7 +283,17 @@ pub fn check_words(c: &Cursor<'_>, toks: &[Token], defined: &Defined) -> PResult
                     return c.err_at(t, "unbalanced parentheses");
                 }
             }
-            Tok::Int | Tok::Str | Tok::Comma | Tok::Eq | Tok::ComdatVar => {}
+            Tok::Str => {
+                // `"frame-pointer"="all"`: the one string attribute LLVM 14's verifier reads.
+                if c.text(t) == "\"frame-pointer\"" {
+                    let value = toks.get(k + 2).map_or("", |v| c.text(*v));
+                    if !matches!(value, "\"all\"" | "\"non-leaf\"" | "\"none\"") {
+                        return c
+                            .err_at(t, "frame-pointer must be \"all\", \"non-leaf\" or \"none\"");
+                    }
+                }
+            }
+            Tok::Int | Tok::Comma | Tok::Eq | Tok::ComdatVar => {}
             _ => return c.err_at(t, format!("unexpected `{}`", c.text(t))),
         }
         k += 1;
@@ -287,24 +302,34 @@ pub fn check_words(c: &Cursor<'_>, toks: &[Token], defined: &Defined) -> PResult
 }
 
 /// Collects the attribute groups and metadata nodes that top-level items `items` (token
-/// ranges) define.
-pub fn collect_defined(c: &Cursor<'_>, items: &[(usize, usize)]) -> Defined {
+/// ranges) define; a name defined twice (also a named type or a comdat) is an error.
+pub fn collect_defined(c: &Cursor<'_>, items: &[(usize, usize)]) -> PResult<Defined> {
     let mut d = Defined::default();
+    let mut types = HashSet::new();
+    let mut comdats = HashSet::new();
     for &(a, b) in items {
         let toks = &c.toks[a..b];
-        match (toks.first(), toks.get(1)) {
-            (Some(t), Some(n)) if t.kind == Tok::Ident && c.text(*t) == "attributes" => {
-                if n.kind == Tok::AttrGroup {
-                    d.attr_groups.insert(c.text(*n).to_string());
-                }
+        let (Some(&t), Some(&n)) = (toks.first(), toks.get(1)) else {
+            continue;
+        };
+        let fresh = match t.kind {
+            Tok::Ident if c.text(t) == "attributes" && n.kind == Tok::AttrGroup => {
+                d.attr_groups.insert(c.text(n).to_string())
             }
-            (Some(t), _) if t.kind == Tok::MetaVar => {
-                d.metadata.insert(c.text(*t).to_string());
+            Tok::MetaVar => d.metadata.insert(c.text(t).to_string()),
+            Tok::LocalVar
+                if n.kind == Tok::Eq && toks.get(2).is_some_and(|w| c.text(*w) == "type") =>
+            {
+                types.insert(c.text(t))
             }
-            _ => {}
+            Tok::ComdatVar if n.kind == Tok::Eq => comdats.insert(c.text(t)),
+            _ => true,
+        };
+        if !fresh {
+            return c.err_at(t, format!("redefinition of {}", c.text(t)));
         }
     }
-    d
+    Ok(d)
 }
 
 /// Checks a top-level item that is not a function, global or type definition: its first
@@ -329,9 +354,20 @@ pub fn check_item(c: &Cursor<'_>, toks: &[Token], defined: &Defined) -> PResult<
             end(3)
         }
         (Tok::Ident, "target") => {
-            if !matches!(word(1), "datalayout" | "triple") || kind(2) != Tok::Eq || kind(3) != Tok::Str
+            if !matches!(word(1), "datalayout" | "triple")
+                || kind(2) != Tok::Eq
+                || kind(3) != Tok::Str
             {
-                return c.err_at(at(1), "expected `datalayout = \"...\"` or `triple = \"...\"`");
+                return c.err_at(
+                    at(1),
+                    "expected `datalayout = \"...\"` or `triple = \"...\"`",
+                );
+            }
+            if word(1) == "datalayout" && word(3) != X86_64_DATALAYOUT {
+                return c.err_at(
+                    at(3),
+                    format!("data layout {} is not x86-64's {X86_64_DATALAYOUT} (the only one strata models)", word(3)),
+                );
             }
             end(4)
         }
@@ -357,7 +393,10 @@ pub fn check_item(c: &Cursor<'_>, toks: &[Token], defined: &Defined) -> PResult<
         (Tok::ComdatVar, _) => {
             if kind(1) != Tok::Eq
                 || word(2) != "comdat"
-                || !matches!(word(3), "any" | "exactmatch" | "largest" | "nodeduplicate" | "samesize")
+                || !matches!(
+                    word(3),
+                    "any" | "exactmatch" | "largest" | "nodeduplicate" | "samesize"
+                )
             {
                 return c.err_at(at(1), "expected `= comdat <selection kind>`");
             }

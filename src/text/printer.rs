@@ -117,7 +117,7 @@ fn signature(out: &mut String, sig: &Signature, values: Option<&[Value]>) {
         if i > 0 {
             out.push_str(", ");
         }
-        out.push_str(t.name());
+        let _ = write!(out, "{t}");
         if let Some(vs) = values {
             let v = vs.get(i).copied().unwrap_or(Value(u32::MAX));
             let _ = write!(out, " {v}");

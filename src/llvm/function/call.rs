@@ -33,6 +33,17 @@ impl<'a, 'm> Lower<'a, 'm> {
         } else {
             attr_start
         };
+        if guard > 0 {
+            let first = self
+                .c
+                .toks
+                .partition_point(|t| (t.start as usize) < attr_start);
+            crate::llvm::validate::check_words(
+                &self.c,
+                &self.c.toks[first..self.c.pos],
+                &crate::llvm::validate::Defined::default(),
+            )?;
+        }
         let ret_attrs = if guard > 0 {
             self.c
                 .src
@@ -58,13 +69,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 if !ret_ty.is_first_class() {
                     return self.err(call_tok, format!("call returning {ret_ty}"));
                 }
-                if let Some(n) = self.m.layouts.undefined_name(&ret_ty) {
-                    return self.err(call_tok, format!("use of undefined type %{n}"));
-                }
-                return self.unsupported(
-                    call_tok,
-                    format!("call returning {ret_ty} is not supported"),
-                )
+                self.scalar(&ret_ty, call_tok)?
             }
         };
         let callee_tok = self.c.peek();
@@ -92,6 +97,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                         break;
                     }
                     let w = self.c.text(t);
+                    if !crate::llvm::validate::is_keyword(w) {
+                        return self.err(t, format!("unknown attribute `{w}`"));
+                    }
                     self.c.bump();
                     e = t.end as usize;
                     if self.c.peek().kind == Tok::LParen {

@@ -36,6 +36,9 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.at = start;
         let mut result = None;
         if start.kind == Tok::LocalVar && self.c.peek2() == Tok::Eq {
+            let index = self.c.pos;
+            self.check_number(start)?;
+            self.numbered = Some(index);
             self.c.bump();
             self.c.bump();
             result = Some((self.c.name(start), start));
@@ -66,7 +69,15 @@ impl<'a, 'm> Lower<'a, 'm> {
                 };
                 let want = self.b.function().signature.ret;
                 let got = v.map_or(Type::Void, |o| self.b.function().operand_type(o));
-                if got != want {
+                if self.ret_unmodelled && v.is_none() {
+                    return self.err(op_tok, "`ret void` in a function returning a value");
+                }
+                let mismatch = if self.ret_unmodelled {
+                    self.stand_in.is_none()
+                } else {
+                    got != want && self.stand_in.is_none()
+                };
+                if mismatch {
                     return self.err(
                         op_tok,
                         format!("`ret` of {got} in a function returning {want}"),
@@ -157,7 +168,10 @@ impl<'a, 'm> Lower<'a, 'm> {
                 // the block ends with a jump to the fallthrough label.
                 let r = match self.call()? {
                     Some(l) => l,
-                    None => return self.unsupported(op_tok, "callbr without inline asm is not supported"),
+                    None => {
+                        return self
+                            .unsupported(op_tok, "callbr without inline asm is not supported")
+                    }
                 };
                 let cur = self.b.current_block();
                 let last = self.b.function().blocks[cur.index()].insts.last().copied();
@@ -450,7 +464,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.comma()?;
                 let k = self.c.parse_u64("an index")?;
                 if self.c.peek().kind == Tok::Comma && self.c.peek2() == Tok::Int {
-                    return self.unsupported(op_tok, "extractvalue with nested indices is not supported");
+                    return self
+                        .unsupported(op_tok, "extractvalue with nested indices is not supported");
                 }
                 let Val::Local(name, t) = &v else {
                     return self.unsupported(op_tok, "extractvalue of a constant is not supported");
@@ -513,10 +528,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                     if !known.contains(&w) {
                         return self.err(ot, format!("unknown atomicrmw operation `{w}`"));
                     }
-                    return self.unsupported(
-                        ot,
-                        format!("atomicrmw operation `{w}` is not supported"),
-                    );
+                    return self
+                        .unsupported(ot, format!("atomicrmw operation `{w}` is not supported"));
                 };
                 let (pt, pv) = self.typed()?;
                 self.comma()?;
