@@ -16,7 +16,6 @@
 use super::layout::{LType, Layouts};
 use super::parse::Val;
 use crate::ir::{Relocation, Symbol, Type};
-use std::collections::HashMap;
 
 /// Largest initialiser image we build, in bytes.
 pub const MAX_INIT_BYTES: u64 = 1 << 26;
@@ -188,7 +187,7 @@ impl InitBuf {
 /// Resolves a constant pointer expression to `(symbol, addend)`; `Ok(None)` for null.
 pub fn const_ptr(
     layouts: &Layouts,
-    syms: &HashMap<String, Symbol>,
+    syms: &crate::llvm::function::FastMap<String, Symbol>,
     v: &Val,
 ) -> Result<Option<(Symbol, i64)>, String> {
     match v {
@@ -221,7 +220,7 @@ pub fn const_ptr(
 /// Writes the constant `v` of type `ty` at byte offset `off` of `out`.
 pub fn eval_init(
     layouts: &Layouts,
-    syms: &HashMap<String, Symbol>,
+    syms: &crate::llvm::function::FastMap<String, Symbol>,
     ty: &LType,
     v: &Val,
     off: u64,

@@ -138,9 +138,7 @@ pub fn lex(src: &str) -> Vec<Token> {
             continue;
         }
         if c == b';' {
-            while i < n && s[i] != b'\n' {
-                i += 1;
-            }
+            i = memchr::memchr(b'\n', &s[i..n]).map_or(n, |k| i + k);
             continue;
         }
         let start = i;

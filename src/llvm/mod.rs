@@ -244,7 +244,7 @@ pub struct ModuleInfo {
     /// Named struct layouts.
     pub layouts: Layouts,
     /// Symbols by name.
-    pub symbols: HashMap<String, Symbol>,
+    pub symbols: crate::llvm::function::FastMap<String, Symbol>,
     /// Strata signatures of functions and declarations by symbol index (`None` for globals
     /// and for functions whose signature is not representable).
     pub signatures: Vec<Option<Signature>>,
@@ -518,7 +518,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
     // Pass 3: symbols.
     let mut names: Vec<String> = Vec::new();
     let mut defs: Vec<SymDef> = Vec::new();
-    let mut symbols: HashMap<String, Symbol> = HashMap::new();
+    let mut symbols: crate::llvm::function::FastMap<String, Symbol> = Default::default();
     for (k, &(a, b)) in items.iter().enumerate() {
         let t = toks[a];
         let word = src.get(t.start as usize..t.end as usize).unwrap_or("");
@@ -871,7 +871,7 @@ pub fn check_align(c: &Cursor<'_>, at: Token, a: u64) -> PResult<()> {
 fn global_init(
     c: &mut Cursor<'_>,
     layouts: &Layouts,
-    syms: &HashMap<String, Symbol>,
+    syms: &crate::llvm::function::FastMap<String, Symbol>,
     defined: &validate::Defined,
     g: &mut Global,
 ) -> PResult<()> {
