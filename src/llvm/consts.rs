@@ -381,7 +381,7 @@ mod tests {
         let l = Layouts::default();
         let mut out = InitBuf::default();
         let big = LType::Array(1 << 40, Box::new(LType::Int(8)));
-        eval_init(&l, &HashMap::new(), &big, &Val::Zero, 0, &mut out).unwrap();
+        eval_init(&l, &Default::default(), &big, &Val::Zero, 0, &mut out).unwrap();
         assert!(out.bytes.is_empty());
         let arr = LType::Array(3, Box::new(LType::Int(16)));
         let v = Val::Agg(vec![
