@@ -389,7 +389,7 @@ mod tests {
             (LType::Int(16), Val::Int(0)),
             (LType::Int(16), Val::Int(0xFFFF)),
         ]);
-        eval_init(&l, &HashMap::new(), &arr, &v, 0, &mut out).unwrap();
+        eval_init(&l, &Default::default(), &arr, &v, 0, &mut out).unwrap();
         assert_eq!(out.bytes, vec![1, 0, 0, 0, 0xFF, 0xFF]);
     }
 }
