@@ -29,15 +29,20 @@
 //! `llvm.dbg.*` are dropped; `llvm.memcpy` and friends are ordinary external calls.
 //! A function with phis is imported in `Phase::Ssa`, otherwise `Phase::Memory`.
 //!
-//! **Errors.** Malformed top-level syntax is a fatal [`ImportError`]. Inside a function,
-//! an unsupported construct (aggregate values such as `{ i64, i64 }` struct returns, VLAs,
-//! `x86_fp80`, vectors, `invoke`, ...) or a syntax error skips that function only:
-//! it is recorded in [`Imported::skipped`] with its line and reason, becomes an external
-//! declaration in the module (its signature's unrepresentable types appear as `void`), and
-//! export re-emits its original text unchanged. With [`ImportOptions::strict`] the first
-//! such error is fatal. Import never panics and every loop consumes input, so it never hangs.
-//! Like LLVM's parser, import does not check that definitions dominate their uses:
-//! [`Imported::skip_invalid_functions`] runs the verifier and skips what it rejects.
+//! **Errors.** Input that is not valid LLVM IR is a fatal [`ImportError`] at `file:line:col`
+//! (syntax, undefined names and types, type mismatches, call arity, alignments, value
+//! numbering, phis after other instructions, keywords and attribute groups in the text export
+//! copies verbatim, metadata references and module flags: [`validate`]). Only a *valid*
+//! function using a construct the IR does not model (aggregate values such as `{ i64, i64 }`
+//! struct returns, VLAs, `x86_fp80`, vectors, `invoke`, ...; a [`parse::PErr`] with
+//! `unsupported` set) is skipped: its body is still parsed to the end with stand-in types
+//! (so a malformed construct anywhere in it is an error), then it is recorded in
+//! [`Imported::skipped`] with its line and reason, becomes an external declaration in the
+//! module (its signature's unrepresentable types appear as `void`), and export re-emits its
+//! original text unchanged. With [`ImportOptions::strict`] the first such function is fatal.
+//! Import never panics and every loop consumes input, so it never hangs. Like LLVM's parser,
+//! import does not check that definitions dominate their uses: [`Imported::verify`] runs the
+//! verifier (the CLI always calls it) and reports the first function it rejects.
 //!
 //! **Export** ([`export()`], module [`mod@export`]) prints a module back as LLVM 14 `.ll`:
 //! every type, global, declaration, attribute group and metadata node is re-emitted
