@@ -526,6 +526,25 @@ impl<'a> Printer<'a> {
                 );
                 self.line(s)
             }
+            InstKind::DynAlloca {
+                count,
+                elem_size,
+                align,
+                ..
+            } => {
+                // `alloca i8, i64 (count * elem_size)`: the count widened to i64 first.
+                let ct = self.op_type(*count);
+                let mut n = self.op(*count);
+                if ct != Type::I64 {
+                    let t = self.t();
+                    let ext = if ct.bits() < 64 { "zext" } else { "trunc" };
+                    self.line(format!("{t} = {ext} {} {n} to i64", ty(ct)));
+                    n = t;
+                }
+                let bytes = self.t();
+                self.line(format!("{bytes} = mul i64 {n}, {elem_size}"));
+                self.line(format!("{r} = alloca i8, i64 {bytes}, align {align}"));
+            }
             InstKind::Alloca {
                 ty: t, size, align, ..
             } => {

@@ -25,7 +25,9 @@
 //! indirect destinations (their `blockaddress` arguments stay ordinary inputs), followed by
 //! a jump to the fallthrough block. Function addresses are `SymbolAddr` constants; a call
 //! whose type differs from the callee's declaration (K&R `bitcast` calls) is an indirect
-//! call of the symbol's address. `va_arg`, atomic `load`/`store` become [`crate::ir::OpaqueInst`]s; calls to
+//! call of the symbol's address. An `alloca` with a run-time count (a VLA) is a
+//! `DynAlloca`; `llvm.stacksave`/`llvm.stackrestore` stay calls; `freeze` is a `copy` (of zero
+//! for an `undef` or `poison` constant, one of the values freeze may pick). `va_arg`, atomic `load`/`store` become [`crate::ir::OpaqueInst`]s; calls to
 //! `llvm.dbg.*` are dropped; `llvm.memcpy` and friends are ordinary external calls.
 //! A function with phis is imported in `Phase::Ssa`, otherwise `Phase::Memory`.
 //!
@@ -34,7 +36,7 @@
 //! numbering, phis after other instructions, keywords and attribute groups in the text export
 //! copies verbatim, metadata references and module flags: [`validate`]). Only a *valid*
 //! function using a construct the IR does not model (aggregate values such as `{ i64, i64 }`
-//! struct returns, VLAs, `x86_fp80`, vectors, `invoke`, ...; a [`parse::PErr`] with
+//! struct returns, `x86_fp80`, vectors, `invoke`, ...; a [`parse::PErr`] with
 //! `unsupported` set) is skipped: its body is still parsed to the end with stand-in types
 //! (so a malformed construct anywhere in it is an error), then it is recorded in
 //! [`Imported::skipped`] with its line and reason, becomes an external declaration in the

@@ -355,8 +355,8 @@ define void @fp80(x86_fp80* %p) {
   %v = load x86_fp80, x86_fp80* %p, align 16
   ret void
 }
-define void @vla(i64 %n) {
-  %a = alloca i32, i64 %n, align 16
+define void @vec(<4 x i32>* %p) {
+  %a = load <4 x i32>, <4 x i32>* %p, align 16
   ret void
 }
 define { i64, i64 } @pair() {
@@ -379,19 +379,19 @@ define i32 @good() {
     assert_eq!(reasons.len(), 4, "{reasons:#?}");
     assert_eq!((reasons[0].0.as_str(), reasons[0].1), ("fp80", 3));
     assert!(reasons[0].2.contains("x86_fp80"));
-    assert_eq!((reasons[1].0.as_str(), reasons[1].1), ("vla", 7));
-    assert!(reasons[1].2.contains("variable-length"));
+    assert_eq!((reasons[1].0.as_str(), reasons[1].1), ("vec", 7));
+    assert!(reasons[1].2.contains("<4 x i32>"), "{reasons:?}");
     assert!(reasons[2].2.contains("{ i64, i64 }"));
     assert_eq!(reasons[3].1, 14);
     assert!(reasons[3].2.contains("Intel"), "{reasons:?}");
     assert!(r.module.function("good").is_some());
     // Skipped functions stay callable as declarations and are re-emitted verbatim.
     assert!(matches!(
-        r.module.symbols[r.module.symbol_by_name("vla").unwrap().index()].kind,
+        r.module.symbols[r.module.symbol_by_name("vec").unwrap().index()].kind,
         SymbolKind::Extern(_)
     ));
     let out = export(&r.module, &r.context);
-    assert!(out.contains("%a = alloca i32, i64 %n, align 16"));
+    assert!(out.contains("%a = load <4 x i32>, <4 x i32>* %p, align 16"));
     let strict = import(src, "t.ll", &ImportOptions { strict: true }).unwrap_err();
     assert_eq!((strict.line, strict.col), (3, 8));
 }
@@ -643,5 +643,48 @@ define void (i8*, i32)* @get(void (i8*, i32)** %p) {
 "#);
     let f = func(&r.module, "get");
     assert!(matches!(f.blocks[0].terminator, Terminator::Ret(Some(_))));
+    opt_verify(&export(&r.module, &r.context));
+}
+
+#[test]
+fn vlas_and_freeze_import() {
+    let r = imp(r#"
+declare i8* @llvm.stacksave()
+declare void @llvm.stackrestore(i8*)
+define i32 @f(i32 %n) {
+  %s = call i8* @llvm.stacksave()
+  %w = zext i32 %n to i64
+  %a = alloca [3 x i32], i64 %w, align 16
+  %p = getelementptr inbounds [3 x i32], [3 x i32]* %a, i64 0, i64 2
+  store i32 %n, i32* %p, align 4
+  %v = load i32, i32* %p, align 4
+  call void @llvm.stackrestore(i8* %s)
+  %u = freeze i32 undef
+  %x = freeze i32 %v
+  %r = add i32 %x, %u
+  ret i32 %r
+}
+"#);
+    assert!(r.skipped.is_empty(), "{:?}", r.skipped);
+    let f = func(&r.module, "f");
+    let kinds: Vec<&str> = f.insts.iter().map(|i| i.kind.opcode_name()).collect();
+    assert!(kinds.contains(&"dyn_alloca"), "{kinds:?}");
+    assert!(matches!(
+        f.insts
+            .iter()
+            .find(|i| i.kind.opcode_name() == "dyn_alloca")
+            .unwrap()
+            .kind,
+        InstKind::DynAlloca {
+            elem_size: 12,
+            align: 16,
+            ..
+        }
+    ));
+    let mut it = crate::interp::Interpreter::new(&r.module, Default::default());
+    let out = it
+        .call("f", &[crate::interp::Val::int(Type::I32, 5)])
+        .unwrap();
+    assert_eq!(out.result, Some(crate::interp::Val::int(Type::I32, 5)));
     opt_verify(&export(&r.module, &r.context));
 }

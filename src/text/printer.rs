@@ -269,6 +269,17 @@ impl<F: IrRead> Printer<'_, F> {
                     vol(volatile)
                 )
             }
+            InstKind::DynAlloca {
+                ty,
+                count,
+                elem_size,
+                align,
+            } => write!(
+                out,
+                "dyn_alloca {ty}, {} {}, elem {elem_size}, align {align}",
+                self.f.operand_type(*count),
+                o(count)
+            ),
             InstKind::Load { ty, ptr, volatile } => {
                 write!(out, "load {ty}, {}{}", o(ptr), vol(volatile))
             }

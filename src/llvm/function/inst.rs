@@ -23,7 +23,6 @@ const KNOWN_OPCODES: &[&str] = &[
     "shufflevector",
     "insertvalue",
     "extractvalue",
-    "freeze",
     "addrspacecast",
     "callbr",
     "unreachable",
@@ -331,6 +330,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                     .layouts
                     .size_align(&ty)
                     .or_else(|e| self.err(op_tok, e))?;
+                let elem_size = size;
+                let mut dynamic: Option<Operand> = None;
                 while self.c.peek().kind == Tok::Comma {
                     if self.c.peek2() == Tok::MetaVar {
                         break;
@@ -344,9 +345,17 @@ impl<'a, 'm> Lower<'a, 'm> {
                         self.c.skip_parens()?;
                     } else {
                         let (nt, nv) = self.typed()?;
+                        if !matches!(nt, LType::Int(_)) {
+                            return self.err(op_tok, format!("alloca count of type {nt}"));
+                        }
                         match const_int(&nt, &nv) {
-                            Some(n) if n >= 0 => size = size.checked_mul(n as u64).ok_or_else(|| PErr::new(op_tok.line, op_tok.col, "alloca size overflows"))?,
-                            _ => return self.unsupported(op_tok, "alloca with a dynamic element count (variable-length array) is not supported"),
+                            Some(n) if n >= 0 => {
+                                size = size.checked_mul(n as u64).ok_or_else(|| {
+                                    PErr::new(op_tok.line, op_tok.col, "alloca size overflows")
+                                })?
+                            }
+                            // A variable-length array.
+                            _ => dynamic = Some(self.operand(&nt, &nv)?),
                         }
                     }
                 }
@@ -360,13 +369,36 @@ impl<'a, 'm> Lower<'a, 'm> {
                     Some(t) if t != Type::Void => t,
                     _ => Type::I8,
                 };
-                let size = (size as u32).max(ety.bytes());
-                Local::Op(self.push1(InstKind::Alloca {
-                    ty: ety,
-                    size,
-                    align: align as u32,
-                    volatile: false,
-                }))
+                if let Some(count) = dynamic {
+                    if elem_size > u32::MAX as u64 {
+                        return self.unsupported(op_tok, "alloca of too large elements");
+                    }
+                    Local::Op(self.push1(InstKind::DynAlloca {
+                        ty: ety,
+                        count,
+                        elem_size: elem_size as u32,
+                        align: align as u32,
+                    }))
+                } else {
+                    let size = (size as u32).max(ety.bytes());
+                    Local::Op(self.push1(InstKind::Alloca {
+                        ty: ety,
+                        size,
+                        align: align as u32,
+                        volatile: false,
+                    }))
+                }
+            }
+            "freeze" => {
+                // freeze(x) is x unless x is undef or poison, when it is one arbitrary fixed
+                // value: a copy, with `undef`/`poison` constants frozen to zero.
+                let (ty, v) = self.typed()?;
+                let sty = self.scalar(&ty, op_tok)?;
+                let src = match v {
+                    Val::Undef | Val::Poison => self.konst(ConstData::zero(sty)),
+                    _ => self.operand(&ty, &v)?,
+                };
+                Local::Op(self.push1(InstKind::Copy { ty: sty, src }))
             }
             "load" => {
                 let atomic = self.c.eat_word("atomic");
