@@ -4,8 +4,9 @@
 # into one module, target/corpus/<name>.ll (with a `main`, so lli can run it).
 #
 # Idempotent: sources and modules already present are reused (a module already built needs
-# neither its sources nor the network). The deb-src line lives in a
-# private apt configuration under target/corpus/apt; the system's sources are not touched.
+# neither its sources nor the network). The deb-src lines, derived from the machine's own apt
+# sources, live in a private apt configuration under target/corpus/apt; the system's sources
+# are not touched.
 # Prints, per module: functions, blocks, instructions and allocas.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,9 +21,46 @@ if ! need clang-14 || ! need llvm-link-14 || ! need dpkg-source; then
     apt-get install -y -qq clang-14 llvm-14 dpkg-dev >/dev/null
 fi
 
-cat > "$apt/sources.list" <<SRC
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
-SRC
+# The deb-src lines mirror the machine's configured `deb` sources (one-line `.list` files and
+# deb822 `.sources` stanzas), so no archive address is written into the repository.
+deb_src_lines() {
+    local f
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+        [ -f "$f" ] || continue
+        awk '$1 == "deb" { $1 = "deb-src"; print }' "$f"
+    done
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] || continue
+        awk '
+            function flush() {
+                if (types ~ /(^| )deb( |$)/ && uris != "" && enabled != "no") {
+                    n = split(suites, s, " ")
+                    for (i = 1; i <= n; i++) {
+                        opt = signed != "" ? "[signed-by=" signed "] " : ""
+                        print "deb-src " opt uris " " s[i] " " comps
+                    }
+                }
+                types = uris = suites = comps = signed = enabled = ""
+            }
+            /^[ \t]*$/ { flush(); next }
+            /^#/ { next }
+            {
+                key = tolower($1); sub(/:$/, "", key); $1 = ""; sub(/^ +/, "")
+                if (key == "types") types = $0
+                else if (key == "uris") uris = $0
+                else if (key == "suites") suites = $0
+                else if (key == "components") comps = $0
+                else if (key == "signed-by") signed = $0
+                else if (key == "enabled") enabled = tolower($0)
+            }
+            END { flush() }' "$f"
+    done
+}
+deb_src_lines > "$apt/sources.list"
+if ! [ -s "$apt/sources.list" ]; then
+    echo "corpus: no deb sources configured in /etc/apt (needed for the deb-src lines)" >&2
+    exit 1
+fi
 APT=(apt-get -qq -o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
      -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache")
 

@@ -2,7 +2,7 @@
 //! codes, located errors on malformed input, and the built-in bench.
 
 mod common;
-use common::have;
+use common::{missing_tools, require};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -280,7 +280,7 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
         "{}",
         text(&interpreted.stderr)
     );
-    if have("lli") {
+    if require("cli: lli comparison", missing_tools(&["lli"])) {
         let a = Command::new("lli").arg(fixture).output().unwrap();
         let b = Command::new("lli").arg(&out_ll).output().unwrap();
         assert_eq!(a.stdout, b.stdout);
@@ -305,7 +305,7 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
         None,
     );
     assert_eq!(out.status.code(), Some(2));
-    if have("opt-14") || have("opt") {
+    if require("cli: bench --against-llvm", missing_tools(&["opt"])) {
         let json = dir.join("bench.json");
         let out = strata(
             &[

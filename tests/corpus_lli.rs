@@ -10,13 +10,14 @@
 //!   with the same transformed program gives the input back byte for byte, and a corrupted
 //!   stream is rejected with the original's output and exit status.
 //!
-//! The tests pass with a printed `skipped: <reason>` when the corpus has not been built or
-//! `opt`/`lli` are missing. `lli` runs dominate their time (its JIT start-up is about a
+//! When the corpus has not been built or `opt`/`lli` are missing the tests fail with the
+//! reason, unless `STRATA_SKIP_CORPUS=1`, which makes them print
+//! `SKIPPED: <test>: <reason>`. `lli` runs dominate their time (its JIT start-up is about a
 //! second per Lua run), so they run on one worker thread per core; the imports and exports
 //! take a few seconds even in a debug build. `STRATA_KEEP_TMP=1` keeps the exported modules.
 
 mod common;
-use common::{export_checked, have, run_passes, temp_dir};
+use common::{export_checked, have, require, run_passes, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use strata::llvm::{import, ImportOptions};
@@ -51,12 +52,6 @@ fn skip_reason(module: &str) -> Option<String> {
     None
 }
 
-/// Prints the skip line on stdout and stderr, so it shows with or without `--nocapture`.
-fn skipped(test: &str, reason: &str) {
-    println!("{test}: skipped: {reason}");
-    eprintln!("{test}: skipped: {reason}");
-}
-
 fn cleanup(dir: &Path) {
     if std::env::var_os("STRATA_KEEP_TMP").is_none() {
         let _ = std::fs::remove_dir_all(dir);
@@ -73,11 +68,8 @@ fn build_variant(module: &str, passes: Option<&str>, out: &Path) {
         "{module}: skipped {:?}",
         imp.skipped
     );
-    assert_eq!(
-        imp.skip_invalid_functions(),
-        0,
-        "{module}: invalid functions"
-    );
+    imp.verify()
+        .unwrap_or_else(|e| panic!("{module}: invalid functions: {e}"));
     if let Some(p) = passes {
         run_passes(&mut imp, p, module);
     }
@@ -243,8 +235,7 @@ fn compressor_input() -> Vec<u8> {
 /// argument pair, every variant must compress the input to the original's bytes, decompress
 /// its own output to the input, and reject a corrupted stream like the original.
 fn compressor_round_trip(module: &str, test: &str, settings: &[(&[&str], &[&str])]) {
-    if let Some(reason) = skip_reason(module) {
-        skipped(test, &reason);
+    if !require(test, skip_reason(module)) {
         return;
     }
     let started = std::time::Instant::now();
@@ -391,8 +382,7 @@ fn lua_scripts() -> Vec<(PathBuf, i32)> {
 #[test]
 fn lua_scripts_behave_identically_after_import_export_and_passes() {
     let test = "lua_scripts_behave_identically_after_import_export_and_passes";
-    if let Some(reason) = skip_reason("lua") {
-        skipped(test, &reason);
+    if !require(test, skip_reason("lua")) {
         return;
     }
     let started = std::time::Instant::now();

@@ -4,6 +4,8 @@
 //! cases, and globals printed from their bytes and relocations. The export must pass `opt -passes=verify` and `lli` must print and return what
 //! the IR computes. Skips with a message when `opt`/`lli` are missing.
 
+mod common;
+use common::{missing_tools, require};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use strata::ir::*;
@@ -223,9 +225,12 @@ fn ssa_functions_export_to_valid_runnable_llvm() {
             .unwrap();
         Some(child.wait_with_output().unwrap())
     };
-    let Some(v) = run("opt", &["-passes=verify", "-disable-output"]) else {
-        eprintln!("skipping: opt missing");
+    let test = "ssa_functions_export_to_valid_runnable_llvm";
+    if !require(test, missing_tools(&["opt", "lli"])) {
         return;
+    }
+    let Some(v) = run("opt", &["-passes=verify", "-disable-output"]) else {
+        panic!("opt did not start");
     };
     assert!(
         v.status.success(),
@@ -233,8 +238,7 @@ fn ssa_functions_export_to_valid_runnable_llvm() {
         String::from_utf8_lossy(&v.stderr)
     );
     let Some(o) = run("lli", &["-"]) else {
-        eprintln!("skipping: lli missing");
-        return;
+        panic!("lli did not start");
     };
     // acc = 3 * 45 = 135, + 2 (float) + 1 (0.1 + 0.2 > 0.3) + 0 (flag after the loop) = 138.
     assert_eq!(String::from_utf8_lossy(&o.stdout), "...\nk!7");

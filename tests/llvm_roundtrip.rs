@@ -4,12 +4,12 @@
 //! and exit status must be identical. Where the reference interpreter supports every
 //! external a program calls (`loops.c`, `vm.c`), it runs the imported module too and must
 //! agree with `lli`. Finally each module goes through mem2reg and SCCP, is exported in SSA
-//! form and must again verify and behave identically under `lli`. Skips (with a printed
-//! reason) when clang-14, `opt` or `lli` are missing; `scripts/install-clang.sh` installs
-//! clang-14.
+//! form and must again verify and behave identically under `lli`. Without clang-14, `opt`
+//! or `lli` the tests fail with the reason (`scripts/install-clang.sh` installs them), or
+//! print `SKIPPED: ...` with `STRATA_SKIP_CORPUS=1`.
 
 mod common;
-use common::{export_checked, have, run_passes, temp_dir};
+use common::{export_checked, missing_tools, require, run_passes, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use strata::llvm::{import, ImportOptions};
@@ -100,8 +100,8 @@ fn round_trip(ll: &Path, dir: &Path) -> Vec<String> {
 
 #[test]
 fn c_programs_round_trip_through_import_and_export() {
-    if !have("clang-14") || !have("opt") || !have("lli") {
-        eprintln!("skipping: clang-14, opt or lli missing (run scripts/install-clang.sh)");
+    let test = "c_programs_round_trip_through_import_and_export";
+    if !require(test, missing_tools(&["clang-14", "opt", "lli"])) {
         return;
     }
     let dir = temp_dir("llvm-roundtrip", "c");
@@ -140,8 +140,10 @@ fn c_programs_round_trip_through_import_and_export() {
 
 #[test]
 fn committed_fixtures_round_trip() {
-    if !have("opt") || !have("lli") {
-        eprintln!("skipping: opt or lli missing");
+    if !require(
+        "committed_fixtures_round_trip",
+        missing_tools(&["opt", "lli"]),
+    ) {
         return;
     }
     let dir = temp_dir("llvm-roundtrip", "fixtures");

@@ -198,10 +198,10 @@ pub fn input_format(path: &Path, format: Option<InputFormat>) -> InputFormat {
     })
 }
 
-/// Parses a module from `path`, choosing the format by `format` or the extension. For `.ll`,
-/// functions the importer cannot represent, and imported functions the verifier rejects, are
-/// skipped with a warning naming them, their line and the reason; with `strict` the first
-/// such function is an error.
+/// Parses a module from `path`, choosing the format by `format` or the extension. Malformed
+/// input (including an imported function the verifier rejects) is an error. For `.ll`,
+/// functions using valid constructs the importer cannot represent are skipped with a warning
+/// naming them, their line and the reason; with `strict` the first such function is an error.
 pub fn load_module(
     path: &Path,
     format: Option<InputFormat>,
@@ -241,9 +241,11 @@ fn parse_text(
             .map_err(|e| CliError::new(exit::INPUT, e.to_string())),
         InputFormat::Ll => {
             let options = crate::llvm::ImportOptions { strict };
-            let mut imported = crate::llvm::import(text, name, &options)
+            let imported = crate::llvm::import(text, name, &options)
                 .map_err(|e| CliError::new(exit::INPUT, e.to_string()))?;
-            imported.skip_invalid_functions();
+            imported
+                .verify()
+                .map_err(|e| CliError::new(exit::INPUT, e.to_string()))?;
             for s in &imported.skipped {
                 diag!(
                     "{name}:{}: warning: skipped @{}: {}",

@@ -2,9 +2,9 @@
 //!
 //! Oracle: on any input (arbitrary bytes, or mutations of valid clang output) import
 //! returns `Ok` or `Err` without panicking or hanging, in both normal and strict mode; when
-//! it succeeds and the functions the verifier rejects are skipped
-//! ([`crate::llvm::Imported::skip_invalid_functions`]), the whole module verifies, and
-//! [`crate::llvm::export()`] runs to completion on it. [`mutate`] derives inputs from a valid file by byte flips, deletions, duplicated
+//! it succeeds and [`crate::llvm::Imported::verify`] accepts it, the whole module verifies,
+//! and [`crate::llvm::export()`] runs to completion on it. [`accepts`] is the same pipeline
+//! as the CLI's; `tests/llvm_malformed.rs` feeds what it accepts to `opt -passes=verify`. [`mutate`] derives inputs from a valid file by byte flips, deletions, duplicated
 //! or swapped lines and spliced tokens, which reach far deeper into the parser than random
 //! bytes. Complexity: linear in the input per check.
 
@@ -16,16 +16,26 @@ use crate::llvm::{export, import, ImportOptions};
 pub fn check(data: &[u8]) {
     let src = String::from_utf8_lossy(data);
     for strict in [false, true] {
-        if let Ok(mut imp) = import(&src, "fuzz.ll", &ImportOptions { strict }) {
-            imp.skip_invalid_functions();
-            let errs = crate::verify::verify_module(&imp.module);
-            assert!(
-                errs.is_empty(),
-                "verifier errors after skipping invalid functions: {errs:?}"
-            );
-            let _ = export(&imp.module, &imp.context);
+        if let Ok(imp) = import(&src, "fuzz.ll", &ImportOptions { strict }) {
+            if imp.verify().is_ok() {
+                let errs = crate::verify::verify_module(&imp.module);
+                assert!(errs.is_empty(), "verifier errors after import: {errs:?}");
+                let _ = export(&imp.module, &imp.context);
+            }
         }
     }
+}
+
+/// What the CLI does with `.ll` input: import (skipping functions with unmodelled
+/// constructs), verify, export. `Ok(exported text)` if the input is accepted, `Err(located
+/// message)` if it is rejected as malformed.
+///
+/// # Errors
+/// The import or verifier error, as `file:line:col: message`.
+pub fn accepts(src: &str) -> Result<String, String> {
+    let imp = import(src, "fuzz.ll", &ImportOptions::default()).map_err(|e| e.to_string())?;
+    imp.verify().map_err(|e| e.to_string())?;
+    Ok(export(&imp.module, &imp.context))
 }
 
 /// A small deterministic generator (xorshift64*).

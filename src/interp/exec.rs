@@ -529,6 +529,27 @@ impl<'m> Interpreter<'m> {
                 }
                 Val::Ptr(base)
             }
+            InstKind::DynAlloca {
+                count,
+                elem_size,
+                align,
+                ..
+            } => {
+                let n = self.get(pc, *count)?.as_u128();
+                let bytes = n.saturating_mul(*elem_size as u128).min(u64::MAX as u128) as u64;
+                let label = Label::Stack {
+                    func: pc.func,
+                    inst: pc.inst.unwrap_or_default(),
+                };
+                let r = self
+                    .mem
+                    .allocate(Arena::Stack, bytes, *align as u64, label, false);
+                let base = self.fault(pc, r)?;
+                if let Some(frame) = self.stack.last_mut() {
+                    frame.allocas.push(base);
+                }
+                Val::Ptr(base)
+            }
             InstKind::Load { ty, ptr, .. } => {
                 let addr = self.get_ptr(pc, *ptr)?;
                 self.load(pc, *ty, addr)?

@@ -210,6 +210,10 @@ impl Interpreter<'_> {
                 }
                 Ok(ExtResult::Value(None))
             }
+            // The stack of a frame is freed when it returns; `stackrestore` (the end of a VLA's
+            // scope) frees nothing earlier, so a VLA in a loop holds memory until then.
+            "llvm.stacksave" => ret_ptr(self, 0),
+            "llvm.stackrestore" => Ok(ExtResult::Value(None)),
             "memcpy" | "memmove" => {
                 let (d, s, n) = (ptr(self, 0)?, ptr(self, 1)?, size(self, 2)?);
                 let r = self.mem.copy(d, s, n);

@@ -160,7 +160,7 @@ impl Val {
     pub fn parse(ty: Type, text: &str) -> Result<Val, String> {
         let s = text.trim();
         let s = s
-            .strip_prefix(ty.name())
+            .strip_prefix(ty.to_string().as_str())
             .filter(|r| r.starts_with(' '))
             .map_or(s, str::trim);
         let err = || format!("`{text}` is not a valid {ty} value");

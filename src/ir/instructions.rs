@@ -445,6 +445,20 @@ pub enum InstKind {
         /// C `volatile` local: never promoted.
         volatile: bool,
     },
+    /// `vR = dyn_alloca ty, count x elem_size, align A`: a stack slot of `count * elem_size`
+    /// bytes whose count is only known at run time (a C variable-length array); result
+    /// `ptr`. Never promoted; freed when the function returns.
+    DynAlloca {
+        /// The element type the front end declared (`i8` for aggregates).
+        ty: Type,
+        /// Number of elements (an integer; read as unsigned, as LLVM reads an `alloca`
+        /// count).
+        count: Operand,
+        /// Bytes per element.
+        elem_size: u32,
+        /// Alignment in bytes (a power of two).
+        align: u32,
+    },
     /// `vR = load ty, ptr [, volatile]`.
     Load {
         /// Loaded type.
@@ -551,6 +565,7 @@ impl InstKind {
             InstKind::Cast { op, .. } => op.name(),
             InstKind::Select { .. } => "select",
             InstKind::Alloca { .. } => "alloca",
+            InstKind::DynAlloca { .. } => "dyn_alloca",
             InstKind::Load { .. } => "load",
             InstKind::Store { .. } => "store",
             InstKind::Gep { .. } => "gep",
@@ -584,7 +599,9 @@ impl InstKind {
             | InstKind::Copy { ty, .. } => one(*ty),
             InstKind::Icmp { .. } | InstKind::Fcmp { .. } => one(Type::I1),
             InstKind::Cast { to, .. } => one(*to),
-            InstKind::Alloca { .. } | InstKind::Gep { .. } => one(Type::Ptr),
+            InstKind::Alloca { .. } | InstKind::DynAlloca { .. } | InstKind::Gep { .. } => {
+                one(Type::Ptr)
+            }
             InstKind::Store { .. } | InstKind::Fence { .. } => SmallVec::new(),
             InstKind::Call { ret, .. } => one(*ret),
             InstKind::InlineAsm(asm) => asm
@@ -620,6 +637,7 @@ impl InstKind {
                 f(*if_false);
             }
             InstKind::Alloca { .. } | InstKind::Fence { .. } => {}
+            InstKind::DynAlloca { count, .. } => f(*count),
             InstKind::Load { ptr, .. } => f(*ptr),
             InstKind::Store { value, ptr, .. } => {
                 f(*value);
@@ -682,6 +700,7 @@ impl InstKind {
                 f(if_false);
             }
             InstKind::Alloca { .. } | InstKind::Fence { .. } => {}
+            InstKind::DynAlloca { count, .. } => f(count),
             InstKind::Load { ptr, .. } => f(ptr),
             InstKind::Store { value, ptr, .. } => {
                 f(value);
@@ -732,6 +751,7 @@ impl InstKind {
             | InstKind::AtomicRmw { .. }
             | InstKind::CmpXchg { .. }
             | InstKind::Fence { .. }
+            | InstKind::DynAlloca { .. }
             | InstKind::Opaque(_) => true,
             InstKind::Load { volatile, .. } => *volatile,
             _ => false,

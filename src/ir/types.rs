@@ -1,8 +1,13 @@
 //! Scalar types of the strata IR.
 //!
-//! The IR has the scalar types of DESIGN.md 3.1: `i1 i8 i16 i32 i64 i128 f32 f64 ptr`, plus
-//! `void` for instructions and functions without a result. Aggregates exist only as sized
-//! memory (an `alloca` size, a global's byte size). Pointers are 64 bits wide.
+//! The IR has the scalar types of DESIGN.md 3.1: integers of every width from `i1` to `i128`
+//! (the common widths `i1 i8 i16 i32 i64 i128` have their own variants; every other width,
+//! such as a bitfield's `i24` or `i48`, is [`Type::Int`]), `f32 f64 ptr`, plus `void` for
+//! instructions and functions without a result. Aggregates exist only as sized memory (an
+//! `alloca` size, a global's byte size). Pointers are 64 bits wide.
+//!
+//! Invariant: a type is canonical, so equality is by value: a width with its own variant is
+//! never written as `Int(n)` ([`Type::int`] is the one constructor from a width).
 
 use std::fmt;
 
@@ -30,6 +35,9 @@ pub enum Type {
     F64,
     /// 64-bit pointer.
     Ptr,
+    /// An integer of any other width from 2 to 127 bits (`i24`, `i48`, ...); never one of
+    /// 8, 16, 32 or 64 (those have their own variants; see [`Type::int`]).
+    Int(u8),
 }
 
 impl Type {
@@ -47,9 +55,42 @@ impl Type {
         Type::Ptr,
     ];
 
+    /// The integer type of `bits` bits (1 to 128), in canonical form; `None` for other
+    /// widths.
+    pub fn int(bits: u32) -> Option<Type> {
+        Some(match bits {
+            1 => Type::I1,
+            8 => Type::I8,
+            16 => Type::I16,
+            32 => Type::I32,
+            64 => Type::I64,
+            128 => Type::I128,
+            2..=127 => Type::Int(bits as u8),
+            _ => return None,
+        })
+    }
+
+    /// A small number that differs between types (for hashing).
+    pub fn code(self) -> u8 {
+        match self {
+            Type::Void => 0,
+            Type::I1 => 1,
+            Type::I8 => 2,
+            Type::I16 => 3,
+            Type::I32 => 4,
+            Type::I64 => 5,
+            Type::I128 => 6,
+            Type::F32 => 7,
+            Type::F64 => 8,
+            Type::Ptr => 9,
+            Type::Int(n) => 10u8.wrapping_add(n),
+        }
+    }
+
     /// Width in bits (`i1` is 1, `ptr` is 64, `void` is 0).
     pub fn bits(self) -> u32 {
         match self {
+            Type::Int(n) => n as u32,
             Type::Void => 0,
             Type::I1 => 1,
             Type::I8 => 8,
@@ -60,7 +101,9 @@ impl Type {
         }
     }
 
-    /// Size in memory, in bytes (`i1` occupies one byte; `void` zero).
+    /// Store size in bytes: the bytes a load or store touches (`i1` one byte, `i24` three;
+    /// `void` zero). An `alloca` of an odd width is larger (LLVM rounds the allocation up to
+    /// the next power-of-two width's alignment).
     pub fn bytes(self) -> u32 {
         self.bits().div_ceil(8)
     }
@@ -69,7 +112,7 @@ impl Type {
     pub fn is_int(self) -> bool {
         matches!(
             self,
-            Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::I128
+            Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::I128 | Type::Int(_)
         )
     }
 
@@ -92,9 +135,11 @@ impl Type {
         }
     }
 
-    /// The keyword used in `.sir` text.
+    /// The keyword used in `.sir` text. [`Type::Int`] widths have no static name and give
+    /// `"iN"`; use `Display` (or [`Type::from_name`] to parse) for them.
     pub fn name(self) -> &'static str {
         match self {
+            Type::Int(_) => "iN",
             Type::Void => "void",
             Type::I1 => "i1",
             Type::I8 => "i8",
@@ -108,14 +153,26 @@ impl Type {
         }
     }
 
-    /// Parses a type keyword; `None` if `s` is not one.
+    /// Parses a type keyword (`i1` to `i128` for every width); `None` if `s` is not one.
     pub fn from_name(s: &str) -> Option<Type> {
+        if let Some(d) = s.strip_prefix('i') {
+            if !d.is_empty()
+                && d.len() <= 3
+                && d.bytes().all(|c| c.is_ascii_digit())
+                && !d.starts_with('0')
+            {
+                return Type::int(d.parse().ok()?);
+            }
+        }
         Type::ALL.iter().copied().find(|t| t.name() == s)
     }
 }
 
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self {
+            Type::Int(n) => write!(f, "i{n}"),
+            t => f.write_str(t.name()),
+        }
     }
 }

@@ -16,7 +16,6 @@
 use super::layout::{LType, Layouts};
 use super::parse::Val;
 use crate::ir::{Relocation, Symbol, Type};
-use std::collections::HashMap;
 
 /// Largest initialiser image we build, in bytes.
 pub const MAX_INIT_BYTES: u64 = 1 << 26;
@@ -42,6 +41,13 @@ pub fn const_int(ty: &LType, v: &Val) -> Option<i64> {
         Val::Zero | Val::Null => Some(0),
         _ => None,
     }
+}
+
+/// True if an initializer error from this module is about valid LLVM that strata does not
+/// evaluate (its message says "not supported" or starts with "unsupported"), rather than
+/// about malformed input.
+pub fn is_unsupported(msg: &str) -> bool {
+    msg.starts_with("unsupported") || msg.contains("not supported")
 }
 
 /// Float bits for a literal of scalar type `ty` (`F32` bits in the low 32).
@@ -166,7 +172,9 @@ impl InitBuf {
             .checked_add(last as u64 + 1)
             .ok_or("initializer offset overflows")?;
         if end > MAX_INIT_BYTES {
-            return Err(format!("initializer larger than {MAX_INIT_BYTES} bytes"));
+            return Err(format!(
+                "initializer larger than {MAX_INIT_BYTES} bytes is not supported"
+            ));
         }
         if self.bytes.len() < end as usize {
             self.bytes.resize(end as usize, 0);
@@ -179,7 +187,7 @@ impl InitBuf {
 /// Resolves a constant pointer expression to `(symbol, addend)`; `Ok(None)` for null.
 pub fn const_ptr(
     layouts: &Layouts,
-    syms: &HashMap<String, Symbol>,
+    syms: &crate::llvm::function::FastMap<String, Symbol>,
     v: &Val,
 ) -> Result<Option<(Symbol, i64)>, String> {
     match v {
@@ -192,14 +200,16 @@ pub fn const_ptr(
         Val::Gep(src, base, idx) => {
             let consts: Vec<Option<i64>> = idx.iter().map(|(t, v)| const_int(t, v)).collect();
             if consts.iter().any(|c| c.is_none()) {
-                return Err("non-constant getelementptr index in a constant".into());
+                return Err(
+                    "non-constant getelementptr index in a constant is not supported".into(),
+                );
             }
             let (off, _) = gep_fold(layouts, src, &consts)?;
             Ok(const_ptr(layouts, syms, &base.1)?.map(|(s, a)| (s, a.wrapping_add(off))))
         }
         Val::Cast(crate::ir::CastOp::IntToPtr, inner, _) => match &inner.1 {
             Val::Int(0) | Val::Zero => Ok(None),
-            _ => Err("inttoptr of a non-zero constant in an initializer".into()),
+            _ => Err("inttoptr of a non-zero constant in an initializer is not supported".into()),
         },
         Val::OtherExpr(w, _) => Err(format!("constant expression `{w}` is not supported")),
         Val::BlockAddr(..) => Err("blockaddress in an initializer is not supported".into()),
@@ -210,7 +220,7 @@ pub fn const_ptr(
 /// Writes the constant `v` of type `ty` at byte offset `off` of `out`.
 pub fn eval_init(
     layouts: &Layouts,
-    syms: &HashMap<String, Symbol>,
+    syms: &crate::llvm::function::FastMap<String, Symbol>,
     ty: &LType,
     v: &Val,
     off: u64,
@@ -218,7 +228,12 @@ pub fn eval_init(
 ) -> Result<(), String> {
     match v {
         Val::Null | Val::Zero | Val::Undef | Val::Poison => return Ok(()),
-        Val::Bytes(b) => return out.write(off, b),
+        Val::Bytes(b) => {
+            if !matches!(ty, LType::Array(n, e) if *n == b.len() as u64 && **e == LType::Int(8)) {
+                return Err(format!("string of {} bytes initializes {ty}", b.len()));
+            }
+            return out.write(off, b);
+        }
         _ => {}
     }
     match ty {
@@ -271,10 +286,13 @@ pub fn eval_init(
             }
             Ok(())
         }
-        LType::Array(_, e) | LType::Vector(_, e) => {
+        LType::Array(n, e) | LType::Vector(n, e) => {
             let Val::Agg(elems) = v else {
                 return Err(format!("expected an aggregate for {ty}"));
             };
+            if elems.len() as u64 != *n || elems.iter().any(|(t, _)| t != &**e) {
+                return Err(format!("initializer elements do not match {ty}"));
+            }
             let size = layouts.size_align(e)?.0;
             for (i, (t, ev)) in elems.iter().enumerate() {
                 let o = (i as u64)
@@ -291,9 +309,19 @@ pub fn eval_init(
             };
             let offsets = match ty {
                 LType::Named(n) => layouts.named(n)?.offsets,
-                LType::Struct { fields, packed } => layouts.struct_layout(fields, *packed)?.offsets,
+                LType::Struct { fields, packed } => {
+                    if fields.len() != elems.len()
+                        || fields.iter().zip(elems).any(|(f, (t, _))| f != t)
+                    {
+                        return Err(format!("initializer fields do not match {ty}"));
+                    }
+                    layouts.struct_layout(fields, *packed)?.offsets
+                }
                 _ => unreachable!(),
             };
+            if offsets.len() != elems.len() {
+                return Err(format!("initializer has {} fields for {ty}", elems.len()));
+            }
             for (i, (t, ev)) in elems.iter().enumerate() {
                 let o = offsets.get(i).ok_or("too many struct initializer fields")?;
                 eval_init(
@@ -353,7 +381,7 @@ mod tests {
         let l = Layouts::default();
         let mut out = InitBuf::default();
         let big = LType::Array(1 << 40, Box::new(LType::Int(8)));
-        eval_init(&l, &HashMap::new(), &big, &Val::Zero, 0, &mut out).unwrap();
+        eval_init(&l, &Default::default(), &big, &Val::Zero, 0, &mut out).unwrap();
         assert!(out.bytes.is_empty());
         let arr = LType::Array(3, Box::new(LType::Int(16)));
         let v = Val::Agg(vec![
@@ -361,7 +389,7 @@ mod tests {
             (LType::Int(16), Val::Int(0)),
             (LType::Int(16), Val::Int(0xFFFF)),
         ]);
-        eval_init(&l, &HashMap::new(), &arr, &v, 0, &mut out).unwrap();
+        eval_init(&l, &Default::default(), &arr, &v, 0, &mut out).unwrap();
         assert_eq!(out.bytes, vec![1, 0, 0, 0, 0xFF, 0xFF]);
     }
 }

@@ -137,8 +137,9 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
 }
 
 /// LLVM spelling of a strata scalar type.
-fn ty(t: Type) -> &'static str {
-    match t {
+fn ty(t: Type) -> std::borrow::Cow<'static, str> {
+    std::borrow::Cow::Borrowed(match t {
+        Type::Int(n) => return std::borrow::Cow::Owned(format!("i{n}")),
         Type::Void => "void",
         Type::I1 => "i1",
         Type::I8 => "i8",
@@ -149,7 +150,7 @@ fn ty(t: Type) -> &'static str {
         Type::F32 => "float",
         Type::F64 => "double",
         Type::Ptr => "i8*",
-    }
+    })
 }
 
 fn param_list(params: impl Iterator<Item = String>, varargs: bool) -> String {
@@ -524,6 +525,25 @@ impl<'a> Printer<'a> {
                     self.op(*if_false)
                 );
                 self.line(s)
+            }
+            InstKind::DynAlloca {
+                count,
+                elem_size,
+                align,
+                ..
+            } => {
+                // `alloca i8, i64 (count * elem_size)`: the count widened to i64 first.
+                let ct = self.op_type(*count);
+                let mut n = self.op(*count);
+                if ct != Type::I64 {
+                    let t = self.t();
+                    let ext = if ct.bits() < 64 { "zext" } else { "trunc" };
+                    self.line(format!("{t} = {ext} {} {n} to i64", ty(ct)));
+                    n = t;
+                }
+                let bytes = self.t();
+                self.line(format!("{bytes} = mul i64 {n}, {elem_size}"));
+                self.line(format!("{r} = alloca i8, i64 {bytes}, align {align}"));
             }
             InstKind::Alloca {
                 ty: t, size, align, ..

@@ -72,7 +72,132 @@ enum Local {
     Op(Operand),
     /// An aggregate result split into scalars (`cmpxchg`, multi-output asm).
     Tuple(SmallVec<[Operand; 2]>),
+    /// The result of an instruction (or a parameter) that uses a construct strata does not
+    /// model: the function will be skipped, and uses of this name are checked no further.
+    Unmodelled,
 }
+
+/// True for a bare word that may appear in an LLVM 14 instruction: opcodes, types, flags,
+/// predicates, orderings, value keywords and attributes.
+fn is_instruction_word(w: &str) -> bool {
+    is_value_word(w)
+        || is_flag(w)
+        || ordering(w).is_some()
+        || super::validate::is_keyword(w)
+        || w.strip_prefix('i')
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        || TERMINATORS.contains(&w)
+        || matches!(
+            w,
+            "void"
+                | "half"
+                | "bfloat"
+                | "float"
+                | "double"
+                | "x86_fp80"
+                | "fp128"
+                | "ppc_fp128"
+                | "label"
+                | "metadata"
+                | "token"
+                | "x86_mmx"
+                | "x86_amx"
+                | "ptr"
+                | "opaque"
+                | "x"
+                | "vscale"
+                | "to"
+                | "volatile"
+                | "atomic"
+                | "syncscope"
+                | "asm"
+                | "sideeffect"
+                | "inteldialect"
+                | "unwind"
+                | "personality"
+                | "cleanup"
+                | "catch"
+                | "filter"
+                | "within"
+                | "from"
+                | "caller"
+                | "weak"
+                | "alloca"
+                | "load"
+                | "store"
+                | "getelementptr"
+                | "call"
+                | "phi"
+                | "va_arg"
+                | "landingpad"
+                | "invoke"
+                | "catchpad"
+                | "cleanuppad"
+                | "fence"
+                | "cmpxchg"
+                | "atomicrmw"
+                | "xchg"
+                | "nand"
+                | "max"
+                | "min"
+                | "umax"
+                | "umin"
+                | "fmax"
+                | "fmin"
+                | "eq"
+                | "ne"
+                | "ugt"
+                | "uge"
+                | "ult"
+                | "ule"
+                | "sgt"
+                | "sge"
+                | "slt"
+                | "sle"
+                | "oeq"
+                | "ogt"
+                | "oge"
+                | "olt"
+                | "ole"
+                | "one"
+                | "ord"
+                | "ueq"
+                | "une"
+                | "uno"
+                | "freeze"
+                | "inalloca"
+                | "swifterror"
+                | "singlethread"
+                | "blockaddress"
+                | "dso_local_equivalent"
+        )
+}
+
+/// The scalar a value of unmodelled type `ty` is parsed as: floats for float formats,
+/// `i128` for wide integers, the element's for vectors, `i64` for aggregates.
+fn stand_in_type(ty: &LType) -> Type {
+    match ty {
+        LType::Half | LType::BFloat | LType::X86Fp80 | LType::Fp128 => Type::F64,
+        LType::Int(_) => Type::I128,
+        LType::Vector(_, e) => e.scalar().filter(|t| *t != Type::Void).unwrap_or(Type::I64),
+        _ => Type::I64,
+    }
+}
+
+/// LLVM 14 terminator opcodes (an unmodelled one still ends its block).
+const TERMINATORS: &[&str] = &[
+    "ret",
+    "br",
+    "switch",
+    "indirectbr",
+    "invoke",
+    "callbr",
+    "resume",
+    "unreachable",
+    "catchswitch",
+    "catchret",
+    "cleanupret",
+];
 
 struct Lower<'a, 'm> {
     c: Cursor<'a>,
@@ -91,19 +216,44 @@ struct Lower<'a, 'm> {
     deferred: Vec<Inst>,
     /// Token where the current instruction started (for errors).
     at: Token,
+    /// The first unmodelled construct met; the rest of the body is still checked for
+    /// malformed input, and then the function is skipped with this error.
+    unmodelled: Option<PErr>,
+    /// The number the next unnamed value or block must have (LLVM numbers them in order).
+    next_number: u64,
+    /// Token index of the result name that [`Lower::check_number`] last accepted (so an
+    /// instruction recovered after an unmodelled construct is not numbered twice).
+    numbered: Option<usize>,
+    /// Local names used by instructions skipped as unmodelled (checked to be defined).
+    unmodelled_uses: Vec<Token>,
+    /// Set while parsing an instruction that uses an unmodelled type or value: its result
+    /// is defined as [`Local::Unmodelled`] and type checks between its operands are off.
+    stand_in: Option<PErr>,
+    /// The function's return type is unmodelled (so `ret` must return a value).
+    ret_unmodelled: bool,
 }
 
 /// Lowers the body tokens `body` (after `{`, ending at the closing `}` or the item end) of
 /// function `name`. Returns the function and its call-site records, or the first error.
+///
+/// A construct strata does not model (an [`PErr::unsupported`] error, or a parameter marked
+/// in [`Shape::unmodelled`]) does not stop the parse: its result is marked unmodelled, the
+/// rest of the body is checked, and the first malformed construct anywhere in the body wins
+/// over it. Only a body that is valid apart from unmodelled constructs is skipped, so the
+/// verbatim text export re-emits for it is valid too.
 pub fn lower(
     src: &str,
     body: &[Token],
     m: &ModuleInfo,
     name: &str,
     sig: Signature,
-    param_names: &[Option<String>],
-    keep_labels: bool,
+    shape: &Shape<'_>,
 ) -> PResult<Lowered> {
+    let Shape {
+        param_names,
+        keep_labels,
+        unmodelled: unmodelled_params,
+    } = *shape;
     // The body ends at the last `}`.
     let end = body.iter().rposition(|t| t.kind == Tok::RBrace);
     let Some(end) = end else {
@@ -114,11 +264,11 @@ pub fn lower(
             line: 0,
             col: 0,
         });
-        return Err(PErr {
-            line: t.line,
-            col: t.col,
-            msg: "function body is not closed by `}`".into(),
-        });
+        return Err(PErr::new(
+            t.line,
+            t.col,
+            "function body is not closed by `}`",
+        ));
     };
     // The cursor reports a synthetic end-of-input token past the slice.
     let toks = &body[..end];
@@ -137,8 +287,17 @@ pub fn lower(
         non_phi: Vec::new(),
         deferred: Vec::new(),
         at: body[end],
+        unmodelled: None,
+        next_number: 0,
+        numbered: None,
+        unmodelled_uses: Vec::new(),
+        stand_in: None,
+        ret_unmodelled: unmodelled_params.get(param_names.len()) == Some(&true),
     };
-    l.body(param_names)?;
+    l.body(param_names, unmodelled_params)?;
+    if let Some(e) = l.unmodelled {
+        return Err(e);
+    }
     let labels = if keep_labels {
         let mut v: Vec<(String, u32)> =
             l.blocks.iter().map(|(k, b)| (k.to_string(), b.0)).collect();
@@ -156,6 +315,18 @@ pub fn lower(
         calls: l.calls,
         labels,
     })
+}
+
+/// What [`lower`] needs to know about a function besides its signature.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape<'x> {
+    /// Parameter names as written (`None` for unnamed parameters).
+    pub param_names: &'x [Option<String>],
+    /// Return the original block labels too (a global takes a block's address).
+    pub keep_labels: bool,
+    /// Per parameter, then one for the return type: true if its type is unmodelled (the
+    /// header was read with a loose signature; the body is only checked). Empty if none.
+    pub unmodelled: &'x [bool],
 }
 
 /// The result of lowering one function body.
@@ -261,29 +432,54 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.c.err_at(t, msg)
     }
 
-    fn scalar(&self, ty: &LType, t: Token) -> PResult<Type> {
+    /// Valid LLVM that strata does not model: skips the function (see [`PErr::unsupported`]).
+    fn unsupported<T>(&self, t: Token, msg: impl Into<String>) -> PResult<T> {
+        self.c.unsupported_at(t, msg)
+    }
+
+    /// The strata type of a value of LLVM type `ty`. A valid type strata does not model
+    /// (an aggregate, `x86_fp80`, a vector, `i200`) gives a stand-in scalar of the same kind
+    /// and records the instruction as unmodelled ([`Lower::stand_in`]), so the rest of the
+    /// instruction is still parsed and checked.
+    fn scalar(&mut self, ty: &LType, t: Token) -> PResult<Type> {
         match ty.scalar() {
-            Some(Type::Void) | None => self.err(t, format!("unsupported value type {ty}")),
+            Some(Type::Void) => self.err(t, format!("{ty} is not a value type")),
+            None if ty.is_first_class() => match self.m.layouts.undefined_name(ty) {
+                Some(n) => self.err(t, format!("use of undefined type %{n}")),
+                None => {
+                    if self.stand_in.is_none() {
+                        self.stand_in = Some(PErr {
+                            unsupported: true,
+                            ..PErr::new(t.line, t.col, format!("unsupported value type {ty}"))
+                        });
+                    }
+                    Ok(stand_in_type(ty))
+                }
+            },
+            None => self.err(t, format!("{ty} is not a value type")),
             Some(s) => Ok(s),
         }
     }
 
-    fn body(&mut self, param_names: &[Option<String>]) -> PResult<()> {
+    fn body(&mut self, param_names: &[Option<String>], unmodelled: &[bool]) -> PResult<()> {
         // Parameters.
         let mut unnamed = 0usize;
         for (i, n) in param_names.iter().enumerate() {
             let v = self.b.param(i);
+            let local = if unmodelled.get(i) == Some(&true) {
+                Local::Unmodelled
+            } else {
+                Local::Op(v.into())
+            };
             match n {
                 Some(n) => {
                     if n.bytes().all(|c| c.is_ascii_digit()) {
                         unnamed += 1;
                     }
-                    self.locals
-                        .insert(Cow::Owned(n.clone()), Local::Op(v.into()));
+                    self.locals.insert(Cow::Owned(n.clone()), local);
                 }
                 None => {
-                    self.locals
-                        .insert(Cow::Owned(unnamed.to_string()), Local::Op(v.into()));
+                    self.locals.insert(Cow::Owned(unnamed.to_string()), local);
                     unnamed += 1;
                 }
             }
@@ -291,8 +487,10 @@ impl<'a, 'm> Lower<'a, 'm> {
         // Pre-scan labels.
         let toks = self.c.toks;
         let mut order: Vec<Cow<'a, str>> = Vec::new();
+        self.next_number = unnamed as u64;
         if toks.first().is_some_and(|t| t.kind != Tok::Label) {
             order.push(Cow::Owned(unnamed.to_string()));
+            self.next_number += 1;
         }
         let mut prev_line = 0;
         for t in toks {
@@ -326,6 +524,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 Tok::Eof => break,
                 Tok::Label => {
                     self.c.bump();
+                    self.check_number(t)?;
                     if let Some(cb) = current {
                         if !first {
                             return self.err(
@@ -356,7 +555,21 @@ impl<'a, 'm> Lower<'a, 'm> {
             if current.is_none() {
                 return self.err(t, "instruction after a terminator (expected a block label)");
             }
-            let terminated = self.instruction()?;
+            let start = self.c.pos;
+            let terminated = match self.instruction() {
+                Ok(terminated) => {
+                    if let Some(e) = self.stand_in.take() {
+                        self.unmodelled.get_or_insert(e);
+                    }
+                    terminated
+                }
+                Err(e) if e.unsupported => {
+                    self.stand_in = None;
+                    self.unmodelled.get_or_insert(e);
+                    self.skip_unmodelled(start)?
+                }
+                Err(e) => return Err(e),
+            };
             if terminated {
                 current = None;
             }
@@ -365,8 +578,123 @@ impl<'a, 'm> Lower<'a, 'm> {
             let t = self.c.peek();
             return self.err(t, format!("block {cb} does not end with a terminator"));
         }
+        for t in std::mem::take(&mut self.unmodelled_uses) {
+            let n = self.c.name(t);
+            if !self.locals.contains_key(&n) && !self.blocks.contains_key(&n) {
+                return self.err(t, format!("use of undefined value %{n}"));
+            }
+        }
         self.move_deferred();
         self.resolve()
+    }
+
+    /// Checks that a numbered value or label (`%7`, `7:`) at `t` has the next number; other
+    /// names are free.
+    pub(super) fn check_number(&mut self, t: Token) -> PResult<()> {
+        let name = self.c.name(t);
+        if name.is_empty() || !name.bytes().all(|c| c.is_ascii_digit()) {
+            return Ok(());
+        }
+        if name.parse::<u64>().ok() != Some(self.next_number) {
+            let what = if t.kind == Tok::Label {
+                "label"
+            } else {
+                "value"
+            };
+            return self.err(
+                t,
+                format!("{what} %{name} should be numbered %{}", self.next_number),
+            );
+        }
+        self.next_number += 1;
+        Ok(())
+    }
+
+    /// After an unmodelled construct in the instruction starting at token `start`: marks its
+    /// result name unmodelled and moves past the instruction (to the first token of a later
+    /// line outside brackets). Returns true if the instruction is a terminator.
+    fn skip_unmodelled(&mut self, start: usize) -> PResult<bool> {
+        let toks = self.c.toks;
+        let first = toks[start];
+        let mut k = start;
+        if first.kind == Tok::LocalVar && toks.get(k + 1).is_some_and(|t| t.kind == Tok::Eq) {
+            let name = self.c.name(first);
+            if self.locals.contains_key(&name) {
+                return self.err(first, format!("value %{name} is defined twice"));
+            }
+            if self.numbered != Some(start) {
+                self.check_number(first)?;
+            }
+            self.pending.remove(&name);
+            self.locals.insert(name, Local::Unmodelled);
+            k += 2;
+        }
+        let op = toks.get(k).map_or("", |t| self.c.text(*t));
+        let mut depth = 0i64;
+        let mut line = first.line;
+        let mut prev: Option<Token> = None;
+        while let Some(&t) = toks.get(k) {
+            if t.line != line && depth <= 0 {
+                break;
+            }
+            match t.kind {
+                Tok::LParen | Tok::LBracket | Tok::LBrace | Tok::Less => depth += 1,
+                Tok::RParen | Tok::RBracket | Tok::RBrace | Tok::Greater => {
+                    depth -= 1;
+                    if depth < 0 {
+                        return self.err(t, format!("unbalanced `{}`", self.c.text(t)));
+                    }
+                }
+                Tok::Error => return self.err(t, "malformed token"),
+                Tok::Ident => {
+                    let w = self.c.text(t);
+                    if !is_instruction_word(w) {
+                        return self.err(t, format!("unexpected `{w}`"));
+                    }
+                }
+                Tok::LocalVar if !self.is_named_type(t) => {
+                    self.unmodelled_uses.push(t);
+                }
+                Tok::GlobalVar => {
+                    let n = self.c.name(t);
+                    if !self.m.symbols.contains_key(n.as_ref()) {
+                        return self.err(t, format!("undefined symbol @{n}"));
+                    }
+                }
+                Tok::AttrGroup | Tok::Label | Tok::Colon => {
+                    return self.err(t, format!("unexpected `{}`", self.c.text(t)));
+                }
+                _ => {}
+            }
+            // Two operands need a comma between them.
+            if let Some(p) = prev {
+                if self.is_operand_token(p) && self.is_operand_token(t) {
+                    return self.err(t, format!("expected `,` before `{}`", self.c.text(t)));
+                }
+            }
+            prev = Some(t);
+            line = t.line;
+            k += 1;
+        }
+        if depth != 0 {
+            return self.err(first, "unbalanced brackets in the instruction");
+        }
+        self.c.pos = k;
+        Ok(TERMINATORS.contains(&op))
+    }
+
+    /// True if `t` names a named type the module defines (`%struct.S`).
+    fn is_named_type(&self, t: Token) -> bool {
+        t.kind == Tok::LocalVar && self.m.layouts.body(&self.c.name(t)).is_some()
+    }
+
+    /// True for a token that is a whole operand value (a name other than a type, a literal).
+    fn is_operand_token(&self, t: Token) -> bool {
+        match t.kind {
+            Tok::LocalVar => !self.is_named_type(t),
+            Tok::GlobalVar | Tok::Int | Tok::Float | Tok::HexFloat | Tok::CStr => true,
+            _ => false,
+        }
     }
 
     /// Moves instructions materialised for phi operands to the end of their (predecessor)
@@ -453,6 +781,11 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// Defines local `name` (if any) as `v`.
     fn define(&mut self, name: Option<(Cow<'a, str>, Token)>, v: Local) -> PResult<()> {
         let Some((name, t)) = name else { return Ok(()) };
+        let v = if self.stand_in.is_some() {
+            Local::Unmodelled
+        } else {
+            v
+        };
         if let Some((ph, ty, _)) = self.pending.remove(&name) {
             match &v {
                 Local::Op(op) => {
@@ -464,11 +797,12 @@ impl<'a, 'm> Lower<'a, 'm> {
                     self.subst.insert(ph, *op);
                 }
                 Local::Tuple(_) => {
-                    return self.err(
+                    return self.unsupported(
                         t,
                         format!("aggregate value %{name} used before its definition"),
                     )
                 }
+                Local::Unmodelled => {}
             }
         }
         if self.locals.insert(name.clone(), v).is_some() {
@@ -500,6 +834,15 @@ impl<'a, 'm> Lower<'a, 'm> {
                 Some(Local::Tuple(_)) => {
                     self.err(*t, format!("aggregate value %{name} used as a scalar"))
                 }
+                Some(Local::Unmodelled) => {
+                    if self.stand_in.is_none() {
+                        self.stand_in = Some(PErr {
+                            unsupported: true,
+                            ..PErr::new(t.line, t.col, format!("%{name} has an unmodelled type"))
+                        });
+                    }
+                    Ok(self.konst(ConstData::zero(sty)))
+                }
                 None => {
                     if let Some((ph, pty, _)) = self.pending.get(name) {
                         if *pty != sty {
@@ -522,6 +865,10 @@ impl<'a, 'm> Lower<'a, 'm> {
                     return self.err(*t, format!("global @{name} used as {ty}"));
                 }
                 match self.m.symbols.get(name.as_ref()) {
+                    Some(&s) if self.m.symbol_types[s.index()] != *ty => {
+                        let actual = &self.m.symbol_types[s.index()];
+                        self.err(*t, format!("@{name} has type {actual} but is used as {ty}"))
+                    }
                     Some(&s) => Ok(self.konst(ConstData {
                         ty: Type::Ptr,
                         kind: ConstKind::SymbolAddr(s),
@@ -542,7 +889,13 @@ impl<'a, 'm> Lower<'a, 'm> {
                 Ok(self.konst(ConstData::int(sty, *bv as u128)))
             }
             Val::Dec(_) | Val::Hex(..) => {
-                let bits = float_bits(sty, v).or_else(|e| self.err(at, e))?;
+                let bits = float_bits(sty, v).or_else(|e| {
+                    if matches!(v, Val::Hex('K' | 'L' | 'M' | 'H' | 'R', _)) {
+                        self.unsupported(at, e)
+                    } else {
+                        self.err(at, e)
+                    }
+                })?;
                 Ok(self.konst(ConstData {
                     ty: sty,
                     kind: ConstKind::Float(bits),
@@ -553,7 +906,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 ty: sty,
                 kind: ConstKind::Undef,
             })),
-            Val::Bytes(_) | Val::Agg(_) => self.err(
+            Val::Bytes(_) | Val::Agg(_) => self.unsupported(
                 at,
                 format!("aggregate constant of type {ty} used as an operand"),
             ),
@@ -566,11 +919,11 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.cast(*op, inner, to)
             }
             Val::OtherExpr(w, t) => {
-                self.err(*t, format!("constant expression `{w}` is not supported"))
+                self.unsupported(*t, format!("constant expression `{w}` is not supported"))
             }
             Val::BlockAddr(f, blk) => {
                 if f.as_ref() != self.fname {
-                    return self.err(at, format!("blockaddress of another function @{f}"));
+                    return self.unsupported(at, format!("blockaddress of another function @{f}"));
                 }
                 match self.blocks.get(blk) {
                     Some(&b) => Ok(self.konst(ConstData {
@@ -607,7 +960,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 from_s.bits() == to_s.bits() && from_s != Type::Ptr && to_s != Type::Ptr
             }
         };
-        if !ok {
+        if !ok && self.stand_in.is_none() {
             return self.err(at, format!("invalid cast `{op}` from {} to {to}", inner.0));
         }
         Ok(self.push1(InstKind::Cast {
@@ -708,7 +1061,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 {
                     self.c.bump();
                     self.c.bump();
-                    self.c.parse_u64("an alignment")?;
+                    let at = self.c.peek();
+                    let a = self.c.parse_u64("an alignment")?;
+                    super::check_align(&self.c, at, a)?;
                 }
                 _ => return Ok(()),
             }

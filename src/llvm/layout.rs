@@ -85,12 +85,7 @@ impl LType {
     pub fn scalar(&self) -> Option<Type> {
         Some(match self {
             LType::Void => Type::Void,
-            LType::Int(1) => Type::I1,
-            LType::Int(8) => Type::I8,
-            LType::Int(16) => Type::I16,
-            LType::Int(32) => Type::I32,
-            LType::Int(64) => Type::I64,
-            LType::Int(128) => Type::I128,
+            LType::Int(n) => return Type::int(*n),
             LType::Float => Type::F32,
             LType::Double => Type::F64,
             LType::Ptr(_) | LType::OpaquePtr => Type::Ptr,
@@ -108,6 +103,7 @@ impl LType {
             Type::I32 => LType::Int(32),
             Type::I64 => LType::Int(64),
             Type::I128 => LType::Int(128),
+            Type::Int(n) => LType::Int(n as u32),
             Type::F32 => LType::Float,
             Type::F64 => LType::Double,
             Type::Ptr => LType::i8_ptr(),
@@ -120,6 +116,13 @@ impl LType {
             self,
             LType::Struct { .. } | LType::Array(..) | LType::Vector(..) | LType::Named(_)
         )
+    }
+
+    /// True for LLVM's first-class value types (everything but `void`, function types,
+    /// `label`, `metadata` and the like): what an instruction may produce or take.
+    pub fn is_first_class(&self) -> bool {
+        !matches!(self, LType::Void | LType::Func { .. } | LType::Other(_))
+            || matches!(self, LType::Other("x86_mmx" | "x86_amx" | "token"))
     }
 }
 
@@ -240,6 +243,20 @@ impl Layouts {
     /// Records a named type definition (later definitions of the same name replace earlier).
     pub fn define(&mut self, name: &str, body: NamedBody) {
         self.bodies.insert(name.to_string(), body);
+    }
+
+    /// The first named type that `t` mentions (at any depth, also behind pointers) but the
+    /// module does not define, if any.
+    pub fn undefined_name<'t>(&self, t: &'t LType) -> Option<&'t str> {
+        match t {
+            LType::Named(n) => (!self.bodies.contains_key(n)).then_some(n.as_str()),
+            LType::Ptr(e) | LType::Array(_, e) | LType::Vector(_, e) => self.undefined_name(e),
+            LType::Struct { fields, .. } => fields.iter().find_map(|f| self.undefined_name(f)),
+            LType::Func { ret, params, .. } => self
+                .undefined_name(ret)
+                .or_else(|| params.iter().find_map(|p| self.undefined_name(p))),
+            _ => None,
+        }
     }
 
     /// The body of a named type (`None` if undefined, `Some(None)` if opaque).

@@ -3,8 +3,9 @@
 //! Turns the whole source into a `Vec<Token>` in one forward pass. Tokens carry byte spans
 //! into the source plus the 1-based line and column of their first character, so every later
 //! error can name its position and export can copy source text verbatim. Lexing is total:
-//! a character that starts no token becomes a [`Tok::Error`] token (the parser reports it),
-//! an unterminated string runs to the end of the input. Comments (`;` to end of line) are
+//! a character that starts no token, or a string the input ends inside, becomes a
+//! [`Tok::Error`] token that the parser reports (an unterminated string's token runs to the
+//! end of the input). Comments (`;` to end of line) are
 //! dropped.
 //!
 //! Recognised forms: `%local`, `@global`, `%"quoted"`, `label:`, `!meta`, `#N`, `$comdat`,
@@ -110,7 +111,7 @@ pub fn lex(src: &str) -> Vec<Token> {
     let mut line = 1u32;
     let mut line_start = 0usize;
     // Scans a quoted string starting at `j` (the opening quote); returns the index after the
-    // closing quote (or `n`), counting newlines.
+    // closing quote (or `n` if the input ends first), counting newlines.
     let scan_str = |mut j: usize, line: &mut u32, line_start: &mut usize| -> usize {
         j += 1;
         while j < n && s[j] != b'"' {
@@ -122,6 +123,8 @@ pub fn lex(src: &str) -> Vec<Token> {
         }
         (j + 1).min(n)
     };
+    // True if the string scanned from `from` to `to` is closed by a quote.
+    let closed = |from: usize, to: usize| to > from + 1 && s[to - 1] == b'"';
     while i < n {
         let c = s[i];
         if c == b'\n' {
@@ -135,9 +138,7 @@ pub fn lex(src: &str) -> Vec<Token> {
             continue;
         }
         if c == b';' {
-            while i < n && s[i] != b'\n' {
-                i += 1;
-            }
+            i = memchr::memchr(b'\n', &s[i..n]).map_or(n, |k| i + k);
             continue;
         }
         let start = i;
@@ -147,8 +148,11 @@ pub fn lex(src: &str) -> Vec<Token> {
         match c {
             b'%' | b'@' | b'!' | b'#' | b'$' => {
                 let mut j = i + 1;
+                let mut unterminated = false;
                 if j < n && s[j] == b'"' && c != b'!' && c != b'#' {
+                    let q = j;
                     j = scan_str(j, &mut line, &mut line_start);
+                    unterminated = !closed(q, j);
                 } else if c == b'#' {
                     while j < n && s[j].is_ascii_digit() {
                         j += 1;
@@ -158,7 +162,9 @@ pub fn lex(src: &str) -> Vec<Token> {
                         j += 1;
                     }
                 }
-                kind = if j == i + 1 {
+                kind = if unterminated {
+                    Tok::Error
+                } else if j == i + 1 {
                     match c {
                         b'!' => Tok::Exclaim,
                         _ => Tok::Error,
@@ -187,12 +193,17 @@ pub fn lex(src: &str) -> Vec<Token> {
                     i = j + 1;
                     continue;
                 }
-                kind = Tok::Str;
+                kind = if closed(i, j) { Tok::Str } else { Tok::Error };
                 i = j;
             }
             b'c' if i + 1 < n && s[i + 1] == b'"' => {
-                i = scan_str(i + 1, &mut line, &mut line_start);
-                kind = Tok::CStr;
+                let j = scan_str(i + 1, &mut line, &mut line_start);
+                kind = if closed(i + 1, j) {
+                    Tok::CStr
+                } else {
+                    Tok::Error
+                };
+                i = j;
             }
             b'0'..=b'9' | b'-' => {
                 let mut j = i;

@@ -25,19 +25,26 @@
 //! indirect destinations (their `blockaddress` arguments stay ordinary inputs), followed by
 //! a jump to the fallthrough block. Function addresses are `SymbolAddr` constants; a call
 //! whose type differs from the callee's declaration (K&R `bitcast` calls) is an indirect
-//! call of the symbol's address. `va_arg`, atomic `load`/`store` become [`crate::ir::OpaqueInst`]s; calls to
+//! call of the symbol's address. An `alloca` with a run-time count (a VLA) is a
+//! `DynAlloca`; `llvm.stacksave`/`llvm.stackrestore` stay calls; `freeze` is a `copy` (of zero
+//! for an `undef` or `poison` constant, one of the values freeze may pick). `va_arg`, atomic `load`/`store` become [`crate::ir::OpaqueInst`]s; calls to
 //! `llvm.dbg.*` are dropped; `llvm.memcpy` and friends are ordinary external calls.
 //! A function with phis is imported in `Phase::Ssa`, otherwise `Phase::Memory`.
 //!
-//! **Errors.** Malformed top-level syntax is a fatal [`ImportError`]. Inside a function,
-//! an unsupported construct (aggregate values such as `{ i64, i64 }` struct returns, VLAs,
-//! `x86_fp80`, vectors, `invoke`, ...) or a syntax error skips that function only:
-//! it is recorded in [`Imported::skipped`] with its line and reason, becomes an external
-//! declaration in the module (its signature's unrepresentable types appear as `void`), and
-//! export re-emits its original text unchanged. With [`ImportOptions::strict`] the first
-//! such error is fatal. Import never panics and every loop consumes input, so it never hangs.
-//! Like LLVM's parser, import does not check that definitions dominate their uses:
-//! [`Imported::skip_invalid_functions`] runs the verifier and skips what it rejects.
+//! **Errors.** Input that is not valid LLVM IR is a fatal [`ImportError`] at `file:line:col`
+//! (syntax, undefined names and types, type mismatches, call arity, alignments, value
+//! numbering, phis after other instructions, keywords and attribute groups in the text export
+//! copies verbatim, metadata references and module flags: [`validate`]). Only a *valid*
+//! function using a construct the IR does not model (aggregate values such as `{ i64, i64 }`
+//! struct returns, `x86_fp80`, vectors, `invoke`, ...; a [`parse::PErr`] with
+//! `unsupported` set) is skipped: its body is still parsed to the end with stand-in types
+//! (so a malformed construct anywhere in it is an error), then it is recorded in
+//! [`Imported::skipped`] with its line and reason, becomes an external declaration in the
+//! module (its signature's unrepresentable types appear as `void`), and export re-emits its
+//! original text unchanged. With [`ImportOptions::strict`] the first such function is fatal.
+//! Import never panics and every loop consumes input, so it never hangs. Like LLVM's parser,
+//! import does not check that definitions dominate their uses: [`Imported::verify`] runs the
+//! verifier (the CLI always calls it) and reports the first function it rejects.
 //!
 //! **Export** ([`export()`], module [`mod@export`]) prints a module back as LLVM 14 `.ll`:
 //! every type, global, declaration, attribute group and metadata node is re-emitted
@@ -57,6 +64,7 @@ pub mod function;
 pub mod layout;
 pub mod lexer;
 pub mod parse;
+pub mod validate;
 
 pub use export::export;
 
@@ -112,61 +120,35 @@ pub struct Imported {
 }
 
 impl Imported {
-    /// Runs the IR verifier on every imported function and skips those it rejects (moving
-    /// them to [`Imported::skipped`] with the verifier's first message and turning them into
-    /// declarations, so export re-emits their original text). Returns how many were
-    /// skipped.
+    /// Runs the IR verifier on every imported function; the first function it rejects is an
+    /// error at that function's `define` (`file:line:col`, the function and the verifier's
+    /// message).
     ///
-    /// Import checks syntax, types and structure but, like LLVM's own parser, leaves
+    /// Import checks syntax, names, types and structure but, like LLVM's own parser, leaves
     /// dominance of uses to a verifier: input that is not valid LLVM (a use before its
-    /// definition on some path) imports, and this call, or the pipeline's `verify` stage,
-    /// rejects it. Cost: one verifier run per function (about a fifth of import time).
-    pub fn skip_invalid_functions(&mut self) -> usize {
+    /// definition on some path) imports, and this call rejects it. Cost: one verifier run
+    /// per function (about a fifth of import time).
+    ///
+    /// # Errors
+    /// The first verifier error, located at its function's header.
+    pub fn verify(&self) -> Result<(), ImportError> {
         let symbols = self.module.symbol_table();
-        let mut bad: Vec<(usize, String)> = Vec::new();
-        for (i, f) in self.module.functions.iter().enumerate() {
+        for f in &self.module.functions {
             if let Some(e) = crate::verify::verify(f, &symbols).into_iter().next() {
-                bad.push((i, e.to_string()));
-            }
-        }
-        if bad.is_empty() {
-            return 0;
-        }
-        let n = bad.len();
-        let functions = std::mem::take(&mut self.module.functions);
-        let mut new_index = vec![None; functions.len()];
-        let mut bad_iter = bad.into_iter().peekable();
-        for (i, f) in functions.into_iter().enumerate() {
-            if bad_iter.peek().is_some_and(|(k, _)| *k == i) {
-                let (_, reason) = bad_iter.next().unwrap_or_default();
-                let sym = self.module.symbol_by_name(&f.name);
-                self.skipped.push(SkippedFunction {
-                    name: f.name.clone(),
-                    line: 0,
-                    reason: format!("invalid input: {reason}"),
+                let (line, col) = self
+                    .context
+                    .headers
+                    .get(&f.name)
+                    .map_or((0, 0), |h| (h.line, h.col));
+                return Err(ImportError {
+                    file: self.context.file.clone(),
+                    line,
+                    col,
+                    message: format!("invalid function @{}: {e}", f.name),
                 });
-                if let Some(sym) = sym {
-                    self.module.externs.push(ExternDecl {
-                        symbol: sym,
-                        signature: f.signature.clone(),
-                    });
-                    self.module.symbols[sym.index()].kind =
-                        SymbolKind::Extern(self.module.externs.len() as u32 - 1);
-                }
-                self.context.call_sites.remove(&f.name);
-            } else {
-                new_index[i] = Some(self.module.functions.len() as u32);
-                self.module.functions.push(f);
             }
         }
-        for s in &mut self.module.symbols {
-            if let SymbolKind::Function(i) = s.kind {
-                if let Some(Some(k)) = new_index.get(i as usize) {
-                    s.kind = SymbolKind::Function(*k);
-                }
-            }
-        }
-        n
+        Ok(())
     }
 }
 
@@ -192,6 +174,10 @@ pub struct FnHeader {
     pub varargs: bool,
     /// Text between `)` and `{` (or the end of a declaration): `#0`, `unnamed_addr`, ...
     pub tail: String,
+    /// 1-based line of `define`/`declare`.
+    pub line: u32,
+    /// 1-based column of `define`/`declare`.
+    pub col: u32,
 }
 
 impl FnHeader {
@@ -265,10 +251,13 @@ pub struct ModuleInfo {
     /// Named struct layouts.
     pub layouts: Layouts,
     /// Symbols by name.
-    pub symbols: HashMap<String, Symbol>,
+    pub symbols: crate::llvm::function::FastMap<String, Symbol>,
     /// Strata signatures of functions and declarations by symbol index (`None` for globals
     /// and for functions whose signature is not representable).
     pub signatures: Vec<Option<Signature>>,
+    /// LLVM type of each symbol's address by symbol index (`i32 (i8*)*`, `[4 x i8]*`): a
+    /// use of the symbol must name exactly this type.
+    pub symbol_types: Vec<LType>,
 }
 
 fn fatal(file: &str, e: PErr) -> ImportError {
@@ -319,7 +308,10 @@ fn split_items(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
 
 /// Parses a `define`/`declare` header up to (not including) `{`. Returns the header, the
 /// function name and its name token, and the parameter names.
-fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec<Option<String>>)> {
+fn parse_header<'a>(
+    c: &mut Cursor<'a>,
+    defined: &validate::Defined,
+) -> PResult<(FnHeader, String, Token, Vec<Option<String>>)> {
     let first = c.bump();
     let mut guard = 0;
     while !c.at_type() {
@@ -331,6 +323,7 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
         c.skip_parens()?;
         guard += 1;
     }
+    validate::check_words(c, &c.toks[1..c.pos], defined)?;
     let ret_start = c.peek().start as usize;
     let head = c
         .src
@@ -353,6 +346,7 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
             }
             let ty = c.parse_type()?;
             let attr_start = c.peek().start as usize;
+            let attr_tok = c.pos;
             let mut attr_end = attr_start;
             let mut pname = None;
             loop {
@@ -368,7 +362,21 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
                     }
                     Tok::LocalVar => {
                         c.bump();
-                        pname = Some(c.name(t).into_owned());
+                        let n = c.name(t).into_owned();
+                        if n.bytes().all(|b| b.is_ascii_digit()) {
+                            let want = names.iter().filter(|p: &&Option<String>| {
+                                p.as_ref()
+                                    .is_none_or(|p| p.bytes().all(|b| b.is_ascii_digit()))
+                            });
+                            let want = want.count();
+                            if n != want.to_string() {
+                                return c.err_at(
+                                    t,
+                                    format!("parameter %{n} should be numbered %{want}"),
+                                );
+                            }
+                        }
+                        pname = Some(n);
                     }
                     _ => {
                         c.bump();
@@ -376,6 +384,8 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
                     }
                 }
             }
+            let name_toks = usize::from(pname.is_some());
+            validate::check_words(c, &c.toks[attr_tok..c.pos - name_toks], defined)?;
             let attrs = c
                 .src
                 .get(attr_start..attr_end.max(attr_start))
@@ -395,6 +405,7 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
     while !matches!(c.peek().kind, Tok::LBrace | Tok::Eof) {
         c.bump();
     }
+    validate::check_words(c, &c.toks[tail_start..c.pos], defined)?;
     let tail_end = if c.pos > tail_start {
         c.toks[c.pos - 1].end as usize
     } else {
@@ -408,6 +419,8 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
             params,
             varargs,
             tail,
+            line: first.line,
+            col: first.col,
         },
         name,
         name_tok,
@@ -415,17 +428,31 @@ fn parse_header<'a>(c: &mut Cursor<'a>) -> PResult<(FnHeader, String, Token, Vec
     ))
 }
 
-/// The strata signature of an LLVM function header, or the first unrepresentable type.
-fn signature_of(h: &FnHeader) -> Result<Signature, String> {
-    let ret = h
-        .ret
-        .scalar()
-        .ok_or_else(|| format!("return type {} is not supported", h.ret))?;
+/// The strata signature of an LLVM function header, or an error at the header naming the
+/// first type that is not representable ([`PErr::unsupported`]) or not valid there.
+fn signature_of(h: &FnHeader) -> Result<Signature, PErr> {
+    let at = |msg: String, unsupported: bool| PErr {
+        unsupported,
+        ..PErr::new(h.line, h.col, msg)
+    };
+    let ret = match h.ret.scalar() {
+        Some(t) => t,
+        None if h.ret.is_first_class() => {
+            return Err(at(format!("return type {} is not supported", h.ret), true))
+        }
+        None => return Err(at(format!("invalid return type {}", h.ret), false)),
+    };
     let mut params = Vec::with_capacity(h.params.len());
     for p in &h.params {
         match p.ty.scalar() {
             Some(t) if t != Type::Void => params.push(t),
-            _ => return Err(format!("parameter type {} is not supported", p.ty)),
+            None if p.ty.is_first_class() => {
+                return Err(at(
+                    format!("parameter type {} is not supported", p.ty),
+                    true,
+                ))
+            }
+            _ => return Err(at(format!("invalid parameter type {}", p.ty), false)),
         }
     }
     Ok(Signature {
@@ -463,6 +490,9 @@ enum SymDef {
 pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported, ImportError> {
     let toks = lexer::lex(src);
     let items = split_items(src, &toks);
+    let whole = Cursor::new(src, &toks);
+    let defined = validate::collect_defined(&whole, &items).map_err(|e| fatal(file, e))?;
+    validate::check_module_flags(&whole, &items).map_err(|e| fatal(file, e))?;
     let mut ctx = LlvmContext {
         file: file.to_string(),
         ..LlvmContext::default()
@@ -495,7 +525,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
     // Pass 3: symbols.
     let mut names: Vec<String> = Vec::new();
     let mut defs: Vec<SymDef> = Vec::new();
-    let mut symbols: HashMap<String, Symbol> = HashMap::new();
+    let mut symbols: crate::llvm::function::FastMap<String, Symbol> = Default::default();
     for (k, &(a, b)) in items.iter().enumerate() {
         let t = toks[a];
         let word = src.get(t.start as usize..t.end as usize).unwrap_or("");
@@ -503,7 +533,11 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         let (name, def, name_tok) = match (t.kind, word) {
             (Tok::Ident, "define") | (Tok::Ident, "declare") => {
                 let (header, name, name_tok, pnames) =
-                    parse_header(&mut c).map_err(|e| fatal(file, e))?;
+                    parse_header(&mut c, &defined).map_err(|e| fatal(file, e))?;
+                if let Some(n) = layouts.undefined_name(&header.fn_type()) {
+                    let msg = format!("use of undefined type %{n}");
+                    return Err(fatal(file, PErr::new(name_tok.line, name_tok.col, msg)));
+                }
                 ctx.symbol_types
                     .insert(name.clone(), LType::Ptr(Box::new(header.fn_type())));
                 ctx.headers.insert(name.clone(), header.clone());
@@ -534,7 +568,8 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             (Tok::GlobalVar, _) => {
                 ctx.items.push(Item::Text(item_text(a, b)));
                 let name = c.name(t).into_owned();
-                let (g, ty) = parse_global(&mut c, &layouts).map_err(|e| fatal(file, e))?;
+                let (g, ty) =
+                    parse_global(&mut c, &layouts, &defined).map_err(|e| fatal(file, e))?;
                 ctx.symbol_types
                     .insert(name.clone(), LType::Ptr(Box::new(ty)));
                 (name, SymDef::Global(g), t)
@@ -566,8 +601,9 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                     } else {
                         format!("`{word}`")
                     };
-                    return Err(fatal(file, PErr { line: t.line, col: t.col, msg: format!("expected a top-level entity (define, declare, a global, a type, attributes or metadata), found {found}") }));
+                    return Err(fatal(file, PErr::new(t.line, t.col, format!("expected a top-level entity (define, declare, a global, a type, attributes or metadata), found {found}"))));
                 }
+                validate::check_item(&c, &toks[a..b], &defined).map_err(|e| fatal(file, e))?;
                 ctx.items.push(Item::Text(item_text(a, b)));
                 continue;
             }
@@ -575,11 +611,11 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         if symbols.contains_key(&name) {
             return Err(fatal(
                 file,
-                PErr {
-                    line: name_tok.line,
-                    col: name_tok.col,
-                    msg: format!("redefinition of @{name}"),
-                },
+                PErr::new(
+                    name_tok.line,
+                    name_tok.col,
+                    format!("redefinition of @{name}"),
+                ),
             ));
         }
         symbols.insert(name.clone(), Symbol::new(names.len()));
@@ -599,8 +635,8 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             continue;
         };
         let mut c = Cursor::new(src, &toks[a..b]);
-        if let Err(e) = global_init(&mut c, &layouts, &symbols, g) {
-            if options.strict {
+        if let Err(e) = global_init(&mut c, &layouts, &symbols, &defined, g) {
+            if options.strict || !e.unsupported {
                 return Err(fatal(file, e));
             }
             ctx.warnings.push(format!(
@@ -632,10 +668,15 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             }
         }
     }
+    let symbol_types = names
+        .iter()
+        .map(|n| ctx.symbol_types.get(n).cloned().unwrap_or(LType::Void))
+        .collect();
     let info = ModuleInfo {
         layouts,
         symbols,
         signatures,
+        symbol_types,
     };
     // Pass 4: bodies.
     let mut module = Module::default();
@@ -664,23 +705,41 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             } => {
                 let (a, b) = items[item];
                 let body = &toks[a + body_start..b];
-                let r = signature_of(&header)
-                    .map_err(|m| PErr {
-                        line: toks[a].line,
-                        col: toks[a].col,
-                        msg: m,
-                    })
-                    .and_then(|sig| {
-                        function::lower(
-                            src,
-                            body,
-                            &info,
-                            &name,
-                            sig,
-                            &pnames,
-                            label_fns.contains(name.as_str()),
-                        )
-                    });
+                let keep = label_fns.contains(name.as_str());
+                let r = match signature_of(&header) {
+                    Ok(sig) => {
+                        let shape = function::Shape {
+                            param_names: &pnames,
+                            keep_labels: keep,
+                            unmodelled: &[],
+                        };
+                        function::lower(src, body, &info, &name, sig, &shape)
+                    }
+                    // An unmodelled signature: the body is still checked for malformed
+                    // input, with the unmodelled parameters marked.
+                    Err(e) if e.unsupported => {
+                        let loose = loose_signature(&header);
+                        // One flag per parameter, then one for the return type.
+                        let mut unmodelled: Vec<bool> =
+                            loose.params.iter().map(|t| *t == Type::Void).collect();
+                        unmodelled.push(header.ret != LType::Void && loose.ret == Type::Void);
+                        let sig = Signature {
+                            params: loose
+                                .params
+                                .iter()
+                                .map(|t| if *t == Type::Void { Type::I8 } else { *t })
+                                .collect(),
+                            ..loose
+                        };
+                        let shape = function::Shape {
+                            param_names: &pnames,
+                            keep_labels: keep,
+                            unmodelled: &unmodelled,
+                        };
+                        function::lower(src, body, &info, &name, sig, &shape).and(Err(e))
+                    }
+                    Err(e) => Err(e),
+                };
                 match r {
                     Ok(function::Lowered {
                         function: mut f,
@@ -699,7 +758,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                         SymbolKind::Function(module.functions.len() as u32 - 1)
                     }
                     Err(e) => {
-                        if options.strict {
+                        if options.strict || !e.unsupported {
                             return Err(fatal(file, e));
                         }
                         skipped.push(SkippedFunction {
@@ -738,7 +797,11 @@ fn linkage_of(head: &str) -> Linkage {
 
 /// Parses `@name = ... global|constant T [init] ...` up to the initialiser (which is
 /// evaluated later by [`global_init`]). Aliases and ifuncs become zero-sized globals.
-fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType)> {
+fn parse_global(
+    c: &mut Cursor<'_>,
+    layouts: &Layouts,
+    defined: &validate::Defined,
+) -> PResult<(Global, LType)> {
     c.bump();
     c.expect(Tok::Eq, "`=` after a global name")?;
     let mut linkage = Linkage::External;
@@ -755,7 +818,11 @@ fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType
         c.bump();
         match w {
             "global" | "constant" => {
+                let at = c.peek();
                 let ty = c.parse_type()?;
+                if let Some(n) = layouts.undefined_name(&ty) {
+                    return c.err_at(at, format!("use of undefined type %{n}"));
+                }
                 let (size, align) = layouts.size_align(&ty).unwrap_or((0, 1));
                 let g = Global {
                     size,
@@ -787,16 +854,32 @@ fn parse_global(c: &mut Cursor<'_>, layouts: &Layouts) -> PResult<(Global, LType
                 interposable = true;
             }
             "weak" | "linkonce" | "common" => interposable = true,
-            _ => c.skip_parens()?,
+            _ => {
+                let from = c.pos - 1;
+                c.skip_parens()?;
+                validate::check_words(c, &c.toks[from..c.pos], defined)?;
+            }
         }
     }
+}
+
+/// Checks an `align N` value as LLVM's parser does: a power of two up to 2^29.
+pub fn check_align(c: &Cursor<'_>, at: Token, a: u64) -> PResult<()> {
+    if !a.is_power_of_two() || a > 1 << 29 {
+        return c.err_at(
+            at,
+            format!("alignment {a} is not a power of two up to 2^29"),
+        );
+    }
+    Ok(())
 }
 
 /// Evaluates a global's initialiser and `align` into `g`.
 fn global_init(
     c: &mut Cursor<'_>,
     layouts: &Layouts,
-    syms: &HashMap<String, Symbol>,
+    syms: &crate::llvm::function::FastMap<String, Symbol>,
+    defined: &validate::Defined,
     g: &mut Global,
 ) -> PResult<()> {
     c.bump();
@@ -809,29 +892,47 @@ fn global_init(
     }
     c.bump();
     let ty = c.parse_type()?;
-    if g.init.is_some() && c.peek().kind != Tok::Comma && c.peek().kind != Tok::Eof {
+    if g.init.is_some() && matches!(c.peek().kind, Tok::Comma | Tok::Eof) {
+        return c.expected("an initializer");
+    }
+    if g.init.is_some() {
         let at = c.peek();
         let v = c.parse_value()?;
         let mut buf = consts::InitBuf::default();
         consts::eval_init(layouts, syms, &ty, &v, 0, &mut buf).map_err(|m| PErr {
-            line: at.line,
-            col: at.col,
-            msg: m,
+            unsupported: consts::is_unsupported(&m),
+            ..PErr::new(at.line, at.col, m)
         })?;
         g.init = Some(buf.bytes);
         g.relocations = buf.relocs;
     }
     while c.eat(Tok::Comma) {
         if c.eat_word("align") {
+            let at = c.peek();
             let a = c.parse_u64("an alignment")?;
-            if a.is_power_of_two() && a <= u32::MAX as u64 {
-                g.align = a as u32;
+            check_align(c, at, a)?;
+            g.align = a as u32;
+        } else if c.peek().kind == Tok::MetaVar {
+            // A metadata attachment `!name !N`.
+            c.bump();
+            let n = c.peek();
+            if n.kind != Tok::MetaVar || !defined.metadata.contains(c.text(n)) {
+                return c.expected("a defined metadata node");
             }
+            c.bump();
         } else {
+            let from = c.pos;
+            if matches!(c.peek().kind, Tok::Comma | Tok::Eof) {
+                return c.expected("a global property after `,`");
+            }
             while !matches!(c.peek().kind, Tok::Comma | Tok::Eof) {
                 c.bump();
             }
+            validate::check_words(c, &c.toks[from..c.pos], defined)?;
         }
+    }
+    if c.peek().kind != Tok::Eof {
+        return c.expected("`,` or the end of the global");
     }
     Ok(())
 }

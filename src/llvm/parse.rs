@@ -25,6 +25,21 @@ pub struct PErr {
     pub col: u32,
     /// What went wrong.
     pub msg: String,
+    /// True if the input is valid LLVM IR using a construct strata does not model (the
+    /// function may be skipped); false if the input is malformed (always an error).
+    pub unsupported: bool,
+}
+
+impl PErr {
+    /// A malformed-input error at `line:col`.
+    pub fn new(line: u32, col: u32, msg: impl Into<String>) -> Self {
+        PErr {
+            line,
+            col,
+            msg: msg.into(),
+            unsupported: false,
+        }
+    }
 }
 
 /// Result with a [`PErr`].
@@ -149,22 +164,34 @@ impl<'a> Cursor<'a> {
         self.src.get(t.start as usize..t.end as usize).unwrap_or("")
     }
 
-    /// An error at token `t`.
+    /// A malformed-input error at token `t`.
     pub fn err_at<T>(&self, t: Token, msg: impl Into<String>) -> PResult<T> {
+        Err(PErr::new(t.line, t.col, msg))
+    }
+
+    /// An error at token `t` for valid input that strata does not model (see
+    /// [`PErr::unsupported`]).
+    pub fn unsupported_at<T>(&self, t: Token, msg: impl Into<String>) -> PResult<T> {
         Err(PErr {
-            line: t.line,
-            col: t.col,
-            msg: msg.into(),
+            unsupported: true,
+            ..PErr::new(t.line, t.col, msg)
         })
     }
 
     /// An error at the current token: "expected X, found Y".
     pub fn expected<T>(&self, what: &str) -> PResult<T> {
         let t = self.peek();
+        let text = self.text(t);
         let found = if t.kind == Tok::Eof {
             "end of input".to_string()
+        } else if t.kind == Tok::Error && text.contains('"') {
+            "a string that is not closed before the end of the input".to_string()
         } else {
-            format!("`{}`", self.text(t))
+            let line = text.lines().next().unwrap_or("");
+            match line.char_indices().nth(40) {
+                Some((k, _)) => format!("`{}...`", &line[..k]),
+                None => format!("`{line}`"),
+            }
         };
         self.err_at(t, format!("expected {what}, found {found}"))
     }

@@ -119,7 +119,7 @@ const NONE: u32 = u32::MAX;
 /// A cheap hash of a constant into `0..CACHE_SLOTS`.
 fn cache_slot(k: &Constant) -> usize {
     let x = match k {
-        Constant::Scalar(v) => v.as_u128() as u64 ^ ((v.ty() as u64) << 56),
+        Constant::Scalar(v) => v.as_u128() as u64 ^ ((v.ty().code() as u64) << 56),
         Constant::Symbol { symbol, offset } => (symbol.0 as u64) << 40 ^ *offset as u64 ^ (1 << 62),
         Constant::Address(c) => c.0 as u64 ^ (1 << 63),
     };

@@ -114,6 +114,24 @@ impl<'a> Parser<'a> {
                     volatile,
                 }
             }
+            "dyn_alloca" => {
+                let ty = self.ty("after `dyn_alloca`")?;
+                self.comma(op, "type")?;
+                let cty = self.ty("as the count's type")?;
+                let count = self.operand(cty, "as the element count")?;
+                self.comma(op, "count")?;
+                self.expect_word("elem", "in `dyn_alloca`")?;
+                let elem_size = self.uint("an element size in bytes", u32::MAX as u64)? as u32;
+                self.comma(op, "element size")?;
+                self.expect_word("align", "in `dyn_alloca`")?;
+                let align = self.uint("an alignment", u32::MAX as u64)? as u32;
+                InstKind::DynAlloca {
+                    ty,
+                    count,
+                    elem_size,
+                    align,
+                }
+            }
             "load" => {
                 let ty = self.ty("after `load`")?;
                 self.comma(op, "type")?;

@@ -117,7 +117,7 @@ fn signature(out: &mut String, sig: &Signature, values: Option<&[Value]>) {
         if i > 0 {
             out.push_str(", ");
         }
-        out.push_str(t.name());
+        let _ = write!(out, "{t}");
         if let Some(vs) = values {
             let v = vs.get(i).copied().unwrap_or(Value(u32::MAX));
             let _ = write!(out, " {v}");
@@ -270,6 +270,17 @@ impl<F: IrRead> Printer<'_, F> {
                     vol(volatile)
                 )
             }
+            InstKind::DynAlloca {
+                ty,
+                count,
+                elem_size,
+                align,
+            } => write!(
+                out,
+                "dyn_alloca {ty}, {} {}, elem {elem_size}, align {align}",
+                self.f.operand_type(*count),
+                o(count)
+            ),
             InstKind::Load { ty, ptr, volatile } => {
                 write!(out, "load {ty}, {}{}", o(ptr), vol(volatile))
             }

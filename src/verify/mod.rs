@@ -476,6 +476,19 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     self.error(format!("alloca alignment {align} is not a power of two"));
                 }
             }
+            InstKind::DynAlloca { count, align, .. } => {
+                let what = || "dyn_alloca count".to_string();
+                if let Some(t) = self.operand(*count, what) {
+                    if !t.is_int() {
+                        self.error(format!(
+                            "dyn_alloca count has type {t}, expected an integer"
+                        ));
+                    }
+                }
+                if !align.is_power_of_two() {
+                    self.error(format!("alloca alignment {align} is not a power of two"));
+                }
+            }
             InstKind::Load { ty, ptr, .. } => {
                 if !ty.is_value() {
                     self.error("load of void");

@@ -58,3 +58,30 @@ pub fn export_checked(imp: &strata::llvm::Imported, path: &Path) {
         String::from_utf8_lossy(&v.stderr)
     );
 }
+
+/// Decides what a test does when an input or tool it needs is missing (`reason` says which
+/// and how to get it): with `STRATA_SKIP_CORPUS=1` it prints `SKIPPED: <test>: <reason>`
+/// on stdout and stderr (visible with or without `--nocapture`) and returns false; otherwise
+/// the test fails with the reason, so `cargo test` never passes silently without them.
+pub fn require(test: &str, reason: Option<String>) -> bool {
+    let Some(reason) = reason else {
+        return true;
+    };
+    if std::env::var("STRATA_SKIP_CORPUS").is_ok_and(|v| v == "1") {
+        println!("SKIPPED: {test}: {reason} (STRATA_SKIP_CORPUS=1)");
+        eprintln!("SKIPPED: {test}: {reason} (STRATA_SKIP_CORPUS=1)");
+        return false;
+    }
+    panic!("{test}: {reason}; set STRATA_SKIP_CORPUS=1 to skip this test visibly");
+}
+
+/// `Some(reason)` if one of `tools` does not run (`--version` fails).
+pub fn missing_tools(tools: &[&str]) -> Option<String> {
+    let missing: Vec<&str> = tools.iter().copied().filter(|t| !have(t)).collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "{} not on PATH (run `bash scripts/install-clang.sh`)",
+            missing.join(", ")
+        )
+    })
+}

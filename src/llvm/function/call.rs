@@ -33,6 +33,17 @@ impl<'a, 'm> Lower<'a, 'm> {
         } else {
             attr_start
         };
+        if guard > 0 {
+            let first = self
+                .c
+                .toks
+                .partition_point(|t| (t.start as usize) < attr_start);
+            crate::llvm::validate::check_words(
+                &self.c,
+                &self.c.toks[first..self.c.pos],
+                &crate::llvm::validate::Defined::default(),
+            )?;
+        }
         let ret_attrs = if guard > 0 {
             self.c
                 .src
@@ -55,10 +66,10 @@ impl<'a, 'm> Lower<'a, 'm> {
         let ret = match ret_ty.scalar() {
             Some(t) => t,
             None => {
-                return self.err(
-                    call_tok,
-                    format!("call returning {ret_ty} is not supported"),
-                )
+                if !ret_ty.is_first_class() {
+                    return self.err(call_tok, format!("call returning {ret_ty}"));
+                }
+                self.scalar(&ret_ty, call_tok)?
             }
         };
         let callee_tok = self.c.peek();
@@ -86,6 +97,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                         break;
                     }
                     let w = self.c.text(t);
+                    if !crate::llvm::validate::is_keyword(w) {
+                        return self.err(t, format!("unknown attribute `{w}`"));
+                    }
                     self.c.bump();
                     e = t.end as usize;
                     if self.c.peek().kind == Tok::LParen {
@@ -149,6 +163,17 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let Some(&sym) = self.m.symbols.get(name.as_ref()) else {
                     return self.err(*t, format!("call to undefined symbol @{name}"));
                 };
+                if matches!(callee_v, Val::Global(..)) {
+                    // A direct call names the callee's exact type (a different type needs a
+                    // `bitcast` of the callee).
+                    let actual = &self.m.symbol_types[sym.index()];
+                    if !matches!(actual, LType::Ptr(f) if **f == fn_ty) {
+                        return self.err(
+                            *t,
+                            format!("@{name} has type {actual} but is called as {fn_ty}"),
+                        );
+                    }
+                }
                 let call_sig = Signature {
                     params: arg_types[..call_params].to_vec(),
                     ret,
@@ -232,9 +257,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 "sideeffect" => side_effects = true,
                 "alignstack" => {}
                 "inteldialect" => {
-                    return self.err(at, "inline asm in Intel dialect is not supported")
+                    return self.unsupported(at, "inline asm in Intel dialect is not supported")
                 }
-                "unwind" => return self.err(at, "unwinding inline asm is not supported"),
+                "unwind" => return self.unsupported(at, "unwinding inline asm is not supported"),
                 _ => break,
             }
             self.c.bump();

@@ -7,6 +7,27 @@
 
 use super::*;
 
+/// LLVM 14 opcodes that are valid IR but not lowered here (an instruction named anything
+/// else is malformed input).
+const KNOWN_OPCODES: &[&str] = &[
+    "invoke",
+    "resume",
+    "landingpad",
+    "catchswitch",
+    "catchret",
+    "cleanupret",
+    "catchpad",
+    "cleanuppad",
+    "extractelement",
+    "insertelement",
+    "shufflevector",
+    "insertvalue",
+    "extractvalue",
+    "addrspacecast",
+    "callbr",
+    "unreachable",
+];
+
 impl<'a, 'm> Lower<'a, 'm> {
     /// Parses and lowers one instruction or terminator; returns true for a terminator.
     pub(super) fn instruction(&mut self) -> PResult<bool> {
@@ -14,6 +35,9 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.at = start;
         let mut result = None;
         if start.kind == Tok::LocalVar && self.c.peek2() == Tok::Eq {
+            let index = self.c.pos;
+            self.check_number(start)?;
+            self.numbered = Some(index);
             self.c.bump();
             self.c.bump();
             result = Some((self.c.name(start), start));
@@ -44,7 +68,15 @@ impl<'a, 'm> Lower<'a, 'm> {
                 };
                 let want = self.b.function().signature.ret;
                 let got = v.map_or(Type::Void, |o| self.b.function().operand_type(o));
-                if got != want {
+                if self.ret_unmodelled && v.is_none() {
+                    return self.err(op_tok, "`ret void` in a function returning a value");
+                }
+                let mismatch = if self.ret_unmodelled {
+                    self.stand_in.is_none()
+                } else {
+                    got != want && self.stand_in.is_none()
+                };
+                if mismatch {
                     return self.err(
                         op_tok,
                         format!("`ret` of {got} in a function returning {want}"),
@@ -135,7 +167,10 @@ impl<'a, 'm> Lower<'a, 'm> {
                 // the block ends with a jump to the fallthrough label.
                 let r = match self.call()? {
                     Some(l) => l,
-                    None => return self.err(op_tok, "callbr without inline asm is not supported"),
+                    None => {
+                        return self
+                            .unsupported(op_tok, "callbr without inline asm is not supported")
+                    }
                 };
                 let cur = self.b.current_block();
                 let last = self.b.function().blocks[cur.index()].insts.last().copied();
@@ -146,7 +181,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     )
                 });
                 if !is_asm {
-                    return self.err(
+                    return self.unsupported(
                         op_tok,
                         "callbr of a function (not inline asm) is not supported",
                     );
@@ -295,25 +330,37 @@ impl<'a, 'm> Lower<'a, 'm> {
                     .layouts
                     .size_align(&ty)
                     .or_else(|e| self.err(op_tok, e))?;
+                let elem_size = size;
+                let mut dynamic: Option<Operand> = None;
                 while self.c.peek().kind == Tok::Comma {
                     if self.c.peek2() == Tok::MetaVar {
                         break;
                     }
                     self.c.bump();
                     if self.c.eat_word("align") {
+                        let at = self.c.peek();
                         align = self.c.parse_u64("an alignment")?;
+                        super::super::check_align(&self.c, at, align)?;
                     } else if self.c.eat_word("addrspace") {
                         self.c.skip_parens()?;
                     } else {
                         let (nt, nv) = self.typed()?;
+                        if !matches!(nt, LType::Int(_)) {
+                            return self.err(op_tok, format!("alloca count of type {nt}"));
+                        }
                         match const_int(&nt, &nv) {
-                            Some(n) if n >= 0 => size = size.checked_mul(n as u64).ok_or_else(|| PErr { line: op_tok.line, col: op_tok.col, msg: "alloca size overflows".into() })?,
-                            _ => return self.err(op_tok, "alloca with a dynamic element count (variable-length array) is not supported"),
+                            Some(n) if n >= 0 => {
+                                size = size.checked_mul(n as u64).ok_or_else(|| {
+                                    PErr::new(op_tok.line, op_tok.col, "alloca size overflows")
+                                })?
+                            }
+                            // A variable-length array.
+                            _ => dynamic = Some(self.operand(&nt, &nv)?),
                         }
                     }
                 }
-                if size > u32::MAX as u64 || !align.is_power_of_two() || align > u32::MAX as u64 {
-                    return self.err(
+                if size > u32::MAX as u64 {
+                    return self.unsupported(
                         op_tok,
                         format!("alloca of {size} bytes with alignment {align} is not supported"),
                     );
@@ -322,13 +369,36 @@ impl<'a, 'm> Lower<'a, 'm> {
                     Some(t) if t != Type::Void => t,
                     _ => Type::I8,
                 };
-                let size = (size as u32).max(ety.bytes());
-                Local::Op(self.push1(InstKind::Alloca {
-                    ty: ety,
-                    size,
-                    align: align as u32,
-                    volatile: false,
-                }))
+                if let Some(count) = dynamic {
+                    if elem_size > u32::MAX as u64 {
+                        return self.unsupported(op_tok, "alloca of too large elements");
+                    }
+                    Local::Op(self.push1(InstKind::DynAlloca {
+                        ty: ety,
+                        count,
+                        elem_size: elem_size as u32,
+                        align: align as u32,
+                    }))
+                } else {
+                    let size = (size as u32).max(ety.bytes());
+                    Local::Op(self.push1(InstKind::Alloca {
+                        ty: ety,
+                        size,
+                        align: align as u32,
+                        volatile: false,
+                    }))
+                }
+            }
+            "freeze" => {
+                // freeze(x) is x unless x is undef or poison, when it is one arbitrary fixed
+                // value: a copy, with `undef`/`poison` constants frozen to zero.
+                let (ty, v) = self.typed()?;
+                let sty = self.scalar(&ty, op_tok)?;
+                let src = match v {
+                    Val::Undef | Val::Poison => self.konst(ConstData::zero(sty)),
+                    _ => self.operand(&ty, &v)?,
+                };
+                Local::Op(self.push1(InstKind::Copy { ty: sty, src }))
             }
             "load" => {
                 let atomic = self.c.eat_word("atomic");
@@ -339,6 +409,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let (pt, pv) = self.typed()?;
                 if !pt.is_ptr() {
                     return self.err(op_tok, format!("load from {pt}"));
+                }
+                if matches!(&pt, LType::Ptr(e) if **e != ty) {
+                    return self.err(op_tok, format!("load of {ty} through {pt}"));
                 }
                 let ptr = self.operand(&pt, &pv)?;
                 if atomic {
@@ -366,6 +439,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let (pt, pv) = self.typed()?;
                 if !pt.is_ptr() {
                     return self.err(op_tok, format!("store to {pt}"));
+                }
+                if matches!(&pt, LType::Ptr(e) if **e != vt) {
+                    return self.err(op_tok, format!("store of {vt} through {pt}"));
                 }
                 let value = self.operand(&vt, &vv)?;
                 let ptr = self.operand(&pt, &pv)?;
@@ -420,17 +496,18 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.comma()?;
                 let k = self.c.parse_u64("an index")?;
                 if self.c.peek().kind == Tok::Comma && self.c.peek2() == Tok::Int {
-                    return self.err(op_tok, "extractvalue with nested indices is not supported");
+                    return self
+                        .unsupported(op_tok, "extractvalue with nested indices is not supported");
                 }
                 let Val::Local(name, t) = &v else {
-                    return self.err(op_tok, "extractvalue of a constant is not supported");
+                    return self.unsupported(op_tok, "extractvalue of a constant is not supported");
                 };
                 match self.locals.get(name) {
                     Some(Local::Tuple(items)) => match items.get(k as usize) {
                         Some(op) => Local::Op(*op),
                         None => return self.err(*t, format!("extractvalue index {k} out of range")),
                     },
-                    _ => return self.err(*t, format!("extractvalue of %{name}: only cmpxchg and inline-asm results are supported")),
+                    _ => return self.unsupported(*t, format!("extractvalue of %{name}: only cmpxchg and inline-asm results are supported")),
                 }
             }
             "phi" => {
@@ -458,7 +535,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     let r = self.operand(&ty, &v);
                     self.b.switch_to(cur);
                     if pred == cur && self.b.function().insts.len() != before {
-                        return self.err(
+                        return self.unsupported(
                             bt,
                             "constant expression in a phi of a self-loop is not supported",
                         );
@@ -478,10 +555,13 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let volatile = self.c.eat_word("volatile");
                 let ot = self.c.expect(Tok::Ident, "an atomicrmw operation")?;
                 let Some(aop) = AtomicOp::from_name(self.c.text(ot)) else {
-                    return self.err(
-                        ot,
-                        format!("atomicrmw operation `{}` is not supported", self.c.text(ot)),
-                    );
+                    let w = self.c.text(ot);
+                    let known = ["fadd", "fsub", "fmax", "fmin"];
+                    if !known.contains(&w) {
+                        return self.err(ot, format!("unknown atomicrmw operation `{w}`"));
+                    }
+                    return self
+                        .unsupported(ot, format!("atomicrmw operation `{w}` is not supported"));
                 };
                 let (pt, pv) = self.typed()?;
                 self.comma()?;
@@ -494,7 +574,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let value = self.operand(&vt, &vv)?;
                 let ord = self.ordering()?;
                 if volatile {
-                    return self.err(op_tok, "volatile atomicrmw is not supported");
+                    return self.unsupported(op_tok, "volatile atomicrmw is not supported");
                 }
                 Local::Op(self.push1(InstKind::AtomicRmw {
                     op: aop,
@@ -507,7 +587,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             "cmpxchg" => {
                 self.c.eat_word("weak");
                 if self.c.eat_word("volatile") {
-                    return self.err(op_tok, "volatile cmpxchg is not supported");
+                    return self.unsupported(op_tok, "volatile cmpxchg is not supported");
                 }
                 let (pt, pv) = self.typed()?;
                 self.comma()?;
@@ -559,7 +639,10 @@ impl<'a, 'm> Lower<'a, 'm> {
                     payload,
                 }))))
             }
-            _ => return self.err(op_tok, format!("instruction `{op}` is not supported")),
+            _ if KNOWN_OPCODES.contains(&op) => {
+                return self.unsupported(op_tok, format!("instruction `{op}` is not supported"))
+            }
+            _ => return self.err(op_tok, format!("unknown instruction `{op}`")),
         };
         self.finish()?;
         self.define(result, r)?;
@@ -601,7 +684,9 @@ impl<'a, 'm> Lower<'a, 'm> {
         {
             self.c.bump();
             self.c.bump();
+            let at = self.c.peek();
             align = self.c.parse_u64("an alignment")?;
+            super::super::check_align(&self.c, at, align)?;
         }
         Ok(format!(
             "{}|{align}|{text}",
