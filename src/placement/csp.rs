@@ -44,8 +44,8 @@ pub struct CspLimits {
 impl Default for CspLimits {
     fn default() -> Self {
         CspLimits {
-            exact_members: 48,
-            node_budget: 200_000,
+            exact_members: 16,
+            node_budget: 20_000,
         }
     }
 }

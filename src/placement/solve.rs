@@ -66,7 +66,7 @@ impl Default for SolveOptions {
         SolveOptions {
             backward: true,
             fixpoint: true,
-            window: 4,
+            window: 6,
             limits: CspLimits::default(),
             cache: true,
             step_budget: 1_000_000,
@@ -154,6 +154,7 @@ pub struct Solver {
     cache: HashMap<(u32, Vec<u8>), Option<CspSolution>>,
     mark: Vec<u32>,
     stamp: u32,
+    solved_at: Vec<u64>,
 }
 
 struct State<'a> {
@@ -167,6 +168,9 @@ struct State<'a> {
     heap: BinaryHeap<Reverse<(u32, u32, u32, u32)>>,
     stats: SolveStats,
     failed: Vec<u32>,
+    /// Logical time of each block's last change in the refinement sweeps.
+    changed_at: Vec<u64>,
+    clock: u64,
 }
 
 impl Solver {
@@ -203,6 +207,7 @@ impl Solver {
         }
         let cond = condense(&c);
         self.cache.clear();
+        self.solved_at.clear();
         let mut st = State {
             c: &c,
             cond: &cond,
@@ -219,6 +224,8 @@ impl Solver {
                 ..SolveStats::default()
             },
             failed: Vec::new(),
+            changed_at: vec![0; c.n],
+            clock: 0,
         };
         for r in 0..cond.regions.len() as u32 {
             st.push_key(r);
@@ -416,10 +423,13 @@ impl Solver {
         changed
     }
 
-    /// Re-solves each block's neighbourhood of up to `opts.window` blocks exactly.
+    /// Re-solves the neighbourhood (up to `opts.window` blocks, breadth first) of every
+    /// block exactly, skipping a window when nothing in it or next to it changed since it was
+    /// last solved (the answer would be the same).
     fn window_sweep(&mut self, st: &mut State, opts: &SolveOptions) -> bool {
         let mut changed = false;
         let mut window: Vec<u32> = Vec::new();
+        self.solved_at.resize(st.c.n, 0);
         for b in 0..st.c.n {
             if !st.c.reachable[b] {
                 continue;
@@ -437,10 +447,28 @@ impl Solver {
                 }
                 i += 1;
             }
-            if window.len() > 1 {
-                let w = window.clone();
-                changed |= self.resolve(st, &w, None, opts);
+            if window.len() < 2 {
+                continue;
             }
+            let last = window
+                .iter()
+                .flat_map(|&x| {
+                    std::iter::once(x as usize).chain(
+                        st.c.incident[x as usize]
+                            .iter()
+                            .map(|&(ci, src)| st.c.other(ci, src)),
+                    )
+                })
+                .map(|x| st.changed_at[x])
+                .max()
+                .unwrap_or(0);
+            if self.solved_at[b] > last {
+                continue;
+            }
+            st.clock += 1;
+            self.solved_at[b] = st.clock;
+            let w = window.clone();
+            changed |= self.resolve(st, &w, None, opts);
         }
         changed
     }
@@ -476,7 +504,11 @@ impl Solver {
         };
         match sol {
             Some(s) if s.cost < old => {
+                st.clock += 1;
                 for (&b, &t) in members.iter().zip(&s.targets) {
+                    if st.assign[b as usize] != t {
+                        st.changed_at[b as usize] = st.clock;
+                    }
                     st.assign[b as usize] = t;
                 }
                 st.stats.improvements += 1;
@@ -686,6 +718,8 @@ impl State<'_> {
         }
         if best.1 != cur {
             self.assign[b] = best.1 as u8;
+            self.clock += 1;
+            self.changed_at[b] = self.clock;
             self.stats.improvements += 1;
             true
         } else {
