@@ -1,4 +1,4 @@
-//! The `strata` command line: `compile`, `verify`, `run` and `bench` (clap).
+//! The `strata` command line: `compile`, `verify`, `run`, `bench` and `place` (clap).
 //!
 //! Exit codes (also in `--help`): 0 success; 1 the input has errors (parse or verification
 //! failures, a pass reporting an error); 2 usage errors (bad flags, unknown or unavailable
@@ -8,6 +8,7 @@ mod bench;
 mod compile;
 mod corpus;
 pub mod llvm_reference;
+mod place;
 mod run;
 
 use crate::engine::{Pass, PassSet};
@@ -101,6 +102,9 @@ pub enum Command {
     /// Batch driver: parse, verify and analyse every function of PATHS on all cores, with
     /// per-pass timings. Without PATHS it runs a built-in corpus embedded in the binary.
     Bench(bench::BenchArgs),
+    /// Place a placement problem (or every function of a `.sir`/`.ll` module under a target
+    /// model) and print the assignment, the exact cost, the islands and the island graph.
+    Place(place::PlaceArgs),
 }
 
 fn passes_help() -> String {
@@ -242,6 +246,7 @@ pub fn main() -> i32 {
         Command::Verify { file, strict } => compile::verify(&file, strict),
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::bench(args),
+        Command::Place(args) => place::place(args),
     };
     match result {
         Ok(code) => code,

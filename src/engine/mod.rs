@@ -357,6 +357,7 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     crate::analysis::configure(&mut schedule);
     crate::ssa::configure(&mut schedule);
     crate::sccp::configure(&mut schedule);
+    crate::placement::system::configure(&mut schedule);
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");
@@ -407,6 +408,7 @@ impl Engine {
         world.init_resource::<PassStats>();
         crate::analysis::init_resources(&mut world);
         crate::sccp::init_resources(&mut world);
+        crate::placement::system::init_resources(&mut world);
         let schedule = build_schedule(&mut world);
         let mut engine = Engine {
             world,

@@ -159,9 +159,9 @@ impl Pass {
             Pass::Placement => p(
                 "placement",
                 Stage::Placement,
-                false,
-                analyses,
                 true,
+                analyses,
+                false,
                 "place blocks on execution targets",
             ),
             Pass::PhiElim => p(

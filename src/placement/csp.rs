@@ -79,7 +79,9 @@ pub struct CspScratch {
 
 const NONE: u32 = u32::MAX;
 
-/// Solves the CSP over `members` (see the module doc). `domains` are per block (all
+/// Solves the CSP over `members` (see the module doc), considering only assignments that
+/// cost strictly less than `upper` ([`FORBIDDEN`]: no bound; the refinement passes pass the
+/// current cost, so branch and bound prunes from the start). `domains` are per block (all
 /// blocks); `outside[b]` is the target of an outside block or [`UNPLACED`]. Returns `None`
 /// if no assignment satisfies the constraints and nogoods (or the budget ran out before any
 /// complete assignment was found).
@@ -89,6 +91,7 @@ pub fn solve_csp(
     domains: &[TargetSet],
     outside: &[u8],
     nogoods: &[Vec<u8>],
+    upper: Cost,
     limits: CspLimits,
     s: &mut CspScratch,
 ) -> Option<CspSolution> {
@@ -162,6 +165,7 @@ pub fn solve_csp(
             nogoods,
             exact_mode,
             budget: limits.node_budget,
+            upper,
             out_of_budget: false,
         };
         ctx.search(s, 0, 0);
@@ -186,6 +190,7 @@ struct Search<'a> {
     exact_mode: bool,
     budget: u64,
     out_of_budget: bool,
+    upper: Cost,
 }
 
 impl Search<'_> {
@@ -248,7 +253,7 @@ impl Search<'_> {
                     return;
                 }
             }
-            if s.best.as_ref().is_none_or(|(b, _)| cost < *b) {
+            if cost < self.upper && s.best.as_ref().is_none_or(|(b, _)| cost < *b) {
                 s.best = Some((cost, s.assigned.clone()));
             }
             return;
@@ -292,10 +297,9 @@ impl Search<'_> {
         values.sort_unstable();
         for (step, t) in values {
             let next = add(cost, step);
-            if let Some((b, _)) = &s.best {
-                if next >= *b {
-                    break; // values are sorted: no later one can do better
-                }
+            let bound = s.best.as_ref().map_or(self.upper, |b| b.0);
+            if next >= bound {
+                break; // values are sorted: no later one can do better
             }
             let mark = s.trail.len();
             let mut wiped = false;
@@ -317,10 +321,7 @@ impl Search<'_> {
             }
             s.assigned[i] = t;
             let prune = wiped
-                || match &s.best {
-                    Some((b, _)) if self.exact_mode => add(next, self.lower_bound(s)) >= *b,
-                    _ => false,
-                };
+                || (self.exact_mode && bound != FORBIDDEN && add(next, self.lower_bound(s)) >= bound);
             if !prune {
                 self.search(s, depth + 1, next);
             }

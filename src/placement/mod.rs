@@ -12,8 +12,12 @@ pub mod condense;
 pub mod cost;
 pub mod csp;
 pub mod generate;
+pub mod ir;
+pub mod islands;
 pub mod problem;
 pub mod solve;
+pub mod system;
+pub mod targets;
 pub mod text;
 
 pub use cost::{brute_force, objective, UNPLACED};

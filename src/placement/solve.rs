@@ -393,6 +393,7 @@ impl Solver {
             st.dom,
             &st.assign,
             nogoods,
+            FORBIDDEN,
             opts.limits,
             &mut self.csp,
         );
@@ -497,6 +498,7 @@ impl Solver {
                     st.dom,
                     &st.assign,
                     &[],
+                    old,
                     opts.limits,
                     &mut self.csp,
                 )

@@ -104,6 +104,7 @@ fn csp_with_fixed_boundary_equals_brute_force() {
             &dom,
             &outside,
             &[],
+            FORBIDDEN,
             CspLimits::default(),
             &mut CspScratch::default(),
         );
