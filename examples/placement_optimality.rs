@@ -17,7 +17,12 @@ use strata::placement::{SolveOptions, Solver};
 
 fn configs() -> Vec<(&'static str, SolveOptions)> {
     let full = SolveOptions::default();
+    let spec = SolveOptions {
+        exact_budget: 0,
+        ..full
+    };
     let off = SolveOptions {
+        exact_budget: 0,
         backward: false,
         fixpoint: false,
         window: 0,
@@ -34,9 +39,11 @@ fn configs() -> Vec<(&'static str, SolveOptions)> {
                 ..off
             },
         ),
-        ("+window4", SolveOptions { window: 4, ..full }),
-        ("+window6", SolveOptions { window: 6, ..full }),
-        ("+window8", SolveOptions { window: 8, ..full }),
+        ("+window4", SolveOptions { window: 4, ..spec }),
+        ("+window6", SolveOptions { window: 6, ..spec }),
+        ("+window8", SolveOptions { window: 8, ..spec }),
+        ("+window10", SolveOptions { window: 10, ..spec }),
+        ("default (+elimination)", full),
         (
             "default,cutoff8",
             SolveOptions {
@@ -44,7 +51,7 @@ fn configs() -> Vec<(&'static str, SolveOptions)> {
                     exact_members: 8,
                     ..full.limits
                 },
-                ..full
+                ..spec
             },
         ),
     ]

@@ -10,5 +10,6 @@ pub mod generate_ssa;
 pub mod llvm_import;
 pub mod mem2reg;
 pub mod phi_elim;
+pub mod placement;
 pub mod sccp;
 pub mod text;

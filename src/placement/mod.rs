@@ -11,6 +11,7 @@ pub mod ac3;
 pub mod condense;
 pub mod cost;
 pub mod csp;
+pub mod eliminate;
 pub mod generate;
 pub mod ir;
 pub mod islands;
@@ -27,3 +28,5 @@ pub use text::{parse_problem, print_problem, ProblemParseError};
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod catalogue;

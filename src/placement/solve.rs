@@ -30,6 +30,12 @@
 //!    [`SolveOptions::window`] blocks) exactly, the same accept rule. Every accepted move
 //!    strictly lowers the exact objective, so the loop terminates.
 //!
+//! 0. When the constraint graph is narrow enough ([`SolveOptions::exact_budget`]), exact
+//!    variable elimination ([`super::eliminate`]) answers directly after step 2's
+//!    condensation; the steps below run only when it declines (too wide) or proves the
+//!    problem infeasible (the search then names the blocks). Set the budget to 0 for the
+//!    spec's pipeline alone.
+//!
 //! Invariants: the returned cost equals [`super::cost::objective`] of the assignment;
 //! unreachable blocks are [`UNPLACED`].
 //!
@@ -39,6 +45,7 @@
 use super::ac3::{prune, Ac3Scratch};
 use super::condense::{condense, Condensation};
 use super::cost::UNPLACED;
+use super::eliminate::eliminate;
 use super::csp::{solve_csp, CspLimits, CspScratch, CspSolution};
 use super::problem::{add, Constraints, Cost, Problem, TargetSet, FORBIDDEN};
 use std::cmp::Reverse;
@@ -59,6 +66,9 @@ pub struct SolveOptions {
     pub cache: bool,
     /// Forward-pass steps (placements plus backtracks) before giving up.
     pub step_budget: u64,
+    /// Table entries the exact variable elimination ([`super::eliminate`]) may build before
+    /// it leaves the problem to the search (0: never try it).
+    pub exact_budget: u64,
 }
 
 impl Default for SolveOptions {
@@ -70,6 +80,7 @@ impl Default for SolveOptions {
             limits: CspLimits::default(),
             cache: true,
             step_budget: 1_000_000,
+            exact_budget: 200_000,
         }
     }
 }
@@ -93,6 +104,8 @@ pub struct SolveStats {
     pub improvements: u64,
     /// Every CSP ran branch and bound to completion.
     pub csp_exact: bool,
+    /// The exact variable elimination solved the problem (the search did not run).
+    pub eliminated: bool,
 }
 
 /// A placement.
@@ -206,6 +219,26 @@ impl Solver {
             return Err(PlacementError::EmptyDomain(names(&emptied)));
         }
         let cond = condense(&c);
+        if opts.exact_budget > 0 {
+            if let Ok(Some(assignment)) = eliminate(&c, &dom, opts.exact_budget) {
+                let cost = super::cost::objective_with(p, &c.reachable, &assignment)
+                    .expect("an eliminated optimum satisfies every constraint");
+                return Ok(Placement {
+                    assignment,
+                    cost,
+                    domains: dom,
+                    region_of: cond.region_of.clone(),
+                    stats: SolveStats {
+                        regions: cond.regions.len(),
+                        cyclic_regions: cond.regions.iter().filter(|r| !r.is_trivial()).count(),
+                        csp_exact: true,
+                        eliminated: true,
+                        ..SolveStats::default()
+                    },
+                });
+            }
+            // Infeasible (the search names the blocks) or too wide: search.
+        }
         self.cache.clear();
         self.solved_at.clear();
         let mut st = State {
