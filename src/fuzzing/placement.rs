@@ -24,7 +24,7 @@ fn raw_problem(u: &mut Unstructured) -> Result<Problem> {
     let k = u.int_in_range(1usize..=4)?;
     let n = u.int_in_range(1usize..=7)?;
     let mut p = Problem::new((0..k).map(|t| format!("t{t}")).collect());
-    let mut cost = |u: &mut Unstructured| -> Result<Cost> {
+    let cost = |u: &mut Unstructured| -> Result<Cost> {
         Ok(if u.ratio(1, 5)? {
             FORBIDDEN
         } else {

@@ -49,30 +49,30 @@ pub fn eliminate(
             adj[b].push(a as u32);
         }
     }
-    // Greedy min-degree order with the fill it creates, and its cost estimate.
+    // Greedy order by smallest table (min-size, a weighted min-degree), with the fill it
+    // creates and the work it implies.
     let mut eliminated = vec![false; n];
     let mut order: Vec<u32> = Vec::with_capacity(vars.len());
     let mut nb: Vec<Vec<u32>> = adj.clone();
     let mut work: u64 = 0;
-    let mut remaining: Vec<u32> = vars.iter().map(|&b| b as u32).collect();
-    while !remaining.is_empty() {
-        let (pos, &x) = remaining
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, &x)| {
-                let size: u64 = nb[x as usize]
-                    .iter()
-                    .map(|&y| values[y as usize].len() as u64)
-                    .fold(values[x as usize].len() as u64, |a, b| a.saturating_mul(b));
-                (size, x)
-            })
-            .expect("remaining is non-empty");
-        remaining.swap_remove(pos);
-        let xs = nb[x as usize].clone();
-        let size: u64 = xs
+    // Lazy min-heap of (table size, block); a stale entry's size differs from `key`.
+    let table_size = |nb: &[Vec<u32>], x: u32| -> u64 {
+        nb[x as usize]
             .iter()
             .map(|&y| values[y as usize].len() as u64)
-            .fold(values[x as usize].len() as u64, |a, b| a.saturating_mul(b));
+            .fold(values[x as usize].len() as u64, |a, b| a.saturating_mul(b))
+    };
+    let mut key = vec![0u64; n];
+    let mut heap = std::collections::BinaryHeap::new();
+    for &b in &vars {
+        key[b] = table_size(&nb, b as u32);
+        heap.push(std::cmp::Reverse((key[b], b as u32)));
+    }
+    while let Some(std::cmp::Reverse((size, x))) = heap.pop() {
+        if eliminated[x as usize] || size != key[x as usize] {
+            continue;
+        }
+        let xs = std::mem::take(&mut nb[x as usize]);
         work = work.saturating_add(size);
         if work > budget {
             return Ok(None);
@@ -87,6 +87,10 @@ pub fn eliminate(
                     list.push(z);
                 }
             }
+        }
+        for &y in &xs {
+            key[y as usize] = table_size(&nb, y);
+            heap.push(std::cmp::Reverse((key[y as usize], y)));
         }
     }
     // Factors: unary and pairwise, bucketed by the earliest-eliminated variable in scope.
