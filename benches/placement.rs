@@ -14,7 +14,10 @@ fn solve(c: &mut Criterion) {
     let mut g = c.benchmark_group("placement");
     g.sample_size(20);
     for &(n, k) in &[(100usize, 3usize), (400, 3), (1600, 3), (400, 8), (1600, 8)] {
-        for (si, shape) in [Shape::Diamond, Shape::Loop, Shape::Switch].into_iter().enumerate() {
+        for (si, shape) in [Shape::Diamond, Shape::Loop, Shape::Switch]
+            .into_iter()
+            .enumerate()
+        {
             let p = problem(7 + si as u64, shape, n, k);
             let mut solver = Solver::new();
             for (name, opts) in [

@@ -30,7 +30,13 @@ fn configs() -> Vec<(&'static str, SolveOptions)> {
     };
     vec![
         ("forward", off),
-        ("+backward", SolveOptions { backward: true, ..off }),
+        (
+            "+backward",
+            SolveOptions {
+                backward: true,
+                ..off
+            },
+        ),
         (
             "+fixpoint",
             SolveOptions {

@@ -10,12 +10,13 @@ use strata::placement::{brute_force, objective, PlacementError, SolveOptions, So
 #[test]
 fn ilp_oracle_agrees_with_brute_force() {
     for seed in 0..200u64 {
-        let p = problem(seed, Shape::ALL[(seed % 7) as usize], 1 + seed as usize % 8, 3);
-        assert_eq!(
-            ilp_optimum(&p),
-            brute_force(&p).map(|b| b.0),
-            "seed {seed}"
+        let p = problem(
+            seed,
+            Shape::ALL[(seed % 7) as usize],
+            1 + seed as usize % 8,
+            3,
         );
+        assert_eq!(ilp_optimum(&p), brute_force(&p).map(|b| b.0), "seed {seed}");
     }
 }
 
@@ -33,7 +34,11 @@ fn solver_matches_ilp_on_medium_problems() {
             (None, Err(PlacementError::EmptyDomain(_) | PlacementError::Unsatisfiable(_))) => {}
             (Some(opt), Ok(pl)) => {
                 assert_eq!(objective(&p, &pl.assignment), Some(pl.cost));
-                assert!(pl.cost >= opt, "seed {seed}: {} below optimum {opt}", pl.cost);
+                assert!(
+                    pl.cost >= opt,
+                    "seed {seed}: {} below optimum {opt}",
+                    pl.cost
+                );
                 feasible += 1;
                 optimal += (pl.cost == opt) as usize;
             }

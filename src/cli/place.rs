@@ -70,9 +70,8 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
     let mut failed = false;
     if ext == "sir" || ext == "ll" {
         let model = match &args.targets {
-            Some(path) => TargetModel::parse(&read_input(path)?).map_err(|e| {
-                CliError::new(exit::INPUT, format!("{}: {e}", path.display()))
-            })?,
+            Some(path) => TargetModel::parse(&read_input(path)?)
+                .map_err(|e| CliError::new(exit::INPUT, format!("{}: {e}", path.display())))?,
             None => TargetModel::default_model(),
         };
         let loaded = load_module(&args.file, None, false)?;
@@ -100,8 +99,8 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
         }
     } else {
         let text = read_input(&args.file)?;
-        let p = parse_problem(&text)
-            .map_err(|e| CliError::new(exit::INPUT, format!("{name}:{e}")))?;
+        let p =
+            parse_problem(&text).map_err(|e| CliError::new(exit::INPUT, format!("{name}:{e}")))?;
         match solver.solve(&p, &opts) {
             Ok(pl) => {
                 let g = build_islands(&p, &pl.assignment, &[], &[]);
@@ -164,13 +163,20 @@ fn emit(
             }
             let _ = writeln!(out, "cost {}", pl.cost);
             for (i, isl) in g.islands.iter().enumerate() {
-                let members: Vec<&str> =
-                    isl.blocks.iter().map(|&b| p.blocks[b as usize].as_str()).collect();
+                let members: Vec<&str> = isl
+                    .blocks
+                    .iter()
+                    .map(|&b| p.blocks[b as usize].as_str())
+                    .collect();
                 let _ = write!(
                     out,
                     "island {i} {}{}: {}",
                     p.targets[isl.target as usize],
-                    if isl.synthetic { " (synthetic data)" } else { "" },
+                    if isl.synthetic {
+                        " (synthetic data)"
+                    } else {
+                        ""
+                    },
                     members.join(" ")
                 );
                 let names = |v: &[u32]| {
@@ -202,7 +208,13 @@ fn emit(
         }
         PlaceEmit::Dot => {
             const COLOURS: [&str; 8] = [
-                "lightblue", "lightsalmon", "palegreen", "khaki", "plum", "lightgrey", "pink",
+                "lightblue",
+                "lightsalmon",
+                "palegreen",
+                "khaki",
+                "plum",
+                "lightgrey",
+                "pink",
                 "lightcyan",
             ];
             let _ = writeln!(out, "digraph \"{}\" {{", function.unwrap_or("placement"));

@@ -68,7 +68,10 @@ fn backward_pass_fixes_a_join() {
             fixed += 1;
         }
     }
-    assert!(fixed > 0, "no generated diamond exercised the backward pass");
+    assert!(
+        fixed > 0,
+        "no generated diamond exercised the backward pass"
+    );
 }
 
 /// Rewinding into a cyclic region (it re-solves with its interface assignment as a nogood)
@@ -117,7 +120,11 @@ fn rewinds_into_and_past_exhausted_cyclic_regions() {
     let got = solve_with(&p, forward_only()).unwrap();
     assert_eq!(got.cost, best.0);
     assert_eq!(got.assignment[1], 1, "the loop had to move to y");
-    assert!(got.stats.backtracks > 0, "the forward pass had to rewind: {:?}", got.stats);
+    assert!(
+        got.stats.backtracks > 0,
+        "the forward pass had to rewind: {:?}",
+        got.stats
+    );
 }
 
 /// Parallel switch edges are each charged and each must allow the transition: jointly
@@ -209,7 +216,11 @@ block1:
     )
     .unwrap();
     assert!(fp.ir.pieces.len() >= 3, "{:?}", fp.ir.pieces);
-    let pg = model.targets.iter().position(|t| t.name == "postgres").unwrap();
+    let pg = model
+        .targets
+        .iter()
+        .position(|t| t.name == "postgres")
+        .unwrap();
     let call_piece = fp
         .ir
         .pieces
@@ -217,8 +228,14 @@ block1:
         .position(|p| p.block == 0 && p.start <= 1 && 1 < p.end)
         .unwrap();
     assert!(!fp.placement.domains[call_piece].contains(pg));
-    assert_eq!(Some(fp.placement.cost), brute_force(&fp.ir.problem).map(|b| b.0));
-    assert_eq!(fp.blocks[0].pieces as usize, fp.ir.pieces.iter().filter(|p| p.block == 0).count());
+    assert_eq!(
+        Some(fp.placement.cost),
+        brute_force(&fp.ir.problem).map(|b| b.0)
+    );
+    assert_eq!(
+        fp.blocks[0].pieces as usize,
+        fp.ir.pieces.iter().filter(|p| p.block == 0).count()
+    );
     assert!(fp.blocks[0].fused_pieces <= fp.blocks[0].pieces);
 }
 
@@ -231,8 +248,8 @@ fn target_models_parse_and_report_errors() {
     let pg = m.targets.iter().position(|t| t.name == "postgres").unwrap();
     assert_eq!(m.transition(0, pg), None, "PostgreSQL is outgoing-only");
     assert!(m.cost(pg, TargetModel::kind("call").unwrap()).is_none());
-    let err = TargetModel::parse("[[target]]\nname = \"a\"\nunsupported = [\"teleport\"]\n")
-        .unwrap_err();
+    let err =
+        TargetModel::parse("[[target]]\nname = \"a\"\nunsupported = [\"teleport\"]\n").unwrap_err();
     assert!(err.to_string().contains("teleport"), "{err}");
     let err = TargetModel::parse("[[target]]\nnam = \"a\"\n").unwrap_err();
     assert!(err.to_string().contains("line"), "{err}");

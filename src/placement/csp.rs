@@ -85,6 +85,7 @@ const NONE: u32 = u32::MAX;
 /// blocks); `outside[b]` is the target of an outside block or [`UNPLACED`]. Returns `None`
 /// if no assignment satisfies the constraints and nogoods (or the budget ran out before any
 /// complete assignment was found).
+#[allow(clippy::too_many_arguments)] // the CSP's inputs are independent; a struct would only rename them
 pub fn solve_csp(
     c: &Constraints,
     members: &[u32],
@@ -248,7 +249,11 @@ impl Search<'_> {
         }
         if depth == m {
             if !self.nogoods.is_empty() {
-                let tuple: Vec<u8> = s.interface.iter().map(|&i| s.assigned[i as usize]).collect();
+                let tuple: Vec<u8> = s
+                    .interface
+                    .iter()
+                    .map(|&i| s.assigned[i as usize])
+                    .collect();
                 if self.nogoods.contains(&tuple) {
                     return;
                 }
@@ -321,7 +326,9 @@ impl Search<'_> {
             }
             s.assigned[i] = t;
             let prune = wiped
-                || (self.exact_mode && bound != FORBIDDEN && add(next, self.lower_bound(s)) >= bound);
+                || (self.exact_mode
+                    && bound != FORBIDDEN
+                    && add(next, self.lower_bound(s)) >= bound);
             if !prune {
                 self.search(s, depth + 1, next);
             }

@@ -32,14 +32,12 @@ struct Factor {
 /// The exact optimum within `budget` table entries: `Ok(Some(assignment))`, `Ok(None)` if
 /// the elimination would exceed the budget, `Err(())` if no assignment is feasible.
 #[allow(clippy::result_unit_err)]
-pub fn eliminate(
-    c: &Constraints,
-    dom: &[TargetSet],
-    budget: u64,
-) -> Result<Option<Vec<u8>>, ()> {
+pub fn eliminate(c: &Constraints, dom: &[TargetSet], budget: u64) -> Result<Option<Vec<u8>>, ()> {
     let n = c.n;
     let vars: Vec<usize> = (0..n).filter(|&b| c.reachable[b]).collect();
-    let values: Vec<Vec<u8>> = (0..n).map(|b| dom[b].iter().map(|t| t as u8).collect()).collect();
+    let values: Vec<Vec<u8>> = (0..n)
+        .map(|b| dom[b].iter().map(|t| t as u8).collect())
+        .collect();
     // Adjacency (undirected, deduplicated) for the order.
     let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
     for con in &c.constraints {
@@ -142,7 +140,13 @@ pub fn eliminate(
             .map(|f| {
                 f.scope
                     .iter()
-                    .map(|&y| if y == x { None } else { sep.iter().position(|&z| z == y) })
+                    .map(|&y| {
+                        if y == x {
+                            None
+                        } else {
+                            sep.iter().position(|&z| z == y)
+                        }
+                    })
                     .collect()
             })
             .collect();
@@ -187,7 +191,11 @@ pub fn eliminate(
                 return Err(());
             }
         } else {
-            let r = sep.iter().map(|&y| rank[y as usize]).min().expect("non-empty");
+            let r = sep
+                .iter()
+                .map(|&y| rank[y as usize])
+                .min()
+                .expect("non-empty");
             buckets[r as usize].push(Factor {
                 scope: sep.clone(),
                 table,

@@ -86,7 +86,7 @@ pub fn problem(seed: u64, shape: Shape, blocks: usize, targets: usize) -> Proble
     } else {
         shape
     };
-    let tight = shape != Shape::Tight && seed % 7 == 0 || shape == Shape::Tight;
+    let tight = shape != Shape::Tight && seed.is_multiple_of(7) || shape == Shape::Tight;
     // Edges.
     let mut edges: Vec<(u32, u32)> = Vec::new();
     for i in 1..n {
@@ -175,8 +175,8 @@ pub fn problem(seed: u64, shape: Shape, blocks: usize, targets: usize) -> Proble
         let mut m = vec![FORBIDDEN; k * k];
         for s in 0..k {
             for d in 0..k {
-                let allowed = s == d
-                    || (!outgoing_only[d] && !(tight && rng.chance(20)) && !rng.chance(4));
+                let allowed =
+                    s == d || !(outgoing_only[d] || (tight && rng.chance(20)) || rng.chance(4));
                 if allowed {
                     m[s * k + d] = if s == d {
                         0

@@ -164,7 +164,9 @@ pub fn build_problem<F: IrRead>(
     };
     // Path of a value: pointer derived (gep, copy, cast) from a path constant.
     let mut value_path: Vec<u32> = vec![u32::MAX; nv];
-    let live_blocks: Vec<usize> = (0..f.num_blocks()).filter(|&b| !f.block(Block::new(b)).dead).collect();
+    let live_blocks: Vec<usize> = (0..f.num_blocks())
+        .filter(|&b| !f.block(Block::new(b)).dead)
+        .collect();
     for _ in 0..2 {
         for &b in &live_blocks {
             for &i in &f.block(Block::new(b)).insts {
@@ -189,7 +191,10 @@ pub fn build_problem<F: IrRead>(
     }
     let path_of = |op: Operand, names: &mut Vec<String>, origins: &mut Vec<u8>| -> Option<u32> {
         match op {
-            Operand::Value(v) => value_path.get(v.index()).copied().filter(|&p| p != u32::MAX),
+            Operand::Value(v) => value_path
+                .get(v.index())
+                .copied()
+                .filter(|&p| p != u32::MAX),
             c => const_path(c, names, origins),
         }
     };
@@ -204,29 +209,40 @@ pub fn build_problem<F: IrRead>(
         }
         m
     };
-    let inst_support = |i: Inst, elig: &[u64], names: &mut Vec<String>, origins: &mut Vec<u8>| -> u64 {
-        let d = f.inst(i);
-        let mut m = kind_mask(kind_of(&d.kind));
-        let mut fnp = false;
-        d.kind.for_each_operand(|op| {
-            if let Operand::Value(v) = op {
-                m &= elig.get(v.index()).copied().unwrap_or(all);
+    let inst_support =
+        |i: Inst, elig: &[u64], names: &mut Vec<String>, origins: &mut Vec<u8>| -> u64 {
+            let d = f.inst(i);
+            let mut m = kind_mask(kind_of(&d.kind));
+            let mut fnp = false;
+            d.kind.for_each_operand(|op| {
+                if let Operand::Value(v) = op {
+                    m &= elig.get(v.index()).copied().unwrap_or(all);
+                }
+                fnp |= is_fn_const(op);
+            });
+            if fnp
+                && !matches!(
+                    d.kind,
+                    InstKind::Call {
+                        callee: Callee::Direct(_),
+                        ..
+                    }
+                )
+            {
+                m &= kind_mask(fn_ptr);
             }
-            fnp |= is_fn_const(op);
-        });
-        if fnp && !matches!(d.kind, InstKind::Call { callee: Callee::Direct(_), .. }) {
-            m &= kind_mask(fn_ptr);
-        }
-        match &d.kind {
-            InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => {
-                m &= own_mask(path_of(*ptr, names, origins), origins)
+            match &d.kind {
+                InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => {
+                    m &= own_mask(path_of(*ptr, names, origins), origins)
+                }
+                InstKind::Gep { base, .. } => {
+                    m &= own_mask(path_of(*base, names, origins), origins)
+                }
+                InstKind::Alloca { .. } | InstKind::Call { .. } => m &= own_mask(None, origins),
+                _ => {}
             }
-            InstKind::Gep { base, .. } => m &= own_mask(path_of(*base, names, origins), origins),
-            InstKind::Alloca { .. } | InstKind::Call { .. } => m &= own_mask(None, origins),
-            _ => {}
-        }
-        m
-    };
+            m
+        };
     loop {
         let mut changed = false;
         for &b in &live_blocks {
@@ -486,7 +502,10 @@ pub fn build_problem<F: IrRead>(
             }
             start = pos;
         }
-        if pieces.last().is_none_or(|pc| pc.block != b as u32 || !pc.terminator) {
+        if pieces
+            .last()
+            .is_none_or(|pc| pc.block != b as u32 || !pc.terminator)
+        {
             // The terminator alone (its support differs, or the block is empty).
             let idx = pieces.len() as u32;
             pieces.push(Piece {
@@ -555,7 +574,11 @@ pub fn build_problem<F: IrRead>(
         for s in 0..k {
             for d in 0..k {
                 if let Some((o, u)) = model.transition(s, d) {
-                    m[s * k + d] = if s == d { 0 } else { o.saturating_add(u.saturating_mul(size)) };
+                    m[s * k + d] = if s == d {
+                        0
+                    } else {
+                        o.saturating_add(u.saturating_mul(size))
+                    };
                 }
             }
         }

@@ -202,15 +202,15 @@ pub fn build_islands(
         ..IslandGraph::default()
     };
     let mut root_island = vec![u32::MAX; n];
-    for b in 0..n {
-        if assignment[b] == UNPLACED {
+    for (b, &target) in assignment.iter().enumerate().take(n) {
+        if target == UNPLACED {
             continue;
         }
         let r = find(&mut parent, b as u32) as usize;
         if root_island[r] == u32::MAX {
             root_island[r] = g.islands.len() as u32;
             g.islands.push(Island {
-                target: assignment[b],
+                target,
                 blocks: Vec::new(),
                 entry: b as u32,
                 requires: Vec::new(),
@@ -239,8 +239,9 @@ pub fn build_islands(
         }
     }
     let real = g.islands.len();
-    let dom_island =
-        |g: &IslandGraph, a: usize, b: usize| dominates(&idom, g.islands[a].entry, g.islands[b].entry);
+    let dom_island = |g: &IslandGraph, a: usize, b: usize| {
+        dominates(&idom, g.islands[a].entry, g.islands[b].entry)
+    };
     // Inheritance between same-target islands.
     for a in 0..real {
         for b in 0..real {
@@ -285,9 +286,8 @@ pub fn build_islands(
             }
             kept.push(q);
             let o = origin[q as usize];
-            let provider = (0..real).find(|&a| {
-                a != i && g.islands[a].target == o && dom_island(&g, a, i)
-            });
+            let provider =
+                (0..real).find(|&a| a != i && g.islands[a].target == o && dom_island(&g, a, i));
             let from = match provider {
                 Some(a) => a as u32,
                 None => match synthetic_of.iter().find(|s| s.0 == q) {

@@ -27,6 +27,6 @@ pub use solve::{Placement, PlacementError, SolveOptions, SolveStats, Solver};
 pub use text::{parse_problem, print_problem, ProblemParseError};
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod catalogue;
+#[cfg(test)]
+mod tests;

@@ -45,8 +45,8 @@
 use super::ac3::{prune, Ac3Scratch};
 use super::condense::{condense, Condensation};
 use super::cost::UNPLACED;
-use super::eliminate::eliminate;
 use super::csp::{solve_csp, CspLimits, CspScratch, CspSolution};
+use super::eliminate::eliminate;
 use super::problem::{add, Constraints, Cost, Problem, TargetSet, FORBIDDEN};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -609,8 +609,7 @@ impl State<'_> {
         }
         self.key_stamp[r as usize] += 1;
         let stamp = self.key_stamp[r as usize];
-        self.heap
-            .push(Reverse((size, u32::MAX - degree, r, stamp)));
+        self.heap.push(Reverse((size, u32::MAX - degree, r, stamp)));
     }
 
     /// The next region by MRV, or `None` when every region is placed.
@@ -701,7 +700,11 @@ impl State<'_> {
                 if partners.is_empty() {
                     continue 'targets;
                 }
-                let floor = self.fdom[o].iter().map(|x| c.unary(o, x)).min().unwrap_or(0);
+                let floor = self.fdom[o]
+                    .iter()
+                    .map(|x| c.unary(o, x))
+                    .min()
+                    .unwrap_or(0);
                 let look = partners
                     .iter()
                     .map(|x| add(c.edge_cost(ci, src, t, x), c.unary(o, x)))

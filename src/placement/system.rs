@@ -69,7 +69,12 @@ pub fn place_function<F: IrRead>(
     let ir = build_problem(f, symbols, model);
     let placement = solver.solve(&ir.problem, opts)?;
     let fused = fuse(f, &ir, &placement.assignment);
-    let islands = build_islands(&ir.problem, &placement.assignment, &ir.paths, &ir.path_origin);
+    let islands = build_islands(
+        &ir.problem,
+        &placement.assignment,
+        &ir.paths,
+        &ir.path_origin,
+    );
     let mut blocks = vec![
         BlockPlacement {
             target: u8::MAX,

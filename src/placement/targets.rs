@@ -273,7 +273,9 @@ impl TargetModel {
     fn resolve(targets: Vec<TargetSpec>, tr: TransitionSpec) -> Result<TargetModel, ModelError> {
         let k = targets.len();
         if k == 0 {
-            return Err(ModelError::Invalid("at least one [[target]] is required".into()));
+            return Err(ModelError::Invalid(
+                "at least one [[target]] is required".into(),
+            ));
         }
         if k > super::MAX_TARGETS {
             return Err(ModelError::Invalid(format!(
@@ -289,7 +291,10 @@ impl TargetModel {
         };
         for (i, t) in targets.iter().enumerate() {
             if targets[..i].iter().any(|u| u.name == t.name) {
-                return Err(ModelError::Invalid(format!("target `{}` defined twice", t.name)));
+                return Err(ModelError::Invalid(format!(
+                    "target `{}` defined twice",
+                    t.name
+                )));
             }
         }
         let mut cost = vec![None; k * KINDS.len()];

@@ -3,7 +3,7 @@
 
 use super::csp::{solve_csp, CspLimits, CspScratch};
 use super::generate::{problem, Rng, Shape};
-use super::problem::{Constraints, Cost, Problem, TargetSet, FORBIDDEN};
+use super::problem::{Constraints, Cost, TargetSet, FORBIDDEN};
 use super::*;
 
 fn search_only() -> SolveOptions {
@@ -19,7 +19,10 @@ fn search_only() -> SolveOptions {
 /// default is always optimal and the search nearly always.
 #[test]
 fn agrees_with_brute_force_on_small_problems() {
-    for (config, opts, min_percent) in [("search", search_only(), 97), ("default", SolveOptions::default(), 100)] {
+    for (config, opts, min_percent) in [
+        ("search", search_only(), 97),
+        ("default", SolveOptions::default(), 100),
+    ] {
         let (mut total, mut optimal, mut infeasible) = (0, 0, 0);
         let mut solver = Solver::new();
         for seed in 0..700u64 {
@@ -50,7 +53,10 @@ fn agrees_with_brute_force_on_small_problems() {
             }
         }
         let feasible = total - infeasible;
-        assert!(infeasible > 20, "the generator must produce infeasible problems");
+        assert!(
+            infeasible > 20,
+            "the generator must produce infeasible problems"
+        );
         assert!(
             optimal * 100 >= feasible * min_percent,
             "{config}: optimal on {optimal} of {feasible} feasible problems"
@@ -60,9 +66,15 @@ fn agrees_with_brute_force_on_small_problems() {
 
 /// AC-3 never removes a target that some feasible assignment uses.
 #[test]
+#[allow(clippy::needless_range_loop)]
 fn ac3_keeps_every_supported_target() {
     for seed in 0..150u64 {
-        let p = problem(seed, Shape::ALL[(seed % 7) as usize], 1 + seed as usize % 6, 3);
+        let p = problem(
+            seed,
+            Shape::ALL[(seed % 7) as usize],
+            1 + seed as usize % 6,
+            3,
+        );
         let c = Constraints::new(&p);
         let mut dom: Vec<TargetSet> = (0..c.n).map(|b| c.domain(b)).collect();
         let _ = ac3::prune(&c, &mut dom, &mut Default::default());
@@ -75,7 +87,10 @@ fn ac3_keeps_every_supported_target() {
                     }
                 }
                 if c.reachable[b] && brute_force(&q).is_some() {
-                    assert!(dom[b].contains(t), "seed {seed}: AC-3 removed {t} from b{b}");
+                    assert!(
+                        dom[b].contains(t),
+                        "seed {seed}: AC-3 removed {t} from b{b}"
+                    );
                 }
             }
         }

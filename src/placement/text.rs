@@ -341,7 +341,12 @@ pub fn print_problem(p: &Problem) -> String {
         );
         for a in 0..k {
             for b in 0..k {
-                let _ = write!(s, "{}{}", if b > 0 { " " } else { "" }, cost(p.transition(i, a, b)));
+                let _ = write!(
+                    s,
+                    "{}{}",
+                    if b > 0 { " " } else { "" },
+                    cost(p.transition(i, a, b))
+                );
             }
             s.push_str(if a + 1 == k { "]" } else { "; " });
         }
