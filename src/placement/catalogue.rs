@@ -258,3 +258,40 @@ fn target_models_parse_and_report_errors() {
         .collect();
     assert_eq!(TargetModel::parse(&many).unwrap().len(), 20);
 }
+
+/// A loop spanning two islands is condensed into one scheduling step (never an assertion);
+/// a path is provided by a dominating island on its origin, or by a synthetic data island.
+#[test]
+fn islands_of_a_loop_spanning_two_targets() {
+    use crate::placement::islands::{build_islands, DependencyKind};
+    let p = parse_problem(
+        "targets a b
+         block e 1 1
+         block x 1 1
+         block y 1 1
+         edge e -> x uniform 1
+         edge x -> y uniform 1
+         edge y -> x uniform 1",
+    )
+    .unwrap();
+    // Path 0 originates on a (read by y), path 1 on b (read by x).
+    let paths = vec![vec![], vec![1], vec![0]];
+    let g = build_islands(&p, &[0, 0, 1], &paths, &[0, 1]);
+    assert_eq!(g.islands.len(), 3, "{g:?}");
+    assert_eq!(g.islands[0].blocks, vec![0, 1]);
+    assert_eq!(g.islands[1].blocks, vec![2]);
+    assert!(g.islands[2].synthetic && g.islands[2].target == 1);
+    assert_eq!(g.islands[0].requires, vec![1]);
+    assert_eq!(g.islands[0].provides, vec![0]);
+    assert_eq!(g.islands[2].provides, vec![1]);
+    let has = |from, to, kind| {
+        g.edges
+            .iter()
+            .any(|e| e.from == from && e.to == to && e.kind == kind)
+    };
+    assert!(has(0, 1, DependencyKind::ControlFlow));
+    assert!(has(1, 0, DependencyKind::ControlFlow));
+    assert!(has(0, 1, DependencyKind::DataFlow));
+    assert!(has(2, 0, DependencyKind::DataFlow));
+    assert_eq!(g.levels, vec![vec![2], vec![0, 1]]);
+}

@@ -346,62 +346,69 @@ pub fn build_problem<F: IrRead>(
             .for_each_successor(|s| succs[b].push(s.index()));
     }
     let set = |bits: &mut [u64], v: usize| bits[v / 64] |= 1 << (v % 64);
+    // Per block: upward-exposed uses (gen), definitions (kill), and the values its
+    // successors' phis read on its edges (phi_out); then the usual backward fixpoint.
+    let mut gen = vec![0u64; nb * words];
+    let mut kill = vec![0u64; nb * words];
+    let mut phi_out = vec![0u64; nb * words];
+    for &b in &live_blocks {
+        let data = f.block(Block::new(b));
+        let g = &mut gen[b * words..(b + 1) * words];
+        data.terminator.for_each_operand(|op| {
+            if let Operand::Value(v) = op {
+                if v.index() < nv {
+                    set(g, v.index());
+                }
+            }
+        });
+        for &i in data.insts.iter().rev() {
+            let d = f.inst(i);
+            for r in &d.results {
+                if r.index() < nv {
+                    g[r.index() / 64] &= !(1 << (r.index() % 64));
+                    set(&mut kill[b * words..(b + 1) * words], r.index());
+                }
+            }
+            match &d.kind {
+                InstKind::Phi { incoming, .. } => {
+                    for (p, op) in incoming {
+                        if let (Operand::Value(v), true) = (op, p.index() < nb) {
+                            if v.index() < nv {
+                                set(
+                                    &mut phi_out[p.index() * words..(p.index() + 1) * words],
+                                    v.index(),
+                                );
+                            }
+                        }
+                    }
+                }
+                k => k.for_each_operand(|op| {
+                    if let Operand::Value(v) = op {
+                        if v.index() < nv {
+                            set(g, v.index());
+                        }
+                    }
+                }),
+            }
+        }
+    }
     loop {
         let mut changed = false;
         for &b in live_blocks.iter().rev() {
-            let mut out = vec![0u64; words];
-            for &s in &succs[b] {
-                if s >= nb {
-                    continue;
-                }
-                for w in 0..words {
-                    out[w] |= live_in[s * words + w];
-                }
-                for &i in &f.block(Block::new(s)).insts {
-                    if let InstKind::Phi { incoming, .. } = &f.inst(i).kind {
-                        for (p, op) in incoming {
-                            if p.index() == b {
-                                if let Operand::Value(v) = op {
-                                    if v.index() < nv {
-                                        set(&mut out, v.index());
-                                    }
-                                }
-                            }
-                        }
+            for w in 0..words {
+                let mut out = phi_out[b * words + w];
+                for &s in &succs[b] {
+                    if s < nb {
+                        out |= live_in[s * words + w];
                     }
                 }
-            }
-            let mut live = out.clone();
-            let data = f.block(Block::new(b));
-            data.terminator.for_each_operand(|op| {
-                if let Operand::Value(v) = op {
-                    if v.index() < nv {
-                        set(&mut live, v.index());
-                    }
-                }
-            });
-            for &i in data.insts.iter().rev() {
-                let d = f.inst(i);
-                for r in &d.results {
-                    if r.index() < nv {
-                        live[r.index() / 64] &= !(1 << (r.index() % 64));
-                    }
-                }
-                if !matches!(d.kind, InstKind::Phi { .. }) {
-                    d.kind.for_each_operand(|op| {
-                        if let Operand::Value(v) = op {
-                            if v.index() < nv {
-                                set(&mut live, v.index());
-                            }
-                        }
-                    });
+                live_out[b * words + w] = out;
+                let inn = gen[b * words + w] | (out & !kill[b * words + w]);
+                if inn != live_in[b * words + w] {
+                    live_in[b * words + w] = inn;
+                    changed = true;
                 }
             }
-            if live[..] != live_in[b * words..(b + 1) * words] {
-                live_in[b * words..(b + 1) * words].copy_from_slice(&live);
-                changed = true;
-            }
-            live_out[b * words..(b + 1) * words].copy_from_slice(&out);
         }
         if !changed {
             break;
@@ -450,34 +457,41 @@ pub fn build_problem<F: IrRead>(
         // Runs of equal support; the terminator is position `len`.
         let n = data.insts.len();
         let mut start = 0usize;
-        // Live values after each position, walking backwards from live-out.
-        let mut live_after: Vec<Vec<u64>> = vec![Vec::new(); n + 1];
-        let mut live = live_out[b * words..(b + 1) * words].to_vec();
-        data.terminator.for_each_operand(|op| {
-            if let Operand::Value(v) = op {
-                if v.index() < nv {
-                    set(&mut live, v.index());
-                }
-            }
-        });
-        live_after[n] = live.clone();
-        for pos in (0..n).rev() {
-            let d = f.inst(data.insts[pos]);
-            for r in &d.results {
-                if r.index() < nv {
-                    live[r.index() / 64] &= !(1 << (r.index() % 64));
-                }
-            }
-            d.kind.for_each_operand(|op| {
+        // Sizes of the values live just before each seam position (only where the support
+        // changes), walking backwards from live-out; `seam_size[pos]`.
+        let mut seam_size: Vec<u64> = vec![0; n + 1];
+        let has_seam = (1..=n).any(|pos| supports[pos] != supports[pos - 1]);
+        if has_seam {
+            let mut live = live_out[b * words..(b + 1) * words].to_vec();
+            data.terminator.for_each_operand(|op| {
                 if let Operand::Value(v) = op {
-                    if v.index() < nv && !matches!(d.kind, InstKind::Phi { .. }) {
+                    if v.index() < nv {
                         set(&mut live, v.index());
                     }
                 }
             });
-            live_after[pos] = live.clone();
+            seam_size[n] = bits_size(&live);
+            for pos in (1..n).rev() {
+                let d = f.inst(data.insts[pos]);
+                for r in &d.results {
+                    if r.index() < nv {
+                        live[r.index() / 64] &= !(1 << (r.index() % 64));
+                    }
+                }
+                if !matches!(d.kind, InstKind::Phi { .. }) {
+                    d.kind.for_each_operand(|op| {
+                        if let Operand::Value(v) = op {
+                            if v.index() < nv {
+                                set(&mut live, v.index());
+                            }
+                        }
+                    });
+                }
+                if supports[pos] != supports[pos - 1] {
+                    seam_size[pos] = bits_size(&live);
+                }
+            }
         }
-        // `live_after[pos]` is the set live just before position `pos` (a seam there).
         for pos in 1..=n {
             let cut = supports[pos] != supports[pos - 1];
             if !cut && pos < n {
@@ -498,7 +512,7 @@ pub fn build_problem<F: IrRead>(
             if first_piece[b] == u32::MAX {
                 first_piece[b] = idx;
             } else {
-                seams.push((idx - 1, bits_size(&live_after[start])));
+                seams.push((idx - 1, seam_size[start]));
             }
             start = pos;
         }
@@ -518,7 +532,7 @@ pub fn build_problem<F: IrRead>(
             if first_piece[b] == u32::MAX {
                 first_piece[b] = idx;
             } else {
-                seams.push((idx - 1, bits_size(&live_after[n])));
+                seams.push((idx - 1, seam_size[n]));
             }
         }
         last_piece[b] = pieces.len() as u32 - 1;
