@@ -5,7 +5,8 @@
 //!
 //! Input: a file ending in `.sir` or `.ll` is a module (with `--targets MODEL`, a TOML target
 //! model; the built-in model otherwise); anything else is a placement problem in the text
-//! form of [`crate::placement::text`]. Errors carry `file:line:col`.
+//! form of [`crate::placement::text`]. Errors carry `file:line:col`. Module functions go
+//! through mem2reg and SCCP first, as in the pipeline (`--raw` places them as written).
 
 use super::{exit, load_module, read_input, write_output, CliError};
 use crate::placement::islands::{build_islands, DependencyKind, IslandGraph};
@@ -45,6 +46,9 @@ pub struct PlaceArgs {
     /// Only the named function of a module.
     #[arg(long)]
     pub function: Option<String>,
+    /// Place module functions as written, without running mem2reg and SCCP first.
+    #[arg(long)]
+    pub raw: bool,
 }
 
 /// One placed unit (a bare problem, or one function) for printing.
@@ -75,11 +79,32 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
             None => TargetModel::default_model(),
         };
         let loaded = load_module(&args.file, None, false)?;
-        let symbols = loaded.module.symbol_table();
-        for f in &loaded.module.functions {
+        let symbols = std::sync::Arc::new(loaded.module.symbol_table());
+        // The pipeline places after mem2reg and SCCP; so does `place` unless `--raw`.
+        let mut engine = (!args.raw).then(|| {
+            crate::engine::Engine::new(crate::engine::PipelineConfig::new(
+                crate::engine::PassSet::MEM2REG | crate::engine::PassSet::SCCP,
+            ))
+        });
+        for f in loaded.module.functions {
             if args.function.as_ref().is_some_and(|n| *n != f.name) {
                 continue;
             }
+            let f = match engine.as_mut() {
+                Some(e) => {
+                    let run = e.run(f, &symbols);
+                    if run.has_errors() {
+                        failed = true;
+                        for d in &run.diagnostics {
+                            eprintln!("{name}: {}", d.message);
+                        }
+                        continue;
+                    }
+                    run.function
+                }
+                None => f,
+            };
+            let f = &f;
             match place_function(f, Some(&symbols), &model, &opts, &mut solver) {
                 Ok(fp) => emit(
                     &args,
