@@ -49,6 +49,14 @@ fn configs() -> Vec<(&'static str, SolveOptions)> {
         ("+window6", SolveOptions { window: 6, ..spec }),
         ("+window8", SolveOptions { window: 8, ..spec }),
         ("+window10", SolveOptions { window: 10, ..spec }),
+        (
+            "+window6,no-cache",
+            SolveOptions {
+                window: 6,
+                cache: false,
+                ..spec
+            },
+        ),
         ("default (+elimination)", full),
         (
             "default,cutoff8",

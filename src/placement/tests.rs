@@ -19,8 +19,13 @@ fn search_only() -> SolveOptions {
 /// default is always optimal and the search nearly always.
 #[test]
 fn agrees_with_brute_force_on_small_problems() {
+    let cached = SolveOptions {
+        cache: true,
+        ..search_only()
+    };
     for (config, opts, min_percent) in [
         ("search", search_only(), 97),
+        ("search+cache", cached, 97),
         ("default", SolveOptions::default(), 100),
     ] {
         let (mut total, mut optimal, mut infeasible) = (0, 0, 0);
