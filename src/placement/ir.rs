@@ -118,6 +118,11 @@ fn terminator_kind(t: &Terminator) -> usize {
     TargetModel::kind(name).expect("every terminator kind is in KINDS")
 }
 
+/// The instruction `i` of a live block (looked up once by [`build_problem`]).
+fn inst_ref<'a>(refs: &[Option<&'a crate::ir::InstData>], i: Inst) -> &'a crate::ir::InstData {
+    refs[i.index()].expect("instructions of live blocks were looked up")
+}
+
 /// Builds the placement problem of `f` under `model`; `symbols` (when known) names globals
 /// for path origins and tells function symbols apart for `fn_ptr`.
 pub fn build_problem<F: IrRead>(
@@ -127,11 +132,25 @@ pub fn build_problem<F: IrRead>(
 ) -> IrProblem {
     let k = model.len();
     let all = if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
-    let kind_mask = |kind: usize| -> u64 {
-        (0..k)
-            .filter(|&t| model.cost(t, kind).is_some())
-            .fold(0u64, |m, t| m | 1 << t)
-    };
+    let kind_masks: Vec<u64> = (0..KINDS.len())
+        .map(|kind| {
+            (0..k)
+                .filter(|&t| model.cost(t, kind).is_some())
+                .fold(0u64, |m, t| m | 1 << t)
+        })
+        .collect();
+    let kind_mask = |kind: usize| -> u64 { kind_masks[kind] };
+    // One World lookup per block and per instruction; everything below indexes these.
+    let nb = f.num_blocks();
+    let brefs: Vec<&crate::ir::BlockData> = (0..nb).map(|b| f.block(Block::new(b))).collect();
+    let mut irefs: Vec<Option<&crate::ir::InstData>> = vec![None; f.num_insts()];
+    for d in brefs.iter().filter(|d| !d.dead) {
+        for &i in &d.insts {
+            if let Some(slot) = irefs.get_mut(i.index()) {
+                *slot = Some(f.inst(i));
+            }
+        }
+    }
     let fn_ptr = TargetModel::kind("fn_ptr").expect("fn_ptr kind");
     let nv = f.values().len();
     // Paths: globals with an origin.
@@ -164,13 +183,11 @@ pub fn build_problem<F: IrRead>(
     };
     // Path of a value: pointer derived (gep, copy, cast) from a path constant.
     let mut value_path: Vec<u32> = vec![u32::MAX; nv];
-    let live_blocks: Vec<usize> = (0..f.num_blocks())
-        .filter(|&b| !f.block(Block::new(b)).dead)
-        .collect();
+    let live_blocks: Vec<usize> = (0..f.num_blocks()).filter(|&b| !brefs[b].dead).collect();
     for _ in 0..2 {
         for &b in &live_blocks {
-            for &i in &f.block(Block::new(b)).insts {
-                let d = f.inst(i);
+            for &i in &brefs[b].insts {
+                let d = inst_ref(&irefs, i);
                 let base = match &d.kind {
                     InstKind::Gep { base, .. } => Some(*base),
                     InstKind::Copy { src, .. } => Some(*src),
@@ -200,18 +217,19 @@ pub fn build_problem<F: IrRead>(
     };
     // Eligibility: greatest fixpoint over values.
     let mut elig: Vec<u64> = vec![all; nv];
+    let only_own = model
+        .targets
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.only_own_paths)
+        .fold(0u64, |m, (t, _)| m | 1 << t);
     let own_mask = |p: Option<u32>, origins: &[u8]| -> u64 {
-        let mut m = all;
-        for (t, spec) in model.targets.iter().enumerate() {
-            if spec.only_own_paths && p.map(|p| origins[p as usize] as usize) != Some(t) {
-                m &= !(1 << t);
-            }
-        }
-        m
+        let origin = p.map_or(0, |p| 1u64 << origins[p as usize]);
+        all & !(only_own & !origin)
     };
     let inst_support =
         |i: Inst, elig: &[u64], names: &mut Vec<String>, origins: &mut Vec<u8>| -> u64 {
-            let d = f.inst(i);
+            let d = inst_ref(&irefs, i);
             let mut m = kind_mask(kind_of(&d.kind));
             let mut fnp = false;
             d.kind.for_each_operand(|op| {
@@ -246,9 +264,9 @@ pub fn build_problem<F: IrRead>(
     loop {
         let mut changed = false;
         for &b in &live_blocks {
-            for &i in &f.block(Block::new(b)).insts {
+            for &i in &brefs[b].insts {
                 let m = inst_support(i, &elig, &mut path_names, &mut path_origin);
-                for &r in &f.inst(i).results {
+                for &r in &inst_ref(&irefs, i).results {
                     if let Some(e) = elig.get_mut(r.index()) {
                         if *e & m != *e {
                             *e &= m;
@@ -263,14 +281,13 @@ pub fn build_problem<F: IrRead>(
         }
     }
     // Loops: blocks on a cycle of the CFG.
-    let nb = f.num_blocks();
     let mut shape = Problem::new(vec!["cfg".into()]);
     for b in 0..nb {
         shape.add_block(format!("{b}"), &[0]);
     }
     let mut self_loop = vec![false; nb];
     for &b in &live_blocks {
-        f.block(Block::new(b)).terminator.for_each_successor(|s| {
+        brefs[b].terminator.for_each_successor(|s| {
             if s.index() < nb {
                 shape.add_edge(b as u32, s.index() as u32, &[0]);
                 if s.index() == b {
@@ -295,8 +312,8 @@ pub fn build_problem<F: IrRead>(
     loop {
         let mut changed = false;
         for &b in &live_blocks {
-            for &i in &f.block(Block::new(b)).insts {
-                let d = f.inst(i);
+            for &i in &brefs[b].insts {
+                let d = inst_ref(&irefs, i);
                 let Some(r) = d.result() else { continue };
                 let of = |op: Operand| match op {
                     Operand::Value(v) => card.get(v.index()).copied().unwrap_or((1, 1)),
@@ -341,7 +358,7 @@ pub fn build_problem<F: IrRead>(
     let mut live_out = vec![0u64; nb * words];
     let mut succs: Vec<Vec<usize>> = vec![Vec::new(); nb];
     for &b in &live_blocks {
-        f.block(Block::new(b))
+        brefs[b]
             .terminator
             .for_each_successor(|s| succs[b].push(s.index()));
     }
@@ -352,7 +369,7 @@ pub fn build_problem<F: IrRead>(
     let mut kill = vec![0u64; nb * words];
     let mut phi_out = vec![0u64; nb * words];
     for &b in &live_blocks {
-        let data = f.block(Block::new(b));
+        let data = brefs[b];
         let g = &mut gen[b * words..(b + 1) * words];
         data.terminator.for_each_operand(|op| {
             if let Operand::Value(v) = op {
@@ -362,7 +379,7 @@ pub fn build_problem<F: IrRead>(
             }
         });
         for &i in data.insts.iter().rev() {
-            let d = f.inst(i);
+            let d = inst_ref(&irefs, i);
             for r in &d.results {
                 if r.index() < nv {
                     g[r.index() / 64] &= !(1 << (r.index() % 64));
@@ -434,13 +451,13 @@ pub fn build_problem<F: IrRead>(
     let mut last_piece = vec![u32::MAX; nb];
     let mut seams: Vec<(u32, u64)> = Vec::new(); // (first piece of the pair, live size)
     for &b in &live_blocks {
-        let data = f.block(Block::new(b));
+        let data = brefs[b];
         let restrict = if in_loop[b] { loop_mask } else { all };
         let mut supports: Vec<u64> = Vec::with_capacity(data.insts.len() + 1);
         let mut stmt_paths: Vec<Option<u32>> = Vec::with_capacity(data.insts.len());
         for &i in &data.insts {
             supports.push(inst_support(i, &elig, &mut path_names, &mut path_origin) & restrict);
-            let ptr = match &f.inst(i).kind {
+            let ptr = match &inst_ref(&irefs, i).kind {
                 InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => Some(*ptr),
                 _ => None,
             };
@@ -472,7 +489,7 @@ pub fn build_problem<F: IrRead>(
             });
             seam_size[n] = bits_size(&live);
             for pos in (1..n).rev() {
-                let d = f.inst(data.insts[pos]);
+                let d = inst_ref(&irefs, data.insts[pos]);
                 for r in &d.results {
                     if r.index() < nv {
                         live[r.index() / 64] &= !(1 << (r.index() % 64));
@@ -539,13 +556,13 @@ pub fn build_problem<F: IrRead>(
     }
     // Problem blocks.
     for (pi, pc) in pieces.iter().enumerate() {
-        let data = f.block(Block::new(pc.block as usize));
+        let data = brefs[pc.block as usize];
         let mut costs = vec![0u64; k];
         let mut mask = all;
         for pos in pc.start..pc.end {
             let i = data.insts[pos as usize];
             mask &= inst_support(i, &elig, &mut path_names, &mut path_origin);
-            let kind = kind_of(&f.inst(i).kind);
+            let kind = kind_of(&inst_ref(&irefs, i).kind);
             for (t, c) in costs.iter_mut().enumerate() {
                 *c = c.saturating_add(model.cost(t, kind).unwrap_or(0));
             }
@@ -607,8 +624,8 @@ pub fn build_problem<F: IrRead>(
                 continue;
             }
             let mut live = live_in[s * words..(s + 1) * words].to_vec();
-            for &i in &f.block(Block::new(s)).insts {
-                if let InstKind::Phi { incoming, .. } = &f.inst(i).kind {
+            for &i in &brefs[s].insts {
+                if let InstKind::Phi { incoming, .. } = &inst_ref(&irefs, i).kind {
                     for (pb, op) in incoming {
                         if pb.index() == b {
                             if let Operand::Value(v) = op {
