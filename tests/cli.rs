@@ -145,16 +145,11 @@ fn malformed_input_is_located_and_fails() {
 #[test]
 fn compile_flags() {
     let out = strata(
-        &[
-            "compile",
-            "examples/sir/factorial.sir",
-            "--passes",
-            "placement",
-        ],
+        &["compile", "examples/sir/factorial.sir", "--passes", "lower"],
         None,
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("pass `placement` is not available in this build yet"));
+    assert!(text(&out.stderr).contains("pass `lower` is not available in this build yet"));
     let out = strata(
         &["compile", "examples/sir/factorial.sir", "--passes", "bogus"],
         None,
@@ -336,4 +331,59 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
         }
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn place_problem_and_module() {
+    let out = strata(&["place", "tests/placement_problems/hub.place"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let o = text(&out.stdout);
+    assert!(o.contains("cost 36"), "{o}");
+    assert!(o.contains("island 0 interp"), "{o}");
+    assert!(o.contains("level 0: 0"), "{o}");
+    let out = strata(
+        &[
+            "place",
+            "tests/placement_problems/hub.place",
+            "--emit",
+            "json",
+        ],
+        None,
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["cost"], 36);
+    let out = strata(
+        &[
+            "place",
+            "tests/placement_problems/hub.place",
+            "--emit",
+            "dot",
+        ],
+        None,
+    );
+    assert!(text(&out.stdout).starts_with("digraph"));
+    let out = strata(&["place", "examples/sir/factorial.sir"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("function @"));
+    let out = strata(
+        &["place", "-"],
+        Some("targets a\nblock x 1\nedge x -> y uniform 1\n"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("<stdin>:3:11: unknown block `y`")
+            || text(&out.stderr).contains(":3:11: unknown block `y`"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = strata(
+        &[
+            "compile",
+            "examples/sir/factorial.sir",
+            "--passes",
+            "placement",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }

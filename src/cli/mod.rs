@@ -1,4 +1,4 @@
-//! The `strata` command line: `compile`, `verify`, `run` and `bench` (clap).
+//! The `strata` command line: `compile`, `verify`, `run`, `bench` and `place` (clap).
 //!
 //! Exit codes (also in `--help`): 0 success; 1 the input has errors (parse or verification
 //! failures, invalid UTF-8, a pass reporting an error); 2 usage errors (bad flags, unknown or
@@ -33,6 +33,7 @@ mod compile;
 mod corpus;
 pub mod io;
 pub mod llvm_reference;
+mod place;
 mod run;
 
 use crate::engine::{Pass, PassSet};
@@ -132,6 +133,9 @@ pub enum Command {
     /// JSON `failures`) and the rest runs; exit 4 if a path could not be read, else 1 if
     /// anything failed.
     Bench(bench::BenchArgs),
+    /// Place a placement problem (or every function of a `.sir`/`.ll` module under a target
+    /// model) and print the assignment, the exact cost, the islands and the island graph.
+    Place(place::PlaceArgs),
 }
 
 fn passes_help() -> String {
@@ -298,6 +302,7 @@ pub fn main() -> i32 {
         } => compile::verify(&file, input_format, strict),
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::bench(args),
+        Command::Place(args) => place::place(args),
     };
     match result {
         Ok(code) => code,

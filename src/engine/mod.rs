@@ -50,6 +50,7 @@
 //! | Mem2Reg | `rename_allocas` | `Cfg`, `DomTree`, `Mem2RegScratch` | instruction and block columns, values, phase, `PassStats` |
 //! | Sccp | `solve_sccp` | `InstOp`, `InstResults`, `BlockInsts`, `BlockTerm`, `BlockDead`, values, constants, `Cfg`, `Symbols`, `PipelineConfig` | `SccpSolution` |
 //! | Sccp | `rewrite_sccp` | `SccpSolution`, `Cfg`, `Symbols` | all columns but `InstBlock`, constants, phase, `PassStats`, `Diagnostics`, `ValidAnalyses` |
+//! | Placement | `place_blocks` | all columns (through `IrView`), `Symbols`, `PlacementModel` | `PlacementScratch`, `PlacementResult` (per block: target, domain, island), `Diagnostics`, `PassStats` |
 //! | OutOfSsa | `plan_phi_elim`, `plan_block_params` | `BlockInsts`, `InstOp`, `BlockTerm`, `BlockDead`, `Cfg`, `PipelineConfig` | `RowDemand` |
 //! | OutOfSsa | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows, `EntityMap` |
 //! | OutOfSsa | `eliminate_phis` / `convert_phis_to_block_params` | `Cfg`, `PipelineConfig` | all columns, values, phase, `ValidAnalyses`, `PassStats` |
@@ -232,6 +233,7 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     crate::verify::configure(&mut schedule);
     crate::ssa::configure(&mut schedule);
     crate::sccp::configure(&mut schedule);
+    crate::placement::system::configure(&mut schedule);
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");
@@ -284,6 +286,7 @@ impl Engine {
         crate::analysis::init_resources(&mut world);
         crate::ssa::init_resources(&mut world);
         crate::sccp::init_resources(&mut world);
+        crate::placement::system::init_resources(&mut world);
         let schedule = build_schedule(&mut world);
         let mut engine = Engine {
             world,

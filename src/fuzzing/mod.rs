@@ -11,5 +11,6 @@ pub mod llvm_import;
 pub mod mem2reg;
 pub mod moves;
 pub mod phi_elim;
+pub mod placement;
 pub mod sccp;
 pub mod text;

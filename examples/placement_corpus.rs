@@ -1,0 +1,101 @@
+//! Places every function of `.ll`/`.sir` files with the built-in target model, after
+//! mem2reg and SCCP, and prints how long placement took: total, per function, the slowest
+//! function and the largest problems (pieces = blocks after splitting). Run with
+//! `cargo run --release --example placement_corpus -- target/corpus/*.ll`.
+
+use std::sync::Arc;
+use std::time::Instant;
+use strata::engine::{Engine, PassSet, PipelineConfig};
+use strata::placement::ir::build_problem;
+use strata::placement::islands::build_islands;
+use strata::placement::system::place_function;
+use strata::placement::targets::TargetModel;
+use strata::placement::{SolveOptions, Solver};
+
+fn main() {
+    let model = TargetModel::default_model();
+    let mut solver = Solver::new();
+    let opts = SolveOptions::default();
+    let mut rows: Vec<(f64, usize, String, bool)> = Vec::new();
+    let mut failures = 0;
+    let mut phase = [0f64; 3];
+    let mut max_solve = (0f64, 0usize);
+    for path in std::env::args().skip(1) {
+        let text = std::fs::read_to_string(&path).expect("readable input");
+        let module = if path.ends_with(".ll") {
+            let imp = strata::llvm::import(&text, &path, &Default::default())
+                .unwrap_or_else(|e| panic!("{e}"));
+            imp.verify().unwrap_or_else(|e| panic!("{e}"));
+            imp.module
+        } else {
+            strata::text::parse_module(&text, &path).unwrap_or_else(|e| panic!("{e}"))
+        };
+        let symbols = Arc::new(module.symbol_table());
+        let mut engine = Engine::new(PipelineConfig::new(
+            PassSet::parse("mem2reg,sccp").expect("known passes"),
+        ));
+        for f in module.functions {
+            let run = engine.run(f, &symbols);
+            let f = run.function;
+            let t = Instant::now();
+            let ir = build_problem(&f, Some(&symbols), &model);
+            let t_build = t.elapsed().as_secs_f64() * 1e3;
+            let t = Instant::now();
+            let solved = solver.solve(&ir.problem, &opts);
+            let t_solve = t.elapsed().as_secs_f64() * 1e3;
+            let t = Instant::now();
+            if let Ok(pl) = &solved {
+                build_islands(&ir.problem, &pl.assignment, &ir.paths, &ir.path_origin);
+            }
+            let t_islands = t.elapsed().as_secs_f64() * 1e3;
+            phase[0] += t_build;
+            phase[1] += t_solve;
+            phase[2] += t_islands;
+            if t_solve > max_solve.0 {
+                max_solve = (t_solve, ir.pieces.len());
+            }
+            let t = Instant::now();
+            let r = place_function(&f, Some(&symbols), &model, &opts, &mut solver);
+            let dt = t.elapsed().as_secs_f64() * 1e3;
+            match r {
+                Ok(fp) => rows.push((
+                    dt,
+                    fp.ir.pieces.len(),
+                    format!("{path}:@{}", f.name),
+                    fp.placement.stats.eliminated,
+                )),
+                Err(e) => {
+                    failures += 1;
+                    eprintln!("{path}: @{}: {e}", f.name);
+                }
+            }
+        }
+    }
+    let total: f64 = rows.iter().map(|r| r.0).sum();
+    let eliminated = rows.iter().filter(|r| r.3).count();
+    println!(
+        "functions placed: {} (failures {failures}); total {total:.1} ms, mean {:.3} ms; exact elimination answered {eliminated}",
+        rows.len(),
+        total / rows.len().max(1) as f64
+    );
+    println!(
+        "phases: problem construction {:.1} ms, solver {:.1} ms, islands {:.1} ms; slowest solve {:.3} ms ({} pieces)",
+        phase[0], phase[1], phase[2], max_solve.0, max_solve.1
+    );
+    rows.sort_by_key(|r| std::cmp::Reverse(r.1));
+    println!("largest problems (pieces, ms, function):");
+    for r in rows.iter().take(8) {
+        println!(
+            "  {:>6} {:>8.3} {} {}",
+            r.1,
+            r.0,
+            r.2,
+            if r.3 { "" } else { "(search)" }
+        );
+    }
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    println!("slowest (ms, pieces, function):");
+    for r in rows.iter().take(5) {
+        println!("  {:>8.3} {:>6} {}", r.0, r.1, r.2);
+    }
+}

@@ -1,0 +1,409 @@
+//! Execution islands and the island dependency graph (spec 001, "Fusion and islands").
+//!
+//! What: [`build_islands`] groups the placed blocks into islands, the maximal connected
+//! (ignoring edge direction) sets of same-target blocks, and connects them in an
+//! [`IslandGraph`]:
+//! - control-flow edges for every CFG edge that crosses targets;
+//! - inheritance edges from a same-target island whose entry dominates another's, so the
+//!   later one reuses the paths the earlier one fetched;
+//! - data-flow edges that resolve every required path against a provider: an island on the
+//!   path's origin target whose entry dominates the consumer's, else a synthetic data island
+//!   that fetches the path from its origin.
+//!
+//! A block's paths are the data it accesses whose origin is a given target; an island
+//! requires each path one of its blocks accesses off its origin, unless it inherits it; its
+//! provides set is filled on demand when it is chosen as a provider.
+//!
+//! The schedule ([`IslandGraph::levels`]) condenses the graph's strongly connected
+//! components (a loop spanning two islands becomes one step; never an assertion) and puts
+//! each component one level after the latest of its predecessors.
+//!
+//! Dominators: Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm" (2001), on
+//! the problem's edges.
+//!
+//! Complexity: O(blocks + edges) for islands and control-flow edges; dominators O(E·d) for
+//! loop nesting depth d; path resolution O(islands² · paths) in the worst case.
+
+use super::cost::UNPLACED;
+use super::problem::Problem;
+use serde::Serialize;
+
+/// An execution island.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Island {
+    /// Target index.
+    pub target: u8,
+    /// Member blocks, ascending (empty for a synthetic data island).
+    pub blocks: Vec<u32>,
+    /// The member reached first in reverse postorder (its entry; `u32::MAX` if synthetic).
+    pub entry: u32,
+    /// Paths fetched from other targets (path ids, ascending).
+    pub requires: Vec<u32>,
+    /// Paths it provides to other islands (ascending).
+    pub provides: Vec<u32>,
+    /// True for a synthetic data island.
+    pub synthetic: bool,
+}
+
+/// The kind of an island dependency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+pub enum DependencyKind {
+    /// A CFG edge between islands on different targets.
+    ControlFlow,
+    /// Same-target islands, the first dominating the second.
+    Inheritance,
+    /// A required path resolved against its provider.
+    DataFlow,
+}
+
+/// One dependency edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+pub struct Dependency {
+    /// Source island.
+    pub from: u32,
+    /// Destination island.
+    pub to: u32,
+    /// Kind.
+    pub kind: DependencyKind,
+    /// The path for a data-flow edge (`u32::MAX` otherwise).
+    pub path: u32,
+}
+
+/// Islands, their dependencies and the level schedule.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct IslandGraph {
+    /// The islands (real ones first, in order of their entry block, then synthetic ones).
+    pub islands: Vec<Island>,
+    /// `island_of[b]` (`u32::MAX` for unplaced blocks).
+    pub island_of: Vec<u32>,
+    /// Dependencies, sorted and deduplicated.
+    pub edges: Vec<Dependency>,
+    /// `levels[i]`: the islands that may start at step `i` (a strongly connected group of
+    /// islands shares a level).
+    pub levels: Vec<Vec<u32>>,
+}
+
+/// Immediate dominators of the reachable blocks over `p`'s edges (`u32::MAX` if
+/// unreachable; the entry is its own).
+pub fn dominators(p: &Problem) -> Vec<u32> {
+    let n = p.num_blocks();
+    let mut succs = vec![Vec::new(); n];
+    let mut preds = vec![Vec::new(); n];
+    for e in &p.edges {
+        succs[e.from as usize].push(e.to);
+        preds[e.to as usize].push(e.from);
+    }
+    // Reverse postorder.
+    let mut order = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    let mut stack: Vec<(u32, usize)> = Vec::new();
+    if n > 0 {
+        seen[0] = true;
+        stack.push((0, 0));
+    }
+    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+        if let Some(&s) = succs[b as usize].get(*i) {
+            *i += 1;
+            if !seen[s as usize] {
+                seen[s as usize] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            order.push(b);
+            stack.pop();
+        }
+    }
+    order.reverse();
+    let mut rpo = vec![u32::MAX; n];
+    for (i, &b) in order.iter().enumerate() {
+        rpo[b as usize] = i as u32;
+    }
+    let mut idom = vec![u32::MAX; n];
+    if n == 0 {
+        return idom;
+    }
+    idom[0] = 0;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in order.iter().skip(1) {
+            let mut new = u32::MAX;
+            for &q in &preds[b as usize] {
+                if idom[q as usize] == u32::MAX {
+                    continue;
+                }
+                new = if new == u32::MAX {
+                    q
+                } else {
+                    let (mut x, mut y) = (new, q);
+                    while x != y {
+                        while rpo[x as usize] > rpo[y as usize] {
+                            x = idom[x as usize];
+                        }
+                        while rpo[y as usize] > rpo[x as usize] {
+                            y = idom[y as usize];
+                        }
+                    }
+                    x
+                };
+            }
+            if new != idom[b as usize] {
+                idom[b as usize] = new;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+fn dominates(idom: &[u32], a: u32, mut b: u32) -> bool {
+    loop {
+        if a == b {
+            return true;
+        }
+        let up = idom[b as usize];
+        if up == b || up == u32::MAX {
+            return false;
+        }
+        b = up;
+    }
+}
+
+/// Builds the islands and their graph for `assignment`; `paths[b]` lists the path ids block
+/// `b` accesses and `origin[q]` is path `q`'s origin target (both may be empty).
+pub fn build_islands(
+    p: &Problem,
+    assignment: &[u8],
+    paths: &[Vec<u32>],
+    origin: &[u8],
+) -> IslandGraph {
+    let n = p.num_blocks();
+    let idom = dominators(p);
+    // Union-find over same-target edges.
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            parent[x as usize] = parent[parent[x as usize] as usize];
+            x = parent[x as usize];
+        }
+        x
+    }
+    for e in &p.edges {
+        let (a, b) = (e.from as usize, e.to as usize);
+        if assignment[a] != UNPLACED && assignment[a] == assignment[b] {
+            let (ra, rb) = (find(&mut parent, a as u32), find(&mut parent, b as u32));
+            if ra != rb {
+                parent[ra.max(rb) as usize] = ra.min(rb);
+            }
+        }
+    }
+    let mut g = IslandGraph {
+        island_of: vec![u32::MAX; n],
+        ..IslandGraph::default()
+    };
+    let mut root_island = vec![u32::MAX; n];
+    for (b, &target) in assignment.iter().enumerate().take(n) {
+        if target == UNPLACED {
+            continue;
+        }
+        let r = find(&mut parent, b as u32) as usize;
+        if root_island[r] == u32::MAX {
+            root_island[r] = g.islands.len() as u32;
+            g.islands.push(Island {
+                target,
+                blocks: Vec::new(),
+                entry: b as u32,
+                requires: Vec::new(),
+                provides: Vec::new(),
+                synthetic: false,
+            });
+        }
+        let i = root_island[r];
+        g.island_of[b] = i;
+        let island = &mut g.islands[i as usize];
+        island.blocks.push(b as u32);
+        // The entry: a member that dominates the others when one exists, else the first.
+        if dominates(&idom, b as u32, island.entry) {
+            island.entry = b as u32;
+        }
+    }
+    for e in &p.edges {
+        let (a, b) = (g.island_of[e.from as usize], g.island_of[e.to as usize]);
+        if a != u32::MAX && b != u32::MAX && a != b {
+            g.edges.push(Dependency {
+                from: a,
+                to: b,
+                kind: DependencyKind::ControlFlow,
+                path: u32::MAX,
+            });
+        }
+    }
+    let real = g.islands.len();
+    let dom_island = |g: &IslandGraph, a: usize, b: usize| {
+        dominates(&idom, g.islands[a].entry, g.islands[b].entry)
+    };
+    // Inheritance between same-target islands.
+    for a in 0..real {
+        for b in 0..real {
+            if a != b && g.islands[a].target == g.islands[b].target && dom_island(&g, a, b) {
+                g.edges.push(Dependency {
+                    from: a as u32,
+                    to: b as u32,
+                    kind: DependencyKind::Inheritance,
+                    path: u32::MAX,
+                });
+            }
+        }
+    }
+    // Requires sets (before inheritance).
+    for i in 0..real {
+        let t = g.islands[i].target;
+        let mut req: Vec<u32> = g.islands[i]
+            .blocks
+            .iter()
+            .flat_map(|&b| paths.get(b as usize).into_iter().flatten().copied())
+            .filter(|&q| origin.get(q as usize).is_some_and(|&o| o != t))
+            .collect();
+        req.sort_unstable();
+        req.dedup();
+        g.islands[i].requires = req;
+    }
+    // Resolve each required path: inherited, provided by a dominating origin island, or
+    // fetched by a synthetic data island (one per path).
+    let mut synthetic_of: Vec<(u32, u32)> = Vec::new();
+    for i in 0..real {
+        let reqs = g.islands[i].requires.clone();
+        let mut kept = Vec::new();
+        for q in reqs {
+            let inherited = (0..real).any(|a| {
+                a != i
+                    && g.islands[a].target == g.islands[i].target
+                    && dom_island(&g, a, i)
+                    && g.islands[a].requires.contains(&q)
+            });
+            if inherited {
+                continue;
+            }
+            kept.push(q);
+            let o = origin[q as usize];
+            let provider =
+                (0..real).find(|&a| a != i && g.islands[a].target == o && dom_island(&g, a, i));
+            let from = match provider {
+                Some(a) => a as u32,
+                None => match synthetic_of.iter().find(|s| s.0 == q) {
+                    Some(&(_, s)) => s,
+                    None => {
+                        let s = g.islands.len() as u32;
+                        g.islands.push(Island {
+                            target: o,
+                            blocks: Vec::new(),
+                            entry: u32::MAX,
+                            requires: Vec::new(),
+                            provides: Vec::new(),
+                            synthetic: true,
+                        });
+                        synthetic_of.push((q, s));
+                        s
+                    }
+                },
+            };
+            let prov = &mut g.islands[from as usize].provides;
+            if !prov.contains(&q) {
+                prov.push(q);
+                prov.sort_unstable();
+            }
+            g.edges.push(Dependency {
+                from,
+                to: i as u32,
+                kind: DependencyKind::DataFlow,
+                path: q,
+            });
+        }
+        g.islands[i].requires = kept;
+    }
+    g.edges.sort_unstable();
+    g.edges.dedup();
+    g.levels = schedule(g.islands.len(), &g.edges);
+    g
+}
+
+/// Levels of the condensation of the dependency graph (see the module doc).
+fn schedule(n: usize, edges: &[Dependency]) -> Vec<Vec<u32>> {
+    let mut succ = vec![Vec::new(); n];
+    for e in edges {
+        if e.from != e.to {
+            succ[e.from as usize].push(e.to);
+        }
+    }
+    // Tarjan, iterative.
+    const NONE: u32 = u32::MAX;
+    let (mut index, mut low) = (vec![NONE; n], vec![0u32; n]);
+    let mut on = vec![false; n];
+    let (mut stack, mut frames, mut comp) = (Vec::new(), Vec::<(u32, usize)>::new(), vec![NONE; n]);
+    let (mut next, mut ncomp) = (0u32, 0u32);
+    for root in 0..n {
+        if index[root] != NONE {
+            continue;
+        }
+        frames.push((root as u32, 0));
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root as u32);
+        on[root] = true;
+        while let Some(&(v, i)) = frames.last() {
+            if let Some(&w) = succ[v as usize].get(i) {
+                if let Some(top) = frames.last_mut() {
+                    top.1 += 1;
+                }
+                if index[w as usize] == NONE {
+                    index[w as usize] = next;
+                    low[w as usize] = next;
+                    next += 1;
+                    stack.push(w);
+                    on[w as usize] = true;
+                    frames.push((w, 0));
+                } else if on[w as usize] {
+                    low[v as usize] = low[v as usize].min(index[w as usize]);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some(&(u, _)) = frames.last() {
+                low[u as usize] = low[u as usize].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                while let Some(w) = stack.pop() {
+                    on[w as usize] = false;
+                    comp[w as usize] = ncomp;
+                    if w == v {
+                        break;
+                    }
+                }
+                ncomp += 1;
+            }
+        }
+    }
+    // Tarjan numbers components sinks first: process in reverse for longest-path levels.
+    let mut level = vec![0u32; ncomp as usize];
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); ncomp as usize];
+    for v in 0..n {
+        members[comp[v] as usize].push(v as u32);
+    }
+    for c in (0..ncomp as usize).rev() {
+        for &v in &members[c] {
+            for &w in &succ[v as usize] {
+                let cw = comp[w as usize] as usize;
+                if cw != c {
+                    level[cw] = level[cw].max(level[c] + 1);
+                }
+            }
+        }
+    }
+    let depth = level.iter().max().map_or(0, |&m| m as usize + 1);
+    let mut levels = vec![Vec::new(); depth];
+    for v in 0..n {
+        levels[level[comp[v] as usize] as usize].push(v as u32);
+    }
+    levels
+}
