@@ -117,8 +117,10 @@ impl FunctionLoader {
         let mut insts = insts.into_iter();
         let mut blocks = blocks.into_iter();
         {
-            let (ops, results, blocks_of, dead) =
-                crate::inst_slices_mut!(self.insts.contiguous_iter_mut(world));
+            let (ops, results, blocks_of, dead) = crate::ir::access::four_columns(
+                self.insts.contiguous_iter_mut(world),
+                "instruction",
+            );
             for (row, data) in insts.by_ref().take(reused_insts).enumerate() {
                 ops[row].0 = data.kind;
                 results[row].0 = data.results;
@@ -128,7 +130,7 @@ impl FunctionLoader {
         }
         {
             let (order, params, terms, dead) =
-                crate::block_slices_mut!(self.blocks.contiguous_iter_mut(world));
+                crate::ir::access::four_columns(self.blocks.contiguous_iter_mut(world), "block");
             for (row, data) in blocks.by_ref().take(reused_blocks).enumerate() {
                 order[row].0 = data.insts;
                 params[row].0 = data.params;
@@ -184,8 +186,10 @@ impl FunctionLoader {
         let mut blocks = Vec::with_capacity(counts.blocks);
         let mut insts = Vec::with_capacity(counts.insts);
         {
-            let (ops, results, blocks_of, _) =
-                crate::inst_slices_mut!(self.insts.contiguous_iter_mut(world));
+            let (ops, results, blocks_of, _) = crate::ir::access::four_columns(
+                self.insts.contiguous_iter_mut(world),
+                "instruction",
+            );
             for row in 0..counts.insts.min(ops.len()) {
                 insts.push(InstData {
                     kind: std::mem::replace(&mut ops[row].0, placeholder_inst()),
@@ -196,7 +200,7 @@ impl FunctionLoader {
         }
         {
             let (order, params, terms, dead) =
-                crate::block_slices_mut!(self.blocks.contiguous_iter_mut(world));
+                crate::ir::access::four_columns(self.blocks.contiguous_iter_mut(world), "block");
             for row in 0..counts.blocks.min(order.len()) {
                 blocks.push(BlockData {
                     insts: std::mem::take(&mut order[row].0),

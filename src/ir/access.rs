@@ -64,44 +64,31 @@ pub(crate) fn plain<T>(c: ContiguousMut<'_, T>) -> &mut [T] {
     ContiguousMut::bypass_change_detection_split(c).0
 }
 
-/// Slices of the mutable instruction columns (empty if the table does not exist yet).
-#[macro_export]
-#[doc(hidden)]
-macro_rules! inst_slices_mut {
-    ($iter:expr) => {{
-        let mut it = $iter.expect("instruction columns are table components");
-        let chunk = it.next();
-        debug_assert!(it.next().is_none(), "instructions span more than one table");
-        match chunk {
-            Some((a, b, c, d)) => (
-                $crate::ir::access::plain(a),
-                $crate::ir::access::plain(b),
-                $crate::ir::access::plain(c),
-                $crate::ir::access::plain(d),
+/// The four column slices of one table, from a contiguous query over it (empty slices if
+/// the table does not exist yet). `what` names the kind for the panic messages: a column
+/// that is not a table component, or a kind spread over two tables, breaks DESIGN.md 2
+/// rule 4.
+pub(crate) fn four_columns<'w, A, B, C, D, E: std::fmt::Debug>(
+    iter: Result<
+        impl Iterator<
+            Item = (
+                ContiguousMut<'w, A>,
+                ContiguousMut<'w, B>,
+                ContiguousMut<'w, C>,
+                ContiguousMut<'w, D>,
             ),
-            None => (&mut [][..], &mut [][..], &mut [][..], &mut [][..]),
-        }
-    }};
-}
-
-/// Slices of the mutable block columns (empty if the table does not exist yet).
-#[macro_export]
-#[doc(hidden)]
-macro_rules! block_slices_mut {
-    ($iter:expr) => {{
-        let mut it = $iter.expect("block columns are table components");
-        let chunk = it.next();
-        debug_assert!(it.next().is_none(), "blocks span more than one table");
-        match chunk {
-            Some((a, b, c, d)) => (
-                $crate::ir::access::plain(a),
-                $crate::ir::access::plain(b),
-                $crate::ir::access::plain(c),
-                $crate::ir::access::plain(d),
-            ),
-            None => (&mut [][..], &mut [][..], &mut [][..], &mut [][..]),
-        }
-    }};
+        >,
+        E,
+    >,
+    what: &str,
+) -> (&'w mut [A], &'w mut [B], &'w mut [C], &'w mut [D]) {
+    let mut it = iter.unwrap_or_else(|e| panic!("{what} columns are not dense: {e:?}"));
+    let chunk = it.next();
+    debug_assert!(it.next().is_none(), "{what} span more than one table");
+    match chunk {
+        Some((a, b, c, d)) => (plain(a), plain(b), plain(c), plain(d)),
+        None => (&mut [], &mut [], &mut [], &mut []),
+    }
 }
 
 /// Read-write access to the function in the World: every column and per-function table.
@@ -121,9 +108,9 @@ impl IrMut<'_, '_> {
     /// The function's columns as slices (about 20 ns).
     pub fn body(&mut self) -> Body<'_> {
         let (ops, results, blocks_of, inst_dead) =
-            crate::inst_slices_mut!(self.insts.contiguous_iter_mut());
+            four_columns(self.insts.contiguous_iter_mut(), "instruction");
         let (block_insts, block_params, terminators, block_dead) =
-            crate::block_slices_mut!(self.blocks.contiguous_iter_mut());
+            four_columns(self.blocks.contiguous_iter_mut(), "block");
         let rows = super::columns_mut(ColumnsMut {
             ops,
             results,
