@@ -2,11 +2,14 @@
 # Default pipeline, one thread: time per input instruction of this checkout against an older
 # commit built side by side (issue 9's "at most 0.5x of main at 878593b").
 #
-# Usage: bash scripts/bench-vs-baseline.sh [COMMIT] [REPEAT]
+# Usage: [PASSES=LIST] bash scripts/bench-vs-baseline.sh [COMMIT] [REPEAT]
 #   COMMIT  the baseline (default 878593b), built from this repository's history into
 #           target/baseline/<COMMIT> (its own source tree and target directory, reused)
 #   REPEAT  runs per input and side (default 5); the two binaries alternate, so drift in
 #           machine load hits both alike
+#   PASSES  the pass list given to both (default: 878593b's default pipeline,
+#           verify,cfg,dominance,mem2reg,sccp,phi-elim, so both sides do the same work even
+#           though the default pipeline has grown since)
 #
 # Inputs: the built-in corpus (no path: embedded programs plus generated functions) and each
 # module of target/corpus/*.ll that exists (bash scripts/corpus.sh builds them). For each
@@ -17,6 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 commit="${1:-878593b}"
+passes="${PASSES:-verify,cfg,dominance,mem2reg,sccp,phi-elim}"
 repeat="${2:-5}"
 base_dir="target/baseline/$commit"
 
@@ -42,7 +46,7 @@ for f in target/corpus/*.ll; do
 done
 
 run() { # binary input json
-    local args=(bench --threads 1 --repeat "$repeat" --json "$3")
+    local args=(bench --threads 1 --repeat "$repeat" --passes "$passes" --json "$3")
     if [[ "$2" != "built-in" ]]; then
         args+=("$2")
     fi
