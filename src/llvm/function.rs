@@ -84,26 +84,11 @@ fn is_instruction_word(w: &str) -> bool {
         || is_flag(w)
         || ordering(w).is_some()
         || super::validate::is_keyword(w)
-        || w.strip_prefix('i')
-            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        || super::parse::is_type_word(w)
         || TERMINATORS.contains(&w)
         || matches!(
             w,
-            "void"
-                | "half"
-                | "bfloat"
-                | "float"
-                | "double"
-                | "x86_fp80"
-                | "fp128"
-                | "ppc_fp128"
-                | "label"
-                | "metadata"
-                | "token"
-                | "x86_mmx"
-                | "x86_amx"
-                | "ptr"
-                | "opaque"
+            "opaque"
                 | "x"
                 | "vscale"
                 | "to"
