@@ -1,4 +1,5 @@
-//! Strongly connected components of the CFG (used by placement's condensation).
+//! Strongly connected components of the CFG, or of any graph given by successor lists
+//! (placement's island graph).
 //!
 //! What: [`Sccs`] assigns every block reachable from the entry a component id and lists the
 //! components in reverse topological order of the condensation (a component is listed before
@@ -54,26 +55,50 @@ impl Sccs {
 
     /// Computes the components of the blocks of `cfg` reachable from the entry.
     pub fn compute(&mut self, cfg: &Cfg) {
+        let entry = cfg.rpo().first().copied();
+        self.run(cfg.num_blocks(), entry.into_iter(), |b| cfg.succs(b));
+    }
+
+    /// Computes the components of every node of a graph of `n` nodes whose successors are
+    /// `succs(node)` (all nodes, not only those reachable from node 0: roots are taken in
+    /// index order). Used for graphs other than the CFG, such as placement's island graph.
+    pub fn compute_graph<'a>(&mut self, n: usize, succs: impl Fn(Block) -> &'a [Block]) {
+        self.run(n, (0..n).map(Block::new), succs);
+    }
+
+    /// Tarjan from each root in turn that is not visited yet (see the module doc).
+    fn run<'a>(
+        &mut self,
+        n: usize,
+        roots: impl Iterator<Item = Block>,
+        succs: impl Fn(Block) -> &'a [Block],
+    ) {
         self.clear();
-        let n = cfg.num_blocks();
         self.comp.resize(n, NONE);
         self.index.resize(n, NONE);
         self.low.resize(n, NONE);
         self.on_stack.resize(n, false);
         self.start.push(0);
-        let Some(&entry) = cfg.rpo().first() else {
-            return;
-        };
         let mut counter = 0u32;
-        self.visit(entry, &mut counter);
+        for root in roots {
+            if self.index[root.index()] != NONE {
+                continue;
+            }
+            self.visit(root, &mut counter);
+            self.finish_from_root(&mut counter, &succs);
+        }
+    }
+
+    /// Runs the iterative DFS until the call stack of the current root is empty.
+    fn finish_from_root<'a>(&mut self, counter: &mut u32, succs: &impl Fn(Block) -> &'a [Block]) {
         while let Some(top) = self.calls.last_mut() {
             let v = Block(top.0);
-            let succs = cfg.succs(v);
-            if (top.1 as usize) < succs.len() {
-                let w = succs[top.1 as usize];
+            let out = succs(v);
+            if (top.1 as usize) < out.len() {
+                let w = out[top.1 as usize];
                 top.1 += 1;
                 if self.index[w.index()] == NONE {
-                    self.visit(w, &mut counter);
+                    self.visit(w, counter);
                 } else if self.on_stack[w.index()] {
                     let vi = v.index();
                     self.low[vi] = self.low[vi].min(self.index[w.index()]);
@@ -95,9 +120,7 @@ impl Sccs {
                     }
                 }
                 self.members[first..].sort_unstable();
-                let self_loop = self.members[first..]
-                    .iter()
-                    .any(|&m| cfg.succs(m).contains(&m));
+                let self_loop = self.members[first..].iter().any(|&m| succs(m).contains(&m));
                 self.self_loop.push(self_loop);
                 self.start.push(self.members.len() as u32);
             }
@@ -185,5 +208,18 @@ mod tests {
         assert_eq!(s.members(1), &[Block(1), Block(2)]);
         assert_eq!(s.members(2), &[Block(0)]);
         assert!(s.is_trivial(2));
+    }
+
+    /// Every node is a root in `compute_graph`: node 3 is not reachable from node 0.
+    #[test]
+    fn whole_graph() {
+        let succs = [vec![Block(1)], vec![Block(0)], vec![], vec![Block(2)]];
+        let mut s = Sccs::new();
+        s.compute_graph(succs.len(), |b| &succs[b.index()]);
+        assert_eq!(s.num_components(), 3);
+        assert_eq!(s.members(0), &[Block(0), Block(1)]);
+        assert_eq!(s.members(1), &[Block(2)]);
+        assert_eq!(s.members(2), &[Block(3)]);
+        assert_eq!(s.component(Block(3)), Some(2));
     }
 }

@@ -26,6 +26,8 @@
 
 use super::cost::UNPLACED;
 use super::problem::Problem;
+use crate::analysis::Sccs;
+use crate::ir::Block;
 use serde::Serialize;
 
 /// An execution island.
@@ -327,73 +329,25 @@ pub fn build_islands(
     g
 }
 
-/// Levels of the condensation of the dependency graph (see the module doc).
+/// Levels of the condensation of the dependency graph (see the module doc). The components
+/// come from [`crate::analysis::Sccs`] (Tarjan, sinks first).
 fn schedule(n: usize, edges: &[Dependency]) -> Vec<Vec<u32>> {
-    let mut succ = vec![Vec::new(); n];
+    let mut succ: Vec<Vec<Block>> = vec![Vec::new(); n];
     for e in edges {
         if e.from != e.to {
-            succ[e.from as usize].push(e.to);
+            succ[e.from as usize].push(Block(e.to));
         }
     }
-    // Tarjan, iterative.
-    const NONE: u32 = u32::MAX;
-    let (mut index, mut low) = (vec![NONE; n], vec![0u32; n]);
-    let mut on = vec![false; n];
-    let (mut stack, mut frames, mut comp) = (Vec::new(), Vec::<(u32, usize)>::new(), vec![NONE; n]);
-    let (mut next, mut ncomp) = (0u32, 0u32);
-    for root in 0..n {
-        if index[root] != NONE {
-            continue;
-        }
-        frames.push((root as u32, 0));
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root as u32);
-        on[root] = true;
-        while let Some(&(v, i)) = frames.last() {
-            if let Some(&w) = succ[v as usize].get(i) {
-                if let Some(top) = frames.last_mut() {
-                    top.1 += 1;
-                }
-                if index[w as usize] == NONE {
-                    index[w as usize] = next;
-                    low[w as usize] = next;
-                    next += 1;
-                    stack.push(w);
-                    on[w as usize] = true;
-                    frames.push((w, 0));
-                } else if on[w as usize] {
-                    low[v as usize] = low[v as usize].min(index[w as usize]);
-                }
-                continue;
-            }
-            frames.pop();
-            if let Some(&(u, _)) = frames.last() {
-                low[u as usize] = low[u as usize].min(low[v as usize]);
-            }
-            if low[v as usize] == index[v as usize] {
-                while let Some(w) = stack.pop() {
-                    on[w as usize] = false;
-                    comp[w as usize] = ncomp;
-                    if w == v {
-                        break;
-                    }
-                }
-                ncomp += 1;
-            }
-        }
-    }
-    // Tarjan numbers components sinks first: process in reverse for longest-path levels.
-    let mut level = vec![0u32; ncomp as usize];
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); ncomp as usize];
-    for v in 0..n {
-        members[comp[v] as usize].push(v as u32);
-    }
-    for c in (0..ncomp as usize).rev() {
-        for &v in &members[c] {
-            for &w in &succ[v as usize] {
-                let cw = comp[w as usize] as usize;
+    let mut sccs = Sccs::new();
+    sccs.compute_graph(n, |v| &succ[v.index()]);
+    let comp = |v: usize| sccs.component(Block::new(v)).expect("every node is a root");
+    // Components come sinks first: process in reverse for longest-path levels.
+    let ncomp = sccs.num_components();
+    let mut level = vec![0u32; ncomp];
+    for c in (0..ncomp).rev() {
+        for &v in sccs.members(c) {
+            for &w in &succ[v.index()] {
+                let cw = comp(w.index());
                 if cw != c {
                     level[cw] = level[cw].max(level[c] + 1);
                 }
@@ -403,7 +357,7 @@ fn schedule(n: usize, edges: &[Dependency]) -> Vec<Vec<u32>> {
     let depth = level.iter().max().map_or(0, |&m| m as usize + 1);
     let mut levels = vec![Vec::new(); depth];
     for v in 0..n {
-        levels[level[comp[v] as usize] as usize].push(v as u32);
+        levels[level[comp(v)] as usize].push(v as u32);
     }
     levels
 }
