@@ -10,8 +10,8 @@
 //! schedule (100-250 µs), which is why the engine keeps its own. Meant for tests and fuzzing.
 
 use super::world::{self, FunctionLoader};
-use super::{Diagnostics, PassStats, PipelineConfig};
-use crate::ir::{Function, RowDemand, SymbolTable};
+use super::PipelineConfig;
+use crate::ir::{Function, SymbolTable};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::{IntoScheduleConfigs, SingleThreadedExecutor};
 use bevy_ecs::system::ScheduleSystem;
@@ -26,14 +26,7 @@ impl Harness {
     /// Loads `f` (whose symbols are `symbols`) with `config` as the pipeline config.
     pub fn new(f: Function, symbols: &Arc<SymbolTable>, config: PipelineConfig) -> Self {
         let mut world = World::new();
-        world::init_resources(&mut world);
-        world.insert_resource(config);
-        world.init_resource::<RowDemand>();
-        world.init_resource::<Diagnostics>();
-        world.init_resource::<PassStats>();
-        crate::analysis::init_resources(&mut world);
-        crate::ssa::init_resources(&mut world);
-        crate::sccp::init_resources(&mut world);
+        super::init_world(&mut world, config);
         world.resource_scope(|world, mut loader: Mut<FunctionLoader>| {
             loader.load(world, f, symbols)
         });

@@ -159,11 +159,7 @@ fn end_stage(
             analyses.refresh(&body, Analyses::CFG | Analyses::DOMTREE);
             let errors =
                 crate::verify::verify_with(&body, &symbols.0, &analyses.cfg, &analyses.dom);
-            diags.0.extend(errors.into_iter().map(|e| Diagnostic {
-                severity: Severity::Error,
-                pass: stage.name(),
-                message: e.to_string(),
-            }));
+            crate::verify::report(errors, stage.name(), &mut diags);
         }
         if config.dump_after.is_some_and(|p| p.info().stage == stage) {
             let text = crate::text::print_function(&ir.body(), &symbols.0);
@@ -264,6 +260,23 @@ impl FunctionRun {
     }
 }
 
+/// Inserts every resource the pipeline's systems read or write into `world`: the
+/// per-function tables, `config`, diagnostics, statistics, timings, dumps, the analyses and
+/// each stage's scratch. The engine and the test harness both build their World with it, so
+/// a system that runs in one finds what it needs in the other.
+pub fn init_world(world: &mut World, config: PipelineConfig) {
+    world::init_resources(world);
+    world.insert_resource(config);
+    world.init_resource::<Diagnostics>();
+    world.init_resource::<PassTimings>();
+    world.init_resource::<Dumps>();
+    world.init_resource::<PassStats>();
+    crate::analysis::init_resources(world);
+    crate::ssa::init_resources(world);
+    crate::sccp::init_resources(world);
+    crate::placement::system::init_resources(world);
+}
+
 /// A World with the pipeline schedule built on it, reused across functions (see module doc).
 pub struct Engine {
     world: World,
@@ -276,17 +289,7 @@ impl Engine {
     /// Builds an engine running `config`.
     pub fn new(config: PipelineConfig) -> Self {
         let mut world = World::new();
-        world::init_resources(&mut world);
-        world.insert_resource(config);
-        world.init_resource::<crate::ir::RowDemand>();
-        world.init_resource::<Diagnostics>();
-        world.init_resource::<PassTimings>();
-        world.init_resource::<Dumps>();
-        world.init_resource::<PassStats>();
-        crate::analysis::init_resources(&mut world);
-        crate::ssa::init_resources(&mut world);
-        crate::sccp::init_resources(&mut world);
-        crate::placement::system::init_resources(&mut world);
+        init_world(&mut world, config);
         let schedule = build_schedule(&mut world);
         let mut engine = Engine {
             world,

@@ -813,12 +813,18 @@ pub fn verify_system(
           dom: Res<DomTree>,
           mut diags: ResMut<Diagnostics>| {
         let errors = verify_with(&ir.body(), &symbols.0, &cfg, &dom);
-        diags.0.extend(errors.into_iter().map(|e| Diagnostic {
-            severity: Severity::Error,
-            pass,
-            message: e.to_string(),
-        }));
+        report(errors, pass, &mut diags);
     }
+}
+
+/// Appends `errors` to `diags` as error diagnostics of `pass` (the `verify` pass, or the
+/// stage whose verify-after found them).
+pub fn report(errors: Vec<VerifyError>, pass: &'static str, diags: &mut Diagnostics) {
+    diags.0.extend(errors.into_iter().map(|e| Diagnostic {
+        severity: Severity::Error,
+        pass,
+        message: e.to_string(),
+    }));
 }
 
 /// Adds the `verify` pass's system to [`Stage::Verify`].
