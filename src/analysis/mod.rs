@@ -1,8 +1,8 @@
 //! Analyses: the control-flow graph, dominator tree, dominance frontiers and strongly
 //! connected components of the function in the World (002 steps 2-4; DESIGN.md 1).
 //!
-//! Each analysis is a resource holding dense side tables keyed by [`Block`](crate::ir::Block)
-//! index (CSR lists, `u32::MAX` sentinels), with `compute` (taking [`IrRead`](crate::ir::IrRead) or the
+//! Each analysis is a resource holding dense side tables keyed by [`Block`]
+//! index (CSR lists, `u32::MAX` sentinels), with `compute` (taking [`IrRead`] or the
 //! [`Cfg`], so it also runs outside the World: tests, fuzzing, later passes) and `clear`
 //! (keeps capacity: resources are cleared, never dropped, between functions). The systems
 //! below wrap `compute`; each reads the resources named in its doc and overwrites its own.

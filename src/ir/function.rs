@@ -3,8 +3,9 @@
 //! A [`Function`] holds dense tables indexed by the typed handles: `blocks[Block]`,
 //! `insts[Inst]`, `values[Value]` and the constant pool `consts[Const]`. It is what the
 //! parsers and the builder produce, what the interpreter executes and what the printer
-//! prints; the [`crate::engine::Engine`] spawns it into a `World` (one entity per block and per
-//! instruction, in index order) to run passes, and reads it back.
+//! prints: the interchange form at the edges. Between load and take the engine holds the
+//! same data as component columns (see [`super::body`]), one entity per block and per
+//! instruction in index order.
 //!
 //! Layout: blocks are laid out in index order and block 0 is the entry block. A block lists
 //! its instructions in order ([`BlockData::insts`]); an instruction not listed by any live
@@ -496,8 +497,9 @@ impl SymbolTable {
     }
 }
 
-/// Read-only view of one function, implemented by [`Function`] and by the engine's system
-/// parameter over the World, so that the verifier, analyses and printer serve both.
+/// Read-only view of one function, implemented by [`Function`] and by the column views
+/// [`super::Body`] and [`super::BodyRef`], so that the verifier, analyses and printer serve
+/// both.
 pub trait IrRead {
     /// Function name.
     fn name(&self) -> &str;

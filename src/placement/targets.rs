@@ -33,7 +33,7 @@
 //! Errors: a TOML error with its line, or a [`ModelError`] naming the bad target, kind or
 //! pair.
 //!
-//! Complexity: lookups are O(1) after [`TargetModel::resolve`].
+//! Complexity: lookups are O(1) after `TargetModel::resolve`.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
