@@ -15,6 +15,7 @@ pub mod fuzzing;
 pub mod interp;
 pub mod ir;
 pub mod llvm;
+pub mod machine;
 pub mod placement;
 pub mod regalloc;
 pub mod sccp;
