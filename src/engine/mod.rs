@@ -2,8 +2,10 @@
 //! the reset between functions.
 //!
 //! Lifecycle (DESIGN.md 2): [`Engine::new`] builds the World, inserts every resource and
-//! builds the schedule once (100-240 µs); it then runs the schedule once on an empty function
-//! so that every lazily created resource exists. [`Engine::run`] loads a function into the
+//! builds the schedule for the stages its config runs (100-240 µs; a later config with other
+//! stages gets its own schedule, built once and cached, so a stage the config does not run
+//! costs nothing per function); it then runs the schedule once on an empty function so that
+//! every lazily created resource exists. [`Engine::run`] loads a function into the
 //! World's column tables (pooled rows overwritten in place; rows are spawned only beyond the
 //! largest function so far: [`world::FunctionLoader`]), runs the schedule with the
 //! single-threaded executor, and takes the function back out. Between load and take the
@@ -100,12 +102,10 @@ pub struct Dumps(pub Vec<String>);
 #[derive(ScheduleLabel, Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Pipeline;
 
-fn stage_enabled(
-    stage: Stage,
-) -> impl FnMut(Res<PipelineConfig>, Res<Diagnostics>) -> bool + Clone {
-    move |config: Res<PipelineConfig>, diags: Res<Diagnostics>| {
-        config.runs(stage) && !diags.has_errors()
-    }
+/// The run condition of a stage's Begin step and passes: no error reported so far (the
+/// schedule holds only stages the config runs, see [`build_schedule`]).
+fn no_errors(diags: Res<Diagnostics>) -> bool {
+    !diags.has_errors()
 }
 
 /// The Begin system of `stage`: starts its timer and brings the analyses its enabled passes
@@ -179,10 +179,13 @@ fn check_tables(world: &mut World) {
     world::check_dense(world);
 }
 
-/// Builds the pipeline schedule on `world` (called once per engine).
+/// Builds the pipeline schedule on `world` for the stages its [`PipelineConfig`] runs (an
+/// engine builds one per set of running stages, on first use, and keeps it).
 ///
 /// The stage order is [`STAGES`]' (each entry says why it sits there); stages none of whose
-/// passes this build has are left out. Around each stage: a `Begin` system starts its timer
+/// passes this build has, and stages the config does not run, are left out, so a function
+/// pays nothing per run for a stage it does not use (the empty pipeline is an empty
+/// schedule). Around each stage: a `Begin` system starts its timer
 /// and computes the analyses its enabled passes read and find stale
 /// ([`PipelineConfig::reads`], [`crate::analysis::ValidAnalyses`]); an `End` system runs the
 /// verifier after transforming passes when asked, dumps the function if asked and stops the
@@ -195,23 +198,25 @@ pub fn build_schedule(world: &mut World) -> Schedule {
         ambiguity_detection: LogLevel::Error,
         ..Default::default()
     });
+    let stages = running_stages(world.resource::<PipelineConfig>());
     let mut chain = Vec::new();
     for info in &STAGES {
         let stage = info.stage;
         if !PASSES.iter().any(|p| p.stage == stage && p.available) {
             continue;
         }
+        // Every stage this build has is ordered (so its pass systems are, until they are
+        // removed below); only running stages get Begin/End systems.
         chain.push(StageStep::Begin(stage).intern());
         chain.push(stage.intern());
         chain.push(StageStep::End(stage).intern());
-        let enabled = stage_enabled(stage);
-        schedule.configure_sets(StageStep::Begin(stage).run_if(enabled.clone()));
-        schedule.configure_sets(stage.run_if(enabled));
-        // End runs whenever the stage was enabled, even if it reported an error, so its
-        // timer stops; verify-after checks for errors itself.
-        schedule.configure_sets(
-            StageStep::End(stage).run_if(move |config: Res<PipelineConfig>| config.runs(stage)),
-        );
+        if stages & stage_bit(stage) == 0 {
+            continue;
+        }
+        schedule.configure_sets(StageStep::Begin(stage).run_if(no_errors));
+        schedule.configure_sets(stage.run_if(no_errors));
+        // End runs whenever the stage is in the schedule, even after an error, so its timer
+        // stops; verify-after checks for errors itself.
         schedule.add_systems(begin_stage(stage).in_set(StageStep::Begin(stage)));
         if cfg!(debug_assertions) {
             schedule.add_systems(
@@ -233,7 +238,40 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");
+    for info in &STAGES {
+        if stages & stage_bit(info.stage) != 0 {
+            continue;
+        }
+        // A stage without systems of its own has no set in the graph: nothing to remove.
+        match schedule.remove_systems_in_set(
+            info.stage,
+            world,
+            bevy_ecs::schedule::ScheduleCleanupPolicy::RemoveSetAndSystems,
+        ) {
+            Ok(_) | Err(bevy_ecs::schedule::ScheduleError::SetNotFound) => {}
+            Err(e) => panic!("pipeline schedule is well formed: {e:?}"),
+        }
+    }
     schedule
+        .initialize(world)
+        .expect("pipeline schedule is well formed");
+    schedule
+}
+
+/// The bit of `stage` in a stage mask.
+const fn stage_bit(stage: Stage) -> u32 {
+    1 << stage as u32
+}
+
+/// The stages `config` runs that this build has a pass for, as a mask of [`stage_bit`]s:
+/// what a schedule is built for and cached under.
+fn running_stages(config: &PipelineConfig) -> u32 {
+    STAGES
+        .iter()
+        .filter(|info| {
+            config.runs(info.stage) && PASSES.iter().any(|p| p.stage == info.stage && p.available)
+        })
+        .fold(0, |mask, info| mask | stage_bit(info.stage))
 }
 
 /// What running one function through the engine produced.
@@ -280,7 +318,12 @@ pub fn init_world(world: &mut World, config: PipelineConfig) {
 /// A World with the pipeline schedule built on it, reused across functions (see module doc).
 pub struct Engine {
     world: World,
+    /// The schedule for the current config's running stages.
     schedule: Schedule,
+    /// Its stage mask ([`running_stages`]).
+    schedule_stages: u32,
+    /// Schedules built for other stage sets, kept for when the config returns to them.
+    other_schedules: Vec<(u32, Schedule)>,
     empty_symbols: Arc<SymbolTable>,
     baseline_entities: u32,
 }
@@ -290,10 +333,13 @@ impl Engine {
     pub fn new(config: PipelineConfig) -> Self {
         let mut world = World::new();
         init_world(&mut world, config);
+        let schedule_stages = running_stages(world.resource::<PipelineConfig>());
         let schedule = build_schedule(&mut world);
         let mut engine = Engine {
             world,
             schedule,
+            schedule_stages,
+            other_schedules: Vec::new(),
             empty_symbols: Arc::new(SymbolTable::default()),
             baseline_entities: 0,
         };
@@ -312,9 +358,22 @@ impl Engine {
         self.world.resource::<PipelineConfig>()
     }
 
-    /// Replaces the pipeline config (cheap; the schedule is not rebuilt).
+    /// Replaces the pipeline config. Cheap when the set of running stages stays the same;
+    /// otherwise the schedule for the new set is taken from the engine's cache or built once
+    /// (about 1 ms) and kept.
     pub fn set_config(&mut self, config: PipelineConfig) {
+        let stages = running_stages(&config);
         *self.world.resource_mut::<PipelineConfig>() = config;
+        if stages == self.schedule_stages {
+            return;
+        }
+        let next = match self.other_schedules.iter().position(|(s, _)| *s == stages) {
+            Some(k) => self.other_schedules.swap_remove(k).1,
+            None => build_schedule(&mut self.world),
+        };
+        let previous = std::mem::replace(&mut self.schedule, next);
+        self.other_schedules.push((self.schedule_stages, previous));
+        self.schedule_stages = stages;
     }
 
     /// Runs the pipeline on `function` (whose calls and addresses refer to `symbols`) and
