@@ -318,6 +318,10 @@ pub fn init_world(world: &mut World, config: PipelineConfig) {
 /// A World with the pipeline schedule built on it, reused across functions (see module doc).
 pub struct Engine {
     world: World,
+    /// Moves functions in and out of the World's tables (held here rather than taken out
+    /// of the World as a resource around each load and take, which costs two archetype
+    /// moves per call).
+    loader: world::FunctionLoader,
     /// The schedule for the current config's running stages.
     schedule: Schedule,
     /// Its stage mask ([`running_stages`]).
@@ -335,8 +339,10 @@ impl Engine {
         init_world(&mut world, config);
         let schedule_stages = running_stages(world.resource::<PipelineConfig>());
         let schedule = build_schedule(&mut world);
+        let loader = world::FunctionLoader::new(&mut world, true);
         let mut engine = Engine {
             world,
+            loader,
             schedule,
             schedule_stages,
             other_schedules: Vec::new(),
@@ -388,10 +394,7 @@ impl Engine {
     /// Loads `function` into the World (the first third of [`Engine::run`]; for tests and
     /// fuzz checks that inspect resources before taking the function back).
     pub fn load(&mut self, function: Function, symbols: &Arc<SymbolTable>) {
-        self.world
-            .resource_scope(|world, mut loader: Mut<world::FunctionLoader>| {
-                loader.load(world, function, symbols)
-            });
+        self.loader.load(&mut self.world, function, symbols);
     }
 
     /// Runs the pipeline schedule on the function in the World.
@@ -401,9 +404,7 @@ impl Engine {
 
     /// Takes the function and what the pipeline reported out of the World.
     pub fn take(&mut self) -> FunctionRun {
-        let function = self
-            .world
-            .resource_scope(|world, mut loader: Mut<world::FunctionLoader>| loader.take(world));
+        let function = self.loader.take(&mut self.world);
         let diagnostics = std::mem::take(&mut self.world.resource_mut::<Diagnostics>().0);
         let dumps = std::mem::take(&mut self.world.resource_mut::<Dumps>().0);
         let stats = std::mem::take(&mut self.world.resource_mut::<PassStats>().0);

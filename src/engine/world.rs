@@ -108,12 +108,15 @@ impl FunctionLoader {
             }
         }
         let (num_blocks, num_insts) = (blocks.len(), insts.len());
-        let mut map = world.remove_resource::<EntityMap>().unwrap_or_default();
+        let (pooled_blocks, pooled_insts) = {
+            let map = world.resource::<EntityMap>();
+            (map.blocks.len(), map.insts.len())
+        };
         // Pooled rows are overwritten in place; rows beyond the function stay as spare rows
         // (they hold placeholders since the last take), so the tables only ever grow to the
         // largest function and nothing is despawned between functions.
-        let reused_blocks = map.blocks.len().min(num_blocks);
-        let reused_insts = map.insts.len().min(num_insts);
+        let reused_blocks = pooled_blocks.min(num_blocks);
+        let reused_insts = pooled_insts.min(num_insts);
         let mut insts = insts.into_iter();
         let mut blocks = blocks.into_iter();
         {
@@ -138,24 +141,30 @@ impl FunctionLoader {
                 dead[row].0 = data.dead;
             }
         }
-        map.blocks.extend(world.spawn_batch(blocks.map(|data| {
-            (
-                BlockInsts(data.insts),
-                BlockParams(data.params),
-                BlockTerm(data.terminator),
-                BlockDead(data.dead),
-                ImmediateDominator::NONE,
-            )
-        })));
-        map.insts
-            .extend(world.spawn_batch(insts.enumerate().map(|(k, data)| {
+        if num_blocks > pooled_blocks || num_insts > pooled_insts {
+            // Only a function larger than every earlier one spawns rows (the map is moved
+            // out and back, not removed as a resource, which costs an archetype move).
+            let mut map = std::mem::take(&mut *world.resource_mut::<EntityMap>());
+            map.blocks.extend(world.spawn_batch(blocks.map(|data| {
                 (
-                    InstOp(data.kind),
-                    InstResults(data.results),
-                    InstBlock(data.block),
-                    InstDead(!listed[reused_insts + k]),
+                    BlockInsts(data.insts),
+                    BlockParams(data.params),
+                    BlockTerm(data.terminator),
+                    BlockDead(data.dead),
+                    ImmediateDominator::NONE,
                 )
             })));
+            map.insts
+                .extend(world.spawn_batch(insts.enumerate().map(|(k, data)| {
+                    (
+                        InstOp(data.kind),
+                        InstResults(data.results),
+                        InstBlock(data.block),
+                        InstDead(!listed[reused_insts + k]),
+                    )
+                })));
+            *world.resource_mut::<EntityMap>() = map;
+        }
         *world.resource_mut::<RowCounts>() = RowCounts {
             blocks: num_blocks,
             insts: num_insts,
@@ -163,7 +172,6 @@ impl FunctionLoader {
         if let Some(mut valid) = world.get_resource_mut::<crate::analysis::ValidAnalyses>() {
             valid.0 = crate::analysis::Analyses::empty();
         }
-        world.insert_resource(map);
         *world.resource_mut::<FunctionInfo>() = FunctionInfo {
             name,
             linkage,
@@ -260,8 +268,15 @@ pub fn grow_rows(world: &mut World) {
         return;
     }
     let counts = *world.resource::<RowCounts>();
-    let mut map = world.remove_resource::<EntityMap>().unwrap_or_default();
     let want_blocks = counts.blocks + demand.blocks;
+    let want_insts = counts.insts + demand.insts;
+    {
+        let map = world.resource::<EntityMap>();
+        if map.blocks.len() >= want_blocks && map.insts.len() >= want_insts {
+            return;
+        }
+    }
+    let mut map = std::mem::take(&mut *world.resource_mut::<EntityMap>());
     if map.blocks.len() < want_blocks {
         let extra = want_blocks - map.blocks.len();
         map.blocks.extend(world.spawn_batch((0..extra).map(|_| {
@@ -274,7 +289,6 @@ pub fn grow_rows(world: &mut World) {
             )
         })));
     }
-    let want_insts = counts.insts + demand.insts;
     if map.insts.len() < want_insts {
         let extra = want_insts - map.insts.len();
         map.insts.extend(world.spawn_batch((0..extra).map(|_| {
@@ -286,7 +300,7 @@ pub fn grow_rows(world: &mut World) {
             )
         })));
     }
-    world.insert_resource(map);
+    *world.resource_mut::<EntityMap>() = map;
 }
 
 /// Asserts that each entity kind is one dense table whose row `i` is the entity pooled for
