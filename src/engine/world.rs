@@ -145,6 +145,7 @@ impl FunctionLoader {
                 BlockTerm(data.terminator),
                 BlockDead(data.dead),
                 ImmediateDominator::NONE,
+                crate::placement::columns::PlacementRow::EMPTY,
             )
         })));
         map.insts
@@ -271,6 +272,7 @@ pub fn grow_rows(world: &mut World) {
                 BlockTerm(Terminator::Unreachable),
                 BlockDead(true),
                 ImmediateDominator::NONE,
+                crate::placement::columns::PlacementRow::EMPTY,
             )
         })));
     }
