@@ -151,6 +151,12 @@ pub struct BuildScratch {
     access_path: Vec<u32>,
     /// Per value: cardinality range.
     card: Vec<(u64, u64)>,
+    /// Per value: its defining block (`u32::MAX`: none).
+    def_block: Vec<u32>,
+    /// Per value: its global index (live across blocks), or `u32::MAX`.
+    gidx: Vec<u32>,
+    /// Per global index: the value.
+    gval: Vec<u32>,
     live_in: Vec<u64>,
     live_out: Vec<u64>,
     gen: Vec<u64>,
@@ -440,8 +446,86 @@ pub fn build_problem_in<F: IrRead>(
             break;
         }
     }
-    // Liveness of values per block (bitsets), phi uses on the predecessor's edge.
-    let words = nv.div_ceil(64);
+    // Liveness of values per block (bitsets), phi uses on the predecessor's edge. Only
+    // values used outside their defining block (and phi operands) can be live across a
+    // block boundary; they get dense "global" indices, so the bitsets are as wide as those
+    // (SSA temporaries used where they are defined, most values, never enter them).
+    s.def_block.clear();
+    s.def_block.resize(nv, u32::MAX);
+    for &p in f.param_values() {
+        if let Some(d) = s.def_block.get_mut(p.index()) {
+            *d = 0;
+        }
+    }
+    for &b in &s.live_blocks {
+        for &i in f.block_insts(Block(b)) {
+            if i.index() < ni {
+                for r in f.inst_results(i) {
+                    if let Some(d) = s.def_block.get_mut(r.index()) {
+                        *d = b;
+                    }
+                }
+            }
+        }
+    }
+    // Mark (gidx = 0) every value used outside its defining block or by a phi, then number
+    // the marked values in value order.
+    s.gidx.clear();
+    s.gidx.resize(nv, u32::MAX);
+    s.gval.clear();
+    for &b in &s.live_blocks {
+        let (def_block, gidx) = (&s.def_block, &mut s.gidx);
+        let mut use_in_b = |op: Operand| {
+            if let Operand::Value(v) = op {
+                if v.index() < nv && def_block[v.index()] != b {
+                    gidx[v.index()] = 0;
+                }
+            }
+        };
+        f.terminator(Block(b)).for_each_operand(&mut use_in_b);
+        for &i in f.block_insts(Block(b)) {
+            if i.index() >= ni {
+                continue;
+            }
+            match f.inst_kind(i) {
+                InstKind::Phi { incoming, .. } => {
+                    for (_, op) in incoming {
+                        if let Operand::Value(v) = op {
+                            if v.index() < nv {
+                                s.gidx[v.index()] = 0;
+                            }
+                        }
+                    }
+                }
+                kind => {
+                    let (def_block, gidx) = (&s.def_block, &mut s.gidx);
+                    kind.for_each_operand(|op| {
+                        if let Operand::Value(v) = op {
+                            if v.index() < nv && def_block[v.index()] != b {
+                                gidx[v.index()] = 0;
+                            }
+                        }
+                    })
+                }
+            }
+        }
+    }
+    for v in 0..nv {
+        if s.gidx[v] == 0 {
+            s.gidx[v] = s.gval.len() as u32;
+            s.gval.push(v as u32);
+        }
+    }
+    let gidx = &s.gidx;
+    let global = |op: Operand| -> Option<usize> {
+        match op {
+            Operand::Value(v) if v.index() < nv && gidx[v.index()] != u32::MAX => {
+                Some(gidx[v.index()] as usize)
+            }
+            _ => None,
+        }
+    };
+    let words = s.gval.len().div_ceil(64);
     for v in [
         &mut s.live_in,
         &mut s.live_out,
@@ -458,10 +542,8 @@ pub fn build_problem_in<F: IrRead>(
         let b = b as usize;
         let g = &mut s.gen[b * words..(b + 1) * words];
         f.terminator(Block::new(b)).for_each_operand(|op| {
-            if let Operand::Value(v) = op {
-                if v.index() < nv {
-                    set_bit(g, v.index());
-                }
+            if let Some(x) = global(op) {
+                set_bit(g, x);
             }
         });
         for &i in f.block_insts(Block::new(b)).iter().rev() {
@@ -469,27 +551,23 @@ pub fn build_problem_in<F: IrRead>(
                 continue;
             }
             for r in f.inst_results(i) {
-                if r.index() < nv {
-                    g[r.index() / 64] &= !(1 << (r.index() % 64));
-                    set_bit(&mut s.kill[b * words..(b + 1) * words], r.index());
+                if let Some(x) = global(Operand::Value(*r)) {
+                    g[x / 64] &= !(1 << (x % 64));
+                    set_bit(&mut s.kill[b * words..(b + 1) * words], x);
                 }
             }
             match f.inst_kind(i) {
                 InstKind::Phi { incoming, .. } => {
                     for (p, op) in incoming {
-                        if let (Operand::Value(v), true) = (op, p.index() < nb) {
-                            if v.index() < nv {
-                                let p = p.index();
-                                set_bit(&mut s.phi_out[p * words..(p + 1) * words], v.index());
-                            }
+                        if let (Some(x), true) = (global(*op), p.index() < nb) {
+                            let p = p.index();
+                            set_bit(&mut s.phi_out[p * words..(p + 1) * words], x);
                         }
                     }
                 }
                 kind => kind.for_each_operand(|op| {
-                    if let Operand::Value(v) = op {
-                        if v.index() < nv {
-                            set_bit(g, v.index());
-                        }
+                    if let Some(x) = global(op) {
+                        set_bit(g, x);
                     }
                 }),
             }
@@ -517,15 +595,18 @@ pub fn build_problem_in<F: IrRead>(
             break;
         }
     }
-    let (card, values) = (&s.card, f.values());
-    let bits_size = |bits: &[u64]| -> u64 {
+    let (card, values, gval) = (&s.card, f.values(), &s.gval);
+    let size_of = |v: usize| units(values[v].ty) * card[v].1;
+    // Total size of a bitset over value indices (`global` false) or global indices.
+    let bits_size = |bits: &[u64], global: bool| -> u64 {
         let mut total = 0u64;
         for (w, &word) in bits.iter().enumerate() {
             let mut x = word;
             while x != 0 {
-                let v = w * 64 + x.trailing_zeros() as usize;
+                let i = w * 64 + x.trailing_zeros() as usize;
                 x &= x - 1;
-                total = total.saturating_add(units(values[v].ty) * card[v].1);
+                let v = if global { gval[i] as usize } else { i };
+                total = total.saturating_add(size_of(v));
             }
         }
         total
@@ -589,8 +670,15 @@ pub fn build_problem_in<F: IrRead>(
         let has_seam = (1..=n).any(|pos| s.supports[pos] != s.supports[pos - 1]);
         if has_seam {
             s.live.clear();
-            s.live
-                .extend_from_slice(&s.live_out[b * words..(b + 1) * words]);
+            s.live.resize(nv.div_ceil(64), 0);
+            for (w, &word) in s.live_out[b * words..(b + 1) * words].iter().enumerate() {
+                let mut x = word;
+                while x != 0 {
+                    let g = w * 64 + x.trailing_zeros() as usize;
+                    x &= x - 1;
+                    set_bit(&mut s.live, s.gval[g] as usize);
+                }
+            }
             let live = &mut s.live;
             term.for_each_operand(|op| {
                 if let Operand::Value(v) = op {
@@ -599,7 +687,7 @@ pub fn build_problem_in<F: IrRead>(
                     }
                 }
             });
-            s.seam_size[n] = bits_size(&s.live);
+            s.seam_size[n] = bits_size(&s.live, false);
             for pos in (1..n).rev() {
                 let i = insts[pos];
                 if i.index() >= ni {
@@ -622,7 +710,7 @@ pub fn build_problem_in<F: IrRead>(
                     });
                 }
                 if s.supports[pos] != s.supports[pos - 1] {
-                    s.seam_size[pos] = bits_size(&s.live);
+                    s.seam_size[pos] = bits_size(&s.live, false);
                 }
             }
         }
@@ -793,15 +881,13 @@ pub fn build_problem_in<F: IrRead>(
                 };
                 for (pb, op) in incoming {
                     if pb.index() == b {
-                        if let Operand::Value(v) = op {
-                            if v.index() < nv {
-                                set_bit(&mut s.live, v.index());
-                            }
+                        if let Some(x) = global(*op) {
+                            set_bit(&mut s.live, x);
                         }
                     }
                 }
             }
-            fill_matrix(&mut s.matrix, bits_size(&s.live));
+            fill_matrix(&mut s.matrix, bits_size(&s.live, true));
             out.problem
                 .add_edge(s.last_piece[b], s.first_piece[succ], &s.matrix);
         }
