@@ -7,8 +7,8 @@
 
 use std::sync::Arc;
 use std::time::Instant;
-use strata::engine::{Engine, PassSet, PipelineConfig};
 use strata::analysis::{Cfg, Sccs};
+use strata::engine::{Engine, PassSet, PipelineConfig};
 use strata::placement::ir::{build_problem_in, BuildScratch, IrProblem};
 use strata::placement::islands::build_islands;
 use strata::placement::targets::TargetModel;
@@ -48,7 +48,15 @@ fn main() {
             sccs.compute(&cfg);
             phase[3] += t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();
-            build_problem_in(&f, &cfg, &sccs, Some(&symbols), &model, &mut scratch, &mut ir);
+            build_problem_in(
+                &f,
+                &cfg,
+                &sccs,
+                Some(&symbols),
+                &model,
+                &mut scratch,
+                &mut ir,
+            );
             let t_build = t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();
             let solved = solver.solve(&ir.problem, &opts);

@@ -403,7 +403,12 @@ fn compile_and_place_with_a_target_model() {
         assert!(e.contains("bad.toml:3:15: target model:"), "{cmd}: {e}");
     }
     let out = strata(
-        &["place", "examples/sir/factorial.sir", "--targets", "examples/targets/gpu.toml"],
+        &[
+            "place",
+            "examples/sir/factorial.sir",
+            "--targets",
+            "examples/targets/gpu.toml",
+        ],
         None,
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

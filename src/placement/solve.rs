@@ -43,7 +43,7 @@
 //! O(E·K) for trivial regions plus the CSP calls.
 
 use super::ac3::{prune, Ac3Scratch};
-use super::condense::{condense_with, CondenseScratch, Condensation};
+use super::condense::{condense_with, Condensation, CondenseScratch};
 use super::cost::UNPLACED;
 use super::csp::{solve_csp, CspLimits, CspScratch, CspSolution};
 use super::eliminate::eliminate;
