@@ -317,10 +317,11 @@ pub const PASSES: [PassInfo; 11] = [
         stage: Stage::Placement,
         available: true,
         requires: PassSet::VERIFY,
-        reads: NOTHING,
-        invalidates: NOTHING,
-        transforms: false,
-        summary: "place blocks on execution targets (results per block; the IR is not rewritten)",
+        reads: Analyses::CFG.union(Analyses::SCCS),
+        invalidates: CFG_CHANGES,
+        transforms: true,
+        summary: "place blocks on execution targets (per-block target, domain, island columns); \
+                  with splitting enabled, split blocks at target seams and fuse jump chains",
     },
     PassInfo {
         pass: Pass::PhiElim,
@@ -422,6 +423,12 @@ pub struct PassOptions {
     /// mem2reg leaves the first N entry-block allocas (N = number of parameters) alone
     /// (002 invocation 1, before inlining); off by default (002 invocation 2).
     pub mem2reg_skip_params: bool,
+    /// The text of the target model file the `placement` pass uses (TOML, the format of
+    /// `placement::targets`); `None` for the built-in model. Kept as text so this module
+    /// stays a leaf; the pass parses it once per engine (callers validate it first).
+    pub placement_model: Option<std::sync::Arc<str>>,
+    /// `placement` applies block splitting and fusion to the IR (off: results only).
+    pub placement_split: bool,
 }
 
 impl Default for PassOptions {
@@ -429,6 +436,8 @@ impl Default for PassOptions {
         PassOptions {
             sccp_memory_limit: 100 * 1024,
             mem2reg_skip_params: false,
+            placement_model: None,
+            placement_split: false,
         }
     }
 }

@@ -387,3 +387,59 @@ fn place_problem_and_module() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// `compile --targets` and `place --targets` read a user model; a bad model file is an error
+/// naming FILE:LINE:COLUMN; `--placement-split` rewrites the IR and the result still runs.
+#[test]
+fn compile_and_place_with_a_target_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[[target]]\nname = \"a\"\nunsupported = 3\n").unwrap();
+    let bad = bad.to_str().unwrap();
+    for cmd in ["compile", "place"] {
+        let out = strata(&[cmd, "examples/sir/factorial.sir", "--targets", bad], None);
+        assert_eq!(out.status.code(), Some(1), "{cmd}");
+        let e = text(&out.stderr);
+        assert!(e.contains("bad.toml:3:15: target model:"), "{cmd}: {e}");
+    }
+    let out = strata(
+        &[
+            "place",
+            "examples/sir/factorial.sir",
+            "--targets",
+            "examples/targets/gpu.toml",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let split_model = dir.path().join("split.toml");
+    std::fs::write(&split_model, strata::fuzzing::placement::SPLIT_MODEL).unwrap();
+    let compiled = dir.path().join("out.sir");
+    let out = strata(
+        &[
+            "compile",
+            "examples/sir/array_sum.sir",
+            "--passes",
+            "mem2reg,sccp,placement",
+            "--placement-split",
+            "--stats",
+            "--targets",
+            split_model.to_str().unwrap(),
+            "-o",
+            compiled.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let e = text(&out.stderr);
+    let created: u64 = e
+        .lines()
+        .filter_map(|l| l.split_once("placement.blocks_created = "))
+        .map(|(_, n)| n.trim().parse::<u64>().unwrap())
+        .sum();
+    assert!(created > 0, "{e}");
+    let before = strata(&["run", "examples/sir/array_sum.sir"], None);
+    let after = strata(&["run", compiled.to_str().unwrap()], None);
+    assert_eq!(before.status.code(), after.status.code());
+    assert_eq!(text(&before.stdout), text(&after.stdout));
+}

@@ -13,8 +13,10 @@
 //! - `run @f(ARGS...)`: the interpreter's output and result for each `@f(...)` call listed.
 //! - `sccp`: the SCCP analysis of each function: reachable blocks, executable edges
 //!   (`blockN#successor -> target`), every lattice cell that is not `Unknown`, the counts.
-//! - `compile passes=LIST [stats] [sccp-memory-limit=BYTES] [run @f(ARGS...)...]`: the module
-//!   after the pipeline, plus diagnostics (and the non-zero pass statistics with `stats`);
+//! - `compile passes=LIST [stats] [sccp-memory-limit=BYTES] [placement-split]
+//!   [placement-model=PATH] [run @f(ARGS...)...]`: the module after the pipeline, plus
+//!   diagnostics (and the non-zero pass statistics with `stats`); `placement-split` lets
+//!   placement rewrite the IR, `placement-model` names a target model file (crate-relative);
 //!   with `run`, also each call's output and result on the original module (`before`) and on
 //!   the compiled one (`after`), so a transformation's effect and its equivalence are
 //!   reviewed together.
@@ -170,9 +172,19 @@ fn compile(mut m: Module, args: &str) -> String {
             stats = true;
             continue;
         }
+        if option == "placement-split" {
+            config.options.placement_split = true;
+            continue;
+        }
         match option.split_once('=') {
             Some(("sccp-memory-limit", n)) => {
                 config.options.sccp_memory_limit = n.parse().expect("sccp-memory-limit=BYTES")
+            }
+            Some(("placement-model", path)) => {
+                let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+                let text = std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("placement-model={}: {e}", path.display()));
+                config.options.placement_model = Some(Arc::from(text));
             }
             _ => panic!("compile: unknown option `{option}`"),
         }

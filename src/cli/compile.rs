@@ -51,6 +51,15 @@ pub struct CompileArgs {
     /// failures, is always written).
     #[arg(long)]
     pub keep_going: bool,
+    /// Target model file (TOML; format in the `placement::targets` docs, example in
+    /// examples/targets/) for the `placement` pass, instead of the built-in
+    /// Interpreter/PostgreSQL/Embedding model. A bad file is an error naming FILE:LINE.
+    #[arg(long, value_name = "MODEL.toml")]
+    pub targets: Option<PathBuf>,
+    /// Let `placement` rewrite the IR: split blocks where the chosen target changes (zero-cost
+    /// jumps between the pieces) and fuse jump chains on one target.
+    #[arg(long)]
+    pub placement_split: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -173,12 +182,22 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
             Some(pass)
         }
     };
+    let placement_model = match &args.targets {
+        Some(path) => {
+            let (_, text) = crate::placement::targets::TargetModel::load(path)
+                .map_err(|e| CliError::new(exit::INPUT, e))?;
+            Some(Arc::<str>::from(text))
+        }
+        None => None,
+    };
     let config = PipelineConfig {
         verify_each: args.verify_each,
         time_passes: args.time_passes,
         dump_after,
         options: crate::engine::PassOptions {
             sccp_memory_limit: args.sccp_memory_limit,
+            placement_model,
+            placement_split: args.placement_split,
             ..Default::default()
         },
         ..PipelineConfig::new(requested)

@@ -35,8 +35,10 @@ pub enum PlaceEmit {
 pub struct PlaceArgs {
     /// A placement problem, or a `.sir`/`.ll` module (`-` reads a problem from stdin).
     pub file: PathBuf,
-    /// TOML target model for module input (default: the built-in model).
-    #[arg(long)]
+    /// TOML target model for module input (default: the built-in Interpreter/PostgreSQL/
+    /// Embedding model; format in the `placement::targets` docs, example in
+    /// examples/targets/). A bad file is an error naming FILE:LINE.
+    #[arg(long, value_name = "MODEL.toml")]
     pub targets: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
@@ -75,8 +77,11 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
     let mut failed = false;
     if ext == "sir" || ext == "ll" {
         let model = match &args.targets {
-            Some(path) => TargetModel::parse(&read_source(path, InputFormat::Sir)?)
-                .map_err(|e| CliError::new(exit::INPUT, format!("{}: {e}", path.display())))?,
+            Some(path) => {
+                TargetModel::load(path)
+                    .map_err(|e| CliError::new(exit::INPUT, e))?
+                    .0
+            }
             None => TargetModel::default_model(),
         };
         let loaded = load_module(&args.file, None, false)?;

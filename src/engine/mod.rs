@@ -33,10 +33,15 @@
 //! | block | `BlockTerm` | 80 | load; `rename_allocas` (operands), `rewrite_sccp`, `eliminate_phis`, `convert_phis_to_block_params` (retargeted edges, arguments) | `compute_cfg`, verify, every pass, dump |
 //! | block | `BlockDead` | 1 | load; `rewrite_sccp`, row creation | `compute_cfg`, every pass |
 //! | block | `ImmediateDominator` (analysis result) | 4 | the dominator-tree refresh (`AnalysesMut::refresh`, `compute_idoms`) | the frontier computation |
+//! | block | `BlockTarget` (placement: target of the block) | 1 | `apply_placement` | tests, tools (`placement::columns::placement_of`) |
+//! | block | `BlockDomain` (placement: union of the pieces' AC-3 domains) | 8 | `apply_placement` | tests, tools |
+//! | block | `BlockIsland` (placement: island of the block) | 4 | `apply_placement` | tests, tools |
+//! | block | `BlockPieces` (placement: pieces after splitting and after fusion) | 8 | `apply_placement` | tests, tools |
 //!
 //! Per-function tables that are not per entity are resources: `ValueTable`, `ConstPool`,
 //! `FunctionInfo` (name, signature, parameters, phase), `RowCounts`, `RowDemand`. Per-block
-//! analysis results that other computations read are columns (`ImmediateDominator`); the
+//! results are columns: `ImmediateDominator`, and placement's four (spawned with every block
+//! row, registered by `init_world`, valid once the Placement stage ran on the function); the
 //! analyses' own tables are dense resources keyed by block index (`Cfg`, `DomTree`,
 //! `DominanceFrontiers`, `Sccs`), valid as `ValidAnalyses` says.
 //!
@@ -52,7 +57,9 @@
 //! | Mem2Reg | `rename_allocas` | `Cfg`, `DomTree`, `Mem2RegScratch` | instruction and block columns, values, phase, `PassStats` |
 //! | Sccp | `solve_sccp` | `InstOp`, `InstResults`, `BlockInsts`, `BlockTerm`, `BlockDead`, values, constants, `Cfg`, `Symbols`, `PipelineConfig` | `SccpSolution` |
 //! | Sccp | `rewrite_sccp` | `SccpSolution`, `Cfg`, `Symbols` | all columns but `InstBlock`, constants, phase, `PassStats`, `Diagnostics`, `ValidAnalyses` |
-//! | Placement | `place_blocks` | all columns (through `IrView`), `Symbols`, `PlacementModel` | `PlacementScratch`, `PlacementResult` (per block: target, domain, island), `Diagnostics`, `PassStats` |
+//! | Placement | `place_blocks` | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, `PlacementScratch` (problem, solution, per-block rows), `RowDemand` (with splitting), `Diagnostics`, `PassStats` |
+//! | Placement | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows, `EntityMap` |
+//! | Placement | `apply_placement` | `PlacementScratch`, `PipelineConfig` | with splitting: all IR columns (cut blocks, fused jump chains), `ValidAnalyses`; always: `BlockTarget`, `BlockDomain`, `BlockIsland`, `BlockPieces`, `PassStats` |
 //! | OutOfSsa | `plan_phi_elim`, `plan_block_params` | `BlockInsts`, `InstOp`, `BlockTerm`, `BlockDead`, `Cfg`, `PipelineConfig` | `RowDemand` |
 //! | OutOfSsa | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows, `EntityMap` |
 //! | OutOfSsa | `eliminate_phis` / `convert_phis_to_block_params` | `Cfg`, `PipelineConfig` | all columns, values, phase, `ValidAnalyses`, `PassStats` |

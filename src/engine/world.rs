@@ -152,6 +152,7 @@ impl FunctionLoader {
                     BlockTerm(data.terminator),
                     BlockDead(data.dead),
                     ImmediateDominator::NONE,
+                    crate::placement::columns::PlacementRow::EMPTY,
                 )
             })));
             map.insts
@@ -286,6 +287,7 @@ pub fn grow_rows(world: &mut World) {
                 BlockTerm(Terminator::Unreachable),
                 BlockDead(true),
                 ImmediateDominator::NONE,
+                crate::placement::columns::PlacementRow::EMPTY,
             )
         })));
     }

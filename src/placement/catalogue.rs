@@ -233,10 +233,10 @@ block1:
         brute_force(&fp.ir.problem).map(|b| b.0)
     );
     assert_eq!(
-        fp.blocks[0].pieces as usize,
+        fp.blocks[0].pieces.pieces as usize,
         fp.ir.pieces.iter().filter(|p| p.block == 0).count()
     );
-    assert!(fp.blocks[0].fused_pieces <= fp.blocks[0].pieces);
+    assert!(fp.blocks[0].pieces.fused <= fp.blocks[0].pieces.pieces);
 }
 
 /// A model file round-trips through the TOML reader and rejects unknown kinds by name.

@@ -7,9 +7,11 @@
 //! internal constraints and its boundary edges (constraint, member, direction), static for
 //! the whole solve.
 //!
-//! Algorithm: Tarjan (1972), iterative with an explicit frame stack. Tarjan completes
-//! components sinks first; the regions are stored reversed, so region 0 contains the entry
-//! and every constraint between regions goes from a lower to a higher region index.
+//! Algorithm: Tarjan (1972) as [`Sccs::compute_graph`] implements it (iterative, shared with
+//! the CFG's SCCs and the island graph) over the constraints' successor lists. Tarjan
+//! completes components sinks first; the regions are stored reversed, so region 0 contains
+//! the entry and every constraint between regions goes from a lower to a higher region
+//! index.
 //!
 //! Invariants: `region_of[b]` is `u32::MAX` exactly for unreachable blocks; regions are in
 //! topological order; members sorted ascending; a member of a non-trivial region that is the
@@ -18,6 +20,8 @@
 //! Complexity: O(blocks + constraints).
 
 use super::problem::Constraints;
+use crate::analysis::Sccs;
+use crate::ir::Block;
 
 /// A boundary edge of a region: a constraint with exactly one endpoint inside.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,74 +63,47 @@ pub struct Condensation {
 
 const NONE: u32 = u32::MAX;
 
-/// Condenses the reachable part of `c`.
+/// Reusable scratch of [`condense_with`]: the shared Tarjan ([`Sccs`]) and the successor
+/// lists it walks (CSR).
+#[derive(Clone, Debug, Default)]
+pub struct CondenseScratch {
+    sccs: Sccs,
+    succ_start: Vec<u32>,
+    succs: Vec<Block>,
+}
+
+/// Condenses the reachable part of `c` (fresh scratch; see [`condense_with`]).
 pub fn condense(c: &Constraints) -> Condensation {
+    condense_with(c, &mut CondenseScratch::default())
+}
+
+/// Condenses the reachable part of `c` with [`Sccs::compute_graph`] (the analysis crate's
+/// iterative Tarjan) over the constraint graph restricted to reachable blocks.
+pub fn condense_with(c: &Constraints, s: &mut CondenseScratch) -> Condensation {
     let n = c.n;
-    let mut index = vec![NONE; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<u32> = Vec::new();
-    let mut frames: Vec<(u32, u32)> = Vec::new();
-    let mut comps: Vec<Vec<u32>> = Vec::new();
-    let mut next = 0u32;
-    for root in 0..n {
-        if !c.reachable[root] || index[root] != NONE {
-            continue;
-        }
-        frames.push((root as u32, 0));
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root as u32);
-        on_stack[root] = true;
-        while let Some(&(b, pos0)) = frames.last() {
-            let inc = &c.incident[b as usize];
-            let mut pos = pos0 as usize;
-            let mut child = None;
-            while pos < inc.len() {
-                let (ci, src) = inc[pos];
-                pos += 1;
-                if !src {
-                    continue;
+    s.succ_start.clear();
+    s.succs.clear();
+    s.succ_start.push(0);
+    for b in 0..n {
+        if c.reachable[b] {
+            for &(ci, src) in &c.incident[b] {
+                if src {
+                    s.succs.push(Block(c.constraints[ci as usize].to));
                 }
-                let s = c.constraints[ci as usize].to as usize;
-                if index[s] == NONE {
-                    child = Some(s);
-                    break;
-                } else if on_stack[s] {
-                    low[b as usize] = low[b as usize].min(index[s]);
-                }
-            }
-            if let Some(top) = frames.last_mut() {
-                top.1 = pos as u32;
-            }
-            if let Some(s) = child {
-                index[s] = next;
-                low[s] = next;
-                next += 1;
-                stack.push(s as u32);
-                on_stack[s] = true;
-                frames.push((s as u32, 0));
-                continue;
-            }
-            frames.pop();
-            if let Some(&(parent, _)) = frames.last() {
-                low[parent as usize] = low[parent as usize].min(low[b as usize]);
-            }
-            if low[b as usize] == index[b as usize] {
-                let mut comp = Vec::new();
-                loop {
-                    let w = stack.pop().expect("Tarjan stack holds the component");
-                    on_stack[w as usize] = false;
-                    comp.push(w);
-                    if w == b {
-                        break;
-                    }
-                }
-                comps.push(comp);
             }
         }
+        s.succ_start.push(s.succs.len() as u32);
     }
+    let (start, succs) = (&s.succ_start, &s.succs);
+    s.sccs.compute_graph(n, |b| {
+        &succs[start[b.index()] as usize..start[b.index() + 1] as usize]
+    });
+    // Components come sinks first; unreachable blocks (no successors here) form their own
+    // components, which are left out.
+    let mut comps: Vec<Vec<u32>> = (0..s.sccs.len())
+        .filter(|&k| c.reachable[s.sccs.members(k)[0].index()])
+        .map(|k| s.sccs.members(k).iter().map(|b| b.0).collect())
+        .collect();
     comps.reverse();
     let mut region_of = vec![NONE; n];
     for (r, comp) in comps.iter().enumerate() {

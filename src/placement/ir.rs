@@ -31,12 +31,11 @@
 //!
 //! Complexity: O((instructions + blocks) · K) plus liveness O(blocks · values / 64 · d).
 
-use super::condense::condense;
-use super::problem::{Constraints, Cost, Problem, FORBIDDEN};
+use super::problem::{Cost, Problem, FORBIDDEN};
 use super::targets::{TargetModel, KINDS};
+use crate::analysis::{Cfg, Sccs};
 use crate::ir::{
-    Block, BlockRef, Callee, ConstKind, Inst, InstKind, InstRef, IrRead, Operand, SymbolTable,
-    Terminator, Type,
+    Block, Callee, ConstKind, InstKind, IrRead, Operand, SymbolTable, Terminator, Type,
 };
 
 /// A piece: instructions `start..end` of an IR block's list (`end == len` plus the
@@ -54,7 +53,7 @@ pub struct Piece {
 }
 
 /// A problem built from a function.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct IrProblem {
     /// The dense problem (one block per piece; piece 0 starts the entry block).
     pub problem: Problem,
@@ -68,6 +67,10 @@ pub struct IrProblem {
     pub path_origin: Vec<u8>,
 }
 
+/// Information units charged per path accessed from another origin (global sizes are not
+/// known to the placement pass).
+const PATH_UNITS: u64 = 4;
+
 /// Upper bound of a cardinality (keeps sizes finite).
 const MAX_CARD: u64 = 1 << 16;
 
@@ -79,99 +82,184 @@ fn units(ty: Type) -> u64 {
     }
 }
 
-/// The kind index of an instruction in [`KINDS`].
+/// The kind index of an instruction in [`KINDS`] (a `match`, not a name lookup: this runs
+/// for every instruction; `kind_indices_match_names` checks it against [`KINDS`]).
 fn kind_of(k: &InstKind) -> usize {
-    let name = match k {
-        InstKind::Binary { .. } => "binary",
-        InstKind::Unary { .. } => "unary",
-        InstKind::Icmp { .. } => "icmp",
-        InstKind::Fcmp { .. } => "fcmp",
-        InstKind::Cast { .. } => "cast",
-        InstKind::Select { .. } => "select",
-        InstKind::Alloca { .. } | InstKind::DynAlloca { .. } => "alloca",
-        InstKind::Load { .. } => "load",
-        InstKind::Store { .. } => "store",
-        InstKind::Gep { .. } => "gep",
+    match k {
+        InstKind::Binary { .. } => 0,
+        InstKind::Unary { .. } => 1,
+        InstKind::Icmp { .. } => 2,
+        InstKind::Fcmp { .. } => 3,
+        InstKind::Cast { .. } => 4,
+        InstKind::Select { .. } => 5,
+        InstKind::Alloca { .. } | InstKind::DynAlloca { .. } => 6,
+        InstKind::Load { .. } => 7,
+        InstKind::Store { .. } => 8,
+        InstKind::Gep { .. } => 9,
         InstKind::Call {
             callee: Callee::Direct(_),
             ..
-        } => "call",
-        InstKind::Call { .. } => "call_indirect",
-        InstKind::InlineAsm(_) => "inline_asm",
-        InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => "atomic",
-        InstKind::Fence { .. } => "fence",
-        InstKind::Phi { .. } => "phi",
-        InstKind::Copy { .. } => "copy",
-        InstKind::Opaque(_) => "opaque",
-    };
-    TargetModel::kind(name).expect("every instruction kind is in KINDS")
+        } => 10,
+        InstKind::Call { .. } => 11,
+        InstKind::InlineAsm(_) => 12,
+        InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => 13,
+        InstKind::Fence { .. } => 14,
+        InstKind::Phi { .. } => 15,
+        InstKind::Copy { .. } => 16,
+        InstKind::Opaque(_) => 17,
+    }
 }
 
+/// [`KINDS`] index of `fn_ptr`.
+const FN_PTR_KIND: usize = 18;
+
+/// The kind index of a terminator in [`KINDS`].
 fn terminator_kind(t: &Terminator) -> usize {
-    let name = match t {
-        Terminator::Jump(_) => "jump",
-        Terminator::Br { .. } => "br",
-        Terminator::Switch { .. } => "switch",
-        Terminator::IndirectBr { .. } => "indirect_br",
-        Terminator::Ret(_) => "ret",
-        Terminator::Unreachable => "unreachable",
-    };
-    TargetModel::kind(name).expect("every terminator kind is in KINDS")
+    match t {
+        Terminator::Jump(_) => 19,
+        Terminator::Br { .. } => 20,
+        Terminator::Switch { .. } => 21,
+        Terminator::IndirectBr { .. } => 22,
+        Terminator::Ret(_) => 23,
+        Terminator::Unreachable => 24,
+    }
 }
 
-/// The instruction `i` of a live block (looked up once by [`build_problem`]).
-fn inst_ref<'a>(refs: &[Option<InstRef<'a>>], i: Inst) -> InstRef<'a> {
-    refs[i.index()].expect("instructions of live blocks were looked up")
+/// No path (per value, per instruction, per symbol).
+const NO_PATH: u32 = u32::MAX;
+/// A symbol whose path was not looked up yet.
+const UNKNOWN_PATH: u32 = u32::MAX - 1;
+
+/// Dense scratch of [`build_problem_in`], kept between functions (the pass holds one in its
+/// scratch resource) so that building a problem allocates only when a function is larger
+/// than every earlier one. Every table is indexed by a dense IR index (value, instruction,
+/// block, symbol) and cleared, never dropped.
+#[derive(Clone, Debug, Default)]
+pub struct BuildScratch {
+    kind_masks: Vec<u64>,
+    /// Per symbol: its path id, [`NO_PATH`], or [`UNKNOWN_PATH`].
+    sym_path: Vec<u32>,
+    /// Per value: the path a pointer value is derived from.
+    value_path: Vec<u32>,
+    /// Per value: targets it is eligible on.
+    elig: Vec<u64>,
+    /// Per instruction: operand-independent support (kind, `fn_ptr`, own paths).
+    base_sup: Vec<u64>,
+    /// Per instruction: full support after the eligibility fixpoint.
+    inst_sup: Vec<u64>,
+    /// Per instruction: the path a load or store accesses.
+    access_path: Vec<u32>,
+    /// Per value: cardinality range.
+    card: Vec<(u64, u64)>,
+    /// Per value: its defining block (`u32::MAX`: none).
+    def_block: Vec<u32>,
+    /// Per value: its global index (live across blocks), or `u32::MAX`.
+    gidx: Vec<u32>,
+    /// Per global index: the value.
+    gval: Vec<u32>,
+    live_in: Vec<u64>,
+    live_out: Vec<u64>,
+    gen: Vec<u64>,
+    kill: Vec<u64>,
+    phi_out: Vec<u64>,
+    live: Vec<u64>,
+    in_loop: Vec<bool>,
+    live_blocks: Vec<u32>,
+    supports: Vec<u64>,
+    seam_size: Vec<u64>,
+    first_piece: Vec<u32>,
+    last_piece: Vec<u32>,
+    seams: Vec<(u32, u64)>,
+    costs: Vec<Cost>,
+    matrix: Vec<Cost>,
 }
 
 /// Builds the placement problem of `f` under `model`; `symbols` (when known) names globals
-/// for path origins and tells function symbols apart for `fn_ptr`.
+/// for path origins and tells function symbols apart for `fn_ptr`. Computes the CFG and its
+/// SCCs itself and allocates fresh scratch: the pipeline pass uses [`build_problem_in`].
 pub fn build_problem<F: IrRead>(
     f: &F,
     symbols: Option<&SymbolTable>,
     model: &TargetModel,
 ) -> IrProblem {
+    let mut cfg = Cfg::new();
+    cfg.compute(f);
+    let mut sccs = Sccs::new();
+    sccs.compute(&cfg);
+    let mut out = IrProblem::default();
+    build_problem_in(
+        f,
+        &cfg,
+        &sccs,
+        symbols,
+        model,
+        &mut BuildScratch::default(),
+        &mut out,
+    );
+    out
+}
+
+/// Sets bit `v` of a bitset.
+#[inline]
+fn set_bit(bits: &mut [u64], v: usize) {
+    bits[v / 64] |= 1 << (v % 64);
+}
+
+/// Builds the placement problem of `f` into `out` (overwritten; its vectors and strings are
+/// reused), reading successors from `cfg` and loops from `sccs` (both of `f`), with `scratch`
+/// as working memory. See the module doc for what is computed.
+pub fn build_problem_in<F: IrRead>(
+    f: &F,
+    cfg: &Cfg,
+    sccs: &Sccs,
+    symbols: Option<&SymbolTable>,
+    model: &TargetModel,
+    s: &mut BuildScratch,
+    out: &mut IrProblem,
+) {
     let k = model.len();
     let all = if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
-    let kind_masks: Vec<u64> = (0..KINDS.len())
-        .map(|kind| {
-            (0..k)
-                .filter(|&t| model.cost(t, kind).is_some())
-                .fold(0u64, |m, t| m | 1 << t)
-        })
-        .collect();
-    let kind_mask = |kind: usize| -> u64 { kind_masks[kind] };
-    // One World lookup per block and per instruction; everything below indexes these.
+    s.kind_masks.clear();
+    s.kind_masks.extend((0..KINDS.len()).map(|kind| {
+        (0..k)
+            .filter(|&t| model.cost(t, kind).is_some())
+            .fold(0u64, |m, t| m | 1 << t)
+    }));
     let nb = f.num_blocks();
-    let brefs: Vec<BlockRef<'_>> = (0..nb).map(|b| f.block(Block::new(b))).collect();
-    let mut irefs: Vec<Option<InstRef<'_>>> = vec![None; f.num_insts()];
-    for d in brefs.iter().filter(|d| !d.dead) {
-        for &i in d.insts {
-            if let Some(slot) = irefs.get_mut(i.index()) {
-                *slot = Some(f.inst(i));
-            }
-        }
-    }
-    let fn_ptr = TargetModel::kind("fn_ptr").expect("fn_ptr kind");
+    let ni = f.num_insts();
     let nv = f.values().len();
-    // Paths: globals with an origin.
-    let mut path_names: Vec<String> = Vec::new();
-    let mut path_origin: Vec<u8> = Vec::new();
-    let const_path = |op: Operand, names: &mut Vec<String>, origins: &mut Vec<u8>| -> Option<u32> {
-        let Operand::Const(c) = op else { return None };
-        let ConstKind::SymbolAddr(s) = f.consts().try_get(c)?.kind else {
-            return None;
+    s.live_blocks.clear();
+    s.live_blocks
+        .extend((0..nb as u32).filter(|&b| !f.is_block_dead(Block(b))));
+    out.path_names.clear();
+    out.path_origin.clear();
+    s.sym_path.clear();
+    s.sym_path
+        .resize(symbols.map_or(0, |t| t.names.len()), UNKNOWN_PATH);
+    // The path of a constant operand: the address of a global with an origin in the model
+    // (looked up once per symbol).
+    let const_path = |op: Operand, sym_path: &mut Vec<u32>, out: &mut IrProblem| -> u32 {
+        let Operand::Const(c) = op else {
+            return NO_PATH;
         };
-        let name = symbols?.names.get(s.index())?;
-        let o = model.origin_of(name)?;
-        Some(match names.iter().position(|n| n == name) {
-            Some(i) => i as u32,
-            None => {
-                names.push(name.clone());
-                origins.push(o as u8);
-                (names.len() - 1) as u32
-            }
-        })
+        let Some(ConstKind::SymbolAddr(sym)) = f.consts().try_get(c).map(|d| d.kind) else {
+            return NO_PATH;
+        };
+        let Some(slot) = sym_path.get_mut(sym.index()) else {
+            return NO_PATH;
+        };
+        if *slot == UNKNOWN_PATH {
+            let name = &symbols.expect("symbols sized the table").names[sym.index()];
+            *slot = match model.origin_of(name) {
+                Some(o) => {
+                    out.path_names.push(name.clone());
+                    out.path_origin.push(o as u8);
+                    (out.path_names.len() - 1) as u32
+                }
+                None => NO_PATH,
+            };
+        }
+        *slot
     };
     let is_fn_const = |op: Operand| -> bool {
         let Operand::Const(c) = op else { return false };
@@ -183,92 +271,112 @@ pub fn build_problem<F: IrRead>(
         }
     };
     // Path of a value: pointer derived (gep, copy, cast) from a path constant.
-    let mut value_path: Vec<u32> = vec![u32::MAX; nv];
-    let live_blocks: Vec<usize> = (0..f.num_blocks()).filter(|&b| !brefs[b].dead).collect();
+    s.value_path.clear();
+    s.value_path.resize(nv, NO_PATH);
     for _ in 0..2 {
-        for &b in &live_blocks {
-            for &i in brefs[b].insts {
-                let d = inst_ref(&irefs, i);
-                let base = match d.kind {
-                    InstKind::Gep { base, .. } => Some(*base),
-                    InstKind::Copy { src, .. } => Some(*src),
-                    InstKind::Cast { arg, .. } => Some(*arg),
-                    _ => None,
+        for &b in &s.live_blocks {
+            for &i in f.block_insts(Block(b)) {
+                let base = match f.inst_kind(i) {
+                    InstKind::Gep { base, .. } => *base,
+                    InstKind::Copy { src, .. } => *src,
+                    InstKind::Cast { arg, .. } => *arg,
+                    _ => continue,
                 };
-                if let (Some(base), Some(r)) = (base, d.result()) {
-                    let p = match base {
-                        Operand::Value(v) => value_path.get(v.index()).copied().unwrap_or(u32::MAX),
-                        c => const_path(c, &mut path_names, &mut path_origin).unwrap_or(u32::MAX),
-                    };
-                    if let Some(slot) = value_path.get_mut(r.index()) {
-                        *slot = p;
-                    }
+                let [r] = f.inst_results(i) else { continue };
+                let p = match base {
+                    Operand::Value(v) => s.value_path.get(v.index()).copied().unwrap_or(NO_PATH),
+                    c => const_path(c, &mut s.sym_path, out),
+                };
+                if let Some(slot) = s.value_path.get_mut(r.index()) {
+                    *slot = p;
                 }
             }
         }
     }
-    let path_of = |op: Operand, names: &mut Vec<String>, origins: &mut Vec<u8>| -> Option<u32> {
-        match op {
-            Operand::Value(v) => value_path
-                .get(v.index())
-                .copied()
-                .filter(|&p| p != u32::MAX),
-            c => const_path(c, names, origins),
-        }
-    };
-    // Eligibility: greatest fixpoint over values.
-    let mut elig: Vec<u64> = vec![all; nv];
+    // Operand-independent support of every listed instruction, and the paths accessed.
     let only_own = model
         .targets
         .iter()
         .enumerate()
         .filter(|(_, t)| t.only_own_paths)
         .fold(0u64, |m, (t, _)| m | 1 << t);
-    let own_mask = |p: Option<u32>, origins: &[u8]| -> u64 {
-        let origin = p.map_or(0, |p| 1u64 << origins[p as usize]);
+    let own_mask = |p: u32, origins: &[u8]| -> u64 {
+        let origin = if p == NO_PATH {
+            0
+        } else {
+            1u64 << origins[p as usize]
+        };
         all & !(only_own & !origin)
     };
-    let inst_support =
-        |i: Inst, elig: &[u64], names: &mut Vec<String>, origins: &mut Vec<u8>| -> u64 {
-            let d = inst_ref(&irefs, i);
-            let mut m = kind_mask(kind_of(d.kind));
+    s.base_sup.clear();
+    s.base_sup.resize(ni, all);
+    s.inst_sup.clear();
+    s.inst_sup.resize(ni, all);
+    s.access_path.clear();
+    s.access_path.resize(ni, NO_PATH);
+    for &b in &s.live_blocks {
+        for &i in f.block_insts(Block(b)) {
+            if i.index() >= ni {
+                continue;
+            }
+            let kind = f.inst_kind(i);
+            let mut m = s.kind_masks[kind_of(kind)];
             let mut fnp = false;
-            d.kind.for_each_operand(|op| {
-                if let Operand::Value(v) = op {
-                    m &= elig.get(v.index()).copied().unwrap_or(all);
-                }
-                fnp |= is_fn_const(op);
-            });
+            kind.for_each_operand(|op| fnp |= is_fn_const(op));
             if fnp
                 && !matches!(
-                    d.kind,
+                    kind,
                     InstKind::Call {
                         callee: Callee::Direct(_),
                         ..
                     }
                 )
             {
-                m &= kind_mask(fn_ptr);
+                m &= s.kind_masks[FN_PTR_KIND];
             }
-            match d.kind {
+            let path_of = |op: Operand, sym_path: &mut Vec<u32>, out: &mut IrProblem| match op {
+                Operand::Value(v) => s.value_path.get(v.index()).copied().unwrap_or(NO_PATH),
+                c => const_path(c, sym_path, out),
+            };
+            match kind {
                 InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => {
-                    m &= own_mask(path_of(*ptr, names, origins), origins)
+                    let p = path_of(*ptr, &mut s.sym_path, out);
+                    s.access_path[i.index()] = p;
+                    m &= own_mask(p, &out.path_origin);
                 }
                 InstKind::Gep { base, .. } => {
-                    m &= own_mask(path_of(*base, names, origins), origins)
+                    let p = path_of(*base, &mut s.sym_path, out);
+                    m &= own_mask(p, &out.path_origin);
                 }
-                InstKind::Alloca { .. } | InstKind::Call { .. } => m &= own_mask(None, origins),
+                InstKind::Alloca { .. } | InstKind::Call { .. } => {
+                    m &= own_mask(NO_PATH, &out.path_origin)
+                }
                 _ => {}
             }
-            m
-        };
+            s.base_sup[i.index()] = m;
+        }
+    }
+    // Eligibility: greatest fixpoint over values. The last round changes nothing, so the
+    // supports it stored are those of the fixpoint.
+    s.elig.clear();
+    s.elig.resize(nv, all);
     loop {
         let mut changed = false;
-        for &b in &live_blocks {
-            for &i in brefs[b].insts {
-                let m = inst_support(i, &elig, &mut path_names, &mut path_origin);
-                for &r in inst_ref(&irefs, i).results {
-                    if let Some(e) = elig.get_mut(r.index()) {
+        for &b in &s.live_blocks {
+            for &i in f.block_insts(Block(b)) {
+                if i.index() >= ni {
+                    continue;
+                }
+                let mut m = s.base_sup[i.index()];
+                let elig = &s.elig;
+                f.inst_kind(i).for_each_operand(|op| {
+                    if let Operand::Value(v) = op {
+                        m &= elig.get(v.index()).copied().unwrap_or(all);
+                    }
+                });
+                s.inst_sup[i.index()] = m;
+                for &r in f.inst_results(i) {
+                    if let Some(e) = s.elig.get_mut(r.index()) {
                         if *e & m != *e {
                             *e &= m;
                             changed = true;
@@ -281,46 +389,32 @@ pub fn build_problem<F: IrRead>(
             break;
         }
     }
-    // Loops: blocks on a cycle of the CFG.
-    let mut shape = Problem::new(vec!["cfg".into()]);
-    for b in 0..nb {
-        shape.add_block(format!("{b}"), &[0]);
-    }
-    let mut self_loop = vec![false; nb];
-    for &b in &live_blocks {
-        brefs[b].terminator.for_each_successor(|s| {
-            if s.index() < nb {
-                shape.add_edge(b as u32, s.index() as u32, &[0]);
-                if s.index() == b {
-                    self_loop[b] = true;
-                }
-            }
-        });
-    }
-    let cond = condense(&Constraints::new(&shape));
-    let in_loop: Vec<bool> = (0..nb)
-        .map(|b| {
-            self_loop[b]
-                || (cond.region_of[b] != u32::MAX
-                    && !cond.regions[cond.region_of[b] as usize].is_trivial())
-        })
-        .collect();
+    // Loops: blocks in a non-trivial SCC of the CFG (or with a self-loop).
+    s.in_loop.clear();
+    s.in_loop.extend((0..nb).map(|b| {
+        sccs.component(Block::new(b))
+            .is_some_and(|c| !sccs.is_trivial(c))
+    }));
     let loop_mask = (0..k)
         .filter(|&t| model.targets[t].in_loops)
         .fold(0u64, |m, t| m | 1 << t);
     // Sizes: (lo, hi) cardinality per value; size = units × cardinality.
-    let mut card: Vec<(u64, u64)> = vec![(1, 1); nv];
+    s.card.clear();
+    s.card.resize(nv, (1, 1));
     loop {
         let mut changed = false;
-        for &b in &live_blocks {
-            for &i in brefs[b].insts {
-                let d = inst_ref(&irefs, i);
-                let Some(r) = d.result() else { continue };
+        for &b in &s.live_blocks {
+            for &i in f.block_insts(Block(b)) {
+                if i.index() >= ni {
+                    continue;
+                }
+                let [r] = f.inst_results(i) else { continue };
+                let card = &s.card;
                 let of = |op: Operand| match op {
                     Operand::Value(v) => card.get(v.index()).copied().unwrap_or((1, 1)),
                     Operand::Const(_) => (1, 1),
                 };
-                let new = match d.kind {
+                let new = match f.inst_kind(i) {
                     InstKind::Alloca { ty, size, .. } => {
                         let w = (ty.bits().div_ceil(8)).max(1) as u64;
                         (1, (*size as u64 / w).clamp(1, MAX_CARD))
@@ -340,7 +434,7 @@ pub fn build_problem<F: IrRead>(
                         .unwrap_or((1, 1)),
                     _ => (1, 1),
                 };
-                if let Some(c) = card.get_mut(r.index()) {
+                if let Some(c) = s.card.get_mut(r.index()) {
                     if *c != new {
                         *c = new;
                         changed = true;
@@ -352,78 +446,147 @@ pub fn build_problem<F: IrRead>(
             break;
         }
     }
-    let value_size = |v: usize| -> u64 { units(f.values()[v].ty) * card[v].1 };
-    // Liveness of values per block (bitsets), phi uses on the predecessor's edge.
-    let words = nv.div_ceil(64);
-    let mut live_in = vec![0u64; nb * words];
-    let mut live_out = vec![0u64; nb * words];
-    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); nb];
-    for &b in &live_blocks {
-        brefs[b]
-            .terminator
-            .for_each_successor(|s| succs[b].push(s.index()));
+    // Liveness of values per block (bitsets), phi uses on the predecessor's edge. Only
+    // values used outside their defining block (and phi operands) can be live across a
+    // block boundary; they get dense "global" indices, so the bitsets are as wide as those
+    // (SSA temporaries used where they are defined, most values, never enter them).
+    s.def_block.clear();
+    s.def_block.resize(nv, u32::MAX);
+    for &p in f.param_values() {
+        if let Some(d) = s.def_block.get_mut(p.index()) {
+            *d = 0;
+        }
     }
-    let set = |bits: &mut [u64], v: usize| bits[v / 64] |= 1 << (v % 64);
-    // Per block: upward-exposed uses (gen), definitions (kill), and the values its
-    // successors' phis read on its edges (phi_out); then the usual backward fixpoint.
-    let mut gen = vec![0u64; nb * words];
-    let mut kill = vec![0u64; nb * words];
-    let mut phi_out = vec![0u64; nb * words];
-    for &b in &live_blocks {
-        let data = brefs[b];
-        let g = &mut gen[b * words..(b + 1) * words];
-        data.terminator.for_each_operand(|op| {
+    for &b in &s.live_blocks {
+        for &i in f.block_insts(Block(b)) {
+            if i.index() < ni {
+                for r in f.inst_results(i) {
+                    if let Some(d) = s.def_block.get_mut(r.index()) {
+                        *d = b;
+                    }
+                }
+            }
+        }
+    }
+    // Mark (gidx = 0) every value used outside its defining block or by a phi, then number
+    // the marked values in value order.
+    s.gidx.clear();
+    s.gidx.resize(nv, u32::MAX);
+    s.gval.clear();
+    for &b in &s.live_blocks {
+        let (def_block, gidx) = (&s.def_block, &mut s.gidx);
+        let mut use_in_b = |op: Operand| {
             if let Operand::Value(v) = op {
-                if v.index() < nv {
-                    set(g, v.index());
+                if v.index() < nv && def_block[v.index()] != b {
+                    gidx[v.index()] = 0;
                 }
             }
-        });
-        for &i in data.insts.iter().rev() {
-            let d = inst_ref(&irefs, i);
-            for r in d.results {
-                if r.index() < nv {
-                    g[r.index() / 64] &= !(1 << (r.index() % 64));
-                    set(&mut kill[b * words..(b + 1) * words], r.index());
-                }
+        };
+        f.terminator(Block(b)).for_each_operand(&mut use_in_b);
+        for &i in f.block_insts(Block(b)) {
+            if i.index() >= ni {
+                continue;
             }
-            match d.kind {
+            match f.inst_kind(i) {
                 InstKind::Phi { incoming, .. } => {
-                    for (p, op) in incoming {
-                        if let (Operand::Value(v), true) = (op, p.index() < nb) {
+                    for (_, op) in incoming {
+                        if let Operand::Value(v) = op {
                             if v.index() < nv {
-                                set(
-                                    &mut phi_out[p.index() * words..(p.index() + 1) * words],
-                                    v.index(),
-                                );
+                                s.gidx[v.index()] = 0;
                             }
                         }
                     }
                 }
-                k => k.for_each_operand(|op| {
-                    if let Operand::Value(v) = op {
-                        if v.index() < nv {
-                            set(g, v.index());
+                kind => {
+                    let (def_block, gidx) = (&s.def_block, &mut s.gidx);
+                    kind.for_each_operand(|op| {
+                        if let Operand::Value(v) = op {
+                            if v.index() < nv && def_block[v.index()] != b {
+                                gidx[v.index()] = 0;
+                            }
                         }
+                    })
+                }
+            }
+        }
+    }
+    for v in 0..nv {
+        if s.gidx[v] == 0 {
+            s.gidx[v] = s.gval.len() as u32;
+            s.gval.push(v as u32);
+        }
+    }
+    let gidx = &s.gidx;
+    let global = |op: Operand| -> Option<usize> {
+        match op {
+            Operand::Value(v) if v.index() < nv && gidx[v.index()] != u32::MAX => {
+                Some(gidx[v.index()] as usize)
+            }
+            _ => None,
+        }
+    };
+    let words = s.gval.len().div_ceil(64);
+    for v in [
+        &mut s.live_in,
+        &mut s.live_out,
+        &mut s.gen,
+        &mut s.kill,
+        &mut s.phi_out,
+    ] {
+        v.clear();
+        v.resize(nb * words, 0);
+    }
+    // Per block: upward-exposed uses (gen), definitions (kill), and the values its
+    // successors' phis read on its edges (phi_out); then the usual backward fixpoint.
+    for &b in &s.live_blocks {
+        let b = b as usize;
+        let g = &mut s.gen[b * words..(b + 1) * words];
+        f.terminator(Block::new(b)).for_each_operand(|op| {
+            if let Some(x) = global(op) {
+                set_bit(g, x);
+            }
+        });
+        for &i in f.block_insts(Block::new(b)).iter().rev() {
+            if i.index() >= ni {
+                continue;
+            }
+            for r in f.inst_results(i) {
+                if let Some(x) = global(Operand::Value(*r)) {
+                    g[x / 64] &= !(1 << (x % 64));
+                    set_bit(&mut s.kill[b * words..(b + 1) * words], x);
+                }
+            }
+            match f.inst_kind(i) {
+                InstKind::Phi { incoming, .. } => {
+                    for (p, op) in incoming {
+                        if let (Some(x), true) = (global(*op), p.index() < nb) {
+                            let p = p.index();
+                            set_bit(&mut s.phi_out[p * words..(p + 1) * words], x);
+                        }
+                    }
+                }
+                kind => kind.for_each_operand(|op| {
+                    if let Some(x) = global(op) {
+                        set_bit(g, x);
                     }
                 }),
             }
         }
     }
+    // Postorder (reverse RPO) converges in few rounds; unreachable blocks keep empty sets.
     loop {
         let mut changed = false;
-        for &b in live_blocks.iter().rev() {
+        for &b in cfg.rpo().iter().rev() {
+            let b = b.index();
             for w in 0..words {
-                let mut out = phi_out[b * words + w];
-                for &s in &succs[b] {
-                    if s < nb {
-                        out |= live_in[s * words + w];
-                    }
+                let mut o = s.phi_out[b * words + w];
+                for &succ in cfg.succs(Block::new(b)) {
+                    o |= s.live_in[succ.index() * words + w];
                 }
-                live_out[b * words + w] = out;
-                let inn = gen[b * words + w] | (out & !kill[b * words + w]);
-                if inn != live_in[b * words + w] {
-                    live_in[b * words + w] = inn;
+                s.live_out[b * words + w] = o;
+                let inn = s.gen[b * words + w] | (o & !s.kill[b * words + w]);
+                if inn != s.live_in[b * words + w] {
+                    s.live_in[b * words + w] = inn;
                     changed = true;
                 }
             }
@@ -432,181 +595,261 @@ pub fn build_problem<F: IrRead>(
             break;
         }
     }
-    let bits_size = |bits: &[u64]| -> u64 {
+    let (card, values, gval) = (&s.card, f.values(), &s.gval);
+    let size_of = |v: usize| units(values[v].ty) * card[v].1;
+    // Total size of a bitset over value indices (`global` false) or global indices.
+    let bits_size = |bits: &[u64], global: bool| -> u64 {
         let mut total = 0u64;
         for (w, &word) in bits.iter().enumerate() {
             let mut x = word;
             while x != 0 {
-                let v = w * 64 + x.trailing_zeros() as usize;
+                let i = w * 64 + x.trailing_zeros() as usize;
                 x &= x - 1;
-                total = total.saturating_add(value_size(v));
+                let v = if global { gval[i] as usize } else { i };
+                total = total.saturating_add(size_of(v));
             }
         }
         total
     };
     // Pieces.
-    let mut p = Problem::new(model.targets.iter().map(|t| t.name.clone()).collect());
-    let mut pieces: Vec<Piece> = Vec::new();
-    let mut piece_paths: Vec<Vec<u32>> = Vec::new();
-    let mut first_piece = vec![u32::MAX; nb];
-    let mut last_piece = vec![u32::MAX; nb];
-    let mut seams: Vec<(u32, u64)> = Vec::new(); // (first piece of the pair, live size)
-    for &b in &live_blocks {
-        let data = brefs[b];
-        let restrict = if in_loop[b] { loop_mask } else { all };
-        let mut supports: Vec<u64> = Vec::with_capacity(data.insts.len() + 1);
-        let mut stmt_paths: Vec<Option<u32>> = Vec::with_capacity(data.insts.len());
-        for &i in data.insts {
-            supports.push(inst_support(i, &elig, &mut path_names, &mut path_origin) & restrict);
-            let ptr = match inst_ref(&irefs, i).kind {
-                InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => Some(*ptr),
-                _ => None,
-            };
-            stmt_paths.push(ptr.and_then(|ptr| path_of(ptr, &mut path_names, &mut path_origin)));
+    let names_reused = out.problem.targets.len() == k
+        && out
+            .problem
+            .targets
+            .iter()
+            .zip(&model.targets)
+            .all(|(a, b)| *a == b.name);
+    if !names_reused {
+        out.problem.targets = model.targets.iter().map(|t| t.name.clone()).collect();
+    }
+    out.problem.block_cost.clear();
+    out.problem.edges.clear();
+    out.problem.matrices.clear();
+    out.pieces.clear();
+    let mut npaths = 0usize;
+    s.first_piece.clear();
+    s.first_piece.resize(nb, u32::MAX);
+    s.last_piece.clear();
+    s.last_piece.resize(nb, u32::MAX);
+    s.seams.clear();
+    let access_path = &s.access_path;
+    for &b in &s.live_blocks {
+        let b = b as usize;
+        let insts = f.block_insts(Block::new(b));
+        let term = f.terminator(Block::new(b));
+        let restrict = if s.in_loop[b] { loop_mask } else { all };
+        s.supports.clear();
+        s.supports.extend(
+            insts
+                .iter()
+                .map(|i| s.inst_sup.get(i.index()).copied().unwrap_or(all) & restrict),
+        );
+        // The leading phis are one group (a block cannot be cut between its phis).
+        let phis = insts
+            .iter()
+            .take_while(|i| i.index() < ni && matches!(f.inst_kind(**i), InstKind::Phi { .. }))
+            .count();
+        if phis > 1 {
+            let group = s.supports[..phis].iter().fold(all, |m, &x| m & x);
+            s.supports[..phis].fill(group);
         }
-        let tkind = terminator_kind(data.terminator);
-        let mut tmask = kind_mask(tkind) & restrict;
-        data.terminator.for_each_operand(|op| {
+        let mut tmask = s.kind_masks[terminator_kind(term)] & restrict;
+        term.for_each_operand(|op| {
             if let Operand::Value(v) = op {
-                tmask &= elig.get(v.index()).copied().unwrap_or(all);
+                tmask &= s.elig.get(v.index()).copied().unwrap_or(all);
             }
         });
-        supports.push(tmask);
+        s.supports.push(tmask);
         // Runs of equal support; the terminator is position `len`.
-        let n = data.insts.len();
+        let n = insts.len();
         let mut start = 0usize;
         // Sizes of the values live just before each seam position (only where the support
         // changes), walking backwards from live-out; `seam_size[pos]`.
-        let mut seam_size: Vec<u64> = vec![0; n + 1];
-        let has_seam = (1..=n).any(|pos| supports[pos] != supports[pos - 1]);
+        s.seam_size.clear();
+        s.seam_size.resize(n + 1, 0);
+        let has_seam = (1..=n).any(|pos| s.supports[pos] != s.supports[pos - 1]);
         if has_seam {
-            let mut live = live_out[b * words..(b + 1) * words].to_vec();
-            data.terminator.for_each_operand(|op| {
+            s.live.clear();
+            s.live.resize(nv.div_ceil(64), 0);
+            for (w, &word) in s.live_out[b * words..(b + 1) * words].iter().enumerate() {
+                let mut x = word;
+                while x != 0 {
+                    let g = w * 64 + x.trailing_zeros() as usize;
+                    x &= x - 1;
+                    set_bit(&mut s.live, s.gval[g] as usize);
+                }
+            }
+            let live = &mut s.live;
+            term.for_each_operand(|op| {
                 if let Operand::Value(v) = op {
                     if v.index() < nv {
-                        set(&mut live, v.index());
+                        set_bit(live, v.index());
                     }
                 }
             });
-            seam_size[n] = bits_size(&live);
+            s.seam_size[n] = bits_size(&s.live, false);
             for pos in (1..n).rev() {
-                let d = inst_ref(&irefs, data.insts[pos]);
-                for r in d.results {
+                let i = insts[pos];
+                if i.index() >= ni {
+                    continue;
+                }
+                for r in f.inst_results(i) {
                     if r.index() < nv {
-                        live[r.index() / 64] &= !(1 << (r.index() % 64));
+                        s.live[r.index() / 64] &= !(1 << (r.index() % 64));
                     }
                 }
-                if !matches!(d.kind, InstKind::Phi { .. }) {
-                    d.kind.for_each_operand(|op| {
+                let kind = f.inst_kind(i);
+                if !matches!(kind, InstKind::Phi { .. }) {
+                    let live = &mut s.live;
+                    kind.for_each_operand(|op| {
                         if let Operand::Value(v) = op {
                             if v.index() < nv {
-                                set(&mut live, v.index());
+                                set_bit(live, v.index());
                             }
                         }
                     });
                 }
-                if supports[pos] != supports[pos - 1] {
-                    seam_size[pos] = bits_size(&live);
+                if s.supports[pos] != s.supports[pos - 1] {
+                    s.seam_size[pos] = bits_size(&s.live, false);
                 }
             }
         }
-        for pos in 1..=n {
-            let cut = supports[pos] != supports[pos - 1];
-            if !cut && pos < n {
-                continue;
+        let mut push_piece = |piece: Piece,
+                              out: &mut IrProblem,
+                              first_piece: &mut [u32],
+                              seams: &mut Vec<(u32, u64)>,
+                              seam_size: &[u64]| {
+            let idx = out.pieces.len() as u32;
+            out.pieces.push(piece);
+            if out.paths.len() <= npaths {
+                out.paths.push(Vec::new());
             }
-            let terminator = pos == n && !cut;
-            let idx = pieces.len() as u32;
-            pieces.push(Piece {
-                block: b as u32,
-                start: start as u32,
-                end: pos as u32,
-                terminator,
-            });
-            let mut paths: Vec<u32> = stmt_paths[start..pos].iter().flatten().copied().collect();
+            let paths = &mut out.paths[npaths];
+            npaths += 1;
+            paths.clear();
+            paths.extend(
+                insts[piece.start as usize..piece.end as usize]
+                    .iter()
+                    .filter_map(|i| access_path.get(i.index()))
+                    .filter(|&&p| p != NO_PATH),
+            );
             paths.sort_unstable();
             paths.dedup();
-            piece_paths.push(paths);
             if first_piece[b] == u32::MAX {
                 first_piece[b] = idx;
             } else {
-                seams.push((idx - 1, seam_size[start]));
+                seams.push((idx - 1, seam_size[piece.start as usize]));
             }
+        };
+        for pos in 1..=n {
+            let cut = s.supports[pos] != s.supports[pos - 1];
+            if !cut && pos < n {
+                continue;
+            }
+            let piece = Piece {
+                block: b as u32,
+                start: start as u32,
+                end: pos as u32,
+                terminator: pos == n && !cut,
+            };
+            push_piece(piece, out, &mut s.first_piece, &mut s.seams, &s.seam_size);
             start = pos;
         }
-        if pieces
+        if out
+            .pieces
             .last()
             .is_none_or(|pc| pc.block != b as u32 || !pc.terminator)
         {
             // The terminator alone (its support differs, or the block is empty).
-            let idx = pieces.len() as u32;
-            pieces.push(Piece {
+            let piece = Piece {
                 block: b as u32,
                 start: n as u32,
                 end: n as u32,
                 terminator: true,
-            });
-            piece_paths.push(Vec::new());
-            if first_piece[b] == u32::MAX {
-                first_piece[b] = idx;
-            } else {
-                seams.push((idx - 1, seam_size[n]));
-            }
+            };
+            push_piece(piece, out, &mut s.first_piece, &mut s.seams, &s.seam_size);
         }
-        last_piece[b] = pieces.len() as u32 - 1;
+        s.last_piece[b] = out.pieces.len() as u32 - 1;
     }
+    out.paths.truncate(npaths);
     // Problem blocks.
-    for (pi, pc) in pieces.iter().enumerate() {
-        let data = brefs[pc.block as usize];
-        let mut costs = vec![0u64; k];
+    for pi in 0..out.pieces.len() {
+        let pc = out.pieces[pi];
+        let insts = f.block_insts(Block(pc.block));
+        s.costs.clear();
+        s.costs.resize(k, 0);
         let mut mask = all;
-        for pos in pc.start..pc.end {
-            let i = data.insts[pos as usize];
-            mask &= inst_support(i, &elig, &mut path_names, &mut path_origin);
-            let kind = kind_of(inst_ref(&irefs, i).kind);
-            for (t, c) in costs.iter_mut().enumerate() {
+        for &i in &insts[pc.start as usize..pc.end as usize] {
+            if i.index() >= ni {
+                continue;
+            }
+            mask &= s.inst_sup[i.index()];
+            let kind = kind_of(f.inst_kind(i));
+            for (t, c) in s.costs.iter_mut().enumerate() {
                 *c = c.saturating_add(model.cost(t, kind).unwrap_or(0));
             }
         }
+        if pc.start == 0 {
+            // The leading phi group's common support (see above).
+            let phis = insts
+                .iter()
+                .take_while(|i| i.index() < ni && matches!(f.inst_kind(**i), InstKind::Phi { .. }))
+                .count();
+            if phis > pc.end as usize {
+                for &i in &insts[pc.end as usize..phis] {
+                    mask &= s.inst_sup[i.index()];
+                }
+            }
+        }
         if pc.terminator {
-            let tkind = terminator_kind(data.terminator);
-            for (t, c) in costs.iter_mut().enumerate() {
+            let term = f.terminator(Block(pc.block));
+            let tkind = terminator_kind(term);
+            for (t, c) in s.costs.iter_mut().enumerate() {
                 *c = c.saturating_add(model.cost(t, tkind).unwrap_or(0));
             }
-            mask &= kind_mask(tkind);
-            data.terminator.for_each_operand(|op| {
+            mask &= s.kind_masks[tkind];
+            term.for_each_operand(|op| {
                 if let Operand::Value(v) = op {
-                    mask &= elig.get(v.index()).copied().unwrap_or(all);
+                    mask &= s.elig.get(v.index()).copied().unwrap_or(all);
                 }
             });
         }
-        if in_loop[pc.block as usize] {
+        if s.in_loop[pc.block as usize] {
             mask &= loop_mask;
         }
-        for (t, c) in costs.iter_mut().enumerate() {
+        for (t, c) in s.costs.iter_mut().enumerate() {
             if mask >> t & 1 == 0 {
                 *c = FORBIDDEN;
                 continue;
             }
-            for &q in &piece_paths[pi] {
-                if path_origin[q as usize] as usize != t {
-                    *c = c.saturating_add(model.targets[t].path_unit * 4);
+            for &q in &out.paths[pi] {
+                if out.path_origin[q as usize] as usize != t {
+                    *c = c.saturating_add(model.targets[t].path_unit * PATH_UNITS);
                 }
             }
         }
-        let name = if first_piece[pc.block as usize] == pi as u32 {
-            format!("block{}", pc.block)
+        // Names are reused strings (no allocation once the table is warm).
+        if pi == out.problem.blocks.len() {
+            out.problem.blocks.push(String::new());
+        }
+        let name = &mut out.problem.blocks[pi];
+        name.clear();
+        use std::fmt::Write as _;
+        let _ = if s.first_piece[pc.block as usize] == pi as u32 {
+            write!(name, "block{}", pc.block)
         } else {
-            format!("block{}.{}", pc.block, pc.start)
+            write!(name, "block{}.{}", pc.block, pc.start)
         };
-        p.add_block(name, &costs);
+        out.problem.block_cost.extend_from_slice(&s.costs);
     }
-    let matrix = |size: u64| -> Vec<Cost> {
-        let mut m = vec![FORBIDDEN; k * k];
-        for s in 0..k {
-            for d in 0..k {
-                if let Some((o, u)) = model.transition(s, d) {
-                    m[s * k + d] = if s == d {
+    out.problem.blocks.truncate(out.pieces.len());
+    let fill_matrix = |matrix: &mut Vec<Cost>, size: u64| {
+        matrix.clear();
+        matrix.resize(k * k, FORBIDDEN);
+        for from in 0..k {
+            for to in 0..k {
+                if let Some((o, u)) = model.transition(from, to) {
+                    matrix[from * k + to] = if from == to {
                         0
                     } else {
                         o.saturating_add(u.saturating_mul(size))
@@ -614,40 +857,40 @@ pub fn build_problem<F: IrRead>(
                 }
             }
         }
-        m
     };
-    for (from, size) in seams {
-        p.add_edge(from, from + 1, &matrix(size));
+    for &(from, size) in &s.seams {
+        fill_matrix(&mut s.matrix, size);
+        out.problem.add_edge(from, from + 1, &s.matrix);
     }
-    for &b in &live_blocks {
-        for &s in &succs[b] {
-            if s >= nb || first_piece[s] == u32::MAX {
+    for &b in &s.live_blocks {
+        let b = b as usize;
+        for &succ in cfg.succs(Block::new(b)) {
+            let succ = succ.index();
+            if s.first_piece[succ] == u32::MAX {
                 continue;
             }
-            let mut live = live_in[s * words..(s + 1) * words].to_vec();
-            for &i in brefs[s].insts {
-                if let InstKind::Phi { incoming, .. } = inst_ref(&irefs, i).kind {
-                    for (pb, op) in incoming {
-                        if pb.index() == b {
-                            if let Operand::Value(v) = op {
-                                if v.index() < nv {
-                                    set(&mut live, v.index());
-                                }
-                            }
+            s.live.clear();
+            s.live
+                .extend_from_slice(&s.live_in[succ * words..(succ + 1) * words]);
+            for &i in f.block_insts(Block::new(succ)) {
+                if i.index() >= ni {
+                    continue;
+                }
+                let InstKind::Phi { incoming, .. } = f.inst_kind(i) else {
+                    continue;
+                };
+                for (pb, op) in incoming {
+                    if pb.index() == b {
+                        if let Some(x) = global(*op) {
+                            set_bit(&mut s.live, x);
                         }
                     }
                 }
             }
-            p.add_edge(last_piece[b], first_piece[s], &matrix(bits_size(&live)));
+            fill_matrix(&mut s.matrix, bits_size(&s.live, true));
+            out.problem
+                .add_edge(s.last_piece[b], s.first_piece[succ], &s.matrix);
         }
-    }
-    let _ = KINDS;
-    IrProblem {
-        problem: p,
-        pieces,
-        paths: piece_paths,
-        path_names,
-        path_origin,
     }
 }
 

@@ -10,13 +10,15 @@
 //!
 //! From IR: [`targets`] reads target models (TOML), [`ir`] builds the problem of a function
 //! (eligibility, sizes, splitting, costs) and fuses the result, [`islands`] groups placed
-//! blocks into islands and their dependency graph, and [`system`] is the pipeline's
-//! `placement` pass.
+//! blocks into islands and their dependency graph, [`split`] applies splitting and fusion to
+//! the IR, [`columns`] holds the per-block results as components of the block entities, and
+//! [`system`] is the pipeline's `placement` pass.
 //!
 //! Measured (`examples/placement_optimality.rs` against an exact ILP; `benches/placement.rs`):
 //! see the README's placement section and the module docs of [`solve`] and [`eliminate`].
 
 pub mod ac3;
+pub mod columns;
 pub mod condense;
 pub mod cost;
 pub mod csp;
@@ -26,6 +28,7 @@ pub mod ir;
 pub mod islands;
 pub mod problem;
 pub mod solve;
+pub mod split;
 pub mod system;
 pub mod targets;
 pub mod text;

@@ -43,7 +43,7 @@
 //! O(E·K) for trivial regions plus the CSP calls.
 
 use super::ac3::{prune, Ac3Scratch};
-use super::condense::{condense, Condensation};
+use super::condense::{condense_with, Condensation, CondenseScratch};
 use super::cost::UNPLACED;
 use super::csp::{solve_csp, CspLimits, CspScratch, CspSolution};
 use super::eliminate::eliminate;
@@ -168,6 +168,7 @@ enum Frame {
 pub struct Solver {
     ac3: Ac3Scratch,
     csp: CspScratch,
+    condense: CondenseScratch,
     cache: HashMap<(u32, Vec<u8>), Option<CspSolution>>,
     mark: Vec<u32>,
     stamp: u32,
@@ -222,7 +223,7 @@ impl Solver {
         if !emptied.is_empty() {
             return Err(PlacementError::EmptyDomain(names(&emptied)));
         }
-        let cond = condense(&c);
+        let cond = condense_with(&c, &mut self.condense);
         if opts.exact_budget > 0 {
             if let Ok(Some(assignment)) = eliminate(&c, &dom, opts.exact_budget) {
                 let cost = super::cost::objective_with(p, &c.reachable, &assignment)

@@ -1,44 +1,47 @@
-//! The `placement` pass: the adapter from a function to the solver, and its system.
+//! The `placement` pass: the adapter from a function to the solver, and its systems.
 //!
 //! What: [`place_function`] builds the problem of a function under a target model
 //! ([`super::ir::build_problem`]), solves it, fuses the result ([`super::ir::fuse`]) and
 //! builds the islands ([`super::islands::build_islands`]), giving per-block results
-//! ([`BlockPlacement`]: domain, chosen target, island) shaped as the component each will
-//! become once blocks carry placement data in the World. [`place_blocks`] is the system: it
-//! reads the function's columns through [`IrView`], the module's [`Symbols`] and the
-//! [`PlacementModel`] resource (the built-in model unless replaced), writes
-//! [`PlacementResult`], and reports an error diagnostic naming the blocks when no placement
-//! exists. It does not rewrite the IR (splitting and fusion are modelled on the problem).
+//! ([`BlockPlacement`]). In the pipeline the pass is three systems in the Placement stage:
 //!
-//! Requires: `cfg` (successor lists are read from terminators here). Establishes:
-//! [`PlacementResult`] for the current function.
+//! | system | reads | writes |
+//! |---|---|---|
+//! | [`place_blocks`] | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, `PlacementScratch`, `RowDemand`, `Diagnostics`, `PassStats` |
+//! | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows |
+//! | [`apply_placement`] | `PlacementScratch`, `PipelineConfig` | all IR columns (with splitting), the placement columns ([`super::columns`]), `ValidAnalyses`, `PassStats` |
+//!
+//! [`place_blocks`] builds the problem with [`super::ir::build_problem_in`] from the shared
+//! `Cfg` and `Sccs` into the dense scratch kept in [`PlacementScratch`] (reused between
+//! functions), solves it, and reports an error diagnostic naming the blocks when no
+//! placement exists. With `PassOptions::placement_split` it asks for the rows the split
+//! creates ([`super::split::blocks_needed`]). [`apply_placement`] then, with splitting,
+//! rewrites the IR ([`super::split::apply`]: cut at target seams, fuse jump chains) and
+//! invalidates the analyses if it changed anything; in every case it writes the per-block
+//! columns (target, domain, island, piece counts).
+//!
+//! The model is the built-in one unless `PassOptions::placement_model` holds a model file's
+//! text ([`PlacementModel`] parses it once and keeps it while the text is the same).
+//!
+//! Requires: `cfg`, `sccs` (the pass table's `reads`), a verified function. Establishes: the
+//! placement columns for every block row in use.
 //!
 //! Complexity: that of the problem construction plus the solver (see [`super::solve`]).
 
-use super::ir::{build_problem, fuse, IrProblem};
+use super::columns::{write_rows, BlockPlacement, PlacementColumnsMut};
+use super::ir::{build_problem, build_problem_in, fuse, BuildScratch, IrProblem};
 use super::islands::{build_islands, IslandGraph};
 use super::solve::{Placement, PlacementError, SolveOptions, Solver};
+use super::split;
 use super::targets::TargetModel;
-use crate::engine::{Diagnostic, Diagnostics, PassStats, Severity, Stage};
-use crate::ir::{IrRead, SymbolTable};
-use crate::ir::{IrView, Symbols};
+use crate::analysis::{Cfg, Sccs, ValidAnalyses};
+use crate::engine::world::grow_rows;
+use crate::engine::{
+    Analyses, Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage,
+};
+use crate::ir::{IrMut, IrRead, IrView, RowDemand, SymbolTable, Symbols};
 use bevy_ecs::prelude::*;
 use std::sync::Arc;
-
-/// Per-block placement data (one per IR block; the future block component).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
-pub struct BlockPlacement {
-    /// Target of the block's first piece (`u8::MAX` for dead or unreachable blocks).
-    pub target: u8,
-    /// Union of the AC-3 domains of its pieces.
-    pub domain: u64,
-    /// Island of its first piece (`u32::MAX` if none).
-    pub island: u32,
-    /// Number of pieces after splitting.
-    pub pieces: u32,
-    /// Number of pieces after fusion.
-    pub fused_pieces: u32,
-}
 
 /// A placed function.
 #[derive(Clone, Debug)]
@@ -55,7 +58,31 @@ pub struct FunctionPlacement {
     pub blocks: Vec<BlockPlacement>,
 }
 
-/// Places one function (see the module doc).
+/// Per-block results of a solved problem (`num_blocks` rows): the target and island of the
+/// block's first piece, the union of its pieces' domains, and its piece counts.
+fn block_rows(
+    num_blocks: usize,
+    ir: &IrProblem,
+    placement: &Placement,
+    fused: &[u32],
+    island_of: &[u32],
+    rows: &mut Vec<BlockPlacement>,
+) {
+    rows.clear();
+    rows.resize(num_blocks, BlockPlacement::default());
+    for (i, pc) in ir.pieces.iter().enumerate() {
+        let b = &mut rows[pc.block as usize];
+        if b.pieces.pieces == 0 {
+            b.target = placement.assignment[i];
+            b.island = island_of[i];
+        }
+        b.pieces.pieces += 1;
+        b.pieces.fused += (fused[i] == i as u32) as u32;
+        b.domain |= placement.domains[i].0;
+    }
+}
+
+/// Places one function outside the World (see the module doc).
 ///
 /// # Errors
 /// [`PlacementError`] when no placement exists (or the search gave up).
@@ -75,24 +102,15 @@ pub fn place_function<F: IrRead>(
         &ir.paths,
         &ir.path_origin,
     );
-    let mut blocks = vec![
-        BlockPlacement {
-            target: u8::MAX,
-            island: u32::MAX,
-            ..BlockPlacement::default()
-        };
-        f.num_blocks()
-    ];
-    for (i, pc) in ir.pieces.iter().enumerate() {
-        let b = &mut blocks[pc.block as usize];
-        if b.pieces == 0 {
-            b.target = placement.assignment[i];
-            b.island = islands.island_of[i];
-        }
-        b.pieces += 1;
-        b.fused_pieces += (fused[i] == i as u32) as u32;
-        b.domain |= placement.domains[i].0;
-    }
+    let mut blocks = Vec::new();
+    block_rows(
+        f.num_blocks(),
+        &ir,
+        &placement,
+        &fused,
+        &islands.island_of,
+        &mut blocks,
+    );
     Ok(FunctionPlacement {
         ir,
         placement,
@@ -102,49 +120,128 @@ pub fn place_function<F: IrRead>(
     })
 }
 
-/// The target model the pass uses.
+/// The target model the pass uses, and the model-file text it was parsed from (`None`: the
+/// built-in model).
 #[derive(Resource, Clone, Debug)]
-pub struct PlacementModel(pub Arc<TargetModel>);
+pub struct PlacementModel {
+    /// The model.
+    pub model: Arc<TargetModel>,
+    /// The text it came from (compared by pointer with `PassOptions::placement_model`).
+    pub source: Option<Arc<str>>,
+}
 
 impl Default for PlacementModel {
     fn default() -> Self {
-        PlacementModel(Arc::new(TargetModel::default_model()))
+        PlacementModel {
+            model: Arc::new(TargetModel::default_model()),
+            source: None,
+        }
     }
 }
 
-/// The pass's result for the current function: one entry per IR block.
-#[derive(Resource, Clone, Debug, Default)]
-pub struct PlacementResult(pub Vec<BlockPlacement>);
+impl PlacementModel {
+    /// Makes the model the one `source` describes (parsing only when the text changed).
+    ///
+    /// # Errors
+    /// The model file's error (with its line), as text.
+    pub fn select(&mut self, source: Option<&Arc<str>>) -> Result<(), String> {
+        let same = match (&self.source, source) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || **a == **b,
+            _ => false,
+        };
+        if same {
+            return Ok(());
+        }
+        self.model = Arc::new(match source {
+            Some(text) => TargetModel::parse(text).map_err(|e| e.to_string())?,
+            None => TargetModel::default_model(),
+        });
+        self.source = source.cloned();
+        Ok(())
+    }
+}
 
-/// The solver's reusable scratch.
+/// The pass's working memory, kept between functions: the solver's scratch, the dense
+/// scratch of problem construction, the problem itself, and the current function's solution
+/// and per-block rows (between [`place_blocks`] and [`apply_placement`]).
 #[derive(Resource, Default, Debug)]
-pub struct PlacementScratch(pub Solver);
+pub struct PlacementScratch {
+    /// The solver.
+    pub solver: Solver,
+    /// Problem-construction scratch.
+    pub build: BuildScratch,
+    /// The current function's problem.
+    pub ir: IrProblem,
+    /// The current function's solution, if one was found.
+    pub solution: Option<(Placement, IslandGraph)>,
+    /// The current function's per-block rows.
+    pub rows: Vec<BlockPlacement>,
+}
 
-/// Places the function in the World; see the module doc.
+/// Builds and solves the function's placement problem; see the module doc.
+#[allow(clippy::too_many_arguments)]
 pub fn place_blocks(
     ir: IrView,
+    cfg: Res<Cfg>,
+    sccs: Res<Sccs>,
     symbols: Res<Symbols>,
-    model: Res<PlacementModel>,
+    config: Res<PipelineConfig>,
+    mut model: ResMut<PlacementModel>,
     mut scratch: ResMut<PlacementScratch>,
-    mut result: ResMut<PlacementResult>,
+    mut demand: ResMut<RowDemand>,
     mut diagnostics: ResMut<Diagnostics>,
     mut stats: ResMut<PassStats>,
 ) {
-    result.0.clear();
+    let scratch = &mut *scratch;
+    scratch.solution = None;
+    scratch.rows.clear();
     let f = ir.body();
-    match place_function(
+    if let Err(e) = model.select(config.options.placement_model.as_ref()) {
+        diagnostics.0.push(Diagnostic {
+            severity: Severity::Error,
+            pass: "placement",
+            message: format!("target model: {e}"),
+        });
+        return;
+    }
+    build_problem_in(
         &f,
+        &cfg,
+        &sccs,
         Some(&symbols.0),
-        &model.0,
-        &SolveOptions::default(),
-        &mut scratch.0,
-    ) {
-        Ok(fp) => {
-            stats.add("placement", "pieces", fp.ir.pieces.len() as u64);
-            stats.add("placement", "islands", fp.islands.islands.len() as u64);
-            stats.add("placement", "cost", fp.placement.cost);
-            stats.add("placement", "backtracks", fp.placement.stats.backtracks);
-            result.0 = fp.blocks;
+        &model.model,
+        &mut scratch.build,
+        &mut scratch.ir,
+    );
+    match scratch
+        .solver
+        .solve(&scratch.ir.problem, &SolveOptions::default())
+    {
+        Ok(placement) => {
+            let fused = fuse(&f, &scratch.ir, &placement.assignment);
+            let islands = build_islands(
+                &scratch.ir.problem,
+                &placement.assignment,
+                &scratch.ir.paths,
+                &scratch.ir.path_origin,
+            );
+            block_rows(
+                f.num_blocks(),
+                &scratch.ir,
+                &placement,
+                &fused,
+                &islands.island_of,
+                &mut scratch.rows,
+            );
+            stats.add("placement", "pieces", scratch.ir.pieces.len() as u64);
+            stats.add("placement", "islands", islands.islands.len() as u64);
+            stats.add("placement", "cost", placement.cost);
+            stats.add("placement", "backtracks", placement.stats.backtracks);
+            if config.options.placement_split {
+                demand.blocks += split::blocks_needed(&scratch.ir, &placement);
+            }
+            scratch.solution = Some((placement, islands));
         }
         Err(e) => diagnostics.0.push(Diagnostic {
             severity: Severity::Error,
@@ -154,14 +251,58 @@ pub fn place_blocks(
     }
 }
 
-/// Inserts the pass's resources.
-pub fn init_resources(world: &mut World) {
-    world.init_resource::<PlacementModel>();
-    world.init_resource::<PlacementResult>();
-    world.init_resource::<PlacementScratch>();
+/// Applies splitting and fusion (with `PassOptions::placement_split`) and writes the
+/// placement columns; see the module doc.
+pub fn apply_placement(
+    mut ir: IrMut,
+    mut columns: Query<PlacementColumnsMut>,
+    config: Res<PipelineConfig>,
+    mut scratch: ResMut<PlacementScratch>,
+    mut valid: ResMut<ValidAnalyses>,
+    mut stats: ResMut<PassStats>,
+) {
+    let scratch = &mut *scratch;
+    let mut body = ir.body();
+    let n = body.counts.blocks;
+    if let (true, Some((placement, islands))) =
+        (config.options.placement_split, scratch.solution.as_ref())
+    {
+        let done = split::apply(
+            &mut body,
+            &scratch.ir,
+            placement,
+            &islands.island_of,
+            &mut scratch.rows,
+        );
+        if done.changed() {
+            valid.0 = Analyses::empty();
+        }
+        stats.add("placement", "blocks_split", done.blocks_split);
+        stats.add("placement", "blocks_created", done.blocks_created);
+        stats.add("placement", "blocks_fused", done.blocks_fused);
+    }
+    // Every row in use gets a value (unplaced when there is no solution).
+    let rows_in_use = body.counts.blocks.max(n);
+    scratch.rows.resize(rows_in_use, BlockPlacement::default());
+    write_rows(&mut columns, &scratch.rows);
 }
 
-/// Adds the pass's system to the Placement stage.
+/// Inserts the pass's resources and registers the placement columns (every block entity
+/// carries them; see [`super::columns`]).
+pub fn init_resources(world: &mut World) {
+    world.init_resource::<PlacementModel>();
+    world.init_resource::<PlacementScratch>();
+    world.register_component::<super::columns::BlockTarget>();
+    world.register_component::<super::columns::BlockDomain>();
+    world.register_component::<super::columns::BlockIsland>();
+    world.register_component::<super::columns::BlockPieces>();
+}
+
+/// Adds the pass's systems to the Placement stage.
 pub fn configure(schedule: &mut Schedule) {
-    schedule.add_systems(place_blocks.in_set(Stage::Placement));
+    schedule.add_systems(
+        (place_blocks, grow_rows, apply_placement)
+            .chain()
+            .in_set(Stage::Placement),
+    );
 }

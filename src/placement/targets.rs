@@ -165,9 +165,16 @@ struct ModelFile {
 /// Why a model was rejected.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ModelError {
-    /// Not valid TOML or not the model's shape.
-    #[error("target model: {0}")]
-    Toml(String),
+    /// Not valid TOML or not the model's shape, at a 1-based line and column of the text.
+    #[error("target model: line {line}, column {column}: {message}")]
+    Toml {
+        /// Line of the error (1-based).
+        line: usize,
+        /// Column of the error (1-based, in characters).
+        column: usize,
+        /// What is wrong (the TOML reader's message, without its source excerpt).
+        message: String,
+    },
     /// A semantic error.
     #[error("target model: {0}")]
     Invalid(String),
@@ -225,8 +232,39 @@ impl TargetModel {
     /// # Errors
     /// [`ModelError`] naming the problem (TOML errors carry their line and column).
     pub fn parse(text: &str) -> Result<TargetModel, ModelError> {
-        let file: ModelFile = toml::from_str(text).map_err(|e| ModelError::Toml(e.to_string()))?;
+        let file: ModelFile = toml::from_str(text).map_err(|e| {
+            let at = e.span().map_or(0, |r| r.start).min(text.len());
+            let before = &text[..text.floor_char_boundary(at)];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            ModelError::Toml {
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        })?;
         Self::resolve(file.target, file.transitions)
+    }
+
+    /// Reads and parses the model file at `path`; returns the model and the file's text.
+    ///
+    /// # Errors
+    /// `PATH: message` when the file cannot be read or the model is invalid, and
+    /// `PATH:LINE:COLUMN: message` for a TOML error.
+    pub fn load(path: &std::path::Path) -> Result<(TargetModel, String), String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        match TargetModel::parse(&text) {
+            Ok(model) => Ok((model, text)),
+            Err(ModelError::Toml {
+                line,
+                column,
+                message,
+            }) => Err(format!(
+                "{}:{line}:{column}: target model: {message}",
+                path.display()
+            )),
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
     }
 
     /// The built-in default model ([`DEFAULT_MODEL`]).
