@@ -8,6 +8,7 @@
 //! engine, no analysis and no pass, and defines no system.
 
 pub mod access;
+pub mod aggregate;
 pub mod body;
 mod builder;
 mod entities;
@@ -22,4 +23,5 @@ pub use builder::{FunctionBuilder, ModuleBuilder};
 pub use entities::{Block, Const, Inst, Symbol, Value};
 pub use function::*;
 pub use instructions::*;
+pub use aggregate::{AggId, AggInfo, AggShape};
 pub use types::Type;

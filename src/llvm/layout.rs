@@ -93,7 +93,8 @@ impl LType {
         })
     }
 
-    /// The LLVM type that export uses for a strata scalar type (`ptr` becomes `i8*`).
+    /// The LLVM type that export uses for a strata value type (`ptr` becomes `i8*`, also
+    /// inside aggregates).
     pub fn from_scalar(t: Type) -> LType {
         match t {
             Type::Void => LType::Void,
@@ -107,6 +108,15 @@ impl LType {
             Type::F32 => LType::Float,
             Type::F64 => LType::Double,
             Type::Ptr => LType::i8_ptr(),
+            Type::Agg(id) => match &id.info().shape {
+                crate::ir::AggShape::Struct { fields, packed } => LType::Struct {
+                    fields: fields.iter().map(|&f| LType::from_scalar(f)).collect(),
+                    packed: *packed,
+                },
+                crate::ir::AggShape::Array { len, elem } => {
+                    LType::Array(*len as u64, Box::new(LType::from_scalar(*elem)))
+                }
+            },
         }
     }
 

@@ -101,7 +101,10 @@ fn kind_of(k: &InstKind) -> usize {
         InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => "atomic",
         InstKind::Fence { .. } => "fence",
         InstKind::Phi { .. } => "phi",
-        InstKind::Copy { .. } => "copy",
+        // Member moves cost what a copy costs.
+        InstKind::Copy { .. } | InstKind::ExtractValue { .. } | InstKind::InsertValue { .. } => {
+            "copy"
+        }
         InstKind::Opaque(_) => "opaque",
     };
     TargetModel::kind(name).expect("every instruction kind is in KINDS")

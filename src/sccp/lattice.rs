@@ -86,7 +86,7 @@ impl Constant {
                 ty: Type::Ptr,
                 kind: ConstKind::Null,
             },
-            Constant::Scalar(Val::Ptr(_)) => return None,
+            Constant::Scalar(Val::Ptr(_)) | Constant::Scalar(Val::Agg { .. }) => return None,
         };
         Some(pool.intern(data))
     }

@@ -363,8 +363,45 @@ impl<'a> Parser<'a> {
         Err(self.expected(what))
     }
 
+    /// A type: a scalar keyword, or an aggregate `{ T, ... }`, `<{ T, ... }>` (packed) or
+    /// `[N x T]`.
     pub(super) fn ty(&mut self, ctx: impl Ctx) -> Result<Type, ParseError> {
+        if self.is_punct('{') || self.is_punct('[') || self.is_punct('<') {
+            return self.aggregate_type();
+        }
         self.keyword(|| format!("a type {}", ctx.build()), Type::from_name)
+    }
+
+    fn aggregate_type(&mut self) -> Result<Type, ParseError> {
+        let start = self.peek().clone();
+        let shape = if self.eat_punct('[') {
+            let len = self.uint("an array length", crate::ir::aggregate::MAX_MEMBERS)? as u32;
+            self.expect_word("x", "after an array length")?;
+            let elem = self.ty("as an array element")?;
+            self.expect_punct(']', "after an array type")?;
+            AggShape::Array { len, elem }
+        } else {
+            let packed = self.eat_punct('<');
+            self.expect_punct('{', "to open a struct type")?;
+            let mut fields = Vec::new();
+            if !self.eat_punct('}') {
+                loop {
+                    fields.push(self.ty("as a struct member")?);
+                    if self.eat_punct('}') {
+                        break;
+                    }
+                    self.expect_punct(',', "between struct members")?;
+                }
+            }
+            if packed {
+                self.expect_punct('>', "to close a packed struct type")?;
+            }
+            AggShape::Struct {
+                fields: fields.into(),
+                packed,
+            }
+        };
+        Type::aggregate(shape).map_err(|m| self.err_at(&start, m))
     }
 
     pub(super) fn string(&mut self, what: &str) -> Result<String, ParseError> {
