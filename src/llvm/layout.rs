@@ -81,14 +81,43 @@ impl LType {
         matches!(self, LType::Ptr(_) | LType::OpaquePtr)
     }
 
-    /// The strata scalar type for this LLVM type, if it has one (`void` maps to `Void`).
+    /// The strata value type for this LLVM type, if it has one (`void` maps to `Void`;
+    /// literal structs and arrays of representable members map to aggregates; a named
+    /// struct needs [`Layouts::value_type`]).
     pub fn scalar(&self) -> Option<Type> {
+        self.value_type_in(None, 0)
+    }
+
+    fn value_type_in(&self, layouts: Option<&Layouts>, depth: u32) -> Option<Type> {
+        if depth > 32 {
+            return None;
+        }
+        let member = |t: &LType| match t.value_type_in(layouts, depth + 1) {
+            Some(Type::Void) | None => None,
+            Some(t) => Some(t),
+        };
         Some(match self {
             LType::Void => Type::Void,
             LType::Int(n) => return Type::int(*n),
             LType::Float => Type::F32,
             LType::Double => Type::F64,
             LType::Ptr(_) | LType::OpaquePtr => Type::Ptr,
+            LType::Struct { fields, packed } => {
+                let fields = fields.iter().map(member).collect::<Option<Box<[Type]>>>()?;
+                return Type::aggregate(crate::ir::AggShape::Struct {
+                    fields,
+                    packed: *packed,
+                })
+                .ok();
+            }
+            LType::Array(n, e) => {
+                let len = u32::try_from(*n).ok()?;
+                return Type::array_of(len, member(e)?).ok();
+            }
+            LType::Named(n) => match layouts?.bodies.get(n.as_str()) {
+                Some(Some(body)) => return body.value_type_in(layouts, depth + 1),
+                _ => return None,
+            },
             _ => return None,
         })
     }
@@ -445,6 +474,11 @@ impl Layouts {
                 return Err(format!("type {t} has no size"));
             }
         })
+    }
+
+    /// The strata value type of `t`, resolving named structs (see [`LType::scalar`]).
+    pub fn value_type(&self, t: &LType) -> Option<Type> {
+        t.value_type_in(Some(self), 0)
     }
 
     /// The field types of a struct type (resolving a named struct).
