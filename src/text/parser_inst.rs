@@ -258,7 +258,11 @@ impl<'a> Parser<'a> {
                 let ty = self.ty("after `extractvalue`")?;
                 let agg = self.operand(ty, "as the aggregate")?;
                 self.comma(op, "aggregate")?;
+                let t = self.peek().clone();
                 let index = self.uint("a member index", u32::MAX as u64)? as u32;
+                if ty.member(index as usize).is_none() {
+                    return Err(self.err_at(&t, format!("{ty} has no member {index}")));
+                }
                 InstKind::ExtractValue { ty, agg, index }
             }
             "insertvalue" => {
