@@ -50,7 +50,12 @@ fn imports_aggregates() {
 
 #[test]
 fn interpreter_runs_the_imported_aggregates() {
-    let imp = import(&fixture("aggregates"), "aggregates", &ImportOptions::default()).unwrap();
+    let imp = import(
+        &fixture("aggregates"),
+        "aggregates",
+        &ImportOptions::default(),
+    )
+    .unwrap();
     let mut it = strata::interp::Interpreter::new(&imp.module, Default::default());
     let o = it.call("main", &[]).unwrap_or_else(|e| panic!("{e}"));
     let out = String::from_utf8_lossy(&o.output);

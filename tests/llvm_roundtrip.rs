@@ -135,7 +135,9 @@ fn c_programs_round_trip_through_import_and_export() {
         assert!(st.success(), "clang-14 failed on {}", c.display());
         let skipped = round_trip(&ll, &dir);
         eprintln!("{}: skipped {:?}", c.display(), skipped);
-        if c.file_stem().is_some_and(|s| s == "aggregates" || s == "misc") {
+        if c.file_stem()
+            .is_some_and(|s| s == "aggregates" || s == "misc")
+        {
             assert!(skipped.is_empty(), "{}: skipped {skipped:?}", c.display());
         }
     }

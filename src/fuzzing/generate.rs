@@ -725,7 +725,10 @@ mod tests {
                         assert!(
                             matches!(d.kind, ConstKind::Int(_))
                                 || (d.ty.is_aggregate()
-                                    && matches!(d.kind, ConstKind::Undef | ConstKind::Aggregate(_)))
+                                    && matches!(
+                                        d.kind,
+                                        ConstKind::Undef | ConstKind::Aggregate(_)
+                                    ))
                         )
                     }
                 };

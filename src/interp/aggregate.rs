@@ -34,7 +34,8 @@ impl AggArena {
         if let Some(&id) = self.index.get(members) {
             return Some(Val::Agg { ty, id });
         }
-        let bytes = (members.len() * std::mem::size_of::<Val>() * 3) as u64 + 64;
+        // The list is held twice (arena and index), plus the map's overhead.
+        let bytes = 3 * std::mem::size_of_val(members) as u64 + 64;
         if self.run_bytes + bytes > limit {
             return None;
         }
@@ -92,7 +93,9 @@ impl AggArena {
         let mut members = Vec::with_capacity(info.len());
         match data.kind {
             ConstKind::Aggregate(_) => {
-                let ms = pool.members(c).ok_or("aggregate constant without members")?;
+                let ms = pool
+                    .members(c)
+                    .ok_or("aggregate constant without members")?;
                 if ms.len() != info.len() {
                     return Err(format!("aggregate constant {c} does not fit {}", data.ty));
                 }
@@ -129,7 +132,12 @@ impl AggArena {
 
 impl Interpreter<'_> {
     /// Creates the aggregate of type `ty` with `members` in the current run.
-    pub(super) fn make_agg(&mut self, pc: Pc, ty: Type, members: &[Val]) -> Result<Val, InterpError> {
+    pub(super) fn make_agg(
+        &mut self,
+        pc: Pc,
+        ty: Type,
+        members: &[Val],
+    ) -> Result<Val, InterpError> {
         let limit = self.config.memory_limit;
         self.aggs
             .intern(ty, members, limit)
@@ -188,11 +196,19 @@ impl Interpreter<'_> {
     }
 
     /// `insertvalue`: `v` with member `index` replaced by `m`.
-    pub(super) fn insert(&mut self, pc: Pc, v: Val, m: Val, index: u32) -> Result<Val, InterpError> {
+    pub(super) fn insert(
+        &mut self,
+        pc: Pc,
+        v: Val,
+        m: Val,
+        index: u32,
+    ) -> Result<Val, InterpError> {
         let mut members = self.agg_members(pc, v)?.to_vec();
         match members.get_mut(index as usize) {
             Some(slot) if slot.ty() == m.ty() => *slot = m,
-            _ => return Err(self.mismatch(pc, format!("cannot insert {m} as member {index} of {v}"))),
+            _ => {
+                return Err(self.mismatch(pc, format!("cannot insert {m} as member {index} of {v}")))
+            }
         }
         self.make_agg(pc, v.ty(), &members)
     }

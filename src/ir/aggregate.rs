@@ -168,7 +168,9 @@ impl Type {
         let (size, align, offsets) = match &shape {
             AggShape::Struct { fields, packed } => {
                 if fields.len() as u64 > MAX_MEMBERS {
-                    return Err(format!("a struct value has more than {MAX_MEMBERS} members"));
+                    return Err(format!(
+                        "a struct value has more than {MAX_MEMBERS} members"
+                    ));
                 }
                 let (mut off, mut align) = (0u64, 1u64);
                 let mut offsets = Vec::with_capacity(fields.len());
@@ -183,7 +185,9 @@ impl Type {
             }
             AggShape::Array { len, elem } => {
                 if *len as u64 > MAX_MEMBERS {
-                    return Err(format!("an array value has more than {MAX_MEMBERS} elements"));
+                    return Err(format!(
+                        "an array value has more than {MAX_MEMBERS} elements"
+                    ));
                 }
                 let step = alloc_size(*elem);
                 let offsets = (0..*len as u64).map(|i| i * step).collect();
@@ -284,7 +288,10 @@ mod tests {
     #[test]
     fn layout_and_interning() {
         let s = Type::struct_of(&[Type::I8, Type::I32, Type::I64]).unwrap();
-        assert_eq!(s, Type::struct_of(&[Type::I8, Type::I32, Type::I64]).unwrap());
+        assert_eq!(
+            s,
+            Type::struct_of(&[Type::I8, Type::I32, Type::I64]).unwrap()
+        );
         let info = s.agg_info().unwrap();
         assert_eq!(&*info.offsets, &[0, 4, 8]);
         assert_eq!((info.size, info.align), (16, 8));
@@ -311,5 +318,7 @@ mod tests {
     fn sizes_stay_small() {
         assert_eq!(std::mem::size_of::<Type>(), 4);
         assert_eq!(std::mem::align_of::<Type>(), 1);
+        // InstKind is stored in a component column; aggregates must not grow it.
+        assert!(std::mem::size_of::<crate::ir::InstKind>() <= 64);
     }
 }

@@ -18,10 +18,10 @@ mod names;
 mod types;
 
 pub use access::*;
+pub use aggregate::{AggId, AggInfo, AggShape};
 pub use body::*;
 pub use builder::{FunctionBuilder, ModuleBuilder};
 pub use entities::{Block, Const, Inst, Symbol, Value};
 pub use function::*;
 pub use instructions::*;
-pub use aggregate::{AggId, AggInfo, AggShape};
 pub use types::Type;

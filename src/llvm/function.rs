@@ -940,12 +940,7 @@ impl<'a, 'm> Lower<'a, 'm> {
 
     /// An aggregate constant `{ T a, ... }` / `[T a, ...]` of LLVM type `ty` (strata type
     /// `sty`): each member must be a constant of the member's type.
-    fn aggregate_const(
-        &mut self,
-        ty: &LType,
-        sty: Type,
-        members: &[TVal<'a>],
-    ) -> PResult<Operand> {
+    fn aggregate_const(&mut self, ty: &LType, sty: Type, members: &[TVal<'a>]) -> PResult<Operand> {
         let at = self.at;
         let Some(info) = sty.agg_info() else {
             return self.err(at, format!("aggregate constant for {ty}"));
@@ -953,7 +948,11 @@ impl<'a, 'm> Lower<'a, 'm> {
         if members.len() != info.len() {
             return self.err(
                 at,
-                format!("constant of type {ty} has {} members, expected {}", members.len(), info.len()),
+                format!(
+                    "constant of type {ty} has {} members, expected {}",
+                    members.len(),
+                    info.len()
+                ),
             );
         }
         let mut consts = Vec::with_capacity(members.len());
@@ -972,7 +971,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
             }
         }
-        Ok(Operand::Const(self.b.function_mut().consts.aggregate(sty, &consts)))
+        Ok(Operand::Const(
+            self.b.function_mut().consts.aggregate(sty, &consts),
+        ))
     }
 
     fn cast(&mut self, op: CastOp, inner: &TVal<'a>, to: &LType) -> PResult<Operand> {

@@ -35,9 +35,7 @@
 use super::promotable::{Candidates, NONE};
 use super::{Mem2RegStats, Reject, MAX_PHI_COPY_COST};
 use crate::analysis::{Cfg, DominanceFrontiers, IdfScratch};
-use crate::ir::{
-    Block, Body, Inst, InstKind, IrRead, Operand, Value, ValueData, ValueDef,
-};
+use crate::ir::{Block, Body, Inst, InstKind, IrRead, Operand, Value, ValueData, ValueDef};
 use smallvec::SmallVec;
 
 /// One phi to insert.

@@ -519,7 +519,9 @@ impl<'a> Parser<'a> {
             match op {
                 Operand::Const(c) => members.push(c),
                 Operand::Value(_) => {
-                    return Err(self.err_at(&t, "an aggregate constant member must be a constant".into()))
+                    return Err(
+                        self.err_at(&t, "an aggregate constant member must be a constant".into())
+                    )
                 }
             }
         }

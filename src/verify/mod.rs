@@ -163,7 +163,10 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 continue;
             }
             let (Some(info), Some(members)) = (d.ty.agg_info(), pool.members(c)) else {
-                self.error(format!("{c} is an aggregate constant of the scalar type {}", d.ty));
+                self.error(format!(
+                    "{c} is an aggregate constant of the scalar type {}",
+                    d.ty
+                ));
                 continue;
             };
             if members.len() != info.len() {
@@ -179,7 +182,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 let want = info.member(n).unwrap_or(Type::Void);
                 match pool.try_get(m) {
                     Some(md) if md.ty == want => {}
-                    _ => self.error(format!("member {n} of {c} is not a constant of type {want}")),
+                    _ => self.error(format!(
+                        "member {n} of {c} is not a constant of type {want}"
+                    )),
                 }
             }
         }

@@ -77,7 +77,10 @@ impl<'a, 'm> Lower<'a, 'm> {
             if k + 1 == indices.len() {
                 let got = self.b.function().operand_type(member);
                 if got != m && self.stand_in.is_none() {
-                    return self.err(at, format!("insertvalue of {got} into a member of type {m}"));
+                    return self.err(
+                        at,
+                        format!("insertvalue of {got} into a member of type {m}"),
+                    );
                 }
             } else {
                 cur = self.push1(InstKind::ExtractValue {
