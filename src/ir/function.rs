@@ -137,9 +137,14 @@ impl ConstData {
         }
     }
 
-    /// The zero of a type (`0`, `0.0`, `null`).
+    /// The zero of a type (`0`, `0.0`, `null`; `undef`, which reads as zero, for an
+    /// aggregate type: [`ConstPool::zero`] builds the member-by-member zero).
     pub fn zero(ty: Type) -> Self {
         match ty {
+            Type::Agg(_) => ConstData {
+                ty,
+                kind: ConstKind::Undef,
+            },
             Type::Ptr => ConstData {
                 ty,
                 kind: ConstKind::Null,
