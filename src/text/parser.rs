@@ -13,13 +13,17 @@
 //! [results =] asm [volatile] "tmpl" out("=r" i32 result, "=m" i32 ptr v3) in("r" i32 v5)
 //!             clobber("cc") goto(block2)
 //! [vR =] opaque "name" TY (TY arg, ...) "payload"
+//! vR = extractvalue { i64, i64 } a, 1      vR = insertvalue { i64, i64 } a, i64 b, 0
 //! ```
 //!
 //! Terminators: `jump T`, `br c, T, T`, `switch TY v, T [C: T, ...]`,
 //! `indirect_br p, [blockN, ...]`, `ret [TY op]`, `unreachable`, where a target `T` is
 //! `blockN[(TY arg, ...)]`. Operands are `vN`, integer and float literals, `null`, `undef`,
 //! `true`, `false`, `@name` and `blockaddress(blockN)`; a literal's type comes from its
-//! context (see `parser_inst`).
+//! context (see `parser_inst`). Types are the scalar keywords and the aggregates
+//! `{ TY, ... }`, `<{ TY, ... }>` (packed) and `[N x TY]`; an aggregate constant lists its
+//! typed members in the same brackets (`{ i64 1, [2 x i8] [i8 0, i8 1] }`), or is
+//! `zeroinitializer` (printed member by member) or `undef`.
 //!
 //! Algorithm: pass 1 lexes the whole source (so that a lexical error anywhere is reported
 //! before anything else), finds `extern`/`global`/`const`/`func` followed by `@name` at
