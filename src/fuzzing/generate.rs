@@ -668,6 +668,22 @@ fn body(
 mod tests {
     use super::*;
 
+    /// The mem2reg oracle sees aggregate locals, promotable (plain) and not.
+    #[test]
+    fn some_locals_hold_aggregates() {
+        let opts = GenOptions::default();
+        let mut aggregate_allocas = 0;
+        for seed in 0..200 {
+            let f = seeded(seed, &opts);
+            aggregate_allocas += f
+                .insts
+                .iter()
+                .filter(|d| matches!(d.kind, InstKind::Alloca { ty, .. } if ty.is_aggregate()))
+                .count();
+        }
+        assert!(aggregate_allocas > 0);
+    }
+
     #[test]
     fn seeded_is_deterministic() {
         let opts = GenOptions::default();

@@ -465,6 +465,29 @@ mod tests {
     use super::*;
     use crate::interp::{self, InterpError, Val};
 
+    /// The SCCP oracle sees aggregates: some generated functions build, merge and take apart
+    /// `{ i32, f64 }` values.
+    #[test]
+    fn some_functions_use_aggregates() {
+        let opts = SsaGenOptions::default();
+        let (mut insert, mut extract, mut phi) = (0, 0, 0);
+        for seed in 0..200 {
+            let f = seeded_ssa(seed, &opts);
+            for d in &f.insts {
+                match &d.kind {
+                    InstKind::InsertValue { .. } => insert += 1,
+                    InstKind::ExtractValue { .. } => extract += 1,
+                    InstKind::Phi { ty, .. } if ty.is_aggregate() => phi += 1,
+                    _ => {}
+                }
+            }
+        }
+        assert!(
+            insert > 0 && extract > 0 && phi > 0,
+            "{insert} {extract} {phi}"
+        );
+    }
+
     #[test]
     fn generated_ssa_is_valid_and_terminates() {
         for seed in 0..100 {
