@@ -142,6 +142,11 @@ fn run_calls(m: &Module, args: &str) -> String {
                 match (o.exit_code, o.result) {
                     (Some(c), _) => writeln!(out, "{call} => exit {c}").unwrap(),
                     (None, Some(v)) => writeln!(out, "{call} => {v}").unwrap(),
+                    (None, None) if !o.result_members.is_empty() => {
+                        let ms: Vec<String> =
+                            o.result_members.iter().map(|m| m.to_string()).collect();
+                        writeln!(out, "{call} => {{ {} }}", ms.join(", ")).unwrap()
+                    }
                     (None, None) => writeln!(out, "{call} => void").unwrap(),
                 }
             }

@@ -3,7 +3,8 @@
 //! 1. A table of invalid inputs, each a one-place edit of a valid module (an unclosed body,
 //!    an undefined value, label or global, type mismatches, a missing terminator, duplicate
 //!    definitions, bad phis, a non-dominating use, `align 7`, wrong call arity, an
-//!    unterminated string): import and verification reject each at the expected
+//!    unterminated string, an `extractvalue` index outside its aggregate, an `insertvalue`
+//!    of the wrong member type): import and verification reject each at the expected
 //!    `line:col`, and `strata compile` exits 1 with the location and writes no output file.
 //! 2. The fuzz check: mutations (byte flips, deletions, spliced tokens, duplicated, swapped
 //!    and truncated lines) of real clang output (the fixtures in `tests/fixtures/ll/` and,
@@ -211,6 +212,20 @@ const INVALID: &[Case] = &[
         "not closed",
     ),
     (
+        "extractvalue index outside the aggregate",
+        "%s = add i32 %a, %b",
+        "%s = extractvalue { i32, i32 } zeroinitializer, 2",
+        (8, 8),
+        "index 2 is out of range of { i32, i32 }",
+    ),
+    (
+        "insertvalue of the wrong member type",
+        "%s = add i32 %a, %b",
+        "%t = insertvalue { i32, i32 } undef, i64 1, 0",
+        (8, 8),
+        "insertvalue of i64 into a member of type i32",
+    ),
+    (
         "unknown instruction",
         "%s = add i32",
         "%s = frobnicate i32",
@@ -345,7 +360,7 @@ fn mutated_fixtures_are_rejected_or_export_valid_ir() {
     let dir = temp_dir("malformed", "fixtures");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ll");
     let mut total = (0, 0);
-    for (k, name) in ["floats", "misc", "vm"].iter().enumerate() {
+    for (k, name) in ["floats", "misc", "vm", "aggregates"].iter().enumerate() {
         let src = std::fs::read_to_string(root.join(format!("{name}.ll"))).unwrap();
         let (a, r, _) = fuzz(name, &src, mutants(150), 0xF00D + k as u64 + seed(), &dir);
         total.0 += a;

@@ -94,6 +94,14 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
             match (outcome.exit_code, outcome.result) {
                 (Some(code), _) => text.push_str(&format!("=> exit {code}\n")),
                 (None, Some(v)) => text.push_str(&format!("=> {v}\n")),
+                (None, None) if !outcome.result_members.is_empty() => {
+                    let ms: Vec<String> = outcome
+                        .result_members
+                        .iter()
+                        .map(|m| m.to_string())
+                        .collect();
+                    text.push_str(&format!("=> {{ {} }}\n", ms.join(", ")));
+                }
                 (None, None) => text.push_str("=> void\n"),
             }
             super::write_output(None, &text)?;

@@ -4,7 +4,8 @@
 //! the entry, irreducible regions, unreachable blocks). [`function`] turns a shape into a
 //! memory-form [`Function`] through the [`FunctionBuilder`]: `i32`/`i64` parameters, allocas
 //! in the entry (promotable locals, locals whose address goes through a `gep`, volatile
-//! locals) and sometimes in other blocks, loads and stores, UB-free integer arithmetic,
+//! locals; some hold a `{ i32, i64 }` aggregate, built with `insertvalue` and read back with
+//! `extractvalue`) and sometimes in other blocks, loads and stores, UB-free integer arithmetic,
 //! `icmp`, `select`, casts, direct calls (in [`module`]) and `jump`/`br`/`switch`/`ret`
 //! terminators that follow the shape. [`seeded`] makes the same from a `u64` seed.
 //!
@@ -28,8 +29,8 @@
 //! Complexity: O(blocks * max_insts_per_block) per function.
 
 use crate::ir::{
-    BinaryOp, Block, CastOp, FunctionBuilder, InstKind, IntPredicate, ModuleBuilder, Operand,
-    Signature, Symbol, Type, Value,
+    BinaryOp, Block, CastOp, ConstData, ConstKind, FunctionBuilder, InstKind, IntPredicate,
+    ModuleBuilder, Operand, Signature, Symbol, Type, Value,
 };
 use crate::ir::{Function, Module};
 use arbitrary::{Result, Unstructured};
@@ -113,6 +114,11 @@ fn signature(u: &mut Unstructured, opts: &GenOptions) -> Result<Signature> {
         ret: int_type(u)?,
         varargs: false,
     })
+}
+
+/// The aggregate type of generated aggregate locals.
+fn pair_type() -> Type {
+    Type::struct_of(&[Type::I32, Type::I64]).unwrap_or(Type::I64)
 }
 
 fn int_type(u: &mut Unstructured) -> Result<Type> {
@@ -312,6 +318,51 @@ impl Gen<'_, '_, '_> {
         Ok(self.b.iconst(ty, c as i128))
     }
 
+    /// A `{ i32, i64 }` built from pool values by two `insertvalue`s (into `undef`, whose
+    /// members are then both defined, or into a constant pair).
+    fn pair_value(&mut self) -> Result<Operand> {
+        let ty = pair_type();
+        let a = self.value(Type::I32)?;
+        let b = self.value(Type::I64)?;
+        let start = if self.u.arbitrary::<bool>()? {
+            self.b.constant(ConstData {
+                ty,
+                kind: ConstKind::Undef,
+            })
+        } else {
+            let f = self.b.function_mut();
+            let x = f.consts.intern(ConstData::int(Type::I32, 3));
+            let y = f.consts.intern(ConstData::int(Type::I64, 4));
+            Operand::Const(f.consts.aggregate(ty, &[x, y]))
+        };
+        let v0 = self.b.push(InstKind::InsertValue {
+            ty,
+            agg: start,
+            value: a,
+            index: 0,
+        })[0];
+        let v1 = self.b.push(InstKind::InsertValue {
+            ty,
+            agg: v0.into(),
+            value: b,
+            index: 1,
+        })[0];
+        Ok(v1.into())
+    }
+
+    /// Both members of the pair `v`, added to the pools.
+    fn take_apart(&mut self, v: Value) {
+        let ty = pair_type();
+        for (index, m) in [(0, Type::I32), (1, Type::I64)] {
+            let r = self.b.push(InstKind::ExtractValue {
+                ty,
+                agg: v.into(),
+                index,
+            })[0];
+            self.add(m, r);
+        }
+    }
+
     fn cond(&mut self) -> Result<Operand> {
         if !self.i1s.is_empty() && self.u.arbitrary::<bool>()? {
             let i = self.u.choose_index(self.i1s.len())?;
@@ -371,11 +422,19 @@ impl Gen<'_, '_, '_> {
             0 | 1 if !self.locals.is_empty() => {
                 let l = self.locals[self.u.choose_index(self.locals.len())?];
                 let v = self.load(l);
-                self.add(l.ty, v);
+                if l.ty.is_aggregate() {
+                    self.take_apart(v);
+                } else {
+                    self.add(l.ty, v);
+                }
             }
             2 if !self.locals.is_empty() => {
                 let l = self.locals[self.u.choose_index(self.locals.len())?];
-                let v = self.value(l.ty)?;
+                let v = if l.ty.is_aggregate() {
+                    self.pair_value()?
+                } else {
+                    self.value(l.ty)?
+                };
                 self.store(l, v);
             }
             3 => {
@@ -503,8 +562,12 @@ fn body(
     g.b.store(Type::I32, budget, counter.into());
     let nl = g.u.int_in_range(0..=opts.max_locals)?;
     for _ in 0..nl {
-        let ty = int_type(g.u)?;
-        let ptr = g.b.alloca(ty, ty.bytes(), ty.bytes());
+        let ty = if g.u.ratio(1u8, 5)? {
+            pair_type()
+        } else {
+            int_type(g.u)?
+        };
+        let ptr = g.b.alloca(ty, ty.bytes(), ty.bytes().min(8));
         let access = match g.u.int_in_range(0u8..=5)? {
             0 => Access::ViaGep(g.b.gep(ptr.into(), 0, &[])),
             1 => Access::Volatile,
@@ -512,7 +575,11 @@ fn body(
         };
         let l = Local { ptr, ty, access };
         // Every local starts from a defined value (the interpreter compares results).
-        let init = g.value(ty)?;
+        let init = if ty.is_aggregate() {
+            g.pair_value()?
+        } else {
+            g.value(ty)?
+        };
         g.store(l, init);
         g.locals.push(l);
     }
@@ -601,6 +668,22 @@ fn body(
 mod tests {
     use super::*;
 
+    /// The mem2reg oracle sees aggregate locals, promotable (plain) and not.
+    #[test]
+    fn some_locals_hold_aggregates() {
+        let opts = GenOptions::default();
+        let mut aggregate_allocas = 0;
+        for seed in 0..200 {
+            let f = seeded(seed, &opts);
+            aggregate_allocas += f
+                .insts
+                .iter()
+                .filter(|d| matches!(d.kind, InstKind::Alloca { ty, .. } if ty.is_aggregate()))
+                .count();
+        }
+        assert!(aggregate_allocas > 0);
+    }
+
     #[test]
     fn seeded_is_deterministic() {
         let opts = GenOptions::default();
@@ -654,7 +737,15 @@ mod tests {
                         assert!(defined.contains(&v), "seed {seed} block{bi}: {v}")
                     }
                     Operand::Const(c) => {
-                        assert!(matches!(f.consts().get(c).kind, ConstKind::Int(_)))
+                        let d = f.consts().get(c);
+                        assert!(
+                            matches!(d.kind, ConstKind::Int(_))
+                                || (d.ty.is_aggregate()
+                                    && matches!(
+                                        d.kind,
+                                        ConstKind::Undef | ConstKind::Aggregate(_)
+                                    ))
+                        )
                     }
                 };
                 for &i in &block.insts {

@@ -5,7 +5,9 @@
 //! entry block), puts phis at block heads with one entry per incoming edge (duplicate edges
 //! from one block carry one operand), draws operands from values of dominating blocks (from
 //! the [`DomTree`] of the shape), and fills blocks with integer (`i1 i8 i32 i64`) and `f64`
-//! arithmetic, comparisons, casts, selects and copies, with many constants so that SCCP has
+//! arithmetic, comparisons, casts, selects and copies, and `{ i32, f64 }` aggregates (built
+//! by `insertvalue`, read by `extractvalue`, also through phis, selects and copies, with
+//! aggregate and `undef` constants), with many constants so that SCCP has
 //! constant branches, constant phis, loops carrying constants and unreachable code to find.
 //! Divisions, shifts and float-to-int conversions are usually guarded but sometimes raw, so
 //! some runs trap.
@@ -58,6 +60,20 @@ impl Default for SsaGenOptions {
 
 const TYPES: [Type; 5] = [Type::I1, Type::I8, Type::I32, Type::I64, Type::F64];
 
+/// The aggregate type of generated aggregate values.
+fn pair_type() -> Type {
+    Type::struct_of(&[Type::I32, Type::F64]).unwrap_or(Type::I64)
+}
+
+/// [`TYPES`] and the aggregate: what selects, copies and phis carry.
+fn any_type(u: &mut Unstructured) -> Result<Type> {
+    Ok(if u.ratio(1u8, 6)? {
+        pair_type()
+    } else {
+        *u.choose(&TYPES)?
+    })
+}
+
 struct Gen<'u, 'a> {
     u: &'u mut Unstructured<'a>,
     b: FunctionBuilder,
@@ -67,6 +83,23 @@ struct Gen<'u, 'a> {
 
 impl Gen<'_, '_> {
     fn constant(&mut self, ty: Type) -> Result<Operand> {
+        if let Some(info) = ty.agg_info() {
+            if self.u.ratio(1u8, 4)? {
+                return Ok(self.b.constant(ConstData {
+                    ty,
+                    kind: crate::ir::ConstKind::Undef,
+                }));
+            }
+            let mut members = Vec::with_capacity(info.len());
+            for i in 0..info.len() {
+                match self.constant(info.member(i).unwrap_or(Type::I32))? {
+                    Operand::Const(c) => members.push(c),
+                    Operand::Value(_) => return Ok(self.b.iconst(Type::I32, 0)),
+                }
+            }
+            let f = self.b.function_mut();
+            return Ok(Operand::Const(f.consts.aggregate(ty, &members)));
+        }
         let c = match ty {
             Type::F64 => {
                 let x = match self.u.int_in_range(0u8..=9)? {
@@ -131,7 +164,29 @@ impl Gen<'_, '_> {
     /// One random instruction.
     fn inst(&mut self) -> Result<()> {
         let raw = self.u.int_in_range(0u8..=7)? == 0;
-        match self.u.int_in_range(0u8..=11)? {
+        match self.u.int_in_range(0u8..=13)? {
+            12 => {
+                let ty = pair_type();
+                let index = self.u.int_in_range(0u32..=1)?;
+                let m = if index == 0 { Type::I32 } else { Type::F64 };
+                let agg = self.operand(ty)?;
+                let value = self.operand(m)?;
+                let v = self.b.push(InstKind::InsertValue {
+                    ty,
+                    agg,
+                    value,
+                    index,
+                })[0];
+                self.def(v, ty);
+            }
+            13 => {
+                let ty = pair_type();
+                let index = self.u.int_in_range(0u32..=1)?;
+                let m = if index == 0 { Type::I32 } else { Type::F64 };
+                let agg = self.operand(ty)?;
+                let v = self.b.push(InstKind::ExtractValue { ty, agg, index })[0];
+                self.def(v, m);
+            }
             0..=3 => {
                 let ty = self.int_type()?;
                 let op = *self.u.choose(&[
@@ -230,14 +285,14 @@ impl Gen<'_, '_> {
                 self.def(v, to);
             }
             9 | 10 => {
-                let ty = *self.u.choose(&TYPES)?;
+                let ty = any_type(self.u)?;
                 let c = self.operand(Type::I1)?;
                 let (a, b) = (self.operand(ty)?, self.operand(ty)?);
                 let v = self.b.select(ty, c, a, b);
                 self.def(v, ty);
             }
             _ => {
-                let ty = *self.u.choose(&TYPES)?;
+                let ty = any_type(self.u)?;
                 let src = self.operand(ty)?;
                 let v = self.b.copy(ty, src);
                 self.def(v, ty);
@@ -316,7 +371,7 @@ pub fn ssa_function(u: &mut Unstructured, opts: &SsaGenOptions) -> Result<Functi
         };
         if b.index() != 0 {
             for _ in 0..g.u.int_in_range(0..=opts.max_phis)? {
-                let ty = *g.u.choose(&TYPES)?;
+                let ty = any_type(g.u)?;
                 let inst = crate::ir::Inst::new(g.b.function().insts.len());
                 let v = g.b.phi(ty, &[]);
                 phis.push((inst, b, PhiKind::Random(ty)));
@@ -409,6 +464,29 @@ pub fn seeded_ssa(seed: u64, opts: &SsaGenOptions) -> Function {
 mod tests {
     use super::*;
     use crate::interp::{self, InterpError, Val};
+
+    /// The SCCP oracle sees aggregates: some generated functions build, merge and take apart
+    /// `{ i32, f64 }` values.
+    #[test]
+    fn some_functions_use_aggregates() {
+        let opts = SsaGenOptions::default();
+        let (mut insert, mut extract, mut phi) = (0, 0, 0);
+        for seed in 0..200 {
+            let f = seeded_ssa(seed, &opts);
+            for d in &f.insts {
+                match &d.kind {
+                    InstKind::InsertValue { .. } => insert += 1,
+                    InstKind::ExtractValue { .. } => extract += 1,
+                    InstKind::Phi { ty, .. } if ty.is_aggregate() => phi += 1,
+                    _ => {}
+                }
+            }
+        }
+        assert!(
+            insert > 0 && extract > 0 && phi > 0,
+            "{insert} {extract} {phi}"
+        );
+    }
 
     #[test]
     fn generated_ssa_is_valid_and_terminates() {

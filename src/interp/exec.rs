@@ -16,6 +16,7 @@
 //! was checked when entered). Cost: O(1) per instruction (operands are dense indices; phis
 //! cost O(incoming) on their edge), O(log regions) per memory access.
 
+use super::aggregate::AggArena;
 use super::memory::{Arena, Label, Memory};
 use super::value::sext;
 use super::{ops, Config, InterpError, Location, Outcome, Val};
@@ -76,6 +77,8 @@ pub struct Interpreter<'m> {
     pub(super) stack: Vec<Frame>,
     pool: Vec<Vec<Option<Val>>>,
     pub(super) scratch: Vec<Val>,
+    /// Aggregate values (see [`super::aggregate`]).
+    pub(super) aggs: AggArena,
 }
 
 impl<'m> Interpreter<'m> {
@@ -92,23 +95,25 @@ impl<'m> Interpreter<'m> {
                 _ => None,
             })
             .collect();
+        let mut aggs = AggArena::default();
         let consts = module
             .functions
             .iter()
             .enumerate()
             .map(|(fi, f)| {
+                let scalar = |c: Const| {
+                    Val::from_const(
+                        f.consts.get(c),
+                        |s| symbol_addr(module, &global_bases, s),
+                        |b| block_addr(f, fi, b),
+                    )
+                };
                 (0..f.consts.len())
-                    .map(|c| {
-                        let data = f.consts.get(Const::new(c));
-                        Val::from_const(
-                            data,
-                            |s| symbol_addr(module, &global_bases, s),
-                            |b| block_addr(f, fi, b),
-                        )
-                    })
+                    .map(|c| aggs.constant(&f.consts, Const::new(c), &scalar))
                     .collect()
             })
             .collect();
+        aggs.seal();
         Interpreter {
             module,
             config,
@@ -124,6 +129,7 @@ impl<'m> Interpreter<'m> {
             stack: Vec::new(),
             pool: Vec::new(),
             scratch: Vec::new(),
+            aggs,
         }
     }
 
@@ -183,6 +189,7 @@ impl<'m> Interpreter<'m> {
         self.trace.clear();
         self.trace_bytes = 0;
         self.steps = 0;
+        self.aggs.reset_run();
         while let Some(frame) = self.stack.pop() {
             self.recycle(frame);
         }
@@ -209,8 +216,17 @@ impl<'m> Interpreter<'m> {
         while let Some(frame) = self.stack.pop() {
             self.recycle(frame);
         }
+        let mut result_members = Vec::new();
+        let result = match result {
+            Some(v) if v.ty().is_aggregate() => {
+                self.aggs.flatten(v, &mut result_members);
+                None
+            }
+            r => r,
+        };
         Ok(Outcome {
             result,
+            result_members,
             output: std::mem::take(&mut self.output),
             exit_code,
             steps: self.steps,
@@ -459,7 +475,7 @@ impl<'m> Interpreter<'m> {
         r.map_err(|e| InterpError::from_fault(e, self.loc(pc)))
     }
 
-    fn load(&self, pc: Pc, ty: Type, addr: u64) -> Result<Val, InterpError> {
+    pub(super) fn load(&self, pc: Pc, ty: Type, addr: u64) -> Result<Val, InterpError> {
         if !ty.is_value() {
             return Err(self.mismatch(pc, "load of void".into()));
         }
@@ -467,7 +483,7 @@ impl<'m> Interpreter<'m> {
         Ok(Val::from_bytes(ty, bytes))
     }
 
-    fn store(&mut self, pc: Pc, v: Val, addr: u64) -> Result<(), InterpError> {
+    pub(super) fn store(&mut self, pc: Pc, v: Val, addr: u64) -> Result<(), InterpError> {
         let mut buf = [0u8; 16];
         let n = v.to_bytes(&mut buf);
         let r = self
@@ -552,13 +568,35 @@ impl<'m> Interpreter<'m> {
             }
             InstKind::Load { ty, ptr, .. } => {
                 let addr = self.get_ptr(pc, *ptr)?;
-                self.load(pc, *ty, addr)?
+                if ty.is_aggregate() {
+                    self.load_agg(pc, *ty, addr)?
+                } else {
+                    self.load(pc, *ty, addr)?
+                }
             }
             InstKind::Store { ty, value, ptr, .. } => {
                 let v = self.get_typed(pc, *value, *ty)?;
                 let addr = self.get_ptr(pc, *ptr)?;
-                self.store(pc, v, addr)?;
+                if ty.is_aggregate() {
+                    self.store_agg(pc, v, addr)?;
+                } else {
+                    self.store(pc, v, addr)?;
+                }
                 return Ok(Flow::Next);
+            }
+            InstKind::ExtractValue { ty, agg, index } => {
+                let a = self.get_typed(pc, *agg, *ty)?;
+                self.extract(pc, a, *index)?
+            }
+            InstKind::InsertValue {
+                ty,
+                agg,
+                value,
+                index,
+            } => {
+                let a = self.get_typed(pc, *agg, *ty)?;
+                let m = self.get(pc, *value)?;
+                self.insert(pc, a, m, *index)?
             }
             InstKind::Gep {
                 base,

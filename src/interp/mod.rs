@@ -33,6 +33,7 @@
 //! Each [`Interpreter::call`] starts from a fresh memory image (globals re-initialised).
 //! Complexity: O(1) per instruction plus O(log regions) per memory access.
 
+mod aggregate;
 mod control;
 mod exec;
 mod externals;
@@ -84,8 +85,12 @@ impl Default for Config {
 /// The observable result of a run that ended normally (by `ret` or by `exit`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
-    /// The entry function's return value (`None` for `void`, or after `exit`).
+    /// The entry function's return value (`None` for `void`, for an aggregate, or after
+    /// `exit`).
     pub result: Option<Val>,
+    /// An aggregate return value of the entry function, as its scalar leaves in member
+    /// order (empty otherwise).
+    pub result_members: Vec<Val>,
     /// Bytes written by `putchar`, `puts`, `printf` and `write`.
     pub output: Vec<u8>,
     /// The code passed to `exit`, if it was called.

@@ -33,6 +33,16 @@ pub enum Val {
     },
     /// A pointer (a byte address).
     Ptr(u64),
+    /// A struct or array value of type `ty`: member list `id` of the running interpreter's
+    /// aggregate arena (hash-consed, so within one interpreter equal aggregates have equal
+    /// ids). Only the interpreter creates these; they never leave it (an aggregate result of
+    /// a run is reported member by member, [`crate::interp::Outcome::result_members`]).
+    Agg {
+        /// The aggregate type.
+        ty: Type,
+        /// Index in the interpreter's arena.
+        id: u32,
+    },
 }
 
 impl Val {
@@ -85,7 +95,7 @@ impl Val {
     /// The zero of a value type (`0`, `+0.0`, null); `None` for `void`.
     pub fn zero(ty: Type) -> Option<Val> {
         match ty {
-            Type::Void => None,
+            Type::Void | Type::Agg(_) => None,
             t => Some(Val::uint(t, 0)),
         }
     }
@@ -93,7 +103,7 @@ impl Val {
     /// The value's type.
     pub fn ty(&self) -> Type {
         match *self {
-            Val::Int { ty, .. } | Val::Float { ty, .. } => ty,
+            Val::Int { ty, .. } | Val::Float { ty, .. } | Val::Agg { ty, .. } => ty,
             Val::Ptr(_) => Type::Ptr,
         }
     }
@@ -104,6 +114,7 @@ impl Val {
             Val::Int { bits, .. } => bits,
             Val::Float { bits, .. } => bits as u128,
             Val::Ptr(a) => a as u128,
+            Val::Agg { id, .. } => id as u128,
         }
     }
 
@@ -138,6 +149,7 @@ impl Val {
         let bad = || format!("constant {:?} does not fit type {ty}", c.kind);
         match (c.kind, ty) {
             (_, Type::Void) => Err(bad()),
+            (_, Type::Agg(_)) => Err(format!("aggregate constant of type {ty}")),
             (ConstKind::Undef, t) => Ok(Val::uint(t, 0)),
             (ConstKind::Int(b), t) if t.is_int() || t == Type::Ptr => Ok(Val::uint(t, b)),
             (ConstKind::Float(b), t) if t.is_float() => Ok(Val::uint(t, b as u128)),
@@ -172,6 +184,7 @@ impl Val {
         };
         match ty {
             Type::Void => Err("a void value cannot be parsed".to_string()),
+            Type::Agg(_) => Err(format!("an aggregate value ({ty}) cannot be parsed")),
             Type::Ptr => match s {
                 "null" => Ok(Val::Ptr(0)),
                 _ => parse_uint(s)
@@ -260,6 +273,7 @@ impl fmt::Display for Val {
             Val::Float { ty, bits } => write!(f, "{ty} {:?}", f64::from_bits(bits)),
             Val::Ptr(0) => write!(f, "ptr null"),
             Val::Ptr(a) => write!(f, "ptr {a:#x}"),
+            Val::Agg { ty, id } => write!(f, "{ty} #{id}"),
         }
     }
 }

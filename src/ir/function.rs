@@ -98,6 +98,9 @@ pub enum ConstKind {
     SymbolAddr(Symbol),
     /// The address of a block of this function (for `indirect_br`).
     BlockAddr(Block),
+    /// A struct or array constant: its members are the pool's member list with this index
+    /// ([`ConstPool::members`]), one constant per member, in order.
+    Aggregate(u32),
 }
 
 /// A typed constant.
@@ -134,9 +137,14 @@ impl ConstData {
         }
     }
 
-    /// The zero of a type (`0`, `0.0`, `null`).
+    /// The zero of a type (`0`, `0.0`, `null`; `undef`, which reads as zero, for an
+    /// aggregate type: [`ConstPool::zero`] builds the member-by-member zero).
     pub fn zero(ty: Type) -> Self {
         match ty {
+            Type::Agg(_) => ConstData {
+                ty,
+                kind: ConstKind::Undef,
+            },
             Type::Ptr => ConstData {
                 ty,
                 kind: ConstKind::Null,
@@ -155,6 +163,9 @@ impl ConstData {
 pub struct ConstPool {
     data: Vec<ConstData>,
     index: HashMap<ConstData, Const>,
+    /// Member lists of aggregate constants, interned (so equal aggregates share a handle).
+    members: Vec<Box<[Const]>>,
+    members_index: HashMap<Box<[Const]>, u32>,
 }
 
 impl ConstPool {
@@ -193,6 +204,50 @@ impl ConstPool {
     pub fn clear(&mut self) {
         self.data.clear();
         self.index.clear();
+        self.members.clear();
+        self.members_index.clear();
+    }
+
+    /// Interns the aggregate constant of type `ty` whose members are `members` (the caller
+    /// ensures they match `ty`'s members; the verifier checks it).
+    pub fn aggregate(&mut self, ty: Type, members: &[Const]) -> Const {
+        let i = match self.members_index.get(members) {
+            Some(&i) => i,
+            None => {
+                let i = self.members.len() as u32;
+                self.members.push(members.into());
+                self.members_index.insert(members.into(), i);
+                i
+            }
+        };
+        self.intern(ConstData {
+            ty,
+            kind: ConstKind::Aggregate(i),
+        })
+    }
+
+    /// The members of an aggregate constant; `None` if `c` is not one (or out of range).
+    pub fn members(&self, c: Const) -> Option<&[Const]> {
+        match self.try_get(c)?.kind {
+            ConstKind::Aggregate(i) => self.members.get(i as usize).map(|m| &**m),
+            _ => None,
+        }
+    }
+
+    /// The zero of any value type (`zeroinitializer` for aggregates: every member zero).
+    pub fn zero(&mut self, ty: Type) -> Const {
+        match ty.agg_info() {
+            None => self.intern(ConstData::zero(ty)),
+            Some(info) => {
+                let members: Vec<Const> = (0..info.len())
+                    .map(|i| {
+                        let m = info.member(i).unwrap_or(Type::I8);
+                        self.zero(m)
+                    })
+                    .collect();
+                self.aggregate(ty, &members)
+            }
+        }
     }
 }
 

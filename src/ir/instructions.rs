@@ -550,6 +550,27 @@ pub enum InstKind {
         /// Source operand.
         src: Operand,
     },
+    /// `vR = extractvalue ty agg, index`: member `index` of the aggregate `agg` of type `ty`.
+    ExtractValue {
+        /// The aggregate's type.
+        ty: Type,
+        /// The aggregate operand.
+        agg: Operand,
+        /// Member index.
+        index: u32,
+    },
+    /// `vR = insertvalue ty agg, value, index`: the aggregate `agg` of type `ty` with member
+    /// `index` replaced by `value`; result type `ty`.
+    InsertValue {
+        /// The aggregate's (and the result's) type.
+        ty: Type,
+        /// The aggregate operand.
+        agg: Operand,
+        /// The new member value.
+        value: Operand,
+        /// Member index.
+        index: u32,
+    },
     /// An imported operation carried through unchanged.
     Opaque(Box<OpaqueInst>),
 }
@@ -576,6 +597,8 @@ impl InstKind {
             InstKind::Fence { .. } => "fence",
             InstKind::Phi { .. } => "phi",
             InstKind::Copy { .. } => "copy",
+            InstKind::ExtractValue { .. } => "extractvalue",
+            InstKind::InsertValue { .. } => "insertvalue",
             InstKind::Opaque(o) => &o.name,
         }
     }
@@ -596,7 +619,11 @@ impl InstKind {
             | InstKind::Load { ty, .. }
             | InstKind::AtomicRmw { ty, .. }
             | InstKind::Phi { ty, .. }
-            | InstKind::Copy { ty, .. } => one(*ty),
+            | InstKind::Copy { ty, .. }
+            | InstKind::InsertValue { ty, .. } => one(*ty),
+            InstKind::ExtractValue { ty, index, .. } => {
+                one(ty.member(*index as usize).map_or(Type::Void, |m| m.0))
+            }
             InstKind::Icmp { .. } | InstKind::Fcmp { .. } => one(Type::I1),
             InstKind::Cast { to, .. } => one(*to),
             InstKind::Alloca { .. } | InstKind::DynAlloca { .. } | InstKind::Gep { .. } => {
@@ -674,6 +701,11 @@ impl InstKind {
             }
             InstKind::Phi { incoming, .. } => incoming.iter().for_each(|(_, v)| f(*v)),
             InstKind::Copy { src, .. } => f(*src),
+            InstKind::ExtractValue { agg, .. } => f(*agg),
+            InstKind::InsertValue { agg, value, .. } => {
+                f(*agg);
+                f(*value);
+            }
             InstKind::Opaque(o) => o.args.iter().for_each(|a| f(*a)),
         }
     }
@@ -737,6 +769,11 @@ impl InstKind {
             }
             InstKind::Phi { incoming, .. } => incoming.iter_mut().for_each(|(_, v)| f(v)),
             InstKind::Copy { src, .. } => f(src),
+            InstKind::ExtractValue { agg, .. } => f(agg),
+            InstKind::InsertValue { agg, value, .. } => {
+                f(agg);
+                f(value);
+            }
             InstKind::Opaque(o) => o.args.iter_mut().for_each(f),
         }
     }

@@ -8,6 +8,7 @@
 //! engine, no analysis and no pass, and defines no system.
 
 pub mod access;
+pub mod aggregate;
 pub mod body;
 mod builder;
 mod entities;
@@ -17,6 +18,7 @@ mod names;
 mod types;
 
 pub use access::*;
+pub use aggregate::{AggId, AggInfo, AggShape};
 pub use body::*;
 pub use builder::{FunctionBuilder, ModuleBuilder};
 pub use entities::{Block, Const, Inst, Symbol, Value};

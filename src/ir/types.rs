@@ -3,12 +3,14 @@
 //! The IR has the scalar types of DESIGN.md 3.1: integers of every width from `i1` to `i128`
 //! (the common widths `i1 i8 i16 i32 i64 i128` have their own variants; every other width,
 //! such as a bitfield's `i24` or `i48`, is [`Type::Int`]), `f32 f64 ptr`, plus `void` for
-//! instructions and functions without a result. Aggregates exist only as sized memory (an
-//! `alloca` size, a global's byte size). Pointers are 64 bits wide.
+//! instructions and functions without a result, and the first-class aggregates
+//! ([`Type::Agg`]: structs and arrays, interned in [`super::aggregate`]). Pointers are 64
+//! bits wide.
 //!
 //! Invariant: a type is canonical, so equality is by value: a width with its own variant is
 //! never written as `Int(n)` ([`Type::int`] is the one constructor from a width).
 
+use super::aggregate::{fmt_agg, AggId};
 use std::fmt;
 
 /// A scalar type. `Void` is the "type" of an instruction without a result.
@@ -38,6 +40,8 @@ pub enum Type {
     /// An integer of any other width from 2 to 127 bits (`i24`, `i48`, ...); never one of
     /// 8, 16, 32 or 64 (those have their own variants; see [`Type::int`]).
     Int(u8),
+    /// A struct or array value (see [`super::aggregate`]); its shape is behind the handle.
+    Agg(AggId),
 }
 
 impl Type {
@@ -84,12 +88,15 @@ impl Type {
             Type::F64 => 8,
             Type::Ptr => 9,
             Type::Int(n) => 10u8.wrapping_add(n),
+            Type::Agg(id) => 140u8.wrapping_add(id.low_byte()),
         }
     }
 
-    /// Width in bits (`i1` is 1, `ptr` is 64, `void` is 0).
+    /// Width in bits (`i1` is 1, `ptr` is 64, `void` is 0; an aggregate: 8 times its
+    /// allocation size).
     pub fn bits(self) -> u32 {
         match self {
+            Type::Agg(id) => id.info().size as u32 * 8,
             Type::Int(n) => n as u32,
             Type::Void => 0,
             Type::I1 => 1,
@@ -126,20 +133,23 @@ impl Type {
         self != Type::Void
     }
 
-    /// Bit mask covering the type's width (all ones for `i128`; 64 bits for `ptr`).
+    /// Bit mask covering the type's width (all ones for `i128` and aggregates; 64 bits for
+    /// `ptr`).
     pub fn mask(self) -> u128 {
         match self.bits() {
             0 => 0,
-            128 => u128::MAX,
+            128.. => u128::MAX,
             n => (1u128 << n) - 1,
         }
     }
 
     /// The keyword used in `.sir` text. [`Type::Int`] widths have no static name and give
-    /// `"iN"`; use `Display` (or [`Type::from_name`] to parse) for them.
+    /// `"iN"` and aggregates `"aggregate"`; use `Display` (or [`Type::from_name`] to parse)
+    /// for them.
     pub fn name(self) -> &'static str {
         match self {
             Type::Int(_) => "iN",
+            Type::Agg(_) => "aggregate",
             Type::Void => "void",
             Type::I1 => "i1",
             Type::I8 => "i8",
@@ -172,6 +182,7 @@ impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Int(n) => write!(f, "i{n}"),
+            Type::Agg(id) => fmt_agg(*id, f),
             t => f.write_str(t.name()),
         }
     }

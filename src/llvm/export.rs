@@ -136,10 +136,11 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
     out
 }
 
-/// LLVM spelling of a strata scalar type.
+/// LLVM spelling of a strata value type.
 fn ty(t: Type) -> std::borrow::Cow<'static, str> {
     std::borrow::Cow::Borrowed(match t {
         Type::Int(n) => return std::borrow::Cow::Owned(format!("i{n}")),
+        Type::Agg(_) => return std::borrow::Cow::Owned(LType::from_scalar(t).to_string()),
         Type::Void => "void",
         Type::I1 => "i1",
         Type::I8 => "i8",
@@ -301,6 +302,8 @@ impl<'a> Printer<'a> {
             ConstKind::BlockAddr(b) => {
                 format!("blockaddress({}, %b{})", ident('@', &self.f.name), b.0)
             }
+            // Aggregates are written by `op`, which has the pool handle.
+            ConstKind::Aggregate(_) => "zeroinitializer".into(),
         }
     }
 
@@ -308,6 +311,24 @@ impl<'a> Printer<'a> {
         match o {
             Operand::Value(v) => self.val(v),
             Operand::Const(c) => match self.f.consts.try_get(c) {
+                Some(ConstData {
+                    kind: ConstKind::Aggregate(_),
+                    ty: t,
+                }) => {
+                    let members = self.f.consts.members(c).unwrap_or(&[]);
+                    let inner: Vec<String> = members
+                        .iter()
+                        .map(|&m| self.typed(Operand::Const(m)))
+                        .collect();
+                    match t.agg_info().map(|i| &i.shape) {
+                        Some(AggShape::Array { .. }) => format!("[{}]", inner.join(", ")),
+                        Some(AggShape::Struct { packed: true, .. }) => {
+                            format!("<{{ {} }}>", inner.join(", "))
+                        }
+                        _ if inner.is_empty() => "zeroinitializer".into(),
+                        _ => format!("{{ {} }}", inner.join(", ")),
+                    }
+                }
                 Some(d) => self.konst(d),
                 None => "undef".into(),
             },
@@ -631,6 +652,24 @@ impl<'a> Printer<'a> {
                 args,
                 fixed_args,
             } => self.call(idx, &r, *ret, callee, args, *fixed_args),
+            InstKind::ExtractValue { ty: t, agg, index } => {
+                let s = format!("{r} = extractvalue {} {}, {index}", ty(*t), self.op(*agg));
+                self.line(s)
+            }
+            InstKind::InsertValue {
+                ty: t,
+                agg,
+                value,
+                index,
+            } => {
+                let s = format!(
+                    "{r} = insertvalue {} {}, {}, {index}",
+                    ty(*t),
+                    self.op(*agg),
+                    self.typed(*value)
+                );
+                self.line(s)
+            }
             InstKind::InlineAsm(asm) => self.asm(inst, asm),
             InstKind::AtomicRmw {
                 op,

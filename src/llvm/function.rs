@@ -29,6 +29,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+mod aggregate;
 mod call;
 mod inst;
 
@@ -427,7 +428,7 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// and records the instruction as unmodelled ([`Lower::stand_in`]), so the rest of the
     /// instruction is still parsed and checked.
     fn scalar(&mut self, ty: &LType, t: Token) -> PResult<Type> {
-        match ty.scalar() {
+        match self.m.layouts.value_type(ty) {
             Some(Type::Void) => self.err(t, format!("{ty} is not a value type")),
             None if ty.is_first_class() => match self.m.layouts.undefined_name(ty) {
                 Some(n) => self.err(t, format!("use of undefined type %{n}")),
@@ -886,11 +887,27 @@ impl<'a, 'm> Lower<'a, 'm> {
                     kind: ConstKind::Float(bits),
                 }))
             }
+            Val::Zero if sty.is_aggregate() => {
+                Ok(Operand::Const(self.b.function_mut().consts.zero(sty)))
+            }
             Val::Null | Val::Zero => Ok(self.konst(ConstData::zero(sty))),
             Val::Undef | Val::Poison => Ok(self.konst(ConstData {
                 ty: sty,
                 kind: ConstKind::Undef,
             })),
+            Val::Agg(members) if sty.is_aggregate() => self.aggregate_const(ty, sty, members),
+            Val::Bytes(bytes)
+                if sty.agg_info().is_some_and(|i| {
+                    i.len() == bytes.len() && i.member(0).is_none_or(|m| m == Type::I8)
+                }) =>
+            {
+                let f = self.b.function_mut();
+                let consts: Vec<Const> = bytes
+                    .iter()
+                    .map(|&b| f.consts.intern(ConstData::int(Type::I8, b as u128)))
+                    .collect();
+                Ok(Operand::Const(f.consts.aggregate(sty, &consts)))
+            }
             Val::Bytes(_) | Val::Agg(_) => self.unsupported(
                 at,
                 format!("aggregate constant of type {ty} used as an operand"),
@@ -919,6 +936,44 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
             }
         }
+    }
+
+    /// An aggregate constant `{ T a, ... }` / `[T a, ...]` of LLVM type `ty` (strata type
+    /// `sty`): each member must be a constant of the member's type.
+    fn aggregate_const(&mut self, ty: &LType, sty: Type, members: &[TVal<'a>]) -> PResult<Operand> {
+        let at = self.at;
+        let Some(info) = sty.agg_info() else {
+            return self.err(at, format!("aggregate constant for {ty}"));
+        };
+        if members.len() != info.len() {
+            return self.err(
+                at,
+                format!(
+                    "constant of type {ty} has {} members, expected {}",
+                    members.len(),
+                    info.len()
+                ),
+            );
+        }
+        let mut consts = Vec::with_capacity(members.len());
+        for (i, (mt, mv)) in members.iter().enumerate() {
+            let want = info.member(i).unwrap_or(Type::Void);
+            if self.scalar(mt, at)? != want {
+                return self.err(at, format!("member {i} of a {ty} constant has type {mt}"));
+            }
+            match self.operand(mt, mv)? {
+                Operand::Const(c) => consts.push(c),
+                Operand::Value(_) => {
+                    return self.unsupported(
+                        at,
+                        format!("constant expression in a {ty} constant is not supported"),
+                    )
+                }
+            }
+        }
+        Ok(Operand::Const(
+            self.b.function_mut().consts.aggregate(sty, &consts),
+        ))
     }
 
     fn cast(&mut self, op: CastOp, inner: &TVal<'a>, to: &LType) -> PResult<Operand> {

@@ -81,19 +81,49 @@ impl LType {
         matches!(self, LType::Ptr(_) | LType::OpaquePtr)
     }
 
-    /// The strata scalar type for this LLVM type, if it has one (`void` maps to `Void`).
+    /// The strata value type for this LLVM type, if it has one (`void` maps to `Void`;
+    /// literal structs and arrays of representable members map to aggregates; a named
+    /// struct needs [`Layouts::value_type`]).
     pub fn scalar(&self) -> Option<Type> {
+        self.value_type_in(None, 0)
+    }
+
+    fn value_type_in(&self, layouts: Option<&Layouts>, depth: u32) -> Option<Type> {
+        if depth > 32 {
+            return None;
+        }
+        let member = |t: &LType| match t.value_type_in(layouts, depth + 1) {
+            Some(Type::Void) | None => None,
+            Some(t) => Some(t),
+        };
         Some(match self {
             LType::Void => Type::Void,
             LType::Int(n) => return Type::int(*n),
             LType::Float => Type::F32,
             LType::Double => Type::F64,
             LType::Ptr(_) | LType::OpaquePtr => Type::Ptr,
+            LType::Struct { fields, packed } => {
+                let fields = fields.iter().map(member).collect::<Option<Box<[Type]>>>()?;
+                return Type::aggregate(crate::ir::AggShape::Struct {
+                    fields,
+                    packed: *packed,
+                })
+                .ok();
+            }
+            LType::Array(n, e) => {
+                let len = u32::try_from(*n).ok()?;
+                return Type::array_of(len, member(e)?).ok();
+            }
+            LType::Named(n) => match layouts?.bodies.get(n.as_str()) {
+                Some(Some(body)) => return body.value_type_in(layouts, depth + 1),
+                _ => return None,
+            },
             _ => return None,
         })
     }
 
-    /// The LLVM type that export uses for a strata scalar type (`ptr` becomes `i8*`).
+    /// The LLVM type that export uses for a strata value type (`ptr` becomes `i8*`, also
+    /// inside aggregates).
     pub fn from_scalar(t: Type) -> LType {
         match t {
             Type::Void => LType::Void,
@@ -107,6 +137,15 @@ impl LType {
             Type::F32 => LType::Float,
             Type::F64 => LType::Double,
             Type::Ptr => LType::i8_ptr(),
+            Type::Agg(id) => match &id.info().shape {
+                crate::ir::AggShape::Struct { fields, packed } => LType::Struct {
+                    fields: fields.iter().map(|&f| LType::from_scalar(f)).collect(),
+                    packed: *packed,
+                },
+                crate::ir::AggShape::Array { len, elem } => {
+                    LType::Array(*len as u64, Box::new(LType::from_scalar(*elem)))
+                }
+            },
         }
     }
 
@@ -435,6 +474,11 @@ impl Layouts {
                 return Err(format!("type {t} has no size"));
             }
         })
+    }
+
+    /// The strata value type of `t`, resolving named structs (see [`LType::scalar`]).
+    pub fn value_type(&self, t: &LType) -> Option<Type> {
+        t.value_type_in(Some(self), 0)
     }
 
     /// The field types of a struct type (resolving a named struct).

@@ -14,8 +14,13 @@
 //!    sparse initial bytes plus relocations ([`consts`]).
 //! 4. Each function body is parsed and lowered in one pass ([`function`]).
 //!
-//! **Mapping decisions.** Our IR has one pointer type and no aggregates: every LLVM pointer
-//! is `ptr`; `alloca T` becomes `Alloca { ty: T if scalar else i8, size, align }`;
+//! **Mapping decisions.** Our IR has one pointer type: every LLVM pointer is `ptr` (also
+//! inside aggregates). Literal and named structs and arrays of representable members are
+//! aggregate value types ([`crate::ir::aggregate`]; a named struct becomes the literal struct
+//! of its body, export writes literal types); `extractvalue`/`insertvalue` with an index path
+//! become chains of one-index instructions, aggregate constants (`{ T a, ... }`, `[...]`,
+//! `c"..."`, `zeroinitializer`, `undef`) are pool constants. `alloca T` becomes
+//! `Alloca { ty: T if it has a strata type else i8, size, align }`;
 //! `getelementptr` becomes `Gep { base, offset, [(idx, scale)] }` with constant indices and
 //! struct fields folded into `offset` (an all-constant zero GEP and pointer `bitcast`s are
 //! aliases, not instructions). Constant expressions in operands are materialised as
@@ -35,8 +40,8 @@
 //! (syntax, undefined names and types, type mismatches, call arity, alignments, value
 //! numbering, phis after other instructions, keywords and attribute groups in the text export
 //! copies verbatim, metadata references and module flags: [`validate`]). Only a *valid*
-//! function using a construct the IR does not model (aggregate values such as `{ i64, i64 }`
-//! struct returns, `x86_fp80`, vectors, `invoke`, ...; a [`parse::PErr`] with
+//! function using a construct the IR does not model (`x86_fp80`, vectors, `invoke`, ...; a
+//! [`parse::PErr`] with
 //! `unsupported` set) is skipped: its body is still parsed to the end with stand-in types
 //! (so a malformed construct anywhere in it is an error), then it is recorded in
 //! [`Imported::skipped`] with its line and reason, becomes an external declaration in the

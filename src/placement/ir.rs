@@ -105,7 +105,8 @@ fn kind_of(k: &InstKind) -> usize {
         InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => 13,
         InstKind::Fence { .. } => 14,
         InstKind::Phi { .. } => 15,
-        InstKind::Copy { .. } => 16,
+        // Member moves cost what a copy costs.
+        InstKind::Copy { .. } | InstKind::ExtractValue { .. } | InstKind::InsertValue { .. } => 16,
         InstKind::Opaque(_) => 17,
     }
 }

@@ -10,7 +10,8 @@
 //! except where one constant operand decides alone, whatever the other is and without any
 //! possible trap (`x & 0`, `x * 0`, `x | -1`, `x urem 1`, `x srem 1`, `x ult 0`,
 //! `x sgt MAX` and the other comparisons with an extreme value, `fcmp false/true`). `select` with a constant condition is the chosen arm, otherwise the
-//! meet of both arms; `copy` is its source. A branch on a constant takes the successor the
+//! meet of both arms; `copy` is its source; `extractvalue` of a known aggregate is the
+//! member, `insertvalue` of known parts a new known aggregate ([`AggConsts`]). A branch on a constant takes the successor the
 //! interpreter takes (`br`: 1 is successor 0; `switch`: the case whose zero-extended value
 //! matches, else the default; `indirect_br`: the listed block of a `blockaddress`).
 //!
@@ -33,7 +34,7 @@
 //! Complexity: every rule is O(operands) (a `switch` O(cases)); the fallback is
 //! O(blocks + edges + instructions + operands), one pass.
 
-use super::lattice::{Constant, LatticeValue};
+use super::lattice::{AggConsts, Constant, LatticeValue};
 use super::rewrite::{RewriteStats, Rewriter};
 use super::BitSet;
 use crate::analysis::Cfg;
@@ -95,6 +96,7 @@ pub fn eval_inst(
     kind: &InstKind,
     op: impl Fn(Operand) -> LatticeValue,
     memory: Option<&SymbolTable>,
+    aggregates: &mut AggConsts,
 ) -> LatticeValue {
     use LatticeValue::{Overdefined, Unknown};
     let fold = |r: Option<Val>| r.map_or(Overdefined, LatticeValue::scalar);
@@ -215,6 +217,35 @@ pub fn eval_inst(
             _ => op(*if_true).meet(op(*if_false)),
         },
         InstKind::Copy { src, .. } => op(*src),
+        InstKind::ExtractValue { agg, index, .. } => match op(*agg) {
+            Unknown => Unknown,
+            LatticeValue::Const(k) => aggregates
+                .members(k)
+                .and_then(|ms| ms.get(*index as usize))
+                .map_or(Overdefined, |&m| LatticeValue::Const(m)),
+            Overdefined => Overdefined,
+        },
+        InstKind::InsertValue {
+            ty,
+            agg,
+            value,
+            index,
+        } => match (op(*agg), op(*value)) {
+            (Overdefined, _) | (_, Overdefined) => Overdefined,
+            (Unknown, _) | (_, Unknown) => Unknown,
+            (LatticeValue::Const(a), LatticeValue::Const(m)) => {
+                let Some(mut members) = aggregates.members(a).map(<[Constant]>::to_vec) else {
+                    return Overdefined;
+                };
+                match members.get_mut(*index as usize) {
+                    Some(slot) => *slot = m,
+                    None => return Overdefined,
+                }
+                aggregates
+                    .make(*ty, &members)
+                    .map_or(Overdefined, LatticeValue::Const)
+            }
+        },
         _ => Overdefined,
     }
 }
@@ -337,6 +368,7 @@ pub struct Folder {
     cells: Vec<LatticeValue>,
     const_cells: Vec<LatticeValue>,
     live: BitSet,
+    aggregates: AggConsts,
 }
 
 impl Folder {
@@ -360,9 +392,11 @@ impl Folder {
         self.cells.clear();
         self.cells.resize(f.values.len(), LatticeValue::Overdefined);
         self.const_cells.clear();
+        self.aggregates.clear();
+        let aggregates = &mut self.aggregates;
         self.const_cells.extend((0..f.consts.len()).map(|c| {
-            let c = Const::new(c);
-            Constant::of_pool(c, f.consts.get(c))
+            aggregates
+                .of_pool(f.consts, Const::new(c))
                 .map_or(LatticeValue::Overdefined, LatticeValue::Const)
         }));
         for &b in cfg.rpo() {
@@ -380,6 +414,7 @@ impl Folder {
                         Operand::Const(c) => consts[c.index()],
                     },
                     Some(symbols),
+                    &mut self.aggregates,
                 );
                 // Every cell starts Overdefined, so Unknown cannot arise; keep it safe anyway.
                 if let LatticeValue::Const(_) = cell {
@@ -393,7 +428,7 @@ impl Folder {
                 self.live.insert(b);
             }
         }
-        rewriter.apply(f, cfg, &self.cells, &self.live)
+        rewriter.apply(f, cfg, &self.cells, &self.live, &self.aggregates)
     }
 }
 

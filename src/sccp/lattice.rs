@@ -24,11 +24,25 @@
 //! payload. `undef` is the zero of its type, as in the interpreter (so SCCP does not exploit
 //! `undef` the way LLVM does; doing so would make folding and the oracle disagree).
 //!
-//! Invariants: a `Const` cell's value has the type of the SSA value it describes.
-//! Complexity: every operation is O(1).
+//! Aggregates (struct and array values) are lattice values too: a `Const` cell of an
+//! aggregate type is [`Constant::Aggregate`], a member list in the analysis' hash-consed
+//! [`AggConsts`] table, every member itself a known constant; an aggregate with an unknown or
+//! overdefined member is `Overdefined` as a whole (we chose whole-aggregate cells over one
+//! cell per member: one cell per SSA value keeps the solver unchanged, and clang's
+//! aggregates are built and taken apart within a few instructions). `insertvalue` of known
+//! parts into a known aggregate is a new known aggregate, `extractvalue` of a known
+//! aggregate is the member's constant, so folding goes through chains of both; a pool
+//! aggregate constant (and `undef` of an aggregate type, which is zero as in the
+//! interpreter) enters the lattice through [`AggConsts::of_pool`].
+//!
+//! Invariants: a `Const` cell's value has the type of the SSA value it describes; an
+//! `Aggregate` id names a list of the table it was made with, whose members have the
+//! aggregate type's member types. Complexity: every operation is O(1) except aggregate
+//! construction, O(members).
 
 use crate::interp::Val;
 use crate::ir::{Const, ConstData, ConstKind, ConstPool, Symbol, Type};
+use std::collections::HashMap;
 
 /// A constant known to the solver.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -47,6 +61,116 @@ pub enum Constant {
     /// A `blockaddress` constant of the function's pool; it takes part in phis, selects,
     /// copies and `indirect_br` but nothing computes on it.
     Address(Const),
+    /// A struct or array value whose members are all known: list `id` of the analysis'
+    /// [`AggConsts`].
+    Aggregate {
+        /// The aggregate type.
+        ty: Type,
+        /// Index of the member list in the [`AggConsts`] table.
+        id: u32,
+    },
+}
+
+/// Most aggregate constants one analysis builds; past it, new aggregates are `Overdefined`
+/// (bounds the table like the solver's memory limit bounds its state).
+pub const MAX_AGG_CONSTS: usize = 1 << 16;
+
+/// The hash-consed member lists of the aggregate constants of one analysis (cleared per
+/// function).
+#[derive(Clone, Default, Debug)]
+pub struct AggConsts {
+    lists: Vec<Box<[Constant]>>,
+    index: HashMap<Box<[Constant]>, u32>,
+}
+
+impl AggConsts {
+    /// Empties the table (keeping capacity).
+    pub fn clear(&mut self) {
+        self.lists.clear();
+        self.index.clear();
+    }
+
+    /// The aggregate of type `ty` with these members; `None` past [`MAX_AGG_CONSTS`].
+    pub fn make(&mut self, ty: Type, members: &[Constant]) -> Option<Constant> {
+        let id = match self.index.get(members) {
+            Some(&id) => id,
+            None => {
+                if self.lists.len() >= MAX_AGG_CONSTS {
+                    return None;
+                }
+                let id = self.lists.len() as u32;
+                self.lists.push(members.into());
+                self.index.insert(members.into(), id);
+                id
+            }
+        };
+        Some(Constant::Aggregate { ty, id })
+    }
+
+    /// The members of an aggregate constant of this table.
+    pub fn members(&self, k: Constant) -> Option<&[Constant]> {
+        match k {
+            Constant::Aggregate { id, .. } => self.lists.get(id as usize).map(|l| &**l),
+            _ => None,
+        }
+    }
+
+    /// The constant of a pool entry, aggregates included (see [`Constant::of_pool`]).
+    pub fn of_pool(&mut self, pool: &ConstPool, c: Const) -> Option<Constant> {
+        let data = pool.try_get(c)?;
+        let Some(info) = data.ty.agg_info() else {
+            return Constant::of_pool(c, data);
+        };
+        let mut members = Vec::with_capacity(info.len());
+        match data.kind {
+            ConstKind::Aggregate(_) => {
+                let ms = pool.members(c)?;
+                if ms.len() != info.len() {
+                    return None;
+                }
+                for &m in ms {
+                    members.push(self.of_pool(pool, m)?);
+                }
+            }
+            ConstKind::Undef => {
+                for i in 0..info.len() {
+                    members.push(self.zero(info.member(i)?)?);
+                }
+            }
+            _ => return None,
+        }
+        self.make(data.ty, &members)
+    }
+
+    /// The zero of a value type (`undef` is zero, as in the interpreter).
+    fn zero(&mut self, ty: Type) -> Option<Constant> {
+        match ty.agg_info() {
+            None => Val::zero(ty).map(Constant::Scalar),
+            Some(info) => {
+                let mut members = Vec::with_capacity(info.len());
+                for i in 0..info.len() {
+                    members.push(self.zero(info.member(i)?)?);
+                }
+                self.make(ty, &members)
+            }
+        }
+    }
+
+    /// The pool entry for `k` (see [`Constant::to_pool`]), aggregates interned member by
+    /// member; `None` if some member has no pool form.
+    pub fn to_pool(&self, k: Constant, pool: &mut ConstPool) -> Option<Const> {
+        match k {
+            Constant::Aggregate { ty, .. } => {
+                let members = self.members(k)?;
+                let mut consts = Vec::with_capacity(members.len());
+                for &m in members {
+                    consts.push(self.to_pool(m, pool)?);
+                }
+                Some(pool.aggregate(ty, &consts))
+            }
+            k => k.to_pool(pool),
+        }
+    }
 }
 
 impl Constant {
@@ -68,7 +192,7 @@ impl Constant {
     /// The pool entry describing this constant, interned into `pool` (scalars, symbols at
     /// offset 0), or the original handle (block addresses). `None` for a non-null pointer
     /// scalar or a symbol at a non-zero offset, which have no pool form (they stay computed
-    /// by their instruction).
+    /// by their instruction), and for aggregates (use [`AggConsts::to_pool`]).
     pub fn to_pool(self, pool: &mut ConstPool) -> Option<Const> {
         let data = match self {
             Constant::Address(c) => return Some(c),
@@ -76,7 +200,7 @@ impl Constant {
                 ty: Type::Ptr,
                 kind: ConstKind::SymbolAddr(symbol),
             },
-            Constant::Symbol { .. } => return None,
+            Constant::Symbol { .. } | Constant::Aggregate { .. } => return None,
             Constant::Scalar(Val::Int { ty, bits }) => ConstData::int(ty, bits),
             Constant::Scalar(Val::Float { ty, bits }) => ConstData {
                 ty,
@@ -86,7 +210,7 @@ impl Constant {
                 ty: Type::Ptr,
                 kind: ConstKind::Null,
             },
-            Constant::Scalar(Val::Ptr(_)) => return None,
+            Constant::Scalar(Val::Ptr(_)) | Constant::Scalar(Val::Agg { .. }) => return None,
         };
         Some(pool.intern(data))
     }
@@ -95,7 +219,7 @@ impl Constant {
     pub fn scalar(self) -> Option<Val> {
         match self {
             Constant::Scalar(v) => Some(v),
-            Constant::Symbol { .. } | Constant::Address(_) => None,
+            Constant::Symbol { .. } | Constant::Address(_) | Constant::Aggregate { .. } => None,
         }
     }
 }
@@ -171,6 +295,9 @@ impl std::fmt::Display for LatticeValue {
                 write!(f, "const address {symbol}{offset:+}")
             }
             LatticeValue::Const(Constant::Address(c)) => write!(f, "const address {c}"),
+            LatticeValue::Const(Constant::Aggregate { ty, id }) => {
+                write!(f, "const {ty} aggregate #{id}")
+            }
             LatticeValue::Overdefined => f.write_str("overdefined"),
         }
     }

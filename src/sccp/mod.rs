@@ -391,7 +391,13 @@ pub fn rewrite_sccp(
     let rewritten = match &solution.status {
         SccpStatus::Solved => {
             let result = solution.solver.result();
-            Some(rewriter.apply(&mut f, &cfg, &result.values, &result.reachable))
+            Some(rewriter.apply(
+                &mut f,
+                &cfg,
+                &result.values,
+                &result.reachable,
+                &result.aggregates,
+            ))
         }
         SccpStatus::MemoryLimit => {
             let limit = config.options.sccp_memory_limit;
@@ -503,6 +509,8 @@ pub struct SccpResult {
     pub resolvable_branches: usize,
     /// Cell updates that would have moved a cell up the lattice (always 0; a fuzzing oracle).
     pub monotonicity_violations: usize,
+    /// Member lists of the aggregate constants in `values` ([`lattice::AggConsts`]).
+    pub aggregates: lattice::AggConsts,
 }
 
 impl SccpResult {
@@ -516,6 +524,7 @@ impl SccpResult {
         self.foldable_count = 0;
         self.resolvable_branches = 0;
         self.monotonicity_violations = 0;
+        self.aggregates.clear();
     }
 
     /// The lattice cell of `v` (`Unknown` for an out-of-range index).

@@ -53,7 +53,7 @@
 //! the longest chain of dependent phis, usually 1-2).
 
 use super::fold::{condition, resolved_successor};
-use super::lattice::{Constant, LatticeValue};
+use super::lattice::{AggConsts, Constant, LatticeValue};
 use super::BitSet;
 use crate::analysis::Cfg;
 use crate::ir::{
@@ -122,6 +122,7 @@ fn cache_slot(k: &Constant) -> usize {
         Constant::Scalar(v) => v.as_u128() as u64 ^ ((v.ty().code() as u64) << 56),
         Constant::Symbol { symbol, offset } => (symbol.0 as u64) << 40 ^ *offset as u64 ^ (1 << 62),
         Constant::Address(c) => c.0 as u64 ^ (1 << 63),
+        Constant::Aggregate { ty, id } => (*id as u64) << 8 ^ ty.code() as u64 ^ (3 << 61),
     };
     (x.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize
 }
@@ -160,6 +161,7 @@ impl Rewriter {
         cfg: &Cfg,
         cells: &[LatticeValue],
         reachable: &BitSet,
+        aggregates: &AggConsts,
     ) -> RewriteStats {
         let mut stats = RewriteStats::default();
         // True once some value has a replacement (step 7 is the identity otherwise).
@@ -183,7 +185,7 @@ impl Rewriter {
                 let c = match self.cache[slot] {
                     Some((key, c)) if key == *k => Some(c),
                     _ => {
-                        let c = k.to_pool(f.consts);
+                        let c = aggregates.to_pool(*k, f.consts);
                         if let Some(c) = c {
                             self.cache[slot] = Some((*k, c));
                         }

@@ -63,7 +63,7 @@
 //! O(operands) (phi entries: O(successors of the predecessor)).
 
 use super::fold::{condition, eval_inst, resolved_successor};
-use super::lattice::{Constant, LatticeValue};
+use super::lattice::LatticeValue;
 use super::{BitSet, SccpError, SccpResult};
 use crate::analysis::Cfg;
 use crate::ir::{
@@ -344,9 +344,11 @@ impl Solver {
             *at += 1;
         }
         self.const_cells.clear();
+        self.result.aggregates.clear();
+        let aggregates = &mut self.result.aggregates;
         self.const_cells.extend((0..consts.len()).map(|c| {
-            let c = crate::ir::Const::new(c);
-            Constant::of_pool(c, consts.get(c))
+            aggregates
+                .of_pool(consts, crate::ir::Const::new(c))
                 .map_or(LatticeValue::Overdefined, LatticeValue::Const)
         }));
         let r = &mut self.result;
@@ -520,11 +522,17 @@ impl Solver {
                 }
                 acc
             }
-            kind => eval_inst(
-                kind,
-                |o| self.cell(o),
-                self.fold_address.contains(i).then_some(symbols),
-            ),
+            kind => {
+                let mut aggregates = std::mem::take(&mut self.result.aggregates);
+                let cell = eval_inst(
+                    kind,
+                    |o| self.cell(o),
+                    self.fold_address.contains(i).then_some(symbols),
+                    &mut aggregates,
+                );
+                self.result.aggregates = aggregates;
+                cell
+            }
         };
         for k in 0..d.results.len() {
             self.set(d.results[k], new);
@@ -654,7 +662,9 @@ fn depends_on_operands(kind: &InstKind, results: &[Value], fold_address: bool) -
             | InstKind::Fcmp { .. }
             | InstKind::Cast { .. }
             | InstKind::Select { .. }
-            | InstKind::Copy { .. } => true,
+            | InstKind::Copy { .. }
+            | InstKind::ExtractValue { .. }
+            | InstKind::InsertValue { .. } => true,
             InstKind::Gep { .. }
             | InstKind::Load {
                 volatile: false, ..

@@ -35,9 +35,7 @@
 use super::promotable::{Candidates, NONE};
 use super::{Mem2RegStats, Reject, MAX_PHI_COPY_COST};
 use crate::analysis::{Cfg, DominanceFrontiers, IdfScratch};
-use crate::ir::{
-    Block, Body, ConstData, Inst, InstKind, IrRead, Operand, Value, ValueData, ValueDef,
-};
+use crate::ir::{Block, Body, Inst, InstKind, IrRead, Operand, Value, ValueData, ValueDef};
 use smallvec::SmallVec;
 
 /// One phi to insert.
@@ -236,7 +234,7 @@ impl PhiPlan {
             if slot.reject.is_some() {
                 c.slot_of[slot.value.index()] = NONE;
             } else {
-                slot.zero = f.consts.intern(ConstData::zero(slot.ty));
+                slot.zero = f.consts.zero(slot.ty);
             }
         }
         self.sites.sort_unstable_by_key(|&(s, b)| (b, s));

@@ -8,7 +8,9 @@
 //! itself in that block), which [`super::place_phis`] needs for phi placement and liveness.
 //!
 //! Rules (an alloca is promotable iff all hold):
-//! - allocation size and type size are both at most [`MAX_PROMOTABLE_ALLOCA_SIZE`];
+//! - allocation size and type size are both at most [`MAX_PROMOTABLE_ALLOCA_SIZE`]; an
+//!   alloca of an aggregate type (struct or array, DESIGN.md 3.1) may have any size (LLVM 14
+//!   promotes those too), as long as the allocation holds the type;
 //! - the alloca is not `volatile`;
 //! - its value is used only as the address of non-volatile loads and stores whose type is
 //!   the alloca's type (a different type is type punning: DESIGN.md 4), or as the
@@ -208,10 +210,15 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
                 if bi == 0 {
                     entry_allocas += 1;
                 }
-                let reject = if size as usize > MAX_PROMOTABLE_ALLOCA_SIZE
-                    || ty.bytes() as usize > MAX_PROMOTABLE_ALLOCA_SIZE
-                    || !ty.is_value()
-                {
+                // Aggregates are promoted at any size, as LLVM 14 does: a whole-value
+                // aggregate slot is one SSA value, not a memory region to split.
+                let too_big = if ty.is_aggregate() {
+                    (size as u64) < ty.bytes() as u64
+                } else {
+                    size as usize > MAX_PROMOTABLE_ALLOCA_SIZE
+                        || ty.bytes() as usize > MAX_PROMOTABLE_ALLOCA_SIZE
+                };
+                let reject = if too_big || !ty.is_value() {
                     Some(Reject::Size)
                 } else if volatile {
                     Some(Reject::Volatile)

@@ -509,7 +509,8 @@ impl<'a, 'f> Lexer<'a, 'f> {
                 lx.pos = start + 3;
                 Tok::Ellipsis
             }
-            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b':' | b'=' | b'*' | b'+' => {
+            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'<' | b'>' | b',' | b':' | b'=' | b'*'
+            | b'+' => {
                 lx.pos = start + 1;
                 Tok::Punct(c as char)
             }

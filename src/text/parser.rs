@@ -13,13 +13,17 @@
 //! [results =] asm [volatile] "tmpl" out("=r" i32 result, "=m" i32 ptr v3) in("r" i32 v5)
 //!             clobber("cc") goto(block2)
 //! [vR =] opaque "name" TY (TY arg, ...) "payload"
+//! vR = extractvalue { i64, i64 } a, 1      vR = insertvalue { i64, i64 } a, i64 b, 0
 //! ```
 //!
 //! Terminators: `jump T`, `br c, T, T`, `switch TY v, T [C: T, ...]`,
 //! `indirect_br p, [blockN, ...]`, `ret [TY op]`, `unreachable`, where a target `T` is
 //! `blockN[(TY arg, ...)]`. Operands are `vN`, integer and float literals, `null`, `undef`,
 //! `true`, `false`, `@name` and `blockaddress(blockN)`; a literal's type comes from its
-//! context (see `parser_inst`).
+//! context (see `parser_inst`). Types are the scalar keywords and the aggregates
+//! `{ TY, ... }`, `<{ TY, ... }>` (packed) and `[N x TY]`; an aggregate constant lists its
+//! typed members in the same brackets (`{ i64 1, [2 x i8] [i8 0, i8 1] }`), or is
+//! `zeroinitializer` (printed member by member) or `undef`.
 //!
 //! Algorithm: pass 1 lexes the whole source (so that a lexical error anywhere is reported
 //! before anything else), finds `extern`/`global`/`const`/`func` followed by `@name` at
@@ -363,8 +367,45 @@ impl<'a> Parser<'a> {
         Err(self.expected(what))
     }
 
+    /// A type: a scalar keyword, or an aggregate `{ T, ... }`, `<{ T, ... }>` (packed) or
+    /// `[N x T]`.
     pub(super) fn ty(&mut self, ctx: impl Ctx) -> Result<Type, ParseError> {
+        if self.is_punct('{') || self.is_punct('[') || self.is_punct('<') {
+            return self.aggregate_type();
+        }
         self.keyword(|| format!("a type {}", ctx.build()), Type::from_name)
+    }
+
+    fn aggregate_type(&mut self) -> Result<Type, ParseError> {
+        let start = self.peek().clone();
+        let shape = if self.eat_punct('[') {
+            let len = self.uint("an array length", crate::ir::aggregate::MAX_MEMBERS)? as u32;
+            self.expect_word("x", "after an array length")?;
+            let elem = self.ty("as an array element")?;
+            self.expect_punct(']', "after an array type")?;
+            AggShape::Array { len, elem }
+        } else {
+            let packed = self.eat_punct('<');
+            self.expect_punct('{', "to open a struct type")?;
+            let mut fields = Vec::new();
+            if !self.eat_punct('}') {
+                loop {
+                    fields.push(self.ty("as a struct member")?);
+                    if self.eat_punct('}') {
+                        break;
+                    }
+                    self.expect_punct(',', "between struct members")?;
+                }
+            }
+            if packed {
+                self.expect_punct('>', "to close a packed struct type")?;
+            }
+            AggShape::Struct {
+                fields: fields.into(),
+                packed,
+            }
+        };
+        Type::aggregate(shape).map_err(|m| self.err_at(&start, m))
     }
 
     pub(super) fn string(&mut self, what: &str) -> Result<String, ParseError> {

@@ -383,6 +383,10 @@ impl<'a> Parser<'a> {
                 Terminator::IndirectBr { addr, dests }
             }
             "ret" => match self.peek().tok {
+                Tok::Punct('{' | '[' | '<') => {
+                    let ty = self.ty("after `ret`")?;
+                    Terminator::Ret(Some(self.operand(ty, "as the returned value")?))
+                }
                 Tok::Word(w) if Type::from_name(w).is_some() => {
                     let ty = self.ty("after `ret`")?;
                     if ty == Type::Void {

@@ -254,6 +254,32 @@ impl<'a> Parser<'a> {
                     src: self.operand(ty, "as the source of `copy`")?,
                 }
             }
+            "extractvalue" => {
+                let ty = self.ty("after `extractvalue`")?;
+                let agg = self.operand(ty, "as the aggregate")?;
+                self.comma(op, "aggregate")?;
+                let t = self.peek().clone();
+                let index = self.uint("a member index", u32::MAX as u64)? as u32;
+                if ty.member(index as usize).is_none() {
+                    return Err(self.err_at(&t, format!("{ty} has no member {index}")));
+                }
+                InstKind::ExtractValue { ty, agg, index }
+            }
+            "insertvalue" => {
+                let ty = self.ty("after `insertvalue`")?;
+                let agg = self.operand(ty, "as the aggregate")?;
+                self.comma(op, "aggregate")?;
+                let member = self.ty("of the inserted value")?;
+                let value = self.operand(member, "as the inserted value")?;
+                self.comma(op, "inserted value")?;
+                let index = self.uint("a member index", u32::MAX as u64)? as u32;
+                InstKind::InsertValue {
+                    ty,
+                    agg,
+                    value,
+                    index,
+                }
+            }
             "asm" => self.inline_asm()?,
             "opaque" => {
                 let name = self.string("an operation name string after `opaque`")?;
@@ -408,6 +434,14 @@ impl<'a> Parser<'a> {
     /// `inf`/`nan`, `null`, `undef`, `true`/`false` (always `i1`), `@name` and
     /// `blockaddress(blockN)` (always `ptr`).
     pub(super) fn operand(&mut self, ty: Type, ctx: impl Ctx) -> Result<Operand, ParseError> {
+        if let Some(info) = ty.agg_info() {
+            if self.is_punct('{') || self.is_punct('[') || self.is_punct('<') {
+                return self.aggregate_const(ty, info);
+            }
+            if self.eat_word("zeroinitializer") {
+                return Ok(Operand::Const(self.f.func.consts.zero(ty)));
+            }
+        }
         let t = self.peek();
         let data = match &t.tok {
             &Tok::Word(w) => {
@@ -454,6 +488,48 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         Ok(self.intern(data))
+    }
+
+    /// An aggregate constant of type `ty`: `{ T a, ... }`, `<{ T a, ... }>` or `[T a, ...]`,
+    /// each member with its type.
+    fn aggregate_const(&mut self, ty: Type, info: &AggInfo) -> Result<Operand, ParseError> {
+        let (open, close, packed) = match &info.shape {
+            AggShape::Array { .. } => ('[', ']', false),
+            AggShape::Struct { packed, .. } => ('{', '}', *packed),
+        };
+        if packed {
+            self.expect_punct('<', "to open a packed struct constant")?;
+        }
+        self.expect_punct(open, || format!("to open a constant of type {ty}"))?;
+        let mut members = Vec::with_capacity(info.len());
+        for i in 0..info.len() {
+            if i > 0 {
+                self.expect_punct(',', "between aggregate members")?;
+            }
+            let want = info.member(i).unwrap_or(Type::Void);
+            let t = self.peek().clone();
+            let got = self.ty("of an aggregate member")?;
+            if got != want {
+                return Err(self.err_at(
+                    &t,
+                    format!("member {i} of {ty} has type {want}, found {got}"),
+                ));
+            }
+            let op = self.operand(want, "as an aggregate member")?;
+            match op {
+                Operand::Const(c) => members.push(c),
+                Operand::Value(_) => {
+                    return Err(
+                        self.err_at(&t, "an aggregate constant member must be a constant".into())
+                    )
+                }
+            }
+        }
+        self.expect_punct(close, || format!("to close a constant of type {ty}"))?;
+        if packed {
+            self.expect_punct('>', "to close a packed struct constant")?;
+        }
+        Ok(Operand::Const(self.f.func.consts.aggregate(ty, &members)))
     }
 
     pub(super) fn intern(&mut self, c: ConstData) -> Operand {

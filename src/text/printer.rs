@@ -190,6 +190,10 @@ impl<F: IrRead> Printer<'_, F> {
     }
 
     fn op(&self, op: Operand) -> String {
+        let c0 = match op {
+            Operand::Value(v) => return v.to_string(),
+            Operand::Const(c) => c,
+        };
         let c = match op {
             Operand::Value(v) => return v.to_string(),
             Operand::Const(c) => match self.f.consts().try_get(c) {
@@ -204,6 +208,21 @@ impl<F: IrRead> Printer<'_, F> {
             ConstKind::Undef => "undef".into(),
             ConstKind::SymbolAddr(s) => symbol(&self.symbols.name(s)),
             ConstKind::BlockAddr(b) => format!("blockaddress({b})"),
+            ConstKind::Aggregate(_) => {
+                let members = self.f.consts().members(c0).unwrap_or(&[]);
+                let inner: Vec<String> = members
+                    .iter()
+                    .map(|&m| self.typed(Operand::Const(m)))
+                    .collect();
+                match c.ty.agg_info().map(|i| &i.shape) {
+                    Some(AggShape::Array { .. }) => format!("[{}]", inner.join(", ")),
+                    Some(AggShape::Struct { packed: true, .. }) => {
+                        format!("<{{ {} }}>", inner.join(", "))
+                    }
+                    _ if inner.is_empty() => "{}".into(),
+                    _ => format!("{{ {} }}", inner.join(", ")),
+                }
+            }
         }
     }
 
@@ -284,6 +303,20 @@ impl<F: IrRead> Printer<'_, F> {
             InstKind::Load { ty, ptr, volatile } => {
                 write!(out, "load {ty}, {}{}", o(ptr), vol(volatile))
             }
+            InstKind::ExtractValue { ty, agg, index } => {
+                write!(out, "extractvalue {ty} {}, {index}", o(agg))
+            }
+            InstKind::InsertValue {
+                ty,
+                agg,
+                value,
+                index,
+            } => write!(
+                out,
+                "insertvalue {ty} {}, {}, {index}",
+                o(agg),
+                self.typed(*value)
+            ),
             InstKind::Store {
                 ty,
                 value,

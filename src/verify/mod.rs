@@ -17,7 +17,10 @@
 //! 4. **Operand types** (`check_inst`): each instruction's operands have the types its kind
 //!    requires (both arithmetic operands of the instruction type, integer ops on integers and
 //!    float ops on floats, pointers for addresses, `i1` select conditions, cast source/target
-//!    kinds and widths, alloca size at least the element size and a power-of-two alignment).
+//!    kinds and widths, alloca size at least the element size and a power-of-two alignment,
+//!    `extractvalue`/`insertvalue` indices naming a member of their aggregate type and an
+//!    inserted value of that member's type; no aggregate in a cast or `cmpxchg`). Every
+//!    aggregate constant of the pool has one member constant per member, of its type.
 //!    A used value must be defined (not a hole).
 //! 5. **Calls** (`check_call`): a direct callee is a function or external declaration;
 //!    argument count matches its signature (at least the fixed count for variadic callees);
@@ -150,6 +153,43 @@ impl<'a, R: IrRead> Checker<'a, R> {
         }
     }
 
+    /// Every aggregate constant has one constant per member, each of the member's type.
+    fn check_aggregate_consts(&mut self) {
+        let pool = self.ir.consts();
+        for k in 0..pool.len() {
+            let c = Const::new(k);
+            let d = pool.get(c);
+            if !matches!(d.kind, ConstKind::Aggregate(_)) {
+                continue;
+            }
+            let (Some(info), Some(members)) = (d.ty.agg_info(), pool.members(c)) else {
+                self.error(format!(
+                    "{c} is an aggregate constant of the scalar type {}",
+                    d.ty
+                ));
+                continue;
+            };
+            if members.len() != info.len() {
+                self.error(format!(
+                    "{c} of type {} has {} members, expected {}",
+                    d.ty,
+                    members.len(),
+                    info.len()
+                ));
+                continue;
+            }
+            for (n, &m) in members.iter().enumerate() {
+                let want = info.member(n).unwrap_or(Type::Void);
+                match pool.try_get(m) {
+                    Some(md) if md.ty == want => {}
+                    _ => self.error(format!(
+                        "member {n} of {c} is not a constant of type {want}"
+                    )),
+                }
+            }
+        }
+    }
+
     fn check_tables(&mut self) {
         let ir = self.ir;
         if ir.num_blocks() == 0 || ir.is_block_dead(Block(0)) {
@@ -172,6 +212,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         if ir.param_values().len() != ir.signature().params.len() {
             self.error("parameter values do not match the signature");
         }
+        self.check_aggregate_consts();
         let mut listed = vec![false; ir.num_insts()];
         for b in self.live_blocks().collect::<Vec<_>>() {
             self.block = Some(b);
@@ -529,6 +570,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     self.operand(input.value, || format!("asm input {n}"));
                 }
             }
+            InstKind::CmpXchg { ty, .. } if ty.is_aggregate() => {
+                self.error(format!("cmpxchg cannot operate on {ty}"));
+            }
             InstKind::AtomicRmw { ty, ptr, value, .. } => {
                 if !(ty.is_int() || *ty == Type::Ptr || ty.is_float()) {
                     self.error(format!("atomicrmw cannot operate on {ty}"));
@@ -557,6 +601,24 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 }
             }
             InstKind::Copy { ty, src } => self.expect(*src, *ty, || "copy source".to_string()),
+            InstKind::ExtractValue { ty, agg, index } => {
+                if ty.member(*index as usize).is_none() {
+                    self.error(format!("`{name}` index {index} is not a member of {ty}"));
+                }
+                self.expect(*agg, *ty, || op(1));
+            }
+            InstKind::InsertValue {
+                ty,
+                agg,
+                value,
+                index,
+            } => {
+                self.expect(*agg, *ty, || op(1));
+                match ty.member(*index as usize) {
+                    None => self.error(format!("`{name}` index {index} is not a member of {ty}")),
+                    Some((m, _)) => self.expect(*value, m, || op(2)),
+                }
+            }
             InstKind::Opaque(o) => {
                 for (n, &a) in o.args.iter().enumerate() {
                     self.operand(a, || format!("operand {n} of opaque `{}`", o.name));
@@ -710,7 +772,12 @@ fn check_cast(op: CastOp, from: Type, to: Type) -> Result<(), String> {
         CastOp::SiToFp | CastOp::UiToFp => from.is_int() && to.is_float(),
         CastOp::PtrToInt => from == Type::Ptr && to.is_int(),
         CastOp::IntToPtr => from.is_int() && to == Type::Ptr,
-        CastOp::Bitcast => from.is_value() && from.bits() == to.bits(),
+        CastOp::Bitcast => {
+            from.is_value()
+                && !from.is_aggregate()
+                && !to.is_aggregate()
+                && from.bits() == to.bits()
+        }
     };
     if ok {
         Ok(())

@@ -21,8 +21,6 @@ const KNOWN_OPCODES: &[&str] = &[
     "extractelement",
     "insertelement",
     "shufflevector",
-    "insertvalue",
-    "extractvalue",
     "addrspacecast",
     "callbr",
     "unreachable",
@@ -492,23 +490,44 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
             }
             "extractvalue" => {
-                let (_ty, v) = self.typed()?;
+                let (ty, v) = self.typed()?;
                 self.comma()?;
-                let k = self.c.parse_u64("an index")?;
-                if self.c.peek().kind == Tok::Comma && self.c.peek2() == Tok::Int {
-                    return self
-                        .unsupported(op_tok, "extractvalue with nested indices is not supported");
+                let indices = self.member_indices()?;
+                if let Val::Local(name, t) = &v {
+                    if let Some(Local::Tuple(items)) = self.locals.get(name) {
+                        if indices.len() != 1 {
+                            return self.unsupported(
+                                op_tok,
+                                "extractvalue with nested indices of a cmpxchg or asm result is not supported",
+                            );
+                        }
+                        match items.get(indices[0] as usize) {
+                            Some(op) => Local::Op(*op),
+                            None => {
+                                return self.err(
+                                    *t,
+                                    format!("extractvalue index {} out of range", indices[0]),
+                                )
+                            }
+                        }
+                    } else {
+                        let agg = self.operand(&ty, &v)?;
+                        Local::Op(self.extract_path(op_tok, &ty, agg, &indices)?)
+                    }
+                } else {
+                    let agg = self.operand(&ty, &v)?;
+                    Local::Op(self.extract_path(op_tok, &ty, agg, &indices)?)
                 }
-                let Val::Local(name, t) = &v else {
-                    return self.unsupported(op_tok, "extractvalue of a constant is not supported");
-                };
-                match self.locals.get(name) {
-                    Some(Local::Tuple(items)) => match items.get(k as usize) {
-                        Some(op) => Local::Op(*op),
-                        None => return self.err(*t, format!("extractvalue index {k} out of range")),
-                    },
-                    _ => return self.unsupported(*t, format!("extractvalue of %{name}: only cmpxchg and inline-asm results are supported")),
-                }
+            }
+            "insertvalue" => {
+                let (ty, v) = self.typed()?;
+                self.comma()?;
+                let (mty, mv) = self.typed()?;
+                self.comma()?;
+                let indices = self.member_indices()?;
+                let agg = self.operand(&ty, &v)?;
+                let member = self.operand(&mty, &mv)?;
+                Local::Op(self.insert_path(op_tok, &ty, agg, member, &indices)?)
             }
             "phi" => {
                 self.skip_flags();
