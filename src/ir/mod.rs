@@ -11,6 +11,7 @@ pub mod access;
 pub mod body;
 mod builder;
 mod entities;
+pub mod fp80;
 mod function;
 mod instructions;
 mod names;

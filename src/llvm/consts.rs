@@ -50,8 +50,20 @@ pub fn is_unsupported(msg: &str) -> bool {
     msg.starts_with("unsupported") || msg.contains("not supported")
 }
 
-/// Float bits for a literal of scalar type `ty` (`F32` bits in the low 32).
-pub fn float_bits(ty: Type, v: &Val) -> Result<u64, String> {
+/// Float bits for a literal of scalar type `ty` (`F32` bits in the low 32, `F80` in the low
+/// 80). An `x86_fp80` literal is `0xK` + 20 hex digits of its bits, or a `double` literal
+/// (decimal or `0x` + 16 digits), converted exactly as LLVM's parser does.
+pub fn float_bits(ty: Type, v: &Val) -> Result<u128, String> {
+    if let Val::Hex('K', digits) = v {
+        return match ty {
+            Type::F80 if digits.len() == 20 => u128::from_str_radix(digits, 16)
+                .map_err(|_| format!("invalid hex float 0xK{digits}")),
+            Type::F80 => Err(format!(
+                "x86_fp80 literal 0xK{digits} does not have 20 hex digits"
+            )),
+            _ => Err(format!("x86_fp80 literal 0xK{digits} for {ty}")),
+        };
+    }
     let dbits = match v {
         Val::Dec(x) => x.to_bits(),
         Val::Hex('x', digits) if !digits.is_empty() && digits.len() <= 16 => {
@@ -64,8 +76,9 @@ pub fn float_bits(ty: Type, v: &Val) -> Result<u64, String> {
         _ => return Err("expected a float literal".into()),
     };
     Ok(match ty {
-        Type::F64 => dbits,
-        Type::F32 => f64_bits_to_f32_bits(dbits) as u64,
+        Type::F64 => dbits as u128,
+        Type::F32 => f64_bits_to_f32_bits(dbits) as u128,
+        Type::F80 => crate::ir::fp80::from_f64(f64::from_bits(dbits)),
         _ => return Err(format!("float literal for non-float type {ty}")),
     })
 }
@@ -257,8 +270,11 @@ pub fn eval_init(
             out.write(off, &x.to_le_bytes()[..n])
         }
         LType::Float => out.write(off, &(float_bits(Type::F32, v)? as u32).to_le_bytes()),
-        LType::Double => out.write(off, &float_bits(Type::F64, v)?.to_le_bytes()),
-        LType::Half | LType::BFloat | LType::X86Fp80 | LType::Fp128 => match v {
+        LType::Double => out.write(off, &(float_bits(Type::F64, v)? as u64).to_le_bytes()),
+        LType::X86Fp80 => {
+            out.write(off, &float_bits(Type::F80, v)?.to_le_bytes()[..10])
+        }
+        LType::Half | LType::BFloat | LType::Fp128 => match v {
             Val::Hex(_, d) => {
                 let bytes: Vec<u8> = (0..d.len() / 2)
                     .rev()

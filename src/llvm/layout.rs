@@ -88,6 +88,7 @@ impl LType {
             LType::Int(n) => return Type::int(*n),
             LType::Float => Type::F32,
             LType::Double => Type::F64,
+            LType::X86Fp80 => Type::F80,
             LType::Ptr(_) | LType::OpaquePtr => Type::Ptr,
             _ => return None,
         })
@@ -106,6 +107,7 @@ impl LType {
             Type::Int(n) => LType::Int(n as u32),
             Type::F32 => LType::Float,
             Type::F64 => LType::Double,
+            Type::F80 => LType::X86Fp80,
             Type::Ptr => LType::i8_ptr(),
         }
     }
