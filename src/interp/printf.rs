@@ -685,6 +685,48 @@ mod tests {
     }
 
     #[test]
+    fn long_doubles_print_exactly_like_glibc() {
+        let l = |b: u128| Val::uint(Type::F80, b);
+        let e = |x: f64| l(crate::ir::fp80::from_f64(x));
+        let third = l(0x3FFD_AAAA_AAAA_AAAA_AAAB);
+        // Expected texts are glibc's for the same bits (tests/c/long_double.c under lli).
+        assert_eq!(
+            fmt("%.20Lf %Lf %Le %Lg", &[third, third, third, third]),
+            "0.33333333333333333334 0.333333 3.333333e-01 0.333333"
+        );
+        assert_eq!(
+            fmt(
+                "%.3Lf %.0Lf %.0Lf %.0Lf %.1Lf",
+                &[l(0x4000_8008_3126_E978_D4FE), e(0.5), e(1.5), e(2.5), e(0.25)]
+            ),
+            "2.001 0 2 2 0.2"
+        );
+        assert_eq!(
+            fmt(
+                "%#.0Lf %+Lf %12.4Lf|%-12.4Lf|%012.4Lf",
+                &[e(3.0), third, e(-1.0 / 3.0), third, e(-1.0 / 3.0)]
+            ),
+            "3. +0.333333      -0.3333|0.3333      |-000000.3333"
+        );
+        let max_u64 = l(crate::ir::fp80::from_int(u64::MAX as u128, false));
+        assert_eq!(fmt("%Lf", &[max_u64]), "18446744073709551615.000000");
+        assert_eq!(
+            fmt("%Lg %Lg %.0Le %#Lg", &[e(1e6), e(1e-5), e(9.5), e(2.0)]),
+            "1e+06 1e-05 1e+01 2.00000"
+        );
+        assert_eq!(fmt("%Le", &[e(0.0)]), "0.000000e+00");
+        assert_eq!(fmt("%.2Lf", &[e(9.999)]), "10.00");
+        assert_eq!(fmt("%.1Le", &[e(9.96)]), "1.0e+01");
+        assert_eq!(fmt("%.0Lf", &[e(0.4)]), "0");
+        assert_eq!(fmt("%.0Lf", &[e(0.6)]), "1");
+        assert_eq!(fmt("%.1Lf", &[e(0.04)]), "0.0");
+        let inf = l(crate::ir::fp80::parse("-inf").unwrap());
+        assert_eq!(fmt("%Lf %LE", &[inf, inf]), "-inf -INF");
+        // The smallest denormal: 2^-16445 has 11,374 significant digits, the last a 5.
+        assert_eq!(fmt("%.3Le", &[l(1)]), "3.645e-4951");
+    }
+
+    #[test]
     fn errors_and_pointers() {
         assert!(fmt("%d", &[]).starts_with("ERR"));
         assert!(fmt("%d", &[Val::f64(1.0)]).starts_with("ERR"));

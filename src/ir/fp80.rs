@@ -147,14 +147,16 @@ pub fn display(bits: u128) -> String {
     if v.is_infinite() {
         return if v.is_negative() { "-inf" } else { "inf" }.into();
     }
-    for p in 1..=21usize {
-        let s = format!("{v:.p$}").replace('E', "e");
-        if parse(&s) == Some(bits & MASK) {
-            return s;
-        }
-    }
     // 21 significant digits always round-trip a 64-bit significand.
-    format!("{v:.21}").replace('E', "e")
+    let mut s = (1..=21usize)
+        .map(|p| format!("{v:.p$}").replace('E', "e"))
+        .find(|s| parse(s) == Some(bits & MASK))
+        .unwrap_or_else(|| format!("{v:.21}").replace('E', "e"));
+    // Like an `f64` in `.sir` text, an integral value keeps a fraction (`-5.0`, not `-5`).
+    if !s.contains(['.', 'e']) {
+        s.push_str(".0");
+    }
+    s
 }
 
 /// The exact value of a finite `f80` as decimal digits: `(negative, digits, point)` with the
@@ -227,7 +229,7 @@ mod tests {
         assert_eq!(dec(-0.125), (true, "125".into(), 0));
         assert_eq!(dec(1024.0), (false, "1024".into(), 4));
         assert_eq!(dec(0.0), (false, String::new(), 0));
-        assert_eq!(dec(1e-3).1.len(), 52);
+        assert_eq!(dec(1e-3).1.len(), 58);
         assert_eq!(dec(1e-3).2, -2);
         // The largest finite f80 has 4933 integer digits.
         let max = (0x7ffeu128 << 64) | u64::MAX as u128;

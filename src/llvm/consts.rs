@@ -367,8 +367,19 @@ mod tests {
         assert_eq!(f32_bits_to_f64_bits(1.1f32.to_bits()), 0x3FF19999A0000000);
         assert_eq!(
             float_bits(Type::F64, &Val::Dec(2.5)).unwrap(),
-            2.5f64.to_bits()
+            2.5f64.to_bits() as u128
         );
+        // x86_fp80: `0xK` + 20 digits are the bits; a double literal converts exactly.
+        assert_eq!(
+            float_bits(Type::F80, &Val::Hex('K', "3FFF8000000000000000")),
+            Ok(0x3FFF_8000_0000_0000_0000)
+        );
+        assert_eq!(
+            float_bits(Type::F80, &Val::Dec(1.0)),
+            Ok(0x3FFF_8000_0000_0000_0000)
+        );
+        assert!(float_bits(Type::F80, &Val::Hex('K', "3FFF80")).is_err());
+        assert!(float_bits(Type::F64, &Val::Hex('K', "3FFF8000000000000000")).is_err());
         let nan = f32_bits_to_f64_bits(0x7FC0_0001);
         assert_eq!(f64_bits_to_f32_bits(nan), 0x7FC0_0001);
     }
