@@ -209,7 +209,7 @@ fn naive_promotable(f: &Function) -> Vec<Value> {
             continue;
         };
         let v = d.results[0];
-        if size > 8 || ty.bytes() > 8 || volatile {
+        if !crate::ssa::promotable_size(ty, size as u64) || volatile {
             continue;
         }
         let me = Operand::Value(v);

@@ -410,8 +410,12 @@ impl Num {
                 let (d, point) = round_half_even(&d, point, point + prec as i64);
                 let mut s = String::new();
                 let at = |i: i64| {
-                    (b'0' + if i >= 0 && (i as usize) < d.len() { d[i as usize] } else { 0 })
-                        as char
+                    (b'0'
+                        + if i >= 0 && (i as usize) < d.len() {
+                            d[i as usize]
+                        } else {
+                            0
+                        }) as char
                 };
                 if point <= 0 {
                     s.push('0');
@@ -697,7 +701,13 @@ mod tests {
         assert_eq!(
             fmt(
                 "%.3Lf %.0Lf %.0Lf %.0Lf %.1Lf",
-                &[l(0x4000_8008_3126_E978_D4FE), e(0.5), e(1.5), e(2.5), e(0.25)]
+                &[
+                    l(0x4000_8008_3126_E978_D4FE),
+                    e(0.5),
+                    e(1.5),
+                    e(2.5),
+                    e(0.25)
+                ]
             ),
             "2.001 0 2 2 0.2"
         );

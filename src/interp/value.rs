@@ -192,7 +192,9 @@ impl Val {
                         .map(|v| Val::uint(ty, v))
                         .ok_or_else(err);
                 }
-                crate::ir::fp80::parse(s).map(|b| Val::uint(ty, b)).ok_or_else(err)
+                crate::ir::fp80::parse(s)
+                    .map(|b| Val::uint(ty, b))
+                    .ok_or_else(err)
             }
             Type::F32 | Type::F64 => {
                 if s.starts_with("0x") {

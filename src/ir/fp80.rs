@@ -93,10 +93,14 @@ pub fn to_int(bits: u128, width: u32, signed: bool) -> Option<u128> {
     };
     let r = if signed {
         let r = v.to_i128(w);
-        (r.status & Status::INVALID_OP).is_empty().then_some(r.value as u128)
+        (r.status & Status::INVALID_OP)
+            .is_empty()
+            .then_some(r.value as u128)
     } else {
         let r = v.to_u128(w);
-        (r.status & Status::INVALID_OP).is_empty().then_some(r.value)
+        (r.status & Status::INVALID_OP)
+            .is_empty()
+            .then_some(r.value)
     };
     r.map(|b| b & mask)
 }
@@ -258,7 +262,10 @@ mod tests {
         assert_eq!(to_int(from_f64(-2.5), 8, true), Some(0xfe));
         assert_eq!(to_int(from_f64(-0.5), 8, false), Some(0));
         assert_eq!(to_int(from_f64(-1.0), 8, false), None);
-        assert_eq!(compare(from_f64(-0.0), from_f64(0.0)), Some(Ordering::Equal));
+        assert_eq!(
+            compare(from_f64(-0.0), from_f64(0.0)),
+            Some(Ordering::Equal)
+        );
         assert_eq!(compare(parse("nan").unwrap(), one), None);
         assert_eq!(
             binary(BinaryOp::FRem, from_f64(-7.5), from_f64(2.0)),

@@ -271,9 +271,7 @@ pub fn eval_init(
         }
         LType::Float => out.write(off, &(float_bits(Type::F32, v)? as u32).to_le_bytes()),
         LType::Double => out.write(off, &(float_bits(Type::F64, v)? as u64).to_le_bytes()),
-        LType::X86Fp80 => {
-            out.write(off, &float_bits(Type::F80, v)?.to_le_bytes()[..10])
-        }
+        LType::X86Fp80 => out.write(off, &float_bits(Type::F80, v)?.to_le_bytes()[..10]),
         LType::Half | LType::BFloat | LType::Fp128 => match v {
             Val::Hex(_, d) => {
                 let bytes: Vec<u8> = (0..d.len() / 2)

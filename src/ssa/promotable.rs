@@ -8,7 +8,8 @@
 //! itself in that block), which [`super::place_phis`] needs for phi placement and liveness.
 //!
 //! Rules (an alloca is promotable iff all hold):
-//! - allocation size and type size are both at most [`MAX_PROMOTABLE_ALLOCA_SIZE`];
+//! - allocation size and type size are both at most [`MAX_PROMOTABLE_ALLOCA_SIZE`], or the
+//!   alloca is an `f80` slot ([`super::promotable_size`]);
 //! - the alloca is not `volatile`;
 //! - its value is used only as the address of non-volatile loads and stores whose type is
 //!   the alloca's type (a different type is type punning: DESIGN.md 4), or as the
@@ -29,7 +30,7 @@
 //! Complexity: O(instructions + operands) time; O(values + allocas + accesses) space,
 //! all in reusable vectors.
 
-use super::{Reject, MAX_PROMOTABLE_ALLOCA_SIZE};
+use super::{promotable_size, Reject};
 use crate::ir::{
     AsmOutputPlace, Block, BodyRef, Const, ConstData, ConstPool, Inst, InstKind, IrRead, Operand,
     Type, Value,
@@ -208,10 +209,7 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
                 if bi == 0 {
                     entry_allocas += 1;
                 }
-                let reject = if size as usize > MAX_PROMOTABLE_ALLOCA_SIZE
-                    || ty.bytes() as usize > MAX_PROMOTABLE_ALLOCA_SIZE
-                    || !ty.is_value()
-                {
+                let reject = if !promotable_size(ty, size as u64) || !ty.is_value() {
                     Some(Reject::Size)
                 } else if volatile {
                     Some(Reject::Volatile)

@@ -539,7 +539,10 @@ mod tests {
     #[test]
     fn floats_print_exactly() {
         assert_eq!(float(Type::F64, 1.0f64.to_bits() as u128), "1.0");
-        assert_eq!(float(Type::F64, f64::NEG_INFINITY.to_bits() as u128), "-inf");
+        assert_eq!(
+            float(Type::F64, f64::NEG_INFINITY.to_bits() as u128),
+            "-inf"
+        );
         assert_eq!(float(Type::F32, f32::NAN.to_bits() as u128), "0x7FC00000");
         assert_eq!(float(Type::F32, 0.1f32.to_bits() as u128), "0.1");
         assert_eq!(
