@@ -12,7 +12,9 @@
 //! 3. Every `define`, `declare` and global gets a [`crate::ir::Symbol`] in order of
 //!    appearance (so bodies may reference later symbols); globals are evaluated to sized,
 //!    sparse initial bytes plus relocations ([`consts`]).
-//! 4. Each function body is parsed and lowered in one pass ([`function`]).
+//! 4. Each function body is parsed and lowered in one pass ([`function`]); bodies read only
+//!    the module-level information of passes 2 and 3, so they are lowered in parallel (rayon)
+//!    and their results taken in definition order.
 //!
 //! **Mapping decisions.** Our IR has one pointer type and no aggregates: every LLVM pointer
 //! is `ptr`; `alloca T` becomes `Alloca { ty: T if scalar else i8, size, align }`;
@@ -36,7 +38,7 @@
 //! numbering, phis after other instructions, keywords and attribute groups in the text export
 //! copies verbatim, metadata references and module flags: [`validate`]). Only a *valid*
 //! function using a construct the IR does not model (aggregate values such as `{ i64, i64 }`
-//! struct returns, `x86_fp80`, vectors, `invoke`, ...; a [`parse::PErr`] with
+//! struct returns, vectors, `fp128`, `invoke`, ...; a [`parse::PErr`] with
 //! `unsupported` set) is skipped: its body is still parsed to the end with stand-in types
 //! (so a malformed construct anywhere in it is an error), then it is recorded in
 //! [`Imported::skipped`] with its line and reason, becomes an external declaration in the
@@ -55,6 +57,9 @@
 //! **Data layout.** Sizes and offsets always use x86-64 System V (what clang 14 emits for
 //! `x86_64-pc-linux-gnu`); the `target datalayout` line is kept verbatim but not read.
 //! Thread-local globals are imported as ordinary globals.
+//!
+//! `x86_fp80` is the IR's `f80`: constants are `0xK` + 20 hex digits (or a `double` literal,
+//! converted exactly) and export writes them as `0xK`.
 //!
 //! Complexity: import is linear in the input size (plus one hash lookup per name).
 
