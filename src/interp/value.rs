@@ -146,7 +146,7 @@ impl Val {
             (_, Type::Void) => Err(bad()),
             (ConstKind::Undef, t) => Ok(Val::uint(t, 0)),
             (ConstKind::Int(b), t) if t.is_int() || t == Type::Ptr => Ok(Val::uint(t, b)),
-            (ConstKind::Float(b), t) if t.is_float() => Ok(Val::uint(t, b as u128)),
+            (ConstKind::Float(b), t) if t.is_float() => Ok(Val::uint(t, b)),
             (ConstKind::Null, Type::Ptr) => Ok(Val::Ptr(0)),
             (ConstKind::SymbolAddr(s), Type::Ptr) => symbol_addr(s)
                 .map(Val::Ptr)
