@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
-# Builds the real-C corpora as LLVM 14 IR: zlib, bzip2 and Lua 5.4 from Debian source packages,
-# each compiled with `clang-14 -O0 -Xclang -disable-O0-optnone -S -emit-llvm -g0` and linked
-# into one module, target/corpus/<name>.ll (with a `main`, so lli can run it).
+# Builds the real-C corpora as LLVM 14 IR: zlib, bzip2, Lua 5.4, jq 1.6 and tcc (Tiny C
+# Compiler) from Debian source packages, each compiled with
+# `clang-14 -O0 -Xclang -disable-O0-optnone -S -emit-llvm -g0` and linked into one module,
+# target/corpus/<name>.ll (with a `main`, so lli can run it).
+#
+# What each exercises beyond plain scalar C:
+# - jq: struct values. Its JSON value `jv` is a 16-byte struct passed and returned by value
+#   everywhere, which clang lowers to `{ i64, %struct.jv_refcnt* }` values (loads, returns,
+#   calls, insertvalue/extractvalue), and its `block` type to `{ %struct.inst*, %struct.inst* }`;
+#   also VLAs (`llvm.stacksave` and dynamic `alloca` in the interpreter and the parser).
+# - tcc: long double. Its constant folder computes in `long double` (x86_fp80 loads, stores,
+#   arithmetic, comparisons and every conversion to and from integers, float and double), and
+#   its symbol and type attributes are bitfields (`struct SymAttr`, `struct FuncAttr`).
 #
 # Idempotent: sources and modules already present are reused (a module already built needs
 # neither its sources nor the network). The deb-src lines, derived from the machine's own apt
@@ -95,6 +105,8 @@ build() { # build NAME DIR FLAGS FILES...: compiles FILES (relative to DIR) and 
 [ -f "$out/zlib.ll" ] || fetch zlib
 [ -f "$out/bzip2.ll" ] || fetch bzip2
 [ -f "$out/lua.ll" ] || fetch lua5.4
+[ -f "$out/jq.ll" ] || fetch jq
+[ -f "$out/tcc.ll" ] || fetch tcc
 
 z=$src/zlib
 build zlib "$z" "-DHAVE_UNISTD_H -DHAVE_STDARG_H" adler32.c compress.c crc32.c deflate.c \
@@ -116,8 +128,30 @@ if [ ! -f "$out/lua.ll" ]; then
     build lua "$l" "-DLUA_USE_POSIX -DLUA_COMPAT_5_3" $lua_files
 fi
 
+j=$src/jq
+if [ ! -f "$out/jq.ll" ]; then
+    # The Makefile generates these two files; do the same (without oniguruma: no regexes).
+    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$/\\n"/' "$j/src/builtin.jq" \
+        > "$j/src/builtin.inc"
+    echo '#define JQ_VERSION "1.6"' > "$j/src/version.h"
+    build jq "$j" "-I$j/src -DHAVE_ALLOCA_H -DHAVE_FREXP -DHAVE_MODF -DHAVE_GMTIME_R -DHAVE_TIMEGM \
+        -DHAVE_STRFTIME -DHAVE_STRPTIME -DHAVE_MKSTEMP -DIEEE_8087" \
+        src/main.c src/builtin.c src/bytecode.c src/compile.c src/execute.c src/jq_test.c \
+        src/jv.c src/jv_alloc.c src/jv_aux.c src/jv_dtoa.c src/jv_file.c src/jv_parse.c \
+        src/jv_print.c src/jv_unicode.c src/lexer.c src/linker.c src/locfile.c src/parser.c \
+        src/util.c
+fi
+
+t=$src/tcc
+if [ ! -f "$out/tcc.ll" ]; then
+    # What ./configure writes for x86-64 Linux; tcc.c includes every other source file.
+    printf '#define CONFIG_TCCDIR "/usr/local/lib/tcc"\n#define TCC_VERSION "0.9.27"\n' \
+        > "$t/config.h"
+    build tcc "$t" "-DONE_SOURCE=1" tcc.c
+fi
+
 printf '%-8s %10s %10s %13s %9s\n' module functions blocks instructions allocas
-for name in zlib bzip2 lua; do
+for name in zlib bzip2 lua jq tcc; do
     awk -v name="$name" '
         /^define / { fns++; inside = 1; blocks++; next }
         inside && /^}/ { inside = 0; next }

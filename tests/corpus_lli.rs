@@ -8,7 +8,17 @@
 //! - bzip2 and zlib's minigzip: a generated input (text and pseudo-random binary) compressed
 //!   at several settings gives the original's compressed bytes exactly, decompressing those
 //!   with the same transformed program gives the input back byte for byte, and a corrupted
-//!   stream is rejected with the original's output and exit status.
+//!   stream is rejected with the original's output and exit status;
+//! - jq (16-byte struct values, VLAs): filters over a generated JSON document give the
+//!   original's output, and malformed JSON and a malformed filter its errors and statuses;
+//! - tcc (long double, bitfields): preprocessing and compiling a generated C file with long
+//!   double constant arithmetic give the original's text and object file byte for byte, and
+//!   a C syntax error its message and status.
+//!
+//! Every module must import without skipping a function, except those in
+//! [`AGGREGATES_PENDING`], whose functions with first-class aggregate values are skipped (and
+//! copied to the export verbatim) until the IR has aggregate values; each such skip is printed,
+//! and any other reason fails.
 //!
 //! When the corpus has not been built or `opt`/`lli` are missing the tests fail with the
 //! reason, unless `STRATA_SKIP_CORPUS=1`, which makes them print
@@ -58,16 +68,47 @@ fn cleanup(dir: &Path) {
     }
 }
 
+/// Modules whose functions using first-class aggregate values (`{ i64, i64 }` and the like)
+/// are still skipped: DESIGN.md 3.1's aggregate values are not in the IR yet.
+const AGGREGATES_PENDING: &[&str] = &["jq"];
+
+/// True if a skip reason is about a first-class aggregate value.
+fn is_aggregate_skip(reason: &str) -> bool {
+    [
+        "unsupported value type {",
+        "return type {",
+        "call returning {",
+    ]
+    .iter()
+    .any(|p| reason.contains(p))
+}
+
 /// Imports `module`, runs `passes`, exports to `out` and checks it with `opt -passes=verify`.
 fn build_variant(module: &str, passes: Option<&str>, out: &Path) {
     let ll = corpus_dir().join(format!("{module}.ll"));
     let src = std::fs::read_to_string(&ll).unwrap();
     let mut imp = import(&src, module, &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        imp.skipped.is_empty(),
-        "{module}: skipped {:?}",
-        imp.skipped
-    );
+    if AGGREGATES_PENDING.contains(&module) {
+        let other: Vec<_> = imp
+            .skipped
+            .iter()
+            .filter(|s| !is_aggregate_skip(&s.reason))
+            .collect();
+        assert!(other.is_empty(), "{module}: skipped {other:?}");
+        if passes.is_none() {
+            eprintln!(
+                "{module}: {} of {} functions skipped for aggregate values (expected until the IR has them)",
+                imp.skipped.len(),
+                imp.skipped.len() + imp.module.functions.len()
+            );
+        }
+    } else {
+        assert!(
+            imp.skipped.is_empty(),
+            "{module}: skipped {:?}",
+            imp.skipped
+        );
+    }
     imp.verify()
         .unwrap_or_else(|e| panic!("{module}: invalid functions: {e}"));
     if let Some(p) = passes {
@@ -450,4 +491,226 @@ fn lli_in(module: &Path, args: &[String], cwd: &Path) -> Outcome {
         .output()
         .expect("lli runs");
     outcome(module, o)
+}
+
+/// One run of a workload: arguments, stdin, and the files it reads (written to its working
+/// directory). `{out}` in an argument is replaced by a file name private to the run, whose
+/// contents after the run are appended to its stdout.
+struct Run {
+    args: &'static [&'static str],
+    stdin: Vec<u8>,
+    files: Vec<(&'static str, String)>,
+}
+
+/// Runs every [`Run`] under the original module and each transformed export; each must give
+/// the original's stdout (plus `{out}` file), stderr and status. `expect_status` gives the
+/// original's status per run, so a workload that silently stops working fails.
+fn workload(module: &str, test: &str, runs: &[Run], expect_status: &[i32]) {
+    if !require(test, skip_reason(module)) {
+        return;
+    }
+    let started = std::time::Instant::now();
+    let dir = temp_dir("corpus", module);
+    let variants = variants(module, &dir);
+    let built = started.elapsed();
+    let jobs: Vec<(usize, usize)> = (0..variants.len())
+        .flat_map(|v| (0..runs.len()).map(move |r| (v, r)))
+        .collect();
+    let outcomes = parallel(&jobs, |&(v, r)| {
+        let cwd = dir.join(format!("run-{v}-{r}"));
+        std::fs::create_dir_all(&cwd).unwrap();
+        for (name, text) in &runs[r].files {
+            std::fs::write(cwd.join(name), text).unwrap();
+        }
+        let args: Vec<String> = runs[r]
+            .args
+            .iter()
+            .map(|a| a.replace("{out}", "out.bin"))
+            .collect();
+        let mut o = lli_stdin_in(&variants[v].1, &args, &runs[r].stdin, &cwd);
+        if runs[r].args.iter().any(|a| a.contains("{out}")) {
+            o.stdout.extend_from_slice(b"\n--- {out} ---\n");
+            o.stdout
+                .extend(std::fs::read(cwd.join("out.bin")).unwrap_or_default());
+        }
+        o
+    });
+    for (r, &status) in expect_status.iter().enumerate() {
+        assert_eq!(
+            outcomes[r].status, status,
+            "{module} original, run {:?}: {:?}",
+            runs[r].args, outcomes[r]
+        );
+    }
+    let mut failures = Vec::new();
+    for (&(v, r), o) in jobs.iter().zip(&outcomes) {
+        let expected = &outcomes[r];
+        if o != expected {
+            let what = if o.stdout != expected.stdout {
+                format!("stdout: {}", first_difference(&expected.stdout, &o.stdout))
+            } else if o.stderr != expected.stderr {
+                format!("stderr: {}", first_difference(&expected.stderr, &o.stderr))
+            } else {
+                format!("status {} vs original {}", o.status, expected.status)
+            };
+            failures.push(format!(
+                "{module} {} {:?}: {what}",
+                variants[v].0, runs[r].args
+            ));
+        }
+    }
+    eprintln!(
+        "{test}: {} variants built in {:.1?}, {} lli runs, {:.1?} in all",
+        variants.len() - 1,
+        built,
+        jobs.len(),
+        started.elapsed()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    cleanup(&dir);
+}
+
+/// [`lli`] with `stdin`, run in `cwd`.
+fn lli_stdin_in(module: &Path, args: &[String], stdin: &[u8], cwd: &Path) -> Outcome {
+    use std::io::Write;
+    let mut child = Command::new("lli")
+        .arg(module)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("lli runs");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let o = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    outcome(module, o)
+}
+
+/// A generated JSON document: an array of records with integers, floats (0.1 steps, which
+/// print through jq's dtoa), strings with escapes and Unicode, nested objects and arrays.
+fn json_input() -> Vec<u8> {
+    let mut s = String::from("[");
+    for i in 0..400u32 {
+        if i > 0 {
+            s.push_str(",\n");
+        }
+        s.push_str(&format!(
+            r#"{{"id":{i},"name":"item-{}\t\u00e9\"{}","score":{}.{},"ratio":{},"tags":[{}],"meta":{{"even":{},"parent":{},"deep":{{"k":[{i},null,true]}}}}}}"#,
+            i * 7919 % 1000,
+            i % 13,
+            i * 37 % 100,
+            i % 10,
+            (i as f64) / 7.0,
+            (0..i % 4)
+                .map(|t| format!("\"t{}\"", (i + t) % 5))
+                .collect::<Vec<_>>()
+                .join(","),
+            i % 2 == 0,
+            if i % 3 == 0 { "null".to_string() } else { (i / 3).to_string() },
+        ));
+    }
+    s.push(']');
+    s.into_bytes()
+}
+
+#[test]
+fn jq_filters_behave_identically_after_import_export_and_passes() {
+    let json = json_input();
+    let runs = vec![
+        Run {
+            args: &[
+                "-c",
+                "map(select(.score > 50)) | sort_by(.name) | .[:15], (group_by(.tags | length) | map({n: length, s: (map(.score) | add)})), ([.[] | .ratio * 3 + 0.1] | .[:40]), (map(.meta.parent) | unique | length), ([paths(type == \"boolean\")] | length), (.[7] | to_entries | map(\"\\(.key)=\\(.value | tojson)\") | join(\"&\")), (.[3].name | @base64, @json, ascii_upcase, explode), (reduce .[] as $r ({}; .[$r.tags[0] // \"none\"] += 1)), ([limit(5; .[] | .id * .id)] | @csv), (.[:3] | tostream | select(length == 2) | .[0] | join(\".\")?), ([.[].score] | min, max, (add / length)), (.[9] | del(.meta) | keys_unsorted), ([range(0; 30)] | map(. * 1.5) | map(tostring) | join(\" \"))",
+            ],
+            stdin: json.clone(),
+            files: Vec::new(),
+        },
+        Run {
+            args: &["-S", "--arg", "x", "fünf", ".[40:43] + [{x: $x, n: (1e300 * 10), m: -0.0, e: 1.5e-7}]"],
+            stdin: json.clone(),
+            files: Vec::new(),
+        },
+        Run {
+            args: &["."],
+            stdin: br#"{"a": [1, 2,, 3]}"#.to_vec(),
+            files: Vec::new(),
+        },
+        Run {
+            args: &[".[] | (.id +"],
+            stdin: json.clone(),
+            files: Vec::new(),
+        },
+    ];
+    workload(
+        "jq",
+        "jq_filters_behave_identically_after_import_export_and_passes",
+        &runs,
+        &[0, 0, 4, 3],
+    );
+}
+
+/// A C file for tcc that makes its constant folder compute in long double (arithmetic,
+/// comparisons, conversions to and from every integer width and to float and double), with
+/// bitfields, VLAs and struct copies for its code generator.
+fn tcc_input() -> String {
+    let mut s = String::from(
+        "struct bits { unsigned a : 3, b : 7; signed c : 5; long double x; };\n\
+         typedef struct { long double re, im; } cplx;\n\
+         static cplx mul(cplx p, cplx q) { cplx r = { p.re * q.re - p.im * q.im, p.re * q.im + p.im * q.re }; return r; }\n\
+         int vla(int n) { int v[n]; for (int i = 0; i < n; i++) v[i] = i * i; return v[n - 1]; }\n\
+         int use_bits(struct bits *b) { b->a = 5; b->c = -3; return b->a + b->b + b->c; }\n",
+    );
+    for i in 1..60u32 {
+        s.push_str(&format!(
+            "long double ld{i} = {i}.0L / 3.0L + {i}e-{}L * 7.25L - (long double){i}u;\n\
+             double d{i} = (double)({i}.1L * {i}.1L);\n\
+             float f{i} = (float)(1.0L / {i}.0L);\n\
+             long long ll{i} = (long long)(1e18L / {i}.5L);\n\
+             unsigned long long ull{i} = (unsigned long long)(18446744073709551615.0L / {i}.0L);\n\
+             int cmp{i}(void) {{ return ({i}.0L / 7.0L > 0.14285714285714285714L * {i}) + 2 * ({i}.5L == {i}.5L); }}\n\
+             struct bits b{i} = {{ {}, {}, {}, {i}.75L / 4 }};\n",
+            i % 30 + 1,
+            i % 8,
+            i % 128,
+            (i % 32) as i32 - 16
+        ));
+    }
+    s.push_str("int main(void) { cplx a = { 1.5L, -2.0L }; cplx r = mul(a, a); return vla(5) + (int)r.re + use_bits(&b3); }\n");
+    s
+}
+
+#[test]
+fn tcc_compiles_identically_after_import_export_and_passes() {
+    let runs = vec![
+        Run {
+            args: &["-nostdinc", "-c", "input.c", "-o", "{out}"],
+            stdin: Vec::new(),
+            files: vec![("input.c", tcc_input())],
+        },
+        Run {
+            args: &["-nostdinc", "-E", "input.c"],
+            stdin: Vec::new(),
+            files: vec![(
+                "input.c",
+                "#define SQ(x) ((x) * (x))\n#define CAT(a, b) a ## b\n#if SQ(3) == 9 && defined(__STDC__)\nlong double CAT(x, 1) = SQ(1.5L);\n#else\n#error no\n#endif\n__LINE__ __FILE__ #stringify\n".to_string(),
+            )],
+        },
+        Run {
+            args: &["-nostdinc", "-c", "bad.c", "-o", "{out}"],
+            stdin: Vec::new(),
+            files: vec![("bad.c", "int f(void) { long double x = 1.0L; return x +; }\n".to_string())],
+        },
+    ];
+    workload(
+        "tcc",
+        "tcc_compiles_identically_after_import_export_and_passes",
+        &runs,
+        &[0, 0, 1],
+    );
 }

@@ -209,13 +209,7 @@ fn naive_promotable(f: &Function) -> Vec<Value> {
             continue;
         };
         let v = d.results[0];
-        // Aggregates are promoted at any size that holds them (as by LLVM 14).
-        let too_big = if ty.is_aggregate() {
-            size < ty.bytes()
-        } else {
-            size > 8 || ty.bytes() > 8
-        };
-        if too_big || volatile {
+        if !crate::ssa::promotable_size(ty, size as u64) || volatile {
             continue;
         }
         let me = Operand::Value(v);

@@ -4,7 +4,8 @@
 //! `write`, `malloc`, `calloc`, `realloc`, `free`, `memcpy`, `memmove`, `memset`, `memcmp`,
 //! `strlen`, `strcmp`, `strcpy`, `abs`, `labs`, `llabs`, `exit`, `abort`, and
 //! `llvm.memcpy.*`, `llvm.memmove.*`, `llvm.memset.*` (the trailing `isvolatile` argument is
-//! ignored), `llvm.lifetime.*` (no-ops). Anything else is
+//! ignored), `llvm.lifetime.*` (no-ops), `llvm.fmuladd.*` (multiply, then add: two
+//! roundings). Anything else is
 //! [`InterpError::UnsupportedExternal`].
 //!
 //! Semantics worth knowing: integer arguments are read at whatever integer width the call
@@ -212,6 +213,20 @@ impl Interpreter<'_> {
             }
             // The stack of a frame is freed when it returns; `stackrestore` (the end of a VLA's
             // scope) frees nothing earlier, so a VLA in a loop holds memory until then.
+            // `a * b + c`, rounded twice: LLVM lets `fmuladd` fuse or not, and x87 (`f80`)
+            // cannot fuse, so this is what `lli` computes for `long double`.
+            _ if intrinsic("fmuladd.") => {
+                let (a, b, c) = match args {
+                    [a, b, c] if ret.is_float() => (*a, *b, *c),
+                    _ => return Err(err(self, format!("expects three {ret} arguments"))),
+                };
+                let bad = |s: &Self, e: super::ops::EvalError| err(s, format!("{e:?}"));
+                let m = super::ops::binary(crate::ir::BinaryOp::FMul, ret, a, b)
+                    .map_err(|e| bad(self, e))?;
+                let r = super::ops::binary(crate::ir::BinaryOp::FAdd, ret, m, c)
+                    .map_err(|e| bad(self, e))?;
+                Ok(ExtResult::Value(Some(r)))
+            }
             "llvm.stacksave" => ret_ptr(self, 0),
             "llvm.stackrestore" => Ok(ExtResult::Value(None)),
             "memcpy" | "memmove" => {

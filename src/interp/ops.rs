@@ -9,7 +9,8 @@
 //!   the minimum by `-1` is [`EvalError::SignedOverflow`] (also for `i1`, where `-1 / -1`
 //!   overflows);
 //! - shifts by an amount `>=` the width are [`EvalError::ShiftTooLarge`];
-//! - floats follow IEEE 754 through Rust's `f32`/`f64` (`frem` is Rust `%`, i.e. C `fmod`);
+//! - floats follow IEEE 754 through Rust's `f32`/`f64` (`frem` is Rust `%`, i.e. C `fmod`),
+//!   and `f80` through [`crate::ir::fp80`] (LLVM's APFloat semantics);
 //! - `fptosi`/`fptoui` of NaN or of a value whose truncation does not fit is
 //!   [`EvalError::FloatToIntOutOfRange`];
 //! - operand types are checked: an operand whose type differs from the instruction's is
@@ -18,7 +19,7 @@
 //! Every function is O(1).
 
 use super::value::{sext, Val};
-use crate::ir::{AtomicOp, BinaryOp, CastOp, FloatPredicate, IntPredicate, Type, UnaryOp};
+use crate::ir::{fp80, AtomicOp, BinaryOp, CastOp, FloatPredicate, IntPredicate, Type, UnaryOp};
 
 /// Why a scalar operation has no defined result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,6 +79,9 @@ pub fn binary(op: BinaryOp, ty: Type, lhs: Val, rhs: Val) -> Result<Val, EvalErr
                     _ => x % y,
                 }))
             }
+            Type::F80 => fp80::binary(op, a.as_u128(), b.as_u128())
+                .map(|b| Val::uint(ty, b))
+                .ok_or_else(|| mismatch(op.name(), ty)),
             _ => Err(mismatch(op.name(), ty)),
         };
     }
@@ -123,6 +127,7 @@ pub fn unary(op: UnaryOp, ty: Type, arg: Val) -> Result<Val, EvalError> {
     match (op, ty) {
         (UnaryOp::FNeg, Type::F32) => Ok(Val::uint(ty, a.as_u128() ^ (1 << 31))),
         (UnaryOp::FNeg, Type::F64) => Ok(Val::uint(ty, a.as_u128() ^ (1 << 63))),
+        (UnaryOp::FNeg, Type::F80) => Ok(Val::uint(ty, a.as_u128() ^ (1 << 79))),
         _ => Err(mismatch(op.name(), ty)),
     }
 }
@@ -158,27 +163,34 @@ pub fn fcmp(pred: FloatPredicate, ty: Type, lhs: Val, rhs: Val) -> Result<bool, 
     if !ty.is_float() {
         return Err(mismatch("fcmp", ty));
     }
-    // f32 widens to f64 exactly, so comparing in f64 is exact.
-    let (x, y) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
-    let uno = x.is_nan() || y.is_nan();
+    // f32 widens to f64 exactly, so comparing in f64 is exact; f80 compares through APFloat.
+    let order = if ty == Type::F80 {
+        fp80::compare(a.as_u128(), b.as_u128())
+    } else {
+        let (x, y) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
+        x.partial_cmp(&y)
+    };
+    use std::cmp::Ordering::{Equal, Greater, Less};
     use FloatPredicate as P;
+    let uno = order.is_none();
+    let is = |o: std::cmp::Ordering| order == Some(o);
     Ok(match pred {
         P::False => false,
         P::True => true,
         P::Ord => !uno,
         P::Uno => uno,
-        P::Oeq => !uno && x == y,
-        P::Ogt => !uno && x > y,
-        P::Oge => !uno && x >= y,
-        P::Olt => !uno && x < y,
-        P::Ole => !uno && x <= y,
-        P::One => !uno && x != y,
-        P::Ueq => uno || x == y,
-        P::Ugt => uno || x > y,
-        P::Uge => uno || x >= y,
-        P::Ult => uno || x < y,
-        P::Ule => uno || x <= y,
-        P::Une => uno || x != y,
+        P::Oeq => is(Equal),
+        P::Ogt => is(Greater),
+        P::Oge => is(Greater) || is(Equal),
+        P::Olt => is(Less),
+        P::Ole => is(Less) || is(Equal),
+        P::One => is(Less) || is(Greater),
+        P::Ueq => uno || is(Equal),
+        P::Ugt => uno || is(Greater),
+        P::Uge => uno || !is(Less),
+        P::Ult => uno || is(Less),
+        P::Ule => uno || !is(Greater),
+        P::Une => !is(Equal),
     })
 }
 
@@ -205,12 +217,35 @@ pub fn cast(op: CastOp, from: Type, to: Type, arg: Val) -> Result<Val, EvalError
         CastOp::Trunc if ints && to.bits() <= from.bits() => Ok(Val::uint(to, a.as_u128())),
         CastOp::ZExt if ints && to.bits() >= from.bits() => Ok(Val::uint(to, a.as_u128())),
         CastOp::SExt if ints && to.bits() >= from.bits() => Ok(Val::int(to, a.as_i128())),
-        CastOp::FpTrunc | CastOp::FpExt if from.is_float() && to.is_float() => {
-            let x = a.as_f64().unwrap_or(0.0);
-            Ok(match to {
-                Type::F32 => Val::f32(x as f32),
-                _ => Val::f64(x),
+        CastOp::FpTrunc if from.is_float() && to.is_float() && to.bits() < from.bits() => {
+            Ok(match (from, to) {
+                (Type::F80, Type::F32) => Val::f32(fp80::to_f32(a.as_u128())),
+                (Type::F80, _) => Val::f64(fp80::to_f64(a.as_u128())),
+                _ => Val::f32(a.as_f64().unwrap_or(0.0) as f32),
             })
+        }
+        CastOp::FpExt if from.is_float() && to.is_float() && to.bits() > from.bits() => {
+            Ok(match (from, to) {
+                (Type::F32, Type::F80) => {
+                    Val::uint(to, fp80::from_f32(f32::from_bits(a.as_u128() as u32)))
+                }
+                (_, Type::F80) => Val::uint(to, fp80::from_f64(a.as_f64().unwrap_or(0.0))),
+                _ => Val::f64(a.as_f64().unwrap_or(0.0)),
+            })
+        }
+        CastOp::FpToSi | CastOp::FpToUi if from == Type::F80 && to.is_int() => {
+            fp80::to_int(a.as_u128(), to.bits(), op == CastOp::FpToSi)
+                .map(|b| Val::uint(to, b))
+                .ok_or(EvalError::FloatToIntOutOfRange)
+        }
+        CastOp::SiToFp | CastOp::UiToFp if from.is_int() && to == Type::F80 => {
+            let signed = op == CastOp::SiToFp;
+            let v = if signed {
+                a.as_i128() as u128
+            } else {
+                a.as_u128()
+            };
+            Ok(Val::uint(to, fp80::from_int(v, signed)))
         }
         CastOp::FpToSi if from.is_float() && to.is_int() => {
             let t = a.as_f64().unwrap_or(0.0).trunc();

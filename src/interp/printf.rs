@@ -5,9 +5,11 @@
 //! `hh h l ll z j t L` (the value is converted to the modifier's width before printing, as
 //! C's argument promotion and conversion would). Variadic arguments are read in order from
 //! the call's extra operands: integer conversions take any integer (or pointer) operand,
-//! float conversions an `f64` (or `f32`, promoted), `%s` and `%p` a pointer. A missing or
+//! float conversions an `f64` (or `f32`, promoted) or an `f80` (`long double`, with or
+//! without `L`: the operand's type decides), `%s` and `%p` a pointer. A missing or
 //! ill-typed argument and an unknown conversion (including `%n`) are errors. Floats use
-//! Rust's exact decimal conversion, which rounds half to even like glibc; infinities and
+//! Rust's exact decimal conversion, `f80`s their exact decimal expansion
+//! ([`crate::ir::fp80::decimal`]); both round half to even like glibc; infinities and
 //! NaNs print as `inf`/`nan` (`-nan` for a negative NaN).
 //!
 //! Limits: formatting is given the output budget left under the interpreter's output limit.
@@ -45,6 +47,9 @@ pub(super) struct Printed {
 /// Fraction or significant digits formatted for a float; past these every digit of an `f64`
 /// is zero.
 pub(super) const FLOAT_DIGITS: usize = 1100;
+
+/// The same for an `f80`: at most 16,445 fraction digits and fewer significant ones.
+const F80_DIGITS: usize = 16_500;
 
 /// `INT_MAX`: the largest count, width or precision C's `printf` can return or accept.
 const INT_MAX: u64 = i32::MAX as u64;
@@ -249,8 +254,15 @@ pub(super) fn format_printf(
             }
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
                 let v = take("float conversion")?;
-                let Some(x) = v.as_f64() else {
-                    return Err(bad(format!("%{} given {v}", conv as char)));
+                let x = match v {
+                    Val::Float {
+                        ty: crate::ir::Type::F80,
+                        bits,
+                    } => Num::F80(bits),
+                    _ => match v.as_f64() {
+                        Some(x) => Num::F64(x),
+                        None => return Err(bad(format!("%{} given {v}", conv as char))),
+                    },
                 };
                 format_float(spec, conv, x)
             }
@@ -351,13 +363,140 @@ fn format_int(spec: Spec, conv: u8, signed: i64, unsigned: u64) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// `%e` digits of `x >= 0` with `prec` fraction digits: mantissa text and exponent.
-fn exp_parts(x: f64, prec: usize) -> (String, i32) {
-    let s = format!("{x:.prec$e}");
-    match s.split_once('e') {
-        Some((m, e)) => (m.to_string(), e.parse().unwrap_or(0)),
-        None => (s, 0),
+/// A float argument: an `f64` (an `f32` is promoted) or an `f80` (`long double`, `%Lf`),
+/// formatted from its exact decimal value either way.
+#[derive(Clone, Copy)]
+enum Num {
+    F64(f64),
+    F80(u128),
+}
+
+impl Num {
+    fn is_sign_negative(self) -> bool {
+        match self {
+            Num::F64(x) => x.is_sign_negative(),
+            Num::F80(b) => (b >> 79) & 1 == 1,
+        }
     }
+
+    /// `None` if finite, else whether it is a NaN.
+    fn non_finite(self) -> Option<bool> {
+        match self {
+            Num::F64(x) if !x.is_finite() => Some(x.is_nan()),
+            Num::F80(b) if crate::ir::fp80::decimal(b).is_none() => {
+                Some(crate::ir::fp80::is_nan(b))
+            }
+            _ => None,
+        }
+    }
+
+    /// Past this many fraction or significant digits every digit of the value is zero.
+    fn digit_cap(self) -> usize {
+        match self {
+            Num::F64(_) => FLOAT_DIGITS,
+            Num::F80(_) => F80_DIGITS,
+        }
+    }
+
+    /// `%.{prec}f` of the absolute value.
+    fn fixed(self, prec: usize) -> String {
+        match self {
+            Num::F64(x) => {
+                let a = x.abs();
+                format!("{a:.prec$}")
+            }
+            Num::F80(b) => {
+                let (_, d, point) = crate::ir::fp80::decimal(b).unwrap_or_default();
+                let (d, point) = round_half_even(&d, point, point + prec as i64);
+                let mut s = String::new();
+                let at = |i: i64| {
+                    (b'0'
+                        + if i >= 0 && (i as usize) < d.len() {
+                            d[i as usize]
+                        } else {
+                            0
+                        }) as char
+                };
+                if point <= 0 {
+                    s.push('0');
+                } else {
+                    (0..point).for_each(|i| s.push(at(i)));
+                }
+                if prec > 0 {
+                    s.push('.');
+                    (0..prec as i64).for_each(|j| s.push(at(point + j)));
+                }
+                s
+            }
+        }
+    }
+
+    /// `%e` digits of the absolute value with `prec` fraction digits: mantissa text and
+    /// exponent.
+    fn exp_parts(self, prec: usize) -> (String, i32) {
+        match self {
+            Num::F64(x) => {
+                let a = x.abs();
+                let s = format!("{a:.prec$e}");
+                match s.split_once('e') {
+                    Some((m, e)) => (m.to_string(), e.parse().unwrap_or(0)),
+                    None => (s, 0),
+                }
+            }
+            Num::F80(b) => {
+                let (_, d, point) = crate::ir::fp80::decimal(b).unwrap_or_default();
+                if d.is_empty() {
+                    let mut m = "0".to_string();
+                    if prec > 0 {
+                        m.push('.');
+                        m.push_str(&"0".repeat(prec));
+                    }
+                    return (m, 0);
+                }
+                let (d, point) = round_half_even(&d, point, prec as i64 + 1);
+                let digit = |i: usize| (b'0' + d.get(i).copied().unwrap_or(0)) as char;
+                let mut m = String::new();
+                m.push(digit(0));
+                if prec > 0 {
+                    m.push('.');
+                    (1..=prec).for_each(|i| m.push(digit(i)));
+                }
+                (m, (point - 1) as i32)
+            }
+        }
+    }
+}
+
+/// Rounds the decimal `0.d1d2... * 10^point` (`digits` without leading zeros) to its first
+/// `keep` digits, ties to even (glibc's rounding in the default rounding mode). Returns the
+/// kept digits and the new point (one more when the rounding carries out, as 9.99 to 10.0).
+fn round_half_even(digits: &[u8], point: i64, keep: i64) -> (Vec<u8>, i64) {
+    if keep >= digits.len() as i64 {
+        return (digits.to_vec(), point);
+    }
+    if keep < 0 {
+        return (Vec::new(), point);
+    }
+    let k = keep as usize;
+    let mut kept = digits[..k].to_vec();
+    let rest = &digits[k..];
+    let last_odd = kept.last().is_some_and(|d| d % 2 == 1);
+    let up = rest[0] > 5 || (rest[0] == 5 && (rest[1..].iter().any(|&d| d != 0) || last_odd));
+    if !up {
+        return (kept, point);
+    }
+    for d in kept.iter_mut().rev() {
+        if *d == 9 {
+            *d = 0;
+        } else {
+            *d += 1;
+            return (kept, point);
+        }
+    }
+    // Every kept digit was 9 (or none was kept): the value is 10^point.
+    kept.insert(0, 1);
+    kept.pop_if(|_| k > 0);
+    (kept, point + 1)
 }
 
 fn exp_text(mantissa: &str, e: i32, upper: bool) -> String {
@@ -377,7 +516,7 @@ fn strip_zeros(s: &mut String) {
     }
 }
 
-fn format_float(spec: Spec, conv: u8, x: f64) -> Vec<u8> {
+fn format_float(spec: Spec, conv: u8, x: Num) -> Vec<u8> {
     let upper = conv.is_ascii_uppercase();
     let neg = x.is_sign_negative();
     let mut prefix = String::new();
@@ -388,8 +527,8 @@ fn format_float(spec: Spec, conv: u8, x: f64) -> Vec<u8> {
     } else if spec.space {
         prefix.push(' ');
     }
-    if !x.is_finite() {
-        let s = if x.is_nan() { "nan" } else { "inf" };
+    if let Some(nan) = x.non_finite() {
+        let s = if nan { "nan" } else { "inf" };
         let s = if upper {
             s.to_uppercase()
         } else {
@@ -397,20 +536,21 @@ fn format_float(spec: Spec, conv: u8, x: f64) -> Vec<u8> {
         };
         return pad(spec, prefix, s.into_bytes(), false);
     }
-    let a = x.abs();
+    let a = x;
     let prec = spec.precision.unwrap_or(6);
-    // Digits past FLOAT_DIGITS are zeros: format that many and append the rest.
-    let capped = prec.min(FLOAT_DIGITS);
+    // Digits past the cap are zeros: format that many and append the rest.
+    let cap = x.digit_cap();
+    let capped = prec.min(cap);
     let mut body = match conv {
         b'f' | b'F' => {
-            let mut s = zero_extend(format!("{a:.capped$}"), prec - capped);
+            let mut s = zero_extend(a.fixed(capped), prec - capped);
             if spec.alt && prec == 0 {
                 s.push('.');
             }
             s
         }
         b'e' | b'E' => {
-            let (mut m, e) = exp_parts(a, capped);
+            let (mut m, e) = a.exp_parts(capped);
             if spec.alt && prec == 0 {
                 m.push('.');
             }
@@ -418,12 +558,12 @@ fn format_float(spec: Spec, conv: u8, x: f64) -> Vec<u8> {
         }
         _ => {
             let p = prec.max(1);
-            let p_capped = p.min(FLOAT_DIGITS);
-            let (_, e) = exp_parts(a, p_capped - 1);
+            let p_capped = p.min(cap);
+            let (_, e) = a.exp_parts(p_capped - 1);
             if (e as i64) < p as i64 && e >= -4 {
                 let fp = (p as i64 - 1 - e as i64) as usize;
-                let fp_capped = fp.min(FLOAT_DIGITS);
-                let mut s = format!("{a:.fp_capped$}");
+                let fp_capped = fp.min(cap);
+                let mut s = a.fixed(fp_capped);
                 if spec.alt {
                     s = zero_extend(s, fp - fp_capped);
                 } else {
@@ -431,7 +571,7 @@ fn format_float(spec: Spec, conv: u8, x: f64) -> Vec<u8> {
                 }
                 s
             } else {
-                let (mut m, e) = exp_parts(a, p_capped - 1);
+                let (mut m, e) = a.exp_parts(p_capped - 1);
                 if spec.alt {
                     m = zero_extend(m, p - p_capped);
                 } else {
@@ -546,6 +686,54 @@ mod tests {
             "-000001.50|1.000000e+100"
         );
         assert_eq!(fmt("%f", &[Val::f32(0.5)]), "0.500000");
+    }
+
+    #[test]
+    fn long_doubles_print_exactly_like_glibc() {
+        let l = |b: u128| Val::uint(Type::F80, b);
+        let e = |x: f64| l(crate::ir::fp80::from_f64(x));
+        let third = l(0x3FFD_AAAA_AAAA_AAAA_AAAB);
+        // Expected texts are glibc's for the same bits (tests/c/long_double.c under lli).
+        assert_eq!(
+            fmt("%.20Lf %Lf %Le %Lg", &[third, third, third, third]),
+            "0.33333333333333333334 0.333333 3.333333e-01 0.333333"
+        );
+        assert_eq!(
+            fmt(
+                "%.3Lf %.0Lf %.0Lf %.0Lf %.1Lf",
+                &[
+                    l(0x4000_8008_3126_E978_D4FE),
+                    e(0.5),
+                    e(1.5),
+                    e(2.5),
+                    e(0.25)
+                ]
+            ),
+            "2.001 0 2 2 0.2"
+        );
+        assert_eq!(
+            fmt(
+                "%#.0Lf %+Lf %12.4Lf|%-12.4Lf|%012.4Lf",
+                &[e(3.0), third, e(-1.0 / 3.0), third, e(-1.0 / 3.0)]
+            ),
+            "3. +0.333333      -0.3333|0.3333      |-000000.3333"
+        );
+        let max_u64 = l(crate::ir::fp80::from_int(u64::MAX as u128, false));
+        assert_eq!(fmt("%Lf", &[max_u64]), "18446744073709551615.000000");
+        assert_eq!(
+            fmt("%Lg %Lg %.0Le %#Lg", &[e(1e6), e(1e-5), e(9.5), e(2.0)]),
+            "1e+06 1e-05 1e+01 2.00000"
+        );
+        assert_eq!(fmt("%Le", &[e(0.0)]), "0.000000e+00");
+        assert_eq!(fmt("%.2Lf", &[e(9.999)]), "10.00");
+        assert_eq!(fmt("%.1Le", &[e(9.96)]), "1.0e+01");
+        assert_eq!(fmt("%.0Lf", &[e(0.4)]), "0");
+        assert_eq!(fmt("%.0Lf", &[e(0.6)]), "1");
+        assert_eq!(fmt("%.1Lf", &[e(0.04)]), "0.0");
+        let inf = l(crate::ir::fp80::parse("-inf").unwrap());
+        assert_eq!(fmt("%Lf %LE", &[inf, inf]), "-inf -INF");
+        // The smallest denormal: 2^-16445 has 11,374 significant digits, the last a 5.
+        assert_eq!(fmt("%.3Le", &[l(1)]), "3.645e-4951");
     }
 
     #[test]

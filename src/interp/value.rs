@@ -13,8 +13,9 @@
 use crate::ir::{Block, ConstData, ConstKind, Symbol, Type};
 use std::fmt;
 
-/// A runtime value. Invariant: `Int::bits` is masked to `ty`'s width; `Float::ty` is `f32`
-/// or `f64` and an `f32`'s bits are in the low 32 bits.
+/// A runtime value. Invariant: `Int::bits` is masked to `ty`'s width; `Float::ty` is `f32`,
+/// `f64` or `f80` and its bits are masked to the width (an `f32`'s in the low 32 bits, an
+/// `f80`'s in the low 80).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Val {
     /// An integer of type `ty` (`i1` .. `i128`), as its zero-extended bit pattern.
@@ -24,12 +25,12 @@ pub enum Val {
         /// Bit pattern, masked to the width of `ty`.
         bits: u128,
     },
-    /// A float of type `ty` (`f32` or `f64`), as its IEEE bit pattern.
+    /// A float of type `ty` (`f32`, `f64` or `f80`), as its bit pattern.
     Float {
         /// The float type.
         ty: Type,
-        /// IEEE bit pattern (`f32` in the low 32 bits).
-        bits: u64,
+        /// Bit pattern, zero-extended (`f32` in the low 32 bits, `f80` in the low 80).
+        bits: u128,
     },
     /// A pointer (a byte address).
     Ptr(u64),
@@ -57,9 +58,9 @@ impl Val {
     pub fn uint(ty: Type, bits: u128) -> Val {
         match ty {
             Type::Ptr => Val::Ptr(bits as u64),
-            Type::F32 | Type::F64 => Val::Float {
+            Type::F32 | Type::F64 | Type::F80 => Val::Float {
                 ty,
-                bits: (bits & ty.mask()) as u64,
+                bits: bits & ty.mask(),
             },
             _ => Val::Int {
                 ty,
@@ -80,7 +81,7 @@ impl Val {
     pub fn f64(x: f64) -> Val {
         Val::Float {
             ty: Type::F64,
-            bits: x.to_bits(),
+            bits: x.to_bits() as u128,
         }
     }
 
@@ -88,7 +89,7 @@ impl Val {
     pub fn f32(x: f32) -> Val {
         Val::Float {
             ty: Type::F32,
-            bits: x.to_bits() as u64,
+            bits: x.to_bits() as u128,
         }
     }
 
@@ -112,7 +113,7 @@ impl Val {
     pub fn as_u128(&self) -> u128 {
         match *self {
             Val::Int { bits, .. } => bits,
-            Val::Float { bits, .. } => bits as u128,
+            Val::Float { bits, .. } => bits,
             Val::Ptr(a) => a as u128,
             Val::Agg { id, .. } => id as u128,
         }
@@ -124,14 +125,19 @@ impl Val {
         sext(self.as_u128(), w)
     }
 
-    /// The float value (an `f32` widened exactly); `None` for integers and pointers.
+    /// The float value (an `f32` widened exactly, an `f80` rounded to nearest); `None` for
+    /// integers and pointers.
     pub fn as_f64(&self) -> Option<f64> {
         match *self {
             Val::Float {
                 ty: Type::F32,
                 bits,
             } => Some(f32::from_bits(bits as u32) as f64),
-            Val::Float { bits, .. } => Some(f64::from_bits(bits)),
+            Val::Float {
+                ty: Type::F80,
+                bits,
+            } => Some(crate::ir::fp80::to_f64(bits)),
+            Val::Float { bits, .. } => Some(f64::from_bits(bits as u64)),
             _ => None,
         }
     }
@@ -152,7 +158,7 @@ impl Val {
             (_, Type::Agg(_)) => Err(format!("aggregate constant of type {ty}")),
             (ConstKind::Undef, t) => Ok(Val::uint(t, 0)),
             (ConstKind::Int(b), t) if t.is_int() || t == Type::Ptr => Ok(Val::uint(t, b)),
-            (ConstKind::Float(b), t) if t.is_float() => Ok(Val::uint(t, b as u128)),
+            (ConstKind::Float(b), t) if t.is_float() => Ok(Val::uint(t, b)),
             (ConstKind::Null, Type::Ptr) => Ok(Val::Ptr(0)),
             (ConstKind::SymbolAddr(s), Type::Ptr) => symbol_addr(s)
                 .map(Val::Ptr)
@@ -192,6 +198,17 @@ impl Val {
                     .map(|v| Val::Ptr(v as u64))
                     .ok_or_else(err),
             },
+            Type::F80 => {
+                if s.starts_with("0x") {
+                    return parse_uint(s)
+                        .filter(|&v| v <= ty.mask())
+                        .map(|v| Val::uint(ty, v))
+                        .ok_or_else(err);
+                }
+                crate::ir::fp80::parse(s)
+                    .map(|b| Val::uint(ty, b))
+                    .ok_or_else(err)
+            }
             Type::F32 | Type::F64 => {
                 if s.starts_with("0x") {
                     return parse_uint(s)
@@ -270,7 +287,11 @@ impl fmt::Display for Val {
                 ty: Type::F32,
                 bits,
             } => write!(f, "f32 {:?}", f32::from_bits(bits as u32)),
-            Val::Float { ty, bits } => write!(f, "{ty} {:?}", f64::from_bits(bits)),
+            Val::Float {
+                ty: Type::F80,
+                bits,
+            } => write!(f, "f80 {}", crate::ir::fp80::display(bits)),
+            Val::Float { ty, bits } => write!(f, "{ty} {:?}", f64::from_bits(bits as u64)),
             Val::Ptr(0) => write!(f, "ptr null"),
             Val::Ptr(a) => write!(f, "ptr {a:#x}"),
             Val::Agg { ty, id } => write!(f, "{ty} #{id}"),

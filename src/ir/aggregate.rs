@@ -126,6 +126,8 @@ pub fn align_of(ty: Type) -> u64 {
     match ty {
         Type::Agg(id) => id.info().align,
         Type::Void => 1,
+        // LLVM 14's x86-64 data layout: `f80:128`.
+        Type::F80 => 16,
         t => match t.bits() {
             0..=8 => 1,
             9..=16 => 2,
@@ -140,7 +142,7 @@ pub fn align_of(ty: Type) -> u64 {
 pub fn alloc_size(ty: Type) -> u64 {
     match ty {
         Type::Agg(id) => id.info().size,
-        Type::I128 => 16,
+        Type::I128 | Type::F80 => 16,
         t => (t.bytes() as u64).next_multiple_of(align_of(t)),
     }
 }

@@ -83,13 +83,14 @@ impl Phase {
 }
 
 /// The value of a constant. Integers are stored as their bit pattern zero-extended to 128
-/// bits (so `i8 -1` is `0xff`); floats as their IEEE bit pattern (`f32` in the low 32 bits).
+/// bits (so `i8 -1` is `0xff`); floats as their IEEE bit pattern (`f32` in the low 32 bits,
+/// `f80` in the low 80).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum ConstKind {
     /// Integer bit pattern, masked to the type's width.
     Int(u128),
-    /// Float bit pattern.
-    Float(u64),
+    /// Float bit pattern (zero-extended).
+    Float(u128),
     /// The null pointer.
     Null,
     /// An undefined value (any bit pattern may be observed; the interpreter uses zero).
@@ -125,7 +126,7 @@ impl ConstData {
     pub fn f64(x: f64) -> Self {
         ConstData {
             ty: Type::F64,
-            kind: ConstKind::Float(x.to_bits()),
+            kind: ConstKind::Float(x.to_bits() as u128),
         }
     }
 
@@ -133,7 +134,7 @@ impl ConstData {
     pub fn f32(x: f32) -> Self {
         ConstData {
             ty: Type::F32,
-            kind: ConstKind::Float(x.to_bits() as u64),
+            kind: ConstKind::Float(x.to_bits() as u128),
         }
     }
 

@@ -12,6 +12,7 @@ pub mod aggregate;
 pub mod body;
 mod builder;
 mod entities;
+pub mod fp80;
 mod function;
 mod instructions;
 mod names;

@@ -2,7 +2,8 @@
 //!
 //! The IR has the scalar types of DESIGN.md 3.1: integers of every width from `i1` to `i128`
 //! (the common widths `i1 i8 i16 i32 i64 i128` have their own variants; every other width,
-//! such as a bitfield's `i24` or `i48`, is [`Type::Int`]), `f32 f64 ptr`, plus `void` for
+//! such as a bitfield's `i24` or `i48`, is [`Type::Int`]), `f32 f64 ptr`, `f80` (LLVM's
+//! `x86_fp80`, C's `long double`: 80 bits, 10 bytes stored, 16 allocated), plus `void` for
 //! instructions and functions without a result, and the first-class aggregates
 //! ([`Type::Agg`]: structs and arrays, interned in [`super::aggregate`]). Pointers are 64
 //! bits wide.
@@ -37,6 +38,10 @@ pub enum Type {
     F64,
     /// 64-bit pointer.
     Ptr,
+    /// x87 extended precision (LLVM `x86_fp80`, C `long double` on x86-64): 1 sign bit,
+    /// 15 exponent bits, a 64-bit significand with an explicit integer bit. A load or store
+    /// touches 10 bytes; LLVM's data layout allocates 16 with alignment 16.
+    F80,
     /// An integer of any other width from 2 to 127 bits (`i24`, `i48`, ...); never one of
     /// 8, 16, 32 or 64 (those have their own variants; see [`Type::int`]).
     Int(u8),
@@ -46,7 +51,7 @@ pub enum Type {
 
 impl Type {
     /// All types that can be named in text, in printing order.
-    pub const ALL: [Type; 10] = [
+    pub const ALL: [Type; 11] = [
         Type::Void,
         Type::I1,
         Type::I8,
@@ -57,6 +62,7 @@ impl Type {
         Type::F32,
         Type::F64,
         Type::Ptr,
+        Type::F80,
     ];
 
     /// The integer type of `bits` bits (1 to 128), in canonical form; `None` for other
@@ -87,6 +93,8 @@ impl Type {
             Type::F32 => 7,
             Type::F64 => 8,
             Type::Ptr => 9,
+            // 10 + 1 is free: `Int(1)` does not exist (`i1` is `I1`).
+            Type::F80 => 11,
             Type::Int(n) => 10u8.wrapping_add(n),
             Type::Agg(id) => 140u8.wrapping_add(id.low_byte()),
         }
@@ -105,6 +113,7 @@ impl Type {
             Type::I32 | Type::F32 => 32,
             Type::I64 | Type::F64 | Type::Ptr => 64,
             Type::I128 => 128,
+            Type::F80 => 80,
         }
     }
 
@@ -123,9 +132,9 @@ impl Type {
         )
     }
 
-    /// True for `f32` and `f64`.
+    /// True for `f32`, `f64` and `f80`.
     pub fn is_float(self) -> bool {
-        matches!(self, Type::F32 | Type::F64)
+        matches!(self, Type::F32 | Type::F64 | Type::F80)
     }
 
     /// True for every type except `void`.
@@ -160,6 +169,7 @@ impl Type {
             Type::F32 => "f32",
             Type::F64 => "f64",
             Type::Ptr => "ptr",
+            Type::F80 => "f80",
         }
     }
 

@@ -50,8 +50,20 @@ pub fn is_unsupported(msg: &str) -> bool {
     msg.starts_with("unsupported") || msg.contains("not supported")
 }
 
-/// Float bits for a literal of scalar type `ty` (`F32` bits in the low 32).
-pub fn float_bits(ty: Type, v: &Val) -> Result<u64, String> {
+/// Float bits for a literal of scalar type `ty` (`F32` bits in the low 32, `F80` in the low
+/// 80). An `x86_fp80` literal is `0xK` + 20 hex digits of its bits, or a `double` literal
+/// (decimal or `0x` + 16 digits), converted exactly as LLVM's parser does.
+pub fn float_bits(ty: Type, v: &Val) -> Result<u128, String> {
+    if let Val::Hex('K', digits) = v {
+        return match ty {
+            Type::F80 if digits.len() == 20 => u128::from_str_radix(digits, 16)
+                .map_err(|_| format!("invalid hex float 0xK{digits}")),
+            Type::F80 => Err(format!(
+                "x86_fp80 literal 0xK{digits} does not have 20 hex digits"
+            )),
+            _ => Err(format!("x86_fp80 literal 0xK{digits} for {ty}")),
+        };
+    }
     let dbits = match v {
         Val::Dec(x) => x.to_bits(),
         Val::Hex('x', digits) if !digits.is_empty() && digits.len() <= 16 => {
@@ -64,8 +76,9 @@ pub fn float_bits(ty: Type, v: &Val) -> Result<u64, String> {
         _ => return Err("expected a float literal".into()),
     };
     Ok(match ty {
-        Type::F64 => dbits,
-        Type::F32 => f64_bits_to_f32_bits(dbits) as u64,
+        Type::F64 => dbits as u128,
+        Type::F32 => f64_bits_to_f32_bits(dbits) as u128,
+        Type::F80 => crate::ir::fp80::from_f64(f64::from_bits(dbits)),
         _ => return Err(format!("float literal for non-float type {ty}")),
     })
 }
@@ -257,8 +270,9 @@ pub fn eval_init(
             out.write(off, &x.to_le_bytes()[..n])
         }
         LType::Float => out.write(off, &(float_bits(Type::F32, v)? as u32).to_le_bytes()),
-        LType::Double => out.write(off, &float_bits(Type::F64, v)?.to_le_bytes()),
-        LType::Half | LType::BFloat | LType::X86Fp80 | LType::Fp128 => match v {
+        LType::Double => out.write(off, &(float_bits(Type::F64, v)? as u64).to_le_bytes()),
+        LType::X86Fp80 => out.write(off, &float_bits(Type::F80, v)?.to_le_bytes()[..10]),
+        LType::Half | LType::BFloat | LType::Fp128 => match v {
             Val::Hex(_, d) => {
                 let bytes: Vec<u8> = (0..d.len() / 2)
                     .rev()
@@ -351,8 +365,19 @@ mod tests {
         assert_eq!(f32_bits_to_f64_bits(1.1f32.to_bits()), 0x3FF19999A0000000);
         assert_eq!(
             float_bits(Type::F64, &Val::Dec(2.5)).unwrap(),
-            2.5f64.to_bits()
+            2.5f64.to_bits() as u128
         );
+        // x86_fp80: `0xK` + 20 digits are the bits; a double literal converts exactly.
+        assert_eq!(
+            float_bits(Type::F80, &Val::Hex('K', "3FFF8000000000000000")),
+            Ok(0x3FFF_8000_0000_0000_0000)
+        );
+        assert_eq!(
+            float_bits(Type::F80, &Val::Dec(1.0)),
+            Ok(0x3FFF_8000_0000_0000_0000)
+        );
+        assert!(float_bits(Type::F80, &Val::Hex('K', "3FFF80")).is_err());
+        assert!(float_bits(Type::F64, &Val::Hex('K', "3FFF8000000000000000")).is_err());
         let nan = f32_bits_to_f64_bits(0x7FC0_0001);
         assert_eq!(f64_bits_to_f32_bits(nan), 0x7FC0_0001);
     }

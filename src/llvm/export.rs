@@ -150,6 +150,7 @@ fn ty(t: Type) -> std::borrow::Cow<'static, str> {
         Type::I128 => "i128",
         Type::F32 => "float",
         Type::F64 => "double",
+        Type::F80 => "x86_fp80",
         Type::Ptr => "i8*",
     })
 }
@@ -259,6 +260,7 @@ impl<'a> Printer<'a> {
                         format!("inttoptr (i64 {} to i8*)", bits as u64 as i64)
                     }
                 }
+                Type::F80 => format!("0xK{:020X}", bits & Type::F80.mask()),
                 t if t.is_float() => format!(
                     "0x{:016X}",
                     if t == Type::F32 {
@@ -281,11 +283,13 @@ impl<'a> Printer<'a> {
             ConstKind::Float(bits) => match c.ty {
                 Type::F32 => format!("0x{:016X}", f32_bits_to_f64_bits(bits as u32)),
                 Type::F64 => format!("0x{bits:016X}"),
+                Type::F80 => format!("0xK{bits:020X}"),
                 _ => "undef".into(),
             },
             ConstKind::Null => match c.ty {
                 Type::Ptr => "null".into(),
                 Type::F32 | Type::F64 => "0x0000000000000000".into(),
+                Type::F80 => "0xK00000000000000000000".into(),
                 Type::I1 => "false".into(),
                 _ => "0".into(),
             },

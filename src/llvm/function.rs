@@ -990,8 +990,8 @@ impl<'a, 'm> Lower<'a, 'm> {
             CastOp::ZExt | CastOp::SExt => {
                 from_s.is_int() && to_s.is_int() && to_s.bits() > from_s.bits()
             }
-            CastOp::FpTrunc => from_s == Type::F64 && to_s == Type::F32,
-            CastOp::FpExt => from_s == Type::F32 && to_s == Type::F64,
+            CastOp::FpTrunc => from_s.is_float() && to_s.is_float() && to_s.bits() < from_s.bits(),
+            CastOp::FpExt => from_s.is_float() && to_s.is_float() && to_s.bits() > from_s.bits(),
             CastOp::FpToSi | CastOp::FpToUi => from_s.is_float() && to_s.is_int(),
             CastOp::SiToFp | CastOp::UiToFp => from_s.is_int() && to_s.is_float(),
             CastOp::PtrToInt => from_s == Type::Ptr && to_s.is_int(),

@@ -101,6 +101,7 @@ impl LType {
             LType::Int(n) => return Type::int(*n),
             LType::Float => Type::F32,
             LType::Double => Type::F64,
+            LType::X86Fp80 => Type::F80,
             LType::Ptr(_) | LType::OpaquePtr => Type::Ptr,
             LType::Struct { fields, packed } => {
                 let fields = fields.iter().map(member).collect::<Option<Box<[Type]>>>()?;
@@ -136,6 +137,7 @@ impl LType {
             Type::Int(n) => LType::Int(n as u32),
             Type::F32 => LType::Float,
             Type::F64 => LType::Double,
+            Type::F80 => LType::X86Fp80,
             Type::Ptr => LType::i8_ptr(),
             Type::Agg(id) => match &id.info().shape {
                 crate::ir::AggShape::Struct { fields, packed } => LType::Struct {

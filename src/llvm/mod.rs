@@ -12,7 +12,9 @@
 //! 3. Every `define`, `declare` and global gets a [`crate::ir::Symbol`] in order of
 //!    appearance (so bodies may reference later symbols); globals are evaluated to sized,
 //!    sparse initial bytes plus relocations ([`consts`]).
-//! 4. Each function body is parsed and lowered in one pass ([`function`]).
+//! 4. Each function body is parsed and lowered in one pass ([`function`]); bodies read only
+//!    the module-level information of passes 2 and 3, so they are lowered in parallel (rayon)
+//!    and their results taken in definition order.
 //!
 //! **Mapping decisions.** Our IR has one pointer type: every LLVM pointer is `ptr` (also
 //! inside aggregates). Literal and named structs and arrays of representable members are
@@ -40,7 +42,7 @@
 //! (syntax, undefined names and types, type mismatches, call arity, alignments, value
 //! numbering, phis after other instructions, keywords and attribute groups in the text export
 //! copies verbatim, metadata references and module flags: [`validate`]). Only a *valid*
-//! function using a construct the IR does not model (`x86_fp80`, vectors, `invoke`, ...; a
+//! function using a construct the IR does not model (vectors, `fp128`, `invoke`, ...; a
 //! [`parse::PErr`] with
 //! `unsupported` set) is skipped: its body is still parsed to the end with stand-in types
 //! (so a malformed construct anywhere in it is an error), then it is recorded in
@@ -60,6 +62,9 @@
 //! **Data layout.** Sizes and offsets always use x86-64 System V (what clang 14 emits for
 //! `x86_64-pc-linux-gnu`); the `target datalayout` line is kept verbatim but not read.
 //! Thread-local globals are imported as ordinary globals.
+//!
+//! `x86_fp80` is the IR's `f80`: constants are `0xK` + 20 hex digits (or a `double` literal,
+//! converted exactly) and export writes them as `0xK`.
 //!
 //! Complexity: import is linear in the input size (plus one hash lookup per name).
 
@@ -683,7 +688,35 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         signatures,
         symbol_types,
     };
-    // Pass 4: bodies.
+    // Pass 4: bodies. Each body is lowered on its own (it reads only the module-level
+    // `info`), so bodies are lowered in parallel; results are then taken in definition
+    // order, so symbols, skips and the first fatal error are exactly as in a serial import.
+    let mut lowered: Vec<Option<PResult<function::Lowered>>> = {
+        use rayon::prelude::*;
+        defs.par_iter()
+            .enumerate()
+            .map(|(i, def)| match def {
+                SymDef::Define {
+                    item,
+                    header,
+                    names: pnames,
+                    body_start,
+                } => Some(lower_define(
+                    src,
+                    &toks,
+                    &items,
+                    &info,
+                    &label_fns,
+                    &names[i],
+                    *item,
+                    header,
+                    pnames,
+                    *body_start,
+                )),
+                _ => None,
+            })
+            .collect()
+    };
     let mut module = Module::default();
     let mut skipped = Vec::new();
     for (i, def) in defs.into_iter().enumerate() {
@@ -708,43 +741,12 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                 names: pnames,
                 body_start,
             } => {
-                let (a, b) = items[item];
-                let body = &toks[a + body_start..b];
-                let keep = label_fns.contains(name.as_str());
-                let r = match signature_of(&header) {
-                    Ok(sig) => {
-                        let shape = function::Shape {
-                            param_names: &pnames,
-                            keep_labels: keep,
-                            unmodelled: &[],
-                        };
-                        function::lower(src, body, &info, &name, sig, &shape)
-                    }
-                    // An unmodelled signature: the body is still checked for malformed
-                    // input, with the unmodelled parameters marked.
-                    Err(e) if e.unsupported => {
-                        let loose = loose_signature(&header);
-                        // One flag per parameter, then one for the return type.
-                        let mut unmodelled: Vec<bool> =
-                            loose.params.iter().map(|t| *t == Type::Void).collect();
-                        unmodelled.push(header.ret != LType::Void && loose.ret == Type::Void);
-                        let sig = Signature {
-                            params: loose
-                                .params
-                                .iter()
-                                .map(|t| if *t == Type::Void { Type::I8 } else { *t })
-                                .collect(),
-                            ..loose
-                        };
-                        let shape = function::Shape {
-                            param_names: &pnames,
-                            keep_labels: keep,
-                            unmodelled: &unmodelled,
-                        };
-                        function::lower(src, body, &info, &name, sig, &shape).and(Err(e))
-                    }
-                    Err(e) => Err(e),
-                };
+                let r = lowered[i].take().unwrap_or_else(|| {
+                    lower_define(
+                        src, &toks, &items, &info, &label_fns, &name, item, &header, &pnames,
+                        body_start,
+                    )
+                });
                 match r {
                     Ok(function::Lowered {
                         function: mut f,
@@ -787,6 +789,59 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         context: ctx,
         skipped,
     })
+}
+
+/// Lowers the body of the function defined by item `item` (pass 4 of [`import`]): with its
+/// signature, or, when the signature is not modelled, with the unmodelled parameters marked
+/// so that the body is still checked for malformed input (the result is then the
+/// signature's `unsupported` error).
+#[allow(clippy::too_many_arguments)]
+fn lower_define(
+    src: &str,
+    toks: &[Token],
+    items: &[(usize, usize)],
+    info: &ModuleInfo,
+    label_fns: &std::collections::HashSet<String>,
+    name: &str,
+    item: usize,
+    header: &FnHeader,
+    pnames: &[Option<String>],
+    body_start: usize,
+) -> PResult<function::Lowered> {
+    let (a, b) = items[item];
+    let body = &toks[a + body_start..b];
+    let keep = label_fns.contains(name);
+    match signature_of(header) {
+        Ok(sig) => {
+            let shape = function::Shape {
+                param_names: pnames,
+                keep_labels: keep,
+                unmodelled: &[],
+            };
+            function::lower(src, body, info, name, sig, &shape)
+        }
+        Err(e) if e.unsupported => {
+            let loose = loose_signature(header);
+            // One flag per parameter, then one for the return type.
+            let mut unmodelled: Vec<bool> = loose.params.iter().map(|t| *t == Type::Void).collect();
+            unmodelled.push(header.ret != LType::Void && loose.ret == Type::Void);
+            let sig = Signature {
+                params: loose
+                    .params
+                    .iter()
+                    .map(|t| if *t == Type::Void { Type::I8 } else { *t })
+                    .collect(),
+                ..loose
+            };
+            let shape = function::Shape {
+                param_names: pnames,
+                keep_labels: keep,
+                unmodelled: &unmodelled,
+            };
+            function::lower(src, body, info, name, sig, &shape).and(Err(e))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 fn linkage_of(head: &str) -> Linkage {

@@ -73,8 +73,23 @@ use bevy_ecs::resource::Resource;
 use std::sync::Arc;
 
 /// Largest alloca (allocation size and type size, in bytes) that can live in a register
-/// (002: the width of a general-purpose register on a 64-bit target).
+/// (002: the width of a general-purpose register on a 64-bit target). The one exception is
+/// an `f80` slot (16 bytes allocated, 10 stored), which lives in an x87 register as LLVM
+/// promotes it: see [`promotable_size`].
 pub const MAX_PROMOTABLE_ALLOCA_SIZE: usize = 8;
+
+/// True if an alloca of type `ty` and `size` bytes is small enough to promote: both at most
+/// [`MAX_PROMOTABLE_ALLOCA_SIZE`], or an `f80` in its 16-byte slot, or an aggregate of any
+/// size whose allocation holds it (LLVM 14 promotes whole-value aggregate slots: one SSA
+/// value, not a memory region to split).
+pub fn promotable_size(ty: crate::ir::Type, size: u64) -> bool {
+    if ty.is_aggregate() {
+        return size >= ty.bytes() as u64;
+    }
+    (size as usize <= MAX_PROMOTABLE_ALLOCA_SIZE
+        && ty.bytes() as usize <= MAX_PROMOTABLE_ALLOCA_SIZE)
+        || (ty == crate::ir::Type::F80 && size <= 16)
+}
 
 /// Most copies (phis times predecessor edges) that promotion may create in one function
 /// before the most expensive allocas are dropped from promotion (002 step 5).

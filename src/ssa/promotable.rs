@@ -8,9 +8,10 @@
 //! itself in that block), which [`super::place_phis`] needs for phi placement and liveness.
 //!
 //! Rules (an alloca is promotable iff all hold):
-//! - allocation size and type size are both at most [`MAX_PROMOTABLE_ALLOCA_SIZE`]; an
-//!   alloca of an aggregate type (struct or array, DESIGN.md 3.1) may have any size (LLVM 14
-//!   promotes those too), as long as the allocation holds the type;
+//! - allocation size and type size are both at most [`MAX_PROMOTABLE_ALLOCA_SIZE`], or the
+//!   alloca is an `f80` slot, or it has an aggregate type (struct or array, DESIGN.md 3.1)
+//!   whose allocation holds it, at any size as LLVM 14 promotes those
+//!   ([`super::promotable_size`]);
 //! - the alloca is not `volatile`;
 //! - its value is used only as the address of non-volatile loads and stores whose type is
 //!   the alloca's type (a different type is type punning: DESIGN.md 4), or as the
@@ -31,7 +32,7 @@
 //! Complexity: O(instructions + operands) time; O(values + allocas + accesses) space,
 //! all in reusable vectors.
 
-use super::{Reject, MAX_PROMOTABLE_ALLOCA_SIZE};
+use super::{promotable_size, Reject};
 use crate::ir::{
     AsmOutputPlace, Block, BodyRef, Const, ConstData, ConstPool, Inst, InstKind, IrRead, Operand,
     Type, Value,
@@ -210,15 +211,7 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
                 if bi == 0 {
                     entry_allocas += 1;
                 }
-                // Aggregates are promoted at any size, as LLVM 14 does: a whole-value
-                // aggregate slot is one SSA value, not a memory region to split.
-                let too_big = if ty.is_aggregate() {
-                    (size as u64) < ty.bytes() as u64
-                } else {
-                    size as usize > MAX_PROMOTABLE_ALLOCA_SIZE
-                        || ty.bytes() as usize > MAX_PROMOTABLE_ALLOCA_SIZE
-                };
-                let reject = if too_big || !ty.is_value() {
+                let reject = if !promotable_size(ty, size as u64) || !ty.is_value() {
                     Some(Reject::Size)
                 } else if volatile {
                     Some(Reject::Volatile)

@@ -537,15 +537,15 @@ impl<'a> Parser<'a> {
     }
 
     /// A float literal's bit pattern in type `ty` (`f32` bits in the low 32 bits).
-    pub(super) fn float_bits(&self, t: &Token, text: &str, ty: Type) -> Result<u64, ParseError> {
+    pub(super) fn float_bits(&self, t: &Token, text: &str, ty: Type) -> Result<u128, ParseError> {
         let bits = if let Some(h) = text.strip_prefix("0x") {
-            u64::from_str_radix(h, 16)
-                .ok()
-                .filter(|&b| ty == Type::F64 || b <= u32::MAX as u64)
+            u128::from_str_radix(h, 16).ok().filter(|&b| b <= ty.mask())
         } else if ty == Type::F32 {
-            text.parse::<f32>().ok().map(|x| x.to_bits() as u64)
+            text.parse::<f32>().ok().map(|x| x.to_bits() as u128)
+        } else if ty == Type::F80 {
+            crate::ir::fp80::parse(text)
         } else {
-            text.parse::<f64>().ok().map(f64::to_bits)
+            text.parse::<f64>().ok().map(|x| x.to_bits() as u128)
         };
         bits.ok_or_else(|| {
             self.err_at(
@@ -614,8 +614,9 @@ mod tests {
             Ok(ConstKind::Float(0x7FF0_0000_0000_0001))
         );
         assert!(lit("f32", "0x7FF0000000000001").is_err());
-        assert!(lit("f64", "nan")
-            .is_ok_and(|c| matches!(c.kind, ConstKind::Float(b) if f64::from_bits(b).is_nan())));
+        assert!(lit("f64", "nan").is_ok_and(
+            |c| matches!(c.kind, ConstKind::Float(b) if f64::from_bits(b as u64).is_nan())
+        ));
         assert!(lit("f64", "-0x1").is_err());
     }
 

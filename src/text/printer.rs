@@ -517,8 +517,14 @@ fn int(ty: Type, bits: u128) -> String {
     signed(ty, bits)
 }
 
-fn float(ty: Type, bits: u64) -> String {
-    if ty == Type::F32 {
+fn float(ty: Type, bits: u128) -> String {
+    if ty == Type::F80 {
+        if crate::ir::fp80::is_nan(bits) {
+            format!("0x{bits:020X}")
+        } else {
+            crate::ir::fp80::display(bits)
+        }
+    } else if ty == Type::F32 {
         let x = f32::from_bits(bits as u32);
         if x.is_nan() {
             format!("0x{:08X}", bits as u32)
@@ -528,6 +534,7 @@ fn float(ty: Type, bits: u64) -> String {
             format!("{x:?}")
         }
     } else {
+        let bits = bits as u64;
         let x = f64::from_bits(bits);
         if x.is_nan() {
             format!("0x{bits:016X}")
@@ -564,10 +571,13 @@ mod tests {
 
     #[test]
     fn floats_print_exactly() {
-        assert_eq!(float(Type::F64, 1.0f64.to_bits()), "1.0");
-        assert_eq!(float(Type::F64, f64::NEG_INFINITY.to_bits()), "-inf");
-        assert_eq!(float(Type::F32, f32::NAN.to_bits() as u64), "0x7FC00000");
-        assert_eq!(float(Type::F32, 0.1f32.to_bits() as u64), "0.1");
+        assert_eq!(float(Type::F64, 1.0f64.to_bits() as u128), "1.0");
+        assert_eq!(
+            float(Type::F64, f64::NEG_INFINITY.to_bits() as u128),
+            "-inf"
+        );
+        assert_eq!(float(Type::F32, f32::NAN.to_bits() as u128), "0x7FC00000");
+        assert_eq!(float(Type::F32, 0.1f32.to_bits() as u128), "0.1");
         assert_eq!(
             float(Type::F64, 0x7FF8_0000_0000_0000),
             "0x7FF8000000000000"

@@ -766,8 +766,8 @@ fn check_cast(op: CastOp, from: Type, to: Type) -> Result<(), String> {
     let ok = match op {
         CastOp::Trunc => from.is_int() && to.is_int() && to.bits() < from.bits(),
         CastOp::ZExt | CastOp::SExt => from.is_int() && to.is_int() && to.bits() > from.bits(),
-        CastOp::FpTrunc => from == Type::F64 && to == Type::F32,
-        CastOp::FpExt => from == Type::F32 && to == Type::F64,
+        CastOp::FpTrunc => from.is_float() && to.is_float() && to.bits() < from.bits(),
+        CastOp::FpExt => from.is_float() && to.is_float() && to.bits() > from.bits(),
         CastOp::FpToSi | CastOp::FpToUi => from.is_float() && to.is_int(),
         CastOp::SiToFp | CastOp::UiToFp => from.is_int() && to.is_float(),
         CastOp::PtrToInt => from == Type::Ptr && to.is_int(),
