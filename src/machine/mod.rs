@@ -23,8 +23,11 @@
 //!
 //! Complexity: every accessor is O(1) and returns a slice into the machine function.
 
+pub mod columns;
 pub mod env;
+pub mod function;
 pub mod operand;
+pub mod verify;
 
 pub use env::{MachineEnv, PRegSet};
 pub use operand::{Operand, OperandConstraint, OperandKind, OperandPos, VReg};
