@@ -27,6 +27,7 @@ pub mod columns;
 pub mod env;
 pub mod function;
 pub mod operand;
+pub mod text;
 pub mod verify;
 
 pub use env::{MachineEnv, PRegSet};
