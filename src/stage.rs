@@ -348,12 +348,12 @@ pub const PASSES: [PassInfo; 11] = [
         pass: Pass::Lower,
         name: "lower",
         stage: Stage::Lower,
-        available: false,
-        requires: PassSet::VERIFY,
+        available: true,
+        requires: PassSet::BLOCK_PARAMS,
         reads: NOTHING,
         invalidates: NOTHING,
-        transforms: true,
-        summary: "lower to machine operands",
+        transforms: false,
+        summary: "lower to machine instructions for --target (off unless --target is given)",
     },
     PassInfo {
         pass: Pass::Regalloc,
@@ -413,6 +413,34 @@ impl fmt::Display for Pass {
     }
 }
 
+/// The target architecture lowering writes machine code for (`--target`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Arch {
+    /// x86-64, System V ABI.
+    #[default]
+    X86_64,
+    /// aarch64, AAPCS64.
+    Aarch64,
+}
+
+impl Arch {
+    /// Both architectures.
+    pub const ALL: [Arch; 2] = [Arch::X86_64, Arch::Aarch64];
+
+    /// The name used by `--target` and in machine text.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86-64",
+            Arch::Aarch64 => "aarch64",
+        }
+    }
+
+    /// Parses a `--target` name.
+    pub fn from_name(s: &str) -> Option<Arch> {
+        Arch::ALL.into_iter().find(|a| a.name() == s)
+    }
+}
+
 /// Tunable parameters of the passes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PassOptions {
@@ -422,6 +450,8 @@ pub struct PassOptions {
     /// mem2reg leaves the first N entry-block allocas (N = number of parameters) alone
     /// (002 invocation 1, before inlining); off by default (002 invocation 2).
     pub mem2reg_skip_params: bool,
+    /// The architecture `lower` writes machine code for.
+    pub target: Arch,
 }
 
 impl Default for PassOptions {
@@ -429,6 +459,7 @@ impl Default for PassOptions {
         PassOptions {
             sccp_memory_limit: 100 * 1024,
             mem2reg_skip_params: false,
+            target: Arch::X86_64,
         }
     }
 }
@@ -549,9 +580,11 @@ impl PassSet {
     }
 
     /// The pipeline run when no pass list is given: every available pass, leaving SSA by
-    /// phi elimination (`block-params` is the alternative for register allocation).
+    /// phi elimination (`block-params` is the alternative for register allocation), without
+    /// the machine passes (`lower` and what follows it), which the CLI adds when a
+    /// `--target` is given.
     pub fn default_pipeline() -> PassSet {
-        let set = PassSet::available();
+        let set = PassSet::available() - PassSet::machine_passes();
         if set.contains(PassSet::PHI_ELIM) {
             set - PassSet::BLOCK_PARAMS
         } else {
@@ -587,6 +620,13 @@ impl PassSet {
             return Err(PassError::Conflict("phi-elim", "block-params"));
         }
         Ok(set)
+    }
+
+    /// The passes that work on the machine form (`lower`, `regalloc`, `check`).
+    pub const fn machine_passes() -> PassSet {
+        PassSet::LOWER
+            .union(PassSet::REGALLOC)
+            .union(PassSet::CHECK)
     }
 
     /// This set plus, transitively, every pass its members require.

@@ -14,8 +14,10 @@
 //!
 //! [`MachineBuilder`] collects blocks with their instructions in any order, then
 //! [`MachineBuilder::finish`] splits critical edges (a new block holding a `jump` that carries
-//! the edge's branch arguments), numbers instructions contiguously in block order and
-//! computes predecessors. Algorithm: one pass over the edges; O(blocks + edges + insts).
+//! the edge's branch arguments), lays the blocks out in reverse postorder from the entry
+//! (so every block follows one of its predecessors), numbers instructions contiguously in
+//! block order and computes predecessors. Algorithm: one pass over the edges and one
+//! depth-first search; O(blocks + edges + insts).
 //!
 //! Invariants of a finished function: those of [`super`] (checked by [`super::verify`]).
 
@@ -458,7 +460,29 @@ impl MachineBuilder {
                 self.blocks[b].succs[e].0 = edge;
             }
         }
+        // Lay blocks out in reverse postorder from the entry (unreachable ones last, in
+        // index order): every block but the entry then follows one of its predecessors,
+        // which regalloc2's checker needs (its first dataflow pass runs in layout order, and
+        // a block visited before all its predecessors poisons its successors' state).
         let n = self.blocks.len();
+        let order = reverse_postorder(&self.blocks);
+        let mut new_index = vec![0 as MBlock; n];
+        for (k, &b) in order.iter().enumerate() {
+            new_index[b] = k as MBlock;
+        }
+        let mut slots: Vec<Option<BuildBlock>> = self.blocks.into_iter().map(Some).collect();
+        self.blocks = order
+            .iter()
+            .map(|&b| {
+                let mut block = slots[b].take().expect("each block is laid out once");
+                for (s, _) in &mut block.succs {
+                    if let Some(&k) = new_index.get(*s as usize) {
+                        *s = k;
+                    }
+                }
+                block
+            })
+            .collect();
         let mut f = MachineFunction {
             name: name.to_string(),
             target: target.to_string(),
@@ -490,6 +514,34 @@ impl MachineBuilder {
         }
         f
     }
+}
+
+/// Reverse postorder of `blocks` from block 0, then the unreachable blocks in index order.
+fn reverse_postorder(blocks: &[BuildBlock]) -> Vec<usize> {
+    let n = blocks.len();
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    if n > 0 {
+        seen[0] = true;
+        stack.push((0, 0));
+    }
+    while let Some(&mut (b, ref mut next)) = stack.last_mut() {
+        if let Some(&(s, _)) = blocks[b].succs.get(*next) {
+            *next += 1;
+            let s = s as usize;
+            if s < n && !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post.extend((0..n).filter(|&b| !seen[b]));
+    post
 }
 
 #[cfg(test)]
@@ -533,13 +585,14 @@ mod tests {
             PRegSet::empty(),
         );
         let f = m.finish("f", "x86-64");
+        // Laid out in reverse postorder: b0, edge block, b1, b2.
         assert_eq!(f.num_blocks(), 4);
-        assert_eq!(f.block_succs(0), &[1, 3]);
+        assert_eq!(f.block_succs(0), &[2, 1]);
         assert_eq!(f.branch_args(0, 1), &[] as &[VReg]);
-        assert_eq!(f.block_succs(3), &[2]);
-        assert_eq!(f.branch_args(3, 0), &[c]);
-        assert_eq!(f.block_preds(2), &[1, 3]);
-        assert_eq!(f.block_insts(3), 4..5);
+        assert_eq!(f.block_succs(1), &[3]);
+        assert_eq!(f.branch_args(1, 0), &[c]);
+        assert_eq!(f.block_preds(3), &[1, 2]);
+        assert_eq!(f.block_insts(1), 2..3);
         assert!(crate::machine::verify::verify(&f).is_empty());
     }
 }

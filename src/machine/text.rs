@@ -360,35 +360,36 @@ impl<'a> Parser<'a> {
         let vreg = self.vreg(l)?;
         self.expect_punct(l, ':', "before the constraint")?;
         let (c, ccol) = self.word(l, "a constraint")?;
-        let constraint =
-            match c {
-                "any" => OperandConstraint::Any,
-                "reg" => OperandConstraint::Reg,
-                "stack" => OperandConstraint::Stack,
-                "fixed" => {
-                    self.expect_punct(l, '(', "after `fixed`")?;
-                    let r = self.preg(l)?;
-                    self.expect_punct(l, ')', "after the register")?;
-                    OperandConstraint::FixedReg(r)
+        let constraint = match c {
+            "any" => OperandConstraint::Any,
+            "reg" => OperandConstraint::Reg,
+            "stack" => OperandConstraint::Stack,
+            "fixed" => {
+                self.expect_punct(l, '(', "after `fixed`")?;
+                let r = self.preg(l)?;
+                self.expect_punct(l, ')', "after the register")?;
+                OperandConstraint::FixedReg(r)
+            }
+            "reuse" | "limit" => {
+                self.expect_punct(l, '(', &format!("after `{c}`"))?;
+                let n: u8 = self.number(l, "a number from 0 to 255")?;
+                self.expect_punct(l, ')', "after the number")?;
+                if c == "reuse" {
+                    OperandConstraint::Reuse(n)
+                } else {
+                    OperandConstraint::Limit(n)
                 }
-                "reuse" | "limit" => {
-                    self.expect_punct(l, '(', &format!("after `{c}`"))?;
-                    let n: u8 = self.number(l, "a number from 0 to 255")?;
-                    self.expect_punct(l, ')', "after the number")?;
-                    if c == "reuse" {
-                        OperandConstraint::Reuse(n)
-                    } else {
-                        OperandConstraint::Limit(n)
-                    }
-                }
-                _ => return Err(self.err(
+            }
+            _ => {
+                return Err(self.err(
                     l.line,
                     ccol,
                     format!(
                         "unknown constraint `{c}` (any, reg, stack, fixed(R), reuse(N), limit(N))"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         Ok(Operand {
             vreg,
             constraint,
