@@ -51,6 +51,17 @@ pub struct CompileArgs {
     /// failures, is always written).
     #[arg(long)]
     pub keep_going: bool,
+    /// Lower for this target (`x86-64`, `aarch64`): leaves SSA by block parameters and adds
+    /// the `lower` pass; needed by `--emit machine` and `--emit alloc`.
+    #[arg(long, value_name = "TARGET", value_parser = parse_target)]
+    pub target: Option<crate::stage::Arch>,
+    /// The register allocator of `--emit alloc`.
+    #[arg(long, value_enum, default_value = "regalloc2")]
+    pub allocator: super::machine::Allocator,
+}
+
+fn parse_target(s: &str) -> Result<crate::stage::Arch, String> {
+    crate::stage::Arch::from_name(s).ok_or_else(|| format!("unknown target `{s}` (x86-64, aarch64)"))
 }
 
 #[derive(serde::Serialize)]
@@ -145,6 +156,19 @@ fn run_pipeline(
 /// `strata compile`.
 pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     let mut requested = parse_passes(args.passes.as_deref())?;
+    if matches!(args.emit, Emit::Machine | Emit::Alloc) {
+        let Some(arch) = args.target else {
+            return Err(CliError::new(
+                exit::USAGE,
+                "--emit machine and --emit alloc need --target x86-64 or --target aarch64",
+            ));
+        };
+        return super::machine::compile_machine(&args, requested, arch);
+    }
+    if let Some(arch) = args.target {
+        let machine = crate::machine::driver::machine_config(requested, arch);
+        requested = machine.passes;
+    }
     if args.emit == Emit::Ll {
         // LLVM export prints SSA-phase functions: without an explicit list, stop before
         // leaving SSA; with one that leaves SSA, say why it cannot work.
@@ -179,6 +203,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         dump_after,
         options: crate::engine::PassOptions {
             sccp_memory_limit: args.sccp_memory_limit,
+            target: args.target.unwrap_or_default(),
             ..Default::default()
         },
         ..PipelineConfig::new(requested)
@@ -231,6 +256,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     let text = match args.emit {
         Emit::Sir => crate::text::print_module(&module),
         Emit::Ll => crate::llvm::export(&module, &loaded.llvm.unwrap_or_default()),
+        Emit::Machine | Emit::Alloc => unreachable!("handled by compile_machine above"),
         Emit::Json => {
             let report = CompileReport {
                 file,

@@ -31,6 +31,7 @@ macro_rules! diag_part {
 mod bench;
 mod compile;
 mod corpus;
+pub mod machine;
 pub mod io;
 pub mod llvm_reference;
 mod place;
@@ -98,6 +99,10 @@ pub enum Emit {
     Json,
     /// LLVM 14 textual IR (SSA-phase functions: lli and opt accept it).
     Ll,
+    /// Machine text after lowering (needs `--target`).
+    Machine,
+    /// Allocated machine code with the allocator's moves (needs `--target`).
+    Alloc,
 }
 
 /// Input format.
