@@ -42,7 +42,11 @@ fn arch(name: &str, path: &Path) -> Arch {
 
 fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let name = path.strip_prefix(root).unwrap_or(path).display().to_string();
+    let name = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string();
     match kind {
         "machine-parse-error" => match parse_functions(input, &name) {
             Ok(_) => "parsed without error\n".into(),
@@ -58,7 +62,11 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
             for f in &fs {
                 let printed = print_function(f);
                 let again = parse_functions(&printed, &name).unwrap();
-                assert_eq!(print_function(&again[0]), printed, "{name}: not a fixed point");
+                assert_eq!(
+                    print_function(&again[0]),
+                    printed,
+                    "{name}: not a fixed point"
+                );
                 let errors = strata::machine::verify::verify(f);
                 if errors.is_empty() {
                     writeln!(out, "verify @{}: ok", f.name).unwrap();
@@ -116,7 +124,13 @@ fn machine_filetests() {
         let got = actual(kind, args, input, path);
         let got_block: String = got
             .lines()
-            .map(|l| if l.is_empty() { ";\n".to_string() } else { format!("; {l}\n") })
+            .map(|l| {
+                if l.is_empty() {
+                    ";\n".to_string()
+                } else {
+                    format!("; {l}\n")
+                }
+            })
             .collect();
         if bless {
             let new = format!("{}\n{MARKER}\n{got_block}", input.trim_end_matches('\n'));
@@ -126,7 +140,10 @@ fn machine_filetests() {
             continue;
         }
         match expected {
-            None => failures.push(format!("{}: no expectation (run with BLESS=1)", path.display())),
+            None => failures.push(format!(
+                "{}: no expectation (run with BLESS=1)",
+                path.display()
+            )),
             Some(exp) => {
                 let exp = exp.trim_start_matches('\n');
                 if exp != got_block {
@@ -138,7 +155,11 @@ fn machine_filetests() {
             }
         }
     }
-    assert!(paths.len() >= 8, "found only {} machine filetests", paths.len());
+    assert!(
+        paths.len() >= 8,
+        "found only {} machine filetests",
+        paths.len()
+    );
     assert!(
         failures.is_empty(),
         "{} of {} machine filetests failed:\n{}",

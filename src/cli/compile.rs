@@ -61,7 +61,8 @@ pub struct CompileArgs {
 }
 
 fn parse_target(s: &str) -> Result<crate::stage::Arch, String> {
-    crate::stage::Arch::from_name(s).ok_or_else(|| format!("unknown target `{s}` (x86-64, aarch64)"))
+    crate::stage::Arch::from_name(s)
+        .ok_or_else(|| format!("unknown target `{s}` (x86-64, aarch64)"))
 }
 
 #[derive(serde::Serialize)]

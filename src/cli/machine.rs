@@ -73,6 +73,10 @@ pub fn compile_machine(
     arch: Arch,
 ) -> Result<i32, CliError> {
     let mut config = machine_config(requested, arch);
+    if args.emit == Emit::Alloc && cfg!(feature = "regalloc2") {
+        // Allocation runs in the pipeline's Regalloc stage, on the World's machine rows.
+        config.passes |= PassSet::REGALLOC;
+    }
     config.verify_each = args.verify_each;
     config.options.sccp_memory_limit = args.sccp_memory_limit;
     let loaded = load_module(&args.file, args.input_format, args.strict)?;
@@ -81,8 +85,8 @@ pub fn compile_machine(
     let mut summary = MachineSummary::default();
     let mut texts = Vec::new();
     let mut failed_names = Vec::new();
-    for l in lowered {
-        let f = match l.result {
+    for mut l in lowered {
+        let f = match std::mem::replace(&mut l.result, Err(String::new())) {
             Ok(f) => f,
             Err(e) => {
                 diag!("{file}: error: {e}");
@@ -98,7 +102,7 @@ pub fn compile_machine(
             texts.push(crate::machine::text::print_function(&f));
             continue;
         }
-        match allocate(&f, arch, args.allocator) {
+        match allocate(&l, &f, arch, args.allocator) {
             Ok((text, ns, edits, slots)) => {
                 summary.functions += 1;
                 summary.insts += f.num_insts();
@@ -117,7 +121,16 @@ pub fn compile_machine(
     }
     summary.failed = failed_names.len();
     if args.stats {
-        diag!("{file}: {} {}: {}", arch.name(), if args.emit == Emit::Alloc { "alloc" } else { "machine" }, summary.line());
+        diag!(
+            "{file}: {} {}: {}",
+            arch.name(),
+            if args.emit == Emit::Alloc {
+                "alloc"
+            } else {
+                "machine"
+            },
+            summary.line()
+        );
     }
     if !failed_names.is_empty() && !args.keep_going {
         diag!(
@@ -139,13 +152,17 @@ pub fn compile_machine(
 /// Allocates `f`: the printed allocation, allocator nanoseconds, edits, spill slots.
 #[cfg(feature = "regalloc2")]
 fn allocate(
+    lowered: &crate::machine::driver::Lowered,
     f: &crate::machine::function::MachineFunction,
     arch: Arch,
     allocator: Allocator,
 ) -> Result<(String, u128, usize, usize), String> {
     match allocator {
         Allocator::Regalloc2 => {
-            let run = crate::machine::driver::allocate_regalloc2(f, arch)?;
+            let run = match &lowered.allocation {
+                Some(run) => run.clone(),
+                None => crate::machine::driver::allocate_regalloc2(f, arch)?,
+            };
             Ok((
                 crate::machine::driver::print_allocated(f, &run.allocated),
                 run.time.as_nanos(),
@@ -159,6 +176,7 @@ fn allocate(
 /// Without the `regalloc2` feature there is no allocator yet (ours is part 2).
 #[cfg(not(feature = "regalloc2"))]
 fn allocate(
+    _lowered: &crate::machine::driver::Lowered,
     f: &crate::machine::function::MachineFunction,
     _arch: Arch,
     _allocator: Allocator,

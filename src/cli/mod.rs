@@ -31,9 +31,9 @@ macro_rules! diag_part {
 mod bench;
 mod compile;
 mod corpus;
-pub mod machine;
 pub mod io;
 pub mod llvm_reference;
+pub mod machine;
 mod place;
 mod run;
 

@@ -54,7 +54,7 @@
 //! | OutOfSsa | `plan_phi_elim`, `plan_block_params` | `BlockInsts`, `InstOp`, `BlockTerm`, `BlockDead`, `Cfg`, `PipelineConfig` | `RowDemand` |
 //! | OutOfSsa | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows, `EntityMap` |
 //! | OutOfSsa | `eliminate_phis` / `convert_phis_to_block_params` | `Cfg`, `PipelineConfig` | all columns, values, phase, `ValidAnalyses`, `PassStats` |
-//! | Lower | `lower` | all columns (through `IrView`), `Symbols`, `PipelineConfig` | `LoweredScratch`, `MachineInfo`, `Diagnostics`, `PassStats` |
+//! | Lower | `lower` | all columns (through `IrView`), `PipelineConfig` | `LoweredScratch`, `MachineInfo`, `Diagnostics`, `PassStats` |
 //! | Lower | `store_lowered` (exclusive) | `LoweredScratch` | machine instruction and block rows (`crate::machine::columns`), `MachineInfo` |
 //! | End of every stage | `dump_after`, `check_tables` (debug), timers | all columns (dump), tables | `Dumps`, `PassTimings` |
 

@@ -37,6 +37,9 @@ pub struct Lowered {
     pub result: Result<MachineFunction, String>,
     /// Notes and errors the pipeline reported.
     pub diagnostics: Vec<Diagnostic>,
+    /// The allocation the Regalloc stage made, when `regalloc` was in the pipeline.
+    #[cfg(feature = "regalloc2")]
+    pub allocation: Option<Regalloc2Run>,
 }
 
 /// Runs every function of `module` through `config` (which must include `lower`) and takes
@@ -52,15 +55,25 @@ pub fn lower_module(module: &Module, config: &PipelineConfig) -> Vec<Lowered> {
                 engine.load(f.clone(), &symbols);
                 engine.run_schedule();
                 let machine = take_machine(engine.world_mut());
-                (engine.take(), machine)
+                #[cfg(feature = "regalloc2")]
+                let allocation = engine
+                    .world_mut()
+                    .resource_mut::<super::systems::AllocationResult>()
+                    .run
+                    .take();
+                #[cfg(not(feature = "regalloc2"))]
+                let allocation = ();
+                (engine.take(), machine, allocation)
             });
             match run {
                 Err(panic) => Lowered {
                     name: name.clone(),
                     result: Err(format!("@{name}: internal error: {panic}")),
                     diagnostics: Vec::new(),
+                    #[cfg(feature = "regalloc2")]
+                    allocation: None,
                 },
-                Ok((run, machine)) => {
+                Ok((run, machine, _allocation)) => {
                     let errors: Vec<String> = run
                         .diagnostics
                         .iter()
@@ -78,6 +91,8 @@ pub fn lower_module(module: &Module, config: &PipelineConfig) -> Vec<Lowered> {
                         name,
                         result,
                         diagnostics: run.diagnostics,
+                        #[cfg(feature = "regalloc2")]
+                        allocation: _allocation,
                     }
                 }
             }
@@ -101,13 +116,27 @@ pub struct Regalloc2Run {
 /// regalloc2's refusal or its checker's findings, prefixed with the function's name.
 #[cfg(feature = "regalloc2")]
 pub fn allocate_regalloc2(f: &MachineFunction, arch: Arch) -> Result<Regalloc2Run, String> {
+    allocate_machine(f, &f.name, arch)
+}
+
+/// [`allocate_regalloc2`] for anything implementing [`MachineRead`] (the World's
+/// [`super::columns::MachineRef`] included); `name` labels errors.
+///
+/// # Errors
+/// As [`allocate_regalloc2`].
+#[cfg(feature = "regalloc2")]
+pub fn allocate_machine<M: MachineRead>(
+    f: &M,
+    name: &str,
+    arch: Arch,
+) -> Result<Regalloc2Run, String> {
     use super::to_regalloc2::{allocate, check_with_regalloc2, env_to, output_from, Presented};
     let env = env_to(&super::targets::TargetDesc::new(arch).env);
     let presented = Presented::new(f);
     let start = std::time::Instant::now();
-    let out = allocate(&presented, &env).map_err(|e| format!("@{}: {e}", f.name))?;
+    let out = allocate(&presented, &env).map_err(|e| format!("@{name}: {e}"))?;
     let time = start.elapsed();
-    check_with_regalloc2(&presented, &env, &out).map_err(|e| format!("@{}: {e}", f.name))?;
+    check_with_regalloc2(&presented, &env, &out).map_err(|e| format!("@{name}: {e}"))?;
     Ok(Regalloc2Run {
         allocated: output_from(&out),
         time,

@@ -43,7 +43,7 @@ use super::function::{BuildBlock, MachineBuilder, MachineFunction, MachineOp, Op
 use super::targets::{Arch, TargetDesc};
 use super::{MBlock, Operand as MOp, OperandConstraint as C, OperandPos, PRegSet, VReg};
 use crate::ir::{
-    Block, Callee, ConstKind, Inst, InstKind, IrRead, Operand, SymbolTable, Terminator, Type, Value,
+    Block, Callee, ConstKind, Inst, InstKind, IrRead, Operand, Terminator, Type, Value,
 };
 use crate::regalloc::{PReg, RegClass};
 use smallvec::{smallvec, SmallVec};
@@ -60,16 +60,16 @@ pub struct LowerError {
     pub message: String,
 }
 
-/// Lowers `ir` (SSA phase, block-parameter form) for `target`.
+/// Lowers `ir` (SSA phase, block-parameter form) for `target`. Calls name their callee by
+/// symbol index (`call #N` is `symbols.names[N]`; negative immediates are library helpers:
+/// `-1` fmod, `-2` fmodf).
 ///
 /// # Errors
 /// A construct lowering does not support (see the module doc), named with its place.
 pub fn lower_function(
     ir: &impl IrRead,
-    symbols: &SymbolTable,
     target: &TargetDesc,
 ) -> Result<MachineFunction, LowerError> {
-    let _ = symbols;
     let mut l = Lowerer {
         ir,
         t: target,
@@ -705,7 +705,6 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             }
             InstKind::Opaque(o) => {
                 let mut ops = Operands::new();
-                let mut fixed = PRegSet::empty();
                 if o.ty != Type::Void {
                     let class = self.class(o.ty)?;
                     let d = self.result_or_dead(i, 0, class)?;
@@ -719,7 +718,6 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                     let v = self.use_op(*a)?;
                     ops.push(MOp::use_(v, C::Reg));
                 }
-                let _ = &mut fixed;
                 self.emit(
                     MachineOp::imm(Opcode::Opaque, i.index() as i64),
                     ops,

@@ -1,9 +1,11 @@
-//! The machine-form systems of the schedule: lowering in [`Stage::Lower`].
+//! The machine-form systems of the schedule: lowering in [`Stage::Lower`], allocation by
+//! regalloc2 in [`Stage::Regalloc`].
 //!
 //! | system | reads | writes |
 //! |---|---|---|
-//! | [`lower`] | all IR columns (through `IrView`), `Symbols`, `PipelineConfig` (target, verify) | `LoweredScratch`, `MachineInfo` (cleared), `Diagnostics`, `PassStats` |
+//! | [`lower`] | all IR columns (through `IrView`), `PipelineConfig` (target, verify) | `LoweredScratch`, `MachineInfo` (cleared), `Diagnostics`, `PassStats` |
 //! | [`store_lowered`] (exclusive) | `LoweredScratch` | machine rows (loaded, spawned beyond the pool), `MachineInfo`, `MachineEntities` |
+//! | `allocate_regalloc2` (Regalloc stage, feature `regalloc2`) | machine rows (through `MachineView`), `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
 //!
 //! Lowering builds the detached [`MachineFunction`] (lowering appends blocks for switch
 //! chains and split edges, so it cannot write into rows it has not counted); the exclusive
@@ -18,7 +20,7 @@ use super::columns::{MachineInfo, MachineLoader};
 use super::function::MachineFunction;
 use super::targets::TargetDesc;
 use super::MachineRead;
-use crate::ir::{IrView, Symbols};
+use crate::ir::IrView;
 use crate::stage::{Diagnostic, Diagnostics, Pass, PassStats, PipelineConfig, Severity, Stage};
 use bevy_ecs::prelude::*;
 
@@ -28,14 +30,13 @@ pub struct LoweredScratch(pub Option<MachineFunction>);
 
 /// Lowers the function in the World for `PipelineConfig::options.target`.
 ///
-/// Reads the IR columns, [`Symbols`] and [`PipelineConfig`]; writes [`LoweredScratch`],
+/// Reads the IR columns and [`PipelineConfig`]; writes [`LoweredScratch`],
 /// [`MachineInfo`] (cleared: the rows no longer hold this function's machine form until
 /// [`store_lowered`] runs), [`Diagnostics`] (an unsupported construct, a verifier violation)
 /// and [`PassStats`] (`lower`/`machine_insts`, `machine_blocks`, `vregs`, `operands`).
 /// Requires the block-parameter form.
 pub fn lower(
     ir: IrView,
-    symbols: Res<Symbols>,
     config: Res<PipelineConfig>,
     mut scratch: ResMut<LoweredScratch>,
     mut info: ResMut<MachineInfo>,
@@ -49,7 +50,7 @@ pub fn lower(
     }
     let body = ir.body();
     let target = TargetDesc::new(config.options.target);
-    match super::lower::lower_function(&body, &symbols.0, &target) {
+    match super::lower::lower_function(&body, &target) {
         Ok(f) => {
             if config.verify_each || cfg!(debug_assertions) {
                 let errors = super::verify::verify(&f);
@@ -92,13 +93,63 @@ pub fn store_lowered(world: &mut World) {
     world.resource_scope(|world, mut loader: Mut<MachineLoader>| loader.load(world, f));
 }
 
+/// The allocation the Regalloc stage made for the function in the World (feature
+/// `regalloc2`; empty otherwise or when the stage did not run).
+#[derive(Resource, Default, Debug)]
+pub struct AllocationResult {
+    /// The allocation and the time `regalloc2::run` took.
+    #[cfg(feature = "regalloc2")]
+    pub run: Option<super::driver::Regalloc2Run>,
+}
+
+/// Allocates the machine function in the World with regalloc2, reading it through
+/// [`super::columns::MachineView`] (the World's columns presented as a `regalloc2::Function`),
+/// and judges the result with regalloc2's checker.
+///
+/// Reads the machine rows and [`PipelineConfig`] (target); writes [`AllocationResult`],
+/// [`Diagnostics`] (a refusal or a rejected allocation, naming the function) and
+/// [`PassStats`] (`regalloc`/`edits`, `spill_slots`, `time_ns`).
+#[cfg(feature = "regalloc2")]
+pub fn allocate_regalloc2(
+    view: super::columns::MachineView,
+    config: Res<PipelineConfig>,
+    mut result: ResMut<AllocationResult>,
+    mut diags: ResMut<Diagnostics>,
+    mut stats: ResMut<PassStats>,
+) {
+    result.run = None;
+    let Some(f) = view.body() else {
+        return;
+    };
+    match super::driver::allocate_machine(&f, &f.info.name, config.options.target) {
+        Ok(run) => {
+            stats.add("regalloc", "edits", run.allocated.edits.len() as u64);
+            stats.add(
+                "regalloc",
+                "spill_slots",
+                run.allocated.num_spill_slots as u64,
+            );
+            stats.add("regalloc", "time_ns", run.time.as_nanos() as u64);
+            result.run = Some(run);
+        }
+        Err(e) => diags.0.push(Diagnostic {
+            severity: Severity::Error,
+            pass: "regalloc",
+            message: e,
+        }),
+    }
+}
+
 /// Inserts the machine form's resources (empty) into `world`.
 pub fn init_resources(world: &mut World) {
     super::columns::init_resources(world);
     world.init_resource::<LoweredScratch>();
+    world.init_resource::<AllocationResult>();
 }
 
 /// Adds the machine systems to their stages.
 pub fn configure(schedule: &mut Schedule) {
     schedule.add_systems((lower, store_lowered).chain().in_set(Stage::Lower));
+    #[cfg(feature = "regalloc2")]
+    schedule.add_systems(allocate_regalloc2.in_set(Stage::Regalloc));
 }

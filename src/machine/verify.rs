@@ -7,8 +7,8 @@
 //!   instruction is one, and a return has no successors;
 //! - predecessor lists are the inverse of the successor lists (as multisets of edges);
 //! - branch arguments match the successor's parameters in number and class;
-//! - every vreg is below `num_vregs` and has exactly one def (an operand def or a block
-//!   parameter); operand constraints are well formed (`Reuse` on a def naming a use of the
+//! - every vreg is below `num_vregs` and has at most one def (an operand def or a block
+//!   parameter), exactly one if it is used; operand constraints are well formed (`Reuse` on a def naming a use of the
 //!   same class, `FixedReg` of the operand's class, `Limit` not zero);
 //! - no critical edge (a block with several successors whose successor has several
 //!   predecessors).
@@ -107,6 +107,7 @@ pub fn verify(f: &impl MachineRead) -> Vec<String> {
     // One def per vreg.
     let nv = f.num_vregs();
     let mut defs = vec![0u32; nv];
+    let mut used = vec![false; nv];
     let mut def_of = |v: super::VReg, at: &dyn Fn() -> String, errors: &mut Vec<String>| match defs
         .get_mut(v.index())
     {
@@ -126,6 +127,8 @@ pub fn verify(f: &impl MachineRead) -> Vec<String> {
                 def_of(o.vreg, &at, &mut errors);
             } else if o.vreg.index() >= nv {
                 errors.push(format!("{}: {} is beyond num_vregs {nv}", at(), o.vreg));
+            } else {
+                used[o.vreg.index()] = true;
             }
             match o.constraint {
                 OperandConstraint::Reuse(u) => {
@@ -150,9 +153,20 @@ pub fn verify(f: &impl MachineRead) -> Vec<String> {
             }
         }
     }
+    for b in 0..nb as MBlock {
+        for k in 0..f.block_succs(b).len() {
+            for a in f.branch_args(b, k) {
+                if let Some(u) = used.get_mut(a.index()) {
+                    *u = true;
+                }
+            }
+        }
+    }
     for (v, &d) in defs.iter().enumerate() {
         if d > 1 {
             errors.push(format!("v{v} is defined {d} times"));
+        } else if d == 0 && used[v] {
+            errors.push(format!("v{v} is used but never defined"));
         }
     }
     errors
