@@ -439,7 +439,7 @@ mod tests {
         for n in [3, 10, 2, 12] {
             let f = sample(n);
             world.resource_scope(|w, mut l: Mut<MachineLoader>| l.load(w, f.clone()));
-            let mut seen = None;
+            let seen;
             let mut state = bevy_ecs::system::SystemState::<MachineView>::new(&mut world);
             {
                 let view = state.get(&world).unwrap();

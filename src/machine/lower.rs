@@ -279,8 +279,8 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         // An entry block with predecessors (a loop back to it) gets a prologue block of its
         // own: the machine entry must have none (regalloc2: no live-in at entry).
         let prologue = has_pred_entry.then(|| self.m.block());
-        for b in 0..nb {
-            if reach[b] {
+        for (b, &r) in reach.iter().enumerate() {
+            if r {
                 self.mblock[b] = Some(self.m.block());
             }
         }

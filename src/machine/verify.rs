@@ -83,14 +83,13 @@ pub fn verify(f: &impl MachineRead) -> Vec<String> {
     if next as usize != ni {
         errors.push(format!("instructions {next}..{ni} belong to no block"));
     }
-    for b in 0..nb {
+    for (b, expected) in preds_expected.iter_mut().enumerate() {
         let mut got = f.block_preds(b as MBlock).to_vec();
         got.sort_unstable();
-        preds_expected[b].sort_unstable();
-        if got != preds_expected[b] {
+        expected.sort_unstable();
+        if got != *expected {
             errors.push(format!(
-                "block{b}: predecessors {got:?} but the edges into it come from {:?}",
-                preds_expected[b]
+                "block{b}: predecessors {got:?} but the edges into it come from {expected:?}"
             ));
         }
     }
