@@ -83,3 +83,47 @@ fn every_function_lowers_and_regalloc2_allocates_it() {
     }
     assert!(functions > 20, "only {functions} functions lowered");
 }
+
+mod common;
+
+/// The C corpora (`bash scripts/corpus.sh` builds them into `target/corpus/`): every
+/// function lowers for both targets and regalloc2's checker accepts its allocation.
+#[test]
+fn corpus_functions_lower_and_allocate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpus");
+    for name in ["zlib.ll", "bzip2.ll", "lua.ll"] {
+        let path = root.join(name);
+        let reason = (!path.exists())
+            .then(|| format!("{} missing (run `bash scripts/corpus.sh`)", path.display()));
+        if !common::require("corpus_functions_lower_and_allocate", reason) {
+            return;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let module = strata::llvm::import(&text, name, &Default::default())
+            .unwrap()
+            .module;
+        for arch in Arch::ALL {
+            let config = machine_config(PassSet::default_pipeline(), arch);
+            let mut failures = Vec::new();
+            let lowered = lower_module(&module, &config);
+            assert!(!lowered.is_empty(), "{name}: no function");
+            for l in lowered {
+                match l.result {
+                    Ok(f) => {
+                        if let Err(e) = allocate_regalloc2(&f, arch) {
+                            failures.push(e.chars().take(300).collect::<String>());
+                        }
+                    }
+                    Err(e) => failures.push(e),
+                }
+            }
+            assert!(
+                failures.is_empty(),
+                "{name} ({}): {} functions fail, first: {}",
+                arch.name(),
+                failures.len(),
+                failures[0]
+            );
+        }
+    }
+}
