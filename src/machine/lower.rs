@@ -33,9 +33,10 @@
 //!   emission would need the real sequence.
 //!
 //! Refused with an error naming function, block and instruction: `i128` values (no pair
-//! lowering yet), phis (run `block-params` first), `asm goto`, switch cases wider than 64
-//! bits, an indirect branch to a block with parameters, an entry block with both
-//! predecessors and parameters (an entry with predecessors alone gets a prologue block).
+//! lowering yet), phis (`block-params` leaves those of blocks an `indirect_br` reaches),
+//! `asm goto`, switch cases wider than 64 bits, an indirect branch to a block with
+//! parameters, an entry block with both predecessors and parameters (an entry with
+//! predecessors alone gets a prologue block).
 //!
 //! Complexity: O(instructions + edges) for one function.
 
@@ -692,7 +693,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             }
             InstKind::Fence { .. } => self.emit1(MachineOp::new(Opcode::Fence), Operands::new()),
             InstKind::Phi { .. } => return Err(self.err(
-                "phis are not lowered: convert them to block parameters first (pass block-params)",
+                "phis are not lowered: block-params must turn every phi into a block parameter (it leaves those of blocks an indirect branch reaches, which cannot pass arguments)",
             )),
             InstKind::Copy { ty, src } => {
                 let class = self.class(ty)?;
