@@ -60,7 +60,8 @@ pub struct CompileArgs {
     pub allocator: super::machine::Allocator,
 }
 
-fn parse_target(s: &str) -> Result<crate::stage::Arch, String> {
+/// Parses `--target`.
+pub(super) fn parse_target(s: &str) -> Result<crate::stage::Arch, String> {
     crate::stage::Arch::from_name(s)
         .ok_or_else(|| format!("unknown target `{s}` (x86-64, aarch64)"))
 }
