@@ -349,23 +349,23 @@ pub const PASSES: [PassInfo; 11] = [
         pass: Pass::Lower,
         name: "lower",
         stage: Stage::Lower,
-        available: false,
-        requires: PassSet::VERIFY,
+        available: true,
+        requires: PassSet::BLOCK_PARAMS,
         reads: NOTHING,
         invalidates: NOTHING,
-        transforms: true,
-        summary: "lower to machine operands",
+        transforms: false,
+        summary: "lower to machine instructions for --target (off unless --target is given)",
     },
     PassInfo {
         pass: Pass::Regalloc,
         name: "regalloc",
         stage: Stage::Regalloc,
-        available: false,
-        requires: NO_PASS,
+        available: cfg!(feature = "regalloc2"),
+        requires: PassSet::LOWER,
         reads: NOTHING,
         invalidates: NOTHING,
-        transforms: true,
-        summary: "allocate registers",
+        transforms: false,
+        summary: "allocate registers with regalloc2 and check with its checker (needs --target)",
     },
     PassInfo {
         pass: Pass::Check,
@@ -414,6 +414,34 @@ impl fmt::Display for Pass {
     }
 }
 
+/// The target architecture lowering writes machine code for (`--target`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Arch {
+    /// x86-64, System V ABI.
+    #[default]
+    X86_64,
+    /// aarch64, AAPCS64.
+    Aarch64,
+}
+
+impl Arch {
+    /// Both architectures.
+    pub const ALL: [Arch; 2] = [Arch::X86_64, Arch::Aarch64];
+
+    /// The name used by `--target` and in machine text.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86-64",
+            Arch::Aarch64 => "aarch64",
+        }
+    }
+
+    /// Parses a `--target` name.
+    pub fn from_name(s: &str) -> Option<Arch> {
+        Arch::ALL.into_iter().find(|a| a.name() == s)
+    }
+}
+
 /// Tunable parameters of the passes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PassOptions {
@@ -429,6 +457,8 @@ pub struct PassOptions {
     pub placement_model: Option<std::sync::Arc<str>>,
     /// `placement` applies block splitting and fusion to the IR (off: results only).
     pub placement_split: bool,
+    /// The architecture `lower` writes machine code for.
+    pub target: Arch,
 }
 
 impl Default for PassOptions {
@@ -438,6 +468,7 @@ impl Default for PassOptions {
             mem2reg_skip_params: false,
             placement_model: None,
             placement_split: false,
+            target: Arch::X86_64,
         }
     }
 }
@@ -558,9 +589,11 @@ impl PassSet {
     }
 
     /// The pipeline run when no pass list is given: every available pass, leaving SSA by
-    /// phi elimination (`block-params` is the alternative for register allocation).
+    /// phi elimination (`block-params` is the alternative for register allocation), without
+    /// the machine passes (`lower` and what follows it), which the CLI adds when a
+    /// `--target` is given.
     pub fn default_pipeline() -> PassSet {
-        let set = PassSet::available();
+        let set = PassSet::available() - PassSet::machine_passes();
         if set.contains(PassSet::PHI_ELIM) {
             set - PassSet::BLOCK_PARAMS
         } else {
@@ -596,6 +629,13 @@ impl PassSet {
             return Err(PassError::Conflict("phi-elim", "block-params"));
         }
         Ok(set)
+    }
+
+    /// The passes that work on the machine form (`lower`, `regalloc`, `check`).
+    pub const fn machine_passes() -> PassSet {
+        PassSet::LOWER
+            .union(PassSet::REGALLOC)
+            .union(PassSet::CHECK)
     }
 
     /// This set plus, transitively, every pass its members require.

@@ -145,11 +145,11 @@ fn malformed_input_is_located_and_fails() {
 #[test]
 fn compile_flags() {
     let out = strata(
-        &["compile", "examples/sir/factorial.sir", "--passes", "lower"],
+        &["compile", "examples/sir/factorial.sir", "--passes", "check"],
         None,
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("pass `lower` is not available in this build yet"));
+    assert!(text(&out.stderr).contains("pass `check` is not available in this build yet"));
     let out = strata(
         &["compile", "examples/sir/factorial.sir", "--passes", "bogus"],
         None,

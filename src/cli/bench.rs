@@ -66,6 +66,11 @@ pub struct BenchArgs {
     /// For each .ll input, also run LLVM 14's opt on it and print both side by side.
     #[arg(long)]
     pub against_llvm: bool,
+    /// Also lower for this target (`x86-64`, `aarch64`) and allocate with regalloc2 (feature
+    /// `regalloc2`); prints per module: machine instructions, vregs, operands per
+    /// instruction, regalloc2 time per instruction, edits per 100 instructions, spill slots.
+    #[arg(long, value_name = "TARGET", value_parser = super::compile::parse_target)]
+    pub target: Option<crate::stage::Arch>,
 }
 
 /// LLVM's side of one module.
@@ -482,10 +487,18 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
         (None, true) => PassSet::default_pipeline() - (PassSet::PHI_ELIM | PassSet::BLOCK_PARAMS),
         _ => parse_passes(args.passes.as_deref())?,
     };
+    let requested = match args.target {
+        Some(arch) => {
+            crate::machine::driver::machine_config(requested, arch).passes
+                | (PassSet::REGALLOC & PassSet::available())
+        }
+        None => requested,
+    };
     let config = PipelineConfig {
         time_passes: true,
         options: crate::engine::PassOptions {
             sccp_memory_limit: args.sccp_memory_limit,
+            target: args.target.unwrap_or_default(),
             ..Default::default()
         },
         ..PipelineConfig::new(requested)
@@ -771,6 +784,27 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     }
     for (name, value) in &report.stats {
         outln!(out, "  {name:<40} {value}");
+    }
+    if let Some(arch) = args.target {
+        outln!(
+            out,
+            "machine code ({}, regalloc2), per module:",
+            arch.name()
+        );
+        for m in &report.modules {
+            let stat = |k: &str| m.stats.get(k).copied().unwrap_or(0);
+            let summary = super::machine::MachineSummary {
+                functions: m.functions,
+                failed: m.failed_functions,
+                insts: stat("lower.machine_insts") as usize,
+                vregs: stat("lower.vregs") as usize,
+                operands: stat("lower.operands") as usize,
+                alloc_ns: stat("regalloc.time_ns") as u128,
+                edits: stat("regalloc.edits") as usize,
+                spill_slots: stat("regalloc.spill_slots") as usize,
+            };
+            outln!(out, "  {:<20} {}", m.name, summary.line());
+        }
     }
     print_llvm_tables(&mut out, &report.modules);
     if !report.warnings.is_empty() {

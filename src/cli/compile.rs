@@ -60,6 +60,19 @@ pub struct CompileArgs {
     /// jumps between the pieces) and fuse jump chains on one target.
     #[arg(long)]
     pub placement_split: bool,
+    /// Lower for this target (`x86-64`, `aarch64`): leaves SSA by block parameters and adds
+    /// the `lower` pass; needed by `--emit machine` and `--emit alloc`.
+    #[arg(long, value_name = "TARGET", value_parser = parse_target)]
+    pub target: Option<crate::stage::Arch>,
+    /// The register allocator of `--emit alloc`.
+    #[arg(long, value_enum, default_value = "regalloc2")]
+    pub allocator: super::machine::Allocator,
+}
+
+/// Parses `--target`.
+pub(super) fn parse_target(s: &str) -> Result<crate::stage::Arch, String> {
+    crate::stage::Arch::from_name(s)
+        .ok_or_else(|| format!("unknown target `{s}` (x86-64, aarch64)"))
 }
 
 #[derive(serde::Serialize)]
@@ -154,6 +167,19 @@ fn run_pipeline(
 /// `strata compile`.
 pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     let mut requested = parse_passes(args.passes.as_deref())?;
+    if matches!(args.emit, Emit::Machine | Emit::Alloc) {
+        let Some(arch) = args.target else {
+            return Err(CliError::new(
+                exit::USAGE,
+                "--emit machine and --emit alloc need --target x86-64 or --target aarch64",
+            ));
+        };
+        return super::machine::compile_machine(&args, requested, arch);
+    }
+    if let Some(arch) = args.target {
+        let machine = crate::machine::driver::machine_config(requested, arch);
+        requested = machine.passes;
+    }
     if args.emit == Emit::Ll {
         // LLVM export prints SSA-phase functions: without an explicit list, stop before
         // leaving SSA; with one that leaves SSA, say why it cannot work.
@@ -198,6 +224,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
             sccp_memory_limit: args.sccp_memory_limit,
             placement_model,
             placement_split: args.placement_split,
+            target: args.target.unwrap_or_default(),
             ..Default::default()
         },
         ..PipelineConfig::new(requested)
@@ -250,6 +277,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     let text = match args.emit {
         Emit::Sir => crate::text::print_module(&module),
         Emit::Ll => crate::llvm::export(&module, &loaded.llvm.unwrap_or_default()),
+        Emit::Machine | Emit::Alloc => unreachable!("handled by compile_machine above"),
         Emit::Json => {
             let report = CompileReport {
                 file,

@@ -33,6 +33,7 @@ mod compile;
 mod corpus;
 pub mod io;
 pub mod llvm_reference;
+pub mod machine;
 mod place;
 mod run;
 
@@ -98,6 +99,10 @@ pub enum Emit {
     Json,
     /// LLVM 14 textual IR (SSA-phase functions: lli and opt accept it).
     Ll,
+    /// Machine text after lowering (needs `--target`).
+    Machine,
+    /// Allocated machine code with the allocator's moves (needs `--target`).
+    Alloc,
 }
 
 /// Input format.

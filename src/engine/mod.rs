@@ -63,6 +63,8 @@
 //! | OutOfSsa | `plan_phi_elim`, `plan_block_params` | `BlockInsts`, `InstOp`, `BlockTerm`, `BlockDead`, `Cfg`, `PipelineConfig` | `RowDemand` |
 //! | OutOfSsa | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows, `EntityMap` |
 //! | OutOfSsa | `eliminate_phis` / `convert_phis_to_block_params` | `Cfg`, `PipelineConfig` | all columns, values, phase, `ValidAnalyses`, `PassStats` |
+//! | Lower | `lower` | all columns (through `IrView`), `PipelineConfig` | `LoweredScratch`, `MachineInfo`, `Diagnostics`, `PassStats` |
+//! | Lower | `store_lowered` (exclusive) | `LoweredScratch` | machine instruction and block rows (`crate::machine::columns`), `MachineInfo` |
 //! | End of every stage | `dump_after`, `check_tables` (debug), timers | all columns (dump), tables | `Dumps`, `PassTimings` |
 
 pub mod batch;
@@ -242,6 +244,7 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     crate::ssa::configure(&mut schedule);
     crate::sccp::configure(&mut schedule);
     crate::placement::system::configure(&mut schedule);
+    crate::machine::systems::configure(&mut schedule);
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");
@@ -320,6 +323,7 @@ pub fn init_world(world: &mut World, config: PipelineConfig) {
     crate::ssa::init_resources(world);
     crate::sccp::init_resources(world);
     crate::placement::system::init_resources(world);
+    crate::machine::systems::init_resources(world);
 }
 
 /// A World with the pipeline schedule built on it, reused across functions (see module doc).

@@ -23,8 +23,18 @@
 //!
 //! Complexity: every accessor is O(1) and returns a slice into the machine function.
 
+pub mod columns;
+pub mod driver;
 pub mod env;
+pub mod function;
+pub mod lower;
 pub mod operand;
+pub mod systems;
+pub mod targets;
+pub mod text;
+#[cfg(feature = "regalloc2")]
+pub mod to_regalloc2;
+pub mod verify;
 
 pub use env::{MachineEnv, PRegSet};
 pub use operand::{Operand, OperandConstraint, OperandKind, OperandPos, VReg};

@@ -1,0 +1,188 @@
+//! `strata compile --target T --emit machine|alloc`: the pipeline down to machine code.
+//!
+//! `--emit machine` prints each function's lowered machine form (text of
+//! [`crate::machine::text`]); `--emit alloc` also allocates it with the chosen allocator
+//! (`--allocator regalloc2`, the reference), judges the allocation with regalloc2's checker
+//! and prints the allocated code with its moves. With `--stats` a per-module summary goes to
+//! stderr: functions, machine instructions, vregs, operands per instruction, and for
+//! `alloc` the allocator's time per instruction, edits per 100 instructions and spill slots.
+//!
+//! Errors (an unsupported construct, a refused or rejected allocation) name the function
+//! and, for lowering, the block and instruction; without `--keep-going` nothing is written
+//! when a function fails, with it the others are.
+
+use super::compile::CompileArgs;
+use super::{exit, load_module, write_output, CliError, Emit};
+use crate::engine::PassSet;
+use crate::machine::driver::{lower_module, machine_config};
+use crate::machine::MachineRead;
+use crate::stage::Arch;
+
+/// The register allocator `--emit alloc` uses.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Allocator {
+    /// regalloc2 0.15.2 (Ion), the reference allocator (feature `regalloc2`).
+    #[default]
+    Regalloc2,
+}
+
+/// Summary of one module's way to machine code (for `--stats` and `bench`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct MachineSummary {
+    /// Functions lowered (and allocated, for `alloc`).
+    pub functions: usize,
+    /// Functions that failed.
+    pub failed: usize,
+    /// Machine instructions.
+    pub insts: usize,
+    /// Virtual registers.
+    pub vregs: usize,
+    /// Operands.
+    pub operands: usize,
+    /// Allocator wall time in nanoseconds (`regalloc2::run` alone).
+    pub alloc_ns: u128,
+    /// Moves the allocator inserted.
+    pub edits: usize,
+    /// Spill slots over all functions.
+    pub spill_slots: usize,
+}
+
+impl MachineSummary {
+    /// One line: the counts and the ratios the issue asks for.
+    pub fn line(&self) -> String {
+        let per = |a: f64, b: usize| if b == 0 { 0.0 } else { a / b as f64 };
+        format!(
+            "functions {} (failed {}), machine insts {}, vregs {}, operands/inst {:.2}, \
+             alloc ns/inst {:.1}, edits/100 insts {:.1}, spill slots {}",
+            self.functions,
+            self.failed,
+            self.insts,
+            self.vregs,
+            per(self.operands as f64, self.insts),
+            per(self.alloc_ns as f64, self.insts),
+            per(100.0 * self.edits as f64, self.insts),
+            self.spill_slots
+        )
+    }
+}
+
+/// Runs `compile` for `--emit machine` and `--emit alloc`.
+pub fn compile_machine(
+    args: &CompileArgs,
+    requested: PassSet,
+    arch: Arch,
+) -> Result<i32, CliError> {
+    let mut config = machine_config(requested, arch);
+    if args.emit == Emit::Alloc && cfg!(feature = "regalloc2") {
+        // Allocation runs in the pipeline's Regalloc stage, on the World's machine rows.
+        config.passes |= PassSet::REGALLOC;
+    }
+    config.verify_each = args.verify_each;
+    config.options.sccp_memory_limit = args.sccp_memory_limit;
+    let loaded = load_module(&args.file, args.input_format, args.strict)?;
+    let file = super::io::input_name(&args.file);
+    let lowered = lower_module(&loaded.module, &config);
+    let mut summary = MachineSummary::default();
+    let mut texts = Vec::new();
+    let mut failed_names = Vec::new();
+    for mut l in lowered {
+        let f = match std::mem::replace(&mut l.result, Err(String::new())) {
+            Ok(f) => f,
+            Err(e) => {
+                diag!("{file}: error: {e}");
+                failed_names.push(format!("@{}", l.name));
+                continue;
+            }
+        };
+        if args.emit == Emit::Machine {
+            summary.functions += 1;
+            summary.insts += f.num_insts();
+            summary.vregs += f.num_vregs;
+            summary.operands += f.operands.iter().map(|o| o.len()).sum::<usize>();
+            texts.push(crate::machine::text::print_function(&f));
+            continue;
+        }
+        match allocate(&l, &f, arch, args.allocator) {
+            Ok((text, ns, edits, slots)) => {
+                summary.functions += 1;
+                summary.insts += f.num_insts();
+                summary.vregs += f.num_vregs;
+                summary.operands += f.operands.iter().map(|o| o.len()).sum::<usize>();
+                summary.alloc_ns += ns;
+                summary.edits += edits;
+                summary.spill_slots += slots;
+                texts.push(text);
+            }
+            Err(e) => {
+                diag!("{file}: error: {e}");
+                failed_names.push(format!("@{}", l.name));
+            }
+        }
+    }
+    summary.failed = failed_names.len();
+    if args.stats {
+        diag!(
+            "{file}: {} {}: {}",
+            arch.name(),
+            if args.emit == Emit::Alloc {
+                "alloc"
+            } else {
+                "machine"
+            },
+            summary.line()
+        );
+    }
+    if !failed_names.is_empty() && !args.keep_going {
+        diag!(
+            "error: {file}: {} of {} functions failed ({}); nothing written (--keep-going writes the others)",
+            failed_names.len(),
+            failed_names.len() + summary.functions,
+            failed_names.join(", ")
+        );
+        return Ok(exit::INPUT);
+    }
+    write_output(args.output.as_deref(), &texts.join("\n"))?;
+    Ok(if failed_names.is_empty() {
+        exit::OK
+    } else {
+        exit::INPUT
+    })
+}
+
+/// Allocates `f`: the printed allocation, allocator nanoseconds, edits, spill slots.
+#[cfg(feature = "regalloc2")]
+fn allocate(
+    lowered: &crate::machine::driver::Lowered,
+    f: &crate::machine::function::MachineFunction,
+    arch: Arch,
+    allocator: Allocator,
+) -> Result<(String, u128, usize, usize), String> {
+    match allocator {
+        Allocator::Regalloc2 => {
+            let run = match &lowered.allocation {
+                Some(run) => run.clone(),
+                None => crate::machine::driver::allocate_regalloc2(f, arch)?,
+            };
+            Ok((
+                crate::machine::driver::print_allocated(f, &run.allocated),
+                run.time.as_nanos(),
+                run.allocated.edits.len(),
+                run.allocated.num_spill_slots,
+            ))
+        }
+    }
+}
+
+/// Without the `regalloc2` feature there is no allocator yet (ours is part 2).
+#[cfg(not(feature = "regalloc2"))]
+fn allocate(
+    _lowered: &crate::machine::driver::Lowered,
+    f: &crate::machine::function::MachineFunction,
+    _arch: Arch,
+    _allocator: Allocator,
+) -> Result<(String, u128, usize, usize), String> {
+    Err(format!(
+        "@{}: --allocator regalloc2 needs a build with the `regalloc2` feature",
+        f.name
+    ))
+}

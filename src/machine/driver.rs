@@ -1,0 +1,202 @@
+//! Driving modules to machine code: the pipeline with lowering, then allocation by regalloc2
+//! and regalloc2's checker, with the measurements `strata compile --emit alloc` and the
+//! corpus tests report.
+//!
+//! What: [`machine_config`] turns a pass set into one that leaves SSA by block parameters
+//! and lowers for a target; [`lower_module`] runs every function through the per-thread
+//! engines (rayon, results in input order) and takes the lowered function out of the World;
+//! [`allocate_regalloc2`] (feature `regalloc2`) allocates one machine function, times
+//! `regalloc2::run` alone and judges the result with regalloc2's checker;
+//! [`print_allocated`] prints allocated code with its moves.
+//!
+//! Complexity: linear in the module plus what regalloc2 costs.
+
+use super::columns::take_machine;
+use super::function::MachineFunction;
+use super::MachineRead;
+use crate::engine::{with_thread_engine, Diagnostic, PassSet, PipelineConfig, Severity};
+use crate::ir::Module;
+use crate::stage::Arch;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// `passes` with phi elimination replaced by block parameters and `lower` added, lowering
+/// for `arch`.
+pub fn machine_config(passes: PassSet, arch: Arch) -> PipelineConfig {
+    let mut config = PipelineConfig::new((passes - PassSet::PHI_ELIM) | PassSet::LOWER);
+    config.options.target = arch;
+    config
+}
+
+/// One function's way through lowering.
+#[derive(Debug)]
+pub struct Lowered {
+    /// The function's name.
+    pub name: String,
+    /// The machine function, or every error diagnostic joined (`[pass] message`).
+    pub result: Result<MachineFunction, String>,
+    /// Notes and errors the pipeline reported.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The allocation the Regalloc stage made, when `regalloc` was in the pipeline.
+    #[cfg(feature = "regalloc2")]
+    pub allocation: Option<Regalloc2Run>,
+}
+
+/// Runs every function of `module` through `config` (which must include `lower`) and takes
+/// each lowered function out of the World. Results are in input order.
+pub fn lower_module(module: &Module, config: &PipelineConfig) -> Vec<Lowered> {
+    let symbols = Arc::new(module.symbol_table());
+    module
+        .functions
+        .par_iter()
+        .map(|f| {
+            let name = f.name.clone();
+            let run = with_thread_engine(config, |engine| {
+                engine.load(f.clone(), &symbols);
+                engine.run_schedule();
+                let machine = take_machine(engine.world_mut());
+                #[cfg(feature = "regalloc2")]
+                let allocation = engine
+                    .world_mut()
+                    .resource_mut::<super::systems::AllocationResult>()
+                    .run
+                    .take();
+                #[cfg(not(feature = "regalloc2"))]
+                let allocation = ();
+                (engine.take(), machine, allocation)
+            });
+            match run {
+                Err(panic) => Lowered {
+                    name: name.clone(),
+                    result: Err(format!("@{name}: internal error: {panic}")),
+                    diagnostics: Vec::new(),
+                    #[cfg(feature = "regalloc2")]
+                    allocation: None,
+                },
+                Ok((run, machine, _allocation)) => {
+                    let errors: Vec<String> = run
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d.severity == Severity::Error)
+                        .map(|d| format!("[{}] {}", d.pass, d.message))
+                        .collect();
+                    let result = match (errors.is_empty(), machine) {
+                        (true, Some(m)) => Ok(m),
+                        (true, None) => {
+                            Err(format!("@{name}: lowering produced no machine function"))
+                        }
+                        (false, _) => Err(errors.join("; ")),
+                    };
+                    Lowered {
+                        name,
+                        result,
+                        diagnostics: run.diagnostics,
+                        #[cfg(feature = "regalloc2")]
+                        allocation: _allocation,
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+/// What allocating one function with regalloc2 produced and cost.
+#[cfg(feature = "regalloc2")]
+#[derive(Debug, Clone)]
+pub struct Regalloc2Run {
+    /// The allocation, in our vocabulary.
+    pub allocated: super::to_regalloc2::Allocated,
+    /// Wall time of `regalloc2::run` alone (presenting and checking excluded).
+    pub time: std::time::Duration,
+}
+
+/// Allocates `f` for `arch` with regalloc2 and checks the result with regalloc2's checker.
+///
+/// # Errors
+/// regalloc2's refusal or its checker's findings, prefixed with the function's name.
+#[cfg(feature = "regalloc2")]
+pub fn allocate_regalloc2(f: &MachineFunction, arch: Arch) -> Result<Regalloc2Run, String> {
+    allocate_machine(f, &f.name, arch)
+}
+
+/// [`allocate_regalloc2`] for anything implementing [`MachineRead`] (the World's
+/// [`super::columns::MachineRef`] included); `name` labels errors.
+///
+/// # Errors
+/// As [`allocate_regalloc2`].
+#[cfg(feature = "regalloc2")]
+pub fn allocate_machine<M: MachineRead>(
+    f: &M,
+    name: &str,
+    arch: Arch,
+) -> Result<Regalloc2Run, String> {
+    use super::to_regalloc2::{allocate, check_with_regalloc2, env_to, output_from, Presented};
+    let env = env_to(&super::targets::TargetDesc::new(arch).env);
+    let presented = Presented::new(f);
+    let start = std::time::Instant::now();
+    let out = allocate(&presented, &env).map_err(|e| format!("@{name}: {e}"))?;
+    let time = start.elapsed();
+    check_with_regalloc2(&presented, &env, &out).map_err(|e| format!("@{name}: {e}"))?;
+    Ok(Regalloc2Run {
+        allocated: output_from(&out),
+        time,
+    })
+}
+
+/// Prints `f` with its allocation: each operand followed by its location in brackets, the
+/// allocator's moves as `move FROM -> TO` lines where they happen, and a header line with
+/// the spill-slot count.
+#[cfg(feature = "regalloc2")]
+pub fn print_allocated(f: &MachineFunction, a: &super::to_regalloc2::Allocated) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    writeln!(
+        out,
+        "function @{} target {} spillslots {} {{",
+        f.name, f.target, a.num_spill_slots
+    )
+    .unwrap();
+    let mut e = 0;
+    let moves_until = |point: u32, e: &mut usize, out: &mut String| {
+        while *e < a.edits.len() && a.edits[*e].0 <= point {
+            let (_, from, to) = a.edits[*e];
+            writeln!(out, "  move {from} -> {to}").unwrap();
+            *e += 1;
+        }
+    };
+    for b in 0..f.num_blocks() {
+        write!(out, "block{b}").unwrap();
+        if !f.params[b].is_empty() {
+            let p: Vec<String> = f.params[b].iter().map(|v| v.to_string()).collect();
+            write!(out, "({})", p.join(", ")).unwrap();
+        }
+        out.push_str(":\n");
+        for i in f.block_insts(b as u32) {
+            moves_until(i << 1, &mut e, &mut out);
+            let mut line = String::new();
+            super::text::print_inst(f, b, i as usize, &mut line);
+            // Annotate each operand with its allocation, in operand order.
+            let allocs = a.inst_allocs(i as usize);
+            let mut annotated = String::new();
+            let mut rest = line.as_str();
+            for (k, o) in f.operands[i as usize].iter().enumerate() {
+                let text = o.to_string();
+                if let Some(at) = rest.find(&text) {
+                    annotated.push_str(&rest[..at + text.len()]);
+                    write!(
+                        annotated,
+                        " [{}]",
+                        allocs.get(k).copied().unwrap_or_default()
+                    )
+                    .unwrap();
+                    rest = &rest[at + text.len()..];
+                }
+            }
+            annotated.push_str(rest);
+            writeln!(out, "  {annotated}").unwrap();
+            moves_until((i << 1) | 1, &mut e, &mut out);
+        }
+    }
+    out.push_str("}\n");
+    out
+}

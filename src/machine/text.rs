@@ -1,0 +1,722 @@
+//! Machine text: the printed form of [`MachineFunction`]s, and its parser, for filetests and
+//! `strata compile --emit machine`.
+//!
+//! Grammar (one item per line; `;` starts a comment to the end of the line):
+//!
+//! ```text
+//! module   := function*
+//! function := "function" "@"NAME "target" TARGET "{" NL [frame NL] block* "}"
+//! frame    := "frame" (SIZE "/" ALIGN)*             ; alloca slots, numbered from 0
+//! block    := "block"N ["(" vreg ("," vreg)* ")"] ":" NL inst*
+//! inst     := OPCODE["." SUFFIX] ["#" IMM] [item ("," item)*] [clobbers]
+//! item     := operand | target
+//! operand  := ("use" | "def")["@early" | "@late"] vreg ":" constraint
+//! target   := "block"N "(" [vreg ("," vreg)*] ")"   ; after the operands, terminators only
+//! clobbers := "clobbers" "(" preg* ")"
+//! vreg     := "v"N ("i" | "f" | "v")                ; index, then class int/float/vector
+//! preg     := ("r" | "f" | "v")N                    ; class int/float/vector, hardware index
+//! constraint := "any" | "reg" | "stack" | "fixed(" preg ")" | "reuse(" N ")" | "limit(" N ")"
+//! ```
+//!
+//! Example (x86-64 register numbers: r0 rax, r1 rcx, r2 rdx, r3 rbx, r4 rsp, r5 rbp, r6 rsi,
+//! r7 rdi, r8-r15; f0-f15 are xmm0-xmm15; aarch64: r0-r30 are x0-x30, f0-f31 are d0-d31):
+//!
+//! ```text
+//! function @max target x86-64 {
+//! block0:
+//!   args def v0i:fixed(r7), def v1i:fixed(r6)
+//!   icmp.sgt def v2i:reg, use v0i:reg, use v1i:any
+//!   br use v2i:reg, block1(v0i), block2(v1i)
+//! block1(v3i):
+//!   ret use v3i:fixed(r0)
+//! block2(v4i):
+//!   ret use v4i:fixed(r0)
+//! }
+//! ```
+//!
+//! Uses are early and defs late unless `@early`/`@late` says otherwise. Blocks appear in
+//! index order; instruction indices follow from the layout; predecessors are computed; the
+//! vreg count is one above the largest index. Parsing then printing is the identity on
+//! printed text ([`print_function`] is canonical).
+//!
+//! Errors: [`ParseError`] names the file, line and column and what was expected.
+//!
+//! Complexity: linear in the text.
+
+use super::function::{BranchArgs, MachineFunction, MachineOp, Opcode, Operands};
+use super::{
+    MBlock, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos, PRegSet, VReg,
+};
+use crate::regalloc::{PReg, RegClass};
+use smallvec::SmallVec;
+use std::fmt::Write as _;
+
+/// Prints instruction `i` of `block` (without indentation or newline); a terminator prints
+/// the block's targets with their arguments.
+pub fn print_inst(f: &MachineFunction, block: usize, i: usize, out: &mut String) {
+    let op = f.ops[i];
+    out.push_str(op.opcode.name());
+    if let Some(s) = op.opcode.suffixes().get(op.suffix as usize) {
+        write!(out, ".{s}").unwrap();
+    }
+    if op.opcode.has_imm() {
+        write!(out, " #{}", op.imm).unwrap();
+    }
+    let mut first = true;
+    let mut sep = |out: &mut String| {
+        out.push_str(if first { " " } else { ", " });
+        first = false;
+    };
+    for o in &f.operands[i] {
+        sep(out);
+        write!(out, "{o}").unwrap();
+    }
+    if op.opcode.is_terminator() {
+        let b = block;
+        for (k, s) in f.succs[b].iter().enumerate() {
+            sep(out);
+            write!(out, "block{s}(").unwrap();
+            for (n, a) in f.branch_args[b].get(k).iter().enumerate() {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                write!(out, "{a}").unwrap();
+            }
+            out.push(')');
+        }
+    }
+    if !f.clobbers[i].is_empty() {
+        out.push_str(" clobbers(");
+        for (n, r) in f.clobbers[i].iter().enumerate() {
+            if n > 0 {
+                out.push(' ');
+            }
+            write!(out, "{r}").unwrap();
+        }
+        out.push(')');
+    }
+}
+
+/// Prints `f` in machine text (see the module doc).
+pub fn print_function(f: &MachineFunction) -> String {
+    let mut out = String::new();
+    writeln!(out, "function @{} target {} {{", f.name, f.target).unwrap();
+    if !f.frame_slots.is_empty() {
+        out.push_str("frame");
+        for (size, align) in &f.frame_slots {
+            write!(out, " {size}/{align}").unwrap();
+        }
+        out.push('\n');
+    }
+    for b in 0..f.num_blocks() {
+        write!(out, "block{b}").unwrap();
+        if !f.params[b].is_empty() {
+            out.push('(');
+            for (n, p) in f.params[b].iter().enumerate() {
+                if n > 0 {
+                    out.push_str(", ");
+                }
+                write!(out, "{p}").unwrap();
+            }
+            out.push(')');
+        }
+        out.push_str(":\n");
+        for i in f.block_insts(b as MBlock) {
+            out.push_str("  ");
+            print_inst(f, b, i as usize, &mut out);
+            out.push('\n');
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Prints every function, separated by blank lines.
+pub fn print_functions(fs: &[MachineFunction]) -> String {
+    fs.iter().map(print_function).collect::<Vec<_>>().join("\n")
+}
+
+/// A machine-text syntax error with its location.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}:{col}: {message}")]
+pub struct ParseError {
+    /// File name as given to the parser.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub col: usize,
+    /// What was wrong.
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tok<'a> {
+    Word(&'a str),
+    Punct(char),
+}
+
+struct Line<'a> {
+    toks: Vec<(Tok<'a>, usize)>,
+    pos: usize,
+    line: usize,
+    end_col: usize,
+}
+
+fn tokenize(text: &str) -> Vec<(Tok<'_>, usize)> {
+    let text = match text.find(';') {
+        Some(at) => &text[..at],
+        None => text,
+    };
+    let mut toks = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i] as char;
+        if c.is_whitespace() {
+            i += 1;
+        } else if "#,:(){}/".contains(c) {
+            toks.push((Tok::Punct(c), i + 1));
+            i += 1;
+        } else {
+            let start = i;
+            while i < bytes.len() {
+                let c = bytes[i] as char;
+                if c.is_whitespace() || "#,:(){}/;".contains(c) {
+                    break;
+                }
+                i += 1;
+            }
+            toks.push((Tok::Word(&text[start..i]), start + 1));
+        }
+    }
+    toks
+}
+
+struct Parser<'a> {
+    file: &'a str,
+}
+
+impl<'a> Parser<'a> {
+    fn err(&self, line: usize, col: usize, message: impl Into<String>) -> ParseError {
+        ParseError {
+            file: self.file.to_string(),
+            line,
+            col,
+            message: message.into(),
+        }
+    }
+}
+
+impl<'a> Line<'a> {
+    fn peek(&self) -> Option<Tok<'a>> {
+        self.toks.get(self.pos).map(|t| t.0)
+    }
+    fn col(&self) -> usize {
+        self.toks.get(self.pos).map_or(self.end_col, |t| t.1)
+    }
+    fn next(&mut self) -> Option<Tok<'a>> {
+        let t = self.peek();
+        self.pos += 1;
+        t
+    }
+    fn at_end(&self) -> bool {
+        self.pos >= self.toks.len()
+    }
+}
+
+fn parse_vreg(s: &str) -> Option<VReg> {
+    let body = s.strip_prefix('v')?;
+    let (digits, class) = body.split_at(body.len().checked_sub(1)?);
+    let class = match class {
+        "i" => RegClass::Int,
+        "f" => RegClass::Float,
+        "v" => RegClass::Vector,
+        _ => return None,
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    VReg::new(digits.parse().ok()?, class)
+}
+
+fn parse_preg(s: &str) -> Option<PReg> {
+    let class = match s.as_bytes().first()? {
+        b'r' => RegClass::Int,
+        b'f' => RegClass::Float,
+        b'v' => RegClass::Vector,
+        _ => return None,
+    };
+    let digits = &s[1..];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    PReg::new(class, digits.parse().ok()?)
+}
+
+fn parse_block_name(s: &str) -> Option<MBlock> {
+    let d = s.strip_prefix("block")?;
+    if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    d.parse().ok()
+}
+
+impl<'a> Parser<'a> {
+    fn expect_punct(&self, l: &mut Line<'a>, c: char, what: &str) -> Result<(), ParseError> {
+        let col = l.col();
+        match l.next() {
+            Some(Tok::Punct(p)) if p == c => Ok(()),
+            Some(Tok::Word(w)) => {
+                Err(self.err(l.line, col, format!("expected `{c}` {what}, found `{w}`")))
+            }
+            Some(Tok::Punct(p)) => {
+                Err(self.err(l.line, col, format!("expected `{c}` {what}, found `{p}`")))
+            }
+            None => Err(self.err(
+                l.line,
+                col,
+                format!("expected `{c}` {what}, found the end of the line"),
+            )),
+        }
+    }
+
+    fn word(&self, l: &mut Line<'a>, what: &str) -> Result<(&'a str, usize), ParseError> {
+        let col = l.col();
+        match l.next() {
+            Some(Tok::Word(w)) => Ok((w, col)),
+            Some(Tok::Punct(p)) => {
+                Err(self.err(l.line, col, format!("expected {what}, found `{p}`")))
+            }
+            None => Err(self.err(
+                l.line,
+                col,
+                format!("expected {what}, found the end of the line"),
+            )),
+        }
+    }
+
+    fn vreg(&self, l: &mut Line<'a>) -> Result<VReg, ParseError> {
+        let (w, col) = self.word(l, "a virtual register like `v3i`")?;
+        parse_vreg(w).ok_or_else(|| {
+            self.err(
+                l.line,
+                col,
+                format!("`{w}` is not a virtual register (`v<index><i|f|v>`)"),
+            )
+        })
+    }
+
+    fn preg(&self, l: &mut Line<'a>) -> Result<PReg, ParseError> {
+        let (w, col) = self.word(l, "a physical register like `r3`")?;
+        parse_preg(w).ok_or_else(|| {
+            self.err(
+                l.line,
+                col,
+                format!("`{w}` is not a physical register (`<r|f|v><0..63>`)"),
+            )
+        })
+    }
+
+    fn number<T: std::str::FromStr>(&self, l: &mut Line<'a>, what: &str) -> Result<T, ParseError> {
+        let (w, col) = self.word(l, what)?;
+        w.parse()
+            .map_err(|_| self.err(l.line, col, format!("`{w}` is not {what}")))
+    }
+
+    fn vreg_list(&self, l: &mut Line<'a>) -> Result<SmallVec<[VReg; 2]>, ParseError> {
+        self.expect_punct(l, '(', "to open the list")?;
+        let mut out = SmallVec::new();
+        if l.peek() == Some(Tok::Punct(')')) {
+            l.next();
+            return Ok(out);
+        }
+        loop {
+            out.push(self.vreg(l)?);
+            let col = l.col();
+            match l.next() {
+                Some(Tok::Punct(',')) => {}
+                Some(Tok::Punct(')')) => return Ok(out),
+                _ => return Err(self.err(l.line, col, "expected `,` or `)` in the register list")),
+            }
+        }
+    }
+
+    fn operand(&self, l: &mut Line<'a>, head: &str, col: usize) -> Result<Operand, ParseError> {
+        let (kind, pos) = match head {
+            "use" => (OperandKind::Use, OperandPos::Early),
+            "use@early" => (OperandKind::Use, OperandPos::Early),
+            "use@late" => (OperandKind::Use, OperandPos::Late),
+            "def" | "def@late" => (OperandKind::Def, OperandPos::Late),
+            "def@early" => (OperandKind::Def, OperandPos::Early),
+            _ => {
+                return Err(self.err(
+                    l.line,
+                    col,
+                    format!("expected an operand (`use`, `def`, `use@late`, `def@early`) or a target `blockN(...)`, found `{head}`"),
+                ))
+            }
+        };
+        let vreg = self.vreg(l)?;
+        self.expect_punct(l, ':', "before the constraint")?;
+        let (c, ccol) = self.word(l, "a constraint")?;
+        let constraint = match c {
+            "any" => OperandConstraint::Any,
+            "reg" => OperandConstraint::Reg,
+            "stack" => OperandConstraint::Stack,
+            "fixed" => {
+                self.expect_punct(l, '(', "after `fixed`")?;
+                let r = self.preg(l)?;
+                self.expect_punct(l, ')', "after the register")?;
+                OperandConstraint::FixedReg(r)
+            }
+            "reuse" | "limit" => {
+                self.expect_punct(l, '(', &format!("after `{c}`"))?;
+                let n: u8 = self.number(l, "a number from 0 to 255")?;
+                self.expect_punct(l, ')', "after the number")?;
+                if c == "reuse" {
+                    OperandConstraint::Reuse(n)
+                } else {
+                    OperandConstraint::Limit(n)
+                }
+            }
+            _ => {
+                return Err(self.err(
+                    l.line,
+                    ccol,
+                    format!(
+                        "unknown constraint `{c}` (any, reg, stack, fixed(R), reuse(N), limit(N))"
+                    ),
+                ))
+            }
+        };
+        Ok(Operand {
+            vreg,
+            constraint,
+            kind,
+            pos,
+        })
+    }
+}
+
+/// Parses machine text holding any number of functions (see the module doc). `file` names
+/// the input in error messages.
+///
+/// # Errors
+/// The first syntax error, with its line and column.
+pub fn parse_functions(text: &str, file: &str) -> Result<Vec<MachineFunction>, ParseError> {
+    let p = Parser { file };
+    let mut out = Vec::new();
+    let mut cur: Option<MachineFunction> = None;
+    let mut last_line = 0;
+    for (n, raw) in text.lines().enumerate() {
+        let line_no = n + 1;
+        last_line = line_no;
+        let toks = tokenize(raw);
+        if toks.is_empty() {
+            continue;
+        }
+        let mut l = Line {
+            toks,
+            pos: 0,
+            line: line_no,
+            end_col: raw.len() + 1,
+        };
+        let (head, col) = p
+            .word(
+                &mut l,
+                "`function`, `frame`, `blockN`, an instruction or `}`",
+            )
+            .or_else(|e| {
+                if l.toks[0].0 == Tok::Punct('}') {
+                    Ok(("}", l.toks[0].1))
+                } else {
+                    Err(e)
+                }
+            })?;
+        let Some(f) = cur.as_mut() else {
+            if head != "function" {
+                return Err(p.err(line_no, col, format!("expected `function`, found `{head}`")));
+            }
+            let (name, ncol) = p.word(&mut l, "the function name `@name`")?;
+            let Some(name) = name.strip_prefix('@') else {
+                return Err(p.err(
+                    line_no,
+                    ncol,
+                    format!("function names start with `@`: `{name}`"),
+                ));
+            };
+            let (kw, kcol) = p.word(&mut l, "`target`")?;
+            if kw != "target" {
+                return Err(p.err(line_no, kcol, format!("expected `target`, found `{kw}`")));
+            }
+            let (target, _) = p.word(&mut l, "the target name")?;
+            p.expect_punct(&mut l, '{', "to open the function")?;
+            if !l.at_end() {
+                return Err(p.err(line_no, l.col(), "text after `{`"));
+            }
+            cur = Some(MachineFunction {
+                name: name.to_string(),
+                target: target.to_string(),
+                ..Default::default()
+            });
+            continue;
+        };
+        if head == "}" {
+            if l.toks.len() > 1 {
+                return Err(p.err(line_no, l.toks[1].1, "text after `}`"));
+            }
+            let mut f = cur.take().expect("inside a function");
+            finish(&p, &mut f, line_no)?;
+            out.push(f);
+            continue;
+        }
+        if head == "frame" {
+            if !f.insts.is_empty() || !f.frame_slots.is_empty() {
+                return Err(p.err(line_no, col, "`frame` comes once, before the first block"));
+            }
+            while !l.at_end() {
+                let size: u32 = p.number(&mut l, "a slot size in bytes")?;
+                p.expect_punct(&mut l, '/', "between size and alignment")?;
+                let align: u32 = p.number(&mut l, "an alignment in bytes")?;
+                f.frame_slots.push((size, align));
+            }
+            continue;
+        }
+        if let Some(b) = parse_block_name(head) {
+            if b as usize != f.insts.len() {
+                return Err(p.err(
+                    line_no,
+                    col,
+                    format!(
+                        "expected block{} next (blocks are listed in index order), found {head}",
+                        f.insts.len()
+                    ),
+                ));
+            }
+            let params = if l.peek() == Some(Tok::Punct('(')) {
+                p.vreg_list(&mut l)?
+            } else {
+                SmallVec::new()
+            };
+            p.expect_punct(&mut l, ':', "after the block header")?;
+            if !l.at_end() {
+                return Err(p.err(line_no, l.col(), "text after the block header"));
+            }
+            let at = f.ops.len() as u32;
+            f.insts.push(at..at);
+            f.params.push(params);
+            f.succs.push(SmallVec::new());
+            f.branch_args.push(BranchArgs::default());
+            continue;
+        }
+        // An instruction.
+        let Some(block) = f.insts.len().checked_sub(1) else {
+            return Err(p.err(line_no, col, "instruction before the first block header"));
+        };
+        if f.insts[block].end as usize != f.ops.len()
+            || f.insts[block].end > f.insts[block].start
+                && f.ops[f.ops.len() - 1].opcode.is_terminator()
+        {
+            return Err(p.err(
+                line_no,
+                col,
+                format!("instruction after the terminator of block{block}"),
+            ));
+        }
+        let (name, suffix) = match head.split_once('.') {
+            Some((n, s)) => (n, Some(s)),
+            None => (head, None),
+        };
+        let opcode = Opcode::from_name(name)
+            .ok_or_else(|| p.err(line_no, col, format!("unknown opcode `{name}`")))?;
+        let suffixes = opcode.suffixes();
+        let suffix = match suffix {
+            None if suffixes.is_empty() => 0,
+            None => {
+                return Err(p.err(
+                    line_no,
+                    col,
+                    format!("`{name}` needs a suffix: one of {}", suffixes.join(", ")),
+                ))
+            }
+            Some(s) => match suffixes.iter().position(|x| *x == s) {
+                Some(k) => k as u8,
+                None if suffixes.is_empty() => {
+                    return Err(p.err(line_no, col, format!("`{name}` takes no suffix")))
+                }
+                None => {
+                    return Err(p.err(
+                        line_no,
+                        col,
+                        format!(
+                            "unknown suffix `{s}` of `{name}` (one of {})",
+                            suffixes.join(", ")
+                        ),
+                    ))
+                }
+            },
+        };
+        let mut imm = 0i64;
+        if opcode.has_imm() {
+            p.expect_punct(&mut l, '#', &format!("`{name}` takes an immediate `#N`"))?;
+            imm = p.number(&mut l, "a 64-bit integer")?;
+        } else if l.peek() == Some(Tok::Punct('#')) {
+            return Err(p.err(line_no, l.col(), format!("`{name}` takes no immediate")));
+        }
+        let mut operands = Operands::new();
+        let mut targets: SmallVec<[(MBlock, SmallVec<[VReg; 2]>); 2]> = SmallVec::new();
+        let mut clobbers = PRegSet::empty();
+        let mut first = true;
+        while !l.at_end() {
+            if !first {
+                let col = l.col();
+                match l.peek() {
+                    Some(Tok::Punct(',')) => {
+                        l.next();
+                    }
+                    Some(Tok::Word("clobbers")) => {}
+                    _ => return Err(p.err(line_no, col, "expected `,` between operands")),
+                }
+            }
+            first = false;
+            let (w, wcol) = p.word(&mut l, "an operand, a target or `clobbers`")?;
+            if w == "clobbers" {
+                p.expect_punct(&mut l, '(', "after `clobbers`")?;
+                while l.peek() != Some(Tok::Punct(')')) {
+                    if l.at_end() {
+                        return Err(p.err(line_no, l.col(), "expected `)` to close `clobbers(`"));
+                    }
+                    clobbers.insert(p.preg(&mut l)?);
+                }
+                l.next();
+                if !l.at_end() {
+                    return Err(p.err(line_no, l.col(), "text after the clobbers"));
+                }
+                break;
+            }
+            if let Some(t) = parse_block_name(w) {
+                if !opcode.is_terminator() || opcode.is_ret() {
+                    return Err(p.err(line_no, wcol, format!("`{name}` has no successors")));
+                }
+                let args = p.vreg_list(&mut l)?;
+                targets.push((t, args));
+                continue;
+            }
+            if !targets.is_empty() {
+                return Err(p.err(line_no, wcol, "operands come before the targets"));
+            }
+            operands.push(p.operand(&mut l, w, wcol)?);
+        }
+        if opcode.is_terminator() {
+            let mut args = BranchArgs::default();
+            let mut succs = SmallVec::new();
+            for (t, a) in &targets {
+                succs.push(*t);
+                args.push(a);
+            }
+            f.succs[block] = succs;
+            f.branch_args[block] = args;
+        }
+        f.ops.push(MachineOp {
+            opcode,
+            suffix,
+            imm,
+        });
+        f.operands.push(operands);
+        f.clobbers.push(clobbers);
+        f.insts[block].end += 1;
+    }
+    if cur.is_some() {
+        return Err(p.err(
+            last_line + 1,
+            1,
+            "end of input inside a function (missing `}`)",
+        ));
+    }
+    Ok(out)
+}
+
+/// Completes a parsed function: successors in range, predecessors, the vreg count.
+fn finish(p: &Parser<'_>, f: &mut MachineFunction, line: usize) -> Result<(), ParseError> {
+    let nb = f.insts.len();
+    f.preds = vec![SmallVec::new(); nb];
+    for b in 0..nb {
+        for &s in &f.succs[b] {
+            if s as usize >= nb {
+                return Err(p.err(
+                    line,
+                    1,
+                    format!("block{b} branches to block{s}, which does not exist"),
+                ));
+            }
+            f.preds[s as usize].push(b as MBlock);
+        }
+    }
+    let mut max = 0;
+    let vregs = f
+        .params
+        .iter()
+        .flatten()
+        .copied()
+        .chain(f.operands.iter().flatten().map(|o| o.vreg))
+        .chain(f.branch_args.iter().flat_map(|a| a.args.iter().copied()));
+    for v in vregs {
+        max = max.max(v.index() + 1);
+    }
+    f.num_vregs = max;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "function @max target x86-64 {
+frame 8/8 16/16
+block0:
+  args def v0i:fixed(r7), def v1i:fixed(r6)
+  icmp.sgt def v2i:reg, use v0i:reg, use v1i:any
+  add def v5i:reuse(1), use v0i:reg, use@late v1i:limit(8)
+  call #3 def@early v6f:fixed(f0), use v0i:stack clobbers(r0 r1 f1)
+  br use v2i:reg, block1(v0i), block2(v1i)
+block1(v3i):
+  ret use v3i:fixed(r0)
+block2(v4i):
+  jump block1(v4i)
+}
+";
+
+    #[test]
+    fn parse_print_round_trip() {
+        let fs = parse_functions(SAMPLE, "t").unwrap();
+        assert_eq!(fs.len(), 1);
+        let printed = print_function(&fs[0]);
+        assert_eq!(printed, SAMPLE);
+        assert_eq!(parse_functions(&printed, "t").unwrap(), fs);
+        let f = &fs[0];
+        assert_eq!(f.num_vregs, 7);
+        assert_eq!(f.block_preds(1), &[0, 2]);
+        assert_eq!(f.inst_clobbers(3).iter().count(), 3);
+        assert_eq!(f.frame_slots, vec![(8, 8), (16, 16)]);
+    }
+
+    #[test]
+    fn errors_are_located() {
+        let cases = [
+            ("function @f target x {\nblock0:\n  frob\n}\n", "t:3:3: unknown opcode `frob`"),
+            ("function @f target x {\nblock0:\n  ret use v1q:reg\n}\n", "t:3:11: `v1q` is not a virtual register (`v<index><i|f|v>`)"),
+            ("function @f target x {\nblock0:\n  ret use v1i:fixed(r99)\n}\n", "t:3:21: `r99` is not a physical register (`<r|f|v><0..63>`)"),
+            ("function @f target x {\nblock1:\n", "t:2:1: expected block0 next (blocks are listed in index order), found block1"),
+            ("function @f target x {\nblock0:\n  ret\n", "t:4:1: end of input inside a function (missing `}`)"),
+            ("function @f target x {\nblock0:\n  jump block7()\n}\n", "t:4:1: block0 branches to block7, which does not exist"),
+            ("function @f target x {\nblock0:\n  icmp def v0i:reg\n}\n", "t:3:3: `icmp` needs a suffix: one of eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge"),
+            ("function @f target x {\nblock0:\n  movi def v0i:reg\n}\n", "t:3:8: expected `#` `movi` takes an immediate `#N`, found `def`"),
+            ("function @f target x {\nblock0:\n  ret\n  ret\n}\n", "t:4:3: instruction after the terminator of block0"),
+        ];
+        for (text, want) in cases {
+            let e = parse_functions(text, "t").unwrap_err();
+            assert_eq!(e.to_string(), want, "{text}");
+        }
+    }
+}

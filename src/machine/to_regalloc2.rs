@@ -1,0 +1,347 @@
+//! Our machine form presented to regalloc2 (feature `regalloc2`): anything implementing
+//! [`MachineRead`] becomes a `regalloc2::Function`, a [`MachineEnv`] a
+//! `regalloc2::MachineEnv`, and regalloc2's `Output` comes back as an [`Allocated`] in our
+//! vocabulary (allocations per operand, edits sorted by program point).
+//!
+//! What: [`Presented`] converts the operand, edge, parameter and branch-argument lists into
+//! regalloc2's types once (regalloc2's trait returns slices of its own types, and our
+//! [`VReg`]/[`Operand`] are packed differently), in flat vectors with per-instruction and
+//! per-block offsets. Conversions: classes map one to one (int, float, vector); a register
+//! keeps its class and hardware index; `Limit(n)` becomes regalloc2's `Limit` of the largest
+//! power of two not above `n` (regalloc2 requires a power of two).
+//!
+//! [`allocate`] runs `regalloc2::run` (the Ion algorithm; SSA validation in debug builds) and
+//! [`check_with_regalloc2`] runs regalloc2's own `checker::Checker` on the result.
+//!
+//! Program points in [`Allocated::edits`] are packed as in regalloc2 and the seed: `inst << 1`
+//! for before, `inst << 1 | 1` for after.
+//!
+//! Complexity: presenting is O(instructions + operands + edges); converting the output
+//! O(operands + edits).
+
+use super::{
+    MBlock, MachineEnv, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos, VReg,
+};
+use crate::regalloc::{Allocation, PReg, RegClass, SpillSlot};
+use regalloc2 as ra2;
+
+fn class_to(c: RegClass) -> ra2::RegClass {
+    match c {
+        RegClass::Int => ra2::RegClass::Int,
+        RegClass::Float => ra2::RegClass::Float,
+        RegClass::Vector => ra2::RegClass::Vector,
+    }
+}
+
+fn class_from(c: ra2::RegClass) -> RegClass {
+    match c {
+        ra2::RegClass::Int => RegClass::Int,
+        ra2::RegClass::Float => RegClass::Float,
+        ra2::RegClass::Vector => RegClass::Vector,
+    }
+}
+
+/// Our register as regalloc2's.
+pub fn preg_to(r: PReg) -> ra2::PReg {
+    ra2::PReg::new(r.index() as usize, class_to(r.class()))
+}
+
+/// regalloc2's register as ours (None if its index is beyond ours).
+pub fn preg_from(r: ra2::PReg) -> Option<PReg> {
+    PReg::new(class_from(r.class()), u8::try_from(r.hw_enc()).ok()?)
+}
+
+/// Our vreg as regalloc2's.
+pub fn vreg_to(v: VReg) -> ra2::VReg {
+    ra2::VReg::new(v.index(), class_to(v.class()))
+}
+
+/// Our operand as regalloc2's.
+pub fn operand_to(o: &Operand) -> ra2::Operand {
+    let constraint = match o.constraint {
+        OperandConstraint::Any => ra2::OperandConstraint::Any,
+        OperandConstraint::Reg => ra2::OperandConstraint::Reg,
+        OperandConstraint::Stack => ra2::OperandConstraint::Stack,
+        OperandConstraint::FixedReg(r) => ra2::OperandConstraint::FixedReg(preg_to(r)),
+        OperandConstraint::Reuse(i) => ra2::OperandConstraint::Reuse(i as usize),
+        OperandConstraint::Limit(n) => {
+            let n = (n as usize).max(1);
+            ra2::OperandConstraint::Limit(1 << (usize::BITS - 1 - n.leading_zeros()))
+        }
+    };
+    let kind = match o.kind {
+        OperandKind::Use => ra2::OperandKind::Use,
+        OperandKind::Def => ra2::OperandKind::Def,
+    };
+    let pos = match o.pos {
+        OperandPos::Early => ra2::OperandPos::Early,
+        OperandPos::Late => ra2::OperandPos::Late,
+    };
+    ra2::Operand::new(vreg_to(o.vreg), constraint, kind, pos)
+}
+
+/// Our environment as regalloc2's.
+pub fn env_to(env: &MachineEnv) -> ra2::MachineEnv {
+    let set = |regs: &[PReg]| {
+        let mut s = ra2::PRegSet::empty();
+        for r in regs {
+            s.add(preg_to(*r));
+        }
+        s
+    };
+    ra2::MachineEnv {
+        preferred_regs_by_class: [
+            set(&env.preferred[0]),
+            set(&env.preferred[1]),
+            set(&env.preferred[2]),
+        ],
+        non_preferred_regs_by_class: [
+            set(&env.non_preferred[0]),
+            set(&env.non_preferred[1]),
+            set(&env.non_preferred[2]),
+        ],
+        scratch_by_class: env.scratch.map(|s| s.map(preg_to)),
+        fixed_stack_slots: Vec::new(),
+    }
+}
+
+/// A machine function in regalloc2's types (see the module doc).
+pub struct Presented<'a, M: MachineRead> {
+    f: &'a M,
+    operands: Vec<ra2::Operand>,
+    operand_start: Vec<u32>,
+    clobbers: Vec<ra2::PRegSet>,
+    edges: Vec<ra2::Block>,
+    succ_start: Vec<u32>,
+    pred_start: Vec<u32>,
+    params: Vec<ra2::VReg>,
+    param_start: Vec<u32>,
+    args: Vec<ra2::VReg>,
+    /// `arg_start[edge index]`, edges numbered block by block in successor order.
+    arg_start: Vec<u32>,
+}
+
+impl<'a, M: MachineRead> Presented<'a, M> {
+    /// Converts `f` (O(size of f)).
+    pub fn new(f: &'a M) -> Self {
+        let (ni, nb) = (f.num_insts(), f.num_blocks());
+        let mut p = Presented {
+            f,
+            operands: Vec::new(),
+            operand_start: Vec::with_capacity(ni + 1),
+            clobbers: Vec::with_capacity(ni),
+            edges: Vec::new(),
+            succ_start: Vec::with_capacity(nb + 1),
+            pred_start: Vec::with_capacity(nb + 1),
+            params: Vec::new(),
+            param_start: Vec::with_capacity(nb + 1),
+            args: Vec::new(),
+            arg_start: Vec::new(),
+        };
+        for i in 0..ni as u32 {
+            p.operand_start.push(p.operands.len() as u32);
+            p.operands.extend(f.inst_operands(i).iter().map(operand_to));
+            let mut c = ra2::PRegSet::empty();
+            for r in f.inst_clobbers(i).iter() {
+                c.add(preg_to(r));
+            }
+            p.clobbers.push(c);
+        }
+        p.operand_start.push(p.operands.len() as u32);
+        let mut succ_edges = Vec::new();
+        for b in 0..nb as MBlock {
+            p.param_start.push(p.params.len() as u32);
+            p.params
+                .extend(f.block_params(b).iter().copied().map(vreg_to));
+            for (k, &s) in f.block_succs(b).iter().enumerate() {
+                succ_edges.push(ra2::Block::new(s as usize));
+                p.arg_start.push(p.args.len() as u32);
+                p.args
+                    .extend(f.branch_args(b, k).iter().copied().map(vreg_to));
+            }
+        }
+        p.param_start.push(p.params.len() as u32);
+        p.arg_start.push(p.args.len() as u32);
+        // Successors first, then predecessors, in one vector.
+        let mut at = 0;
+        for b in 0..nb as MBlock {
+            p.succ_start.push(at);
+            at += f.block_succs(b).len() as u32;
+        }
+        p.succ_start.push(at);
+        p.edges = succ_edges;
+        let base = p.edges.len() as u32;
+        for b in 0..nb as MBlock {
+            p.pred_start.push(base + (p.edges.len() as u32 - base));
+            p.edges.extend(
+                f.block_preds(b)
+                    .iter()
+                    .map(|&x| ra2::Block::new(x as usize)),
+            );
+        }
+        p.pred_start.push(p.edges.len() as u32);
+        p
+    }
+
+    /// The function presented.
+    pub fn source(&self) -> &'a M {
+        self.f
+    }
+}
+
+impl<M: MachineRead> ra2::Function for Presented<'_, M> {
+    fn num_insts(&self) -> usize {
+        self.f.num_insts()
+    }
+    fn num_blocks(&self) -> usize {
+        self.f.num_blocks()
+    }
+    fn entry_block(&self) -> ra2::Block {
+        ra2::Block::new(self.f.entry_block() as usize)
+    }
+    fn block_insns(&self, block: ra2::Block) -> ra2::InstRange {
+        let r = self.f.block_insts(block.index() as MBlock);
+        ra2::InstRange::new(
+            ra2::Inst::new(r.start as usize),
+            ra2::Inst::new(r.end as usize),
+        )
+    }
+    fn block_succs(&self, block: ra2::Block) -> &[ra2::Block] {
+        let b = block.index();
+        &self.edges[self.succ_start[b] as usize..self.succ_start[b + 1] as usize]
+    }
+    fn block_preds(&self, block: ra2::Block) -> &[ra2::Block] {
+        let b = block.index();
+        &self.edges[self.pred_start[b] as usize..self.pred_start[b + 1] as usize]
+    }
+    fn block_params(&self, block: ra2::Block) -> &[ra2::VReg] {
+        let b = block.index();
+        &self.params[self.param_start[b] as usize..self.param_start[b + 1] as usize]
+    }
+    fn is_ret(&self, insn: ra2::Inst) -> bool {
+        self.f.is_ret(insn.index() as u32)
+    }
+    fn is_branch(&self, insn: ra2::Inst) -> bool {
+        self.f.is_branch(insn.index() as u32)
+    }
+    fn branch_blockparams(
+        &self,
+        block: ra2::Block,
+        _insn: ra2::Inst,
+        succ_idx: usize,
+    ) -> &[ra2::VReg] {
+        let e = self.succ_start[block.index()] as usize + succ_idx;
+        &self.args[self.arg_start[e] as usize..self.arg_start[e + 1] as usize]
+    }
+    fn inst_operands(&self, insn: ra2::Inst) -> &[ra2::Operand] {
+        let i = insn.index();
+        &self.operands[self.operand_start[i] as usize..self.operand_start[i + 1] as usize]
+    }
+    fn inst_clobbers(&self, insn: ra2::Inst) -> ra2::PRegSet {
+        self.clobbers[insn.index()]
+    }
+    fn num_vregs(&self) -> usize {
+        self.f.num_vregs()
+    }
+    fn spillslot_size(&self, regclass: ra2::RegClass) -> usize {
+        self.f.spill_slot_size(class_from(regclass))
+    }
+}
+
+/// An allocation in our vocabulary: regalloc2's `Output`, converted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Allocated {
+    /// Allocation of every operand, instruction by instruction.
+    pub allocs: Vec<Allocation>,
+    /// `allocs[alloc_start[i]..alloc_start[i + 1]]` are instruction `i`'s.
+    pub alloc_start: Vec<u32>,
+    /// Moves `(point, from, to)`, sorted by point (`inst << 1 | after`).
+    pub edits: Vec<(u32, Allocation, Allocation)>,
+    /// Spill slots used.
+    pub num_spill_slots: usize,
+}
+
+impl Allocated {
+    /// The allocations of instruction `i`'s operands.
+    pub fn inst_allocs(&self, i: usize) -> &[Allocation] {
+        &self.allocs[self.alloc_start[i] as usize..self.alloc_start[i + 1] as usize]
+    }
+}
+
+fn alloc_from(a: ra2::Allocation) -> Allocation {
+    if let Some(r) = a.as_reg() {
+        return preg_from(r).map_or(Allocation::None, Allocation::Reg);
+    }
+    if let Some(s) = a.as_stack() {
+        return Allocation::Stack(SpillSlot(s.index() as u32));
+    }
+    Allocation::None
+}
+
+/// Converts regalloc2's output to ours.
+pub fn output_from(out: &ra2::Output) -> Allocated {
+    let mut alloc_start: Vec<u32> = out.inst_alloc_offsets.clone();
+    alloc_start.push(out.allocs.len() as u32);
+    Allocated {
+        allocs: out.allocs.iter().copied().map(alloc_from).collect(),
+        alloc_start,
+        edits: out
+            .edits
+            .iter()
+            .map(|(p, e)| {
+                let ra2::Edit::Move { from, to } = e;
+                let point =
+                    ((p.inst().index() as u32) << 1) | (p.pos() == ra2::InstPosition::After) as u32;
+                (point, alloc_from(*from), alloc_from(*to))
+            })
+            .collect(),
+        num_spill_slots: out.num_spillslots,
+    }
+}
+
+/// Why regalloc2 could not allocate or check a function.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Regalloc2Error {
+    /// `regalloc2::run` refused the function.
+    #[error("regalloc2 refused the function: {0}")]
+    Run(String),
+    /// regalloc2's checker rejected the allocation.
+    #[error("regalloc2's checker rejects the allocation: {0}")]
+    Check(String),
+}
+
+/// Allocates `f` with regalloc2 (Ion) in environment `env`; returns regalloc2's output.
+/// regalloc2's SSA validation (defs dominate uses) runs in debug builds only, so release
+/// timings are regalloc2's allocation alone; the machine verifier checks the one-def rule
+/// in every build that lowers with `--verify-each`.
+///
+/// # Errors
+/// [`Regalloc2Error::Run`] with regalloc2's reason (critical edge, SSA, too many live
+/// registers, ...).
+pub fn allocate<M: MachineRead>(
+    f: &Presented<'_, M>,
+    env: &ra2::MachineEnv,
+) -> Result<ra2::Output, Regalloc2Error> {
+    let options = ra2::RegallocOptions {
+        verbose_log: false,
+        validate_ssa: cfg!(debug_assertions),
+        algorithm: ra2::Algorithm::Ion,
+    };
+    ra2::run(f, env, &options).map_err(|e| Regalloc2Error::Run(e.to_string()))
+}
+
+/// Runs regalloc2's `checker::Checker` on `out` for `f`.
+///
+/// # Errors
+/// [`Regalloc2Error::Check`] with the checker's findings.
+pub fn check_with_regalloc2<M: MachineRead>(
+    f: &Presented<'_, M>,
+    env: &ra2::MachineEnv,
+    out: &ra2::Output,
+) -> Result<(), Regalloc2Error> {
+    let mut checker = ra2::checker::Checker::new(f, env);
+    checker.prepare(out);
+    checker
+        .run()
+        .map_err(|e| Regalloc2Error::Check(format!("{e:?}")))
+}

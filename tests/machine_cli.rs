@@ -1,0 +1,84 @@
+//! `strata compile --target ... --emit machine|alloc`: exit codes and messages.
+
+use std::process::{Command, Output};
+
+fn strata(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn emit_alloc_runs_to_allocated_code_on_both_targets() {
+    for target in ["x86-64", "aarch64"] {
+        let out = strata(&[
+            "compile",
+            "examples/sir/factorial.sir",
+            "--target",
+            target,
+            "--emit",
+            "alloc",
+            "--stats",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains(&format!("target {target} spillslots")),
+            "{stdout}"
+        );
+        assert!(stdout.contains("ret use"), "{stdout}");
+        assert!(
+            text(&out.stderr).contains("machine insts"),
+            "{}",
+            text(&out.stderr)
+        );
+        let out = strata(&[
+            "compile",
+            "examples/sir/factorial.sir",
+            "--target",
+            target,
+            "--emit",
+            "machine",
+        ]);
+        assert_eq!(out.status.code(), Some(0));
+        let printed = text(&out.stdout);
+        let parsed = strata::machine::text::parse_functions(&printed, "stdout").unwrap();
+        assert!(!parsed.is_empty());
+    }
+}
+
+#[test]
+fn machine_usage_and_input_errors() {
+    let out = strata(&["compile", "examples/sir/factorial.sir", "--emit", "alloc"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("need --target"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = strata(&["compile", "examples/sir/factorial.sir", "--target", "mips"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = strata(&[
+        "compile",
+        "tests/machine/lower_errors.sir",
+        "--target",
+        "x86-64",
+        "--emit",
+        "alloc",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("@wide: block0, inst0 (zext): i128 values are not lowered"),
+        "{err}"
+    );
+    assert!(err.contains("nothing written"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.stdout.is_empty());
+}

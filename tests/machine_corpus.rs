@@ -1,0 +1,129 @@
+//! Every function of the committed `.ll` fixtures and the built-in example corpus lowers for
+//! both targets, passes the machine verifier, survives a print/parse round trip of its
+//! machine text, and is allocated by regalloc2 with regalloc2's checker accepting the result.
+
+use std::path::Path;
+use strata::engine::PassSet;
+use strata::machine::driver::{allocate_regalloc2, lower_module, machine_config};
+use strata::machine::text::{parse_functions, print_function};
+use strata::stage::Arch;
+
+fn modules() -> Vec<(String, strata::ir::Module)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    let mut paths: Vec<_> = std::fs::read_dir(root.join("tests/fixtures/ll"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ll"))
+        .collect();
+    paths.sort();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let imported = strata::llvm::import(&text, &name, &Default::default()).unwrap();
+        out.push((name, imported.module));
+    }
+    let mut paths: Vec<_> = std::fs::read_dir(root.join("examples/sir"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sir"))
+        .collect();
+    paths.sort();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        out.push((
+            name.clone(),
+            strata::text::parse_module(&text, &name).unwrap(),
+        ));
+    }
+    assert!(out.len() >= 4, "fixtures and examples are missing");
+    out
+}
+
+#[test]
+fn every_function_lowers_and_regalloc2_allocates_it() {
+    let mut functions = 0;
+    let mut failures = Vec::new();
+    for arch in Arch::ALL {
+        let config = machine_config(PassSet::default_pipeline(), arch);
+        for (name, module) in modules() {
+            for lowered in lower_module(&module, &config) {
+                let f = lowered
+                    .result
+                    .unwrap_or_else(|e| panic!("{name} ({}): {e}", arch.name()));
+                let errors = strata::machine::verify::verify(&f);
+                assert!(errors.is_empty(), "{name}: @{}: {errors:?}", f.name);
+                let text = print_function(&f);
+                let back = parse_functions(&text, &name).unwrap();
+                assert_eq!(back.len(), 1);
+                assert_eq!(print_function(&back[0]), text, "{name}: @{}", f.name);
+                let run = match allocate_regalloc2(&f, arch) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        failures.push((
+                            f.ops.len(),
+                            format!(
+                                "{name} ({}): {}\n{text}",
+                                arch.name(),
+                                &e[..e.len().min(600)]
+                            ),
+                        ));
+                        continue;
+                    }
+                };
+                assert_eq!(run.allocated.alloc_start.len(), f.ops.len() + 1);
+                functions += 1;
+            }
+        }
+    }
+    failures.sort_by_key(|f| f.0);
+    if let Some(f) = failures.first() {
+        panic!("{} functions fail; smallest:\n{}", failures.len(), f.1);
+    }
+    assert!(functions > 20, "only {functions} functions lowered");
+}
+
+mod common;
+
+/// The C corpora (`bash scripts/corpus.sh` builds them into `target/corpus/`): every
+/// function lowers for both targets and regalloc2's checker accepts its allocation.
+#[test]
+fn corpus_functions_lower_and_allocate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpus");
+    for name in ["zlib.ll", "bzip2.ll", "lua.ll"] {
+        let path = root.join(name);
+        let reason = (!path.exists())
+            .then(|| format!("{} missing (run `bash scripts/corpus.sh`)", path.display()));
+        if !common::require("corpus_functions_lower_and_allocate", reason) {
+            return;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let module = strata::llvm::import(&text, name, &Default::default())
+            .unwrap()
+            .module;
+        for arch in Arch::ALL {
+            let config = machine_config(PassSet::default_pipeline(), arch);
+            let mut failures = Vec::new();
+            let lowered = lower_module(&module, &config);
+            assert!(!lowered.is_empty(), "{name}: no function");
+            for l in lowered {
+                match l.result {
+                    Ok(f) => {
+                        if let Err(e) = allocate_regalloc2(&f, arch) {
+                            failures.push(e.chars().take(300).collect::<String>());
+                        }
+                    }
+                    Err(e) => failures.push(e),
+                }
+            }
+            assert!(
+                failures.is_empty(),
+                "{name} ({}): {} functions fail, first: {}",
+                arch.name(),
+                failures.len(),
+                failures[0]
+            );
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! Machine-form filetests: `tests/machine/**/*.mir` (machine text in) and
+//! `tests/machine/**/*.sir` (strata IR in, lowered).
+//!
+//! The first line names the test: `; test <kind> [arguments]`; the expected output is the
+//! comment block after `; ---- expected ----` (as in `tests/filetests.rs`); `BLESS=1`
+//! rewrites it from the actual output. Kinds:
+//!
+//! - `machine TARGET` (`.mir`): the parsed functions printed (printing must be a fixed point
+//!   of parse-print), the machine verifier's findings, then regalloc2's allocation for
+//!   TARGET's registers, printed with its moves after its checker accepted it.
+//! - `machine-parse-error` (`.mir`): the located parse error.
+//! - `lower TARGET...` (`.sir`): each function after the default pipeline with block
+//!   parameters and lowering for each TARGET, as machine text (or the lowering error).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use strata::engine::PassSet;
+use strata::machine::driver::{allocate_regalloc2, lower_module, machine_config, print_allocated};
+use strata::machine::text::{parse_functions, print_function};
+use strata::stage::Arch;
+
+const MARKER: &str = "; ---- expected ----";
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for e in entries {
+        if e.is_dir() {
+            files(&e, out);
+        } else if e.extension().is_some_and(|x| x == "mir" || x == "sir") {
+            out.push(e);
+        }
+    }
+}
+
+fn arch(name: &str, path: &Path) -> Arch {
+    Arch::from_name(name).unwrap_or_else(|| panic!("{}: unknown target `{name}`", path.display()))
+}
+
+fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let name = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    match kind {
+        "machine-parse-error" => match parse_functions(input, &name) {
+            Ok(_) => "parsed without error\n".into(),
+            Err(e) => format!("{e}\n"),
+        },
+        "machine" => {
+            let target = arch(args.trim(), path);
+            let fs = match parse_functions(input, &name) {
+                Ok(fs) => fs,
+                Err(e) => return format!("parse error: {e}\n"),
+            };
+            let mut out = String::new();
+            for f in &fs {
+                let printed = print_function(f);
+                let again = parse_functions(&printed, &name).unwrap();
+                assert_eq!(
+                    print_function(&again[0]),
+                    printed,
+                    "{name}: not a fixed point"
+                );
+                let errors = strata::machine::verify::verify(f);
+                if errors.is_empty() {
+                    writeln!(out, "verify @{}: ok", f.name).unwrap();
+                    match allocate_regalloc2(f, target) {
+                        Ok(run) => out += &print_allocated(f, &run.allocated),
+                        Err(e) => writeln!(out, "regalloc2: {e}").unwrap(),
+                    }
+                } else {
+                    for e in errors {
+                        writeln!(out, "verify @{}: {e}", f.name).unwrap();
+                    }
+                }
+            }
+            out
+        }
+        "lower" => {
+            let module = match strata::text::parse_module(input, &name) {
+                Ok(m) => m,
+                Err(e) => return format!("parse error: {e}\n"),
+            };
+            let mut out = String::new();
+            for t in args.split_whitespace() {
+                let config = machine_config(PassSet::default_pipeline(), arch(t, path));
+                for l in lower_module(&module, &config) {
+                    match l.result {
+                        Ok(f) => out += &print_function(&f),
+                        Err(e) => writeln!(out, "error: {e}").unwrap(),
+                    }
+                }
+            }
+            out
+        }
+        other => panic!("{}: unknown test kind `{other}`", path.display()),
+    }
+}
+
+#[test]
+fn machine_filetests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/machine");
+    let mut paths = Vec::new();
+    files(&root, &mut paths);
+    let bless = std::env::var_os("BLESS").is_some();
+    let mut failures = Vec::new();
+    for path in &paths {
+        let text = std::fs::read_to_string(path).unwrap();
+        let header = text.lines().next().unwrap_or("");
+        let spec = header
+            .strip_prefix("; test ")
+            .unwrap_or_else(|| panic!("{}: first line must be `; test <kind>`", path.display()));
+        let (kind, args) = spec.split_once(' ').unwrap_or((spec, ""));
+        let (input, expected) = match text.find(MARKER) {
+            Some(at) => (&text[..at], Some(&text[at + MARKER.len()..])),
+            None => (text.as_str(), None),
+        };
+        let got = actual(kind, args, input, path);
+        let got_block: String = got
+            .lines()
+            .map(|l| {
+                if l.is_empty() {
+                    ";\n".to_string()
+                } else {
+                    format!("; {l}\n")
+                }
+            })
+            .collect();
+        if bless {
+            let new = format!("{}\n{MARKER}\n{got_block}", input.trim_end_matches('\n'));
+            if new != text {
+                std::fs::write(path, new).unwrap();
+            }
+            continue;
+        }
+        match expected {
+            None => failures.push(format!(
+                "{}: no expectation (run with BLESS=1)",
+                path.display()
+            )),
+            Some(exp) => {
+                let exp = exp.trim_start_matches('\n');
+                if exp != got_block {
+                    failures.push(format!(
+                        "{}: output differs\n--- expected\n{exp}--- actual\n{got_block}",
+                        path.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        paths.len() >= 8,
+        "found only {} machine filetests",
+        paths.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} machine filetests failed:\n{}",
+        failures.len(),
+        paths.len(),
+        failures.join("\n")
+    );
+}
