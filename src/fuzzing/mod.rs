@@ -8,6 +8,7 @@ pub mod dominance;
 pub mod generate;
 pub mod generate_ssa;
 pub mod llvm_import;
+pub mod machine_gen;
 pub mod mem2reg;
 pub mod moves;
 pub mod phi_elim;

@@ -17,8 +17,13 @@
 //!
 //! The fuzz check `fuzzing::moves` judges the resolver with an abstract interpreter.
 
+pub mod flat;
 pub mod location;
 pub mod moves;
+pub mod output;
+pub mod point;
+#[cfg(feature = "regalloc2")]
+pub mod regalloc2_model;
 pub mod requirement;
 
 pub use location::{Allocation, PReg, RegClass, SpillSlot};
