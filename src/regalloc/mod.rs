@@ -18,6 +18,7 @@
 //! The fuzz check `fuzzing::moves` judges the resolver with an abstract interpreter.
 
 pub mod flat;
+pub mod liveness;
 pub mod location;
 pub mod moves;
 pub mod output;
