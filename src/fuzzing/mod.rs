@@ -4,6 +4,7 @@
 //! (DESIGN.md 5). `cargo test` runs every check briefly on stable; `fuzz/` holds the
 //! cargo-fuzz shims of the same names for long runs on nightly.
 
+pub mod bundle_merge;
 pub mod dominance;
 pub mod generate;
 pub mod generate_ssa;

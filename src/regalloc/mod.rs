@@ -17,12 +17,14 @@
 //!
 //! The fuzz check `fuzzing::moves` judges the resolver with an abstract interpreter.
 
+pub mod bundles;
 pub mod flat;
 pub mod liveness;
 pub mod location;
 pub mod moves;
 pub mod output;
 pub mod point;
+pub mod ranges;
 #[cfg(feature = "regalloc2")]
 pub mod regalloc2_model;
 pub mod requirement;
