@@ -5,6 +5,8 @@
 //! cargo-fuzz shims of the same names for long runs on nightly.
 
 pub mod bundle_merge;
+#[cfg(feature = "regalloc2")]
+pub mod checker;
 pub mod dominance;
 pub mod generate;
 pub mod generate_ssa;

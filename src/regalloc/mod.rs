@@ -18,6 +18,7 @@
 //! The fuzz check `fuzzing::moves` judges the resolver with an abstract interpreter.
 
 pub mod bundles;
+pub mod checker;
 pub mod flat;
 pub mod liveness;
 pub mod location;
