@@ -146,7 +146,6 @@ pub fn check_function(h: &mut Harness, f: &FlatFunction) {
             assert_eq!(vs.len(), 1, "bundle {b} was merged into a conflict");
         }
     }
-    drop((rq, bq, side));
     // (e)
     build_ranges(f, &mut h.world, &mut h.store);
     merge_bundles(f, &mut h.world, &mut h.store);

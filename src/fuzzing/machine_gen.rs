@@ -244,13 +244,12 @@ pub fn function(u: &mut Unstructured<'_>, opts: &MachineGenOptions) -> Result<Fl
         }
     }
     let mut extra: Vec<u32> = Vec::new(); // target of each edge block
-    for b in 0..spine {
-        if succs[b].len() > 1 {
-            for k in 0..succs[b].len() {
-                let t = succs[b][k];
-                if npreds[t as usize] > 1 {
-                    succs[b][k] = (spine + extra.len()) as u32;
-                    extra.push(t);
+    for ss in succs.iter_mut() {
+        if ss.len() > 1 {
+            for t in ss.iter_mut() {
+                if npreds[*t as usize] > 1 {
+                    extra.push(*t);
+                    *t = (spine + extra.len() - 1) as u32;
                 }
             }
         }
@@ -269,9 +268,9 @@ pub fn function(u: &mut Unstructured<'_>, opts: &MachineGenOptions) -> Result<Fl
     let idom = idoms(&succs);
     // Blocks in dominator-tree preorder, so a dominator's defs exist before its dominees.
     let mut children = vec![Vec::new(); n];
-    for b in 1..n {
-        if let Some(d) = idom[b] {
-            children[d as usize].push(b);
+    for (b, d) in idom.iter().enumerate().skip(1) {
+        if let Some(d) = d {
+            children[*d as usize].push(b);
         }
     }
     let mut order = Vec::with_capacity(n);

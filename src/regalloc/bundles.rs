@@ -38,7 +38,6 @@
 //! one-run bundles.
 
 use super::location::{Allocation, RegClass};
-use super::point::CodeRange;
 use super::point::ProgPoint;
 use super::ranges::{
     range_rows, rows_mut, RangeColumnsMut, RangeCounts, RangeEntry, RangeSide, RangeStore, Use,
@@ -304,15 +303,13 @@ pub fn merge_bundles<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &
             }
         }
     }
-    let reuse_pairs = pairs.len();
     pairs.extend(
         rs.blockparam_outs
             .iter()
             .map(|&(a, _, _, p)| (p.index(), a.index())),
     );
     let mut scratch: Vec<RangeEntry> = Vec::new();
-    for (k, &(x, y)) in pairs.iter().enumerate() {
-        let _ = k < reuse_pairs;
+    for &(x, y) in &pairs {
         if x >= nv || y >= nv {
             continue;
         }
@@ -362,8 +359,7 @@ pub fn merge_bundles<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &
         for e in &scratch {
             rr.bundles[e.index as usize] = big as u32;
         }
-        let moved = std::mem::take(&mut br.ranges[small]);
-        drop(moved);
+        br.ranges[small].clear();
         side.runs[small].clear();
         br.ranges[big].extend_from_slice(&scratch);
         let runs = &mut side.runs[big];
@@ -474,9 +470,4 @@ pub fn check_bundles(world: &mut World, store: &mut RangeStore) -> Result<(), St
 /// Statistics of the last merge.
 pub fn merge_stats(world: &World) -> MergeStats {
     world.resource::<BundleSide>().merges
-}
-
-/// Whether `a` and `b` overlap (for tests).
-pub fn ranges_overlap(a: CodeRange, b: CodeRange) -> bool {
-    a.overlaps(b)
 }
