@@ -5,8 +5,22 @@
 //! seed says needs no ordering), `permutation` (registers permuted in cycles of 2 to 5,
 //! through the dedicated scratch register) and `stack` (cycles and chains over spill slots
 //! with no scratch register: cycle scratch slot, borrowed register, extra slot).
+//!
+//! `liveness`, `ranges`, `bundles`, `regalloc2`: on generated machine functions of about
+//! 100, 1,000 and 10,000 instructions (`fuzzing::machine_gen::sized`), throughput per
+//! instruction: liveness with the dense and the chunked sparse bitset; live-range
+//! construction (liveness included) into a pooled World; bundle merging (on ranges built
+//! once); and regalloc2's whole allocation of the same function (its share is the ratio).
+//! `fan_in`: live ranges and bundle merging when 5,000 and 50,000 blockparam flows join one
+//! bundle (regalloc2's issue 203 shape); near-linear means the 50k time is about 10x the 5k.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use strata::fuzzing::{bundle_merge, machine_gen};
+use strata::machine::PRegSet;
+use strata::regalloc::bundles::merge_bundles;
+use strata::regalloc::liveness::{self, ChunkedSet, DenseSet};
+use strata::regalloc::ranges::{build_ranges, RangeStore};
+use strata::regalloc::regalloc2_model::Regalloc2Flat;
 use strata::regalloc::{Allocation, Move, MoveResolver, PReg, RegClass, ScratchEnv, SpillSlot};
 
 fn reg(i: u8) -> Allocation {
@@ -78,5 +92,59 @@ fn bench_moves(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_moves);
+fn bench_phases(c: &mut Criterion) {
+    let env = machine_gen::env(false);
+    let renv = strata::regalloc::regalloc2_model::to_regalloc2_env(&env, PRegSet::empty());
+    for n in [100usize, 1000, 10000] {
+        let f = machine_gen::sized(7, n);
+        let insts = f.kinds.len() as u64;
+        let mut g = c.benchmark_group("phases");
+        g.throughput(Throughput::Elements(insts));
+        g.bench_function(BenchmarkId::new("liveness_dense", n), |b| {
+            b.iter(|| black_box(liveness::compute::<DenseSet, _>(&f).visits))
+        });
+        g.bench_function(BenchmarkId::new("liveness_chunked", n), |b| {
+            b.iter(|| black_box(liveness::compute::<ChunkedSet, _>(&f).visits))
+        });
+        let mut world = bevy_ecs::world::World::new();
+        let mut store = RangeStore::new(&mut world);
+        g.bench_function(BenchmarkId::new("ranges", n), |b| {
+            b.iter(|| build_ranges(&f, &mut world, &mut store))
+        });
+        build_ranges(&f, &mut world, &mut store);
+        g.bench_function(BenchmarkId::new("bundles", n), |b| {
+            b.iter(|| merge_bundles(&f, &mut world, &mut store))
+        });
+        let rf = Regalloc2Flat::new(&f);
+        let opts = regalloc2::RegallocOptions::default();
+        g.bench_function(BenchmarkId::new("regalloc2_total", n), |b| {
+            b.iter(|| black_box(regalloc2::run(&rf, &renv, &opts).map(|o| o.edits.len())))
+        });
+        g.finish();
+    }
+}
+
+fn bench_fan_in(c: &mut Criterion) {
+    let mut g = c.benchmark_group("fan_in");
+    g.sample_size(10);
+    for n in [5000usize, 50000] {
+        let f = bundle_merge::fan_in(n);
+        let mut world = bevy_ecs::world::World::new();
+        let mut store = RangeStore::new(&mut world);
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(BenchmarkId::new("ranges_and_merge", n), |b| {
+            b.iter(|| {
+                build_ranges(&f, &mut world, &mut store);
+                merge_bundles(&f, &mut world, &mut store);
+            })
+        });
+        build_ranges(&f, &mut world, &mut store);
+        g.bench_function(BenchmarkId::new("merge", n), |b| {
+            b.iter(|| merge_bundles(&f, &mut world, &mut store))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_moves, bench_phases, bench_fan_in);
 criterion_main!(benches);

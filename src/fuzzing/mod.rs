@@ -4,13 +4,40 @@
 //! (DESIGN.md 5). `cargo test` runs every check briefly on stable; `fuzz/` holds the
 //! cargo-fuzz shims of the same names for long runs on nightly.
 
+pub mod bundle_merge;
+#[cfg(feature = "regalloc2")]
+pub mod checker;
 pub mod dominance;
 pub mod generate;
 pub mod generate_ssa;
+pub mod liveness;
 pub mod llvm_import;
+pub mod machine_gen;
 pub mod mem2reg;
 pub mod moves;
 pub mod phi_elim;
 pub mod placement;
 pub mod sccp;
 pub mod text;
+
+/// A function from regalloc2's own generator with its `ion` fuzz target's constraint mix
+/// (reuse, fixed, fixed non-allocatable, clobbers, call-site-like constraints), imported with
+/// regalloc2's fuzzing environment; `None` when the bytes run dry.
+#[cfg(feature = "regalloc2-fuzzing")]
+pub fn regalloc2_input(data: &[u8]) -> Option<crate::regalloc::regalloc2_model::Imported> {
+    use regalloc2::fuzzing::func::{machine_env, Func, Options};
+    let opts = Options {
+        reused_inputs: true,
+        fixed_regs: true,
+        fixed_nonallocatable: true,
+        clobbers: true,
+        reftypes: true,
+        callsite_ish_constraints: true,
+        ..Options::DEFAULT
+    };
+    let f = Func::arbitrary_with_options(&mut arbitrary::Unstructured::new(data), &opts).ok()?;
+    Some(
+        crate::regalloc::regalloc2_model::import(&f, &machine_env())
+            .expect("regalloc2's generator makes importable functions"),
+    )
+}

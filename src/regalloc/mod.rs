@@ -15,10 +15,31 @@
 //! - [`moves`]: the parallel-move resolver: parallel moves in, sequential moves out, cycles
 //!   broken through a scratch location, never a stack-to-stack move.
 //!
-//! The fuzz check `fuzzing::moves` judges the resolver with an abstract interpreter.
+//! - [`point`]: program points packed in a `u32` and half-open code ranges.
+//! - [`flat`]: an owned, flat [`crate::machine::MachineRead`] function (import and test
+//!   form); [`regalloc2_model`] (feature `regalloc2`): import of any `regalloc2::Function`
+//!   with its `MachineEnv`, export of flat functions, output conversion.
+//! - [`liveness`]: exact live-in/live-out by backward dataflow (dense and chunked sets).
+//! - [`ranges`], [`bundles`]: live ranges and bundles as entities in the World, built by one
+//!   reverse scan, merged, with spill sets, properties and the allocation queue.
+//! - [`output`], [`checker`]: an allocation result in `regalloc2::Output`'s shape and the
+//!   symbolic checker that judges it.
+//!
+//! Fuzz checks: `fuzzing::moves` (resolver, abstract interpreter), `fuzzing::liveness`
+//! (brute-force path search), `fuzzing::bundle_merge` (invariants, coverage, pooling) and
+//! `fuzzing::checker` (agreement with regalloc2's checker, corruptions caught).
 
+pub mod bundles;
+pub mod checker;
+pub mod flat;
+pub mod liveness;
 pub mod location;
 pub mod moves;
+pub mod output;
+pub mod point;
+pub mod ranges;
+#[cfg(feature = "regalloc2")]
+pub mod regalloc2_model;
 pub mod requirement;
 
 pub use location::{Allocation, PReg, RegClass, SpillSlot};

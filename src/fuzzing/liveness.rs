@@ -1,0 +1,104 @@
+//! Oracle check of liveness ([`crate::regalloc::liveness`]).
+//!
+//! What: [`check`] draws a machine function with [`super::machine_gen::function`], computes
+//! liveness with both set representations and compares each block's live-in and live-out
+//! with [`liveness::brute_force`] (a path search per vreg, written independently of the
+//! dataflow); the two representations must agree exactly. Under feature `regalloc2-fuzzing`
+//! [`check_regalloc2`] does the same on regalloc2's own generator, imported.
+//!
+//! Complexity: O(vregs x (blocks + instructions)) per input for the oracle.
+
+use super::machine_gen::{self, MachineGenOptions};
+use crate::machine::MachineRead;
+use crate::regalloc::liveness::{self, ChunkedSet, DenseSet, LiveSet};
+use arbitrary::Unstructured;
+
+/// Checks liveness of `f` against the oracle; panics naming the block on a mismatch.
+pub fn check_function<F: MachineRead + ?Sized>(f: &F) {
+    let dense = liveness::compute::<DenseSet, F>(f);
+    let chunked = liveness::compute::<ChunkedSet, F>(f);
+    let (livein, liveout) = liveness::brute_force(f);
+    for b in 0..f.num_blocks() {
+        assert_eq!(dense.livein[b].to_vec(), livein[b], "livein of block {b}");
+        assert_eq!(
+            dense.liveout[b].to_vec(),
+            liveout[b],
+            "liveout of block {b}"
+        );
+        assert_eq!(chunked.livein[b].to_vec(), livein[b], "chunked livein {b}");
+        assert_eq!(
+            chunked.liveout[b].to_vec(),
+            liveout[b],
+            "chunked liveout {b}"
+        );
+    }
+}
+
+/// The fuzz check: one generated function from `data`.
+pub fn check(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(f) = machine_gen::function(&mut u, &MachineGenOptions::default()) else {
+        return;
+    };
+    check_function(&f);
+}
+
+/// The fuzz check on regalloc2's generator (its `ion` target's constraint mix), imported.
+#[cfg(feature = "regalloc2-fuzzing")]
+pub fn check_regalloc2(data: &[u8]) {
+    if let Some(im) = super::regalloc2_input(data) {
+        check_function(&im.func);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzzing::generate::seed_bytes;
+
+    #[test]
+    fn random_inputs() {
+        let mut live_across = 0;
+        for seed in 0..400u64 {
+            let bytes = seed_bytes(seed, 4096);
+            check(&bytes);
+            let f = machine_gen::function(
+                &mut Unstructured::new(&bytes),
+                &MachineGenOptions::default(),
+            )
+            .unwrap();
+            let l = liveness::compute::<DenseSet, _>(&f);
+            live_across += l.livein.iter().map(|s| s.len()).sum::<usize>();
+        }
+        assert!(
+            live_across > 1000,
+            "too little cross-block liveness: {live_across}"
+        );
+    }
+
+    #[cfg(feature = "regalloc2-fuzzing")]
+    #[test]
+    fn regalloc2_generator_inputs() {
+        for seed in 0..200u64 {
+            check_regalloc2(&seed_bytes(seed, 8192));
+        }
+    }
+
+    #[test]
+    fn sets_agree_on_operations() {
+        let mut d = DenseSet::with_capacity(10);
+        let mut c = ChunkedSet::default();
+        for i in [3usize, 64, 700, 3, 129] {
+            d.insert(i);
+            c.insert(i);
+        }
+        d.remove(64);
+        c.remove(64);
+        assert_eq!(d.to_vec(), vec![3, 129, 700]);
+        assert_eq!(c.to_vec(), d.to_vec());
+        let mut e = DenseSet::default();
+        e.insert(5);
+        assert!(e.union_with(&d) && !e.union_with(&d));
+        assert!(e.contains(700) && !e.contains(64) && e.len() == 4);
+    }
+}

@@ -1,0 +1,392 @@
+//! Liveness of virtual registers: exact live-in and live-out sets per block.
+//!
+//! What: [`compute`] solves the backward dataflow problem over a [`MachineRead`] function
+//! (Ion design, "Livein/Liveout Bitsets"): per block, `gen` is the vregs read before any
+//! write in the block (operand uses, and the terminator's branch arguments), `kill` the
+//! vregs written in it (operand defs and the block's parameters);
+//! `liveout(b) = U livein(s) for s in succs(b)` and
+//! `livein(b) = gen(b) U (liveout(b) - kill(b))`. Blocks are visited in postorder from the
+//! entry (successors before predecessors, so acyclic code converges in one pass) with a
+//! worklist of blocks whose live-out grew. The result is exact (the least fixpoint), not an
+//! over-approximation. Operands naming no value ([`super::flat::NO_VREG`]) are skipped.
+//!
+//! Two set representations implement [`LiveSet`]: [`DenseSet`], one bit per vreg; and
+//! [`ChunkedSet`], the seed's chunked sparse bitset (a hash map from a 64-vreg chunk index to
+//! its `u64` of bits). `benches/regalloc.rs` measures both; see [`Liveness`] for the default.
+//!
+//! Invariants: `livein`/`liveout` are indexed by block; a vreg in `livein(entry)` is read
+//! before any write on some path (a malformed function; regalloc2 refuses it as
+//! `EntryLivein`).
+//!
+//! Complexity: O(iterations x blocks x set size) set operations; for reducible CFGs visited
+//! in postorder the iteration count is bounded by loop nesting depth + 2.
+
+use crate::machine::{MBlock, MachineRead, OperandKind, VReg};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A set of vreg indices.
+pub trait LiveSet: Clone + Default {
+    /// An empty set able to hold indices below `n` (a hint for dense sets).
+    fn with_capacity(n: usize) -> Self;
+    /// Adds `i`.
+    fn insert(&mut self, i: usize);
+    /// Removes `i`.
+    fn remove(&mut self, i: usize);
+    /// Whether `i` is in the set.
+    fn contains(&self, i: usize) -> bool;
+    /// Adds every element of `other`; returns whether `self` grew.
+    fn union_with(&mut self, other: &Self) -> bool;
+    /// Empties the set (keeping capacity).
+    fn clear(&mut self);
+    /// The elements in increasing order.
+    fn to_vec(&self) -> Vec<usize>;
+    /// Number of elements.
+    fn len(&self) -> usize;
+    /// Whether the set is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A dense bitset: one bit per vreg.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DenseSet {
+    words: Vec<u64>,
+}
+
+impl LiveSet for DenseSet {
+    fn with_capacity(n: usize) -> Self {
+        DenseSet {
+            words: vec![0; n.div_ceil(64)],
+        }
+    }
+    fn insert(&mut self, i: usize) {
+        let w = i / 64;
+        if w >= self.words.len() {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << (i % 64);
+    }
+    fn remove(&mut self, i: usize) {
+        if let Some(w) = self.words.get_mut(i / 64) {
+            *w &= !(1 << (i % 64));
+        }
+    }
+    fn contains(&self, i: usize) -> bool {
+        self.words
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    fn union_with(&mut self, other: &Self) -> bool {
+        if other.words.len() > self.words.len() {
+            self.words.resize(other.words.len(), 0);
+        }
+        let mut changed = 0;
+        for (a, &b) in self.words.iter_mut().zip(&other.words) {
+            changed |= b & !*a;
+            *a |= b;
+        }
+        changed != 0
+    }
+    fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+    fn to_vec(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        for (k, &w) in self.words.iter().enumerate() {
+            let mut w = w;
+            while w != 0 {
+                out.push(k * 64 + w.trailing_zeros() as usize);
+                w &= w - 1;
+            }
+        }
+        out
+    }
+    fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+/// A multiplicative hasher for chunk indices (a `u32` key; SipHash would dominate).
+#[derive(Default, Clone, Copy)]
+pub struct ChunkHasher(u64);
+
+impl Hasher for ChunkHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0 = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// The seed's chunked sparse bitset: chunk index (vreg / 64) to the chunk's 64 bits.
+/// Chunks that become zero are kept (their bits are cleared, not the key).
+#[derive(Clone, Debug, Default)]
+pub struct ChunkedSet {
+    chunks: HashMap<u32, u64, BuildHasherDefault<ChunkHasher>>,
+}
+
+impl LiveSet for ChunkedSet {
+    fn with_capacity(_: usize) -> Self {
+        ChunkedSet::default()
+    }
+    fn insert(&mut self, i: usize) {
+        *self.chunks.entry((i / 64) as u32).or_insert(0) |= 1 << (i % 64);
+    }
+    fn remove(&mut self, i: usize) {
+        if let Some(w) = self.chunks.get_mut(&((i / 64) as u32)) {
+            *w &= !(1 << (i % 64));
+        }
+    }
+    fn contains(&self, i: usize) -> bool {
+        self.chunks
+            .get(&((i / 64) as u32))
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    fn union_with(&mut self, other: &Self) -> bool {
+        let mut changed = 0;
+        for (&k, &b) in &other.chunks {
+            if b == 0 {
+                continue;
+            }
+            let a = self.chunks.entry(k).or_insert(0);
+            changed |= b & !*a;
+            *a |= b;
+        }
+        changed != 0
+    }
+    fn clear(&mut self) {
+        self.chunks.clear();
+    }
+    fn to_vec(&self) -> Vec<usize> {
+        let mut keys: Vec<_> = self.chunks.iter().filter(|(_, &w)| w != 0).collect();
+        keys.sort_unstable_by_key(|(&k, _)| k);
+        let mut out = Vec::new();
+        for (&k, &w) in keys {
+            let mut w = w;
+            while w != 0 {
+                out.push(k as usize * 64 + w.trailing_zeros() as usize);
+                w &= w - 1;
+            }
+        }
+        out
+    }
+    fn len(&self) -> usize {
+        self.chunks.values().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+/// Live-in and live-out sets per block.
+#[derive(Clone, Debug, Default)]
+pub struct Liveness<S = DenseSet> {
+    /// `livein[b]`: vregs live on entry to block `b`.
+    pub livein: Vec<S>,
+    /// `liveout[b]`: vregs live on exit from block `b`.
+    pub liveout: Vec<S>,
+    /// Blocks processed until the fixpoint (a work measure).
+    pub visits: usize,
+}
+
+fn is_value(v: VReg) -> bool {
+    super::flat::FlatFunction::is_value(v)
+}
+
+/// Blocks in postorder of a depth-first walk from the entry, then unreachable blocks.
+pub fn postorder<F: MachineRead + ?Sized>(f: &F) -> Vec<MBlock> {
+    let n = f.num_blocks();
+    let mut out = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    let mut stack: Vec<(MBlock, usize)> = Vec::new();
+    for root in std::iter::once(f.entry_block()).chain(0..n as MBlock) {
+        if seen[root as usize] {
+            continue;
+        }
+        seen[root as usize] = true;
+        stack.push((root, 0));
+        while let Some(&mut (b, ref mut k)) = stack.last_mut() {
+            if let Some(&s) = f.block_succs(b).get(*k) {
+                *k += 1;
+                if !seen[s as usize] {
+                    seen[s as usize] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                out.push(b);
+                stack.pop();
+            }
+        }
+    }
+    out
+}
+
+/// Computes exact liveness with set type `S` (see the module doc).
+pub fn compute<S: LiveSet, F: MachineRead + ?Sized>(f: &F) -> Liveness<S> {
+    let (nb, nv) = (f.num_blocks(), f.num_vregs());
+    let mut gen: Vec<S> = Vec::with_capacity(nb);
+    let mut kill: Vec<S> = Vec::with_capacity(nb);
+    for b in 0..nb as MBlock {
+        let (mut g, mut k) = (S::with_capacity(nv), S::with_capacity(nv));
+        // Backward over the block: a def kills, a use generates.
+        let insts = f.block_insts(b);
+        if let Some(last) = insts.clone().last() {
+            if f.is_branch(last) {
+                for s in 0..f.block_succs(b).len() {
+                    for &v in f.branch_args(b, s) {
+                        g.insert(v.index());
+                    }
+                }
+            }
+        }
+        for i in insts.rev() {
+            let ops = f.inst_operands(i);
+            for op in ops.iter().filter(|o| o.kind == OperandKind::Def) {
+                if is_value(op.vreg) {
+                    g.remove(op.vreg.index());
+                    k.insert(op.vreg.index());
+                }
+            }
+            for op in ops.iter().filter(|o| o.kind == OperandKind::Use) {
+                if is_value(op.vreg) {
+                    g.insert(op.vreg.index());
+                }
+            }
+        }
+        for &p in f.block_params(b) {
+            g.remove(p.index());
+            k.insert(p.index());
+        }
+        gen.push(g);
+        kill.push(k);
+    }
+    let order = postorder(f);
+    let mut livein: Vec<S> = gen.clone();
+    let mut liveout: Vec<S> = (0..nb).map(|_| S::with_capacity(nv)).collect();
+    let mut queued = vec![true; nb];
+    // Worklist as a stack popped from the end: push in reverse postorder so postorder pops.
+    let mut work: Vec<MBlock> = order.iter().rev().copied().collect();
+    let mut visits = 0;
+    let mut tmp = S::with_capacity(nv);
+    while let Some(b) = work.pop() {
+        queued[b as usize] = false;
+        visits += 1;
+        let mut out = std::mem::take(&mut liveout[b as usize]);
+        for &s in f.block_succs(b) {
+            out.union_with(&livein[s as usize]);
+        }
+        // livein = gen | (out - kill)
+        tmp.clear();
+        tmp.union_with(&out);
+        for k in kill[b as usize].to_vec() {
+            tmp.remove(k);
+        }
+        let grew = livein[b as usize].union_with(&tmp);
+        liveout[b as usize] = out;
+        if grew {
+            for &p in f.block_preds(b) {
+                if !queued[p as usize] {
+                    queued[p as usize] = true;
+                    work.push(p);
+                }
+            }
+        }
+    }
+    Liveness {
+        livein,
+        liveout,
+        visits,
+    }
+}
+
+/// The representation [`compute_default`] uses for a function with `num_vregs` vregs
+/// (measured in `benches/regalloc.rs`, see the issue 13 report).
+pub fn compute_default<F: MachineRead + ?Sized>(f: &F) -> Liveness<DenseSet> {
+    compute::<DenseSet, F>(f)
+}
+
+/// Brute-force liveness (the oracle): `v` is live into block `b` iff some path from `b`'s
+/// start reaches a read of `v` before a write of it; found by a search over (block, vreg)
+/// per vreg. O(vregs x (blocks + instructions)).
+pub fn brute_force<F: MachineRead + ?Sized>(f: &F) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let nb = f.num_blocks();
+    // Per block and vreg: what the block does first with v, scanning forward: read, write,
+    // or nothing (pass through). Parameters write at the start; branch args read at the end.
+    #[derive(Clone, Copy, PartialEq)]
+    enum First {
+        Read,
+        Write,
+        Through,
+    }
+    let first = |b: MBlock, v: usize| -> First {
+        if f.block_params(b).iter().any(|p| p.index() == v) {
+            return First::Write;
+        }
+        for i in f.block_insts(b) {
+            let ops = f.inst_operands(i);
+            if ops
+                .iter()
+                .any(|o| o.kind == OperandKind::Use && is_value(o.vreg) && o.vreg.index() == v)
+            {
+                return First::Read;
+            }
+            if ops
+                .iter()
+                .any(|o| o.kind == OperandKind::Def && is_value(o.vreg) && o.vreg.index() == v)
+            {
+                return First::Write;
+            }
+            if f.is_branch(i)
+                && (0..f.block_succs(b).len())
+                    .any(|s| f.branch_args(b, s).iter().any(|a| a.index() == v))
+            {
+                return First::Read;
+            }
+        }
+        First::Through
+    };
+    let mut livein = vec![Vec::new(); nb];
+    for v in 0..f.num_vregs() {
+        let firsts: Vec<First> = (0..nb as MBlock).map(|b| first(b, v)).collect();
+        // live(b) iff first(b) == Read, or Through and some successor is live: backward
+        // reachability from the reading blocks through pass-through blocks.
+        let mut live = vec![false; nb];
+        let mut stack: Vec<MBlock> = (0..nb as MBlock)
+            .filter(|&b| firsts[b as usize] == First::Read)
+            .collect();
+        for &b in &stack {
+            live[b as usize] = true;
+        }
+        while let Some(b) = stack.pop() {
+            for &p in f.block_preds(b) {
+                if !live[p as usize] && firsts[p as usize] == First::Through {
+                    live[p as usize] = true;
+                    stack.push(p);
+                }
+            }
+        }
+        for b in 0..nb {
+            if live[b] {
+                livein[b].push(v);
+            }
+        }
+    }
+    let liveout = (0..nb as MBlock)
+        .map(|b| {
+            let mut out: Vec<usize> = f
+                .block_succs(b)
+                .iter()
+                .flat_map(|&s| livein[s as usize].iter().copied())
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        })
+        .collect();
+    (livein, liveout)
+}

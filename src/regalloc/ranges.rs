@@ -1,0 +1,652 @@
+//! Live ranges as entities in the World, built by one reverse scan (Ion design,
+//! "Live-range Construction").
+//!
+//! What: a live range is an entity of the live-range table; its data are component columns
+//! ([`RangeSpan`], [`RangeVReg`], [`RangeBundle`], [`RangeUses`], [`RangeFlags`]), each
+//! `#[repr(transparent)]` over its row type, one table, row `i` = range index `i`, read and
+//! written as plain slices ([`RangeRows`]) through a cached [`SystemState`] (DESIGN.md 2,
+//! rules 4, 5, 9). Bundles are the second table ([`super::bundles`]). Per-vreg range lists,
+//! physical-register ranges, blockparam in/out vectors and fixups are side tables in the
+//! [`RangeSide`] resource (rule 8). Rows are pooled: [`RangeStore::reserve`] spawns only rows
+//! beyond the largest function so far (one `spawn_batch`), so rows never move; [`RangeCounts`]
+//! says how many are in use.
+//!
+//! Algorithm ([`build_ranges`]): liveness first ([`super::liveness`]); the number of ranges
+//! is at most `sum |livein(b)| + defs + block parameters` (a range starts at a block start
+//! or at a def), so the rows are reserved before the scan. Then one scan over blocks and
+//! instructions in reverse: vregs live out of a block get a range over the whole block
+//! (extending the range of the next block when it starts exactly there, so ranges come out
+//! coalesced and in order); per instruction, clobbers become single-point ranges (the
+//! "after" point) on their physical registers; operands are visited at their effective
+//! point, after then before, defs before uses at one point: a def trims its range to start
+//! there (a dead def gets a one-point range), a use opens a range from the block start when
+//! the vreg is not live below it. Effective points: a branch's uses and, on an instruction
+//! with a reused input, every other use are moved to the "after" point. Of several uses of
+//! one vreg fixed to different registers at one point, the first stays and the others are
+//! recorded as multi-fixed-register fixups (a copy the move phase inserts) with their
+//! registers reserved at that point. Block parameters are defs at the block start; every
+//! (parameter, predecessor) gives a blockparam "in", every branch argument a blockparam
+//! "out"; both vectors are sorted at the end. Vreg range lists and range use lists are built
+//! in reverse and reversed once.
+//!
+//! A use is packed as its operand (8 bytes), point and a word with the operand slot (low 8
+//! bits) and weight (high 16 bits). Weights: 16 x 4^min(loop depth, 5), plus 8 for a def
+//! and 12 for a fixed-register constraint; loop depth comes from natural loops of back edges
+//! (edges to a block on the depth-first stack).
+//!
+//! Invariants ([`check_ranges`], run in debug builds and tests): ranges of one vreg are
+//! sorted and disjoint; every use lies inside its range; the vregs live at each block start
+//! after the scan are exactly `livein`.
+//!
+//! Complexity: liveness, then O(instructions + operands + sum |liveout|) for the scan and
+//! O(n log n) for the blockparam sorts.
+
+use super::liveness::{self, DenseSet, LiveSet};
+use super::location::{PReg, RegClass};
+use super::point::{CodeRange, ProgPoint};
+use crate::machine::{
+    MBlock, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos, VReg,
+};
+use bevy_ecs::prelude::*;
+use bevy_ecs::system::SystemState;
+use smallvec::SmallVec;
+
+/// A use of a vreg in a live range: the operand, its effective point, slot and weight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Use {
+    /// The operand word, copied.
+    pub operand: Operand,
+    /// The effective program point.
+    pub point: ProgPoint,
+    /// Operand slot (low 8 bits; 255 for a ghost use with no slot) and weight (high 16).
+    pub slot_weight: u32,
+}
+
+impl Use {
+    /// Slot value of a use that comes from no operand.
+    pub const NO_SLOT: u8 = u8::MAX;
+    /// A use at `point` of operand slot `slot` with weight `weight`.
+    pub fn new(operand: Operand, point: ProgPoint, slot: u8, weight: u16) -> Use {
+        Use {
+            operand,
+            point,
+            slot_weight: slot as u32 | (weight as u32) << 16,
+        }
+    }
+    /// The operand slot.
+    pub fn slot(self) -> u8 {
+        self.slot_weight as u8
+    }
+    /// The weight.
+    pub fn weight(self) -> u16 {
+        (self.slot_weight >> 16) as u16
+    }
+}
+
+/// A range's extent (column of live-range entities).
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct RangeSpan(pub CodeRange);
+
+/// The vreg whose value the range carries.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct RangeVReg(pub VReg);
+
+impl Default for RangeVReg {
+    fn default() -> Self {
+        RangeVReg(VReg::new(0, RegClass::Int).expect("index 0"))
+    }
+}
+
+/// The bundle holding the range (a bundle index).
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct RangeBundle(pub u32);
+
+/// The range's uses, sorted by point.
+#[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct RangeUses(pub SmallVec<[Use; 2]>);
+
+/// Range flags ([`RangeFlags::STARTS_AT_DEF`]).
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct RangeFlags(pub u8);
+
+impl RangeFlags {
+    /// The range starts at a def (an operand def or a block parameter): it consumes no
+    /// value at its start.
+    pub const STARTS_AT_DEF: u8 = 1;
+}
+
+/// One entry of a range list: the range's extent (copied, so overlap tests need no lookup)
+/// and its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RangeEntry {
+    /// The extent.
+    pub range: CodeRange,
+    /// The range index (row of the live-range table).
+    pub index: u32,
+}
+
+/// A recorded multi-fixed-register fixup: operand `to_slot` of the instruction at `point`
+/// reads `vreg` in `to_reg`, served by a copy from where operand `from_slot` gets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MultiFixedFixup {
+    /// The point of the uses.
+    pub point: ProgPoint,
+    /// The slot that keeps the vreg.
+    pub from_slot: u8,
+    /// The decoupled slot.
+    pub to_slot: u8,
+    /// The register the decoupled slot needs.
+    pub to_reg: PReg,
+    /// The vreg.
+    pub vreg: VReg,
+}
+
+/// Side tables of live-range construction (DESIGN.md 2, rule 8: cleared, never dropped).
+#[derive(Resource, Default, Debug)]
+pub struct RangeSide {
+    /// `vreg_ranges[v]`: ranges of vreg `v`, sorted by start.
+    pub vreg_ranges: Vec<SmallVec<[RangeEntry; 4]>>,
+    /// `preg_ranges[r.dense_index()]`: points where register `r` is taken (clobbers,
+    /// fixed non-allocatable operands, decoupled multi-fixed uses), sorted.
+    pub preg_ranges: Vec<Vec<CodeRange>>,
+    /// (parameter vreg, block, predecessor), sorted.
+    pub blockparam_ins: Vec<(VReg, MBlock, MBlock)>,
+    /// (argument vreg, block, successor, parameter vreg), sorted.
+    pub blockparam_outs: Vec<(VReg, MBlock, MBlock, VReg)>,
+    /// Multi-fixed-register fixups in scan order.
+    pub multi_fixed: Vec<MultiFixedFixup>,
+    /// `loop_depth[b]`.
+    pub loop_depth: Vec<u32>,
+    /// Liveness of the function.
+    pub liveness: liveness::Liveness<DenseSet>,
+}
+
+/// Rows in use in the live-range and bundle tables.
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RangeCounts {
+    /// Live-range rows in use.
+    pub ranges: usize,
+    /// Bundle rows in use.
+    pub bundles: usize,
+}
+
+/// The live-range columns, mutable.
+pub type RangeColumnsMut = (
+    &'static mut RangeSpan,
+    &'static mut RangeVReg,
+    &'static mut RangeBundle,
+    &'static mut RangeUses,
+    &'static mut RangeFlags,
+);
+
+/// The live-range columns as row slices (index = range index).
+pub struct RangeRows<'a> {
+    /// `spans[r]`.
+    pub spans: &'a mut [CodeRange],
+    /// `vregs[r]`.
+    pub vregs: &'a mut [VReg],
+    /// `bundles[r]`.
+    pub bundles: &'a mut [u32],
+    /// `uses[r]`.
+    pub uses: &'a mut [SmallVec<[Use; 2]>],
+    /// `flags[r]`.
+    pub flags: &'a mut [u8],
+}
+
+/// Reinterprets a column of `#[repr(transparent)]` components as its rows.
+///
+/// # Safety
+/// `C` must be `#[repr(transparent)]` over `T`.
+pub(crate) unsafe fn rows_mut<C, T>(column: &mut [C]) -> &mut [T] {
+    debug_assert_eq!(std::mem::size_of::<C>(), std::mem::size_of::<T>());
+    // SAFETY: same layout (repr(transparent)), same length, the borrow is carried over.
+    unsafe { std::slice::from_raw_parts_mut(column.as_mut_ptr().cast::<T>(), column.len()) }
+}
+
+/// The live-range table's slices from a contiguous query (empty before the first reserve).
+pub fn range_rows<'a>(q: &'a mut Query<'_, '_, RangeColumnsMut>) -> RangeRows<'a> {
+    use bevy_ecs::change_detection::ContiguousMut;
+    let mut it = q
+        .contiguous_iter_mut()
+        .unwrap_or_else(|e| panic!("live-range columns are not dense: {e:?}"));
+    let Some((a, b, c, d, e)) = it.next() else {
+        return RangeRows {
+            spans: &mut [],
+            vregs: &mut [],
+            bundles: &mut [],
+            uses: &mut [],
+            flags: &mut [],
+        };
+    };
+    debug_assert!(it.next().is_none(), "live ranges span more than one table");
+    // SAFETY: every range component is repr(transparent) over its row type.
+    unsafe {
+        RangeRows {
+            spans: rows_mut(ContiguousMut::bypass_change_detection_split(a).0),
+            vregs: rows_mut(ContiguousMut::bypass_change_detection_split(b).0),
+            bundles: rows_mut(ContiguousMut::bypass_change_detection_split(c).0),
+            uses: rows_mut(ContiguousMut::bypass_change_detection_split(d).0),
+            flags: rows_mut(ContiguousMut::bypass_change_detection_split(e).0),
+        }
+    }
+}
+
+/// The World side of live ranges and bundles: pooled rows and the cached system states
+/// through which the phases see the columns. One per World (like the engine's loader).
+pub struct RangeStore {
+    range_rows: Vec<Entity>,
+    bundle_rows: Vec<Entity>,
+    /// Cached access for [`build_ranges`].
+    pub(crate) build: SystemState<(
+        Query<'static, 'static, RangeColumnsMut>,
+        ResMut<'static, RangeSide>,
+        ResMut<'static, RangeCounts>,
+    )>,
+    /// Cached access for bundle phases.
+    pub(crate) bundles: SystemState<super::bundles::BundleTables<'static, 'static>>,
+}
+
+impl RangeStore {
+    /// Inserts the side-table resources into `world` and caches the system states.
+    pub fn new(world: &mut World) -> RangeStore {
+        world.init_resource::<RangeSide>();
+        world.init_resource::<RangeCounts>();
+        world.init_resource::<super::bundles::BundleSide>();
+        RangeStore {
+            range_rows: Vec::new(),
+            bundle_rows: Vec::new(),
+            build: SystemState::new(world),
+            bundles: SystemState::new(world),
+        }
+    }
+
+    /// Makes sure the tables hold at least `ranges` live-range rows and `bundles` bundle
+    /// rows, spawning only the missing rows, at the end (rows never move).
+    pub fn reserve(&mut self, world: &mut World, ranges: usize, bundles: usize) {
+        if ranges > self.range_rows.len() {
+            let extra = ranges - self.range_rows.len();
+            self.range_rows
+                .extend(world.spawn_batch((0..extra).map(|_| {
+                    (
+                        RangeSpan::default(),
+                        RangeVReg::default(),
+                        RangeBundle::default(),
+                        RangeUses::default(),
+                        RangeFlags::default(),
+                    )
+                })));
+        }
+        if bundles > self.bundle_rows.len() {
+            let extra = bundles - self.bundle_rows.len();
+            self.bundle_rows
+                .extend(world.spawn_batch((0..extra).map(|_| super::bundles::bundle_row())));
+        }
+    }
+
+    /// Rows the tables hold (in use or spare).
+    pub fn rows(&self) -> (usize, usize) {
+        (self.range_rows.len(), self.bundle_rows.len())
+    }
+}
+
+/// Loop depth per block: each back edge `t -> h` (h on the depth-first stack when the edge
+/// is seen) adds one to every block of its natural loop (blocks reaching `t` without
+/// passing `h`, plus `h`).
+pub fn loop_depths<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
+    let n = f.num_blocks();
+    let mut depth = vec![0u32; n];
+    let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
+    let mut back = Vec::new();
+    let mut stack: Vec<(MBlock, usize)> = vec![(f.entry_block(), 0)];
+    state[f.entry_block() as usize] = 1;
+    while let Some(&mut (b, ref mut k)) = stack.last_mut() {
+        if let Some(&s) = f.block_succs(b).get(*k) {
+            *k += 1;
+            match state[s as usize] {
+                0 => {
+                    state[s as usize] = 1;
+                    stack.push((s, 0));
+                }
+                1 => back.push((b, s)),
+                _ => {}
+            }
+        } else {
+            state[b as usize] = 2;
+            stack.pop();
+        }
+    }
+    let mut mark = vec![u32::MAX; n];
+    for (k, &(t, h)) in back.iter().enumerate() {
+        let k = k as u32;
+        mark[h as usize] = k;
+        depth[h as usize] += 1;
+        let mut work = vec![t];
+        while let Some(b) = work.pop() {
+            if mark[b as usize] == k {
+                continue;
+            }
+            mark[b as usize] = k;
+            depth[b as usize] += 1;
+            work.extend(f.block_preds(b).iter().copied());
+        }
+    }
+    depth
+}
+
+/// The weight of a use at loop depth `depth`.
+pub fn use_weight(op: &Operand, depth: u32) -> u16 {
+    let mut w = 16u32 << (2 * depth.min(5));
+    if op.kind == OperandKind::Def {
+        w += 8;
+    }
+    if matches!(op.constraint, OperandConstraint::FixedReg(_)) {
+        w += 12;
+    }
+    w.min(u16::MAX as u32) as u16
+}
+
+/// Builds the live ranges of `f` into the World's live-range table (see the module doc).
+/// Columns written: every live-range column; resources: [`RangeSide`], [`RangeCounts`].
+pub fn build_ranges<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &mut RangeStore) {
+    let live = liveness::compute::<DenseSet, F>(f);
+    let mut bound = 0usize;
+    for b in 0..f.num_blocks() as MBlock {
+        bound += live.livein[b as usize].len() + f.block_params(b).len();
+        for i in f.block_insts(b) {
+            bound += f
+                .inst_operands(i)
+                .iter()
+                .filter(|o| o.kind == OperandKind::Def)
+                .count();
+        }
+    }
+    store.reserve(world, bound, 0);
+    let (mut q, mut side, mut counts) = store
+        .build
+        .get_mut(world)
+        .expect("range resources are inserted by RangeStore::new");
+    let rows = range_rows(&mut q);
+    side.liveness = live;
+    let n = scan(f, rows, &mut side);
+    counts.ranges = n;
+}
+
+fn is_value(v: VReg) -> bool {
+    super::flat::FlatFunction::is_value(v)
+}
+
+/// The reverse scan; returns the number of ranges.
+fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSide) -> usize {
+    let RangeRows {
+        spans,
+        vregs,
+        bundles,
+        uses,
+        flags,
+    } = rows;
+    let nv = f.num_vregs();
+    side.loop_depth = loop_depths(f);
+    for l in side.vreg_ranges.iter_mut() {
+        l.clear();
+    }
+    side.vreg_ranges.resize_with(nv, SmallVec::new);
+    side.preg_ranges.iter_mut().for_each(Vec::clear);
+    side.preg_ranges.resize_with(192, Vec::new);
+    side.blockparam_ins.clear();
+    side.blockparam_outs.clear();
+    side.multi_fixed.clear();
+    let classes = class_table(f);
+    let mut count = 0usize;
+    let mut cur = vec![u32::MAX; nv];
+    let mut live = DenseSet::with_capacity(nv);
+    macro_rules! new_range {
+        ($v:expr, $r:expr) => {{
+            let (v, r): (VReg, CodeRange) = ($v, $r);
+            let k = count;
+            count += 1;
+            spans[k] = r;
+            vregs[k] = v;
+            bundles[k] = u32::MAX;
+            uses[k].clear();
+            flags[k] = 0;
+            side.vreg_ranges[v.index()].push(RangeEntry {
+                range: r,
+                index: k as u32,
+            });
+            k as u32
+        }};
+    }
+    // Operand scratch: (operand index, effective point).
+    let mut at: Vec<(usize, ProgPoint)> = Vec::new();
+    for b in (0..f.num_blocks() as MBlock).rev() {
+        let insts = f.block_insts(b);
+        let block_from = ProgPoint::before(insts.start);
+        let block_to = ProgPoint::before(insts.end);
+        let depth = side.loop_depth[b as usize];
+        live.clear();
+        for v in side.liveness.liveout[b as usize].to_vec() {
+            live.insert(v);
+            // Coalesce with the range of the next block when it starts where this block ends.
+            let last = side.vreg_ranges[v].last().copied();
+            match last {
+                Some(e) if spans[e.index as usize].from == block_to => {
+                    spans[e.index as usize].from = block_from;
+                    if let Some(last) = side.vreg_ranges[v].last_mut() {
+                        last.range.from = block_from;
+                    }
+                    cur[v] = e.index;
+                }
+                _ => {
+                    let vreg = classes[v]
+                        .unwrap_or_else(|| VReg::new(v as u32, RegClass::Int).expect("in range"));
+                    cur[v] = new_range!(vreg, CodeRange::new(block_from, block_to));
+                }
+            }
+        }
+        let last_inst = insts.end - 1;
+        if f.is_branch(last_inst) {
+            for (s, &succ) in f.block_succs(b).iter().enumerate() {
+                for (&a, &p) in f.branch_args(b, s).iter().zip(f.block_params(succ)) {
+                    side.blockparam_outs.push((a, b, succ, p));
+                }
+            }
+        }
+        // Branch arguments are uses at the terminator's after point (ghost uses: no slot).
+        if f.is_branch(last_inst) {
+            let p = ProgPoint::after(last_inst);
+            for s in 0..f.block_succs(b).len() {
+                for &a in f.branch_args(b, s) {
+                    let v = a.index();
+                    if !live.contains(v) {
+                        // Live only through this argument (it is in liveout only if live
+                        // further on), so the range ends at the branch.
+                        live.insert(v);
+                        cur[v] = new_range!(a, CodeRange::new(block_from, p.next()));
+                    }
+                    let op = Operand::use_(a, OperandConstraint::Any);
+                    uses[cur[v] as usize].push(Use::new(
+                        op,
+                        p,
+                        Use::NO_SLOT,
+                        use_weight(&op, depth),
+                    ));
+                }
+            }
+        }
+        for i in insts.clone().rev() {
+            let ops = f.inst_operands(i);
+            for r in f.inst_clobbers(i).iter() {
+                side.preg_ranges[r.dense_index()].push(CodeRange::new(
+                    ProgPoint::after(i),
+                    ProgPoint::before(i + 1),
+                ));
+            }
+            let reused: Option<usize> = ops.iter().find_map(|o| match o.constraint {
+                OperandConstraint::Reuse(k) => Some(k as usize),
+                _ => None,
+            });
+            let branch = f.is_branch(i);
+            at.clear();
+            for (k, op) in ops.iter().enumerate() {
+                let mut p = match op.pos {
+                    OperandPos::Early => ProgPoint::before(i),
+                    OperandPos::Late => ProgPoint::after(i),
+                };
+                if op.kind == OperandKind::Use && (branch || reused.is_some_and(|r| r != k)) {
+                    p = ProgPoint::after(i);
+                }
+                at.push((k, p));
+            }
+            // After point first, then before; defs before uses at each point.
+            at.sort_by_key(|&(k, p)| (std::cmp::Reverse(p), ops[k].kind == OperandKind::Use));
+            for idx in 0..at.len() {
+                let (k, p) = at[idx];
+                let op = ops[k];
+                if !is_value(op.vreg) {
+                    if let OperandConstraint::FixedReg(r) = op.constraint {
+                        side.preg_ranges[r.dense_index()].push(CodeRange::new(p, p.next()));
+                    }
+                    continue;
+                }
+                let v = op.vreg.index();
+                let weight = use_weight(&op, depth);
+                match op.kind {
+                    OperandKind::Def => {
+                        let r = if live.contains(v) {
+                            let r = cur[v];
+                            spans[r as usize].from = p;
+                            let e = side.vreg_ranges[v]
+                                .last_mut()
+                                .expect("live vreg has a range");
+                            debug_assert_eq!(e.index, r);
+                            e.range.from = p;
+                            r
+                        } else {
+                            new_range!(op.vreg, CodeRange::new(p, p.next()))
+                        };
+                        uses[r as usize].push(Use::new(op, p, k as u8, weight));
+                        flags[r as usize] |= RangeFlags::STARTS_AT_DEF;
+                        live.remove(v);
+                    }
+                    OperandKind::Use => {
+                        // Multi-fixed: an earlier-slot use of v fixed elsewhere at p wins.
+                        if let OperandConstraint::FixedReg(reg) = op.constraint {
+                            let first = ops.iter().enumerate().find(|&(j, o)| {
+                                j < k
+                                    && o.vreg == op.vreg
+                                    && o.kind == OperandKind::Use
+                                    && at.iter().any(|&(jj, pp)| jj == j && pp == p)
+                                    && matches!(o.constraint, OperandConstraint::FixedReg(r2) if r2 != reg)
+                            });
+                            if let Some((j, _)) = first {
+                                side.multi_fixed.push(MultiFixedFixup {
+                                    point: p,
+                                    from_slot: j as u8,
+                                    to_slot: k as u8,
+                                    to_reg: reg,
+                                    vreg: op.vreg,
+                                });
+                                side.preg_ranges[reg.dense_index()]
+                                    .push(CodeRange::new(p, p.next()));
+                                continue;
+                            }
+                        }
+                        if !live.contains(v) {
+                            live.insert(v);
+                            cur[v] = new_range!(op.vreg, CodeRange::new(block_from, p.next()));
+                        }
+                        uses[cur[v] as usize].push(Use::new(op, p, k as u8, weight));
+                    }
+                }
+            }
+        }
+        for &p in f.block_params(b) {
+            let v = p.index();
+            let r = if live.contains(v) {
+                cur[v]
+            } else {
+                new_range!(p, CodeRange::new(block_from, block_from.next()))
+            };
+            flags[r as usize] |= RangeFlags::STARTS_AT_DEF;
+            live.remove(v);
+            for &pred in f.block_preds(b) {
+                side.blockparam_ins.push((p, b, pred));
+            }
+        }
+        debug_assert_eq!(
+            live.to_vec(),
+            side.liveness.livein[b as usize].to_vec(),
+            "block {b}: scan and liveness disagree on live-ins"
+        );
+    }
+    for l in side.vreg_ranges.iter_mut() {
+        l.reverse();
+    }
+    for u in uses[..count].iter_mut() {
+        u.reverse();
+    }
+    side.blockparam_ins.sort_unstable();
+    side.blockparam_outs.sort_unstable();
+    for p in side.preg_ranges.iter_mut() {
+        p.sort_unstable();
+    }
+    count
+}
+
+/// Classes of every vreg, from defs, uses, parameters and arguments.
+fn class_table<F: MachineRead + ?Sized>(f: &F) -> Vec<Option<VReg>> {
+    let mut t = vec![None; f.num_vregs()];
+    for b in 0..f.num_blocks() as MBlock {
+        for &p in f.block_params(b) {
+            t[p.index()] = Some(p);
+        }
+        for i in f.block_insts(b) {
+            for o in f.inst_operands(i) {
+                if is_value(o.vreg) {
+                    t[o.vreg.index()] = Some(o.vreg);
+                }
+            }
+        }
+    }
+    t
+}
+
+/// Checks the live-range invariants (module doc); the first violation as text.
+pub fn check_ranges(
+    spans: &[CodeRange],
+    uses: &[SmallVec<[Use; 2]>],
+    side: &RangeSide,
+) -> Result<(), String> {
+    for (v, list) in side.vreg_ranges.iter().enumerate() {
+        for w in list.windows(2) {
+            if w[0].range.to > w[1].range.from {
+                return Err(format!(
+                    "vreg {v}: ranges {} and {} overlap or are unsorted",
+                    w[0].range, w[1].range
+                ));
+            }
+        }
+        for e in list {
+            if spans[e.index as usize] != e.range {
+                return Err(format!(
+                    "vreg {v}: entry {} differs from range {}",
+                    e.range, spans[e.index as usize]
+                ));
+            }
+            for u in &uses[e.index as usize] {
+                if !e.range.contains(u.point) {
+                    return Err(format!(
+                        "vreg {v}: use at {} outside range {}",
+                        u.point, e.range
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
