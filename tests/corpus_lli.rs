@@ -68,47 +68,16 @@ fn cleanup(dir: &Path) {
     }
 }
 
-/// Modules whose functions using first-class aggregate values (`{ i64, i64 }` and the like)
-/// are still skipped: DESIGN.md 3.1's aggregate values are not in the IR yet.
-const AGGREGATES_PENDING: &[&str] = &["jq"];
-
-/// True if a skip reason is about a first-class aggregate value.
-fn is_aggregate_skip(reason: &str) -> bool {
-    [
-        "unsupported value type {",
-        "return type {",
-        "call returning {",
-    ]
-    .iter()
-    .any(|p| reason.contains(p))
-}
-
 /// Imports `module`, runs `passes`, exports to `out` and checks it with `opt -passes=verify`.
 fn build_variant(module: &str, passes: Option<&str>, out: &Path) {
     let ll = corpus_dir().join(format!("{module}.ll"));
     let src = std::fs::read_to_string(&ll).unwrap();
     let mut imp = import(&src, module, &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-    if AGGREGATES_PENDING.contains(&module) {
-        let other: Vec<_> = imp
-            .skipped
-            .iter()
-            .filter(|s| !is_aggregate_skip(&s.reason))
-            .collect();
-        assert!(other.is_empty(), "{module}: skipped {other:?}");
-        if passes.is_none() {
-            eprintln!(
-                "{module}: {} of {} functions skipped for aggregate values (expected until the IR has them)",
-                imp.skipped.len(),
-                imp.skipped.len() + imp.module.functions.len()
-            );
-        }
-    } else {
-        assert!(
-            imp.skipped.is_empty(),
-            "{module}: skipped {:?}",
-            imp.skipped
-        );
-    }
+    assert!(
+        imp.skipped.is_empty(),
+        "{module}: skipped {:?}",
+        imp.skipped
+    );
     imp.verify()
         .unwrap_or_else(|e| panic!("{module}: invalid functions: {e}"));
     if let Some(p) = passes {

@@ -371,6 +371,68 @@ impl<'a> Printer<'a> {
         t
     }
 
+    /// Lines converting the aggregate `src` of LLVM type `from` into LLVM type `to`, the same
+    /// shape with pointer members that differ only in pointee type (typed pointers: the IR's
+    /// `{ i8*, i8* }` against a header's `{ %struct.inst*, %struct.inst* }`), member by
+    /// member (`extractvalue`, `bitcast`, `insertvalue`). Returns the lines and the converted
+    /// value's text (`dest` if given and a conversion was needed, else a temporary); equal
+    /// types give no line and `src`. Other mismatches are left as they are.
+    fn convert_aggregate(
+        &mut self,
+        src: String,
+        from: &LType,
+        to: &LType,
+        dest: Option<&str>,
+    ) -> (Vec<String>, String) {
+        let mut lines = Vec::new();
+        let out = self.convert_into(&mut lines, src, from, to, dest);
+        (lines, out)
+    }
+
+    fn convert_into(
+        &mut self,
+        lines: &mut Vec<String>,
+        src: String,
+        from: &LType,
+        to: &LType,
+        dest: Option<&str>,
+    ) -> String {
+        if from == to {
+            return src;
+        }
+        let name = |p: &mut Self| dest.map_or_else(|| p.t(), str::to_string);
+        if from.is_ptr() && to.is_ptr() {
+            let t = name(self);
+            lines.push(format!("{t} = bitcast {from} {src} to {to}"));
+            return t;
+        }
+        let members: Vec<(LType, LType)> = match (from, to) {
+            (LType::Struct { fields: a, .. }, LType::Struct { fields: b, .. })
+                if a.len() == b.len() =>
+            {
+                a.iter().cloned().zip(b.iter().cloned()).collect()
+            }
+            (LType::Array(n, a), LType::Array(m, b)) if n == m => {
+                (0..*n).map(|_| ((**a).clone(), (**b).clone())).collect()
+            }
+            _ => return src,
+        };
+        let mut acc = "undef".to_string();
+        let last = members.len().saturating_sub(1);
+        for (i, (a, b)) in members.iter().enumerate() {
+            let m = self.t();
+            lines.push(format!("{m} = extractvalue {from} {src}, {i}"));
+            let c = self.convert_into(lines, m, a, b, None);
+            let n = if i == last { name(self) } else { self.t() };
+            lines.push(format!("{n} = insertvalue {to} {acc}, {b} {c}, {i}"));
+            acc = n;
+        }
+        if members.is_empty() {
+            return src;
+        }
+        acc
+    }
+
     fn line(&mut self, s: String) {
         self.out.push_str("  ");
         self.out.push_str(&s);
@@ -402,6 +464,13 @@ impl<'a> Printer<'a> {
                     if t == Type::Ptr && p.ty != LType::i8_ptr() {
                         params.push(format!("{}{attrs} %a{i}", p.ty));
                         casts.push(format!("{} = bitcast {} %a{i} to i8*", self.val(v), p.ty));
+                    } else if p.ty.is_aggregate() && p.ty != LType::from_scalar(t) {
+                        params.push(format!("{}{attrs} %a{i}", p.ty));
+                        let dest = self.val(v);
+                        let ir = LType::from_scalar(t);
+                        let (lines, _) =
+                            self.convert_aggregate(format!("%a{i}"), &p.ty, &ir, Some(&dest));
+                        casts.extend(lines);
                     } else {
                         params.push(format!("{}{attrs} {}", p.ty, self.val(v)));
                     }
@@ -796,6 +865,13 @@ impl<'a> Printer<'a> {
                 if rt.is_ptr() {
                     let p = self.typed_ptr(*v, &rt);
                     format!("ret {rt} {p}")
+                } else if rt.is_aggregate() {
+                    let ir = LType::from_scalar(self.op_type(*v));
+                    let (lines, out) = self.convert_aggregate(self.op(*v), &ir, &rt, None);
+                    for l in lines {
+                        self.line(l);
+                    }
+                    format!("ret {rt} {out}")
                 } else {
                     format!("ret {rt} {}", self.op(*v))
                 }

@@ -163,6 +163,13 @@ impl<'a> Printer<'a> {
             };
             let v = if pt.is_ptr() {
                 self.typed_ptr(a, &pt)
+            } else if pt.is_aggregate() {
+                let ir = LType::from_scalar(arg_types[i]);
+                let (lines, out) = self.convert_aggregate(self.op(a), &ir, &pt, None);
+                for l in lines {
+                    self.line(l);
+                }
+                out
             } else {
                 self.op(a)
             };
@@ -193,6 +200,14 @@ impl<'a> Printer<'a> {
             let t = self.t();
             self.line(format!("{t} = {call}"));
             self.line(format!("{r} = bitcast {fret} {t} to i8*"));
+        } else if fret.is_aggregate() && **fret != LType::from_scalar(ret) {
+            let t = self.t();
+            self.line(format!("{t} = {call}"));
+            let ir = LType::from_scalar(ret);
+            let (lines, _) = self.convert_aggregate(t, fret, &ir, Some(r));
+            for l in lines {
+                self.line(l);
+            }
         } else {
             self.line(format!("{r} = {call}"));
         }
