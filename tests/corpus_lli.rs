@@ -15,10 +15,8 @@
 //!   double constant arithmetic give the original's text and object file byte for byte, and
 //!   a C syntax error its message and status.
 //!
-//! Every module must import without skipping a function, except those in
-//! [`AGGREGATES_PENDING`], whose functions with first-class aggregate values are skipped (and
-//! copied to the export verbatim) until the IR has aggregate values; each such skip is printed,
-//! and any other reason fails.
+//! Every module must import without skipping a function (jq's 16-byte struct values are
+//! first-class aggregates of the IR).
 //!
 //! When the corpus has not been built or `opt`/`lli` are missing the tests fail with the
 //! reason, unless `STRATA_SKIP_CORPUS=1`, which makes them print
