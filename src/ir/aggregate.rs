@@ -254,31 +254,40 @@ impl Type {
     }
 }
 
+/// Writes a struct type from its field types in LLVM's notation, shared by `.sir`, the IR's
+/// aggregate types and the LLVM importer's types: `{ i64, i64 }`, `<{ i8, i32 }>` (packed),
+/// `{}`.
+pub fn write_struct<T: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    fields: &[T],
+    packed: bool,
+) -> fmt::Result {
+    if packed {
+        f.write_str("<")?;
+    }
+    if fields.is_empty() {
+        f.write_str("{}")?;
+    } else {
+        f.write_str("{ ")?;
+        for (i, t) in fields.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{t}")?;
+        }
+        f.write_str(" }")?;
+    }
+    if packed {
+        f.write_str(">")?;
+    }
+    Ok(())
+}
+
 /// Writes an aggregate type in the LLVM-like notation shared by `.sir` and `.ll`:
 /// `{ i64, i64 }`, `<{ i8, i32 }>`, `[4 x i32]`, `{}`.
 pub(super) fn fmt_agg(id: AggId, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     match &id.info().shape {
-        AggShape::Struct { fields, packed } => {
-            if *packed {
-                f.write_str("<")?;
-            }
-            if fields.is_empty() {
-                f.write_str("{}")?;
-            } else {
-                f.write_str("{ ")?;
-                for (i, t) in fields.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                f.write_str(" }")?;
-            }
-            if *packed {
-                f.write_str(">")?;
-            }
-            Ok(())
-        }
+        AggShape::Struct { fields, packed } => write_struct(f, fields, *packed),
         AggShape::Array { len, elem } => write!(f, "[{len} x {elem}]"),
     }
 }

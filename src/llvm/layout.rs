@@ -198,25 +198,7 @@ impl fmt::Display for LType {
             LType::OpaquePtr => f.write_str("ptr"),
             LType::Named(n) => write_ident(f, '%', n),
             LType::Struct { fields, packed } => {
-                if *packed {
-                    f.write_str("<")?;
-                }
-                if fields.is_empty() {
-                    f.write_str("{}")?;
-                } else {
-                    f.write_str("{ ")?;
-                    for (i, t) in fields.iter().enumerate() {
-                        if i > 0 {
-                            f.write_str(", ")?;
-                        }
-                        write!(f, "{t}")?;
-                    }
-                    f.write_str(" }")?;
-                }
-                if *packed {
-                    f.write_str(">")?;
-                }
-                Ok(())
+                crate::ir::aggregate::write_struct(f, fields, *packed)
             }
             LType::Array(n, t) => write!(f, "[{n} x {t}]"),
             LType::Vector(n, t) => write!(f, "<{n} x {t}>"),
