@@ -79,7 +79,17 @@ fetch() { # fetch PACKAGE: unpacks the source package into $src/PACKAGE (once)
     [ -d "$src/$pkg" ] && return
     [ -n "$(ls -A "$apt/lists" 2>/dev/null | grep -v partial)" ] || "${APT[@]}" update
     rm -rf "$src/$pkg.tmp" && mkdir -p "$src/$pkg.tmp"
-    (cd "$src/$pkg.tmp" && "${APT[@]}" source "$pkg" >/dev/null 2>&1)
+    # The newest version first; if the mirror lacks it (a security update it does not carry
+    # yet answers 404), the version of each configured suite in turn.
+    local suite fetched=
+    for suite in "" $(awk '$1 == "deb-src" { for (i = 2; i <= NF; i++) if ($i !~ /^\[/ && $i !~ /^[a-z]+:/ && $i !~ /\]$/) { print $i; break } }' "$apt/sources.list"); do
+        if (cd "$src/$pkg.tmp" && "${APT[@]}" source "$pkg${suite:+/$suite}" >/dev/null 2>&1); then
+            fetched=1
+            break
+        fi
+        rm -rf "${src:?}/$pkg.tmp" && mkdir -p "$src/$pkg.tmp"
+    done
+    [ -n "$fetched" ] || { echo "corpus: apt-get source $pkg failed for every configured suite" >&2; exit 1; }
     local dir
     dir=$(find "$src/$pkg.tmp" -mindepth 1 -maxdepth 1 -type d | head -1)
     [ -n "$dir" ] || { echo "corpus: could not unpack $pkg" >&2; exit 1; }
