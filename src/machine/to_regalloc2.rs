@@ -19,41 +19,15 @@
 //! Complexity: presenting is O(instructions + operands + edges); converting the output
 //! O(operands + edits).
 
-use super::{
-    MBlock, MachineEnv, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos, VReg,
-};
-use crate::regalloc::{Allocation, PReg, RegClass, SpillSlot};
+use super::{MBlock, MachineEnv, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos};
+pub use crate::regalloc::regalloc2_model::preg_to;
+use crate::regalloc::regalloc2_model::{class_from, vreg_to};
+use crate::regalloc::{Allocation, PReg, SpillSlot};
 use regalloc2 as ra2;
-
-fn class_to(c: RegClass) -> ra2::RegClass {
-    match c {
-        RegClass::Int => ra2::RegClass::Int,
-        RegClass::Float => ra2::RegClass::Float,
-        RegClass::Vector => ra2::RegClass::Vector,
-    }
-}
-
-fn class_from(c: ra2::RegClass) -> RegClass {
-    match c {
-        ra2::RegClass::Int => RegClass::Int,
-        ra2::RegClass::Float => RegClass::Float,
-        ra2::RegClass::Vector => RegClass::Vector,
-    }
-}
-
-/// Our register as regalloc2's.
-pub fn preg_to(r: PReg) -> ra2::PReg {
-    ra2::PReg::new(r.index() as usize, class_to(r.class()))
-}
 
 /// regalloc2's register as ours (None if its index is beyond ours).
 pub fn preg_from(r: ra2::PReg) -> Option<PReg> {
     PReg::new(class_from(r.class()), u8::try_from(r.hw_enc()).ok()?)
-}
-
-/// Our vreg as regalloc2's.
-pub fn vreg_to(v: VReg) -> ra2::VReg {
-    ra2::VReg::new(v.index(), class_to(v.class()))
 }
 
 /// Our operand as regalloc2's.
@@ -80,29 +54,9 @@ pub fn operand_to(o: &Operand) -> ra2::Operand {
     ra2::Operand::new(vreg_to(o.vreg), constraint, kind, pos)
 }
 
-/// Our environment as regalloc2's.
+/// Our environment as regalloc2's (no fixed stack slots).
 pub fn env_to(env: &MachineEnv) -> ra2::MachineEnv {
-    let set = |regs: &[PReg]| {
-        let mut s = ra2::PRegSet::empty();
-        for r in regs {
-            s.add(preg_to(*r));
-        }
-        s
-    };
-    ra2::MachineEnv {
-        preferred_regs_by_class: [
-            set(&env.preferred[0]),
-            set(&env.preferred[1]),
-            set(&env.preferred[2]),
-        ],
-        non_preferred_regs_by_class: [
-            set(&env.non_preferred[0]),
-            set(&env.non_preferred[1]),
-            set(&env.non_preferred[2]),
-        ],
-        scratch_by_class: env.scratch.map(|s| s.map(preg_to)),
-        fixed_stack_slots: Vec::new(),
-    }
+    crate::regalloc::regalloc2_model::to_regalloc2_env(env, super::PRegSet::empty())
 }
 
 /// A machine function in regalloc2's types (see the module doc).

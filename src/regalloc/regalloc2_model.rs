@@ -101,7 +101,8 @@ fn vreg_from(v: ra2::VReg) -> Result<VReg, ImportError> {
     VReg::new(index, class_from(v.class())).ok_or(ImportError::VRegIndex(v.vreg()))
 }
 
-fn vreg_to(v: VReg) -> ra2::VReg {
+/// Our vreg as regalloc2's.
+pub fn vreg_to(v: VReg) -> ra2::VReg {
     ra2::VReg::new(v.index(), class_to(v.class()))
 }
 
