@@ -307,7 +307,8 @@ impl<'a, R: IrRead> Checker<'a, R> {
         if !self.is_live_block(t.block) {
             return;
         }
-        let params = self.ir.block_params(t.block).to_vec();
+        let ir = self.ir;
+        let params = ir.block_params(t.block);
         if params.len() != t.args.len() {
             self.error(format!(
                 "branch to {} passes {} arguments, the block has {} parameters",
@@ -317,8 +318,8 @@ impl<'a, R: IrRead> Checker<'a, R> {
             ));
             return;
         }
-        for (n, (&a, &p)) in t.args.iter().zip(&params).enumerate() {
-            let ty = self.ir.values().get(p.index()).map_or(Type::Void, |d| d.ty);
+        for (n, (&a, &p)) in t.args.iter().zip(params).enumerate() {
+            let ty = ir.values().get(p.index()).map_or(Type::Void, |d| d.ty);
             self.expect(a, ty, || format!("argument {n} to {}", t.block));
         }
     }
@@ -387,8 +388,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
         args: &[Operand],
         fixed_args: Option<u32>,
     ) {
+        let symbols = self.symbols;
         let sig = match callee {
-            Callee::Direct(s) => match self.symbols.signatures.get(s.index()) {
+            Callee::Direct(s) => match symbols.signatures.get(s.index()) {
                 None => {
                     self.error(format!("call to {s}, which is not a symbol of the module"));
                     return;
@@ -400,7 +402,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     ));
                     return;
                 }
-                Some(Some(sig)) => sig.clone(),
+                Some(Some(sig)) => sig,
             },
             Callee::Indirect(p) => {
                 self.expect(*p, Type::Ptr, || "indirect callee".to_string());
@@ -448,7 +450,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         let ir = self.ir;
         self.inst = Some(i);
         let kind = ir.inst_kind(i);
-        let name = kind.opcode_name();
+        let name = Lazy(kind);
         let op = |n: usize| format!("operand {n} of `{name}`");
         match kind {
             InstKind::Binary {
@@ -676,32 +678,46 @@ impl<'a, R: IrRead> Checker<'a, R> {
 
     fn check_dominance(&mut self, cfg: &Cfg, dom: &DomTree) {
         let ir = self.ir;
-        // Position of each instruction in its block, for same-block ordering.
-        let mut position = vec![u32::MAX; ir.num_insts()];
-        for b in self.live_blocks() {
-            for (n, &i) in ir.block_insts(b).iter().enumerate() {
-                if let Some(p) = position.get_mut(i.index()) {
-                    *p = n as u32;
+        // Where each value becomes available, as (block, position): parameters at the
+        // entry, block parameters at their block's entry, a result just after its
+        // instruction. `NOWHERE` marks values no listed instruction defines (holes and
+        // results of unlisted instructions), whose uses `check_tables` judges instead.
+        // One linear pass, so each use below costs one lookup.
+        const NOWHERE: (u32, u32) = (u32::MAX, 0);
+        let mut def_at = vec![NOWHERE; ir.values().len()];
+        for &v in ir.param_values() {
+            if let Some(d) = def_at.get_mut(v.index()) {
+                *d = (0, 0);
+            }
+        }
+        // Parameters of dead blocks too: a use of one is then not dominated (an error).
+        for b in (0..ir.num_blocks()).map(Block::new) {
+            for &v in ir.block_params(b) {
+                if let Some(d) = def_at.get_mut(v.index()) {
+                    *d = (b.0, 0);
                 }
             }
         }
-        // Where a value becomes available: (block, position); params at block entry.
-        let def_site = |v: Value| -> Option<(Block, u32)> {
-            match ir.values().get(v.index())?.def {
-                ValueDef::Param(_) => Some((Block(0), 0)),
-                ValueDef::BlockParam(b, _) => Some((b, 0)),
-                ValueDef::Result(i, _) => {
-                    let p = *position.get(i.index())?;
-                    (p != u32::MAX).then(|| (ir.inst_block(i), p + 1))
+        for b in self.live_blocks() {
+            for (n, &i) in ir.block_insts(b).iter().enumerate() {
+                if i.index() >= ir.num_insts() {
+                    continue;
                 }
-                ValueDef::Unused => None,
+                for &v in ir.inst_results(i) {
+                    if let Some(d) = def_at.get_mut(v.index()) {
+                        *d = (b.0, n as u32 + 1);
+                    }
+                }
             }
-        };
-        let available = |v: Value, b: Block, at: u32| -> bool {
-            match def_site(v) {
+        }
+        // True if `v` is defined by a listed instruction or is a parameter, and is not
+        // available at position `at` of block `b` (`u32::MAX`: the end of `b`).
+        let unavailable = |v: Value, b: Block, at: u32| -> bool {
+            match def_at.get(v.index()) {
+                Some(&(db, _)) if db == u32::MAX => false,
                 None => false,
-                Some((db, dp)) if db == b => dp <= at,
-                Some((db, _)) => dom.dominates(db, b),
+                Some(&(db, dp)) if db == b.0 => dp > at,
+                Some(&(db, _)) => !dom.dominates(Block(db), b),
             }
         };
         for b in self.live_blocks().collect::<Vec<_>>() {
@@ -719,9 +735,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 if let InstKind::Phi { incoming, .. } = kind {
                     for (p, op) in incoming {
                         if let Operand::Value(v) = op {
-                            if cfg.is_reachable(*p)
-                                && def_site(*v).is_some()
-                                && !available(*v, *p, u32::MAX)
+                            if cfg.is_reachable(*p) && unavailable(*v, *p, u32::MAX)
                             {
                                 bad.push(format!(
                                     "phi incoming {v} from {p} is not available at the end of {p}"
@@ -732,7 +746,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 } else {
                     kind.for_each_operand(|op| {
                         if let Operand::Value(v) = op {
-                            if def_site(v).is_some() && !available(v, b, n as u32) {
+                            if unavailable(v, b, n as u32) {
                                 bad.push(format!("use of {v} is not dominated by its definition"));
                             }
                         }
@@ -746,7 +760,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
             let mut bad = Vec::new();
             ir.terminator(b).for_each_operand(|op| {
                 if let Operand::Value(v) = op {
-                    if def_site(v).is_some() && !available(v, b, u32::MAX) {
+                    if unavailable(v, b, u32::MAX) {
                         bad.push(format!(
                             "terminator use of {v} is not dominated by its definition"
                         ));
@@ -758,6 +772,17 @@ impl<'a, R: IrRead> Checker<'a, R> {
             }
         }
         self.block = None;
+    }
+}
+
+/// An instruction's opcode name, looked up only when a message is formatted (most
+/// instructions are valid, and the lookup is a large match).
+#[derive(Clone, Copy)]
+struct Lazy<'k>(&'k InstKind);
+
+impl fmt::Display for Lazy<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.opcode_name())
     }
 }
 
