@@ -17,7 +17,7 @@
 
 use super::{Block, Const, Inst, InstKind, Symbol, Terminator, Type, Value};
 use smallvec::SmallVec;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// IR phase of a function; each phase has its own verifier invariants (DESIGN.md 3.1).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Default, serde::Serialize)]
@@ -163,10 +163,12 @@ impl ConstData {
 #[derive(Clone, Default, Debug, PartialEq, Eq, bevy_ecs::resource::Resource)]
 pub struct ConstPool {
     data: Vec<ConstData>,
-    index: HashMap<ConstData, Const>,
+    /// Interning index (Fx hash: the keys are a few machine words, hashed on every
+    /// constant the importer and the passes create).
+    index: FxHashMap<ConstData, Const>,
     /// Member lists of aggregate constants, interned (so equal aggregates share a handle).
     members: Vec<Box<[Const]>>,
-    members_index: HashMap<Box<[Const]>, u32>,
+    members_index: FxHashMap<Box<[Const]>, u32>,
 }
 
 impl ConstPool {
