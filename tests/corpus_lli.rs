@@ -138,17 +138,21 @@ impl std::fmt::Debug for Outcome {
     }
 }
 
-/// Runs `lli module args` with `stdin`; the module's path in stderr is replaced by `<module>`.
-fn lli(module: &Path, args: &[String], stdin: &[u8]) -> Outcome {
+/// Runs `module` under `lli` with `args`, feeding it `stdin`, in `cwd` (or the test's
+/// working directory).
+fn lli(module: &Path, args: &[String], stdin: &[u8], cwd: Option<&Path>) -> Outcome {
     use std::io::Write;
-    let mut child = Command::new("lli")
+    let mut command = Command::new("lli");
+    command
         .arg(module)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("lli runs");
+        .stderr(Stdio::piped());
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
+    let mut child = command.spawn().expect("lli runs");
     let mut input = child.stdin.take().unwrap();
     let data = stdin.to_vec();
     let writer = std::thread::spawn(move || {
@@ -258,7 +262,7 @@ fn compressor_round_trip(module: &str, test: &str, settings: &[(&[&str], &[&str]
         .flat_map(|v| (0..settings.len()).map(move |s| (v, s)))
         .collect();
     let compressed = parallel(&jobs, |&(v, s)| {
-        lli(&variants[v].1, &own(settings[s].0), &input)
+        lli(&variants[v].1, &own(settings[s].0), &input, None)
     });
     let mut failures = Vec::new();
     let original: Vec<&Outcome> = compressed[..settings.len()].iter().collect();
@@ -298,8 +302,9 @@ fn compressor_round_trip(module: &str, test: &str, settings: &[(&[&str], &[&str]
             &variants[v].1,
             &own(settings[s].1),
             &compressed[v * settings.len() + s].stdout,
+            None,
         ),
-        None => lli(&variants[v].1, &own(settings[0].1), &corrupt),
+        None => lli(&variants[v].1, &own(settings[0].1), &corrupt, None),
     });
     let corrupt_original = &decompressed[settings.len()];
     assert_ne!(
@@ -389,84 +394,43 @@ fn lua_scripts() -> Vec<(PathBuf, i32)> {
 
 #[test]
 fn lua_scripts_behave_identically_after_import_export_and_passes() {
-    let test = "lua_scripts_behave_identically_after_import_export_and_passes";
-    if !require(test, skip_reason("lua")) {
-        return;
-    }
-    let started = std::time::Instant::now();
-    let dir = temp_dir("corpus", "lua");
-    let variants = variants("lua", &dir);
-    let built = started.elapsed();
     let scripts = lua_scripts();
     assert!(scripts.len() >= 4, "tests/lua/*.lua");
-    let jobs: Vec<(usize, usize)> = (0..variants.len())
-        .flat_map(|v| (0..scripts.len()).map(move |s| (v, s)))
+    // Each script runs by file name from its run's directory, so messages carry no
+    // absolute path.
+    let runs: Vec<Run> = scripts
+        .iter()
+        .map(|(path, _)| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(path).unwrap();
+            Run {
+                args: vec![name.clone()],
+                stdin: Vec::new(),
+                files: vec![(name, text)],
+            }
+        })
         .collect();
-    let outcomes = parallel(&jobs, |&(v, s)| {
-        // Scripts run by file name from tests/lua, so messages carry no absolute path.
-        let args = [scripts[s]
-            .0
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned()];
-        lli_in(&variants[v].1, &args, scripts[s].0.parent().unwrap())
-    });
-    let mut failures = Vec::new();
-    for (s, (script, status)) in scripts.iter().enumerate() {
-        let o = &outcomes[s];
-        assert_eq!(
-            o.status,
-            *status,
-            "original interpreter on {}: {o:?}",
-            script.display()
-        );
-        assert!(!o.stdout.is_empty(), "{}: no output", script.display());
-    }
-    for (&(v, s), o) in jobs.iter().zip(&outcomes) {
-        let expected = &outcomes[s];
-        if o != expected {
-            let name = scripts[s].0.file_name().unwrap().to_string_lossy();
-            let what = if o.stdout != expected.stdout {
-                format!("stdout: {}", first_difference(&expected.stdout, &o.stdout))
-            } else if o.stderr != expected.stderr {
-                format!("stderr: {}", first_difference(&expected.stderr, &o.stderr))
-            } else {
-                format!("status {} vs original {}", o.status, expected.status)
-            };
-            failures.push(format!("lua {} {name}: {what}", variants[v].0));
-        }
-    }
-    eprintln!(
-        "{test}: {} variants built in {:.1?}, {} lli runs, {:.1?} in all",
-        variants.len() - 1,
-        built,
-        jobs.len(),
-        started.elapsed()
+    let statuses: Vec<i32> = scripts.iter().map(|&(_, status)| status).collect();
+    workload(
+        "lua",
+        "lua_scripts_behave_identically_after_import_export_and_passes",
+        &runs,
+        &statuses,
     );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    cleanup(&dir);
-}
-
-/// [`lli`] with an empty stdin, run in `cwd`.
-fn lli_in(module: &Path, args: &[String], cwd: &Path) -> Outcome {
-    let o = Command::new("lli")
-        .arg(module)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .output()
-        .expect("lli runs");
-    outcome(module, o)
 }
 
 /// One run of a workload: arguments, stdin, and the files it reads (written to its working
 /// directory). `{out}` in an argument is replaced by a file name private to the run, whose
 /// contents after the run are appended to its stdout.
 struct Run {
-    args: &'static [&'static str],
+    args: Vec<String>,
     stdin: Vec<u8>,
-    files: Vec<(&'static str, String)>,
+    files: Vec<(String, String)>,
+}
+
+/// Owned copies of `args`.
+fn args(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| a.to_string()).collect()
 }
 
 /// Runs every [`Run`] under the original module and each transformed export; each must give
@@ -494,7 +458,7 @@ fn workload(module: &str, test: &str, runs: &[Run], expect_status: &[i32]) {
             .iter()
             .map(|a| a.replace("{out}", "out.bin"))
             .collect();
-        let mut o = lli_stdin_in(&variants[v].1, &args, &runs[r].stdin, &cwd);
+        let mut o = lli(&variants[v].1, &args, &runs[r].stdin, Some(&cwd));
         if runs[r].args.iter().any(|a| a.contains("{out}")) {
             o.stdout.extend_from_slice(b"\n--- {out} ---\n");
             o.stdout
@@ -537,28 +501,6 @@ fn workload(module: &str, test: &str, runs: &[Run], expect_status: &[i32]) {
     cleanup(&dir);
 }
 
-/// [`lli`] with `stdin`, run in `cwd`.
-fn lli_stdin_in(module: &Path, args: &[String], stdin: &[u8], cwd: &Path) -> Outcome {
-    use std::io::Write;
-    let mut child = Command::new("lli")
-        .arg(module)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("lli runs");
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let o = child.wait_with_output().unwrap();
-    let _ = writer.join();
-    outcome(module, o)
-}
-
 /// A generated JSON document: an array of records with integers, floats (0.1 steps, which
 /// print through jq's dtoa), strings with escapes and Unicode, nested objects and arrays.
 fn json_input() -> Vec<u8> {
@@ -591,25 +533,25 @@ fn jq_filters_behave_identically_after_import_export_and_passes() {
     let json = json_input();
     let runs = vec![
         Run {
-            args: &[
+            args: args(&[
                 "-c",
                 "map(select(.score > 50)) | sort_by(.name) | .[:15], (group_by(.tags | length) | map({n: length, s: (map(.score) | add)})), ([.[] | .ratio * 3 + 0.1] | .[:40]), (map(.meta.parent) | unique | length), ([paths(type == \"boolean\")] | length), (.[7] | to_entries | map(\"\\(.key)=\\(.value | tojson)\") | join(\"&\")), (.[3].name | @base64, @json, ascii_upcase, explode), (reduce .[] as $r ({}; .[$r.tags[0] // \"none\"] += 1)), ([limit(5; .[] | .id * .id)] | @csv), (.[:3] | tostream | select(length == 2) | .[0] | join(\".\")?), ([.[].score] | min, max, (add / length)), (.[9] | del(.meta) | keys_unsorted), ([range(0; 30)] | map(. * 1.5) | map(tostring) | join(\" \"))",
-            ],
+            ]),
             stdin: json.clone(),
             files: Vec::new(),
         },
         Run {
-            args: &["-S", "--arg", "x", "fünf", ".[40:43] + [{x: $x, n: (1e300 * 10), m: -0.0, e: 1.5e-7}]"],
+            args: args(&["-S", "--arg", "x", "fünf", ".[40:43] + [{x: $x, n: (1e300 * 10), m: -0.0, e: 1.5e-7}]"]),
             stdin: json.clone(),
             files: Vec::new(),
         },
         Run {
-            args: &["."],
+            args: args(&["."]),
             stdin: br#"{"a": [1, 2,, 3]}"#.to_vec(),
             files: Vec::new(),
         },
         Run {
-            args: &[".[] | (.id +"],
+            args: args(&[".[] | (.id +"]),
             stdin: json.clone(),
             files: Vec::new(),
         },
@@ -656,22 +598,22 @@ fn tcc_input() -> String {
 fn tcc_compiles_identically_after_import_export_and_passes() {
     let runs = vec![
         Run {
-            args: &["-nostdinc", "-c", "input.c", "-o", "{out}"],
+            args: args(&["-nostdinc", "-c", "input.c", "-o", "{out}"]),
             stdin: Vec::new(),
-            files: vec![("input.c", tcc_input())],
+            files: vec![("input.c".to_string(), tcc_input())],
         },
         Run {
-            args: &["-nostdinc", "-E", "input.c"],
+            args: args(&["-nostdinc", "-E", "input.c"]),
             stdin: Vec::new(),
             files: vec![(
-                "input.c",
+                "input.c".to_string(),
                 "#define SQ(x) ((x) * (x))\n#define CAT(a, b) a ## b\n#if SQ(3) == 9 && defined(__STDC__)\nlong double CAT(x, 1) = SQ(1.5L);\n#else\n#error no\n#endif\n__LINE__ __FILE__ #stringify\n".to_string(),
             )],
         },
         Run {
-            args: &["-nostdinc", "-c", "bad.c", "-o", "{out}"],
+            args: args(&["-nostdinc", "-c", "bad.c", "-o", "{out}"]),
             stdin: Vec::new(),
-            files: vec![("bad.c", "int f(void) { long double x = 1.0L; return x +; }\n".to_string())],
+            files: vec![("bad.c".to_string(), "int f(void) { long double x = 1.0L; return x +; }\n".to_string())],
         },
     ];
     workload(

@@ -16,8 +16,8 @@
 //! written against; it is implemented by `Function` and by the engine's system parameter.
 
 use super::{Block, Const, Inst, InstKind, Symbol, Terminator, Type, Value};
-use smallvec::SmallVec;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 /// IR phase of a function; each phase has its own verifier invariants (DESIGN.md 3.1).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Default, serde::Serialize)]

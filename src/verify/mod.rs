@@ -735,8 +735,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 if let InstKind::Phi { incoming, .. } = kind {
                     for (p, op) in incoming {
                         if let Operand::Value(v) = op {
-                            if cfg.is_reachable(*p) && unavailable(*v, *p, u32::MAX)
-                            {
+                            if cfg.is_reachable(*p) && unavailable(*v, *p, u32::MAX) {
                                 bad.push(format!(
                                     "phi incoming {v} from {p} is not available at the end of {p}"
                                 ));
