@@ -4,7 +4,7 @@
 
 use std::path::Path;
 use strata::engine::PassSet;
-use strata::machine::driver::{allocate_regalloc2, lower_module, machine_config};
+use strata::machine::driver::{allocate_regalloc2, check_ours, lower_module, machine_config};
 use strata::machine::text::{parse_functions, print_function};
 use strata::stage::Arch;
 
@@ -82,6 +82,14 @@ fn every_function_lowers_and_regalloc2_allocates_it() {
                     }
                 };
                 assert_eq!(run.allocated.alloc_start.len(), f.ops.len() + 1);
+                // regalloc2's checker accepted (allocate_regalloc2 runs it); ours must too.
+                if let Err(e) = check_ours(&f, &f.name, arch, &run.allocated.to_output()) {
+                    failures.push((
+                        f.ops.len(),
+                        format!("{name} ({}): {e}\n{text}", arch.name()),
+                    ));
+                    continue;
+                }
                 functions += 1;
             }
         }
@@ -119,11 +127,17 @@ fn corpus_functions_lower_and_allocate() {
             assert!(!lowered.is_empty(), "{name}: no function");
             for l in lowered {
                 match l.result {
-                    Ok(f) => {
-                        if let Err(e) = allocate_regalloc2(&f, arch) {
-                            failures.push(e.chars().take(300).collect::<String>());
+                    Ok(f) => match allocate_regalloc2(&f, arch) {
+                        // regalloc2's checker accepted; ours must too.
+                        Ok(run) => {
+                            if let Err(e) =
+                                check_ours(&f, &f.name, arch, &run.allocated.to_output())
+                            {
+                                failures.push(e.chars().take(300).collect::<String>());
+                            }
                         }
-                    }
+                        Err(e) => failures.push(e.chars().take(300).collect::<String>()),
+                    },
                     Err(e) => failures.push(e),
                 }
             }
