@@ -118,7 +118,9 @@ fn machine_usage_and_input_errors() {
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
-        err.contains("@wide: block0, inst0 (zext): i128 values are not lowered"),
+        err.contains(
+            "@wide: block0 (terminator): switch on a value wider than 64 bits is not lowered"
+        ),
         "{err}"
     );
     assert!(err.contains("nothing written"), "{err}");
