@@ -371,12 +371,12 @@ pub const PASSES: [PassInfo; 11] = [
         pass: Pass::Check,
         name: "check",
         stage: Stage::Check,
-        available: false,
-        requires: NO_PASS,
+        available: cfg!(feature = "regalloc2"),
+        requires: PassSet::REGALLOC,
         reads: NOTHING,
         invalidates: NOTHING,
         transforms: false,
-        summary: "check the register allocation",
+        summary: "judge the allocation with our symbolic checker (needs --target; --check)",
     },
 ];
 

@@ -53,6 +53,49 @@ fn emit_alloc_runs_to_allocated_code_on_both_targets() {
     }
 }
 
+/// `--check` runs our symbolic checker on regalloc2's allocation: it accepts the intact one
+/// (and `--stats` says how many functions it judged), and rejects each deliberate corruption
+/// with a located error and exit code 1.
+#[test]
+fn check_accepts_regalloc2_output_and_rejects_corruptions() {
+    for target in ["x86-64", "aarch64"] {
+        let base = [
+            "compile",
+            "examples/sir/factorial.sir",
+            "--target",
+            target,
+            "--emit",
+            "alloc",
+        ];
+        let out = strata(&[&base[..], &["--check", "--stats"]].concat());
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("accepted by our checker 2 "), "{stderr}");
+        let out = strata(&[&base[..], &["--stats"]].concat());
+        assert!(
+            text(&out.stderr).contains("accepted by our checker 0 "),
+            "{}",
+            text(&out.stderr)
+        );
+        for kind in [
+            "swap",
+            "drop-move",
+            "clobber",
+            "edit-after-terminator",
+            "stack-to-stack",
+        ] {
+            let out = strata(&[&base[..], &["--check", "--corrupt-allocation", kind]].concat());
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{kind}: {stderr}");
+            assert!(
+                stderr.contains("error: @fact: our checker rejects the allocation: block"),
+                "{kind}: {stderr}"
+            );
+            assert!(out.stdout.is_empty(), "{kind}: nothing is written");
+        }
+    }
+}
+
 #[test]
 fn machine_usage_and_input_errors() {
     let out = strata(&["compile", "examples/sir/factorial.sir", "--emit", "alloc"]);
@@ -75,7 +118,9 @@ fn machine_usage_and_input_errors() {
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
-        err.contains("@wide: block0, inst0 (zext): i128 values are not lowered"),
+        err.contains(
+            "@wide: block0 (terminator): switch on a value wider than 64 bits is not lowered"
+        ),
         "{err}"
     );
     assert!(err.contains("nothing written"), "{err}");

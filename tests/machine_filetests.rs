@@ -10,12 +10,15 @@
 //!   TARGET's registers, printed with its moves after its checker accepted it.
 //! - `machine-parse-error` (`.mir`): the located parse error.
 //! - `lower TARGET...` (`.sir`): each function after the default pipeline with block
-//!   parameters and lowering for each TARGET, as machine text (or the lowering error).
+//!   parameters and lowering for each TARGET, as machine text (or the lowering error), then
+//!   whether regalloc2 allocates it with its checker and ours accepting the allocation.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use strata::engine::PassSet;
-use strata::machine::driver::{allocate_regalloc2, lower_module, machine_config, print_allocated};
+use strata::machine::driver::{
+    allocate_regalloc2, check_ours, lower_module, machine_config, print_allocated,
+};
 use strata::machine::text::{parse_functions, print_function};
 use strata::stage::Arch;
 
@@ -92,7 +95,17 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
                 let config = machine_config(PassSet::default_pipeline(), arch(t, path));
                 for l in lower_module(&module, &config) {
                     match l.result {
-                        Ok(f) => out += &print_function(&f),
+                        Ok(f) => {
+                            out += &print_function(&f);
+                            // Allocated by regalloc2 (its checker runs inside), then ours.
+                            let verdict = allocate_regalloc2(&f, arch(t, path)).and_then(|run| {
+                                check_ours(&f, &f.name, arch(t, path), &run.allocated.to_output())
+                            });
+                            match verdict {
+                                Ok(_) => writeln!(out, "allocated: both checkers accept").unwrap(),
+                                Err(e) => writeln!(out, "allocation rejected: {e}").unwrap(),
+                            }
+                        }
                         Err(e) => writeln!(out, "error: {e}").unwrap(),
                     }
                 }

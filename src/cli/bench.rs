@@ -490,7 +490,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     let requested = match args.target {
         Some(arch) => {
             crate::machine::driver::machine_config(requested, arch).passes
-                | (PassSet::REGALLOC & PassSet::available())
+                | ((PassSet::REGALLOC | PassSet::CHECK) & PassSet::available())
         }
         None => requested,
     };
@@ -802,6 +802,8 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                 alloc_ns: stat("regalloc.time_ns") as u128,
                 edits: stat("regalloc.edits") as usize,
                 spill_slots: stat("regalloc.spill_slots") as usize,
+                checked: stat("check.functions") as usize,
+                check_ns: stat("check.time_ns") as u128,
             };
             outln!(out, "  {:<20} {}", m.name, summary.line());
         }

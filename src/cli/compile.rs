@@ -67,6 +67,15 @@ pub struct CompileArgs {
     /// The register allocator of `--emit alloc`.
     #[arg(long, value_enum, default_value = "regalloc2")]
     pub allocator: super::machine::Allocator,
+    /// With `--emit alloc`: also judge each allocation with our symbolic checker (the
+    /// `check` pass); a rejection is an error naming function, block, instruction, operand
+    /// and location (exit code 1). `--stats` counts the functions it judged.
+    #[arg(long)]
+    pub check: bool,
+    /// Test hook of `--check`: corrupt each allocation this way before our checker judges it
+    /// (the first site the function has), so that a test can see the rejection.
+    #[arg(long, value_enum, value_name = "KIND", hide = true)]
+    pub corrupt_allocation: Option<crate::regalloc::corrupt::Corruption>,
 }
 
 /// Parses `--target`.
@@ -167,6 +176,12 @@ fn run_pipeline(
 /// `strata compile`.
 pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     let mut requested = parse_passes(args.passes.as_deref())?;
+    if (args.check || args.corrupt_allocation.is_some()) && args.emit != Emit::Alloc {
+        return Err(CliError::new(
+            exit::USAGE,
+            "--check judges an allocation: it needs --emit alloc and --target",
+        ));
+    }
     if matches!(args.emit, Emit::Machine | Emit::Alloc) {
         let Some(arch) = args.target else {
             return Err(CliError::new(

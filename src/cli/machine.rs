@@ -3,9 +3,11 @@
 //! `--emit machine` prints each function's lowered machine form (text of
 //! [`crate::machine::text`]); `--emit alloc` also allocates it with the chosen allocator
 //! (`--allocator regalloc2`, the reference), judges the allocation with regalloc2's checker
-//! and prints the allocated code with its moves. With `--stats` a per-module summary goes to
+//! (and with `--check` with ours, the `check` pass) and prints the allocated code with its
+//! moves. With `--stats` a per-module summary goes to
 //! stderr: functions, machine instructions, vregs, operands per instruction, and for
-//! `alloc` the allocator's time per instruction, edits per 100 instructions and spill slots.
+//! `alloc` the allocator's time per instruction, edits per 100 instructions, spill slots and
+//! how many functions our checker accepted (0 without `--check`).
 //!
 //! Errors (an unsupported construct, a refused or rejected allocation) name the function
 //! and, for lowering, the block and instruction; without `--keep-going` nothing is written
@@ -45,6 +47,10 @@ pub struct MachineSummary {
     pub edits: usize,
     /// Spill slots over all functions.
     pub spill_slots: usize,
+    /// Functions our symbolic checker judged and accepted (`--check`; 0 without it).
+    pub checked: usize,
+    /// Our checker's wall time in nanoseconds.
+    pub check_ns: u128,
 }
 
 impl MachineSummary {
@@ -53,7 +59,8 @@ impl MachineSummary {
         let per = |a: f64, b: usize| if b == 0 { 0.0 } else { a / b as f64 };
         format!(
             "functions {} (failed {}), machine insts {}, vregs {}, operands/inst {:.2}, \
-             alloc ns/inst {:.1}, edits/100 insts {:.1}, spill slots {}",
+             alloc ns/inst {:.1}, edits/100 insts {:.1}, spill slots {}, \
+             accepted by our checker {} (ns/inst {:.1})",
             self.functions,
             self.failed,
             self.insts,
@@ -61,7 +68,9 @@ impl MachineSummary {
             per(self.operands as f64, self.insts),
             per(self.alloc_ns as f64, self.insts),
             per(100.0 * self.edits as f64, self.insts),
-            self.spill_slots
+            self.spill_slots,
+            self.checked,
+            per(self.check_ns as f64, self.insts),
         )
     }
 }
@@ -74,8 +83,13 @@ pub fn compile_machine(
 ) -> Result<i32, CliError> {
     let mut config = machine_config(requested, arch);
     if args.emit == Emit::Alloc && cfg!(feature = "regalloc2") {
-        // Allocation runs in the pipeline's Regalloc stage, on the World's machine rows.
+        // Allocation runs in the pipeline's Regalloc stage, on the World's machine rows; our
+        // checker in its Check stage (unless a corruption is asked for: then it judges the
+        // corrupted allocation below).
         config.passes |= PassSet::REGALLOC;
+        if args.check && args.corrupt_allocation.is_none() {
+            config.passes |= PassSet::CHECK;
+        }
     }
     config.verify_each = args.verify_each;
     config.options.sccp_memory_limit = args.sccp_memory_limit;
@@ -102,8 +116,8 @@ pub fn compile_machine(
             texts.push(crate::machine::text::print_function(&f));
             continue;
         }
-        match allocate(&l, &f, arch, args.allocator) {
-            Ok((text, ns, edits, slots)) => {
+        match allocate(&l, &f, arch, args).map_err(|e| e.to_string()) {
+            Ok((text, ns, edits, slots, checked)) => {
                 summary.functions += 1;
                 summary.insts += f.num_insts();
                 summary.vregs += f.num_vregs;
@@ -111,6 +125,10 @@ pub fn compile_machine(
                 summary.alloc_ns += ns;
                 summary.edits += edits;
                 summary.spill_slots += slots;
+                if let Some(ns) = checked {
+                    summary.checked += 1;
+                    summary.check_ns += ns;
+                }
                 texts.push(text);
             }
             Err(e) => {
@@ -149,25 +167,38 @@ pub fn compile_machine(
     })
 }
 
-/// Allocates `f`: the printed allocation, allocator nanoseconds, edits, spill slots.
+/// What allocating one function gave: the printed allocation, allocator nanoseconds,
+/// edits, spill slots, and our checker's nanoseconds when it judged the allocation.
+type AllocReport = (String, u128, usize, usize, Option<u128>);
+
+/// Allocates `f` (or takes the allocation the pipeline made); with `--corrupt-allocation`
+/// corrupts it and lets our checker judge the result.
 #[cfg(feature = "regalloc2")]
 fn allocate(
     lowered: &crate::machine::driver::Lowered,
     f: &crate::machine::function::MachineFunction,
     arch: Arch,
-    allocator: Allocator,
-) -> Result<(String, u128, usize, usize), String> {
-    match allocator {
+    args: &CompileArgs,
+) -> Result<AllocReport, String> {
+    match args.allocator {
         Allocator::Regalloc2 => {
-            let run = match &lowered.allocation {
+            let mut run = match &lowered.allocation {
                 Some(run) => run.clone(),
                 None => crate::machine::driver::allocate_regalloc2(f, arch)?,
             };
+            if let Some(kind) = args.corrupt_allocation {
+                let out = run.allocated.to_output();
+                if let Some(bad) = crate::regalloc::corrupt::corrupt(f, &out, kind, 0) {
+                    crate::machine::driver::check_ours(f, &f.name, arch, &bad)?;
+                }
+                run.checked = Some(crate::machine::driver::check_ours(f, &f.name, arch, &out)?);
+            }
             Ok((
                 crate::machine::driver::print_allocated(f, &run.allocated),
                 run.time.as_nanos(),
                 run.allocated.edits.len(),
                 run.allocated.num_spill_slots,
+                run.checked.map(|t| t.as_nanos()),
             ))
         }
     }
@@ -179,8 +210,8 @@ fn allocate(
     _lowered: &crate::machine::driver::Lowered,
     f: &crate::machine::function::MachineFunction,
     _arch: Arch,
-    _allocator: Allocator,
-) -> Result<(String, u128, usize, usize), String> {
+    _args: &CompileArgs,
+) -> Result<AllocReport, String> {
     Err(format!(
         "@{}: --allocator regalloc2 needs a build with the `regalloc2` feature",
         f.name

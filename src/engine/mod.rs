@@ -65,6 +65,8 @@
 //! | OutOfSsa | `eliminate_phis` / `convert_phis_to_block_params` | `Cfg`, `PipelineConfig` | all columns, values, phase, `ValidAnalyses`, `PassStats` |
 //! | Lower | `lower` | all columns (through `IrView`), `PipelineConfig` | `LoweredScratch`, `MachineInfo`, `Diagnostics`, `PassStats` |
 //! | Lower | `store_lowered` (exclusive) | `LoweredScratch` | machine instruction and block rows (`crate::machine::columns`), `MachineInfo` |
+//! | Regalloc | `allocate_regalloc2` (feature `regalloc2`) | machine rows, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
+//! | Check | `check_allocation` (feature `regalloc2`) | machine rows, `AllocationResult`, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
 //! | End of every stage | `dump_after`, `check_tables` (debug), timers | all columns (dump), tables | `Dumps`, `PassTimings` |
 
 pub mod batch;

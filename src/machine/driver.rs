@@ -7,7 +7,8 @@
 //! engines (rayon, results in input order) and takes the lowered function out of the World;
 //! [`allocate_regalloc2`] (feature `regalloc2`) allocates one machine function, times
 //! `regalloc2::run` alone and judges the result with regalloc2's checker;
-//! [`print_allocated`] prints allocated code with its moves.
+//! [`check_ours`] judges an allocation with our symbolic checker (the `check` pass and
+//! `--check`); [`print_allocated`] prints allocated code with its moves.
 //!
 //! Complexity: linear in the module plus what regalloc2 costs.
 
@@ -108,6 +109,9 @@ pub struct Regalloc2Run {
     pub allocated: super::to_regalloc2::Allocated,
     /// Wall time of `regalloc2::run` alone (presenting and checking excluded).
     pub time: std::time::Duration,
+    /// Wall time of our checker when the `check` pass judged the allocation (`None`: it
+    /// did not run).
+    pub checked: Option<std::time::Duration>,
 }
 
 /// Allocates `f` for `arch` with regalloc2 and checks the result with regalloc2's checker.
@@ -140,6 +144,34 @@ pub fn allocate_machine<M: MachineRead>(
     Ok(Regalloc2Run {
         allocated: output_from(&out),
         time,
+        checked: None,
+    })
+}
+
+/// Judges `out` (an allocation of `f` for `arch`) with our symbolic checker
+/// ([`crate::regalloc::checker`]); returns the checker's wall time.
+///
+/// # Errors
+/// The checker's finding, located: `@name: block B, inst I: <finding>` (the instruction's
+/// block, then what is wrong with which operand or edit and location).
+pub fn check_ours<M: MachineRead + ?Sized>(
+    f: &M,
+    name: &str,
+    arch: Arch,
+    out: &crate::regalloc::output::AllocOutput,
+) -> Result<std::time::Duration, String> {
+    let env = &super::targets::TargetDesc::new(arch).env;
+    let start = std::time::Instant::now();
+    let verdict = crate::regalloc::checker::check(f, env, super::PRegSet::empty(), out);
+    let time = start.elapsed();
+    verdict.map(|()| time).map_err(|e| {
+        let block = e.inst().and_then(|i| {
+            (0..f.num_blocks() as super::MBlock).find(|&b| f.block_insts(b).contains(&i))
+        });
+        match block {
+            Some(b) => format!("@{name}: our checker rejects the allocation: block{b}: {e}"),
+            None => format!("@{name}: our checker rejects the allocation: {e}"),
+        }
     })
 }
 

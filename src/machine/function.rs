@@ -76,6 +76,11 @@ opcodes! {
     Add = "add",
     /// Integer subtraction.
     Sub = "sub",
+    /// Addition of the high halves of a register pair with the carry of the [`Opcode::Add`]
+    /// just before it (the carry lives in the flags; lowering places nothing between them).
+    AddCarry = "adc",
+    /// Subtraction of the high halves with the borrow of the [`Opcode::Sub`] just before it.
+    SubBorrow = "sbb",
     /// Integer multiplication.
     Mul = "mul",
     /// Multiply by the immediate.
@@ -114,6 +119,9 @@ opcodes! {
     FNeg = "fneg",
     /// Integer comparison to a 0/1 register (suffix: the predicate).
     Icmp = "icmp",
+    /// Comparison of two register pairs (`i128`: low, high of each) to a 0/1 register, with
+    /// an early scratch def (suffix: the predicate).
+    Icmp2 = "icmp2",
     /// Float comparison to a 0/1 register (suffix: the predicate).
     Fcmp = "fcmp",
     /// Integer or float select on a 0/1 condition.
@@ -189,7 +197,7 @@ impl Opcode {
     pub fn suffixes(self) -> Vec<&'static str> {
         use crate::ir::{AtomicOp, CastOp, FloatPredicate, IntPredicate};
         match self {
-            Opcode::Icmp => IntPredicate::ALL.iter().map(|p| p.name()).collect(),
+            Opcode::Icmp | Opcode::Icmp2 => IntPredicate::ALL.iter().map(|p| p.name()).collect(),
             Opcode::Fcmp => FloatPredicate::ALL.iter().map(|p| p.name()).collect(),
             Opcode::Cast => CastOp::ALL.iter().map(|p| p.name()).collect(),
             Opcode::AtomicRmw => AtomicOp::ALL.iter().map(|p| p.name()).collect(),

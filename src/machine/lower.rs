@@ -28,28 +28,31 @@
 //! - atomics: x86-64 cmpxchg-loop shapes with rax fixed, aarch64 load/store-exclusive loops
 //!   with early defs; inline asm maps its constraint codes (`r`, `x`, `g`, `m`, tied digits,
 //!   x86 letters `a b c d S D`, `&` early clobber) and its register clobbers;
-//! - an opaque IR operation (`va_arg`, `extractvalue`) becomes an `opaque` placeholder with
-//!   register operands that clobbers like a call: the allocation problem keeps its shape,
-//!   emission would need the real sequence.
+//! - an opaque IR operation (`va_arg`) becomes an `opaque` placeholder with register operands
+//!   that clobbers like a call: the allocation problem keeps its shape, emission would need
+//!   the real sequence;
+//! - aggregates, `i128` (and integers wider than 64 bits) and `x86_fp80` values are split
+//!   into scalar parts, one vreg each, with the rules and the calling convention of
+//!   [`super::parts`] (scalarized aggregates, register pairs with carry and compiler-rt
+//!   helpers, soft-float `x86_fp80` in integer pairs); block parameters, branch arguments,
+//!   arguments and results carry every part.
 //!
-//! Refused with an error naming function, block and instruction: `i128` values (no pair
-//! lowering yet), aggregate values (`{ i64, i64 }` and friends: no splitting into scalar
-//! parts yet), `x86_fp80` values (no x87 register stack), phis (`block-params` leaves those of blocks an `indirect_br` reaches),
-//! `asm goto`, switch cases wider than 64 bits, an indirect branch to a block with
+//! Refused with an error naming function, block and instruction: atomics and inline-asm
+//! operands of split types, phis (`block-params` leaves those of blocks an `indirect_br`
+//! reaches), `asm goto`, switch cases wider than 64 bits, an indirect branch to a block with
 //! parameters, an entry block with both predecessors and parameters (an entry with
-//! predecessors alone gets a prologue block).
+//! predecessors alone gets a prologue block), a result of more parts than the target has
+//! result registers, a value of more than [`super::parts::MAX_PARTS`] parts.
 //!
 //! Complexity: O(instructions + edges) for one function.
 
-/// The refusal of aggregate values (the module doc lists what is refused).
-const AGGREGATES_NOT_LOWERED: &str =
-    "aggregate values are not lowered yet (no splitting into scalar parts)";
-
 use super::function::{BuildBlock, MachineBuilder, MachineFunction, MachineOp, Opcode, Operands};
+use super::parts::{is_split, layout, libcall_imm, member_parts, Layout};
 use super::targets::{Arch, TargetDesc};
 use super::{MBlock, Operand as MOp, OperandConstraint as C, OperandPos, PRegSet, VReg};
 use crate::ir::{
-    Block, Callee, ConstKind, Inst, InstKind, IrRead, Operand, Terminator, Type, Value,
+    Block, Callee, CastOp, Const, ConstKind, Inst, InstKind, IrRead, Operand, Terminator, Type,
+    Value,
 };
 use crate::regalloc::{PReg, RegClass};
 use smallvec::{smallvec, SmallVec};
@@ -93,7 +96,7 @@ struct Lowerer<'a, F: IrRead> {
     ir: &'a F,
     t: &'a TargetDesc,
     m: MachineBuilder,
-    vmap: Vec<Option<VReg>>,
+    vmap: Vec<Option<Parts>>,
     mblock: Vec<Option<MBlock>>,
     cur: MBlock,
     place: (Block, Option<Inst>),
@@ -101,10 +104,14 @@ struct Lowerer<'a, F: IrRead> {
 
 type R<T> = Result<T, LowerError>;
 
+/// The vregs of one value's parts, in [`super::parts::layout`] order.
+type Parts = SmallVec<[VReg; 2]>;
+
 fn class_of(ty: Type) -> Option<RegClass> {
     match ty {
         Type::F32 | Type::F64 => Some(RegClass::Float),
-        Type::I128 | Type::Void | Type::F80 | Type::Agg(_) => None,
+        Type::Void => None,
+        t if is_split(t) => None,
         _ => Some(RegClass::Int),
     }
 }
@@ -147,19 +154,34 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
     }
 
     fn class(&self, ty: Type) -> R<RegClass> {
-        class_of(ty).ok_or_else(|| match ty {
-            Type::I128 => self.err("i128 values are not lowered yet (no register-pair lowering)"),
-            Type::Agg(_) => self.err(AGGREGATES_NOT_LOWERED),
-            Type::F80 => self.err(
-                "x86_fp80 values are not lowered yet (the x87 register stack is not modelled)",
-            ),
-            _ => self.err(format!("a value of type {ty} has no register class")),
+        class_of(ty).ok_or_else(|| {
+            if is_split(ty) {
+                self.err(format!(
+                    "a value of type {ty} (several register parts) is not supported here"
+                ))
+            } else {
+                self.err(format!("a value of type {ty} has no register class"))
+            }
         })
     }
 
-    fn vreg_of(&mut self, v: Value) -> R<VReg> {
+    fn layout(&self, ty: Type) -> R<Layout> {
+        layout(ty).map_err(|e| self.err(e))
+    }
+
+    /// Fresh vregs for the parts of a value of type `ty`.
+    fn new_parts(&mut self, ty: Type) -> R<Parts> {
+        let mut out = Parts::new();
+        for p in self.layout(ty)? {
+            out.push(self.new_vreg(p.class)?);
+        }
+        Ok(out)
+    }
+
+    /// The vregs of `v`'s parts (made on first sight).
+    fn value_parts(&mut self, v: Value) -> R<Parts> {
         if let Some(Some(r)) = self.vmap.get(v.index()) {
-            return Ok(*r);
+            return Ok(r.clone());
         }
         let ty = self
             .ir
@@ -167,10 +189,90 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             .get(v.index())
             .map(|d| d.ty)
             .ok_or_else(|| self.err(format!("{v} is not in the value table")))?;
-        let class = self.class(ty)?;
-        let r = self.new_vreg(class)?;
-        self.vmap[v.index()] = Some(r);
-        Ok(r)
+        let parts = self.new_parts(ty)?;
+        self.vmap[v.index()] = Some(parts.clone());
+        Ok(parts)
+    }
+
+    fn vreg_of(&mut self, v: Value) -> R<VReg> {
+        let parts = self.value_parts(v)?;
+        match parts.as_slice() {
+            [r] => Ok(*r),
+            _ => {
+                let ty = self.ir.values().get(v.index()).map(|d| d.ty);
+                Err(self.err(format!(
+                    "{v} of type {} ({} register parts) where one register is expected",
+                    ty.unwrap_or_default(),
+                    parts.len()
+                )))
+            }
+        }
+    }
+
+    /// The vregs holding `op`'s parts (a constant is materialised in the current block).
+    fn use_parts(&mut self, op: Operand) -> R<Parts> {
+        match op {
+            Operand::Value(v) => self.value_parts(v),
+            Operand::Const(c) => {
+                let mut out = Parts::new();
+                self.const_parts(c, &mut out)?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// Materialises constant `c`, one instruction per part, appending the vregs to `out`.
+    fn const_parts(&mut self, c: Const, out: &mut Parts) -> R<()> {
+        let data = self
+            .ir
+            .consts()
+            .try_get(c)
+            .ok_or_else(|| self.err(format!("{c:?} is not in the constant pool")))?;
+        if !is_split(data.ty) {
+            out.push(self.use_op(Operand::Const(c))?);
+            return Ok(());
+        }
+        if let ConstKind::Aggregate(_) = data.kind {
+            let members = self
+                .ir
+                .consts()
+                .members(c)
+                .ok_or_else(|| self.err(format!("{c:?} has no member list")))?
+                .to_vec();
+            for m in members {
+                self.const_parts(m, out)?;
+            }
+            return Ok(());
+        }
+        // Wide integers and x86_fp80: low 64 bits, then the rest; zero/undef aggregates and
+        // any other kind: zeros.
+        let bits = match data.kind {
+            ConstKind::Int(v) | ConstKind::Float(v) if !data.ty.is_aggregate() => v,
+            _ => 0,
+        };
+        for (k, p) in self.layout(data.ty)?.into_iter().enumerate() {
+            let chunk = match k {
+                0 => bits as u64,
+                1 => (bits >> 64) as u64,
+                _ => 0,
+            };
+            let d = self.new_vreg(p.class)?;
+            let op = match p.class {
+                RegClass::Int => MachineOp::imm(Opcode::MovImm, chunk as i64),
+                _ => MachineOp::imm(Opcode::FConst, 0),
+            };
+            self.emit1(op, smallvec![MOp::def(d, C::Reg)]);
+            out.push(d);
+        }
+        Ok(())
+    }
+
+    /// The parts of result `n` of `i`, or fresh vregs standing for an unused one.
+    fn result_parts(&mut self, i: Inst, n: usize, ty: Type) -> R<Parts> {
+        match self.ir.inst_results(i).get(n) {
+            Some(&v) => self.value_parts(v),
+            None => self.new_parts(ty),
+        }
     }
 
     fn new_vreg(&mut self, class: RegClass) -> R<VReg> {
@@ -212,7 +314,9 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                         MachineOp::imm(Opcode::BlockAddr, b.index() as i64)
                     }
                     (ConstKind::Aggregate(_), _) => {
-                        return Err(self.err(AGGREGATES_NOT_LOWERED));
+                        return Err(self.err(format!(
+                            "aggregate constant {c:?} where one register is expected"
+                        )));
                     }
                 };
                 self.emit1(op, smallvec![MOp::def(d, C::Reg)]);
@@ -314,7 +418,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             self.place = (block, None);
             let mut params = SmallVec::new();
             for &p in ir.block_params(block) {
-                params.push(self.vreg_of(p)?);
+                params.extend(self.value_parts(p)?);
             }
             self.m.blocks[self.cur as usize].params = params;
             if b == 0 && prologue.is_none() {
@@ -335,8 +439,11 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         let mut defs = Operands::new();
         let mut stack = Vec::new();
         let (mut ni, mut nf, mut off) = (0, 0, 0i64);
+        let mut parts = Vec::new();
         for &p in ir.param_values() {
-            let v = self.vreg_of(p)?;
+            parts.extend(self.value_parts(p)?);
+        }
+        for v in parts {
             let reg = match v.class() {
                 RegClass::Int => {
                     ni += 1;
@@ -366,11 +473,14 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
     }
 
     fn lower_inst(&mut self, i: Inst) -> R<()> {
+        if self.lower_split(i)? {
+            return Ok(());
+        }
         let two = self.t.two_address;
         let x86 = self.t.arch == Arch::X86_64;
         match self.ir.inst_kind(i).clone() {
             InstKind::ExtractValue { .. } | InstKind::InsertValue { .. } => {
-                return Err(self.err(AGGREGATES_NOT_LOWERED));
+                return Err(self.err("extractvalue/insertvalue on a value that is not an aggregate"));
             }
             InstKind::Binary { op, ty, lhs, rhs } => {
                 use crate::ir::BinaryOp as B;
@@ -395,19 +505,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                             B::LShr => Opcode::LShr,
                             _ => Opcode::AShr,
                         };
-                        if x86 {
-                            let rcx = PReg::new(RegClass::Int, 1).expect("rcx");
-                            self.emit1(
-                                MachineOp::new(code),
-                                smallvec![
-                                    MOp::def(d, C::Reuse(1)),
-                                    MOp::use_(a, C::Reg),
-                                    MOp::use_(b, C::FixedReg(rcx))
-                                ],
-                            );
-                        } else {
-                            self.alu(MachineOp::new(code), d, a, b);
-                        }
+                        self.shift(code, d, a, b);
                         return Ok(());
                     }
                     B::SDiv | B::UDiv | B::SRem | B::URem => {
@@ -456,7 +554,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                     }
                     B::FRem => {
                         let name = if ty == Type::F32 { "fmodf" } else { "fmod" };
-                        return self.libcall(name, &[a, b], Some(d));
+                        return self.libcall(name, &[a, b], &[d]);
                     }
                 };
                 self.alu(MachineOp::new(code), d, a, b);
@@ -630,20 +728,17 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             } => {
                 let mut vals = Vec::with_capacity(args.len());
                 for a in &args {
-                    vals.push(self.use_op(*a)?);
+                    vals.extend(self.use_parts(*a)?);
                 }
                 let d = match ret {
-                    Type::Void => None,
-                    t => Some(match self.result(i, 0)? {
-                        Some(v) => v,
-                        None => self.new_vreg(self.class(t)?)?,
-                    }),
+                    Type::Void => Parts::new(),
+                    t => self.result_parts(i, 0, t)?,
                 };
                 let target = match callee {
                     Callee::Direct(s) => CallTarget::Symbol(s.index() as i64),
                     Callee::Indirect(op) => CallTarget::Reg(self.use_op(op)?),
                 };
-                self.call(target, &vals, d, fixed_args.is_some())?;
+                self.call(target, &vals, &d, fixed_args.is_some())?;
             }
             InstKind::InlineAsm(asm) => self.lower_asm(i, &asm)?,
             InstKind::AtomicRmw {
@@ -722,17 +817,18 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             InstKind::Opaque(o) => {
                 let mut ops = Operands::new();
                 if o.ty != Type::Void {
-                    let class = self.class(o.ty)?;
-                    let d = self.result_or_dead(i, 0, class)?;
-                    ops.push(MOp::def(d, C::Reg));
+                    for d in self.result_parts(i, 0, o.ty)? {
+                        ops.push(MOp::def(d, C::Reg));
+                    }
                 }
                 for a in &o.args {
                     let ty = self.ir.operand_type(*a);
                     if ty == Type::Void {
                         continue;
                     }
-                    let v = self.use_op(*a)?;
-                    ops.push(MOp::use_(v, C::Reg));
+                    for v in self.use_parts(*a)? {
+                        ops.push(MOp::use_(v, C::Reg));
+                    }
                 }
                 self.emit(
                     MachineOp::imm(Opcode::Opaque, i.index() as i64),
@@ -742,6 +838,372 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             }
         }
         Ok(())
+    }
+
+    /// `d = a <shift> b`: x86-64 takes the count in rcx (two-address), aarch64 is an ALU op.
+    fn shift(&mut self, code: Opcode, d: VReg, a: VReg, b: VReg) {
+        if self.t.arch == Arch::X86_64 {
+            let rcx = PReg::new(RegClass::Int, 1).expect("rcx");
+            self.emit1(
+                MachineOp::new(code),
+                smallvec![
+                    MOp::def(d, C::Reuse(1)),
+                    MOp::use_(a, C::Reg),
+                    MOp::use_(b, C::FixedReg(rcx))
+                ],
+            );
+        } else {
+            self.alu(MachineOp::new(code), d, a, b);
+        }
+    }
+
+    fn mov(&mut self, d: VReg, s: VReg) {
+        self.emit1(
+            MachineOp::new(Opcode::Mov),
+            smallvec![MOp::def(d, C::Reg), MOp::use_(s, C::Any)],
+        );
+    }
+
+    fn movi(&mut self, value: i64) -> R<VReg> {
+        let d = self.new_vreg(RegClass::Int)?;
+        self.emit1(
+            MachineOp::imm(Opcode::MovImm, value),
+            smallvec![MOp::def(d, C::Reg)],
+        );
+        Ok(d)
+    }
+
+    fn cast1(&mut self, op: CastOp, d: VReg, a: VReg) {
+        let suffix = CastOp::ALL.iter().position(|c| *c == op).unwrap_or(0) as u8;
+        let rm = self.rm();
+        self.emit1(
+            MachineOp::new(Opcode::Cast).with_suffix(suffix),
+            smallvec![MOp::def(d, C::Reg), MOp::use_(a, rm)],
+        );
+    }
+
+    /// `a` extended to 64 bits when `from` is narrower (for a helper taking a 64-bit integer).
+    fn widen(&mut self, a: VReg, from: Type, signed: bool) -> R<VReg> {
+        if from.bits() >= 64 {
+            return Ok(a);
+        }
+        let w = self.new_vreg(RegClass::Int)?;
+        self.cast1(if signed { CastOp::SExt } else { CastOp::ZExt }, w, a);
+        Ok(w)
+    }
+
+    /// Lowers `i` if it reads or makes a value of several parts ([`super::parts`]); false
+    /// if it does not (the one-register rules apply).
+    fn lower_split(&mut self, i: Inst) -> R<bool> {
+        use crate::ir::BinaryOp as B;
+        match self.ir.inst_kind(i).clone() {
+            InstKind::ExtractValue { ty, agg, index } => {
+                let member = ty
+                    .member(index as usize)
+                    .map(|m| m.0)
+                    .ok_or_else(|| self.err(format!("{ty} has no member {index}")))?;
+                let range = member_parts(ty, index as usize)
+                    .ok_or_else(|| self.err(format!("{ty} has no member {index}")))?;
+                let a = self.use_parts(agg)?;
+                let d = self.result_parts(i, 0, member)?;
+                for (k, &dk) in d.iter().enumerate() {
+                    let src = *a
+                        .get(range.start + k)
+                        .ok_or_else(|| self.err("aggregate operand has too few parts"))?;
+                    self.mov(dk, src);
+                }
+            }
+            InstKind::InsertValue {
+                ty,
+                agg,
+                value,
+                index,
+            } => {
+                let range = member_parts(ty, index as usize)
+                    .ok_or_else(|| self.err(format!("{ty} has no member {index}")))?;
+                let a = self.use_parts(agg)?;
+                let v = self.use_parts(value)?;
+                let d = self.result_parts(i, 0, ty)?;
+                if a.len() != d.len() || v.len() != range.len() {
+                    return Err(self.err("insertvalue operands do not match the type's parts"));
+                }
+                for (k, &dk) in d.iter().enumerate() {
+                    let src = if range.contains(&k) {
+                        v[k - range.start]
+                    } else {
+                        a[k]
+                    };
+                    self.mov(dk, src);
+                }
+            }
+            InstKind::Binary { op, ty, lhs, rhs } if is_split(ty) => {
+                let a = self.use_parts(lhs)?;
+                let b = self.use_parts(rhs)?;
+                let d = self.result_parts(i, 0, ty)?;
+                let both: Vec<VReg> = a.iter().chain(&b).copied().collect();
+                if ty == Type::F80 {
+                    let name = match op {
+                        B::FAdd => "__addxf3",
+                        B::FSub => "__subxf3",
+                        B::FMul => "__mulxf3",
+                        B::FDiv => "__divxf3",
+                        B::FRem => "fmodl",
+                        _ => return Err(self.err(format!("{op:?} on x86_fp80"))),
+                    };
+                    self.libcall(name, &both, &d)?;
+                    return Ok(true);
+                }
+                if ty.is_aggregate() || a.len() != 2 || b.len() != 2 || d.len() != 2 {
+                    return Err(self.err(format!("arithmetic on {ty} is not lowered")));
+                }
+                match op {
+                    B::Add | B::Sub => {
+                        let (lo, hi) = if op == B::Add {
+                            (Opcode::Add, Opcode::AddCarry)
+                        } else {
+                            (Opcode::Sub, Opcode::SubBorrow)
+                        };
+                        self.alu(MachineOp::new(lo), d[0], a[0], b[0]);
+                        self.alu(MachineOp::new(hi), d[1], a[1], b[1]);
+                    }
+                    B::And | B::Or | B::Xor => {
+                        let code = match op {
+                            B::And => Opcode::And,
+                            B::Or => Opcode::Or,
+                            _ => Opcode::Xor,
+                        };
+                        self.alu(MachineOp::new(code), d[0], a[0], b[0]);
+                        self.alu(MachineOp::new(code), d[1], a[1], b[1]);
+                    }
+                    B::Mul | B::SDiv | B::UDiv | B::SRem | B::URem => {
+                        let name = match op {
+                            B::Mul => "__multi3",
+                            B::SDiv => "__divti3",
+                            B::UDiv => "__udivti3",
+                            B::SRem => "__modti3",
+                            _ => "__umodti3",
+                        };
+                        self.libcall(name, &both, &d)?;
+                    }
+                    B::Shl | B::LShr | B::AShr => {
+                        let name = match op {
+                            B::Shl => "__ashlti3",
+                            B::LShr => "__lshrti3",
+                            _ => "__ashrti3",
+                        };
+                        self.libcall(name, &[a[0], a[1], b[0]], &d)?;
+                    }
+                    _ => return Err(self.err(format!("{op:?} on {ty}"))),
+                }
+            }
+            InstKind::Unary { ty, arg, .. } if is_split(ty) => {
+                if ty != Type::F80 {
+                    return Err(self.err(format!("fneg on {ty}")));
+                }
+                let a = self.use_parts(arg)?;
+                let d = self.result_parts(i, 0, ty)?;
+                self.mov(d[0], a[0]);
+                let sign = self.movi(0x8000)?;
+                self.alu(MachineOp::new(Opcode::Xor), d[1], a[1], sign);
+            }
+            InstKind::Icmp {
+                pred, ty, lhs, rhs, ..
+            } if is_split(ty) => {
+                let a = self.use_parts(lhs)?;
+                let b = self.use_parts(rhs)?;
+                if a.len() != 2 || b.len() != 2 {
+                    return Err(self.err(format!("icmp on {ty} is not lowered")));
+                }
+                let d = self.result_or_dead(i, 0, RegClass::Int)?;
+                let t = self.new_vreg(RegClass::Int)?;
+                self.emit1(
+                    MachineOp::new(Opcode::Icmp2).with_suffix(pred_pos_int(pred)),
+                    smallvec![
+                        MOp::def(d, C::Reg),
+                        MOp::def(t, C::Reg).at(OperandPos::Early),
+                        MOp::use_(a[0], C::Reg),
+                        MOp::use_(a[1], C::Reg),
+                        MOp::use_(b[0], C::Reg),
+                        MOp::use_(b[1], C::Reg)
+                    ],
+                );
+            }
+            InstKind::Fcmp {
+                pred, ty, lhs, rhs, ..
+            } if is_split(ty) => {
+                let a = self.use_parts(lhs)?;
+                let b = self.use_parts(rhs)?;
+                let p = self.movi(pred_pos_float(pred) as i64)?;
+                let d = self.result_or_dead(i, 0, RegClass::Int)?;
+                let args: Vec<VReg> = a.iter().chain(&b).copied().chain([p]).collect();
+                self.libcall("__cmpxf2", &args, &[d])?;
+            }
+            InstKind::Cast { op, from, to, arg } if is_split(from) || is_split(to) => {
+                self.lower_split_cast(i, op, from, to, arg)?;
+            }
+            InstKind::Select {
+                ty,
+                cond,
+                if_true,
+                if_false,
+            } if is_split(ty) => {
+                let c = self.use_op(cond)?;
+                let t = self.use_parts(if_true)?;
+                let f = self.use_parts(if_false)?;
+                let d = self.result_parts(i, 0, ty)?;
+                for k in 0..d.len() {
+                    let ops = if self.t.two_address {
+                        let tc = if d[k].class() == RegClass::Int {
+                            C::Any
+                        } else {
+                            C::Reg
+                        };
+                        smallvec![
+                            MOp::def(d[k], C::Reuse(3)),
+                            MOp::use_(c, C::Reg),
+                            MOp::use_(t[k], tc),
+                            MOp::use_(f[k], C::Reg)
+                        ]
+                    } else {
+                        smallvec![
+                            MOp::def(d[k], C::Reg),
+                            MOp::use_(c, C::Reg),
+                            MOp::use_(t[k], C::Reg),
+                            MOp::use_(f[k], C::Reg)
+                        ]
+                    };
+                    self.emit1(MachineOp::new(Opcode::Select), ops);
+                }
+            }
+            InstKind::Load { ty, ptr, .. } if is_split(ty) => {
+                let p = self.use_op(ptr)?;
+                let d = self.result_parts(i, 0, ty)?;
+                for (part, &dk) in self.layout(ty)?.iter().zip(&d) {
+                    self.emit1(
+                        MachineOp::imm(Opcode::Load, part.offset as i64)
+                            .with_suffix(mem_suffix(part.mem)),
+                        smallvec![MOp::def(dk, C::Reg), MOp::use_(p, C::Reg)],
+                    );
+                }
+            }
+            InstKind::Store { ty, value, ptr, .. } if is_split(ty) => {
+                let v = self.use_parts(value)?;
+                let p = self.use_op(ptr)?;
+                for (part, &vk) in self.layout(ty)?.iter().zip(&v) {
+                    self.emit1(
+                        MachineOp::imm(Opcode::Store, part.offset as i64)
+                            .with_suffix(mem_suffix(part.mem)),
+                        smallvec![MOp::use_(vk, C::Reg), MOp::use_(p, C::Reg)],
+                    );
+                }
+            }
+            InstKind::Copy { ty, src } if is_split(ty) => {
+                let s = self.use_parts(src)?;
+                let d = self.result_parts(i, 0, ty)?;
+                for (&dk, &sk) in d.iter().zip(&s) {
+                    self.mov(dk, sk);
+                }
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// A conversion from or to a type of several parts (see [`super::parts`]).
+    fn lower_split_cast(
+        &mut self,
+        i: Inst,
+        op: CastOp,
+        from: Type,
+        to: Type,
+        arg: Operand,
+    ) -> R<()> {
+        let a = self.use_parts(arg)?;
+        let d = self.result_parts(i, 0, to)?;
+        let signed = matches!(op, CastOp::SiToFp | CastOp::FpToSi);
+        let wide_from = from != Type::F80 && is_split(from);
+        let wide_to = to != Type::F80 && is_split(to);
+        match op {
+            CastOp::FpExt | CastOp::FpTrunc => {
+                let name = match (from, to) {
+                    (Type::F32, Type::F80) => "__extendsfxf2",
+                    (Type::F64, Type::F80) => "__extenddfxf2",
+                    (Type::F80, Type::F32) => "__truncxfsf2",
+                    (Type::F80, Type::F64) => "__truncxfdf2",
+                    _ => return Err(self.err(format!("{op:?} from {from} to {to}"))),
+                };
+                self.libcall(name, &a, &d)
+            }
+            CastOp::SiToFp | CastOp::UiToFp => {
+                let name = match (wide_from, to, signed) {
+                    (true, Type::F80, true) => "__floattixf",
+                    (true, Type::F80, false) => "__floatuntixf",
+                    (false, Type::F80, true) => "__floatdixf",
+                    (false, Type::F80, false) => "__floatundixf",
+                    (true, Type::F32, true) => "__floattisf",
+                    (true, Type::F64, true) => "__floattidf",
+                    (true, Type::F32, false) => "__floatuntisf",
+                    (true, Type::F64, false) => "__floatuntidf",
+                    _ => return Err(self.err(format!("{op:?} from {from} to {to}"))),
+                };
+                let args: Parts = if wide_from {
+                    a
+                } else {
+                    smallvec![self.widen(a[0], from, signed)?]
+                };
+                self.libcall(name, &args, &d)
+            }
+            CastOp::FpToSi | CastOp::FpToUi => {
+                let name = match (from, wide_to, signed) {
+                    (Type::F80, true, true) => "__fixxfti",
+                    (Type::F80, true, false) => "__fixunsxfti",
+                    (Type::F80, false, true) => "__fixxfdi",
+                    (Type::F80, false, false) => "__fixunsxfdi",
+                    (Type::F32, true, true) => "__fixsfti",
+                    (Type::F64, true, true) => "__fixdfti",
+                    (Type::F32, true, false) => "__fixunssfti",
+                    (Type::F64, true, false) => "__fixunsdfti",
+                    _ => return Err(self.err(format!("{op:?} from {from} to {to}"))),
+                };
+                // A narrower result is the low bits of the helper's 64-bit one.
+                self.libcall(name, &a, &d)
+            }
+            _ => {
+                // Integer-like: truncation, extension, pointer casts and bitcasts of equal
+                // width (f80 <-> i80 is a pair of integer parts both ways).
+                match (a.len(), d.len()) {
+                    (n, m) if n == m && a.iter().zip(&d).all(|(x, y)| x.class() == y.class()) => {
+                        for (&dk, &ak) in d.iter().zip(&a) {
+                            self.mov(dk, ak);
+                        }
+                    }
+                    (2, 1) => self.cast1(op, d[0], a[0]),
+                    (1, 2) => {
+                        let lo_op = if op == CastOp::SExt {
+                            CastOp::SExt
+                        } else {
+                            CastOp::ZExt
+                        };
+                        if from.bits() < 64 || matches!(op, CastOp::Bitcast) {
+                            self.cast1(lo_op, d[0], a[0]);
+                        } else {
+                            self.mov(d[0], a[0]);
+                        }
+                        if op == CastOp::SExt {
+                            let c = self.movi(63)?;
+                            self.shift(Opcode::AShr, d[1], d[0], c);
+                        } else {
+                            self.emit1(
+                                MachineOp::imm(Opcode::MovImm, 0),
+                                smallvec![MOp::def(d[1], C::Reg)],
+                            );
+                        }
+                    }
+                    _ => return Err(self.err(format!("{op:?} from {from} to {to} is not lowered"))),
+                }
+                Ok(())
+            }
+        }
     }
 
     fn compare(&mut self, i: Inst, code: Opcode, suffix: u8, lhs: Operand, rhs: Operand) -> R<()> {
@@ -756,30 +1218,45 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         Ok(())
     }
 
-    fn libcall(&mut self, name: &str, args: &[VReg], d: Option<VReg>) -> R<()> {
-        // Library helpers are not module symbols: the immediate is -1 - (index in this list).
-        let index = ["fmod", "fmodf"]
-            .iter()
-            .position(|n| *n == name)
-            .unwrap_or(0);
-        self.call(CallTarget::Symbol(-1 - index as i64), args, d, false)
+    /// Calls library helper `name` ([`super::parts::LIBCALLS`]; not a module symbol).
+    fn libcall(&mut self, name: &str, args: &[VReg], results: &[VReg]) -> R<()> {
+        let imm = libcall_imm(name)
+            .ok_or_else(|| self.err(format!("no library helper `{name}` is known")))?;
+        self.call(CallTarget::Symbol(imm), args, results, false)
+    }
+
+    /// The result registers of `results`' parts, in order per class.
+    fn result_regs(&self, results: &[VReg]) -> R<SmallVec<[PReg; 2]>> {
+        let (mut ni, mut nf) = (0, 0);
+        let mut out = SmallVec::new();
+        for d in results {
+            let r = if d.class() == RegClass::Int {
+                ni += 1;
+                self.t.int_rets.get(ni - 1)
+            } else {
+                nf += 1;
+                self.t.float_rets.get(nf - 1)
+            };
+            out.push(*r.ok_or_else(|| {
+                self.err(format!(
+                    "a result of {} parts needs more result registers than the target has",
+                    results.len()
+                ))
+            })?);
+        }
+        Ok(out)
     }
 
     fn call(
         &mut self,
         target: CallTarget,
         args: &[VReg],
-        d: Option<VReg>,
+        results: &[VReg],
         variadic: bool,
     ) -> R<()> {
         let mut ops = Operands::new();
         let mut clobbers = self.t.caller_saved;
-        if let Some(d) = d {
-            let r = if d.class() == RegClass::Int {
-                self.t.int_ret
-            } else {
-                self.t.float_ret
-            };
+        for (&d, r) in results.iter().zip(self.result_regs(results)?) {
             ops.push(MOp::def(d, C::FixedReg(r)));
             clobbers.remove(r);
         }
@@ -960,7 +1437,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             })?;
         let mut args = SmallVec::new();
         for a in &t.args {
-            args.push(self.use_op(*a)?);
+            args.extend(self.use_parts(*a)?);
         }
         Ok((mb, args))
     }
@@ -1042,13 +1519,10 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             Terminator::Ret(v) => {
                 let mut ops = Operands::new();
                 if let Some(v) = v {
-                    let r = self.use_op(*v)?;
-                    let reg = if r.class() == RegClass::Int {
-                        self.t.int_ret
-                    } else {
-                        self.t.float_ret
-                    };
-                    ops.push(MOp::use_(r, C::FixedReg(reg)));
+                    let parts = self.use_parts(*v)?;
+                    for (&r, reg) in parts.iter().zip(self.result_regs(&parts)?) {
+                        ops.push(MOp::use_(r, C::FixedReg(reg)));
+                    }
                 }
                 self.emit1(MachineOp::new(Opcode::Ret), ops);
             }

@@ -29,6 +29,7 @@ pub mod env;
 pub mod function;
 pub mod lower;
 pub mod operand;
+pub mod parts;
 pub mod systems;
 pub mod targets;
 pub mod text;

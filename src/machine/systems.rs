@@ -1,11 +1,13 @@
 //! The machine-form systems of the schedule: lowering in [`Stage::Lower`], allocation by
-//! regalloc2 in [`Stage::Regalloc`].
+//! regalloc2 in [`Stage::Regalloc`], our symbolic checker on that allocation in
+//! [`Stage::Check`].
 //!
 //! | system | reads | writes |
 //! |---|---|---|
 //! | [`lower`] | all IR columns (through `IrView`), `PipelineConfig` (target, verify) | `LoweredScratch`, `MachineInfo` (cleared), `Diagnostics`, `PassStats` |
 //! | [`store_lowered`] (exclusive) | `LoweredScratch` | machine rows (loaded, spawned beyond the pool), `MachineInfo`, `MachineEntities` |
 //! | `allocate_regalloc2` (Regalloc stage, feature `regalloc2`) | machine rows (through `MachineView`), `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
+//! | `check_allocation` (Check stage, feature `regalloc2`) | machine rows (through `MachineView`), `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
 //!
 //! Lowering builds the detached [`MachineFunction`] (lowering appends blocks for switch
 //! chains and split edges, so it cannot write into rows it has not counted); the exclusive
@@ -140,6 +142,43 @@ pub fn allocate_regalloc2(
     }
 }
 
+/// The `check` pass: judges the allocation the Regalloc stage made with our symbolic
+/// checker ([`crate::regalloc::checker`]), reading the function through
+/// [`super::columns::MachineView`].
+///
+/// Reads the machine rows, [`PipelineConfig`] (target); writes [`AllocationResult`] (the
+/// checker's time), [`Diagnostics`] (a rejection: function, block, instruction, operand,
+/// location) and [`PassStats`] (`check`/`functions`, `time_ns`).
+#[cfg(feature = "regalloc2")]
+pub fn check_allocation(
+    view: super::columns::MachineView,
+    config: Res<PipelineConfig>,
+    mut result: ResMut<AllocationResult>,
+    mut diags: ResMut<Diagnostics>,
+    mut stats: ResMut<PassStats>,
+) {
+    let (Some(f), Some(run)) = (view.body(), result.run.as_mut()) else {
+        return;
+    };
+    match super::driver::check_ours(
+        &f,
+        &f.info.name,
+        config.options.target,
+        &run.allocated.to_output(),
+    ) {
+        Ok(time) => {
+            run.checked = Some(time);
+            stats.add("check", "functions", 1);
+            stats.add("check", "time_ns", time.as_nanos() as u64);
+        }
+        Err(e) => diags.0.push(Diagnostic {
+            severity: Severity::Error,
+            pass: "check",
+            message: e,
+        }),
+    }
+}
+
 /// Inserts the machine form's resources (empty) into `world`.
 pub fn init_resources(world: &mut World) {
     super::columns::init_resources(world);
@@ -152,4 +191,6 @@ pub fn configure(schedule: &mut Schedule) {
     schedule.add_systems((lower, store_lowered).chain().in_set(Stage::Lower));
     #[cfg(feature = "regalloc2")]
     schedule.add_systems(allocate_regalloc2.in_set(Stage::Regalloc));
+    #[cfg(feature = "regalloc2")]
+    schedule.add_systems(check_allocation.in_set(Stage::Check));
 }

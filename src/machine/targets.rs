@@ -8,12 +8,15 @@
 //! registers (f0-f15), all caller-saved. Integer arguments in rdi rsi rdx rcx r8 r9, float
 //! arguments in xmm0-xmm7, results in rax (and rdx) and xmm0; a variadic call passes the
 //! number of vector registers used in al. Arithmetic is two-address (reuse constraints).
+//! Values of several parts (aggregates, `i128`, `x86_fp80`; [`super::parts`]) return their
+//! integer parts in rax, rdx, then rdi rsi rcx r8 r9, and their float parts in xmm0-xmm7.
 //!
 //! aarch64 (AAPCS64, 6.1): x0-x30 (r0-r30) and 32 FP/SIMD registers (f0-f31 as d0-d31).
 //! Not allocatable: x18 (the platform register), x29 (frame pointer), x30 (link register);
 //! sp is not a GPR number here. Caller-saved: x0-x17 (x16/x17 are the intra-procedure-call
 //! registers, free inside a body), v0-v7 and v16-v31; callee-saved x19-x28 and (the low 64
-//! bits of) v8-v15, non-preferred. Arguments in x0-x7 and v0-v7, results in x0 (x1) and v0.
+//! bits of) v8-v15, non-preferred. Arguments in x0-x7 and v0-v7, results in x0 (x1) and v0;
+//! values of several parts return in x0-x7 and v0-v7.
 //! Three-address arithmetic.
 //!
 //! The vector class is left empty on both targets: the IR has no vector values yet, and the
@@ -43,6 +46,11 @@ pub struct TargetDesc {
     pub int_ret: PReg,
     /// Float result register.
     pub float_ret: PReg,
+    /// Integer result registers of a value of several parts, in order (`int_rets[0]` is
+    /// `int_ret`; see the calling convention in [`super::parts`]).
+    pub int_rets: Vec<PReg>,
+    /// Float result registers of a value of several parts, in order.
+    pub float_rets: Vec<PReg>,
     /// Registers a call clobbers (all caller-saved allocatable registers).
     pub caller_saved: PRegSet,
     /// Two-address arithmetic (x86-64): the def reuses the first input's register.
@@ -79,6 +87,8 @@ impl TargetDesc {
                     float_args: (0..8).map(f).collect(),
                     int_ret: r(0),
                     float_ret: f(0),
+                    int_rets: [0, 2, 7, 6, 1, 8, 9].map(r).to_vec(),
+                    float_rets: (0..8).map(f).collect(),
                     caller_saved,
                     two_address: true,
                     mem_operands: true,
@@ -105,6 +115,8 @@ impl TargetDesc {
                     float_args: (0..8).map(f).collect(),
                     int_ret: r(0),
                     float_ret: f(0),
+                    int_rets: (0..8).map(r).collect(),
+                    float_rets: (0..8).map(f).collect(),
                     caller_saved,
                     two_address: false,
                     mem_operands: false,
@@ -141,7 +153,15 @@ mod tests {
                 .collect();
             let set: PRegSet = all.iter().copied().collect();
             assert_eq!(set.iter().count(), all.len(), "no register listed twice");
-            for p in t.int_args.iter().chain(&t.float_args) {
+            assert_eq!(t.int_rets[0], t.int_ret);
+            assert_eq!(t.float_rets[0], t.float_ret);
+            for p in t
+                .int_args
+                .iter()
+                .chain(&t.float_args)
+                .chain(&t.int_rets)
+                .chain(&t.float_rets)
+            {
                 assert!(t.caller_saved.contains(*p));
             }
         }

@@ -216,6 +216,24 @@ pub struct Allocated {
 }
 
 impl Allocated {
+    /// The same allocation in [`crate::regalloc::output::AllocOutput`]'s shape (what our
+    /// checker judges). O(operands + edits).
+    pub fn to_output(&self) -> crate::regalloc::output::AllocOutput {
+        use crate::regalloc::output::{AllocOutput, Edit};
+        use crate::regalloc::point::ProgPoint;
+        let n = self.alloc_start.len().saturating_sub(1);
+        AllocOutput {
+            allocs: self.allocs.clone(),
+            inst_alloc_offsets: self.alloc_start[..n].to_vec(),
+            edits: self
+                .edits
+                .iter()
+                .map(|&(p, from, to)| (ProgPoint(p), Edit { from, to }))
+                .collect(),
+            num_spillslots: self.num_spill_slots,
+        }
+    }
+
     /// The allocations of instruction `i`'s operands.
     pub fn inst_allocs(&self, i: usize) -> &[Allocation] {
         &self.allocs[self.alloc_start[i] as usize..self.alloc_start[i + 1] as usize]

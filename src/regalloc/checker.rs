@@ -117,6 +117,22 @@ pub enum CheckError {
     },
 }
 
+impl CheckError {
+    /// The instruction the finding is at, if it names one (an edit's point names its
+    /// instruction).
+    pub fn inst(&self) -> Option<u32> {
+        match self {
+            CheckError::AllocCount { inst, .. }
+            | CheckError::Constraint { inst, .. }
+            | CheckError::WrongValue { inst, .. } => Some(*inst),
+            CheckError::Unsorted { at, .. }
+            | CheckError::EditAfterTerminator { at, .. }
+            | CheckError::StackToStack { at, .. }
+            | CheckError::BadEdit { at, .. } => Some(at.inst()),
+        }
+    }
+}
+
 type Values = SmallVec<[u32; 2]>;
 
 /// The abstract state: location -> vregs it holds (sorted). Missing = empty.

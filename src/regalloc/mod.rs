@@ -31,6 +31,7 @@
 
 pub mod bundles;
 pub mod checker;
+pub mod corrupt;
 pub mod flat;
 pub mod liveness;
 pub mod location;
