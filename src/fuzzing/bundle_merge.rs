@@ -20,7 +20,6 @@ use crate::machine::{MachineRead, OperandKind};
 use crate::regalloc::bundles::merge_bundles;
 use crate::regalloc::bundles::{bundle_rows, check_bundles, BundleColumnsMut};
 use crate::regalloc::flat::FlatFunction;
-use crate::regalloc::liveness::LiveSet;
 use crate::regalloc::point::ProgPoint;
 use crate::regalloc::ranges::{
     build_ranges, range_rows, RangeColumnsMut, RangeCounts, RangeSide, RangeStore,
@@ -86,13 +85,15 @@ pub fn check_function(h: &mut Harness, f: &FlatFunction) {
     // (b)
     for b in 0..f.num_blocks() {
         let insts = f.block_insts(b as u32);
-        for v in side.liveness.livein[b].to_vec() {
+        for &v in side.liveness.livein(b) {
+            let v = v as usize;
             assert!(
                 covered(v, ProgPoint::before(insts.start)),
                 "v{v} live into block {b} but not covered"
             );
         }
-        for v in side.liveness.liveout[b].to_vec() {
+        for &v in side.liveness.liveout(b) {
+            let v = v as usize;
             assert!(
                 covered(v, ProgPoint::after(insts.end - 1)),
                 "v{v} live out of block {b} but not covered"

@@ -41,7 +41,7 @@
 //! Complexity: liveness, then O(instructions + operands + sum |liveout|) for the scan and
 //! O(n log n) for the blockparam sorts.
 
-use super::liveness::{self, DenseSet, LiveSet};
+use super::liveness::{self, LiveLists};
 use super::location::{PReg, RegClass};
 use super::point::{CodeRange, ProgPoint};
 use crate::machine::{
@@ -163,7 +163,7 @@ pub struct RangeSide {
     /// `loop_depth[b]`.
     pub loop_depth: Vec<u32>,
     /// Liveness of the function.
-    pub liveness: liveness::Liveness<DenseSet>,
+    pub liveness: LiveLists,
 }
 
 /// Rows in use in the live-range and bundle tables.
@@ -353,10 +353,11 @@ pub fn use_weight(op: &Operand, depth: u32) -> u16 {
 /// Builds the live ranges of `f` into the World's live-range table (see the module doc).
 /// Columns written: every live-range column; resources: [`RangeSide`], [`RangeCounts`].
 pub fn build_ranges<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &mut RangeStore) {
-    let live = liveness::compute::<DenseSet, F>(f);
-    let mut bound = 0usize;
+    let mut live = std::mem::take(&mut world.resource_mut::<RangeSide>().liveness);
+    liveness::compute_lists_into(f, &mut live);
+    let mut bound = live.ins.len();
     for b in 0..f.num_blocks() as MBlock {
-        bound += live.livein[b as usize].len() + f.block_params(b).len();
+        bound += f.block_params(b).len();
         for i in f.block_insts(b) {
             bound += f
                 .inst_operands(i)
@@ -403,7 +404,35 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
     let classes = class_table(f);
     let mut count = 0usize;
     let mut cur = vec![u32::MAX; nv];
-    let mut live = DenseSet::with_capacity(nv);
+    // The scan's live set: `v` is live iff `mark[v] == gen`; a new block takes a new
+    // generation, so clearing costs nothing (a dense set cleared per block is
+    // O(blocks x vregs), quadratic on wide fan-ins). `nlive` counts members.
+    let mut mark = vec![0u32; nv];
+    let mut gen = 0u32;
+    let mut nlive: usize;
+    macro_rules! live_contains {
+        ($v:expr) => {
+            mark[$v] == gen
+        };
+    }
+    macro_rules! live_insert {
+        ($v:expr) => {{
+            let v: usize = $v;
+            if mark[v] != gen {
+                mark[v] = gen;
+                nlive += 1;
+            }
+        }};
+    }
+    macro_rules! live_remove {
+        ($v:expr) => {{
+            let v: usize = $v;
+            if mark[v] == gen {
+                mark[v] = 0;
+                nlive -= 1;
+            }
+        }};
+    }
     macro_rules! new_range {
         ($v:expr, $r:expr) => {{
             let (v, r): (VReg, CodeRange) = ($v, $r);
@@ -428,9 +457,11 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
         let block_from = ProgPoint::before(insts.start);
         let block_to = ProgPoint::before(insts.end);
         let depth = side.loop_depth[b as usize];
-        live.clear();
-        for v in side.liveness.liveout[b as usize].to_vec() {
-            live.insert(v);
+        gen += 1;
+        nlive = 0;
+        for k in side.liveness.out_start[b as usize]..side.liveness.out_start[b as usize + 1] {
+            let v = side.liveness.outs[k as usize] as usize;
+            live_insert!(v);
             // Coalesce with the range of the next block when it starts where this block ends.
             let last = side.vreg_ranges[v].last().copied();
             match last {
@@ -462,10 +493,10 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
             for s in 0..f.block_succs(b).len() {
                 for &a in f.branch_args(b, s) {
                     let v = a.index();
-                    if !live.contains(v) {
+                    if !live_contains!(v) {
                         // Live only through this argument (it is in liveout only if live
                         // further on), so the range ends at the branch.
-                        live.insert(v);
+                        live_insert!(v);
                         cur[v] = new_range!(a, CodeRange::new(block_from, p.next()));
                     }
                     let op = Operand::use_(a, OperandConstraint::Any);
@@ -517,7 +548,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                 let weight = use_weight(&op, depth);
                 match op.kind {
                     OperandKind::Def => {
-                        let r = if live.contains(v) {
+                        let r = if live_contains!(v) {
                             let r = cur[v];
                             spans[r as usize].from = p;
                             let e = side.vreg_ranges[v]
@@ -531,7 +562,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                         };
                         uses[r as usize].push(Use::new(op, p, k as u8, weight));
                         flags[r as usize] |= RangeFlags::STARTS_AT_DEF;
-                        live.remove(v);
+                        live_remove!(v);
                     }
                     OperandKind::Use => {
                         // Multi-fixed: an earlier-slot use of v fixed elsewhere at p wins.
@@ -556,8 +587,8 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                                 continue;
                             }
                         }
-                        if !live.contains(v) {
-                            live.insert(v);
+                        if !live_contains!(v) {
+                            live_insert!(v);
                             cur[v] = new_range!(op.vreg, CodeRange::new(block_from, p.next()));
                         }
                         uses[cur[v] as usize].push(Use::new(op, p, k as u8, weight));
@@ -567,20 +598,24 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
         }
         for &p in f.block_params(b) {
             let v = p.index();
-            let r = if live.contains(v) {
+            let r = if live_contains!(v) {
                 cur[v]
             } else {
                 new_range!(p, CodeRange::new(block_from, block_from.next()))
             };
             flags[r as usize] |= RangeFlags::STARTS_AT_DEF;
-            live.remove(v);
+            live_remove!(v);
             for &pred in f.block_preds(b) {
                 side.blockparam_ins.push((p, b, pred));
             }
         }
-        debug_assert_eq!(
-            live.to_vec(),
-            side.liveness.livein[b as usize].to_vec(),
+        debug_assert!(
+            nlive == side.liveness.livein(b as usize).len()
+                && side
+                    .liveness
+                    .livein(b as usize)
+                    .iter()
+                    .all(|&v| live_contains!(v as usize)),
             "block {b}: scan and liveness disagree on live-ins"
         );
     }
