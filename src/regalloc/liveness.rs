@@ -312,7 +312,7 @@ pub fn compute<S: LiveSet, F: MachineRead + ?Sized>(f: &F) -> Liveness<S> {
         kill.push(k);
     }
     let order = postorder(f);
-    let mut livein: Vec<S> = gen.clone();
+    let mut livein: Vec<S> = gen; // live-in starts as gen and only grows
     let mut liveout: Vec<S> = (0..nb).map(|_| S::with_capacity(nv)).collect();
     let mut queued = vec![true; nb];
     // Worklist as a stack popped from the end: push in reverse postorder so postorder pops.
