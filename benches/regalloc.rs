@@ -13,7 +13,7 @@
 //! once); and regalloc2's whole allocation of the same function (its share is the ratio).
 //! `fan_in`: live ranges and bundle merging when 5,000 and 50,000 blockparam flows join one
 //! bundle (regalloc2's issue 203 shape); near-linear means the 50k time is about 10x the 5k.
-//! `liveness_cutoff`: dense against chunked liveness on generated functions of 300 to 4,000
+//! `liveness_cutoff`: dense against chunked liveness on generated functions of 300 to 6,000
 //! instructions, where the two cross (`liveness::CHUNKED_FROM_INSTS`).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -151,7 +151,7 @@ fn bench_fan_in(c: &mut Criterion) {
 /// Dense against chunked liveness across sizes, to place `liveness::CHUNKED_FROM_INSTS`.
 fn bench_liveness_cutoff(c: &mut Criterion) {
     let mut g = c.benchmark_group("liveness_cutoff");
-    for n in [300usize, 600, 1000, 2000, 4000] {
+    for n in [300usize, 1000, 2000, 3000, 4000, 6000] {
         let f = machine_gen::sized(7, n);
         g.throughput(Throughput::Elements(f.kinds.len() as u64));
         g.bench_function(BenchmarkId::new("dense", n), |b| {

@@ -217,6 +217,28 @@ mod tests {
     use crate::fuzzing::generate::seed_bytes;
     use crate::regalloc::bundles::merge_stats;
 
+    /// Ranges and bundles of regalloc2's own generator's functions (its `ion` fuzz target's
+    /// constraint mix: reuse, fixed, clobbers, call-site-like), imported, in one World.
+    #[cfg(feature = "regalloc2-fuzzing")]
+    #[test]
+    fn regalloc2_generator_inputs() {
+        let mut h = Harness::default();
+        let mut judged = 0;
+        for seed in 0..2000u64 {
+            if judged == 200 {
+                break;
+            }
+            if let Some(im) = crate::fuzzing::regalloc2_input(&seed_bytes(seed, 8192)) {
+                check_function(&mut h, &im.func);
+                judged += 1;
+            }
+        }
+        assert_eq!(
+            judged, 200,
+            "only {judged} functions drawn from 2,000 seeds"
+        );
+    }
+
     #[test]
     fn random_inputs_in_one_pooled_world() {
         let mut h = Harness::default();

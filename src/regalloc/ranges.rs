@@ -35,7 +35,7 @@
 //! containing the block, one loop per header of back edges (edges to a block on the
 //! depth-first stack), from a loop nesting forest ([`loop_depths`], near-linear).
 //!
-//! Invariants ([`check_ranges`], run in debug builds and tests): ranges of one vreg are
+//! Invariants ([`check_ranges`], run after every build in debug builds, and in tests): ranges of one vreg are
 //! sorted and disjoint; every use lies inside its range; the vregs live at each block start
 //! after the scan are exactly `livein`.
 //!
@@ -475,6 +475,12 @@ pub fn build_ranges<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &m
     side.liveness = live;
     let n = scan(f, rows, &mut side);
     counts.ranges = n;
+    if cfg!(debug_assertions) {
+        let rows = range_rows(&mut q);
+        if let Err(e) = check_ranges(&rows.spans[..n], &rows.uses[..n], &side) {
+            panic!("live-range invariant broken: {e}");
+        }
+    }
 }
 
 fn is_value(v: VReg) -> bool {
