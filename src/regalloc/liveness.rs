@@ -20,15 +20,18 @@
 //! costs O(blocks x vregs) space and time whatever is live (quadratic: 5.0 s for the
 //! 50,000-flow fan-in), the chunked one O(live chunks). Measured with
 //! `cargo bench --bench regalloc -- liveness_cutoff` on generated functions
-//! (`fuzzing::machine_gen::sized`, release build, 2 shared cores), dense / chunked:
+//! (`fuzzing::machine_gen::sized`, release build, 2 shared cores; the 10,000 column from
+//! the `phases` bench), dense / chunked:
 //!
 //! | instructions | 300 | 1,000 | 2,000 | 3,000 | 4,000 | 6,000 | 10,000 |
 //! |---|---|---|---|---|---|---|---|
-//! | dense | 45.7 µs | 119 µs | 215 µs | 509 µs | 748 µs | 1.83 ms | DENSE10K |
-//! | chunked | 78.9 µs | 184 µs | 315 µs | 726 µs | 883 µs | 1.78 ms | CHUNKED10K |
+//! | dense | 45.7 µs | 119 µs | 215 µs | 509 µs | 748 µs | 1.83 ms | 2.36 ms |
+//! | chunked | 78.9 µs | 184 µs | 315 µs | 726 µs | 883 µs | 1.78 ms | 1.43 ms |
 //!
 //! Dense is 1.2x to 1.7x faster up to 4,000 instructions; they meet near 6,000, and chunked
-//! wins above.
+//! wins above (1.6x at 10,000; there dense also varies with the allocator's state, up to
+//! 18 ms in one run, since its 4 x blocks x vregs / 64 words are allocated and faulted in
+//! per call).
 //! The result is handed on as sorted per-block lists ([`LiveLists`]), whichever set computed
 //! it.
 //!

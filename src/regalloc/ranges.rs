@@ -39,8 +39,11 @@
 //! sorted and disjoint; every use lies inside its range; the vregs live at each block start
 //! after the scan are exactly `livein`.
 //!
-//! Complexity: liveness, then O(instructions + operands + sum |liveout|) for the scan and
-//! O(n log n) for the blockparam sorts.
+//! Complexity: liveness (read as sorted per-block lists, [`liveness::LiveLists`]), then
+//! O(instructions + operands + sum |liveout|) for the scan, whose live set is a vector of
+//! generation marks (starting a block is O(1), never O(vregs)), near-linear loop depths and
+//! O(n log n) for the blockparam sorts; nothing is O(blocks x vregs), so 50,000 blockparam
+//! flows into one block cost about 10x 5,000 (`fan_in` bench).
 
 use super::liveness::{self, LiveLists};
 use super::location::{PReg, RegClass};
