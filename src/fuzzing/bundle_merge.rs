@@ -20,7 +20,6 @@ use crate::machine::{MachineRead, OperandKind};
 use crate::regalloc::bundles::merge_bundles;
 use crate::regalloc::bundles::{bundle_rows, check_bundles, BundleColumnsMut};
 use crate::regalloc::flat::FlatFunction;
-use crate::regalloc::liveness::LiveSet;
 use crate::regalloc::point::ProgPoint;
 use crate::regalloc::ranges::{
     build_ranges, range_rows, RangeColumnsMut, RangeCounts, RangeSide, RangeStore,
@@ -86,13 +85,15 @@ pub fn check_function(h: &mut Harness, f: &FlatFunction) {
     // (b)
     for b in 0..f.num_blocks() {
         let insts = f.block_insts(b as u32);
-        for v in side.liveness.livein[b].to_vec() {
+        for &v in side.liveness.livein(b) {
+            let v = v as usize;
             assert!(
                 covered(v, ProgPoint::before(insts.start)),
                 "v{v} live into block {b} but not covered"
             );
         }
-        for v in side.liveness.liveout[b].to_vec() {
+        for &v in side.liveness.liveout(b) {
+            let v = v as usize;
             assert!(
                 covered(v, ProgPoint::after(insts.end - 1)),
                 "v{v} live out of block {b} but not covered"
@@ -215,6 +216,28 @@ mod tests {
     use super::*;
     use crate::fuzzing::generate::seed_bytes;
     use crate::regalloc::bundles::merge_stats;
+
+    /// Ranges and bundles of regalloc2's own generator's functions (its `ion` fuzz target's
+    /// constraint mix: reuse, fixed, clobbers, call-site-like), imported, in one World.
+    #[cfg(feature = "regalloc2-fuzzing")]
+    #[test]
+    fn regalloc2_generator_inputs() {
+        let mut h = Harness::default();
+        let mut judged = 0;
+        for seed in 0..2000u64 {
+            if judged == 200 {
+                break;
+            }
+            if let Some(im) = crate::fuzzing::regalloc2_input(&seed_bytes(seed, 8192)) {
+                check_function(&mut h, &im.func);
+                judged += 1;
+            }
+        }
+        assert_eq!(
+            judged, 200,
+            "only {judged} functions drawn from 2,000 seeds"
+        );
+    }
 
     #[test]
     fn random_inputs_in_one_pooled_world() {

@@ -59,11 +59,19 @@ impl PRegSet {
 
     /// The registers in the set, by class, then by index.
     pub fn iter(&self) -> impl Iterator<Item = PReg> + '_ {
+        // One step per member (lowest set bit), not one per possible register.
         RegClass::ALL.into_iter().flat_map(move |class| {
-            let word = self.words[class.index()];
-            (0..64u8)
-                .filter(move |i| word & (1u64 << i) != 0)
-                .filter_map(move |i| PReg::new(class, i))
+            let mut word = self.words[class.index()];
+            std::iter::from_fn(move || {
+                while word != 0 {
+                    let i = word.trailing_zeros() as u8;
+                    word &= word - 1;
+                    if let Some(r) = PReg::new(class, i) {
+                        return Some(r);
+                    }
+                }
+                None
+            })
         })
     }
 }

@@ -30,9 +30,10 @@
 //! fixed-register use), STACK (a stack use); every non-empty bundle enters the allocation
 //! queue, a max-heap of (priority, bundle).
 //!
-//! Invariants ([`check_bundles`], debug builds and tests): bundle range vectors sorted and
-//! disjoint; every range's bundle lists it; every non-empty bundle has a spill set; no
-//! bundle's requirement is `Conflict` unless one of its vregs alone conflicts.
+//! Invariants ([`check_bundles`], run after every merge in debug builds, and in tests):
+//! bundle range vectors sorted and disjoint, their entries equal to the ranges' spans; every
+//! range's bundle lists it; every non-empty bundle has a spill set. By construction (not
+//! checked), no bundle's requirement is `Conflict` unless one of its vregs alone conflicts.
 //!
 //! Complexity: O(N log^2 N) for N ranges in the worst case; O(N) in the common case of
 //! one-run bundles.
@@ -417,6 +418,12 @@ pub fn merge_bundles<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &
         };
         side.queue.push((priority, b as u32));
     }
+    if cfg!(debug_assertions) {
+        let counts = *t.counts;
+        if let Err(e) = check_rows(&rr, &br, rs, side, counts) {
+            panic!("bundle invariant broken: {e}");
+        }
+    }
 }
 
 fn rs_class(list: &[RangeEntry], vregs: &[crate::machine::VReg]) -> Option<RegClass> {
@@ -432,10 +439,21 @@ pub fn check_bundles(world: &mut World, store: &mut RangeStore) -> Result<(), St
     let counts = *t.counts;
     let rr = range_rows(&mut t.ranges);
     let br = bundle_rows(&mut t.bundles);
+    check_rows(&rr, &br, &t.range_side, &t.side, counts)
+}
+
+/// [`check_bundles`] on the tables' slices.
+fn check_rows(
+    rr: &super::ranges::RangeRows<'_>,
+    br: &BundleRows<'_>,
+    range_side: &RangeSide,
+    side: &BundleSide,
+    counts: RangeCounts,
+) -> Result<(), String> {
     super::ranges::check_ranges(
         &rr.spans[..counts.ranges],
         &rr.uses[..counts.ranges],
-        &t.range_side,
+        range_side,
     )?;
     let mut listed = vec![false; counts.ranges];
     for b in 0..counts.bundles {
@@ -455,9 +473,15 @@ pub fn check_bundles(world: &mut World, store: &mut RangeStore) -> Result<(), St
                     e.index, rr.bundles[e.index as usize]
                 ));
             }
+            if rr.spans[e.index as usize] != e.range {
+                return Err(format!(
+                    "bundle {b}: entry {} differs from range {}",
+                    e.range, rr.spans[e.index as usize]
+                ));
+            }
             listed[e.index as usize] = true;
         }
-        if !list.is_empty() && br.spill_sets[b] as usize >= t.side.spill_sets.len() {
+        if !list.is_empty() && br.spill_sets[b] as usize >= side.spill_sets.len() {
             return Err(format!("bundle {b}: no spill set"));
         }
     }

@@ -12,16 +12,39 @@
 //!
 //! Two set representations implement [`LiveSet`]: [`DenseSet`], one bit per vreg; and
 //! [`ChunkedSet`], the seed's chunked sparse bitset (a hash map from a 64-vreg chunk index to
-//! its `u64` of bits). `benches/regalloc.rs` measures both; see [`Liveness`] for the default.
+//! its `u64` of bits). The live-in update is one pass, `livein |= liveout - kill`
+//! ([`LiveSet::union_minus`]).
+//!
+//! Choice by size ([`compute_lists`], what live-range construction uses): dense below
+//! [`CHUNKED_FROM_INSTS`] = 5,000 instructions, chunked from there on. A dense set per block
+//! costs O(blocks x vregs) space and time whatever is live (quadratic: 5.0 s for the
+//! 50,000-flow fan-in), the chunked one O(live chunks). Measured with
+//! `cargo bench --bench regalloc -- liveness_cutoff` on generated functions
+//! (`fuzzing::machine_gen::sized`, release build, 2 shared cores; the 10,000 column from
+//! the `phases` bench), dense / chunked:
+//!
+//! | instructions | 300 | 1,000 | 2,000 | 3,000 | 4,000 | 6,000 | 10,000 |
+//! |---|---|---|---|---|---|---|---|
+//! | dense | 45.7 µs | 119 µs | 215 µs | 509 µs | 748 µs | 1.83 ms | 2.36 ms |
+//! | chunked | 78.9 µs | 184 µs | 315 µs | 726 µs | 883 µs | 1.78 ms | 1.43 ms |
+//!
+//! Dense is 1.2x to 1.7x faster up to 4,000 instructions; they meet near 6,000, and chunked
+//! wins above (1.6x at 10,000; there dense also varies with the allocator's state, up to
+//! 18 ms in one run, since its 4 x blocks x vregs / 64 words are allocated and faulted in
+//! per call).
+//! The result is handed on as sorted per-block lists ([`LiveLists`]), whichever set computed
+//! it.
 //!
 //! Invariants: `livein`/`liveout` are indexed by block; a vreg in `livein(entry)` is read
 //! before any write on some path (a malformed function; regalloc2 refuses it as
 //! `EntryLivein`).
 //!
-//! Complexity: O(iterations x blocks x set size) set operations; for reducible CFGs visited
-//! in postorder the iteration count is bounded by loop nesting depth + 2.
+//! Complexity: O(iterations x blocks x set size) set operations (set size: vregs / 64 words
+//! for dense, live chunks for chunked); for reducible CFGs visited in postorder the iteration
+//! count is bounded by loop nesting depth + 2.
 
 use crate::machine::{MBlock, MachineRead, OperandKind, VReg};
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -41,6 +64,10 @@ pub trait LiveSet: Clone + Default {
     fn clear(&mut self);
     /// The elements in increasing order.
     fn to_vec(&self) -> Vec<usize>;
+    /// Appends the elements, in increasing order, to `out`.
+    fn append_to(&self, out: &mut Vec<u32>);
+    /// `self |= out - kill`; returns whether `self` grew (the live-in update).
+    fn union_minus(&mut self, out: &Self, kill: &Self) -> bool;
     /// Number of elements.
     fn len(&self) -> usize;
     /// Whether the set is empty.
@@ -102,6 +129,27 @@ impl LiveSet for DenseSet {
             }
         }
         out
+    }
+    fn append_to(&self, out: &mut Vec<u32>) {
+        for (k, &w) in self.words.iter().enumerate() {
+            let mut w = w;
+            while w != 0 {
+                out.push((k * 64) as u32 + w.trailing_zeros());
+                w &= w - 1;
+            }
+        }
+    }
+    fn union_minus(&mut self, out: &Self, kill: &Self) -> bool {
+        if out.words.len() > self.words.len() {
+            self.words.resize(out.words.len(), 0);
+        }
+        let mut changed = 0;
+        for (k, (a, &o)) in self.words.iter_mut().zip(&out.words).enumerate() {
+            let b = o & !kill.words.get(k).copied().unwrap_or(0);
+            changed |= b & !*a;
+            *a |= b;
+        }
+        changed != 0
     }
     fn len(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
@@ -166,17 +214,37 @@ impl LiveSet for ChunkedSet {
         self.chunks.clear();
     }
     fn to_vec(&self) -> Vec<usize> {
-        let mut keys: Vec<_> = self.chunks.iter().filter(|(_, &w)| w != 0).collect();
-        keys.sort_unstable_by_key(|(&k, _)| k);
         let mut out = Vec::new();
-        for (&k, &w) in keys {
-            let mut w = w;
+        self.append_to(&mut out);
+        out.into_iter().map(|v| v as usize).collect()
+    }
+    fn append_to(&self, out: &mut Vec<u32>) {
+        let mut keys: SmallVec<[(u32, u64); 8]> = self
+            .chunks
+            .iter()
+            .filter(|(_, &w)| w != 0)
+            .map(|(&k, &w)| (k, w))
+            .collect();
+        keys.sort_unstable_by_key(|&(k, _)| k);
+        for (k, mut w) in keys {
             while w != 0 {
-                out.push(k as usize * 64 + w.trailing_zeros() as usize);
+                out.push(k * 64 + w.trailing_zeros());
                 w &= w - 1;
             }
         }
-        out
+    }
+    fn union_minus(&mut self, out: &Self, kill: &Self) -> bool {
+        let mut changed = 0;
+        for (&k, &o) in &out.chunks {
+            let b = o & !kill.chunks.get(&k).copied().unwrap_or(0);
+            if b == 0 {
+                continue;
+            }
+            let a = self.chunks.entry(k).or_insert(0);
+            changed |= b & !*a;
+            *a |= b;
+        }
+        changed != 0
     }
     fn len(&self) -> usize {
         self.chunks.values().map(|w| w.count_ones() as usize).sum()
@@ -266,13 +334,12 @@ pub fn compute<S: LiveSet, F: MachineRead + ?Sized>(f: &F) -> Liveness<S> {
         kill.push(k);
     }
     let order = postorder(f);
-    let mut livein: Vec<S> = gen.clone();
+    let mut livein: Vec<S> = gen; // live-in starts as gen and only grows
     let mut liveout: Vec<S> = (0..nb).map(|_| S::with_capacity(nv)).collect();
     let mut queued = vec![true; nb];
     // Worklist as a stack popped from the end: push in reverse postorder so postorder pops.
     let mut work: Vec<MBlock> = order.iter().rev().copied().collect();
     let mut visits = 0;
-    let mut tmp = S::with_capacity(nv);
     while let Some(b) = work.pop() {
         queued[b as usize] = false;
         visits += 1;
@@ -281,12 +348,7 @@ pub fn compute<S: LiveSet, F: MachineRead + ?Sized>(f: &F) -> Liveness<S> {
             out.union_with(&livein[s as usize]);
         }
         // livein = gen | (out - kill)
-        tmp.clear();
-        tmp.union_with(&out);
-        for k in kill[b as usize].to_vec() {
-            tmp.remove(k);
-        }
-        let grew = livein[b as usize].union_with(&tmp);
+        let grew = livein[b as usize].union_minus(&out, &kill[b as usize]);
         liveout[b as usize] = out;
         if grew {
             for &p in f.block_preds(b) {
@@ -304,10 +366,72 @@ pub fn compute<S: LiveSet, F: MachineRead + ?Sized>(f: &F) -> Liveness<S> {
     }
 }
 
-/// The representation [`compute_default`] uses for a function with `num_vregs` vregs
-/// (measured in `benches/regalloc.rs`, see the issue 13 report).
-pub fn compute_default<F: MachineRead + ?Sized>(f: &F) -> Liveness<DenseSet> {
-    compute::<DenseSet, F>(f)
+/// Functions with at least this many instructions get [`ChunkedSet`] liveness in
+/// [`compute_lists`], smaller ones [`DenseSet`] (measured; see the module doc).
+pub const CHUNKED_FROM_INSTS: usize = 5000;
+
+/// Live-in and live-out sets per block as sorted vreg lists, independent of the set
+/// representation that computed them (what live-range construction reads). Buffers are
+/// reused across functions ([`compute_lists_into`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LiveLists {
+    /// `ins[in_start[b]..in_start[b + 1]]`: live-in of block `b`, increasing.
+    pub in_start: Vec<u32>,
+    /// Concatenated live-in lists.
+    pub ins: Vec<u32>,
+    /// `outs[out_start[b]..out_start[b + 1]]`: live-out of block `b`, increasing.
+    pub out_start: Vec<u32>,
+    /// Concatenated live-out lists.
+    pub outs: Vec<u32>,
+    /// Blocks processed until the fixpoint.
+    pub visits: usize,
+    /// Whether the chunked representation computed them.
+    pub chunked: bool,
+}
+
+impl LiveLists {
+    /// Vregs live into block `b`, increasing.
+    pub fn livein(&self, b: usize) -> &[u32] {
+        &self.ins[self.in_start[b] as usize..self.in_start[b + 1] as usize]
+    }
+    /// Vregs live out of block `b`, increasing.
+    pub fn liveout(&self, b: usize) -> &[u32] {
+        &self.outs[self.out_start[b] as usize..self.out_start[b + 1] as usize]
+    }
+    /// Fills `self` from per-block sets.
+    fn fill<S: LiveSet>(&mut self, l: &Liveness<S>) {
+        for (start, list, sets) in [
+            (&mut self.in_start, &mut self.ins, &l.livein),
+            (&mut self.out_start, &mut self.outs, &l.liveout),
+        ] {
+            start.clear();
+            list.clear();
+            start.push(0);
+            for s in sets {
+                s.append_to(list);
+                start.push(list.len() as u32);
+            }
+        }
+        self.visits = l.visits;
+    }
+}
+
+/// Exact liveness of `f` as lists, with the set representation chosen by size: dense below
+/// [`CHUNKED_FROM_INSTS`] instructions, chunked from there on.
+pub fn compute_lists<F: MachineRead + ?Sized>(f: &F) -> LiveLists {
+    let mut out = LiveLists::default();
+    compute_lists_into(f, &mut out);
+    out
+}
+
+/// [`compute_lists`] into reused buffers.
+pub fn compute_lists_into<F: MachineRead + ?Sized>(f: &F, out: &mut LiveLists) {
+    out.chunked = f.num_insts() >= CHUNKED_FROM_INSTS;
+    if out.chunked {
+        out.fill(&compute::<ChunkedSet, F>(f));
+    } else {
+        out.fill(&compute::<DenseSet, F>(f));
+    }
 }
 
 /// Brute-force liveness (the oracle): `v` is live into block `b` iff some path from `b`'s
