@@ -6,9 +6,8 @@
 //! What: [`Presented`] converts the operand, edge, parameter and branch-argument lists into
 //! regalloc2's types once (regalloc2's trait returns slices of its own types, and our
 //! [`VReg`]/[`Operand`] are packed differently), in flat vectors with per-instruction and
-//! per-block offsets. Conversions: classes map one to one (int, float, vector); a register
-//! keeps its class and hardware index; `Limit(n)` becomes regalloc2's `Limit` of the largest
-//! power of two not above `n` (regalloc2 requires a power of two).
+//! per-block offsets. The conversions of classes, registers, operands and allocations are
+//! [`crate::regalloc::regalloc2_model`]'s, shared with the importing direction.
 //!
 //! [`allocate`] runs `regalloc2::run` (the Ion algorithm; SSA validation in debug builds) and
 //! [`check_with_regalloc2`] runs regalloc2's own `checker::Checker` on the result.
@@ -19,40 +18,12 @@
 //! Complexity: presenting is O(instructions + operands + edges); converting the output
 //! O(operands + edits).
 
-use super::{MBlock, MachineEnv, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos};
+use super::{MBlock, MachineEnv, MachineRead};
 pub use crate::regalloc::regalloc2_model::preg_to;
+pub use crate::regalloc::regalloc2_model::{alloc_from, operand_to, preg_from};
 use crate::regalloc::regalloc2_model::{class_from, vreg_to};
-use crate::regalloc::{Allocation, PReg, SpillSlot};
+use crate::regalloc::Allocation;
 use regalloc2 as ra2;
-
-/// regalloc2's register as ours (None if its index is beyond ours).
-pub fn preg_from(r: ra2::PReg) -> Option<PReg> {
-    PReg::new(class_from(r.class()), u8::try_from(r.hw_enc()).ok()?)
-}
-
-/// Our operand as regalloc2's.
-pub fn operand_to(o: &Operand) -> ra2::Operand {
-    let constraint = match o.constraint {
-        OperandConstraint::Any => ra2::OperandConstraint::Any,
-        OperandConstraint::Reg => ra2::OperandConstraint::Reg,
-        OperandConstraint::Stack => ra2::OperandConstraint::Stack,
-        OperandConstraint::FixedReg(r) => ra2::OperandConstraint::FixedReg(preg_to(r)),
-        OperandConstraint::Reuse(i) => ra2::OperandConstraint::Reuse(i as usize),
-        OperandConstraint::Limit(n) => {
-            let n = (n as usize).max(1);
-            ra2::OperandConstraint::Limit(1 << (usize::BITS - 1 - n.leading_zeros()))
-        }
-    };
-    let kind = match o.kind {
-        OperandKind::Use => ra2::OperandKind::Use,
-        OperandKind::Def => ra2::OperandKind::Def,
-    };
-    let pos = match o.pos {
-        OperandPos::Early => ra2::OperandPos::Early,
-        OperandPos::Late => ra2::OperandPos::Late,
-    };
-    ra2::Operand::new(vreg_to(o.vreg), constraint, kind, pos)
-}
 
 /// Our environment as regalloc2's (no fixed stack slots).
 pub fn env_to(env: &MachineEnv) -> ra2::MachineEnv {
@@ -238,16 +209,6 @@ impl Allocated {
     pub fn inst_allocs(&self, i: usize) -> &[Allocation] {
         &self.allocs[self.alloc_start[i] as usize..self.alloc_start[i + 1] as usize]
     }
-}
-
-fn alloc_from(a: ra2::Allocation) -> Allocation {
-    if let Some(r) = a.as_reg() {
-        return preg_from(r).map_or(Allocation::None, Allocation::Reg);
-    }
-    if let Some(s) = a.as_stack() {
-        return Allocation::Stack(SpillSlot(s.index() as u32));
-    }
-    Allocation::None
 }
 
 /// Converts regalloc2's output to ours.

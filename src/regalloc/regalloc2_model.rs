@@ -163,7 +163,11 @@ fn operand_from(inst: usize, k: usize, op: ra2::Operand) -> Result<Operand, Impo
     })
 }
 
-fn operand_to(op: Operand) -> ra2::Operand {
+/// Our operand as regalloc2's. An operand without a value (the [`NO_VREG`] marker of a
+/// regalloc2 function we imported) is regalloc2's fixed non-allocatable operand; `Limit(n)`
+/// becomes `Limit` of the largest power of two not above `n` (regalloc2 requires a power of
+/// two, and a smaller limit only narrows the registers allowed).
+pub fn operand_to(op: &Operand) -> ra2::Operand {
     if let (OperandConstraint::FixedReg(r), false) =
         (op.constraint, FlatFunction::is_value(op.vreg))
     {
@@ -175,7 +179,10 @@ fn operand_to(op: Operand) -> ra2::Operand {
         OperandConstraint::Stack => ra2::OperandConstraint::Stack,
         OperandConstraint::FixedReg(r) => ra2::OperandConstraint::FixedReg(preg_to(r)),
         OperandConstraint::Reuse(i) => ra2::OperandConstraint::Reuse(i as usize),
-        OperandConstraint::Limit(n) => ra2::OperandConstraint::Limit(n as usize),
+        OperandConstraint::Limit(n) => {
+            let n = (n as usize).max(1);
+            ra2::OperandConstraint::Limit(1 << (usize::BITS - 1 - n.leading_zeros()))
+        }
     };
     ra2::Operand::new(
         vreg_to(op.vreg),
@@ -319,7 +326,7 @@ impl<'a> Regalloc2Flat<'a> {
             operands: func
                 .operands
                 .iter()
-                .map(|ops| ops.iter().copied().map(operand_to).collect())
+                .map(|ops| ops.iter().map(operand_to).collect())
                 .collect(),
             params: func
                 .params
