@@ -388,7 +388,7 @@ mod tests {
     fn gep_folds_struct_and_array_offsets() {
         let mut l = Layouts::default();
         let s = LType::Struct {
-            fields: vec![LType::Int(8), LType::Array(4, Arc::new(LType::Int(32)))],
+            fields: vec![LType::Int(8), LType::Array(4, Arc::new(LType::Int(32)))].into(),
             packed: false,
         };
         l.define("S", Some(s));

@@ -1,7 +1,8 @@
 //! LLVM types and their x86-64 memory layout.
 //!
 //! [`LType`] is the parsed form of an LLVM 14 type (typed pointers, named and literal
-//! structs, packed structs, arrays, vectors, function types). [`Layouts`] computes sizes,
+//! structs, packed structs, arrays, vectors, function types); its parts are shared (`Arc`),
+//! so cloning a type never allocates. [`Layouts`] computes sizes,
 //! alignments and struct field offsets with the fixed x86-64 System V data layout that clang
 //! 14 emits (`e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128`):
 //! pointers 8/8, `i1`/`i8` 1/1, `i16` 2/2, `i32` 4/4, `i64` 8/8, other integers take the
@@ -52,7 +53,7 @@ pub enum LType {
     /// `{ ... }` or `<{ ... }>`.
     Struct {
         /// Field types.
-        fields: Vec<LType>,
+        fields: Arc<[LType]>,
         /// `<{ }>`: no padding, alignment 1.
         packed: bool,
     },
@@ -65,7 +66,7 @@ pub enum LType {
         /// Result type.
         ret: Arc<LType>,
         /// Parameter types.
-        params: Vec<LType>,
+        params: Arc<[LType]>,
         /// Trailing `...`.
         varargs: bool,
     },
@@ -498,7 +499,7 @@ mod tests {
 
     fn st(fields: Vec<LType>) -> LType {
         LType::Struct {
-            fields,
+            fields: fields.into(),
             packed: false,
         }
     }
@@ -568,13 +569,13 @@ mod tests {
     fn prints_types() {
         let f = LType::Func {
             ret: Arc::new(LType::Int(32)),
-            params: vec![LType::i8_ptr()],
+            params: vec![LType::i8_ptr()].into(),
             varargs: true,
         };
         assert_eq!(f.to_string(), "i32 (i8*, ...)");
         assert_eq!(
             LType::Struct {
-                fields: vec![LType::Int(8)],
+                fields: vec![LType::Int(8)].into(),
                 packed: true
             }
             .to_string(),

@@ -5,7 +5,10 @@
 //! types (suffixes `*` and `(params)` applied left to right); [`Cursor::parse_value`] parses
 //! the value half of a typed operand into a [`Val`] tree (literals, `c"..."`, aggregates,
 //! constant expressions, `blockaddress`). Both recurse on nested types and constants and stop
-//! at a depth of [`MAX_DEPTH`], so hostile input cannot overflow the stack.
+//! at a depth of [`MAX_DEPTH`], so hostile input cannot overflow the stack. Each cursor
+//! caches the types it parsed by their source text (`i8*`, `%struct.jv*`, `{ i64, i8* }`,
+//! `i32 (i8*, ...)*`): a repeated type costs one hash lookup and reference-count increments
+//! ([`LType`] shares its parts through `Arc`), not a parse and its allocations.
 //!
 //! Complexity: linear in the tokens consumed.
 
@@ -449,7 +452,7 @@ impl<'a> Cursor<'a> {
                 self.pos += 1;
                 let fields = self.type_list(Tok::RBrace, depth)?;
                 LType::Struct {
-                    fields,
+                    fields: fields.into(),
                     packed: false,
                 }
             }
@@ -459,7 +462,7 @@ impl<'a> Cursor<'a> {
                     let fields = self.type_list(Tok::RBrace, depth)?;
                     self.expect(Tok::Greater, "`>` closing a packed struct")?;
                     LType::Struct {
-                        fields,
+                        fields: fields.into(),
                         packed: true,
                     }
                 } else {
@@ -521,7 +524,7 @@ impl<'a> Cursor<'a> {
                 }
                 ty = LType::Func {
                     ret: Arc::new(ty),
-                    params,
+                    params: params.into(),
                     varargs,
                 };
             } else {

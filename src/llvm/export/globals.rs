@@ -51,7 +51,7 @@ pub(super) fn global_type(g: &Global) -> LType {
         fields.into_iter().next().unwrap_or(LType::Int(8))
     } else {
         LType::Struct {
-            fields,
+            fields: fields.into(),
             packed: true,
         }
     }
