@@ -124,29 +124,30 @@ pub fn gep_fold(
 ) -> Result<(i64, Vec<GepIdx>), String> {
     let mut offset = 0i64;
     let mut out = Vec::with_capacity(consts.len());
-    let mut cur: LType = src.clone();
+    let mut cur: &LType = src;
     for (i, c) in consts.iter().enumerate() {
         let scale: i64;
         if i == 0 {
-            scale = layouts.size_align(&cur)?.0 as i64;
-        } else if let Some((fields, packed)) = layouts.struct_fields(&cur) {
+            scale = layouts.size_align(cur)?.0 as i64;
+        } else if let Some((fields, packed)) = layouts.struct_fields(cur) {
             let k = c.ok_or("a struct index in getelementptr must be a constant")?;
             if k < 0 || k as usize >= fields.len() {
                 return Err(format!("struct index {k} out of range for {cur}"));
             }
-            let field_off = match &cur {
-                LType::Named(n) => layouts.named(n)?.offsets[k as usize],
+            let field_off = match cur {
+                LType::Named(n) => layouts
+                    .named_offset(n, k as usize)?
+                    .ok_or_else(|| format!("struct index {k} out of range for {cur}"))?,
                 _ => layouts.struct_layout(fields, packed)?.offsets[k as usize],
             };
             offset = offset.wrapping_add(field_off as i64);
             out.push(GepIdx::Folded);
-            cur = fields[k as usize].clone();
+            cur = &fields[k as usize];
             continue;
         } else {
-            match &cur {
+            match cur {
                 LType::Array(_, e) | LType::Vector(_, e) => {
-                    let e = (**e).clone();
-                    scale = layouts.size_align(&e)?.0 as i64;
+                    scale = layouts.size_align(e)?.0 as i64;
                     cur = e;
                 }
                 other => return Err(format!("getelementptr cannot index into {other}")),
@@ -356,6 +357,7 @@ pub fn eval_init(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn floats_narrow_and_widen() {
@@ -386,7 +388,7 @@ mod tests {
     fn gep_folds_struct_and_array_offsets() {
         let mut l = Layouts::default();
         let s = LType::Struct {
-            fields: vec![LType::Int(8), LType::Array(4, Box::new(LType::Int(32)))],
+            fields: vec![LType::Int(8), LType::Array(4, Arc::new(LType::Int(32)))].into(),
             packed: false,
         };
         l.define("S", Some(s));
@@ -405,10 +407,10 @@ mod tests {
     fn initializers_are_sparse() {
         let l = Layouts::default();
         let mut out = InitBuf::default();
-        let big = LType::Array(1 << 40, Box::new(LType::Int(8)));
+        let big = LType::Array(1 << 40, Arc::new(LType::Int(8)));
         eval_init(&l, &Default::default(), &big, &Val::Zero, 0, &mut out).unwrap();
         assert!(out.bytes.is_empty());
-        let arr = LType::Array(3, Box::new(LType::Int(16)));
+        let arr = LType::Array(3, Arc::new(LType::Int(16)));
         let v = Val::Agg(vec![
             (LType::Int(16), Val::Int(1)),
             (LType::Int(16), Val::Int(0)),

@@ -38,12 +38,13 @@
 //! Complexity: linear in the module size.
 
 use super::consts::f32_bits_to_f64_bits;
-use super::layout::LType;
+use super::layout::{LType, Layouts};
 use super::lexer::escape;
 use super::{CallSite, FnHeader, Item, LlvmContext};
 use crate::ir::*;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
+use std::sync::Arc;
 
 mod calls;
 mod globals;
@@ -74,7 +75,7 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
         .map(|g| {
             (
                 sym_name(module, g.symbol).to_string(),
-                LType::Ptr(Box::new(global_type(g))),
+                LType::Ptr(Arc::new(global_type(g))),
             )
         })
         .collect();
@@ -199,14 +200,14 @@ fn callbr_printable(a: &InlineAsm) -> bool {
     results <= 1 && !stored
 }
 
-fn header_matches(h: &FnHeader, sig: &Signature) -> bool {
+fn header_matches(h: &FnHeader, sig: &Signature, layouts: &Layouts) -> bool {
     h.params.len() == sig.params.len()
         && h.varargs == sig.varargs
-        && h.ret.scalar() == Some(sig.ret)
+        && layouts.value_type(&h.ret) == Some(sig.ret)
         && h.params
             .iter()
             .zip(&sig.params)
-            .all(|(p, &t)| p.ty.scalar() == Some(t))
+            .all(|(p, &t)| layouts.value_type(&p.ty) == Some(t))
 }
 
 fn print_function(
@@ -406,13 +407,18 @@ impl<'a> Printer<'a> {
             lines.push(format!("{t} = bitcast {from} {src} to {to}"));
             return t;
         }
-        let members: Vec<(LType, LType)> = match (from, to) {
-            (LType::Struct { fields: a, .. }, LType::Struct { fields: b, .. })
-                if a.len() == b.len() =>
-            {
+        // Named structs (a header's `%struct.S`) are taken apart through their bodies.
+        let layouts = &self.ctx.layouts;
+        let members: Vec<(LType, LType)> = match (
+            layouts.struct_fields(from),
+            layouts.struct_fields(to),
+            from,
+            to,
+        ) {
+            (Some((a, _)), Some((b, _)), _, _) if a.len() == b.len() => {
                 a.iter().cloned().zip(b.iter().cloned()).collect()
             }
-            (LType::Array(n, a), LType::Array(m, b)) if n == m => {
+            (_, _, LType::Array(n, a), LType::Array(m, b)) if n == m => {
                 (0..*n).map(|_| ((**a).clone(), (**b).clone())).collect()
             }
             _ => return src,
@@ -443,7 +449,7 @@ impl<'a> Printer<'a> {
         self.ctx
             .headers
             .get(&self.f.name)
-            .filter(|h| header_matches(h, &self.f.signature))
+            .filter(|h| header_matches(h, &self.f.signature, &self.ctx.layouts))
     }
 
     fn function(&mut self) {
@@ -667,7 +673,7 @@ impl<'a> Printer<'a> {
                 volatile,
             } => {
                 let lt = LType::from_scalar(*t);
-                let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
+                let p = self.typed_ptr(*ptr, &LType::Ptr(Arc::new(lt.clone())));
                 let v = if *volatile { "volatile " } else { "" };
                 self.line(format!("{r} = load {v}{lt}, {lt}* {p}, align 1"));
             }
@@ -678,7 +684,7 @@ impl<'a> Printer<'a> {
                 volatile,
             } => {
                 let lt = LType::from_scalar(*t);
-                let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
+                let p = self.typed_ptr(*ptr, &LType::Ptr(Arc::new(lt.clone())));
                 let v = if *volatile { "volatile " } else { "" };
                 let s = format!("store {v}{lt} {}, {lt}* {p}, align 1", self.op(*value));
                 self.line(s);
@@ -753,7 +759,7 @@ impl<'a> Printer<'a> {
             } => {
                 if *t == Type::Ptr {
                     // LLVM 14's atomicrmw takes integers and floats only: go through i64.
-                    let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(LType::Int(64))));
+                    let p = self.typed_ptr(*ptr, &LType::Ptr(Arc::new(LType::Int(64))));
                     let (v, old) = (self.t(), self.t());
                     let s = format!("{v} = ptrtoint i8* {} to i64", self.op(*value));
                     self.line(s);
@@ -766,7 +772,7 @@ impl<'a> Printer<'a> {
                     return;
                 }
                 let lt = LType::from_scalar(*t);
-                let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
+                let p = self.typed_ptr(*ptr, &LType::Ptr(Arc::new(lt.clone())));
                 let s = format!(
                     "{r} = atomicrmw {op} {lt}* {p}, {lt} {} {}, align {}",
                     self.op(*value),
@@ -784,7 +790,7 @@ impl<'a> Printer<'a> {
                 failure,
             } => {
                 let lt = LType::from_scalar(*t);
-                let p = self.typed_ptr(*ptr, &LType::Ptr(Box::new(lt.clone())));
+                let p = self.typed_ptr(*ptr, &LType::Ptr(Arc::new(lt.clone())));
                 let tmp = self.t();
                 let s = format!(
                     "{tmp} = cmpxchg {lt}* {p}, {lt} {}, {lt} {} {} {}, align {}",
@@ -890,8 +896,8 @@ fn symbol_type(m: &Module, ctx: &LlvmContext, extra: &HashMap<String, LType>, s:
         return t.clone();
     }
     match m.signature(s) {
-        Some(sig) => LType::Ptr(Box::new(LType::Func {
-            ret: Box::new(LType::from_scalar(sig.ret)),
+        Some(sig) => LType::Ptr(Arc::new(LType::Func {
+            ret: Arc::new(LType::from_scalar(sig.ret)),
             params: sig.params.iter().map(|&t| LType::from_scalar(t)).collect(),
             varargs: sig.varargs,
         })),

@@ -1,7 +1,8 @@
 //! LLVM types and their x86-64 memory layout.
 //!
 //! [`LType`] is the parsed form of an LLVM 14 type (typed pointers, named and literal
-//! structs, packed structs, arrays, vectors, function types). [`Layouts`] computes sizes,
+//! structs, packed structs, arrays, vectors, function types); its parts are shared (`Arc`),
+//! so cloning a type never allocates. [`Layouts`] computes sizes,
 //! alignments and struct field offsets with the fixed x86-64 System V data layout that clang
 //! 14 emits (`e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128`):
 //! pointers 8/8, `i1`/`i8` 1/1, `i16` 2/2, `i32` 4/4, `i64` 8/8, other integers take the
@@ -18,8 +19,9 @@
 //! the named structs, O(type size) per literal type.
 
 use crate::ir::Type;
-use std::collections::HashMap;
+use crate::llvm::function::FastMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// An LLVM type as written in the source.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -43,28 +45,28 @@ pub enum LType {
     /// `label`, `metadata`, `token`, `x86_mmx`, ... (not first-class for us).
     Other(&'static str),
     /// `T*`.
-    Ptr(Box<LType>),
+    Ptr(Arc<LType>),
     /// `ptr` (opaque pointer).
     OpaquePtr,
     /// `%name`.
-    Named(String),
+    Named(Arc<str>),
     /// `{ ... }` or `<{ ... }>`.
     Struct {
         /// Field types.
-        fields: Vec<LType>,
+        fields: Arc<[LType]>,
         /// `<{ }>`: no padding, alignment 1.
         packed: bool,
     },
     /// `[n x T]`.
-    Array(u64, Box<LType>),
+    Array(u64, Arc<LType>),
     /// `<n x T>`.
-    Vector(u64, Box<LType>),
+    Vector(u64, Arc<LType>),
     /// `R (P, ...)`.
     Func {
         /// Result type.
-        ret: Box<LType>,
+        ret: Arc<LType>,
         /// Parameter types.
-        params: Vec<LType>,
+        params: Arc<[LType]>,
         /// Trailing `...`.
         varargs: bool,
     },
@@ -73,7 +75,7 @@ pub enum LType {
 impl LType {
     /// The `i8*` type.
     pub fn i8_ptr() -> LType {
-        LType::Ptr(Box::new(LType::Int(8)))
+        LType::Ptr(Arc::new(LType::Int(8)))
     }
 
     /// True for `T*` and `ptr`.
@@ -115,7 +117,7 @@ impl LType {
                 let len = u32::try_from(*n).ok()?;
                 return Type::array_of(len, member(e)?).ok();
             }
-            LType::Named(n) => match layouts?.bodies.get(n.as_str()) {
+            LType::Named(n) => match layouts?.bodies.get(&**n) {
                 Some(Some(body)) => return body.value_type_in(layouts, depth + 1),
                 _ => return None,
             },
@@ -145,7 +147,7 @@ impl LType {
                     packed: *packed,
                 },
                 crate::ir::AggShape::Array { len, elem } => {
-                    LType::Array(*len as u64, Box::new(LType::from_scalar(*elem)))
+                    LType::Array(*len as u64, Arc::new(LType::from_scalar(*elem)))
                 }
             },
         }
@@ -241,16 +243,16 @@ pub struct StructLayout {
 pub type NamedBody = Option<LType>;
 
 /// Named struct bodies and their cached layouts.
-#[derive(Default, Debug)]
+#[derive(Clone, Default, Debug)]
 pub struct Layouts {
-    bodies: HashMap<String, NamedBody>,
-    cache: HashMap<String, Result<StructLayout, String>>,
+    bodies: FastMap<String, NamedBody>,
+    cache: FastMap<String, Result<StructLayout, String>>,
 }
 
 /// Names of the named structs `t` contains by value (not behind a pointer).
 fn by_value_names(t: &LType, out: &mut Vec<String>) {
     match t {
-        LType::Named(n) => out.push(n.clone()),
+        LType::Named(n) => out.push(n.to_string()),
         LType::Struct { fields, .. } => fields.iter().for_each(|f| by_value_names(f, out)),
         LType::Array(_, e) | LType::Vector(_, e) => by_value_names(e, out),
         _ => {}
@@ -272,7 +274,7 @@ impl Layouts {
     /// module does not define, if any.
     pub fn undefined_name<'t>(&self, t: &'t LType) -> Option<&'t str> {
         match t {
-            LType::Named(n) => (!self.bodies.contains_key(n)).then_some(n.as_str()),
+            LType::Named(n) => (!self.bodies.contains_key(&**n)).then_some(&**n),
             LType::Ptr(e) | LType::Array(_, e) | LType::Vector(_, e) => self.undefined_name(e),
             LType::Struct { fields, .. } => fields.iter().find_map(|f| self.undefined_name(f)),
             LType::Func { ret, params, .. } => self
@@ -394,6 +396,16 @@ impl Layouts {
         })
     }
 
+    /// Byte offset of field `k` of a named struct (from the cache of
+    /// [`Layouts::compute_all`] without copying the layout; `None` past the last field).
+    pub fn named_offset(&self, name: &str, k: usize) -> Result<Option<u64>, String> {
+        match self.cache.get(name) {
+            Some(Ok(l)) => Ok(l.offsets.get(k).copied()),
+            Some(Err(e)) => Err(e.clone()),
+            None => Ok(self.named(name)?.offsets.get(k).copied()),
+        }
+    }
+
     /// Layout of a named struct (cached by [`Layouts::compute_all`]).
     pub fn named(&self, name: &str) -> Result<StructLayout, String> {
         match self.cache.get(name) {
@@ -425,14 +437,17 @@ impl Layouts {
             LType::X86Fp80 | LType::Fp128 => (16, 16),
             LType::Ptr(_) | LType::OpaquePtr => (8, 8),
             LType::Named(n) => {
-                if visiting.iter().any(|v| v == n) {
+                if visiting.iter().any(|v| **v == **n) {
                     return Err(format!("type %{n} contains itself"));
                 }
-                let l = match self.cache.get(n.as_str()) {
-                    Some(r) => r.clone()?,
-                    None => self.named_layout_uncached(n, visiting)?,
-                };
-                (l.size, l.align)
+                match self.cache.get(&**n) {
+                    Some(Ok(l)) => (l.size, l.align),
+                    Some(Err(e)) => return Err(e.clone()),
+                    None => {
+                        let l = self.named_layout_uncached(n, visiting)?;
+                        (l.size, l.align)
+                    }
+                }
             }
             LType::Struct { fields, packed } => {
                 let l = self.struct_layout_in(fields, *packed, visiting)?;
@@ -469,7 +484,7 @@ impl Layouts {
     pub fn struct_fields<'a>(&'a self, t: &'a LType) -> Option<(&'a [LType], bool)> {
         match t {
             LType::Struct { fields, packed } => Some((fields, *packed)),
-            LType::Named(n) => match self.bodies.get(n.as_str()) {
+            LType::Named(n) => match self.bodies.get(&**n) {
                 Some(Some(LType::Struct { fields, packed })) => Some((fields, *packed)),
                 _ => None,
             },
@@ -484,7 +499,7 @@ mod tests {
 
     fn st(fields: Vec<LType>) -> LType {
         LType::Struct {
-            fields,
+            fields: fields.into(),
             packed: false,
         }
     }
@@ -506,7 +521,7 @@ mod tests {
             LType::Int(8),
             LType::Int(32),
             LType::Double,
-            LType::Ptr(Box::new(LType::Named("S".into()))),
+            LType::Ptr(Arc::new(LType::Named("S".into()))),
         ]);
         l.define("S", Some(s.clone()));
         l.compute_all();
@@ -519,7 +534,7 @@ mod tests {
             .struct_layout(&[LType::Int(8), LType::Int(32)], true)
             .unwrap();
         assert_eq!((p.size, p.align, p.offsets), (5, 1, vec![0, 1]));
-        let arr = LType::Array(3, Box::new(st(vec![LType::Int(32), LType::Int(8)])));
+        let arr = LType::Array(3, Arc::new(st(vec![LType::Int(32), LType::Int(8)])));
         assert_eq!(l.size_align(&arr).unwrap(), (24, 4));
     }
 
@@ -532,7 +547,7 @@ mod tests {
         assert!(l.named("R").is_err());
         assert!(l.size_align(&LType::Named("O".into())).is_err());
         assert!(l
-            .size_align(&LType::Array(u64::MAX, Box::new(LType::Int(64))))
+            .size_align(&LType::Array(u64::MAX, Arc::new(LType::Int(64))))
             .is_err());
     }
 
@@ -541,7 +556,7 @@ mod tests {
         // Each level holds the next twice: naive recursion would take 2^40 steps.
         let mut l = Layouts::default();
         for i in 0..40 {
-            let next = LType::Named(format!("T{}", i + 1));
+            let next = LType::Named(format!("T{}", i + 1).into());
             l.define(&format!("T{i}"), Some(st(vec![next.clone(), next])));
         }
         l.define("T40", Some(st(vec![LType::Int(8)])));
@@ -553,14 +568,14 @@ mod tests {
     #[test]
     fn prints_types() {
         let f = LType::Func {
-            ret: Box::new(LType::Int(32)),
-            params: vec![LType::i8_ptr()],
+            ret: Arc::new(LType::Int(32)),
+            params: vec![LType::i8_ptr()].into(),
             varargs: true,
         };
         assert_eq!(f.to_string(), "i32 (i8*, ...)");
         assert_eq!(
             LType::Struct {
-                fields: vec![LType::Int(8)],
+                fields: vec![LType::Int(8)].into(),
                 packed: true
             }
             .to_string(),

@@ -85,6 +85,7 @@ use layout::{LType, Layouts};
 use lexer::{Tok, Token};
 use parse::{Cursor, PErr, PResult};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Import options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -194,7 +195,7 @@ impl FnHeader {
     /// The LLVM function type.
     pub fn fn_type(&self) -> LType {
         LType::Func {
-            ret: Box::new(self.ret.clone()),
+            ret: Arc::new(self.ret.clone()),
             params: self.params.iter().map(|p| p.ty.clone()).collect(),
             varargs: self.varargs,
         }
@@ -237,6 +238,9 @@ pub struct LlvmContext {
     pub symbol_types: HashMap<String, LType>,
     /// Headers of every `define` and `declare`, by name.
     pub headers: HashMap<String, FnHeader>,
+    /// Named struct bodies and layouts: export compares a header's named struct types with
+    /// the IR's aggregate types and converts values between them.
+    pub layouts: Layouts,
     /// Original call shapes per function, sorted by instruction index.
     pub call_sites: HashMap<String, Vec<(u32, CallSite)>>,
     /// Original block labels of functions whose blocks a global's `blockaddress` names
@@ -440,12 +444,12 @@ fn parse_header<'a>(
 
 /// The strata signature of an LLVM function header, or an error at the header naming the
 /// first type that is not representable ([`PErr::unsupported`]) or not valid there.
-fn signature_of(h: &FnHeader) -> Result<Signature, PErr> {
+fn signature_of(h: &FnHeader, layouts: &Layouts) -> Result<Signature, PErr> {
     let at = |msg: String, unsupported: bool| PErr {
         unsupported,
         ..PErr::new(h.line, h.col, msg)
     };
-    let ret = match h.ret.scalar() {
+    let ret = match layouts.value_type(&h.ret) {
         Some(t) => t,
         None if h.ret.is_first_class() => {
             return Err(at(format!("return type {} is not supported", h.ret), true))
@@ -454,7 +458,7 @@ fn signature_of(h: &FnHeader) -> Result<Signature, PErr> {
     };
     let mut params = Vec::with_capacity(h.params.len());
     for p in &h.params {
-        match p.ty.scalar() {
+        match layouts.value_type(&p.ty) {
             Some(t) if t != Type::Void => params.push(t),
             None if p.ty.is_first_class() => {
                 return Err(at(
@@ -473,14 +477,14 @@ fn signature_of(h: &FnHeader) -> Result<Signature, PErr> {
 }
 
 /// Best-effort signature: unrepresentable types become `void`.
-fn loose_signature(h: &FnHeader) -> Signature {
+fn loose_signature(h: &FnHeader, layouts: &Layouts) -> Signature {
     Signature {
         params: h
             .params
             .iter()
-            .map(|p| p.ty.scalar().unwrap_or(Type::Void))
+            .map(|p| layouts.value_type(&p.ty).unwrap_or(Type::Void))
             .collect(),
-        ret: h.ret.scalar().unwrap_or(Type::Void),
+        ret: layouts.value_type(&h.ret).unwrap_or(Type::Void),
         varargs: h.varargs,
     }
 }
@@ -549,7 +553,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                     return Err(fatal(file, PErr::new(name_tok.line, name_tok.col, msg)));
                 }
                 ctx.symbol_types
-                    .insert(name.clone(), LType::Ptr(Box::new(header.fn_type())));
+                    .insert(name.clone(), LType::Ptr(Arc::new(header.fn_type())));
                 ctx.headers.insert(name.clone(), header.clone());
                 if word == "define" {
                     if c.peek().kind != Tok::LBrace {
@@ -581,7 +585,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                 let (g, ty) =
                     parse_global(&mut c, &layouts, &defined).map_err(|e| fatal(file, e))?;
                 ctx.symbol_types
-                    .insert(name.clone(), LType::Ptr(Box::new(ty)));
+                    .insert(name.clone(), LType::Ptr(Arc::new(ty)));
                 (name, SymDef::Global(g), t)
             }
             _ => {
@@ -659,7 +663,9 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
     let signatures: Vec<Option<Signature>> = defs
         .iter()
         .map(|d| match d {
-            SymDef::Define { header, .. } | SymDef::Declare(header) => signature_of(header).ok(),
+            SymDef::Define { header, .. } | SymDef::Declare(header) => {
+                signature_of(header, &layouts).ok()
+            }
             SymDef::Global(_) => None,
         })
         .collect();
@@ -731,7 +737,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             SymDef::Declare(h) => {
                 module.externs.push(ExternDecl {
                     symbol: sym,
-                    signature: loose_signature(&h),
+                    signature: loose_signature(&h, &info.layouts),
                 });
                 SymbolKind::Extern(module.externs.len() as u32 - 1)
             }
@@ -775,7 +781,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                         });
                         module.externs.push(ExternDecl {
                             symbol: sym,
-                            signature: loose_signature(&header),
+                            signature: loose_signature(&header, &info.layouts),
                         });
                         SymbolKind::Extern(module.externs.len() as u32 - 1)
                     }
@@ -784,6 +790,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         };
         module.symbols.push(SymbolData { name, kind });
     }
+    ctx.layouts = info.layouts;
     Ok(Imported {
         module,
         context: ctx,
@@ -811,7 +818,7 @@ fn lower_define(
     let (a, b) = items[item];
     let body = &toks[a + body_start..b];
     let keep = label_fns.contains(name);
-    match signature_of(header) {
+    match signature_of(header, &info.layouts) {
         Ok(sig) => {
             let shape = function::Shape {
                 param_names: pnames,
@@ -821,7 +828,7 @@ fn lower_define(
             function::lower(src, body, info, name, sig, &shape)
         }
         Err(e) if e.unsupported => {
-            let loose = loose_signature(header);
+            let loose = loose_signature(header, &info.layouts);
             // One flag per parameter, then one for the return type.
             let mut unmodelled: Vec<bool> = loose.params.iter().map(|t| *t == Type::Void).collect();
             unmodelled.push(header.ret != LType::Void && loose.ret == Type::Void);

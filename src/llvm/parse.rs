@@ -5,16 +5,24 @@
 //! types (suffixes `*` and `(params)` applied left to right); [`Cursor::parse_value`] parses
 //! the value half of a typed operand into a [`Val`] tree (literals, `c"..."`, aggregates,
 //! constant expressions, `blockaddress`). Both recurse on nested types and constants and stop
-//! at a depth of [`MAX_DEPTH`], so hostile input cannot overflow the stack.
+//! at a depth of [`MAX_DEPTH`], so hostile input cannot overflow the stack. Each cursor
+//! caches the types it parsed by their source text (`i8*`, `%struct.jv*`, `{ i64, i8* }`,
+//! `i32 (i8*, ...)*`): a repeated type costs one hash lookup and reference-count increments
+//! ([`LType`] shares its parts through `Arc`), not a parse and its allocations.
 //!
 //! Complexity: linear in the tokens consumed.
 
+use super::function::FastMap;
 use super::layout::LType;
 use super::lexer::{unescape, Tok, Token};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Maximum nesting of types and constants.
 pub const MAX_DEPTH: u32 = 128;
+
+/// Longest bracketed group (in tokens) whose type [`Cursor::parse_type`] caches.
+const CACHED_TYPE_TOKENS: usize = 64;
 
 /// A parse or import error at a position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,12 +121,21 @@ pub struct Cursor<'a> {
     pub toks: &'a [Token],
     /// Index of the current token.
     pub pos: usize,
+    /// Types already parsed by this cursor, by source text, for the common shapes `T`, `T*`,
+    /// `T**`, ... with `T` a keyword or `%name` (see [`Cursor::parse_type`]): a repeated type
+    /// is one hash lookup and reference-count increments instead of fresh allocations.
+    types: FastMap<&'a str, LType>,
 }
 
 impl<'a> Cursor<'a> {
     /// A cursor at the start of `toks`, which must end with an `Eof` token.
     pub fn new(src: &'a str, toks: &'a [Token]) -> Self {
-        Cursor { src, toks, pos: 0 }
+        Cursor {
+            src,
+            toks,
+            pos: 0,
+            types: FastMap::default(),
+        }
     }
 
     /// The current token (the last one, `Eof`, once past the end).
@@ -308,16 +325,90 @@ impl<'a> Cursor<'a> {
         self.parse_type_depth(0)
     }
 
+    /// The type at the cursor from the cache. The type's span is found from the tokens
+    /// alone: a keyword or `%name`, or a bracketed group (`{...}`, `<{...}>`, `<...>`,
+    /// `[...]`, at most [`CACHED_TYPE_TOKENS`] tokens), then any run of `*` and
+    /// parenthesised parameter lists (with their `*`s), up to a token that continues no
+    /// type. Returns the type and the index of the token after it, or `None` (no such span,
+    /// or not cached yet: then the span to cache under is returned in `span`). Equal text
+    /// lexes to equal tokens, so the cached parse is what parsing again would give; the
+    /// caller caches a parse only if it consumed exactly the span.
+    fn cached_type(&self, span: &mut Option<(&'a str, usize)>) -> Option<(LType, usize)> {
+        let toks = self.toks;
+        let t = toks.get(self.pos)?;
+        let group_end = |from: usize| -> Option<usize> {
+            // Index one past the bracket that closes the group opened at `from`.
+            let mut depth = 0i32;
+            for (k, tok) in toks.iter().enumerate().skip(from).take(CACHED_TYPE_TOKENS) {
+                match tok.kind {
+                    Tok::LBrace | Tok::LBracket | Tok::Less | Tok::LParen => depth += 1,
+                    Tok::RBrace | Tok::RBracket | Tok::Greater | Tok::RParen => depth -= 1,
+                    Tok::Eof => return None,
+                    _ => {}
+                }
+                if depth == 0 {
+                    return Some(k + 1);
+                }
+            }
+            None
+        };
+        let mut end = match t.kind {
+            Tok::Ident | Tok::LocalVar => self.pos + 1,
+            Tok::LBrace | Tok::LBracket | Tok::Less => group_end(self.pos)?,
+            _ => return None,
+        };
+        loop {
+            match toks.get(end)?.kind {
+                Tok::Star => end += 1,
+                Tok::LParen => end = group_end(end)?,
+                Tok::Ident if self.text(toks[end]) == "addrspace" => return None,
+                _ => break,
+            }
+        }
+        let text = self.src.get(t.start as usize..toks[end - 1].end as usize)?;
+        match self.types.get(text) {
+            Some(ty) => Some((ty.clone(), end)),
+            None => {
+                *span = Some((text, end));
+                None
+            }
+        }
+    }
+
     fn parse_type_depth(&mut self, depth: u32) -> PResult<LType> {
         if depth > MAX_DEPTH {
             return self.err_at(self.peek(), "type nested too deeply");
         }
+        let mut span = None;
+        if let Some((ty, end)) = self.cached_type(&mut span) {
+            // Every nesting level of the uncached parse consumes a token, so a span this
+            // short at this depth cannot reach its limit.
+            if depth as usize + (end - self.pos) < MAX_DEPTH as usize {
+                self.pos = end;
+                return Ok(ty);
+            }
+            span = None;
+        }
+        let ty = self.parse_type_uncached(depth)?;
+        if let Some((text, end)) = span {
+            // Only a parse that consumed exactly the simple span may be cached under it.
+            if self.pos == end {
+                self.types.insert(text, ty.clone());
+            }
+        }
+        Ok(ty)
+    }
+
+    fn parse_type_uncached(&mut self, depth: u32) -> PResult<LType> {
         let t = self.peek();
         let mut ty = match t.kind {
             Tok::Ident => {
                 let w = self.text(t);
                 self.pos += 1;
                 match w {
+                    "i8" => LType::Int(8),
+                    "i32" => LType::Int(32),
+                    "i64" => LType::Int(64),
                     "void" => LType::Void,
                     "half" => LType::Half,
                     "bfloat" => LType::BFloat,
@@ -355,13 +446,13 @@ impl<'a> Cursor<'a> {
             }
             Tok::LocalVar => {
                 self.pos += 1;
-                LType::Named(self.name(t).into_owned())
+                LType::Named(self.name(t).into())
             }
             Tok::LBrace => {
                 self.pos += 1;
                 let fields = self.type_list(Tok::RBrace, depth)?;
                 LType::Struct {
-                    fields,
+                    fields: fields.into(),
                     packed: false,
                 }
             }
@@ -371,7 +462,7 @@ impl<'a> Cursor<'a> {
                     let fields = self.type_list(Tok::RBrace, depth)?;
                     self.expect(Tok::Greater, "`>` closing a packed struct")?;
                     LType::Struct {
-                        fields,
+                        fields: fields.into(),
                         packed: true,
                     }
                 } else {
@@ -382,7 +473,7 @@ impl<'a> Cursor<'a> {
                     self.expect_word("x")?;
                     let e = self.parse_type_depth(depth + 1)?;
                     self.expect(Tok::Greater, "`>` closing a vector type")?;
-                    LType::Vector(n, Box::new(e))
+                    LType::Vector(n, Arc::new(e))
                 }
             }
             Tok::LBracket => {
@@ -391,7 +482,7 @@ impl<'a> Cursor<'a> {
                 self.expect_word("x")?;
                 let e = self.parse_type_depth(depth + 1)?;
                 self.expect(Tok::RBracket, "`]` closing an array type")?;
-                LType::Array(n, Box::new(e))
+                LType::Array(n, Arc::new(e))
             }
             _ => return self.expected("a type"),
         };
@@ -403,7 +494,7 @@ impl<'a> Cursor<'a> {
                 return self.err_at(self.peek(), "type nested too deeply");
             }
             if self.eat(Tok::Star) {
-                ty = LType::Ptr(Box::new(ty));
+                ty = LType::Ptr(Arc::new(ty));
             } else if self.is_word("addrspace") {
                 let at = self.peek();
                 self.pos += 1;
@@ -411,7 +502,7 @@ impl<'a> Cursor<'a> {
                 if !self.eat(Tok::Star) {
                     return self.err_at(at, "expected `*` after `addrspace(N)`");
                 }
-                ty = LType::Ptr(Box::new(ty));
+                ty = LType::Ptr(Arc::new(ty));
             } else if self.peek().kind == Tok::LParen {
                 self.pos += 1;
                 let mut params = Vec::new();
@@ -432,8 +523,8 @@ impl<'a> Cursor<'a> {
                     }
                 }
                 ty = LType::Func {
-                    ret: Box::new(ty),
-                    params,
+                    ret: Arc::new(ty),
+                    params: params.into(),
                     varargs,
                 };
             } else {

@@ -214,36 +214,30 @@ pub fn eval_inst(
                     *if_false
                 })
             }
-            _ => op(*if_true).meet(op(*if_false)),
+            _ => aggregates.meet(op(*if_true), op(*if_false)),
         },
         InstKind::Copy { src, .. } => op(*src),
-        InstKind::ExtractValue { agg, index, .. } => match op(*agg) {
-            Unknown => Unknown,
-            LatticeValue::Const(k) => aggregates
-                .members(k)
-                .and_then(|ms| ms.get(*index as usize))
-                .map_or(Overdefined, |&m| LatticeValue::Const(m)),
-            Overdefined => Overdefined,
-        },
+        InstKind::ExtractValue { agg, index, .. } => aggregates.member(op(*agg), *index as usize),
+        // Member by member: a known member inserted into an overdefined aggregate is a
+        // `Partial` cell whose other members stay overdefined.
         InstKind::InsertValue {
             ty,
             agg,
             value,
             index,
         } => match (op(*agg), op(*value)) {
-            (Overdefined, _) | (_, Overdefined) => Overdefined,
+            (Overdefined, Overdefined) => Overdefined,
             (Unknown, _) | (_, Unknown) => Unknown,
-            (LatticeValue::Const(a), LatticeValue::Const(m)) => {
-                let Some(mut members) = aggregates.members(a).map(<[Constant]>::to_vec) else {
+            (a, m) => {
+                let n = ty.agg_info().map_or(0, |i| i.len());
+                let Some(mut members) = aggregates.member_cells(a, n) else {
                     return Overdefined;
                 };
                 match members.get_mut(*index as usize) {
                     Some(slot) => *slot = m,
                     None => return Overdefined,
                 }
-                aggregates
-                    .make(*ty, &members)
-                    .map_or(Overdefined, LatticeValue::Const)
+                aggregates.build(*ty, &members)
             }
         },
         _ => Overdefined,

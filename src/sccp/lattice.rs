@@ -26,19 +26,32 @@
 //!
 //! Aggregates (struct and array values) are lattice values too: a `Const` cell of an
 //! aggregate type is [`Constant::Aggregate`], a member list in the analysis' hash-consed
-//! [`AggConsts`] table, every member itself a known constant; an aggregate with an unknown or
-//! overdefined member is `Overdefined` as a whole (we chose whole-aggregate cells over one
-//! cell per member: one cell per SSA value keeps the solver unchanged, and clang's
-//! aggregates are built and taken apart within a few instructions). `insertvalue` of known
-//! parts into a known aggregate is a new known aggregate, `extractvalue` of a known
-//! aggregate is the member's constant, so folding goes through chains of both; a pool
-//! aggregate constant (and `undef` of an aggregate type, which is zero as in the
-//! interpreter) enters the lattice through [`AggConsts::of_pool`].
+//! [`AggConsts`] table, every member itself a known constant. An aggregate some of whose
+//! members are known and others overdefined is [`LatticeValue::Partial`]: a list of member
+//! cells in the same table (the product lattice of the members, as in LLVM's SCCP, which
+//! keeps one lattice value per struct field). So an `insertvalue` of a known member into an
+//! overdefined aggregate (clang's `{ i64, i64 }` returns are built that way from loads) still
+//! lets an `extractvalue` of that member fold. `insertvalue` of known parts into a known
+//! aggregate is a new known aggregate, `extractvalue` of a known member is the member's
+//! constant, so folding goes through chains of both; phis and selects meet aggregates member
+//! by member ([`AggConsts::meet`]); a pool aggregate constant (and `undef` of an aggregate
+//! type, which is zero as in the interpreter) enters the lattice through
+//! [`AggConsts::of_pool`].
+//!
+//! ```text
+//!   Unknown  >  Const(aggregate)  >  Partial([m0, m1, ...])  >  Overdefined
+//! ```
+//!
+//! A `Partial` cell is normalised: its members are `Const`, `Partial` (nested aggregates) or
+//! `Overdefined`, never `Unknown`; not all are `Const` (that is a `Const` aggregate) and not
+//! all are `Overdefined` (that is `Overdefined`). A `Partial` cell may move to another
+//! `Partial` cell whose members are each at or below the old ones, so a cell of an
+//! aggregate with n scalar members moves down at most n + 2 times.
 //!
 //! Invariants: a `Const` cell's value has the type of the SSA value it describes; an
-//! `Aggregate` id names a list of the table it was made with, whose members have the
-//! aggregate type's member types. Complexity: every operation is O(1) except aggregate
-//! construction, O(members).
+//! `Aggregate` or `Partial` id names a list of the table it was made with, whose members have
+//! the aggregate type's member types. Complexity: every operation is O(1) except aggregate
+//! construction and meets of aggregates, O(members).
 
 use crate::interp::Val;
 use crate::ir::{Const, ConstData, ConstKind, ConstPool, Symbol, Type};
@@ -81,6 +94,9 @@ pub const MAX_AGG_CONSTS: usize = 1 << 16;
 pub struct AggConsts {
     lists: Vec<Box<[Constant]>>,
     index: HashMap<Box<[Constant]>, u32>,
+    /// Member cells of the `Partial` aggregates.
+    partials: Vec<Box<[LatticeValue]>>,
+    partial_index: HashMap<Box<[LatticeValue]>, u32>,
 }
 
 impl AggConsts {
@@ -88,6 +104,96 @@ impl AggConsts {
     pub fn clear(&mut self) {
         self.lists.clear();
         self.index.clear();
+        self.partials.clear();
+        self.partial_index.clear();
+    }
+
+    /// The cell of an aggregate of type `ty` with these member cells, normalised (see the
+    /// module doc): `Unknown` if a member is, `Const` if all are constants, `Overdefined` if
+    /// all are overdefined (or past [`MAX_AGG_CONSTS`]), otherwise `Partial`.
+    pub fn build(&mut self, ty: Type, members: &[LatticeValue]) -> LatticeValue {
+        if members.contains(&LatticeValue::Unknown) {
+            return LatticeValue::Unknown;
+        }
+        if members.iter().all(|m| matches!(m, LatticeValue::Const(_))) {
+            let ks: Vec<Constant> = members.iter().filter_map(|m| m.constant()).collect();
+            return self
+                .make(ty, &ks)
+                .map_or(LatticeValue::Overdefined, LatticeValue::Const);
+        }
+        if members.iter().all(|m| *m == LatticeValue::Overdefined) {
+            return LatticeValue::Overdefined;
+        }
+        let id = match self.partial_index.get(members) {
+            Some(&id) => id,
+            None => {
+                if self.partials.len() >= MAX_AGG_CONSTS {
+                    return LatticeValue::Overdefined;
+                }
+                let id = self.partials.len() as u32;
+                self.partials.push(members.into());
+                self.partial_index.insert(members.into(), id);
+                id
+            }
+        };
+        LatticeValue::Partial { ty, id }
+    }
+
+    /// The member cells of an aggregate cell with `n` members: a `Const` aggregate's
+    /// constants, a `Partial`'s cells, all `Overdefined` for `Overdefined`; `None` for
+    /// `Unknown`, a scalar or a list of another length.
+    pub fn member_cells(&self, cell: LatticeValue, n: usize) -> Option<Vec<LatticeValue>> {
+        let v: Vec<LatticeValue> = match cell {
+            LatticeValue::Const(k) => self
+                .members(k)?
+                .iter()
+                .map(|&m| LatticeValue::Const(m))
+                .collect(),
+            LatticeValue::Partial { id, .. } => self.partials.get(id as usize)?.to_vec(),
+            LatticeValue::Overdefined => vec![LatticeValue::Overdefined; n],
+            LatticeValue::Unknown => return None,
+        };
+        (v.len() == n).then_some(v)
+    }
+
+    /// The cell of member `index` of an aggregate cell: `Unknown` for `Unknown`,
+    /// `Overdefined` for `Overdefined`, a scalar cell or an index out of range.
+    pub fn member(&self, cell: LatticeValue, index: usize) -> LatticeValue {
+        match cell {
+            LatticeValue::Unknown => LatticeValue::Unknown,
+            LatticeValue::Const(k) => self
+                .members(k)
+                .and_then(|ms| ms.get(index))
+                .map_or(LatticeValue::Overdefined, |&m| LatticeValue::Const(m)),
+            LatticeValue::Partial { id, .. } => self
+                .partials
+                .get(id as usize)
+                .and_then(|ms| ms.get(index))
+                .copied()
+                .unwrap_or(LatticeValue::Overdefined),
+            LatticeValue::Overdefined => LatticeValue::Overdefined,
+        }
+    }
+
+    /// The greatest lower bound of two cells, member by member for two aggregate cells of
+    /// one type (`Const` aggregates or `Partial`s); otherwise [`LatticeValue::meet`].
+    pub fn meet(&mut self, a: LatticeValue, b: LatticeValue) -> LatticeValue {
+        let ty = match (a.aggregate_type(), b.aggregate_type()) {
+            (Some(x), Some(y)) if x == y && a != b => x,
+            _ => return a.meet(b),
+        };
+        let Some(n) = ty.agg_info().map(|i| i.len()) else {
+            return LatticeValue::Overdefined;
+        };
+        let (Some(xs), Some(ys)) = (self.member_cells(a, n), self.member_cells(b, n)) else {
+            return LatticeValue::Overdefined;
+        };
+        let ms: Vec<LatticeValue> = xs
+            .into_iter()
+            .zip(ys)
+            .map(|(x, y)| self.meet(x, y))
+            .collect();
+        self.build(ty, &ms)
     }
 
     /// The aggregate of type `ty` with these members; `None` past [`MAX_AGG_CONSTS`].
@@ -232,6 +338,14 @@ pub enum LatticeValue {
     Unknown,
     /// The same constant on every execution.
     Const(Constant),
+    /// An aggregate with some members known and some overdefined: list `id` of the
+    /// analysis' [`AggConsts`] (member cells; see the module doc).
+    Partial {
+        /// The aggregate type.
+        ty: Type,
+        /// Index of the member cell list in the [`AggConsts`] table.
+        id: u32,
+    },
     /// Bottom: may take more than one value.
     Overdefined,
 }
@@ -243,31 +357,47 @@ impl LatticeValue {
     }
 
     /// The greatest lower bound: `Unknown` is the identity, `Overdefined` absorbs, two
-    /// different constants meet at `Overdefined`.
+    /// different constants meet at `Overdefined` (also two aggregates: meeting them member
+    /// by member needs the table, [`AggConsts::meet`]).
     #[inline]
     pub fn meet(self, other: LatticeValue) -> LatticeValue {
         match (self, other) {
             (LatticeValue::Unknown, x) | (x, LatticeValue::Unknown) => x,
-            (LatticeValue::Const(a), LatticeValue::Const(b)) if a == b => self,
+            (a, b) if a == b => a,
             _ => LatticeValue::Overdefined,
         }
     }
 
-    /// Height from the top: `Unknown` 0, `Const` 1, `Overdefined` 2.
+    /// Height from the top: `Unknown` 0, `Const` 1, `Partial` 2, `Overdefined` 3.
     #[inline]
     pub fn rank(self) -> u8 {
         match self {
             LatticeValue::Unknown => 0,
             LatticeValue::Const(_) => 1,
-            LatticeValue::Overdefined => 2,
+            LatticeValue::Partial { .. } => 2,
+            LatticeValue::Overdefined => 3,
         }
     }
 
     /// True if moving from `self` to `new` goes down the lattice or stays (the monotonicity
-    /// the solver checks in debug builds).
+    /// the solver checks in debug builds). A `Partial` may move to another `Partial` of its
+    /// type (whose members the table would have to compare).
     #[inline]
     pub fn allows(self, new: LatticeValue) -> bool {
-        self.rank() < new.rank() || self == new
+        match (self, new) {
+            (LatticeValue::Partial { ty: a, .. }, LatticeValue::Partial { ty: b, .. }) => a == b,
+            _ => self.rank() < new.rank() || self == new,
+        }
+    }
+
+    /// The aggregate type of a `Const` aggregate or `Partial` cell.
+    #[inline]
+    pub fn aggregate_type(self) -> Option<Type> {
+        match self {
+            LatticeValue::Const(Constant::Aggregate { ty, .. })
+            | LatticeValue::Partial { ty, .. } => Some(ty),
+            _ => None,
+        }
     }
 
     /// The constant, if the cell holds one.
@@ -298,6 +428,7 @@ impl std::fmt::Display for LatticeValue {
             LatticeValue::Const(Constant::Aggregate { ty, id }) => {
                 write!(f, "const {ty} aggregate #{id}")
             }
+            LatticeValue::Partial { ty, id } => write!(f, "partial {ty} aggregate #{id}"),
             LatticeValue::Overdefined => f.write_str("overdefined"),
         }
     }

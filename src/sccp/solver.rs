@@ -482,7 +482,9 @@ impl Solver {
                 }
                 None => (s..s + n).for_each(|k| self.mark_edge(k)),
             },
-            LatticeValue::Overdefined => (s..s + n).for_each(|k| self.mark_edge(k)),
+            LatticeValue::Partial { .. } | LatticeValue::Overdefined => {
+                (s..s + n).for_each(|k| self.mark_edge(k))
+            }
         }
         // `asm goto` labels: the asm may jump there whenever the block runs.
         (s + n..e).for_each(|k| self.mark_edge(k));
@@ -514,7 +516,8 @@ impl Solver {
                         e => self.result.executable.contains(e as usize),
                     };
                     if live {
-                        acc = acc.meet(self.cell(o));
+                        let c = self.cell(o);
+                        acc = self.result.aggregates.meet(acc, c);
                         if acc == LatticeValue::Overdefined {
                             break;
                         }

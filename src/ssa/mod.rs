@@ -128,11 +128,14 @@ pub enum Reject {
     ParamWithoutStore,
     /// Dropped by the phi copy-cost limit.
     PhiCost,
+    /// A `dyn_alloca` (run-time element count, a VLA): never a slot, counted so that
+    /// allocas seen and left match LLVM's count of `alloca` instructions.
+    DynamicCount,
 }
 
 impl Reject {
     /// Every reason, in statistic order.
-    pub const ALL: [Reject; 15] = [
+    pub const ALL: [Reject; 16] = [
         Reject::Size,
         Reject::Volatile,
         Reject::VolatileAccess,
@@ -148,6 +151,7 @@ impl Reject {
         Reject::ParamSkipped,
         Reject::ParamWithoutStore,
         Reject::PhiCost,
+        Reject::DynamicCount,
     ];
 
     /// The statistic name (`rejected_<reason>`).
@@ -168,6 +172,7 @@ impl Reject {
             Reject::ParamSkipped => "rejected_param_skipped",
             Reject::ParamWithoutStore => "rejected_param_without_store",
             Reject::PhiCost => "rejected_phi_cost",
+            Reject::DynamicCount => "rejected_dynamic_count",
         }
     }
 }
@@ -175,12 +180,12 @@ impl Reject {
 /// Counters of one [`plan`] and [`rename_promoted`] run.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct Mem2RegStats {
-    /// Allocas in live blocks.
+    /// Allocas in live blocks, `dyn_alloca`s included (LLVM counts both as `alloca`).
     pub allocas_seen: u64,
     /// Allocas promoted.
     pub allocas_promoted: u64,
     /// Rejections, indexed like [`Reject::ALL`].
-    pub rejected: [u64; 15],
+    pub rejected: [u64; 16],
     /// Phis inserted (and left in the function: trivial ones removed after renaming are
     /// not counted here).
     pub phis_placed: u64,
@@ -300,7 +305,8 @@ pub fn plan(
     *stats = Mem2RegStats::default();
     promotable::scan(&f.view(), params, cands);
     plan.clear();
-    stats.allocas_seen = cands.slots.len() as u64;
+    stats.allocas_seen = cands.slots.len() as u64 + cands.dynamic;
+    stats.rejected[Reject::DynamicCount as usize] = cands.dynamic;
     let any = cands.slots.iter().any(|s| s.reject.is_none());
     let sites = if any {
         plan.place(f, cfg, df, cands, stats)

@@ -99,6 +99,8 @@ pub(crate) struct Candidates {
     /// (slot, instruction) of every accepted load and store: those of promoted slots are
     /// removed by renaming, and their table entries are reused for the phis.
     pub accesses: Vec<(u32, Inst)>,
+    /// `dyn_alloca`s in live blocks (never slots; counted for the statistics).
+    pub dynamic: u64,
 }
 
 impl Candidates {
@@ -113,6 +115,7 @@ impl Candidates {
         self.late_goto.clear();
         self.old_phis.clear();
         self.accesses.clear();
+        self.dynamic = 0;
     }
 
     fn reject(&mut self, v: Value, why: Reject) {
@@ -200,6 +203,10 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
         }
         for &i in block.insts {
             let d = f.inst(i);
+            if matches!(d.kind, InstKind::DynAlloca { .. }) {
+                c.dynamic += 1;
+                continue;
+            }
             if let InstKind::Alloca {
                 ty, size, volatile, ..
             } = *d.kind

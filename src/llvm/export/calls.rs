@@ -39,7 +39,7 @@ impl<'a> Printer<'a> {
                 let ord = parts.next().unwrap_or("seq_cst").to_string();
                 if o.name == "atomic_load" && o.args.len() == 1 && o.ty != Type::Void {
                     let lt = LType::from_scalar(o.ty);
-                    let p = self.typed_ptr(o.args[0], &LType::Ptr(Box::new(lt.clone())));
+                    let p = self.typed_ptr(o.args[0], &LType::Ptr(Arc::new(lt.clone())));
                     let a = if align == 0 { o.ty.bytes() } else { align };
                     self.line(format!(
                         "{r} = load atomic {vol}{lt}, {lt}* {p} {ord}, align {a}"
@@ -49,7 +49,7 @@ impl<'a> Printer<'a> {
                 if o.name == "atomic_store" && o.args.len() == 2 {
                     let vt = self.op_type(o.args[0]);
                     let lt = LType::from_scalar(vt);
-                    let p = self.typed_ptr(o.args[1], &LType::Ptr(Box::new(lt.clone())));
+                    let p = self.typed_ptr(o.args[1], &LType::Ptr(Arc::new(lt.clone())));
                     let a = if align == 0 { vt.bytes() } else { align };
                     let s = format!(
                         "store atomic {vol}{lt} {}, {lt}* {p} {ord}, align {a}",
@@ -91,7 +91,8 @@ impl<'a> Printer<'a> {
         let site: Option<&CallSite> = self.ctx.call_site(&self.f.name, idx.0).filter(|cs| {
             cs.arg_types == arg_types
                 && cs.callee.as_deref() == callee_name
-                && matches!(&cs.fn_ty, LType::Func { ret: rt, .. } if rt.scalar() == Some(ret))
+                && matches!(&cs.fn_ty, LType::Func { ret: rt, .. }
+                    if self.ctx.layouts.value_type(rt) == Some(ret))
         });
         let header = callee_sym.and_then(|s| self.ctx.headers.get(sym_name(self.m, s)));
         let nfixed = fixed
@@ -106,11 +107,11 @@ impl<'a> Printer<'a> {
             (None, Some(h))
                 if h.params.len() == nfixed
                     && h.varargs == fixed.is_some()
-                    && h.ret.scalar() == Some(ret)
+                    && self.ctx.layouts.value_type(&h.ret) == Some(ret)
                     && h.params
                         .iter()
                         .zip(&arg_types)
-                        .all(|(p, &t)| p.ty.scalar() == Some(t)) =>
+                        .all(|(p, &t)| self.ctx.layouts.value_type(&p.ty) == Some(t)) =>
             {
                 (
                     h.fn_type(),
@@ -119,7 +120,7 @@ impl<'a> Printer<'a> {
             }
             _ => (
                 LType::Func {
-                    ret: Box::new(LType::from_scalar(ret)),
+                    ret: Arc::new(LType::from_scalar(ret)),
                     params: arg_types[..nfixed]
                         .iter()
                         .map(|&t| LType::from_scalar(t))
@@ -137,7 +138,7 @@ impl<'a> Printer<'a> {
         else {
             return;
         };
-        let fn_ptr = LType::Ptr(Box::new(fn_ty.clone()));
+        let fn_ptr = LType::Ptr(Arc::new(fn_ty.clone()));
         let callee_text = match callee {
             Callee::Direct(_) | Callee::Indirect(Operand::Const(_)) if callee_sym.is_some() => {
                 let s = callee_sym.unwrap_or_default();
@@ -227,7 +228,7 @@ impl<'a> Printer<'a> {
                 AsmOutputPlace::Pointer(p) if InlineAsm::is_memory_constraint(&o.constraint) => {
                     cons.push(format!("=*{}", o.constraint));
                     let lt = LType::from_scalar(o.ty);
-                    let pv = self.typed_ptr(p, &LType::Ptr(Box::new(lt.clone())));
+                    let pv = self.typed_ptr(p, &LType::Ptr(Arc::new(lt.clone())));
                     args.push(format!("{lt}* elementtype({lt}) {pv}"));
                 }
                 AsmOutputPlace::Pointer(p) => {
@@ -302,7 +303,7 @@ impl<'a> Printer<'a> {
                 self.line(format!("{dst} = {call}"));
                 if let Some(p) = direct[0].2 {
                     let lt = LType::from_scalar(direct[0].0);
-                    let pv = self.typed_ptr(p, &LType::Ptr(Box::new(lt.clone())));
+                    let pv = self.typed_ptr(p, &LType::Ptr(Arc::new(lt.clone())));
                     self.line(format!("store {lt} {dst}, {lt}* {pv}, align 1"));
                 }
             }
@@ -317,7 +318,7 @@ impl<'a> Printer<'a> {
                     self.line(format!("{dst} = extractvalue {rt} {agg}, {k}"));
                     if let Some(p) = p {
                         let lt = LType::from_scalar(*t);
-                        let pv = self.typed_ptr(*p, &LType::Ptr(Box::new(lt.clone())));
+                        let pv = self.typed_ptr(*p, &LType::Ptr(Arc::new(lt.clone())));
                         self.line(format!("store {lt} {dst}, {lt}* {pv}, align 1"));
                     }
                 }

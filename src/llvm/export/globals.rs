@@ -38,12 +38,12 @@ fn pieces(g: &Global) -> Vec<Piece> {
 /// The LLVM type export gives a global that the context does not know.
 pub(super) fn global_type(g: &Global) -> LType {
     if g.init.is_none() {
-        return LType::Array(g.size, Box::new(LType::Int(8)));
+        return LType::Array(g.size, Arc::new(LType::Int(8)));
     }
     let fields: Vec<LType> = pieces(g)
         .iter()
         .map(|p| match p {
-            Piece::Bytes(a, b) => LType::Array(b - a, Box::new(LType::Int(8))),
+            Piece::Bytes(a, b) => LType::Array(b - a, Arc::new(LType::Int(8))),
             Piece::Ptr(_) => LType::i8_ptr(),
         })
         .collect();
@@ -51,7 +51,7 @@ pub(super) fn global_type(g: &Global) -> LType {
         fields.into_iter().next().unwrap_or(LType::Int(8))
     } else {
         LType::Struct {
-            fields,
+            fields: fields.into(),
             packed: true,
         }
     }
@@ -88,7 +88,7 @@ pub(super) fn print_global(
             Piece::Bytes(a, b) => {
                 let lo = (*a as usize).min(init.len());
                 let hi = (*b as usize).min(init.len());
-                let t = LType::Array(b - a, Box::new(LType::Int(8)));
+                let t = LType::Array(b - a, Arc::new(LType::Int(8)));
                 if init[lo..hi].iter().all(|&x| x == 0) {
                     vals.push(format!("{t} zeroinitializer"));
                 } else {

@@ -125,7 +125,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         }
         self.skip_fn_attrs(callee_tok)?;
         let fn_ty = explicit.clone().unwrap_or_else(|| LType::Func {
-            ret: Box::new(ret_ty.clone()),
+            ret: Arc::new(ret_ty.clone()),
             params: arg_info.iter().map(|p| p.ty.clone()).collect(),
             varargs: false,
         });
@@ -189,7 +189,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
             }
             _ => {
-                let pty = LType::Ptr(Box::new(fn_ty.clone()));
+                let pty = LType::Ptr(Arc::new(fn_ty.clone()));
                 let op = self.operand(&pty, &callee_v)?;
                 Callee::Indirect(op)
             }
