@@ -214,7 +214,6 @@ pub fn fan_in(n: usize) -> FlatFunction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzzing::generate::seed_bytes;
     use crate::regalloc::bundles::merge_stats;
 
     /// Ranges and bundles of regalloc2's own generator's functions (its `ion` fuzz target's
@@ -228,7 +227,9 @@ mod tests {
             if judged == 200 {
                 break;
             }
-            if let Some(im) = crate::fuzzing::regalloc2_input(&seed_bytes(seed, 8192)) {
+            if let Some(im) =
+                crate::fuzzing::regalloc2_input(&crate::fuzzing::generate::seed_bytes(seed, 8192))
+            {
                 check_function(&mut h, &im.func);
                 judged += 1;
             }
@@ -245,12 +246,7 @@ mod tests {
         let mut merged = 0;
         let mut refused = 0;
         for seed in 0..300u64 {
-            let bytes = seed_bytes(seed, 4096);
-            let f = machine_gen::function(
-                &mut Unstructured::new(&bytes),
-                &MachineGenOptions::default(),
-            )
-            .unwrap();
+            let f = machine_gen::seeded(seed);
             check_function(&mut h, &f);
             let s = merge_stats(&h.world);
             merged += s.merged;

@@ -95,18 +95,12 @@ pub fn check(data: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzzing::generate::seed_bytes;
 
     #[test]
     fn agrees_with_regalloc2_and_catches_corruption() {
         let mut tally = Tally::default();
         for seed in 0..300u64 {
-            let bytes = seed_bytes(seed, 4096);
-            let f = machine_gen::function(
-                &mut Unstructured::new(&bytes),
-                &MachineGenOptions::default(),
-            )
-            .unwrap();
+            let f = machine_gen::seeded(seed);
             check_function(
                 &f,
                 &machine_gen::env(seed % 3 == 0),

@@ -222,6 +222,18 @@ fn class(u: &mut Unstructured<'_>) -> Result<RegClass> {
     })
 }
 
+/// The function [`function`] draws with default options from
+/// [`seed_bytes`](crate::fuzzing::generate::seed_bytes)`(seed, 4096)`: the generated input
+/// that tests and benches share, reproducible from its seed alone.
+pub fn seeded(seed: u64) -> FlatFunction {
+    let bytes = crate::fuzzing::generate::seed_bytes(seed, 4096);
+    function(
+        &mut Unstructured::new(&bytes),
+        &MachineGenOptions::default(),
+    )
+    .expect("the generator falls back to zeros when its bytes run out")
+}
+
 /// Draws a machine function (see the module doc).
 pub fn function(u: &mut Unstructured<'_>, opts: &MachineGenOptions) -> Result<FlatFunction> {
     let spine = u.int_in_range(1..=opts.max_blocks.max(1))?;
@@ -533,18 +545,12 @@ pub fn sized(seed: u64, n: usize) -> FlatFunction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzzing::generate::seed_bytes;
 
     #[test]
     fn generated_functions_are_valid() {
         let mut shapes = [0usize; 4];
         for seed in 0..500u64 {
-            let bytes = seed_bytes(seed, 4096);
-            let f = function(
-                &mut Unstructured::new(&bytes),
-                &MachineGenOptions::default(),
-            )
-            .unwrap();
+            let f = seeded(seed);
             f.validate().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             let ops = f.operands.iter().flatten();
             for o in ops {

@@ -798,9 +798,7 @@ pub fn check_ranges(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzzing::generate::seed_bytes;
-    use crate::fuzzing::machine_gen::{self, MachineGenOptions};
-    use arbitrary::Unstructured;
+    use crate::fuzzing::machine_gen;
 
     /// The definition, walked once per header (quadratic): `h` plus the blocks of `h`'s
     /// depth-first subtree reaching a tail of `h` without passing `h`.
@@ -842,12 +840,7 @@ mod tests {
     fn loop_depths_match_the_per_header_walk() {
         let mut nested = 0;
         for seed in 0..300u64 {
-            let bytes = seed_bytes(seed, 4096);
-            let f = machine_gen::function(
-                &mut Unstructured::new(&bytes),
-                &MachineGenOptions::default(),
-            )
-            .unwrap();
+            let f = machine_gen::seeded(seed);
             let want = loop_depths_by_walk(&f);
             assert_eq!(loop_depths(&f), want, "seed {seed}");
             nested += want.iter().filter(|&&d| d >= 2).count();

@@ -477,9 +477,7 @@ pub fn regalloc2_check(
 #[cfg(all(test, feature = "fuzzing"))]
 mod tests {
     use super::*;
-    use crate::fuzzing::generate::seed_bytes;
-    use crate::fuzzing::machine_gen::{self, MachineGenOptions};
-    use arbitrary::Unstructured;
+    use crate::fuzzing::machine_gen;
 
     /// regalloc2 allocates generated functions, and its own checker accepts the result after
     /// the round trip through our output shape. regalloc2 0.15.2 itself fails on a few
@@ -490,12 +488,7 @@ mod tests {
     fn regalloc2_allocates_generated_functions() {
         let (mut edits, mut failed) = (0, Vec::new());
         for seed in 0..300u64 {
-            let bytes = seed_bytes(seed, 4096);
-            let f = machine_gen::function(
-                &mut Unstructured::new(&bytes),
-                &MachineGenOptions::default(),
-            )
-            .unwrap();
+            let f = machine_gen::seeded(seed);
             let env = machine_gen::env(seed % 2 == 0);
             let run = std::panic::catch_unwind(|| run_regalloc2(&f, &env, PRegSet::empty()));
             let Ok(Ok(out)) = run else {
@@ -515,12 +508,7 @@ mod tests {
     #[test]
     fn export_then_import_is_identity() {
         for seed in 0..100u64 {
-            let bytes = seed_bytes(seed, 4096);
-            let f = machine_gen::function(
-                &mut Unstructured::new(&bytes),
-                &MachineGenOptions::default(),
-            )
-            .unwrap();
+            let f = machine_gen::seeded(seed);
             let env = machine_gen::env(true);
             let back = import(
                 &Regalloc2Flat::new(&f),
