@@ -48,8 +48,10 @@
 //! [`MAX_CARD`] (cardinality), so the fixpoint is finite; after [`WIDEN_AFTER`] rounds a value
 //! that still changes is widened to its type's units with the full cardinality range.
 //!
-//! Complexity: O(rounds · instructions); rounds is at most the loop nesting depth plus 2
-//! before widening, and at most [`WIDEN_AFTER`] + 2 overall.
+//! Complexity: O(rounds · instructions), the first round over every instruction and later
+//! rounds over the propagating ones only. Termination: after [`WIDEN_AFTER`] rounds a value
+//! changes at most once more (to its widened size, which is then stable), so the loop ends;
+//! acyclic functions need 2 rounds, loops one more per back edge a growth crosses.
 
 use crate::analysis::Cfg;
 use crate::ir::{
