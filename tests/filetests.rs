@@ -20,6 +20,8 @@
 //!   with `run`, also each call's output and result on the original module (`before`) and on
 //!   the compiled one (`after`), so a transformation's effect and its equivalence are
 //!   reviewed together.
+//! - `sizes`: placement's size estimation (`strata::placement::sizes::describe`): per
+//!   function, every parameter's and result's size and the return-size summary.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -255,6 +257,7 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
         "cfg" => analyse(&m, false),
         "dominance" => analyse(&m, true),
         "run" => run_calls(&m, args),
+        "sizes" => strata::placement::sizes::describe(&m),
         "compile" => compile(m, args),
         "sccp" => m
             .functions

@@ -509,7 +509,11 @@ impl Module {
     /// the passes and the printer.
     pub fn symbol_table(&self) -> SymbolTable {
         let mut read_only = vec![None; self.symbols.len()];
+        let mut global_bytes = vec![0; self.symbols.len()];
         for g in &self.globals {
+            if let Some(slot) = global_bytes.get_mut(g.symbol.index()) {
+                *slot = g.size;
+            }
             if g.constant && g.init.is_some() {
                 if let Some(slot) = read_only.get_mut(g.symbol.index()) {
                     *slot = Some(g.clone());
@@ -522,6 +526,7 @@ impl Module {
                 .map(|i| self.signature(Symbol::new(i)).cloned())
                 .collect(),
             read_only,
+            global_bytes,
         }
     }
 }
@@ -538,6 +543,10 @@ pub struct SymbolTable {
     /// contents are then the same for every reader of the module: the LLVM importer clears
     /// `constant` on interposable definitions). SCCP folds loads from these.
     pub read_only: Vec<Option<Global>>,
+    /// `global_bytes[Symbol]`: the size in bytes of a global (defined or external), 0 for
+    /// functions and unknown symbols. Placement's size estimation reads it (the IR keeps no
+    /// type for a global).
+    pub global_bytes: Vec<u64>,
 }
 
 impl SymbolTable {

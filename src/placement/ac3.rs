@@ -64,7 +64,7 @@ pub fn prune(c: &Constraints, domains: &mut [TargetSet], scratch: &mut Ac3Scratc
             emptied.push(u as u32);
         }
         // Arcs that revise a neighbour w of u against u.
-        for &(cj, u_is_source) in &c.incident[u] {
+        for &(cj, u_is_source) in c.incident(u) {
             if cj == ci {
                 continue;
             }

@@ -86,7 +86,7 @@ pub fn condense_with(c: &Constraints, s: &mut CondenseScratch) -> Condensation {
     s.succ_start.push(0);
     for b in 0..n {
         if c.reachable[b] {
-            for &(ci, src) in &c.incident[b] {
+            for &(ci, src) in c.incident(b) {
                 if src {
                     s.succs.push(Block(c.constraints[ci as usize].to));
                 }

@@ -80,7 +80,7 @@ pub fn brute_force(p: &Problem) -> Option<(Cost, Vec<u8>)> {
         let b = order[depth];
         for t in 0..c.k {
             let mut total = add(cost, c.unary(b, t));
-            for &(ci, src) in &c.incident[b] {
+            for &(ci, src) in c.incident(b) {
                 let o = c.other(ci, src);
                 if position[o] < depth {
                     total = add(total, c.edge_cost(ci, src, t, assignment[o] as usize));

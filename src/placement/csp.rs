@@ -121,7 +121,7 @@ pub fn solve_csp(
             s.base[i * k + t] = c.unary(b as usize, t);
         }
         let mut leaves = false;
-        for &(ci, src) in &c.incident[b as usize] {
+        for &(ci, src) in c.incident(b as usize) {
             let o = c.other(ci, src);
             let lo = s.local[o];
             if lo != NONE {
@@ -232,8 +232,8 @@ impl Search<'_> {
             };
             let mut min = FORBIDDEN;
             for x in fd.iter() {
-                for y in (con.fwd[x] & td).iter() {
-                    min = min.min(con.cost(x, y));
+                for y in (self.c.fwd(ci, x) & td).iter() {
+                    min = min.min(self.c.cost(ci, x, y));
                 }
             }
             lb = add(lb, min);

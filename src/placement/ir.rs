@@ -18,25 +18,33 @@
 //!   is the origin of. The IR's values are scalars, so the per-field rule of 001 applies
 //!   trivially (one field per value).
 //! - Targets banned in loops are removed from blocks that lie on a cycle.
-//! - Sizes: information units (1 per scalar, 2 for `i128`) times a cardinality; both as
-//!   `[lo, hi]` ranges. Static: an `alloca` of `n` bytes of a `w`-byte element has
-//!   cardinality `[1, n / w]`; forward propagation joins ranges through `copy`, `phi`,
-//!   `select`, `cast` and `gep` until nothing changes.
+//! - A block with an `asm goto` is one piece whose support is the intersection over its
+//!   statements and terminator (001's "intersection" strategy, for that block only), and
+//!   [`fuse`] never joins it: its label edges leave from the asm instruction, not from the
+//!   terminator, so after a cut behind the asm a label target and a terminator successor
+//!   could be the same block reached from two different blocks, which one phi entry per
+//!   predecessor cannot express. [`super::split`] leaves such blocks alone accordingly.
+//! - Sizes ([`super::sizes`]): information units with a cardinality axis, both ranges,
+//!   static from types and globals' byte sizes, then propagated forward through
+//!   assignments, affine in the parameters (callees' summaries from
+//!   [`BuildScratch::summaries`], which the caller fills; empty: static sizes for calls). A
+//!   range becomes one number by the model's [`super::sizes::SizeEstimate`] (default: the
+//!   midpoint).
 //! - Costs: a piece costs the sum of its statements' kind costs, plus its terminator's,
 //!   plus for every path (a global it loads from or stores to, with an origin in the model)
-//!   whose origin differs from the target a premium of `path_unit` × the path's units. An
-//!   edge's matrix entry `s -> d` (`s ≠ d`) is the pair's overhead plus per-unit cost times
-//!   the upper size of the values live across the edge; same-target transitions are free;
-//!   disallowed pairs are forbidden; parallel edges are separate edges.
+//!   whose origin differs from the target a premium of `path_unit` × the estimate of the
+//!   path's size (the global's total units). An edge's matrix entry `s -> d` (`s ≠ d`) is the
+//!   pair's overhead plus per-unit cost times the summed estimates of the values live
+//!   across the edge; same-target transitions are free; disallowed pairs are forbidden;
+//!   parallel edges are separate edges.
 //!
 //! Complexity: O((instructions + blocks) · K) plus liveness O(blocks · values / 64 · d).
 
 use super::problem::{Cost, Problem, FORBIDDEN};
+use super::sizes::{self, global_size, Size, SizeForm, SizeScratch, SizeSummaries};
 use super::targets::{TargetModel, KINDS};
 use crate::analysis::{Cfg, Sccs};
-use crate::ir::{
-    Block, Callee, ConstKind, InstKind, IrRead, Operand, SymbolTable, Terminator, Type,
-};
+use crate::ir::{Block, Callee, ConstKind, InstKind, IrRead, Operand, SymbolTable, Terminator};
 
 /// A piece: instructions `start..end` of an IR block's list (`end == len` plus the
 /// terminator when `terminator` is set).
@@ -65,21 +73,8 @@ pub struct IrProblem {
     pub path_names: Vec<String>,
     /// Origin target of each path.
     pub path_origin: Vec<u8>,
-}
-
-/// Information units charged per path accessed from another origin (global sizes are not
-/// known to the placement pass).
-const PATH_UNITS: u64 = 4;
-
-/// Upper bound of a cardinality (keeps sizes finite).
-const MAX_CARD: u64 = 1 << 16;
-
-fn units(ty: Type) -> u64 {
-    match ty {
-        Type::Void => 0,
-        Type::I128 => 2,
-        _ => 1,
-    }
+    /// Size of each path (the global's, see [`super::sizes::global_size`]).
+    pub path_sizes: Vec<Size>,
 }
 
 /// The kind index of an instruction in [`KINDS`] (a `match`, not a name lookup: this runs
@@ -126,6 +121,11 @@ fn terminator_kind(t: &Terminator) -> usize {
     }
 }
 
+/// True for an `asm goto` (an instruction with label edges).
+fn has_goto_labels(k: &InstKind) -> bool {
+    matches!(k, InstKind::InlineAsm(asm) if !asm.goto_labels.is_empty())
+}
+
 /// No path (per value, per instruction, per symbol).
 const NO_PATH: u32 = u32::MAX;
 /// A symbol whose path was not looked up yet.
@@ -150,8 +150,16 @@ pub struct BuildScratch {
     inst_sup: Vec<u64>,
     /// Per instruction: the path a load or store accesses.
     access_path: Vec<u32>,
-    /// Per value: cardinality range.
-    card: Vec<(u64, u64)>,
+    /// Size estimation's forms per value.
+    sizes: SizeScratch,
+    /// Per value: the estimate of its total size (the number costs use).
+    est: Vec<u64>,
+    /// Return-size summaries of callees (the inter-procedural phase; filled by the caller,
+    /// for example from [`super::sizes::summarize_module`]; empty: static sizes for calls).
+    pub summaries: SizeSummaries,
+    /// The summary of the last function built (its return size, affine in its
+    /// parameters), for a caller that collects summaries.
+    pub summary: Option<SizeForm>,
     /// Per value: its defining block (`u32::MAX`: none).
     def_block: Vec<u32>,
     /// Per value: its global index (live across blocks), or `u32::MAX`.
@@ -234,6 +242,7 @@ pub fn build_problem_in<F: IrRead>(
         .extend((0..nb as u32).filter(|&b| !f.is_block_dead(Block(b))));
     out.path_names.clear();
     out.path_origin.clear();
+    out.path_sizes.clear();
     s.sym_path.clear();
     s.sym_path
         .resize(symbols.map_or(0, |t| t.names.len()), UNKNOWN_PATH);
@@ -255,6 +264,10 @@ pub fn build_problem_in<F: IrRead>(
                 Some(o) => {
                     out.path_names.push(name.clone());
                     out.path_origin.push(o as u8);
+                    let t = symbols.expect("symbols sized the table");
+                    out.path_sizes.push(global_size(
+                        t.global_bytes.get(sym.index()).copied().unwrap_or(0),
+                    ));
                     (out.path_names.len() - 1) as u32
                 }
                 None => NO_PATH,
@@ -399,54 +412,15 @@ pub fn build_problem_in<F: IrRead>(
     let loop_mask = (0..k)
         .filter(|&t| model.targets[t].in_loops)
         .fold(0u64, |m, t| m | 1 << t);
-    // Sizes: (lo, hi) cardinality per value; size = units × cardinality.
-    s.card.clear();
-    s.card.resize(nv, (1, 1));
-    loop {
-        let mut changed = false;
-        for &b in &s.live_blocks {
-            for &i in f.block_insts(Block(b)) {
-                if i.index() >= ni {
-                    continue;
-                }
-                let [r] = f.inst_results(i) else { continue };
-                let card = &s.card;
-                let of = |op: Operand| match op {
-                    Operand::Value(v) => card.get(v.index()).copied().unwrap_or((1, 1)),
-                    Operand::Const(_) => (1, 1),
-                };
-                let new = match f.inst_kind(i) {
-                    InstKind::Alloca { ty, size, .. } => {
-                        let w = (ty.bits().div_ceil(8)).max(1) as u64;
-                        (1, (*size as u64 / w).clamp(1, MAX_CARD))
-                    }
-                    InstKind::Copy { src, .. } | InstKind::Cast { arg: src, .. } => of(*src),
-                    InstKind::Gep { base, .. } => of(*base),
-                    InstKind::Select {
-                        if_true, if_false, ..
-                    } => {
-                        let (a, b) = (of(*if_true), of(*if_false));
-                        (a.0.min(b.0), a.1.max(b.1))
-                    }
-                    InstKind::Phi { incoming, .. } => incoming
-                        .iter()
-                        .map(|(_, v)| of(*v))
-                        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
-                        .unwrap_or((1, 1)),
-                    _ => (1, 1),
-                };
-                if let Some(c) = s.card.get_mut(r.index()) {
-                    if *c != new {
-                        *c = new;
-                        changed = true;
-                    }
-                }
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
+    // Sizes: forms per value, then the estimate each cost uses.
+    s.summary = sizes::compute(f, cfg, symbols, &s.summaries, &mut s.sizes);
+    s.est.clear();
+    s.est.extend(
+        f.values()
+            .iter()
+            .enumerate()
+            .map(|(v, d)| s.sizes.size(v, d.ty).total().estimate(model.size_estimate)),
+    );
     // Liveness of values per block (bitsets), phi uses on the predecessor's edge. Only
     // values used outside their defining block (and phi operands) can be live across a
     // block boundary; they get dense "global" indices, so the bitsets are as wide as those
@@ -596,8 +570,8 @@ pub fn build_problem_in<F: IrRead>(
             break;
         }
     }
-    let (card, values, gval) = (&s.card, f.values(), &s.gval);
-    let size_of = |v: usize| units(values[v].ty) * card[v].1;
+    let (est, gval) = (&s.est, &s.gval);
+    let size_of = |v: usize| est[v];
     // Total size of a bitset over value indices (`global` false) or global indices.
     let bits_size = |bits: &[u64], global: bool| -> u64 {
         let mut total = 0u64;
@@ -661,6 +635,14 @@ pub fn build_problem_in<F: IrRead>(
             }
         });
         s.supports.push(tmask);
+        if insts
+            .iter()
+            .any(|&i| i.index() < ni && has_goto_labels(f.inst_kind(i)))
+        {
+            // One piece (see the module doc): the intersection of its supports.
+            let common = s.supports.iter().fold(all, |m, &x| m & x);
+            s.supports.fill(common);
+        }
         // Runs of equal support; the terminator is position `len`.
         let n = insts.len();
         let mut start = 0usize;
@@ -825,7 +807,10 @@ pub fn build_problem_in<F: IrRead>(
             }
             for &q in &out.paths[pi] {
                 if out.path_origin[q as usize] as usize != t {
-                    *c = c.saturating_add(model.targets[t].path_unit * PATH_UNITS);
+                    let units = out.path_sizes[q as usize]
+                        .total()
+                        .estimate(model.size_estimate);
+                    *c = c.saturating_add(model.targets[t].path_unit.saturating_mul(units));
                 }
             }
         }
@@ -922,6 +907,11 @@ pub fn fuse<F: IrRead>(f: &F, ir: &IrProblem, assignment: &[u8]) -> Vec<u32> {
             let data = f.block(Block::new(a.block as usize));
             let target = f.block(Block::new(b.block as usize));
             matches!(&data.terminator, Terminator::Jump(t) if t.args.is_empty())
+                && !data.insts.iter().any(|&i| has_goto_labels(f.inst(i).kind))
+                && !target
+                    .insts
+                    .iter()
+                    .any(|&i| has_goto_labels(f.inst(i).kind))
                 && target.params.is_empty()
                 && b.block != 0
                 && b.start == 0

@@ -89,12 +89,31 @@ pub struct IslandGraph {
 /// unreachable; the entry is its own).
 pub fn dominators(p: &Problem) -> Vec<u32> {
     let n = p.num_blocks();
-    let mut succs = vec![Vec::new(); n];
-    let mut preds = vec![Vec::new(); n];
+    // Successor and predecessor lists in compressed rows (one allocation each).
+    let mut succ_start = vec![0u32; n + 1];
+    let mut pred_start = vec![0u32; n + 1];
     for e in &p.edges {
-        succs[e.from as usize].push(e.to);
-        preds[e.to as usize].push(e.from);
+        succ_start[e.from as usize + 1] += 1;
+        pred_start[e.to as usize + 1] += 1;
     }
+    for b in 0..n {
+        succ_start[b + 1] += succ_start[b];
+        pred_start[b + 1] += pred_start[b];
+    }
+    let mut succ_list = vec![0u32; p.edges.len()];
+    let mut pred_list = vec![0u32; p.edges.len()];
+    {
+        let mut sc = succ_start[..n].to_vec();
+        let mut pc = pred_start[..n].to_vec();
+        for e in &p.edges {
+            succ_list[sc[e.from as usize] as usize] = e.to;
+            sc[e.from as usize] += 1;
+            pred_list[pc[e.to as usize] as usize] = e.from;
+            pc[e.to as usize] += 1;
+        }
+    }
+    let succs = |b: usize| &succ_list[succ_start[b] as usize..succ_start[b + 1] as usize];
+    let preds = |b: usize| &pred_list[pred_start[b] as usize..pred_start[b + 1] as usize];
     // Reverse postorder.
     let mut order = Vec::with_capacity(n);
     let mut seen = vec![false; n];
@@ -104,7 +123,7 @@ pub fn dominators(p: &Problem) -> Vec<u32> {
         stack.push((0, 0));
     }
     while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-        if let Some(&s) = succs[b as usize].get(*i) {
+        if let Some(&s) = succs(b as usize).get(*i) {
             *i += 1;
             if !seen[s as usize] {
                 seen[s as usize] = true;
@@ -130,7 +149,7 @@ pub fn dominators(p: &Problem) -> Vec<u32> {
         changed = false;
         for &b in order.iter().skip(1) {
             let mut new = u32::MAX;
-            for &q in &preds[b as usize] {
+            for &q in preds(b as usize) {
                 if idom[q as usize] == u32::MAX {
                     continue;
                 }

@@ -27,6 +27,7 @@ pub mod generate;
 pub mod ir;
 pub mod islands;
 pub mod problem;
+pub mod sizes;
 pub mod solve;
 pub mod split;
 pub mod system;

@@ -212,30 +212,18 @@ impl Problem {
     }
 }
 
-/// One merged directed constraint between two distinct reachable blocks.
-#[derive(Clone, Debug)]
+/// One merged directed constraint between two distinct reachable blocks (its matrix and
+/// support masks live in the flat tables of [`Constraints`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Constraint {
     /// Source block.
     pub from: u32,
     /// Destination block.
     pub to: u32,
-    /// Merged K×K matrix (sum over parallel edges; [`FORBIDDEN`] absorbs).
-    pub matrix: Vec<Cost>,
-    /// `fwd[s]`: destination targets allowed after source target `s`.
-    pub fwd: Vec<TargetSet>,
-    /// `bwd[d]`: source targets allowed before destination target `d`.
-    pub bwd: Vec<TargetSet>,
 }
 
-impl Constraint {
-    /// Transition cost from source target `s` to destination target `d`.
-    #[inline]
-    pub fn cost(&self, s: usize, d: usize) -> Cost {
-        self.matrix[s * self.fwd.len() + d]
-    }
-}
-
-/// The solver's view of a [`Problem`]; see the module doc.
+/// The solver's view of a [`Problem`]; see the module doc. Every table is flat (one
+/// allocation each, reused by [`Constraints::rebuild`]).
 #[derive(Clone, Debug, Default)]
 pub struct Constraints {
     /// Number of targets.
@@ -246,93 +234,160 @@ pub struct Constraints {
     pub reachable: Vec<bool>,
     /// `unary[b * K + t]`: block cost plus self-loop costs, or [`FORBIDDEN`].
     pub unary: Vec<Cost>,
-    /// Merged constraints between distinct reachable blocks.
+    /// Merged constraints between distinct reachable blocks, sorted by `(from, to)`.
     pub constraints: Vec<Constraint>,
-    /// `incident[b]`: `(constraint, b is its source)` for every constraint touching `b`.
-    pub incident: Vec<Vec<(u32, bool)>>,
+    /// `matrix[c * K * K + s * K + d]`: merged matrix of constraint `c` (sum over parallel
+    /// edges; [`FORBIDDEN`] absorbs).
+    matrix: Vec<Cost>,
+    /// `fwd[c * K + s]`: destination targets allowed after source target `s`.
+    fwd: Vec<TargetSet>,
+    /// `bwd[c * K + d]`: source targets allowed before destination target `d`.
+    bwd: Vec<TargetSet>,
+    /// `incident_list[incident_start[b]..incident_start[b + 1]]`: `(constraint, b is its
+    /// source)` for every constraint touching `b`, in constraint order.
+    incident_start: Vec<u32>,
+    incident_list: Vec<(u32, bool)>,
+    /// Scratch: edge order and DFS stack.
+    order: Vec<u32>,
+    stack: Vec<u32>,
 }
 
 impl Constraints {
     /// Derives the solver's view of `p` (which must [`Problem::validate`]).
     pub fn new(p: &Problem) -> Constraints {
+        let mut c = Constraints::default();
+        c.rebuild(p);
+        c
+    }
+
+    /// Makes `self` the view of `p` (which must [`Problem::validate`]), reusing its tables.
+    pub fn rebuild(&mut self, p: &Problem) {
         let (n, k) = (p.num_blocks(), p.num_targets());
-        let mut reachable = vec![false; n];
-        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n];
+        self.n = n;
+        self.k = k;
+        // Edges sorted by (from, to, index): parallel edges become adjacent, and the edges
+        // of one source form one run (used as compressed rows for reachability below).
+        self.order.clear();
+        self.order.extend(0..p.edges.len() as u32);
+        self.order
+            .sort_unstable_by_key(|&i| (p.edges[i as usize].from, p.edges[i as usize].to, i));
+        // Reachability from the entry over the sorted edges (CSR by source).
+        self.incident_start.clear();
+        self.incident_start.resize(n + 1, 0);
         for e in &p.edges {
-            succs[e.from as usize].push(e.to);
+            self.incident_start[e.from as usize + 1] += 1;
         }
+        for b in 0..n {
+            self.incident_start[b + 1] += self.incident_start[b];
+        }
+        self.reachable.clear();
+        self.reachable.resize(n, false);
         if n > 0 {
-            let mut stack = vec![0u32];
-            reachable[0] = true;
-            while let Some(b) = stack.pop() {
-                for &s in &succs[b as usize] {
-                    if !reachable[s as usize] {
-                        reachable[s as usize] = true;
-                        stack.push(s);
+            self.stack.clear();
+            self.stack.push(0);
+            self.reachable[0] = true;
+            while let Some(b) = self.stack.pop() {
+                let (lo, hi) = (
+                    self.incident_start[b as usize] as usize,
+                    self.incident_start[b as usize + 1] as usize,
+                );
+                for &i in &self.order[lo..hi] {
+                    let s = p.edges[i as usize].to;
+                    if !self.reachable[s as usize] {
+                        self.reachable[s as usize] = true;
+                        self.stack.push(s);
                     }
                 }
             }
         }
-        let mut unary = p.block_cost.clone();
-        let mut order: Vec<usize> = Vec::new();
-        for (i, e) in p.edges.iter().enumerate() {
-            if !reachable[e.from as usize] {
+        self.unary.clear();
+        self.unary.extend_from_slice(&p.block_cost);
+        self.constraints.clear();
+        self.matrix.clear();
+        for &i in &self.order {
+            let i = i as usize;
+            let e = p.edges[i];
+            if !self.reachable[e.from as usize] {
                 continue;
             }
+            let m = &p.matrices[i * k * k..(i + 1) * k * k];
             if e.from == e.to {
                 let b = e.from as usize;
                 for t in 0..k {
-                    let m = p.transition(i, t, t);
-                    let u = &mut unary[b * k + t];
-                    *u = add(*u, m);
+                    let u = &mut self.unary[b * k + t];
+                    *u = add(*u, m[t * k + t]);
                 }
-            } else {
-                order.push(i);
+                continue;
             }
-        }
-        order.sort_by_key(|&i| (p.edges[i].from, p.edges[i].to));
-        let mut constraints: Vec<Constraint> = Vec::new();
-        for i in order {
-            let e = p.edges[i];
-            let m = &p.matrices[i * k * k..(i + 1) * k * k];
-            match constraints.last_mut() {
+            match self.constraints.last() {
                 Some(c) if c.from == e.from && c.to == e.to => {
-                    for (a, &b) in c.matrix.iter_mut().zip(m) {
+                    let at = self.matrix.len() - k * k;
+                    for (a, &b) in self.matrix[at..].iter_mut().zip(m) {
                         *a = add(*a, b);
                     }
                 }
-                _ => constraints.push(Constraint {
-                    from: e.from,
-                    to: e.to,
-                    matrix: m.to_vec(),
-                    fwd: Vec::new(),
-                    bwd: Vec::new(),
-                }),
+                _ => {
+                    self.constraints.push(Constraint {
+                        from: e.from,
+                        to: e.to,
+                    });
+                    self.matrix.extend_from_slice(m);
+                }
             }
         }
-        let mut incident = vec![Vec::new(); n];
-        for (ci, c) in constraints.iter_mut().enumerate() {
-            c.fwd = vec![TargetSet::EMPTY; k];
-            c.bwd = vec![TargetSet::EMPTY; k];
+        let nc = self.constraints.len();
+        self.fwd.clear();
+        self.fwd.resize(nc * k, TargetSet::EMPTY);
+        self.bwd.clear();
+        self.bwd.resize(nc * k, TargetSet::EMPTY);
+        self.incident_start.clear();
+        self.incident_start.resize(n + 1, 0);
+        for (ci, c) in self.constraints.iter().enumerate() {
+            let m = &self.matrix[ci * k * k..(ci + 1) * k * k];
             for s in 0..k {
                 for d in 0..k {
-                    if c.matrix[s * k + d] != FORBIDDEN {
-                        c.fwd[s].insert(d);
-                        c.bwd[d].insert(s);
+                    if m[s * k + d] != FORBIDDEN {
+                        self.fwd[ci * k + s].insert(d);
+                        self.bwd[ci * k + d].insert(s);
                     }
                 }
             }
-            incident[c.from as usize].push((ci as u32, true));
-            incident[c.to as usize].push((ci as u32, false));
+            self.incident_start[c.from as usize + 1] += 1;
+            self.incident_start[c.to as usize + 1] += 1;
         }
-        Constraints {
-            k,
-            n,
-            reachable,
-            unary,
-            constraints,
-            incident,
+        for b in 0..n {
+            self.incident_start[b + 1] += self.incident_start[b];
         }
+        self.incident_list.clear();
+        self.incident_list.resize(2 * nc, (0, false));
+        // `stack` as the fill cursor per block.
+        self.stack.clear();
+        self.stack.extend_from_slice(&self.incident_start[..n]);
+        for (ci, c) in self.constraints.iter().enumerate() {
+            for (b, src) in [(c.from, true), (c.to, false)] {
+                let at = &mut self.stack[b as usize];
+                self.incident_list[*at as usize] = (ci as u32, src);
+                *at += 1;
+            }
+        }
+    }
+
+    /// `(constraint, b is its source)` for every constraint touching `b`.
+    #[inline]
+    pub fn incident(&self, b: usize) -> &[(u32, bool)] {
+        &self.incident_list[self.incident_start[b] as usize..self.incident_start[b + 1] as usize]
+    }
+
+    /// Transition cost of constraint `c` from source target `s` to destination target `d`.
+    #[inline]
+    pub fn cost(&self, c: u32, s: usize, d: usize) -> Cost {
+        self.matrix[c as usize * self.k * self.k + s * self.k + d]
+    }
+
+    /// Destination targets of constraint `c` allowed after source target `s`.
+    #[inline]
+    pub fn fwd(&self, c: u32, s: usize) -> TargetSet {
+        self.fwd[c as usize * self.k + s]
     }
 
     /// Unary cost of block `b` on target `t`.
@@ -368,22 +423,20 @@ impl Constraints {
     /// Cost of constraint `c` when its endpoint `b` takes `tb` and the other takes `to`.
     #[inline]
     pub fn edge_cost(&self, c: u32, b_is_source: bool, tb: usize, to: usize) -> Cost {
-        let c = &self.constraints[c as usize];
         if b_is_source {
-            c.cost(tb, to)
+            self.cost(c, tb, to)
         } else {
-            c.cost(to, tb)
+            self.cost(c, to, tb)
         }
     }
 
     /// Targets of the other endpoint compatible with `b` taking `tb`.
     #[inline]
     pub fn support(&self, c: u32, b_is_source: bool, tb: usize) -> TargetSet {
-        let c = &self.constraints[c as usize];
         if b_is_source {
-            c.fwd[tb]
+            self.fwd[c as usize * self.k + tb]
         } else {
-            c.bwd[tb]
+            self.bwd[c as usize * self.k + tb]
         }
     }
 }

@@ -46,7 +46,7 @@ use super::ac3::{prune, Ac3Scratch};
 use super::condense::{condense_with, Condensation, CondenseScratch};
 use super::cost::UNPLACED;
 use super::csp::{solve_csp, CspLimits, CspScratch, CspSolution};
-use super::eliminate::eliminate;
+use super::eliminate::{eliminate_with, EliminateScratch};
 use super::problem::{add, Constraints, Cost, Problem, TargetSet, FORBIDDEN};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -173,6 +173,8 @@ pub struct Solver {
     mark: Vec<u32>,
     stamp: u32,
     solved_at: Vec<u64>,
+    constraints: Constraints,
+    eliminate: EliminateScratch,
 }
 
 struct State<'a> {
@@ -205,7 +207,21 @@ impl Solver {
     /// ran out.
     pub fn solve(&mut self, p: &Problem, opts: &SolveOptions) -> Result<Placement, PlacementError> {
         p.validate().map_err(PlacementError::Invalid)?;
-        let c = Constraints::new(p);
+        // The constraint tables are scratch too: rebuilt in place, returned after the solve.
+        let mut c = std::mem::take(&mut self.constraints);
+        c.rebuild(p);
+        let result = self.solve_with(p, &c, opts);
+        self.constraints = c;
+        result
+    }
+
+    /// [`Solver::solve`] on `c`, the constraints of `p`.
+    fn solve_with(
+        &mut self,
+        p: &Problem,
+        c: &Constraints,
+        opts: &SolveOptions,
+    ) -> Result<Placement, PlacementError> {
         let names = |bs: &[u32]| -> Vec<String> {
             bs.iter()
                 .take(8)
@@ -219,13 +235,15 @@ impl Solver {
         if !initially_empty.is_empty() {
             return Err(PlacementError::EmptyDomain(names(&initially_empty)));
         }
-        let emptied = prune(&c, &mut dom, &mut self.ac3);
+        let emptied = prune(c, &mut dom, &mut self.ac3);
         if !emptied.is_empty() {
             return Err(PlacementError::EmptyDomain(names(&emptied)));
         }
-        let cond = condense_with(&c, &mut self.condense);
+        let cond = condense_with(c, &mut self.condense);
         if opts.exact_budget > 0 {
-            if let Ok(Some(assignment)) = eliminate(&c, &dom, opts.exact_budget) {
+            if let Ok(Some(assignment)) =
+                eliminate_with(c, &dom, opts.exact_budget, &mut self.eliminate)
+            {
                 let cost = super::cost::objective_with(p, &c.reachable, &assignment)
                     .expect("an eliminated optimum satisfies every constraint");
                 return Ok(Placement {
@@ -247,7 +265,7 @@ impl Solver {
         self.cache.clear();
         self.solved_at.clear();
         let mut st = State {
-            c: &c,
+            c,
             cond: &cond,
             dom: &dom,
             assign: vec![UNPLACED; c.n],
@@ -478,7 +496,7 @@ impl Solver {
             let mut i = 0;
             while i < window.len() && window.len() < opts.window {
                 let x = window[i] as usize;
-                for &(ci, src) in &st.c.incident[x] {
+                for &(ci, src) in st.c.incident(x) {
                     let o = st.c.other(ci, src) as u32;
                     if window.len() < opts.window && !window.contains(&o) {
                         window.push(o);
@@ -493,7 +511,7 @@ impl Solver {
                 .iter()
                 .flat_map(|&x| {
                     std::iter::once(x as usize).chain(
-                        st.c.incident[x as usize]
+                        st.c.incident(x as usize)
                             .iter()
                             .map(|&(ci, src)| st.c.other(ci, src)),
                     )
@@ -581,7 +599,7 @@ impl Solver {
         for &b in members {
             let t = st.assign[b as usize] as usize;
             total = add(total, st.c.unary(b as usize, t));
-            for &(ci, src) in &st.c.incident[b as usize] {
+            for &(ci, src) in st.c.incident(b as usize) {
                 let o = st.c.other(ci, src);
                 // An edge inside the set is counted from its source only.
                 if self.mark[o] == self.stamp && !src {
@@ -677,7 +695,7 @@ impl State<'_> {
     /// Recomputes `fdom[b]` from its AC-3 domain and its placed neighbours.
     fn refresh(&mut self, b: usize) {
         let mut d = self.dom[b];
-        for &(ci, src) in &self.c.incident[b] {
+        for &(ci, src) in self.c.incident(b) {
             let o = self.c.other(ci, src);
             let t = self.assign[o];
             if t != UNPLACED {
@@ -694,7 +712,7 @@ impl State<'_> {
         let mut heap = Vec::new();
         'targets: for t in self.fdom[b].iter() {
             let mut est = c.unary(b, t);
-            for &(ci, src) in &c.incident[b] {
+            for &(ci, src) in c.incident(b) {
                 let o = c.other(ci, src);
                 let to = self.assign[o];
                 if to != UNPLACED {
@@ -743,7 +761,7 @@ impl State<'_> {
         let cur = self.assign[b] as usize;
         let local = |t: usize| -> Cost {
             let mut v = c.unary(b, t);
-            for &(ci, src) in &c.incident[b] {
+            for &(ci, src) in c.incident(b) {
                 let o = c.other(ci, src);
                 v = add(v, c.edge_cost(ci, src, t, self.assign[o] as usize));
             }

@@ -17,7 +17,9 @@
 //! `InstBlock` per listed instruction, dense block rows (new blocks take spare rows the
 //! pass asked for through `RowDemand`: [`blocks_needed`]). What the interpreter computes is
 //! unchanged: a cut inserts only a jump, fusion removes only one. Blocks with an `asm goto`
-//! are neither cut nor fused (their label edges leave from the asm, not the terminator).
+//! are neither cut nor fused (their label edges leave from the asm, not the terminator; see
+//! [`super::ir`]): problem construction already makes such a block one piece, so it is
+//! placed on one target and leaving it whole is exact, not an approximation.
 //!
 //! Complexity: O(blocks + instructions + phi entries).
 

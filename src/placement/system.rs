@@ -18,7 +18,8 @@
 //! creates ([`super::split::blocks_needed`]). [`apply_placement`] then, with splitting,
 //! rewrites the IR ([`super::split::apply`]: cut at target seams, fuse jump chains) and
 //! invalidates the analyses if it changed anything; in every case it writes the per-block
-//! columns (target, domain, island, piece counts).
+//! columns (target, domain, island, piece counts), and a placed SSA function enters
+//! [`Phase::Placed`].
 //!
 //! The model is the built-in one unless `PassOptions::placement_model` holds a model file's
 //! text ([`PlacementModel`] parses it once and keeps it while the text is the same).
@@ -39,7 +40,7 @@ use crate::engine::world::grow_rows;
 use crate::engine::{
     Analyses, Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage,
 };
-use crate::ir::{IrMut, IrRead, IrView, RowDemand, SymbolTable, Symbols};
+use crate::ir::{IrMut, IrRead, IrView, Phase, RowDemand, SymbolTable, Symbols};
 use bevy_ecs::prelude::*;
 use std::sync::Arc;
 
@@ -280,6 +281,11 @@ pub fn apply_placement(
         stats.add("placement", "blocks_split", done.blocks_split);
         stats.add("placement", "blocks_created", done.blocks_created);
         stats.add("placement", "blocks_fused", done.blocks_fused);
+    }
+    // A placed SSA function is in the Placed phase (a memory-form one keeps its phase:
+    // Placed is an SSA phase).
+    if scratch.solution.is_some() && body.info.phase.is_ssa() {
+        body.info.phase = Phase::Placed;
     }
     // Every row in use gets a value (unplaced when there is no solution).
     let rows_in_use = body.counts.blocks.max(n);

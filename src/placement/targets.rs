@@ -15,6 +15,9 @@
 //! deny = [["embedding", "postgres"]]
 //! pairs = [{ from = "postgres", to = "interpreter", overhead = 12, per_unit = 1 }]
 //!
+//! [sizes]
+//! estimate = "mid"        # how a size range becomes a cost: "lower", "mid" or "upper"
+//!
 //! [[target]]
 //! name = "postgres"
 //! default_cost = 1        # cost of a supported kind with no entry in `costs`
@@ -35,6 +38,7 @@
 //!
 //! Complexity: lookups are O(1) after `TargetModel::resolve`.
 
+use super::sizes::SizeEstimate;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -153,12 +157,23 @@ impl Default for TransitionSpec {
     }
 }
 
+/// Size rules of a model file (see [`super::sizes`]).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SizesSpec {
+    /// How a size range becomes the number a cost uses.
+    #[serde(default)]
+    pub estimate: SizeEstimate,
+}
+
 /// A model file as written.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 struct ModelFile {
     #[serde(default)]
     transitions: TransitionSpec,
+    #[serde(default)]
+    sizes: SizesSpec,
     target: Vec<TargetSpec>,
 }
 
@@ -189,6 +204,8 @@ pub struct TargetModel {
     pub cost: Vec<Option<u64>>,
     /// `(overhead, per_unit)` per pair `from * K + to`; `None` if disallowed.
     pub transition: Vec<Option<(u64, u64)>>,
+    /// How a size range becomes a cost ([`super::sizes`]).
+    pub size_estimate: SizeEstimate,
 }
 
 /// The built-in model: the spec's Interpreter, PostgreSQL and Embedding on our IR.
@@ -197,6 +214,10 @@ pub const DEFAULT_MODEL: &str = r#"# strata's default target model (spec 001's t
 overhead = 8
 per_unit = 1
 pairs = [{ from = "postgres", to = "interpreter", overhead = 12, per_unit = 2 }]
+
+# A size range costs its midpoint (see placement::sizes).
+[sizes]
+estimate = "mid"
 
 # The universal fallback: runs every kind, slowly.
 [[target]]
@@ -243,7 +264,9 @@ impl TargetModel {
                 message: e.message().trim().to_string(),
             }
         })?;
-        Self::resolve(file.target, file.transitions)
+        let mut model = Self::resolve(file.target, file.transitions)?;
+        model.size_estimate = file.sizes.estimate;
+        Ok(model)
     }
 
     /// Reads and parses the model file at `path`; returns the model and the file's text.
@@ -377,6 +400,7 @@ impl TargetModel {
             targets,
             cost,
             transition,
+            size_estimate: SizeEstimate::default(),
         })
     }
 }

@@ -148,7 +148,7 @@ fn csp_with_fixed_boundary_equals_brute_force() {
             let mut total: Cost = 0;
             for &b in &region.members {
                 total = problem::add(total, c.unary(b as usize, assign[b as usize] as usize));
-                for &(ci, src) in &c.incident[b as usize] {
+                for &(ci, src) in c.incident(b as usize) {
                     let o = c.other(ci, src);
                     if assign[o] == UNPLACED || (region.members.contains(&(o as u32)) && !src) {
                         continue;

@@ -37,13 +37,13 @@ pub fn ilp_optimum(p: &Problem) -> Option<Cost> {
         }
         lp.add_constraint(row.as_slice(), ComparisonOp::Eq, 1.0);
     }
-    for con in &c.constraints {
+    for (ci, con) in c.constraints.iter().enumerate() {
         let (f, t) = (con.from as usize, con.to as usize);
         let mut out_rows: Vec<Vec<(microlp::Variable, f64)>> = vec![Vec::new(); k];
         let mut in_rows: Vec<Vec<(microlp::Variable, f64)>> = vec![Vec::new(); k];
         for s in 0..k {
             for d in 0..k {
-                let m = con.cost(s, d);
+                let m = c.cost(ci as u32, s, d);
                 if m == FORBIDDEN || x[f * k + s].is_none() || x[t * k + d].is_none() {
                     continue;
                 }
