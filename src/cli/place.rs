@@ -7,11 +7,15 @@
 //! model; the built-in model otherwise); anything else is a placement problem in the text
 //! form of [`crate::placement::text`]. Errors carry `file:line:col`. Module functions go
 //! through mem2reg and SCCP first, as in the pipeline (`--raw` places them as written).
+//! Unlike the pipeline's pass, which places functions one by one in parallel, `place` has
+//! the whole module: it computes the return-size summaries of every function first
+//! ([`crate::placement::sizes::summarize_module`]), so a call's result is sized from its
+//! callee's summary (the inter-procedural phase of size estimation).
 
 use super::io::read_source;
 use super::{exit, load_module, write_output, CliError, InputFormat};
 use crate::placement::islands::{build_islands, DependencyKind, IslandGraph};
-use crate::placement::system::place_function;
+use crate::placement::system::place_function_with_summaries;
 use crate::placement::targets::TargetModel;
 use crate::placement::{parse_problem, Placement, Problem, SolveOptions, Solver, UNPLACED};
 use clap::{Args, ValueEnum};
@@ -92,26 +96,41 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
                 crate::engine::PassSet::MEM2REG | crate::engine::PassSet::SCCP,
             ))
         });
+        // Every function first (the size summaries of the inter-procedural phase need the
+        // callees in their final form), then the summaries, then placement one by one.
+        let mut functions = Vec::with_capacity(loaded.module.functions.len());
         for f in loaded.module.functions {
-            if args.function.as_ref().is_some_and(|n| *n != f.name) {
-                continue;
-            }
-            let f = match engine.as_mut() {
+            match engine.as_mut() {
                 Some(e) => {
+                    let wanted = args.function.as_ref().is_none_or(|n| *n == f.name);
                     let run = e.run(f, &symbols);
                     if run.has_errors() {
-                        failed = true;
-                        for d in &run.diagnostics {
-                            eprintln!("{name}: {}", d.message);
+                        if wanted {
+                            failed = true;
+                            for d in &run.diagnostics {
+                                eprintln!("{name}: {}", d.message);
+                            }
                         }
                         continue;
                     }
-                    run.function
+                    functions.push(run.function);
                 }
-                None => f,
-            };
-            let f = &f;
-            match place_function(f, Some(&symbols), &model, &opts, &mut solver) {
+                None => functions.push(f),
+            }
+        }
+        let summaries = crate::placement::sizes::summarize_module(&functions, &symbols);
+        for f in &functions {
+            if args.function.as_ref().is_some_and(|n| *n != f.name) {
+                continue;
+            }
+            match place_function_with_summaries(
+                f,
+                Some(&symbols),
+                &model,
+                &opts,
+                &mut solver,
+                &summaries,
+            ) {
                 Ok(fp) => emit(
                     &args,
                     &fp.ir.problem,

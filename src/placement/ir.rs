@@ -191,6 +191,19 @@ pub fn build_problem<F: IrRead>(
     symbols: Option<&SymbolTable>,
     model: &TargetModel,
 ) -> IrProblem {
+    build_problem_with_summaries(f, symbols, model, &SizeSummaries::default())
+}
+
+/// [`build_problem`] with callees' return-size summaries (the inter-procedural phase of
+/// [`super::sizes`], for example from [`super::sizes::summarize_module`]): a direct call's
+/// result gets its callee's summary applied to the arguments instead of its type's static
+/// size.
+pub fn build_problem_with_summaries<F: IrRead>(
+    f: &F,
+    symbols: Option<&SymbolTable>,
+    model: &TargetModel,
+    summaries: &SizeSummaries,
+) -> IrProblem {
     let mut cfg = Cfg::new();
     cfg.compute(f);
     let mut sccs = Sccs::new();
@@ -202,7 +215,10 @@ pub fn build_problem<F: IrRead>(
         &sccs,
         symbols,
         model,
-        &mut BuildScratch::default(),
+        &mut BuildScratch {
+            summaries: summaries.clone(),
+            ..BuildScratch::default()
+        },
         &mut out,
     );
     out

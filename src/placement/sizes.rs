@@ -833,6 +833,46 @@ block0:
         );
     }
 
+    /// The summaries reach the placement problem: a call result live across an edge is
+    /// charged at its callee's summarized size (what `strata place` builds), not at a
+    /// pointer's one unit (the pipeline's pass, which has no summaries).
+    #[test]
+    fn summaries_raise_transfer_costs_of_call_results() {
+        let m = module(
+            "func @id(ptr v0) -> ptr {
+block0:
+  v1 = gep v0, 8
+  ret ptr v1
+}
+
+func @caller(i1 v0) -> i64 {
+block0:
+  v1 = alloca i64, size 800, align 8
+  v2 = call ptr @id(ptr v1)
+  br v0, block1, block2
+block1:
+  v3 = load i64, v2
+  ret i64 v3
+block2:
+  ret i64 0
+}
+",
+        );
+        let symbols = m.symbol_table();
+        let model = crate::placement::targets::TargetModel::default_model();
+        let sums = summarize_module(&m.functions, &symbols);
+        let f = &m.functions[1];
+        let plain = crate::placement::ir::build_problem(f, Some(&symbols), &model);
+        let summarized =
+            crate::placement::ir::build_problem_with_summaries(f, Some(&symbols), &model, &sums);
+        let (a, b) = (&plain.problem.matrices, &summarized.problem.matrices);
+        assert_eq!(a.len(), b.len());
+        assert!(
+            a.iter().zip(b).all(|(x, y)| y >= x) && a != b,
+            "some transfer across block0's edges costs more with the summary:\n{a:?}\n{b:?}"
+        );
+    }
+
     fn sums_with(base: &SizeSummaries, name: &str, form: SizeForm) -> SizeSummaries {
         let mut s = base.clone();
         s.insert(name, form);

@@ -30,7 +30,7 @@
 //! Complexity: that of the problem construction plus the solver (see [`super::solve`]).
 
 use super::columns::{write_rows, BlockPlacement, PlacementColumnsMut};
-use super::ir::{build_problem, build_problem_in, fuse, BuildScratch, IrProblem};
+use super::ir::{build_problem_in, fuse, BuildScratch, IrProblem};
 use super::islands::{build_islands, IslandGraph};
 use super::solve::{Placement, PlacementError, SolveOptions, Solver};
 use super::split;
@@ -94,7 +94,23 @@ pub fn place_function<F: IrRead>(
     opts: &SolveOptions,
     solver: &mut Solver,
 ) -> Result<FunctionPlacement, PlacementError> {
-    let ir = build_problem(f, symbols, model);
+    place_function_with_summaries(f, symbols, model, opts, solver, &Default::default())
+}
+
+/// [`place_function`] with callees' return-size summaries (see
+/// [`super::ir::build_problem_with_summaries`]); `strata place` passes the module's.
+///
+/// # Errors
+/// [`PlacementError`] when no placement exists (or the search gave up).
+pub fn place_function_with_summaries<F: IrRead>(
+    f: &F,
+    symbols: Option<&SymbolTable>,
+    model: &TargetModel,
+    opts: &SolveOptions,
+    solver: &mut Solver,
+    summaries: &super::sizes::SizeSummaries,
+) -> Result<FunctionPlacement, PlacementError> {
+    let ir = super::ir::build_problem_with_summaries(f, symbols, model, summaries);
     let placement = solver.solve(&ir.problem, opts)?;
     let fused = fuse(f, &ir, &placement.assignment);
     let islands = build_islands(
