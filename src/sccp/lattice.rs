@@ -177,11 +177,18 @@ impl AggConsts {
 
     /// The greatest lower bound of two cells, member by member for two aggregate cells of
     /// one type (`Const` aggregates or `Partial`s); otherwise [`LatticeValue::meet`].
+    #[inline]
     pub fn meet(&mut self, a: LatticeValue, b: LatticeValue) -> LatticeValue {
-        let ty = match (a.aggregate_type(), b.aggregate_type()) {
-            (Some(x), Some(y)) if x == y && a != b => x,
-            _ => return a.meet(b),
-        };
+        match (a.aggregate_type(), b.aggregate_type()) {
+            (Some(x), Some(y)) if x == y && a != b => self.meet_aggregates(x, a, b),
+            _ => a.meet(b),
+        }
+    }
+
+    /// [`AggConsts::meet`] of two different aggregate cells of type `ty`, member by member
+    /// (out of line: the solver's phi loop meets scalars almost always).
+    #[inline(never)]
+    fn meet_aggregates(&mut self, ty: Type, a: LatticeValue, b: LatticeValue) -> LatticeValue {
         let Some(n) = ty.agg_info().map(|i| i.len()) else {
             return LatticeValue::Overdefined;
         };
@@ -363,7 +370,12 @@ impl LatticeValue {
     pub fn meet(self, other: LatticeValue) -> LatticeValue {
         match (self, other) {
             (LatticeValue::Unknown, x) | (x, LatticeValue::Unknown) => x,
-            (a, b) if a == b => a,
+            (LatticeValue::Const(a), LatticeValue::Const(b)) if a == b => self,
+            (LatticeValue::Partial { ty: s, id: i }, LatticeValue::Partial { ty: t, id: j })
+                if s == t && i == j =>
+            {
+                self
+            }
             _ => LatticeValue::Overdefined,
         }
     }

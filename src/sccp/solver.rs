@@ -517,7 +517,13 @@ impl Solver {
                     };
                     if live {
                         let c = self.cell(o);
-                        acc = self.result.aggregates.meet(acc, c);
+                        // Aggregates meet member by member (through their table); the
+                        // common scalar case stays inline.
+                        acc = if acc.aggregate_type().is_some() {
+                            self.result.aggregates.meet(acc, c)
+                        } else {
+                            acc.meet(c)
+                        };
                         if acc == LatticeValue::Overdefined {
                             break;
                         }
@@ -526,15 +532,18 @@ impl Solver {
                 acc
             }
             kind => {
-                let mut aggregates = std::mem::take(&mut self.result.aggregates);
-                let cell = eval_inst(
+                // Disjoint borrows: the cells are read while the aggregate table grows (a
+                // `mem::take` of the table would copy it twice per instruction).
+                let (values, const_cells) = (&self.result.values, &self.const_cells);
+                eval_inst(
                     kind,
-                    |o| self.cell(o),
+                    |o| match o {
+                        Operand::Value(v) => values[v.index()],
+                        Operand::Const(c) => const_cells[c.index()],
+                    },
                     self.fold_address.contains(i).then_some(symbols),
-                    &mut aggregates,
-                );
-                self.result.aggregates = aggregates;
-                cell
+                    &mut self.result.aggregates,
+                )
             }
         };
         for k in 0..d.results.len() {
