@@ -147,6 +147,19 @@ fn compile_flags() {
     let out = strata(&["compile", "examples/sir/factorial.sir", "--check"], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--check judges an allocation: it needs --emit alloc"));
+    // Machine passes without a machine: a usage error, not a pipeline that skips them.
+    for pass in ["lower", "mem2reg,regalloc", "check"] {
+        let out = strata(
+            &["compile", "examples/sir/factorial.sir", "--passes", pass],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(2), "--passes {pass}");
+        assert!(
+            text(&out.stderr).contains("need --target"),
+            "--passes {pass}: {}",
+            text(&out.stderr)
+        );
+    }
     let out = strata(
         &["compile", "examples/sir/factorial.sir", "--passes", "bogus"],
         None,

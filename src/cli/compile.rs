@@ -182,6 +182,15 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
             "--check judges an allocation: it needs --emit alloc and --target",
         ));
     }
+    let machine_passes = PassSet::LOWER | PassSet::REGALLOC | PassSet::CHECK;
+    if args.target.is_none() && args.passes.is_some() && requested.intersects(machine_passes) {
+        // Without a target these passes have no machine to work on; say so rather than
+        // run a pipeline that silently skips them.
+        return Err(CliError::new(
+            exit::USAGE,
+            "--passes lower, regalloc and check work on machine code: they need --target x86-64 or --target aarch64",
+        ));
+    }
     if matches!(args.emit, Emit::Machine | Emit::Alloc) {
         let Some(arch) = args.target else {
             return Err(CliError::new(
