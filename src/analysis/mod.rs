@@ -18,6 +18,7 @@
 pub mod cfg;
 pub mod dominance;
 pub mod frontiers;
+pub mod order;
 pub mod scc;
 
 pub use cfg::Cfg;

@@ -21,6 +21,7 @@
 //! Complexity: O(blocks^2) for dominators in the worst case (iterative), O(instructions x
 //! operands) otherwise.
 
+use crate::analysis::order::postorder;
 use crate::machine::{
     MachineEnv, Operand, OperandConstraint, OperandKind, OperandPos, PRegSet, VReg,
 };
@@ -75,22 +76,7 @@ pub fn env(scratch: bool) -> MachineEnv {
 /// have none). Iterative over reverse postorder (Cooper, Harvey, Kennedy).
 fn idoms(succs: &[Vec<u32>]) -> Vec<Option<u32>> {
     let n = succs.len();
-    let mut order = Vec::with_capacity(n);
-    let mut seen = vec![false; n];
-    let mut stack = vec![(0u32, 0usize)];
-    seen[0] = true;
-    while let Some(&mut (b, ref mut k)) = stack.last_mut() {
-        if let Some(&s) = succs[b as usize].get(*k) {
-            *k += 1;
-            if !seen[s as usize] {
-                seen[s as usize] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            order.push(b);
-            stack.pop();
-        }
-    }
+    let mut order = postorder(n, [0], |b| &succs[b as usize]);
     order.reverse();
     let mut rpo = vec![usize::MAX; n];
     for (i, &b) in order.iter().enumerate() {
@@ -145,22 +131,7 @@ fn idoms(succs: &[Vec<u32>]) -> Vec<Option<u32>> {
 /// it rejects correct allocations). Every block is reachable through the spine.
 fn reverse_postorder_layout(succs: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
     let n = succs.len();
-    let mut post = Vec::with_capacity(n);
-    let mut seen = vec![false; n];
-    let mut stack = vec![(0u32, 0usize)];
-    seen[0] = true;
-    while let Some(&mut (b, ref mut k)) = stack.last_mut() {
-        if let Some(&s) = succs[b as usize].get(*k) {
-            *k += 1;
-            if !seen[s as usize] {
-                seen[s as usize] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(b);
-            stack.pop();
-        }
-    }
+    let post = postorder(n, [0], |b| &succs[b as usize]);
     let mut new_index = vec![u32::MAX; n];
     for (i, &b) in post.iter().rev().enumerate() {
         new_index[b as usize] = i as u32;

@@ -115,25 +115,8 @@ pub fn dominators(p: &Problem) -> Vec<u32> {
     let succs = |b: usize| &succ_list[succ_start[b] as usize..succ_start[b + 1] as usize];
     let preds = |b: usize| &pred_list[pred_start[b] as usize..pred_start[b + 1] as usize];
     // Reverse postorder.
-    let mut order = Vec::with_capacity(n);
-    let mut seen = vec![false; n];
-    let mut stack: Vec<(u32, usize)> = Vec::new();
-    if n > 0 {
-        seen[0] = true;
-        stack.push((0, 0));
-    }
-    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-        if let Some(&s) = succs(b as usize).get(*i) {
-            *i += 1;
-            if !seen[s as usize] {
-                seen[s as usize] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            order.push(b);
-            stack.pop();
-        }
-    }
+    let roots = if n > 0 { Some(0) } else { None };
+    let mut order = crate::analysis::order::postorder(n, roots, |b| succs(b as usize));
     order.reverse();
     let mut rpo = vec![u32::MAX; n];
     for (i, &b) in order.iter().enumerate() {

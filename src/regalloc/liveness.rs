@@ -269,29 +269,8 @@ fn is_value(v: VReg) -> bool {
 /// Blocks in postorder of a depth-first walk from the entry, then unreachable blocks.
 pub fn postorder<F: MachineRead + ?Sized>(f: &F) -> Vec<MBlock> {
     let n = f.num_blocks();
-    let mut out = Vec::with_capacity(n);
-    let mut seen = vec![false; n];
-    let mut stack: Vec<(MBlock, usize)> = Vec::new();
-    for root in std::iter::once(f.entry_block()).chain(0..n as MBlock) {
-        if seen[root as usize] {
-            continue;
-        }
-        seen[root as usize] = true;
-        stack.push((root, 0));
-        while let Some(&mut (b, ref mut k)) = stack.last_mut() {
-            if let Some(&s) = f.block_succs(b).get(*k) {
-                *k += 1;
-                if !seen[s as usize] {
-                    seen[s as usize] = true;
-                    stack.push((s, 0));
-                }
-            } else {
-                out.push(b);
-                stack.pop();
-            }
-        }
-    }
-    out
+    let roots = std::iter::once(f.entry_block()).chain(0..n as MBlock);
+    crate::analysis::order::postorder(n, roots, |b| f.block_succs(b))
 }
 
 /// Computes exact liveness with set type `S` (see the module doc).

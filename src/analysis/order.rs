@@ -1,0 +1,59 @@
+//! Depth-first postorder of a graph given by successor slices, for the graphs that are not
+//! the IR's CFG ([`super::Cfg`] keeps its own order): machine blocks, placement problems,
+//! generated CFGs.
+//!
+//! Algorithm: iterative depth-first search with an explicit stack of (node, next successor)
+//! pairs, so deep graphs cannot overflow the call stack; a node is emitted when its last
+//! successor is done. Reversed, the postorder is a reverse postorder (every node but a root
+//! after one of its predecessors).
+//!
+//! Invariants: each node appears at most once; only nodes reachable from `roots` appear, in
+//! the order the roots are taken. Successor indices must be below `n`.
+//!
+//! Complexity: O(n + edges) time, O(n) space.
+
+/// The depth-first postorder of the nodes reachable from `roots` (taken in order, each
+/// skipped if an earlier walk reached it) in a graph of `n` nodes whose successors are
+/// `succs(node)`. Panics if a successor is `n` or above.
+pub fn postorder<'a>(
+    n: usize,
+    roots: impl IntoIterator<Item = u32>,
+    succs: impl Fn(u32) -> &'a [u32],
+) -> Vec<u32> {
+    let mut out = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    let mut stack: Vec<(u32, usize)> = Vec::new();
+    for root in roots {
+        if std::mem::replace(&mut seen[root as usize], true) {
+            continue;
+        }
+        stack.push((root, 0));
+        while let Some(&mut (b, ref mut k)) = stack.last_mut() {
+            if let Some(&s) = succs(b).get(*k) {
+                *k += 1;
+                if !std::mem::replace(&mut seen[s as usize], true) {
+                    stack.push((s, 0));
+                }
+            } else {
+                out.push(b);
+                stack.pop();
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::postorder;
+
+    #[test]
+    fn diamond_with_a_loop_and_an_unreachable_node() {
+        // 0 -> 1, 2; 1 -> 3; 2 -> 3; 3 -> 1 (loop); 4 unreachable from 0.
+        let succs: Vec<Vec<u32>> = vec![vec![1, 2], vec![3], vec![3], vec![1], vec![0]];
+        let from_entry = postorder(5, [0], |b| &succs[b as usize]);
+        assert_eq!(from_entry, vec![3, 1, 2, 0]);
+        let all = postorder(5, [0].into_iter().chain(0..5), |b| &succs[b as usize]);
+        assert_eq!(all, vec![3, 1, 2, 0, 4]);
+    }
+}
