@@ -20,21 +20,28 @@ pub mod placement;
 pub mod sccp;
 pub mod text;
 
-/// A function from regalloc2's own generator with its `ion` fuzz target's constraint mix
-/// (reuse, fixed, fixed non-allocatable, clobbers, call-site-like constraints), imported with
-/// regalloc2's fuzzing environment; `None` when the bytes run dry.
+/// The options of regalloc2's generator that its `ion` fuzz target uses (reuse, fixed,
+/// fixed non-allocatable, clobbers, reference types, call-site-like constraints).
 #[cfg(feature = "regalloc2-fuzzing")]
-pub fn regalloc2_input(data: &[u8]) -> Option<crate::regalloc::regalloc2_model::Imported> {
-    use regalloc2::fuzzing::func::{machine_env, Func, Options};
-    let opts = Options {
+pub fn regalloc2_ion_options() -> regalloc2::fuzzing::func::Options {
+    regalloc2::fuzzing::func::Options {
         reused_inputs: true,
         fixed_regs: true,
         fixed_nonallocatable: true,
         clobbers: true,
         reftypes: true,
         callsite_ish_constraints: true,
-        ..Options::DEFAULT
-    };
+        ..regalloc2::fuzzing::func::Options::DEFAULT
+    }
+}
+
+/// A function from regalloc2's own generator with its `ion` fuzz target's constraint mix
+/// (reuse, fixed, fixed non-allocatable, clobbers, call-site-like constraints), imported with
+/// regalloc2's fuzzing environment; `None` when the bytes run dry.
+#[cfg(feature = "regalloc2-fuzzing")]
+pub fn regalloc2_input(data: &[u8]) -> Option<crate::regalloc::regalloc2_model::Imported> {
+    use regalloc2::fuzzing::func::{machine_env, Func};
+    let opts = regalloc2_ion_options();
     let f = Func::arbitrary_with_options(&mut arbitrary::Unstructured::new(data), &opts).ok()?;
     Some(
         crate::regalloc::regalloc2_model::import(&f, &machine_env())

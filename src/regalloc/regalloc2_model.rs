@@ -526,22 +526,14 @@ mod fuzz_func_tests {
     use super::*;
     use crate::fuzzing::generate::seed_bytes;
     use arbitrary::Unstructured;
-    use ra2::fuzzing::func::{machine_env, Func, Options};
+    use ra2::fuzzing::func::{machine_env, Func};
 
     /// regalloc2's own generator with its `ion` fuzz target's constraint mix: every function
     /// imports, and the import, presented back, gets exactly regalloc2's allocation of the
     /// original.
     #[test]
     fn regalloc2_generator_functions_import_faithfully() {
-        let opts = Options {
-            reused_inputs: true,
-            fixed_regs: true,
-            fixed_nonallocatable: true,
-            clobbers: true,
-            reftypes: true,
-            callsite_ish_constraints: true,
-            ..Options::DEFAULT
-        };
+        let opts = crate::fuzzing::regalloc2_ion_options();
         let env = machine_env();
         // regalloc2's generator refuses about two draws in three (`EmptyChoose`: a choice
         // among no candidates), as its fuzz targets do; draw until 200 functions.
