@@ -450,7 +450,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         let ir = self.ir;
         self.inst = Some(i);
         let kind = ir.inst_kind(i);
-        let name = Lazy(kind);
+        let name = OpcodeName(kind);
         let op = |n: usize| format!("operand {n} of `{name}`");
         match kind {
             InstKind::Binary {
@@ -777,9 +777,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
 /// An instruction's opcode name, looked up only when a message is formatted (most
 /// instructions are valid, and the lookup is a large match).
 #[derive(Clone, Copy)]
-struct Lazy<'k>(&'k InstKind);
+struct OpcodeName<'k>(&'k InstKind);
 
-impl fmt::Display for Lazy<'_> {
+impl fmt::Display for OpcodeName<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.0.opcode_name())
     }
