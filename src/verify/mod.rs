@@ -77,6 +77,61 @@ struct Checker<'a, R: IrRead> {
     errors: Vec<VerifyError>,
     block: Option<Block>,
     inst: Option<Inst>,
+    scratch: &'a mut VerifyScratch,
+    /// Set by `check_tables`: some listed instruction is an `asm` (`check_cfg` then scans
+    /// instructions for goto labels) or a phi (`check_phase` then scans instructions).
+    has_asm: bool,
+    has_phi: bool,
+}
+
+/// Reusable tables of the verifier (kept by [`Verifier`] and by the `verify` system between
+/// functions, so verifying a function allocates nothing once they are large enough).
+#[derive(Default, Debug)]
+pub struct VerifyScratch {
+    /// `listed[Inst]`: some live block lists the instruction (`check_tables`).
+    listed: Vec<bool>,
+    /// `def_at[Value]`: where the value becomes available, as (block, position): filled by
+    /// `check_tables` for SSA phases, read by `check_dominance`.
+    def_at: Vec<(u32, u32)>,
+}
+
+/// `VerifyScratch::def_at` of a value no listed instruction defines (holes and results of
+/// unlisted instructions), whose uses `check_tables` judges instead.
+const NOWHERE: (u32, u32) = (u32::MAX, 0);
+
+/// The result types an instruction must define, without building a list for the kinds
+/// with at most one result (all but `asm` and `cmpxchg`).
+enum Expected {
+    /// No result, or one of this type.
+    One(Option<Type>),
+    /// Several (or a variable number): the full list.
+    Many(smallvec::SmallVec<[Type; 2]>),
+}
+
+fn expected_results(kind: &InstKind) -> Expected {
+    let one = |t: Type| Expected::One((t != Type::Void).then_some(t));
+    match kind {
+        InstKind::Binary { ty, .. }
+        | InstKind::Unary { ty, .. }
+        | InstKind::Select { ty, .. }
+        | InstKind::Load { ty, .. }
+        | InstKind::AtomicRmw { ty, .. }
+        | InstKind::Phi { ty, .. }
+        | InstKind::Copy { ty, .. }
+        | InstKind::InsertValue { ty, .. } => one(*ty),
+        InstKind::Icmp { .. } | InstKind::Fcmp { .. } => one(Type::I1),
+        InstKind::Cast { to, .. } => one(*to),
+        InstKind::Alloca { .. } | InstKind::DynAlloca { .. } | InstKind::Gep { .. } => {
+            one(Type::Ptr)
+        }
+        InstKind::Store { .. } | InstKind::Fence { .. } => Expected::One(None),
+        InstKind::Call { ret, .. } => one(*ret),
+        InstKind::Opaque(o) => one(o.ty),
+        InstKind::ExtractValue { ty, index, .. } => {
+            one(ty.member(*index as usize).map_or(Type::Void, |m| m.0))
+        }
+        InstKind::InlineAsm(_) | InstKind::CmpXchg { .. } => Expected::Many(kind.result_types()),
+    }
 }
 
 impl<'a, R: IrRead> Checker<'a, R> {
@@ -89,13 +144,6 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 message: message.into(),
             });
         }
-    }
-
-    fn live_blocks(&self) -> impl Iterator<Item = Block> + 'a {
-        let ir = self.ir;
-        (0..ir.num_blocks())
-            .map(Block::new)
-            .filter(move |&b| !ir.is_block_dead(b))
     }
 
     fn is_live_block(&self, b: Block) -> bool {
@@ -213,22 +261,50 @@ impl<'a, R: IrRead> Checker<'a, R> {
             self.error("parameter values do not match the signature");
         }
         self.check_aggregate_consts();
-        let mut listed = vec![false; ir.num_insts()];
-        for b in self.live_blocks().collect::<Vec<_>>() {
+        let ssa = ir.phase().single_definition();
+        let extra_copy_defs = !ssa;
+        let mut scratch = std::mem::take(self.scratch);
+        scratch.listed.clear();
+        scratch.listed.resize(ir.num_insts(), false);
+        // Availability points for `check_dominance` (SSA phases only): parameters at the
+        // entry, block parameters (of dead blocks too: a use of one is then not dominated)
+        // at their block's entry, a result just after its instruction.
+        let def_at = &mut scratch.def_at;
+        def_at.clear();
+        if ssa {
+            def_at.resize(ir.values().len(), NOWHERE);
+            for &v in ir.param_values() {
+                if let Some(d) = def_at.get_mut(v.index()) {
+                    *d = (0, 0);
+                }
+            }
+            for b in (0..ir.num_blocks()).map(Block::new) {
+                for &v in ir.block_params(b) {
+                    if let Some(d) = def_at.get_mut(v.index()) {
+                        *d = (b.0, 0);
+                    }
+                }
+            }
+        }
+        let values = ir.values();
+        for b in (0..ir.num_blocks()).map(Block::new) {
+            if ir.is_block_dead(b) {
+                continue;
+            }
             self.block = Some(b);
             for (n, &v) in ir.block_params(b).iter().enumerate() {
-                match ir.values().get(v.index()) {
+                match values.get(v.index()) {
                     Some(d) if d.def == ValueDef::BlockParam(b, n as u32) => {}
                     _ => self.error(format!("block parameter {n} ({v}) is not recorded as one")),
                 }
             }
-            for &i in ir.block_insts(b) {
+            for (pos, &i) in ir.block_insts(b).iter().enumerate() {
                 self.inst = Some(i);
                 if i.index() >= ir.num_insts() {
                     self.error(format!("lists {i}, which is out of range"));
                     continue;
                 }
-                if std::mem::replace(&mut listed[i.index()], true) {
+                if std::mem::replace(&mut scratch.listed[i.index()], true) {
                     self.error(format!("{i} is listed more than once"));
                 }
                 if ir.inst_block(i) != b {
@@ -237,40 +313,71 @@ impl<'a, R: IrRead> Checker<'a, R> {
                         ir.inst_block(i)
                     ));
                 }
-                let types = ir.inst_kind(i).result_types();
-                if types.len() != ir.inst_results(i).len() {
-                    self.error(format!(
-                        "`{}` defines {} values, expected {}",
-                        ir.inst_kind(i).opcode_name(),
-                        ir.inst_results(i).len(),
-                        types.len()
-                    ));
+                let kind = ir.inst_kind(i);
+                match kind {
+                    InstKind::Phi { .. } => self.has_phi = true,
+                    InstKind::InlineAsm(_) => self.has_asm = true,
+                    _ => {}
                 }
-                let extra_copy_def = !ir.phase().single_definition()
-                    && matches!(ir.inst_kind(i), InstKind::Copy { .. });
-                for (n, (&v, &ty)) in ir.inst_results(i).iter().zip(&types).enumerate() {
-                    match ir.values().get(v.index()) {
+                let results = ir.inst_results(i);
+                let extra_copy_def = extra_copy_defs && matches!(kind, InstKind::Copy { .. });
+                let mut check_result = |c: &mut Self, n: usize, v: Value, ty: Type| {
+                    match values.get(v.index()) {
                         Some(d) if d.def == ValueDef::Result(i, n as u32) && d.ty == ty => {}
                         Some(d)
                             if extra_copy_def
                                 && d.ty == ty
                                 && matches!(d.def, ValueDef::Result(..)) => {}
-                        Some(d) => self.error(format!(
+                        Some(d) => c.error(format!(
                             "result {n} ({v}) is recorded as {:?} of type {}, expected result of {i} with type {ty}",
                             d.def, d.ty
                         )),
-                        None => self.error(format!("result {n} ({v}) is out of range")),
+                        None => c.error(format!("result {n} ({v}) is out of range")),
+                    }
+                    if let Some(d) = def_at.get_mut(v.index()) {
+                        *d = (b.0, pos as u32 + 1);
+                    }
+                };
+                let count_error = |c: &mut Self, want: usize| {
+                    c.error(format!(
+                        "`{}` defines {} values, expected {want}",
+                        kind.opcode_name(),
+                        results.len(),
+                    ))
+                };
+                match expected_results(kind) {
+                    Expected::One(None) if results.is_empty() => {}
+                    Expected::One(Some(ty)) if results.len() == 1 => {
+                        check_result(self, 0, results[0], ty)
+                    }
+                    Expected::One(t) => {
+                        count_error(self, t.is_some() as usize);
+                        if let (Some(ty), Some(&v)) = (t, results.first()) {
+                            check_result(self, 0, v, ty);
+                        }
+                    }
+                    Expected::Many(types) => {
+                        if types.len() != results.len() {
+                            count_error(self, types.len());
+                        }
+                        for (n, (&v, &ty)) in results.iter().zip(&types).enumerate() {
+                            check_result(self, n, v, ty);
+                        }
                     }
                 }
             }
             self.inst = None;
         }
         self.block = None;
+        *self.scratch = scratch;
     }
 
     fn check_cfg(&mut self) {
         let ir = self.ir;
-        for b in self.live_blocks().collect::<Vec<_>>() {
+        for b in (0..ir.num_blocks()).map(Block::new) {
+            if ir.is_block_dead(b) {
+                continue;
+            }
             self.block = Some(b);
             let mut bad = Vec::new();
             ir.terminator(b).for_each_successor(|s| {
@@ -285,6 +392,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 if dests.is_empty() {
                     self.error("indirect_br lists no destination");
                 }
+            }
+            if !self.has_asm {
+                continue;
             }
             for &i in ir.block_insts(b) {
                 if let Some(InstKind::InlineAsm(asm)) =
@@ -633,10 +743,16 @@ impl<'a, R: IrRead> Checker<'a, R> {
     fn check_phase(&mut self, cfg: &Cfg) {
         let ir = self.ir;
         let phase = ir.phase();
-        for b in self.live_blocks().collect::<Vec<_>>() {
+        for b in (0..ir.num_blocks()).map(Block::new) {
+            if ir.is_block_dead(b) {
+                continue;
+            }
             self.block = Some(b);
             if phase == Phase::Memory && !ir.block_params(b).is_empty() {
                 self.error("block parameters are not allowed in memory form");
+            }
+            if !self.has_phi {
+                continue;
             }
             let mut seen_non_phi = false;
             for &i in ir.block_insts(b) {
@@ -678,38 +794,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
 
     fn check_dominance(&mut self, cfg: &Cfg, dom: &DomTree) {
         let ir = self.ir;
-        // Where each value becomes available, as (block, position): parameters at the
-        // entry, block parameters at their block's entry, a result just after its
-        // instruction. `NOWHERE` marks values no listed instruction defines (holes and
-        // results of unlisted instructions), whose uses `check_tables` judges instead.
-        // One linear pass, so each use below costs one lookup.
-        const NOWHERE: (u32, u32) = (u32::MAX, 0);
-        let mut def_at = vec![NOWHERE; ir.values().len()];
-        for &v in ir.param_values() {
-            if let Some(d) = def_at.get_mut(v.index()) {
-                *d = (0, 0);
-            }
-        }
-        // Parameters of dead blocks too: a use of one is then not dominated (an error).
-        for b in (0..ir.num_blocks()).map(Block::new) {
-            for &v in ir.block_params(b) {
-                if let Some(d) = def_at.get_mut(v.index()) {
-                    *d = (b.0, 0);
-                }
-            }
-        }
-        for b in self.live_blocks() {
-            for (n, &i) in ir.block_insts(b).iter().enumerate() {
-                if i.index() >= ir.num_insts() {
-                    continue;
-                }
-                for &v in ir.inst_results(i) {
-                    if let Some(d) = def_at.get_mut(v.index()) {
-                        *d = (b.0, n as u32 + 1);
-                    }
-                }
-            }
-        }
+        // Availability points, filled by `check_tables` (see `VerifyScratch::def_at`), so
+        // each use below costs one lookup.
+        let def_at = std::mem::take(&mut self.scratch.def_at);
         // True if `v` is defined by a listed instruction or is a parameter, and is not
         // available at position `at` of block `b` (`u32::MAX`: the end of `b`).
         let unavailable = |v: Value, b: Block, at: u32| -> bool {
@@ -720,8 +807,8 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 Some(&(db, _)) => !dom.dominates(Block(db), b),
             }
         };
-        for b in self.live_blocks().collect::<Vec<_>>() {
-            if !cfg.is_reachable(b) {
+        for b in (0..ir.num_blocks()).map(Block::new) {
+            if ir.is_block_dead(b) || !cfg.is_reachable(b) {
                 continue;
             }
             self.block = Some(b);
@@ -771,6 +858,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
             }
         }
         self.block = None;
+        self.scratch.def_at = def_at;
     }
 }
 
@@ -817,6 +905,7 @@ fn check_cast(op: CastOp, from: Type, to: Type) -> Result<(), String> {
 pub struct Verifier {
     cfg: Cfg,
     dom: DomTree,
+    scratch: VerifyScratch,
 }
 
 impl Verifier {
@@ -827,7 +916,7 @@ impl Verifier {
     pub fn verify(&mut self, ir: &impl IrRead, symbols: &SymbolTable) -> Vec<VerifyError> {
         self.cfg.compute(ir);
         self.dom.compute(&self.cfg);
-        verify_with(ir, symbols, &self.cfg, &self.dom)
+        verify_with_scratch(ir, symbols, &self.cfg, &self.dom, &mut self.scratch)
     }
 }
 
@@ -840,12 +929,27 @@ pub fn verify_with(
     cfg: &Cfg,
     dom: &DomTree,
 ) -> Vec<VerifyError> {
+    verify_with_scratch(ir, symbols, cfg, dom, &mut VerifyScratch::default())
+}
+
+/// [`verify_with`] reusing `scratch`'s tables (the `verify` system keeps one between
+/// functions).
+pub fn verify_with_scratch(
+    ir: &impl IrRead,
+    symbols: &SymbolTable,
+    cfg: &Cfg,
+    dom: &DomTree,
+    scratch: &mut VerifyScratch,
+) -> Vec<VerifyError> {
     let mut c = Checker {
         ir,
         symbols,
         errors: Vec::new(),
         block: None,
         inst: None,
+        scratch,
+        has_asm: false,
+        has_phi: false,
     };
     c.check_tables();
     if !c.errors.is_empty() {
@@ -898,12 +1002,13 @@ pub fn verify_module(m: &Module) -> Vec<VerifyError> {
 pub fn verify_system(
     pass: &'static str,
 ) -> impl FnMut(IrView, Res<Symbols>, Res<Cfg>, Res<DomTree>, ResMut<Diagnostics>) {
+    let mut scratch = VerifyScratch::default();
     move |ir: IrView,
           symbols: Res<Symbols>,
           cfg: Res<Cfg>,
           dom: Res<DomTree>,
           mut diags: ResMut<Diagnostics>| {
-        let errors = verify_with(&ir.body(), &symbols.0, &cfg, &dom);
+        let errors = verify_with_scratch(&ir.body(), &symbols.0, &cfg, &dom, &mut scratch);
         report(errors, pass, &mut diags);
     }
 }
