@@ -30,10 +30,11 @@ pub fn run_functions(
         .collect()
 }
 
-/// Runs every function of `functions` (cloned inside the workers) through the pipeline in
-/// parallel and returns `summarize(run)` for each, in input order. Cloning, running, and
-/// dropping the resulting function all happen on the worker threads, so the caller's thread
-/// does no per-function allocation work; this is what lets batch runs scale across cores.
+/// Runs every function of `functions` (copied into the workers' engines:
+/// [`Engine::run_copy`](super::Engine::run_copy)) through the pipeline in parallel and
+/// returns `summarize(run)` for each, in input order. Copying, running, and dropping the
+/// resulting function all happen on the worker threads, so the caller's thread does no
+/// per-function allocation work; this is what lets batch runs scale across cores.
 pub fn map_functions<T: Send>(
     functions: &[Function],
     symbols: &Arc<SymbolTable>,
@@ -44,7 +45,7 @@ pub fn map_functions<T: Send>(
     functions
         .par_iter()
         .map(|f| {
-            let r = with_thread_engine(config, |engine| summarize(engine.run(f.clone(), symbols)))
+            let r = with_thread_engine(config, |engine| summarize(engine.run_copy(f, symbols)))
                 .map_err(|panic| format!("function @{}: internal error: {panic}", f.name));
             on_done();
             r

@@ -113,7 +113,7 @@ pub struct Dumps(pub Vec<String>);
 #[derive(ScheduleLabel, Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Pipeline;
 
-/// The run condition of a stage's Begin step and passes: no error reported so far (the
+/// The run condition of a stage's passes: no error reported so far (the
 /// schedule holds only stages the config runs, see [`build_schedule`]).
 fn no_errors(diags: Res<Diagnostics>) -> bool {
     !diags.has_errors()
@@ -200,8 +200,9 @@ fn check_tables(world: &mut World) {
 /// and computes the analyses its enabled passes read and find stale
 /// ([`PipelineConfig::reads`], [`crate::analysis::ValidAnalyses`]); an `End` system runs the
 /// verifier after transforming passes when asked, dumps the function if asked and stops the
-/// timer; debug builds then check the tables. One run condition per step (stage enabled, no
-/// error so far) keeps the per-function cost of the schedule small.
+/// timer (its shape follows the config: see [`end_kind`]); debug builds then check the
+/// tables. One run condition per stage's passes (no error so far), none on the Begin and End
+/// steps, keeps the per-function cost of the schedule small.
 pub fn build_schedule(world: &mut World) -> Schedule {
     let mut schedule = Schedule::new(Pipeline);
     schedule.set_executor(SingleThreadedExecutor::new());
@@ -224,19 +225,32 @@ pub fn build_schedule(world: &mut World) -> Schedule {
         if stages & stage_bit(stage) == 0 {
             continue;
         }
-        schedule.configure_sets(StageStep::Begin(stage).run_if(no_errors));
+        // Only the passes wait on "no error so far": a Begin step after an error computes
+        // analyses nobody reads (the CFG and dominator computations tolerate invalid IR),
+        // which costs less than a second condition on every function.
         schedule.configure_sets(stage.run_if(no_errors));
         // End runs whenever the stage is in the schedule, even after an error, so its timer
-        // stops; verify-after checks for errors itself.
+        // stops; verify-after checks for errors itself. Its shape follows the config (part
+        // of the schedule's cache key, [`schedule_key`]): the full system only when it
+        // verifies or dumps after this stage, a timer stop alone when only timing, else none
+        // (the full one fetches fourteen resources per function).
+        let end = match end_kind(world.resource::<PipelineConfig>(), stage) {
+            EndKind::Full => Some(end_stage(stage).into_configs()),
+            EndKind::Timer => Some(stop_timer(stage).into_configs()),
+            EndKind::None => None,
+        };
         schedule.add_systems(begin_stage(stage).in_set(StageStep::Begin(stage)));
-        if cfg!(debug_assertions) {
-            schedule.add_systems(
-                (end_stage(stage), check_tables)
-                    .chain()
-                    .in_set(StageStep::End(stage)),
-            );
-        } else {
-            schedule.add_systems(end_stage(stage).in_set(StageStep::End(stage)));
+        match (end, cfg!(debug_assertions)) {
+            (Some(end), true) => {
+                schedule.add_systems((end, check_tables).chain().in_set(StageStep::End(stage)));
+            }
+            (Some(end), false) => {
+                schedule.add_systems(end.in_set(StageStep::End(stage)));
+            }
+            (None, true) => {
+                schedule.add_systems(check_tables.in_set(StageStep::End(stage)));
+            }
+            (None, false) => {}
         }
     }
     for pair in chain.windows(2) {
@@ -273,6 +287,55 @@ pub fn build_schedule(world: &mut World) -> Schedule {
 /// The bit of `stage` in a stage mask.
 const fn stage_bit(stage: Stage) -> u32 {
     1 << stage as u32
+}
+
+/// What the End step of a stage must do under a config (see [`build_schedule`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum EndKind {
+    /// Verify after the stage or dump the function (and stop the timer).
+    Full,
+    /// Only stop the stage's timer.
+    Timer,
+    /// Nothing.
+    None,
+}
+
+fn end_kind(config: &PipelineConfig, stage: Stage) -> EndKind {
+    if config.verifies_after(stage) || config.dump_after.is_some_and(|p| p.info().stage == stage)
+    {
+        EndKind::Full
+    } else if config.time_passes {
+        EndKind::Timer
+    } else {
+        EndKind::None
+    }
+}
+
+/// The End system of `stage` when the config only times passes: stops the timer (one
+/// resource, where [`end_stage`] fetches fourteen).
+fn stop_timer(stage: Stage) -> impl FnMut(ResMut<PassTimings>) {
+    move |mut timings: ResMut<PassTimings>| {
+        if let Some(t) = timings.started.take() {
+            timings.per_stage[stage as usize] += t.elapsed();
+        }
+    }
+}
+
+/// The key an engine caches schedules under: the running stages ([`running_stages`]) and,
+/// per running stage, the shape of its End step ([`end_kind`]).
+fn schedule_key(config: &PipelineConfig) -> u64 {
+    let stages = running_stages(config);
+    STAGES.iter().fold(stages as u64, |key, info| {
+        if stages & stage_bit(info.stage) == 0 {
+            return key;
+        }
+        let kind = match end_kind(config, info.stage) {
+            EndKind::None => 0u64,
+            EndKind::Timer => 1,
+            EndKind::Full => 2,
+        };
+        key | kind << (16 + 2 * info.stage as u32)
+    })
 }
 
 /// The stages `config` runs that this build has a pass for, as a mask of [`stage_bit`]s:
@@ -337,10 +400,10 @@ pub struct Engine {
     loader: world::FunctionLoader,
     /// The schedule for the current config's running stages.
     schedule: Schedule,
-    /// Its stage mask ([`running_stages`]).
-    schedule_stages: u32,
-    /// Schedules built for other stage sets, kept for when the config returns to them.
-    other_schedules: Vec<(u32, Schedule)>,
+    /// Its cache key ([`schedule_key`]).
+    schedule_key: u64,
+    /// Schedules built for other keys, kept for when the config returns to them.
+    other_schedules: Vec<(u64, Schedule)>,
     empty_symbols: Arc<SymbolTable>,
     baseline_entities: u32,
 }
@@ -350,14 +413,14 @@ impl Engine {
     pub fn new(config: PipelineConfig) -> Self {
         let mut world = World::new();
         init_world(&mut world, config);
-        let schedule_stages = running_stages(world.resource::<PipelineConfig>());
+        let schedule_key = schedule_key(world.resource::<PipelineConfig>());
         let schedule = build_schedule(&mut world);
         let loader = world::FunctionLoader::new(&mut world, true);
         let mut engine = Engine {
             world,
             loader,
             schedule,
-            schedule_stages,
+            schedule_key,
             other_schedules: Vec::new(),
             empty_symbols: Arc::new(SymbolTable::default()),
             baseline_entities: 0,
@@ -377,22 +440,23 @@ impl Engine {
         self.world.resource::<PipelineConfig>()
     }
 
-    /// Replaces the pipeline config. Cheap when the set of running stages stays the same;
+    /// Replaces the pipeline config. Cheap when the schedule key (running stages and the
+    /// shape of their End steps) stays the same;
     /// otherwise the schedule for the new set is taken from the engine's cache or built once
     /// (about 1 ms) and kept.
     pub fn set_config(&mut self, config: PipelineConfig) {
-        let stages = running_stages(&config);
+        let key = schedule_key(&config);
         *self.world.resource_mut::<PipelineConfig>() = config;
-        if stages == self.schedule_stages {
+        if key == self.schedule_key {
             return;
         }
-        let next = match self.other_schedules.iter().position(|(s, _)| *s == stages) {
+        let next = match self.other_schedules.iter().position(|(s, _)| *s == key) {
             Some(k) => self.other_schedules.swap_remove(k).1,
             None => build_schedule(&mut self.world),
         };
         let previous = std::mem::replace(&mut self.schedule, next);
-        self.other_schedules.push((self.schedule_stages, previous));
-        self.schedule_stages = stages;
+        self.other_schedules.push((self.schedule_key, previous));
+        self.schedule_key = key;
     }
 
     /// Runs the pipeline on `function` (whose calls and addresses refer to `symbols`) and
@@ -400,6 +464,15 @@ impl Engine {
     /// errors and later stages are skipped.
     pub fn run(&mut self, function: Function, symbols: &Arc<SymbolTable>) -> FunctionRun {
         self.load(function, symbols);
+        self.run_schedule();
+        self.take()
+    }
+
+    /// [`Engine::run`] on a copy of `function`, which is copied into the World's pooled rows
+    /// in place ([`world::FunctionLoader::load_copy`]) instead of being cloned first: for
+    /// drivers that keep their functions (benchmarks, repeated runs).
+    pub fn run_copy(&mut self, function: &Function, symbols: &Arc<SymbolTable>) -> FunctionRun {
+        self.loader.load_copy(&mut self.world, function, symbols);
         self.run_schedule();
         self.take()
     }

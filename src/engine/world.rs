@@ -33,7 +33,9 @@ use crate::ir::{
     InstKind, InstOp, InstResults, RowCounts, RowDemand, SymbolTable, Symbols, Terminator,
     ValueTable,
 };
+use crate::ir::{Inst, Value};
 use bevy_ecs::prelude::*;
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// Entities of the pooled rows, in row order (for despawning newest first and for
@@ -99,14 +101,49 @@ impl FunctionLoader {
             consts,
             phase,
         } = f;
-        let mut listed = vec![false; insts.len()];
-        for block in blocks.iter().filter(|b| !b.dead) {
-            for i in &block.insts {
-                if let Some(l) = listed.get_mut(i.index()) {
-                    *l = true;
-                }
-            }
+        let listed = listed_insts(&blocks, insts.len());
+        self.load_rows(world, listed, insts.into_iter(), blocks.into_iter());
+        *world.resource_mut::<FunctionInfo>() = FunctionInfo {
+            name,
+            linkage,
+            signature,
+            param_values,
+            phase,
+        };
+        world.resource_mut::<ValueTable>().0 = values;
+        *world.resource_mut::<ConstPool>() = consts;
+        set_symbols(world, symbols);
+    }
+
+    /// Puts a copy of `f` into `world`, cloning each part into the pooled rows and
+    /// resources in place (`clone_from`), so the rows' vectors, the value table and the
+    /// constant pool keep their allocations: cheaper than cloning `f` and loading the
+    /// clone, for drivers that keep their functions (benchmarks, repeated runs).
+    pub fn load_copy(&mut self, world: &mut World, f: &Function, symbols: &Arc<SymbolTable>) {
+        let listed = listed_insts(&f.blocks, f.insts.len());
+        self.load_rows(world, listed, f.insts.iter(), f.blocks.iter());
+        {
+            let mut info = world.resource_mut::<FunctionInfo>();
+            info.name.clone_from(&f.name);
+            info.linkage = f.linkage;
+            info.signature.clone_from(&f.signature);
+            info.param_values.clone_from(&f.param_values);
+            info.phase = f.phase;
         }
+        world.resource_mut::<ValueTable>().0.clone_from(&f.values);
+        world.resource_mut::<ConstPool>().clone_from(&f.consts);
+        set_symbols(world, symbols);
+    }
+
+    /// Writes the instruction and block rows (pooled rows overwritten in place, rows
+    /// beyond the pool spawned in one batch) and resets the row counts and analyses.
+    fn load_rows<I: InstSource, B: BlockSource>(
+        &mut self,
+        world: &mut World,
+        listed: Vec<bool>,
+        insts: impl ExactSizeIterator<Item = I>,
+        blocks: impl ExactSizeIterator<Item = B>,
+    ) {
         let (num_blocks, num_insts) = (blocks.len(), insts.len());
         let (pooled_blocks, pooled_insts) = {
             let map = world.resource::<EntityMap>();
@@ -117,17 +154,15 @@ impl FunctionLoader {
         // largest function and nothing is despawned between functions.
         let reused_blocks = pooled_blocks.min(num_blocks);
         let reused_insts = pooled_insts.min(num_insts);
-        let mut insts = insts.into_iter();
-        let mut blocks = blocks.into_iter();
+        let mut insts = insts;
+        let mut blocks = blocks;
         {
             let (ops, results, blocks_of, dead) = crate::ir::access::four_columns(
                 self.insts.contiguous_iter_mut(world),
                 "instruction",
             );
             for (row, data) in insts.by_ref().take(reused_insts).enumerate() {
-                ops[row].0 = data.kind;
-                results[row].0 = data.results;
-                blocks_of[row].0 = data.block;
+                data.write(&mut ops[row].0, &mut results[row].0, &mut blocks_of[row].0);
                 dead[row].0 = !listed[row];
             }
         }
@@ -135,10 +170,7 @@ impl FunctionLoader {
             let (order, params, terms, dead) =
                 crate::ir::access::four_columns(self.blocks.contiguous_iter_mut(world), "block");
             for (row, data) in blocks.by_ref().take(reused_blocks).enumerate() {
-                order[row].0 = data.insts;
-                params[row].0 = data.params;
-                terms[row].0 = data.terminator;
-                dead[row].0 = data.dead;
+                dead[row].0 = data.write(&mut order[row].0, &mut params[row].0, &mut terms[row].0);
             }
         }
         if num_blocks > pooled_blocks || num_insts > pooled_insts {
@@ -146,21 +178,23 @@ impl FunctionLoader {
             // out and back, not removed as a resource, which costs an archetype move).
             let mut map = std::mem::take(&mut *world.resource_mut::<EntityMap>());
             map.blocks.extend(world.spawn_batch(blocks.map(|data| {
+                let (insts, params, terminator, dead) = data.into_parts();
                 (
-                    BlockInsts(data.insts),
-                    BlockParams(data.params),
-                    BlockTerm(data.terminator),
-                    BlockDead(data.dead),
+                    BlockInsts(insts),
+                    BlockParams(params),
+                    BlockTerm(terminator),
+                    BlockDead(dead),
                     ImmediateDominator::NONE,
                     crate::placement::columns::PlacementRow::EMPTY,
                 )
             })));
             map.insts
                 .extend(world.spawn_batch(insts.enumerate().map(|(k, data)| {
+                    let (kind, results, block) = data.into_parts();
                     (
-                        InstOp(data.kind),
-                        InstResults(data.results),
-                        InstBlock(data.block),
+                        InstOp(kind),
+                        InstResults(results),
+                        InstBlock(block),
                         InstDead(!listed[reused_insts + k]),
                     )
                 })));
@@ -172,19 +206,6 @@ impl FunctionLoader {
         };
         if let Some(mut valid) = world.get_resource_mut::<crate::analysis::ValidAnalyses>() {
             valid.0 = crate::analysis::Analyses::empty();
-        }
-        *world.resource_mut::<FunctionInfo>() = FunctionInfo {
-            name,
-            linkage,
-            signature,
-            param_values,
-            phase,
-        };
-        world.resource_mut::<ValueTable>().0 = values;
-        *world.resource_mut::<ConstPool>() = consts;
-        let mut sym = world.resource_mut::<Symbols>();
-        if !Arc::ptr_eq(&sym.0, symbols) {
-            sym.0 = symbols.clone();
         }
     }
 
@@ -240,6 +261,114 @@ impl FunctionLoader {
             consts,
             phase: info.phase,
         }
+    }
+}
+
+/// `listed[Inst]`: some live block lists the instruction (the others load as dead rows).
+fn listed_insts(blocks: &[BlockData], num_insts: usize) -> Vec<bool> {
+    let mut listed = vec![false; num_insts];
+    for block in blocks.iter().filter(|b| !b.dead) {
+        for i in &block.insts {
+            if let Some(l) = listed.get_mut(i.index()) {
+                *l = true;
+            }
+        }
+    }
+    listed
+}
+
+fn set_symbols(world: &mut World, symbols: &Arc<SymbolTable>) {
+    let mut sym = world.resource_mut::<Symbols>();
+    if !Arc::ptr_eq(&sym.0, symbols) {
+        sym.0 = symbols.clone();
+    }
+}
+
+/// `dst = src` in place, as one slice copy (`SmallVec::clone_from` extends item by item).
+fn copy_values<A: smallvec::Array<Item = Value>>(dst: &mut SmallVec<A>, src: &SmallVec<A>) {
+    dst.clear();
+    dst.extend_from_slice(src);
+}
+
+/// An instruction row to load: moved ([`InstData`]) or copied in place (`&InstData`).
+trait InstSource {
+    /// Writes the row into its pooled columns.
+    fn write(self, kind: &mut InstKind, results: &mut SmallVec<[Value; 1]>, block: &mut Block);
+    /// The row's parts, for a spawned row.
+    fn into_parts(self) -> (InstKind, SmallVec<[Value; 1]>, Block);
+}
+
+impl InstSource for InstData {
+    fn write(self, kind: &mut InstKind, results: &mut SmallVec<[Value; 1]>, block: &mut Block) {
+        *kind = self.kind;
+        *results = self.results;
+        *block = self.block;
+    }
+    fn into_parts(self) -> (InstKind, SmallVec<[Value; 1]>, Block) {
+        (self.kind, self.results, self.block)
+    }
+}
+
+impl InstSource for &InstData {
+    fn write(self, kind: &mut InstKind, results: &mut SmallVec<[Value; 1]>, block: &mut Block) {
+        kind.clone_from(&self.kind);
+        copy_values(results, &self.results);
+        *block = self.block;
+    }
+    fn into_parts(self) -> (InstKind, SmallVec<[Value; 1]>, Block) {
+        (self.kind.clone(), self.results.clone(), self.block)
+    }
+}
+
+/// A block row to load: moved ([`BlockData`]) or copied in place (`&BlockData`).
+trait BlockSource {
+    /// Writes the row into its pooled columns and returns its dead flag.
+    fn write(
+        self,
+        insts: &mut Vec<Inst>,
+        params: &mut SmallVec<[Value; 2]>,
+        terminator: &mut Terminator,
+    ) -> bool;
+    /// The row's parts, for a spawned row.
+    fn into_parts(self) -> (Vec<Inst>, SmallVec<[Value; 2]>, Terminator, bool);
+}
+
+impl BlockSource for BlockData {
+    fn write(
+        self,
+        insts: &mut Vec<Inst>,
+        params: &mut SmallVec<[Value; 2]>,
+        terminator: &mut Terminator,
+    ) -> bool {
+        *insts = self.insts;
+        *params = self.params;
+        *terminator = self.terminator;
+        self.dead
+    }
+    fn into_parts(self) -> (Vec<Inst>, SmallVec<[Value; 2]>, Terminator, bool) {
+        (self.insts, self.params, self.terminator, self.dead)
+    }
+}
+
+impl BlockSource for &BlockData {
+    fn write(
+        self,
+        insts: &mut Vec<Inst>,
+        params: &mut SmallVec<[Value; 2]>,
+        terminator: &mut Terminator,
+    ) -> bool {
+        insts.clone_from(&self.insts);
+        copy_values(params, &self.params);
+        terminator.clone_from(&self.terminator);
+        self.dead
+    }
+    fn into_parts(self) -> (Vec<Inst>, SmallVec<[Value; 2]>, Terminator, bool) {
+        (
+            self.insts.clone(),
+            self.params.clone(),
+            self.terminator.clone(),
+            self.dead,
+        )
     }
 }
 

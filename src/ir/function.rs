@@ -160,7 +160,7 @@ impl ConstData {
 }
 
 /// A function's constant pool: interned, so equal constants share one [`Const`].
-#[derive(Clone, Default, Debug, PartialEq, Eq, bevy_ecs::resource::Resource)]
+#[derive(Default, Debug, PartialEq, Eq, bevy_ecs::resource::Resource)]
 pub struct ConstPool {
     data: Vec<ConstData>,
     /// Interning index (Fx hash: the keys are a few machine words, hashed on every
@@ -169,6 +169,26 @@ pub struct ConstPool {
     /// Member lists of aggregate constants, interned (so equal aggregates share a handle).
     members: Vec<Box<[Const]>>,
     members_index: FxHashMap<Box<[Const]>, u32>,
+}
+
+impl Clone for ConstPool {
+    fn clone(&self) -> Self {
+        ConstPool {
+            data: self.data.clone(),
+            index: self.index.clone(),
+            members: self.members.clone(),
+            members_index: self.members_index.clone(),
+        }
+    }
+
+    /// Field by field, so the tables keep their allocations (the engine copies a pool
+    /// into its World this way once per function: `FunctionLoader::load_copy`).
+    fn clone_from(&mut self, source: &Self) {
+        self.data.clone_from(&source.data);
+        self.index.clone_from(&source.index);
+        self.members.clone_from(&source.members);
+        self.members_index.clone_from(&source.members_index);
+    }
 }
 
 impl ConstPool {
