@@ -49,7 +49,7 @@
 //!
 //! | stage | system | reads | writes |
 //! |---|---|---|---|
-//! | Begin of a stage | `compute_cfg`, `compute_idoms`, `compute_frontiers`, `compute_sccs` (each only if read by the stage and stale) | `BlockInsts`, `BlockTerm`, `BlockDead`, `InstOp`; `Cfg`; `DomTree` | `Cfg`, `DomTree`, `DominanceFrontiers`, `Sccs`, `ValidAnalyses` |
+//! | Begin of a stage | `start_timer` (when timed); `refresh_analyses`, run only when an analysis the stage's passes read is stale (`analyses_stale`, which reads `ValidAnalyses`), computing the CFG, idoms, frontiers and SCCs it needs | `BlockInsts`, `BlockTerm`, `BlockDead`, `InstOp`; `Cfg`; `DomTree` | `Cfg`, `DomTree`, `DominanceFrontiers`, `Sccs`, `ValidAnalyses` |
 //! | Verify (and End of transforming stages) | `verify_system` | all columns, values, constants, `Symbols`, `Cfg`, `DomTree` | `Diagnostics` |
 //! | Cfg, Dominance | (none of their own: the Begin refresh computes what they promise) | | |
 //! | Mem2Reg | `plan_mem2reg` | all columns, `Cfg`, `DominanceFrontiers`, `PipelineConfig` | `ConstPool`, `Mem2RegScratch`, `RowDemand` |
@@ -67,7 +67,7 @@
 //! | Lower | `store_lowered` (exclusive) | `LoweredScratch` | machine instruction and block rows (`crate::machine::columns`), `MachineInfo` |
 //! | Regalloc | `allocate_regalloc2` (feature `regalloc2`) | machine rows, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
 //! | Check | `check_allocation` (feature `regalloc2`) | machine rows, `AllocationResult`, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
-//! | End of every stage | `dump_after`, `check_tables` (debug), timers | all columns (dump), tables | `Dumps`, `PassTimings` |
+//! | End of a stage | `end_stage` when it verifies after the stage or dumps (`verify_each`, debug builds, `dump_after`); else `stop_timer` when timed; else none; `check_tables` in debug builds | all columns (verify, dump), tables | `Diagnostics`, `Dumps`, `PassTimings` |
 
 pub mod batch;
 pub mod harness;
@@ -119,26 +119,24 @@ fn no_errors(diags: Res<Diagnostics>) -> bool {
     !diags.has_errors()
 }
 
-/// The Begin system of `stage`: starts its timer and brings the analyses its enabled passes
-/// read up to date ([`AnalysesMut::refresh`]).
+/// The first Begin system of `stage` when stages are timed: starts its timer.
+fn start_timer() -> impl FnMut(ResMut<PassTimings>) {
+    |mut timings: ResMut<PassTimings>| timings.started = Some(Instant::now())
+}
+
+/// The Begin system of a stage whose enabled passes read `reads`: computes those of them
+/// that are stale ([`AnalysesMut::refresh`]). It runs only when one is (see
+/// [`analyses_stale`]), so a stage whose analyses are up to date pays one resource fetch.
 ///
-/// Reads [`PipelineConfig`] and, when an analysis is stale, the block columns and `InstOp`;
-/// writes [`PassTimings`] and the analysis resources.
-fn begin_stage(
-    stage: Stage,
-) -> impl FnMut(Res<PipelineConfig>, ResMut<PassTimings>, IrView, AnalysesMut) {
-    move |config: Res<PipelineConfig>,
-          mut timings: ResMut<PassTimings>,
-          ir: IrView,
-          mut analyses: AnalysesMut| {
-        if config.time_passes {
-            timings.started = Some(Instant::now());
-        }
-        let reads = config.reads(stage);
-        if !reads.is_empty() {
-            analyses.refresh(&ir.body(), reads);
-        }
-    }
+/// Reads the block columns and `InstOp`; writes the analysis resources.
+fn refresh_analyses(reads: Analyses) -> impl FnMut(IrView, AnalysesMut) {
+    move |ir: IrView, mut analyses: AnalysesMut| analyses.refresh(&ir.body(), reads)
+}
+
+/// The run condition of [`refresh_analyses`]: some analysis in `reads` (or one it is
+/// computed from) is not valid.
+fn analyses_stale(reads: Analyses) -> impl FnMut(Res<crate::analysis::ValidAnalyses>) -> bool {
+    move |valid: Res<crate::analysis::ValidAnalyses>| !(reads.with_inputs() - valid.0).is_empty()
 }
 
 /// The End system of `stage`: verifies after a transforming pass (with `verify_each`, and
@@ -239,7 +237,31 @@ pub fn build_schedule(world: &mut World) -> Schedule {
             EndKind::Timer => Some(stop_timer(stage).into_configs()),
             EndKind::None => None,
         };
-        schedule.add_systems(begin_stage(stage).in_set(StageStep::Begin(stage)));
+        let config = world.resource::<PipelineConfig>();
+        let (reads, timed) = (config.reads(stage), config.time_passes);
+        match (timed, reads.is_empty()) {
+            (true, true) => {
+                schedule.add_systems(start_timer().in_set(StageStep::Begin(stage)));
+            }
+            (true, false) => {
+                schedule.add_systems(
+                    (
+                        start_timer(),
+                        refresh_analyses(reads).run_if(analyses_stale(reads)),
+                    )
+                        .chain()
+                        .in_set(StageStep::Begin(stage)),
+                );
+            }
+            (false, false) => {
+                schedule.add_systems(
+                    refresh_analyses(reads)
+                        .run_if(analyses_stale(reads))
+                        .in_set(StageStep::Begin(stage)),
+                );
+            }
+            (false, true) => {}
+        }
         match (end, cfg!(debug_assertions)) {
             (Some(end), true) => {
                 schedule.add_systems((end, check_tables).chain().in_set(StageStep::End(stage)));
@@ -321,21 +343,31 @@ fn stop_timer(stage: Stage) -> impl FnMut(ResMut<PassTimings>) {
     }
 }
 
-/// The key an engine caches schedules under: the running stages ([`running_stages`]) and,
-/// per running stage, the shape of its End step ([`end_kind`]).
-fn schedule_key(config: &PipelineConfig) -> u64 {
-    let stages = running_stages(config);
-    STAGES.iter().fold(stages as u64, |key, info| {
-        if stages & stage_bit(info.stage) == 0 {
-            return key;
-        }
+/// The key an engine caches schedules under: what [`build_schedule`] reads of the config
+/// (the passes, hence the running stages and what each stage's Begin step refreshes; the
+/// shape of each End step; whether stages are timed).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct ScheduleKey {
+    passes: crate::stage::PassSet,
+    /// Per stage, two bits: 0 no End step, 1 timer stop, 2 full ([`end_kind`]).
+    ends: u32,
+    time_passes: bool,
+}
+
+fn schedule_key(config: &PipelineConfig) -> ScheduleKey {
+    let ends = STAGES.iter().fold(0u32, |key, info| {
         let kind = match end_kind(config, info.stage) {
-            EndKind::None => 0u64,
+            EndKind::None => 0u32,
             EndKind::Timer => 1,
             EndKind::Full => 2,
         };
-        key | kind << (16 + 2 * info.stage as u32)
-    })
+        key | kind << (2 * info.stage as u32)
+    });
+    ScheduleKey {
+        passes: config.passes,
+        ends,
+        time_passes: config.time_passes,
+    }
 }
 
 /// The stages `config` runs that this build has a pass for, as a mask of [`stage_bit`]s:
@@ -401,9 +433,9 @@ pub struct Engine {
     /// The schedule for the current config's running stages.
     schedule: Schedule,
     /// Its cache key ([`schedule_key`]).
-    schedule_key: u64,
+    schedule_key: ScheduleKey,
     /// Schedules built for other keys, kept for when the config returns to them.
-    other_schedules: Vec<(u64, Schedule)>,
+    other_schedules: Vec<(ScheduleKey, Schedule)>,
     empty_symbols: Arc<SymbolTable>,
     baseline_entities: u32,
 }
