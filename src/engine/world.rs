@@ -284,10 +284,17 @@ fn set_symbols(world: &mut World, symbols: &Arc<SymbolTable>) {
     }
 }
 
-/// `dst = src` in place, as one slice copy (`SmallVec::clone_from` extends item by item).
+/// `dst = src` in place (`SmallVec::clone_from` and `extend_from_slice` cost about forty
+/// instructions for the usual zero, one or two values; pushes into the inline buffer, a few).
 fn copy_values<A: smallvec::Array<Item = Value>>(dst: &mut SmallVec<A>, src: &SmallVec<A>) {
     dst.clear();
-    dst.extend_from_slice(src);
+    if src.len() <= 2 {
+        for &v in src.iter() {
+            dst.push(v);
+        }
+    } else {
+        dst.extend_from_slice(src);
+    }
 }
 
 /// An instruction row to load: moved ([`InstData`]) or copied in place (`&InstData`).
