@@ -323,8 +323,7 @@ enum EndKind {
 }
 
 fn end_kind(config: &PipelineConfig, stage: Stage) -> EndKind {
-    if config.verifies_after(stage) || config.dump_after.is_some_and(|p| p.info().stage == stage)
-    {
+    if config.verifies_after(stage) || config.dump_after.is_some_and(|p| p.info().stage == stage) {
         EndKind::Full
     } else if config.time_passes {
         EndKind::Timer
