@@ -144,8 +144,10 @@ impl Imported {
     /// The first verifier error, located at its function's header.
     pub fn verify(&self) -> Result<(), ImportError> {
         let symbols = self.module.symbol_table();
+        // One verifier for the module: its CFG, dominator tree and tables are reused.
+        let mut verifier = crate::verify::Verifier::default();
         for f in &self.module.functions {
-            if let Some(e) = crate::verify::verify(f, &symbols).into_iter().next() {
+            if let Some(e) = verifier.verify(f, &symbols).into_iter().next() {
                 let (line, col) = self
                     .context
                     .headers
