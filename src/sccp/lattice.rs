@@ -55,10 +55,12 @@
 
 use crate::interp::Val;
 use crate::ir::{Const, ConstData, ConstKind, ConstPool, Symbol, Type};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
-/// A constant known to the solver.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+/// A constant known to the solver. Equality is structural (bit-identical), as derived; it
+/// is written out so that it inlines into the solver's meet (see [`LatticeValue`]'s).
+#[derive(Clone, Copy, Eq, Hash, Debug)]
+#[allow(clippy::derived_hash_with_manual_eq)] // `eq` is the structural equality `Hash` assumes
 pub enum Constant {
     /// A scalar with the interpreter's representation.
     Scalar(Val),
@@ -93,19 +95,25 @@ pub const MAX_AGG_CONSTS: usize = 1 << 16;
 #[derive(Clone, Default, Debug)]
 pub struct AggConsts {
     lists: Vec<Box<[Constant]>>,
-    index: HashMap<Box<[Constant]>, u32>,
+    index: FxHashMap<Box<[Constant]>, u32>,
     /// Member cells of the `Partial` aggregates.
     partials: Vec<Box<[LatticeValue]>>,
-    partial_index: HashMap<Box<[LatticeValue]>, u32>,
+    partial_index: FxHashMap<Box<[LatticeValue]>, u32>,
 }
 
 impl AggConsts {
-    /// Empties the table (keeping capacity).
+    /// Empties the table (keeping capacity). O(1) when it is already empty (most functions
+    /// have no aggregate constant; clearing a hash map that once grew rewrites all its
+    /// control bytes).
     pub fn clear(&mut self) {
-        self.lists.clear();
-        self.index.clear();
-        self.partials.clear();
-        self.partial_index.clear();
+        if !self.lists.is_empty() {
+            self.lists.clear();
+            self.index.clear();
+        }
+        if !self.partials.is_empty() {
+            self.partials.clear();
+            self.partial_index.clear();
+        }
     }
 
     /// The cell of an aggregate of type `ty` with these member cells, normalised (see the
@@ -286,6 +294,30 @@ impl AggConsts {
     }
 }
 
+impl PartialEq for Constant {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Constant::Scalar(a), Constant::Scalar(b)) => a == b,
+            (
+                Constant::Symbol {
+                    symbol: s,
+                    offset: o,
+                },
+                Constant::Symbol {
+                    symbol: t,
+                    offset: p,
+                },
+            ) => s == t && o == p,
+            (Constant::Address(a), Constant::Address(b)) => a == b,
+            (Constant::Aggregate { ty: s, id: i }, Constant::Aggregate { ty: t, id: j }) => {
+                i == j && s == t
+            }
+            _ => false,
+        }
+    }
+}
+
 impl Constant {
     /// The constant of a pool entry: scalars for integers, floats, `null` and `undef` (the
     /// zero of its type), symbols at offset 0, block addresses by handle. `None` for a
@@ -337,8 +369,11 @@ impl Constant {
     }
 }
 
-/// The lattice value of one SSA value (see the module doc for the drawing).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+/// The lattice value of one SSA value (see the module doc for the drawing). Equality is
+/// structural, as derived, written out to compare the variant first and inline (the solver
+/// compares cells on every update).
+#[derive(Clone, Copy, Eq, Hash, Debug, Default)]
+#[allow(clippy::derived_hash_with_manual_eq)] // `eq` is the structural equality `Hash` assumes
 pub enum LatticeValue {
     /// Top: not yet known to have any value (not executed so far).
     #[default]
@@ -355,6 +390,21 @@ pub enum LatticeValue {
     },
     /// Bottom: may take more than one value.
     Overdefined,
+}
+
+impl PartialEq for LatticeValue {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (LatticeValue::Unknown, LatticeValue::Unknown)
+            | (LatticeValue::Overdefined, LatticeValue::Overdefined) => true,
+            (LatticeValue::Const(a), LatticeValue::Const(b)) => a == b,
+            (LatticeValue::Partial { ty: s, id: i }, LatticeValue::Partial { ty: t, id: j }) => {
+                i == j && s == t
+            }
+            _ => false,
+        }
+    }
 }
 
 impl LatticeValue {
