@@ -237,11 +237,21 @@ impl AggConsts {
     }
 
     /// The constant of a pool entry, aggregates included (see [`Constant::of_pool`]).
+    #[inline]
     pub fn of_pool(&mut self, pool: &ConstPool, c: Const) -> Option<Constant> {
         let data = pool.try_get(c)?;
-        let Some(info) = data.ty.agg_info() else {
-            return Constant::of_pool(c, data);
-        };
+        if matches!(data.ty, Type::Agg(_)) {
+            self.aggregate_of_pool(pool, c, data)
+        } else {
+            Constant::of_pool(c, data)
+        }
+    }
+
+    /// [`AggConsts::of_pool`] of a pool entry of an aggregate type (out of line: most pool
+    /// constants are scalars).
+    #[inline(never)]
+    fn aggregate_of_pool(&mut self, pool: &ConstPool, c: Const, data: ConstData) -> Option<Constant> {
+        let info = data.ty.agg_info()?;
         let mut members = Vec::with_capacity(info.len());
         match data.kind {
             ConstKind::Aggregate(_) => {
@@ -322,16 +332,24 @@ impl Constant {
     /// The constant of a pool entry: scalars for integers, floats, `null` and `undef` (the
     /// zero of its type), symbols at offset 0, block addresses by handle. `None` for a
     /// constant that fits no value (a `void` constant, a kind that does not match its type).
+    /// The scalars are [`Val::from_const`]'s (with no symbol or block address), written out
+    /// here because the solver converts every pool entry of every function (a test checks
+    /// that the two agree).
+    #[inline]
     pub fn of_pool(c: Const, data: ConstData) -> Option<Constant> {
-        match data.kind {
-            ConstKind::SymbolAddr(symbol) if data.ty == Type::Ptr => {
-                Some(Constant::Symbol { symbol, offset: 0 })
+        let v = match (data.kind, data.ty) {
+            (_, Type::Void | Type::Agg(_)) => return None,
+            (ConstKind::SymbolAddr(symbol), Type::Ptr) => {
+                return Some(Constant::Symbol { symbol, offset: 0 })
             }
-            ConstKind::BlockAddr(_) if data.ty == Type::Ptr => Some(Constant::Address(c)),
-            _ => Val::from_const(data, |_| None, |_| None)
-                .ok()
-                .map(Constant::Scalar),
-        }
+            (ConstKind::BlockAddr(_), Type::Ptr) => return Some(Constant::Address(c)),
+            (ConstKind::Undef, t) => Val::uint(t, 0),
+            (ConstKind::Int(b), t) if t.is_int() || t == Type::Ptr => Val::uint(t, b),
+            (ConstKind::Float(b), t) if t.is_float() => Val::uint(t, b),
+            (ConstKind::Null, Type::Ptr) => Val::Ptr(0),
+            _ => return None,
+        };
+        Some(Constant::Scalar(v))
     }
 
     /// The pool entry describing this constant, interned into `pool` (scalars, symbols at
@@ -528,6 +546,54 @@ mod tests {
         assert!(!one.allows(two));
         assert!(!one.allows(LatticeValue::Unknown));
         assert!(!LatticeValue::Overdefined.allows(one));
+    }
+
+    /// [`Constant::of_pool`] gives the interpreter's value ([`Val::from_const`]) for every
+    /// scalar kind and type, and `None` where the interpreter rejects the constant.
+    #[test]
+    fn of_pool_matches_the_interpreter() {
+        let types = [
+            Type::Void,
+            Type::I1,
+            Type::I8,
+            Type::I16,
+            Type::I32,
+            Type::I64,
+            Type::I128,
+            Type::Int(24),
+            Type::F32,
+            Type::F64,
+            Type::F80,
+            Type::Ptr,
+        ];
+        let kinds = [
+            ConstKind::Undef,
+            ConstKind::Null,
+            ConstKind::Int(u128::MAX),
+            ConstKind::Int(5),
+            ConstKind::Float(0x4000_0000_0000_0000),
+            ConstKind::Float(u128::MAX),
+            ConstKind::SymbolAddr(Symbol::new(1)),
+            ConstKind::BlockAddr(crate::ir::Block::new(1)),
+            ConstKind::Aggregate(0),
+        ];
+        for ty in types {
+            for kind in kinds {
+                let data = ConstData { ty, kind };
+                let expected = match kind {
+                    ConstKind::SymbolAddr(symbol) if ty == Type::Ptr => {
+                        Some(Constant::Symbol { symbol, offset: 0 })
+                    }
+                    ConstKind::BlockAddr(_) if ty == Type::Ptr => {
+                        Some(Constant::Address(Const::new(0)))
+                    }
+                    _ => Val::from_const(data, |_| None, |_| None)
+                        .ok()
+                        .map(Constant::Scalar),
+                };
+                assert_eq!(Constant::of_pool(Const::new(0), data), expected, "{data:?}");
+            }
+        }
     }
 
     #[test]

@@ -99,8 +99,12 @@ impl RewriteStats {
 pub struct Rewriter {
     /// `repl[Value]`: the operand that replaces every use of the value.
     repl: Vec<Option<Operand>>,
-    /// Direct-mapped cache of constants already interned into this function's pool.
-    cache: Vec<Option<(Constant, Const)>>,
+    /// Direct-mapped cache of constants already interned into this function's pool: a
+    /// slot is valid for the apply whose `generation` it carries (so a new function needs
+    /// no clearing).
+    cache: Vec<(u32, Constant, Const)>,
+    /// Number of the current apply (0 marks an empty slot).
+    generation: u32,
     /// `resolved[Block]`: for a branch step 2 turned into a jump, the successor index it
     /// kept and the number of terminator successors it had (`(NONE, 0)` otherwise), so that
     /// step 5 knows which edges of the (pre-rewrite) CFG remain.
@@ -175,19 +179,25 @@ impl Rewriter {
         self.resolved.clear();
         self.resolved.resize(nb, (NONE, 0));
         // 1. Constant replacement table.
-        self.cache.clear();
-        self.cache.resize(CACHE_SLOTS, None);
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 || self.cache.len() != CACHE_SLOTS {
+            self.generation = 1;
+            self.cache.clear();
+            self.cache
+                .resize(CACHE_SLOTS, (0, Constant::Address(Const::new(0)), Const::new(0)));
+        }
+        let generation = self.generation;
         for (v, cell) in cells.iter().enumerate().take(nv) {
             if let LatticeValue::Const(k) = cell {
                 // Folded values repeat (0, 1, -1, ...): a small direct-mapped cache in front
                 // of the pool's hash map.
                 let slot = cache_slot(k);
                 let c = match self.cache[slot] {
-                    Some((key, c)) if key == *k => Some(c),
+                    (g, key, c) if g == generation && key == *k => Some(c),
                     _ => {
                         let c = aggregates.to_pool(*k, f.consts);
                         if let Some(c) = c {
-                            self.cache[slot] = Some((*k, c));
+                            self.cache[slot] = (generation, *k, c);
                         }
                         c
                     }
@@ -224,35 +234,32 @@ impl Rewriter {
                     stats.branches_resolved += 1;
                 }
             }
-            // 4. Folded instructions.
+            // 4. Folded instructions, and (4b) copies: uses of `v = copy x` read `x` (its
+            // definition dominates `v`'s). One walk: a copy's entry in `repl` is its own
+            // result's, which no other instruction's test reads.
             let (kinds, results, inst_dead) = (&*f.kinds, &*f.results, &mut *f.inst_dead);
             let insts = &mut f.block_insts[b];
-            let repl = &self.repl;
-            let before = insts.len();
-            insts.retain(|i| {
-                let folded = match results[i.index()].as_slice() {
-                    [v] => repl[v.index()].is_some(),
-                    _ => false,
-                };
-                let keep = !folded || kinds[i.index()].has_side_effects();
-                inst_dead[i.index()] |= !keep;
-                keep
-            });
-            stats.instructions_folded += (before - insts.len()) as u64;
-            // 4b. Copies: uses of `v = copy x` read `x` (its definition dominates `v`'s).
             let repl = &mut self.repl;
-            let before = insts.len();
-            insts.retain(
-                |i| match (&kinds[i.index()], results[i.index()].as_slice()) {
-                    (InstKind::Copy { src, .. }, [v]) => {
-                        repl[v.index()] = Some(*src);
-                        inst_dead[i.index()] = true;
-                        false
+            let (mut folded, mut copies) = (0, 0);
+            insts.retain(|i| {
+                let (kind, results) = (&kinds[i.index()], results[i.index()].as_slice());
+                let [v] = results else { return true };
+                if repl[v.index()].is_some() {
+                    if kind.has_side_effects() {
+                        return true;
                     }
-                    _ => true,
-                },
-            );
-            stats.copies_propagated += (before - insts.len()) as u64;
+                    folded += 1;
+                } else if let InstKind::Copy { src, .. } = kind {
+                    repl[v.index()] = Some(*src);
+                    copies += 1;
+                } else {
+                    return true;
+                }
+                inst_dead[i.index()] = true;
+                false
+            });
+            stats.instructions_folded += folded;
+            stats.copies_propagated += copies;
         }
         any_repl |= stats.copies_propagated > 0;
         // 5. Phi entries per remaining edge. Only edges this rewrite removed (resolved

@@ -221,12 +221,23 @@ impl Solver {
         // would cost every function (most uses in C code are addresses). `read_only` marks
         // the pool's addresses of read-only globals; `address` propagates "maybe" forward
         // through geps, pointer loads, phis, selects and copies in block order.
+        // One walk over the pool: the read-only marks and the cell of every constant.
         self.read_only_consts.clear();
-        self.read_only_consts.extend((0..consts.len()).map(|c| {
-            matches!(consts.get(crate::ir::Const::new(c)).kind,
-                ConstKind::SymbolAddr(s) if symbols.read_only(s).is_some())
-        }));
-        let fold_memory = self.read_only_consts.iter().any(|&r| r);
+        self.const_cells.clear();
+        self.result.aggregates.clear();
+        let aggregates = &mut self.result.aggregates;
+        let mut fold_memory = false;
+        for c in (0..consts.len()).map(crate::ir::Const::new) {
+            let read_only = matches!(consts.get(c).kind,
+                ConstKind::SymbolAddr(s) if symbols.read_only(s).is_some());
+            fold_memory |= read_only;
+            self.read_only_consts.push(read_only);
+            self.const_cells.push(
+                aggregates
+                    .of_pool(consts, c)
+                    .map_or(LatticeValue::Overdefined, LatticeValue::Const),
+            );
+        }
         self.fold_address.reset(ni);
         self.address.clear();
         if fold_memory {
@@ -397,8 +408,10 @@ impl Solver {
             }
         }
         // Prefix sums: use_start[v + 1] becomes the start of v's users.
-        for v in 0..nv {
-            self.use_start[v + 2] += self.use_start[v + 1];
+        let mut sum = 0;
+        for n in &mut self.use_start[1..] {
+            sum += *n;
+            *n = sum;
         }
         self.users.clear();
         self.users.resize(self.use_start[nv + 1] as usize, 0);
@@ -409,14 +422,6 @@ impl Solver {
             self.users[*at as usize] = user;
             *at += 1;
         }
-        self.const_cells.clear();
-        self.result.aggregates.clear();
-        let aggregates = &mut self.result.aggregates;
-        self.const_cells.extend((0..consts.len()).map(|c| {
-            aggregates
-                .of_pool(consts, crate::ir::Const::new(c))
-                .map_or(LatticeValue::Overdefined, LatticeValue::Const)
-        }));
         let r = &mut self.result;
         r.values.clear();
         r.values.resize(nv, LatticeValue::Unknown);
