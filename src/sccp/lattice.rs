@@ -250,7 +250,12 @@ impl AggConsts {
     /// [`AggConsts::of_pool`] of a pool entry of an aggregate type (out of line: most pool
     /// constants are scalars).
     #[inline(never)]
-    fn aggregate_of_pool(&mut self, pool: &ConstPool, c: Const, data: ConstData) -> Option<Constant> {
+    fn aggregate_of_pool(
+        &mut self,
+        pool: &ConstPool,
+        c: Const,
+        data: ConstData,
+    ) -> Option<Constant> {
         let info = data.ty.agg_info()?;
         let mut members = Vec::with_capacity(info.len());
         match data.kind {

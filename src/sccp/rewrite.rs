@@ -183,8 +183,10 @@ impl Rewriter {
         if self.generation == 0 || self.cache.len() != CACHE_SLOTS {
             self.generation = 1;
             self.cache.clear();
-            self.cache
-                .resize(CACHE_SLOTS, (0, Constant::Address(Const::new(0)), Const::new(0)));
+            self.cache.resize(
+                CACHE_SLOTS,
+                (0, Constant::Address(Const::new(0)), Const::new(0)),
+            );
         }
         let generation = self.generation;
         for (v, cell) in cells.iter().enumerate().take(nv) {
