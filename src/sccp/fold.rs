@@ -291,7 +291,7 @@ fn decided_binary(
     b: LatticeValue,
 ) -> Option<LatticeValue> {
     use crate::ir::BinaryOp as B;
-    if !ty.is_int() {
+    if !matches!(op, B::And | B::Mul | B::Or | B::URem | B::SRem) || !ty.is_int() {
         return None;
     }
     let bits = |c: LatticeValue| c.as_scalar().filter(|v| v.ty() == ty).map(|v| v.as_u128());
@@ -317,7 +317,8 @@ fn decided_icmp(
     b: LatticeValue,
 ) -> Option<LatticeValue> {
     use IntPredicate as P;
-    if !ty.is_int() {
+    // `eq` and `ne` have no extreme value that decides them.
+    if matches!(pred, P::Eq | P::Ne) || !ty.is_int() {
         return None;
     }
     let bits = |c: LatticeValue| c.as_scalar().filter(|v| v.ty() == ty).map(|v| v.as_u128());

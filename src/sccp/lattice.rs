@@ -55,10 +55,12 @@
 
 use crate::interp::Val;
 use crate::ir::{Const, ConstData, ConstKind, ConstPool, Symbol, Type};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
-/// A constant known to the solver.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+/// A constant known to the solver. Equality is structural (bit-identical), as derived; it
+/// is written out so that it inlines into the solver's meet (see [`LatticeValue`]'s).
+#[derive(Clone, Copy, Eq, Hash, Debug)]
+#[allow(clippy::derived_hash_with_manual_eq)] // `eq` is the structural equality `Hash` assumes
 pub enum Constant {
     /// A scalar with the interpreter's representation.
     Scalar(Val),
@@ -93,19 +95,25 @@ pub const MAX_AGG_CONSTS: usize = 1 << 16;
 #[derive(Clone, Default, Debug)]
 pub struct AggConsts {
     lists: Vec<Box<[Constant]>>,
-    index: HashMap<Box<[Constant]>, u32>,
+    index: FxHashMap<Box<[Constant]>, u32>,
     /// Member cells of the `Partial` aggregates.
     partials: Vec<Box<[LatticeValue]>>,
-    partial_index: HashMap<Box<[LatticeValue]>, u32>,
+    partial_index: FxHashMap<Box<[LatticeValue]>, u32>,
 }
 
 impl AggConsts {
-    /// Empties the table (keeping capacity).
+    /// Empties the table (keeping capacity). O(1) when it is already empty (most functions
+    /// have no aggregate constant; clearing a hash map that once grew rewrites all its
+    /// control bytes).
     pub fn clear(&mut self) {
-        self.lists.clear();
-        self.index.clear();
-        self.partials.clear();
-        self.partial_index.clear();
+        if !self.lists.is_empty() {
+            self.lists.clear();
+            self.index.clear();
+        }
+        if !self.partials.is_empty() {
+            self.partials.clear();
+            self.partial_index.clear();
+        }
     }
 
     /// The cell of an aggregate of type `ty` with these member cells, normalised (see the
@@ -229,11 +237,26 @@ impl AggConsts {
     }
 
     /// The constant of a pool entry, aggregates included (see [`Constant::of_pool`]).
+    #[inline]
     pub fn of_pool(&mut self, pool: &ConstPool, c: Const) -> Option<Constant> {
         let data = pool.try_get(c)?;
-        let Some(info) = data.ty.agg_info() else {
-            return Constant::of_pool(c, data);
-        };
+        if matches!(data.ty, Type::Agg(_)) {
+            self.aggregate_of_pool(pool, c, data)
+        } else {
+            Constant::of_pool(c, data)
+        }
+    }
+
+    /// [`AggConsts::of_pool`] of a pool entry of an aggregate type (out of line: most pool
+    /// constants are scalars).
+    #[inline(never)]
+    fn aggregate_of_pool(
+        &mut self,
+        pool: &ConstPool,
+        c: Const,
+        data: ConstData,
+    ) -> Option<Constant> {
+        let info = data.ty.agg_info()?;
         let mut members = Vec::with_capacity(info.len());
         match data.kind {
             ConstKind::Aggregate(_) => {
@@ -286,20 +309,52 @@ impl AggConsts {
     }
 }
 
+impl PartialEq for Constant {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Constant::Scalar(a), Constant::Scalar(b)) => a == b,
+            (
+                Constant::Symbol {
+                    symbol: s,
+                    offset: o,
+                },
+                Constant::Symbol {
+                    symbol: t,
+                    offset: p,
+                },
+            ) => s == t && o == p,
+            (Constant::Address(a), Constant::Address(b)) => a == b,
+            (Constant::Aggregate { ty: s, id: i }, Constant::Aggregate { ty: t, id: j }) => {
+                i == j && s == t
+            }
+            _ => false,
+        }
+    }
+}
+
 impl Constant {
     /// The constant of a pool entry: scalars for integers, floats, `null` and `undef` (the
     /// zero of its type), symbols at offset 0, block addresses by handle. `None` for a
     /// constant that fits no value (a `void` constant, a kind that does not match its type).
+    /// The scalars are [`Val::from_const`]'s (with no symbol or block address), written out
+    /// here because the solver converts every pool entry of every function (a test checks
+    /// that the two agree).
+    #[inline]
     pub fn of_pool(c: Const, data: ConstData) -> Option<Constant> {
-        match data.kind {
-            ConstKind::SymbolAddr(symbol) if data.ty == Type::Ptr => {
-                Some(Constant::Symbol { symbol, offset: 0 })
+        let v = match (data.kind, data.ty) {
+            (_, Type::Void | Type::Agg(_)) => return None,
+            (ConstKind::SymbolAddr(symbol), Type::Ptr) => {
+                return Some(Constant::Symbol { symbol, offset: 0 })
             }
-            ConstKind::BlockAddr(_) if data.ty == Type::Ptr => Some(Constant::Address(c)),
-            _ => Val::from_const(data, |_| None, |_| None)
-                .ok()
-                .map(Constant::Scalar),
-        }
+            (ConstKind::BlockAddr(_), Type::Ptr) => return Some(Constant::Address(c)),
+            (ConstKind::Undef, t) => Val::uint(t, 0),
+            (ConstKind::Int(b), t) if t.is_int() || t == Type::Ptr => Val::uint(t, b),
+            (ConstKind::Float(b), t) if t.is_float() => Val::uint(t, b),
+            (ConstKind::Null, Type::Ptr) => Val::Ptr(0),
+            _ => return None,
+        };
+        Some(Constant::Scalar(v))
     }
 
     /// The pool entry describing this constant, interned into `pool` (scalars, symbols at
@@ -337,8 +392,11 @@ impl Constant {
     }
 }
 
-/// The lattice value of one SSA value (see the module doc for the drawing).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+/// The lattice value of one SSA value (see the module doc for the drawing). Equality is
+/// structural, as derived, written out to compare the variant first and inline (the solver
+/// compares cells on every update).
+#[derive(Clone, Copy, Eq, Hash, Debug, Default)]
+#[allow(clippy::derived_hash_with_manual_eq)] // `eq` is the structural equality `Hash` assumes
 pub enum LatticeValue {
     /// Top: not yet known to have any value (not executed so far).
     #[default]
@@ -355,6 +413,21 @@ pub enum LatticeValue {
     },
     /// Bottom: may take more than one value.
     Overdefined,
+}
+
+impl PartialEq for LatticeValue {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (LatticeValue::Unknown, LatticeValue::Unknown)
+            | (LatticeValue::Overdefined, LatticeValue::Overdefined) => true,
+            (LatticeValue::Const(a), LatticeValue::Const(b)) => a == b,
+            (LatticeValue::Partial { ty: s, id: i }, LatticeValue::Partial { ty: t, id: j }) => {
+                i == j && s == t
+            }
+            _ => false,
+        }
+    }
 }
 
 impl LatticeValue {
@@ -478,6 +551,54 @@ mod tests {
         assert!(!one.allows(two));
         assert!(!one.allows(LatticeValue::Unknown));
         assert!(!LatticeValue::Overdefined.allows(one));
+    }
+
+    /// [`Constant::of_pool`] gives the interpreter's value ([`Val::from_const`]) for every
+    /// scalar kind and type, and `None` where the interpreter rejects the constant.
+    #[test]
+    fn of_pool_matches_the_interpreter() {
+        let types = [
+            Type::Void,
+            Type::I1,
+            Type::I8,
+            Type::I16,
+            Type::I32,
+            Type::I64,
+            Type::I128,
+            Type::Int(24),
+            Type::F32,
+            Type::F64,
+            Type::F80,
+            Type::Ptr,
+        ];
+        let kinds = [
+            ConstKind::Undef,
+            ConstKind::Null,
+            ConstKind::Int(u128::MAX),
+            ConstKind::Int(5),
+            ConstKind::Float(0x4000_0000_0000_0000),
+            ConstKind::Float(u128::MAX),
+            ConstKind::SymbolAddr(Symbol::new(1)),
+            ConstKind::BlockAddr(crate::ir::Block::new(1)),
+            ConstKind::Aggregate(0),
+        ];
+        for ty in types {
+            for kind in kinds {
+                let data = ConstData { ty, kind };
+                let expected = match kind {
+                    ConstKind::SymbolAddr(symbol) if ty == Type::Ptr => {
+                        Some(Constant::Symbol { symbol, offset: 0 })
+                    }
+                    ConstKind::BlockAddr(_) if ty == Type::Ptr => {
+                        Some(Constant::Address(Const::new(0)))
+                    }
+                    _ => Val::from_const(data, |_| None, |_| None)
+                        .ok()
+                        .map(Constant::Scalar),
+                };
+                assert_eq!(Constant::of_pool(Const::new(0), data), expected, "{data:?}");
+            }
+        }
     }
 
     #[test]

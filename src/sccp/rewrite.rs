@@ -48,8 +48,9 @@
 //! removed instruction's result is replaced; phis have one entry per incoming edge. So a
 //! function valid for the verifier before stays valid.
 //!
-//! Complexity: O(instructions + operands + blocks) plus O(phi entries * successors of the
-//! entry's block) for step 5, times the number of simplification rounds for step 6 (at most
+//! Complexity: O(instructions + operands + blocks), plus for step 5 (only when the CFG
+//! changed) O(phi entries) and O(successors of each distinct predecessor of a block with
+//! phis), plus for step 6 O(phi entries) times the number of simplification rounds (at most
 //! the longest chain of dependent phis, usually 1-2).
 
 use super::fold::{condition, resolved_successor};
@@ -60,7 +61,6 @@ use crate::ir::{
     Block, Body, Const, ConstPool, Inst, InstKind, IrRead, Operand, Target, Terminator, Value,
     ValueDef,
 };
-use smallvec::SmallVec;
 
 /// What the rewrite changed (reported as `sccp` statistics).
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -99,12 +99,20 @@ impl RewriteStats {
 pub struct Rewriter {
     /// `repl[Value]`: the operand that replaces every use of the value.
     repl: Vec<Option<Operand>>,
-    /// Direct-mapped cache of constants already interned into this function's pool.
-    cache: Vec<Option<(Constant, Const)>>,
+    /// Direct-mapped cache of constants already interned into this function's pool: a
+    /// slot is valid for the apply whose `generation` it carries (so a new function needs
+    /// no clearing).
+    cache: Vec<(u32, Constant, Const)>,
+    /// Number of the current apply (0 marks an empty slot).
+    generation: u32,
     /// `resolved[Block]`: for a branch step 2 turned into a jump, the successor index it
     /// kept and the number of terminator successors it had (`(NONE, 0)` otherwise), so that
     /// step 5 knows which edges of the (pre-rewrite) CFG remain.
     resolved: Vec<(u32, u32)>,
+    /// Step 5's scratch by predecessor block: (stamp, edges to the block being trimmed).
+    allowed: Vec<(u32, u32)>,
+    /// Step 5's scratch by predecessor block: (stamp, entries the phi being trimmed kept).
+    kept: Vec<(u32, u32)>,
     /// `uses[Value]`: remaining uses, for step 8.
     uses: Vec<u32>,
     /// Step 8's worklist of unused instructions to remove.
@@ -175,19 +183,27 @@ impl Rewriter {
         self.resolved.clear();
         self.resolved.resize(nb, (NONE, 0));
         // 1. Constant replacement table.
-        self.cache.clear();
-        self.cache.resize(CACHE_SLOTS, None);
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 || self.cache.len() != CACHE_SLOTS {
+            self.generation = 1;
+            self.cache.clear();
+            self.cache.resize(
+                CACHE_SLOTS,
+                (0, Constant::Address(Const::new(0)), Const::new(0)),
+            );
+        }
+        let generation = self.generation;
         for (v, cell) in cells.iter().enumerate().take(nv) {
             if let LatticeValue::Const(k) = cell {
                 // Folded values repeat (0, 1, -1, ...): a small direct-mapped cache in front
                 // of the pool's hash map.
                 let slot = cache_slot(k);
                 let c = match self.cache[slot] {
-                    Some((key, c)) if key == *k => Some(c),
+                    (g, key, c) if g == generation && key == *k => Some(c),
                     _ => {
                         let c = aggregates.to_pool(*k, f.consts);
                         if let Some(c) = c {
-                            self.cache[slot] = Some((*k, c));
+                            self.cache[slot] = (generation, *k, c);
                         }
                         c
                     }
@@ -224,35 +240,32 @@ impl Rewriter {
                     stats.branches_resolved += 1;
                 }
             }
-            // 4. Folded instructions.
+            // 4. Folded instructions, and (4b) copies: uses of `v = copy x` read `x` (its
+            // definition dominates `v`'s). One walk: a copy's entry in `repl` is its own
+            // result's, which no other instruction's test reads.
             let (kinds, results, inst_dead) = (&*f.kinds, &*f.results, &mut *f.inst_dead);
             let insts = &mut f.block_insts[b];
-            let repl = &self.repl;
-            let before = insts.len();
-            insts.retain(|i| {
-                let folded = match results[i.index()].as_slice() {
-                    [v] => repl[v.index()].is_some(),
-                    _ => false,
-                };
-                let keep = !folded || kinds[i.index()].has_side_effects();
-                inst_dead[i.index()] |= !keep;
-                keep
-            });
-            stats.instructions_folded += (before - insts.len()) as u64;
-            // 4b. Copies: uses of `v = copy x` read `x` (its definition dominates `v`'s).
             let repl = &mut self.repl;
-            let before = insts.len();
-            insts.retain(
-                |i| match (&kinds[i.index()], results[i.index()].as_slice()) {
-                    (InstKind::Copy { src, .. }, [v]) => {
-                        repl[v.index()] = Some(*src);
-                        inst_dead[i.index()] = true;
-                        false
+            let (mut folded, mut copies) = (0, 0);
+            insts.retain(|i| {
+                let (kind, results) = (&kinds[i.index()], results[i.index()].as_slice());
+                let [v] = results else { return true };
+                if repl[v.index()].is_some() {
+                    if kind.has_side_effects() {
+                        return true;
                     }
-                    _ => true,
-                },
-            );
-            stats.copies_propagated += (before - insts.len()) as u64;
+                    folded += 1;
+                } else if let InstKind::Copy { src, .. } = kind {
+                    repl[v.index()] = Some(*src);
+                    copies += 1;
+                } else {
+                    return true;
+                }
+                inst_dead[i.index()] = true;
+                false
+            });
+            stats.instructions_folded += folded;
+            stats.copies_propagated += copies;
         }
         any_repl |= stats.copies_propagated > 0;
         // 5. Phi entries per remaining edge. Only edges this rewrite removed (resolved
@@ -260,7 +273,7 @@ impl Rewriter {
         // function each phi has one entry per predecessor edge, so when the CFG did not
         // change (most functions) the step is skipped.
         if stats.cfg_changed() {
-            trim_phi_entries(f, cfg, &self.resolved);
+            trim_phi_entries(f, cfg, &self.resolved, &mut self.allowed, &mut self.kept);
         }
         // 6. Phi simplification, to a fixpoint.
         loop {
@@ -408,45 +421,62 @@ impl Rewriter {
 
 /// Step 5 of [`Rewriter::apply`]: each phi keeps, per predecessor, as many entries as the
 /// rewritten CFG has edges from it (the first ones). `cfg` is the CFG before the rewrite and
-/// `resolved` says which branches became jumps (see [`Rewriter::resolved`]).
-fn trim_phi_entries(f: &mut Body<'_>, cfg: &Cfg, resolved: &[(u32, u32)]) {
-    let mut counts: SmallVec<[(Block, u32); 4]> = SmallVec::new();
-    for b in 0..f.num_blocks() {
+/// `resolved` says which branches became jumps (see [`Rewriter::resolved`]). `allowed` and
+/// `kept` are scratch tables by predecessor, valid where their stamp is the current block's
+/// (`allowed`: the edge count) or phi's (`kept`: entries kept so far), so that a phi with
+/// many entries costs O(entries), not O(entries * predecessors).
+fn trim_phi_entries(
+    f: &mut Body<'_>,
+    cfg: &Cfg,
+    resolved: &[(u32, u32)],
+    allowed: &mut Vec<(u32, u32)>,
+    kept: &mut Vec<(u32, u32)>,
+) {
+    let nb = f.num_blocks();
+    allowed.clear();
+    allowed.resize(nb, (0, 0));
+    kept.clear();
+    kept.resize(nb, (0, 0));
+    let (mut block_stamp, mut phi_stamp) = (0u32, 0u32);
+    for b in 0..nb {
         if f.block_dead[b] {
             continue;
         }
-        counts.clear();
+        block_stamp += 1;
         for i in f.block_insts[b].iter() {
             let InstKind::Phi { incoming, .. } = &f.kinds[i.index()] else {
                 break;
             };
             for &(p, _) in incoming {
-                if !counts.iter().any(|(q, _)| *q == p) {
-                    counts.push((p, edges_between(f, cfg, resolved, p, Block::new(b))));
+                // A predecessor out of range has no edge (its entries all go).
+                if let Some(a) = allowed.get_mut(p.index()) {
+                    if a.0 != block_stamp {
+                        *a = (
+                            block_stamp,
+                            edges_between(f, cfg, resolved, p, Block::new(b)),
+                        );
+                    }
                 }
             }
-        }
-        if counts.is_empty() {
-            continue;
         }
         for i in f.block_insts[b].iter() {
             let InstKind::Phi { incoming, .. } = &mut f.kinds[i.index()] else {
                 break;
             };
-            let mut kept: SmallVec<[(Block, u32); 4]> = SmallVec::new();
+            phi_stamp += 1;
             incoming.retain(|(p, _)| {
-                let allowed = counts.iter().find(|(q, _)| q == p).map_or(0, |c| c.1);
-                match kept.iter_mut().find(|(q, _)| q == p) {
-                    Some((_, n)) if *n < allowed => {
-                        *n += 1;
-                        true
-                    }
-                    Some(_) => false,
-                    None if allowed > 0 => {
-                        kept.push((*p, 1));
-                        true
-                    }
-                    None => false,
+                let Some(&(_, allowed)) = allowed.get(p.index()) else {
+                    return false;
+                };
+                let k = &mut kept[p.index()];
+                if k.0 != phi_stamp {
+                    *k = (phi_stamp, 0);
+                }
+                if k.1 < allowed {
+                    k.1 += 1;
+                    true
+                } else {
+                    false
                 }
             });
         }

@@ -7,11 +7,16 @@
 //!    (`Overdefined`); no edge executable; the entry block is made reachable, which queues
 //!    its instructions and terminator.
 //! 2. *CFG-edge worklist*: an edge that becomes executable makes its target reachable (first
-//!    time: queue all its instructions and its terminator) or else re-queues the target's
-//!    phis, which now have one more executable incoming edge.
-//! 3. *SSA worklist*: an item is an instruction or a block's terminator. An instruction in a
-//!    reachable block is evaluated ([`eval_inst`], phis over executable incoming edges only);
-//!    if its cell changes, every user of the value is queued. An evaluation that yields
+//!    time: queue all its instructions and its terminator) or else queues the phi entries of
+//!    the target that the edge makes live.
+//! 3. *SSA worklist*: an item is an instruction, a phi entry or a block's terminator. An
+//!    instruction in a reachable block is evaluated ([`eval_inst`], phis over executable
+//!    incoming edges only); if its cell changes, every user of the value is queued (a phi
+//!    user as the entry that reads the value). A phi entry item, when the entry is live,
+//!    meets the entry's cell into the phi's cell: a phi's cell is the meet of its live
+//!    entries seen so far and cells only move down, so meeting the one new input is the
+//!    same as re-evaluating every entry (aggregate cells, which meet member by member,
+//!    re-evaluate the phi instead). An evaluation that yields
 //!    `Unknown` (an operand has no value yet) leaves the cell as it is: with the rules where
 //!    one constant operand decides (`x | -1`), a cell can be `Const` before all its operands
 //!    are known, and it must not move back up (LLVM's solver behaves the same way). A terminator marks the edges its
@@ -38,8 +43,9 @@
 //! [`Cfg`] computed for it; it never builds a CFG. Edge ids are `succ_start[b] + i` over the
 //! CFG's successor lists (copied into the result, which stands alone for
 //! [`SccpResult::describe`]); the function is read once into dense scratch: the block of
-//! every listed instruction, def-use lists in CSR form (users are instructions or
-//! terminators), and the lattice cell of every pool constant.
+//! every listed instruction, def-use lists in CSR form (users are instructions, phi entries
+//! or terminators), the phi entries each edge makes live (CSR by edge id), and the lattice
+//! cell of every pool constant.
 //! A def-use list holds only the users whose evaluation reads operand cells (phis, the kinds
 //! [`eval_inst`] folds, conditional terminators): stores, calls, `ret` and the like are
 //! `Overdefined` or take every edge whatever their operands are, so the visit that follows
@@ -57,10 +63,14 @@
 //! reachable; the entry block is reachable (checked by [`SccpResult::validate`] in debug
 //! builds).
 //!
-//! Complexity: O(instructions + operands + edges) to read the function; each cell changes at
-//! most twice and each change re-queues its users, each edge is marked once and queues the
-//! target's phis once, so the fixpoint is O(uses + edges * phis-per-block) evaluations, each
-//! O(operands) (phi entries: O(successors of the predecessor)).
+//! Complexity: O(instructions + operands + edges + phi entries * successors of the entry's
+//! predecessor) to read the function; each cell changes at most twice (an aggregate's:
+//! at most members + 2 times) and each change re-queues its users, each edge is marked once
+//! and queues the phi entries it makes live once, so the fixpoint is O(uses + phi entries)
+//! evaluations, each O(operands) except phi entry items, O(1) (O(successors of the
+//! predecessor) with duplicate edges); a phi is evaluated over all its entries only when
+//! its block becomes reachable (and for aggregates). Worklist items carry the kind in two
+//! high bits, so instruction, block and phi entry indices are below 2^30.
 
 use super::fold::{condition, eval_inst, resolved_successor};
 use super::lattice::LatticeValue;
@@ -79,6 +89,9 @@ const NONE: u32 = u32::MAX;
 const MULTI: u32 = u32::MAX - 1;
 /// Worklist and user-list items with this bit set name a block's terminator.
 const TERM: u32 = 1 << 31;
+/// Worklist and user-list items with this bit set (and not [`TERM`]) name a phi entry, by
+/// its index in `phi_edge`: one more input to meet into the phi's cell.
+const PHI: u32 = 1 << 30;
 
 /// The SCCP solver with its reusable scratch (see the module doc).
 #[derive(Default, Debug)]
@@ -98,11 +111,21 @@ pub struct Solver {
     read_only_consts: Vec<bool>,
     /// Phis of live blocks, collected by pass 1.
     phis: Vec<u32>,
-    /// `phi_first[Inst]` (phis only): where the phi's entries start in `phi_edge`.
+    /// `phi_first[Inst]` (phis only; sized on the first phi, stale elsewhere): where the
+    /// phi's entries start in `phi_edge`.
     phi_first: Vec<u32>,
     /// Per phi entry: the id of the one edge from its predecessor to the phi's block,
     /// `NONE` if there is no such edge, `MULTI` if there are several.
     phi_edge: Vec<u32>,
+    /// Per phi entry: the phi.
+    entry_phi: Vec<u32>,
+    /// Phi entries made live by each edge: `edge_entry_start[e]..edge_entry_start[e + 1]`
+    /// indexes `edge_entries` (empty when the function has no phi).
+    edge_entry_start: Vec<u32>,
+    /// Phi entry indices, grouped by edge.
+    edge_entries: Vec<u32>,
+    /// (edge, entry) pairs collected while mapping entries to edges.
+    edge_pairs: Vec<(u32, u32)>,
     /// Queued edge ids.
     edge_work: Vec<u32>,
     /// Queued instructions and terminators.
@@ -198,12 +221,23 @@ impl Solver {
         // would cost every function (most uses in C code are addresses). `read_only` marks
         // the pool's addresses of read-only globals; `address` propagates "maybe" forward
         // through geps, pointer loads, phis, selects and copies in block order.
+        // One walk over the pool: the read-only marks and the cell of every constant.
         self.read_only_consts.clear();
-        self.read_only_consts.extend((0..consts.len()).map(|c| {
-            matches!(consts.get(crate::ir::Const::new(c)).kind,
-                ConstKind::SymbolAddr(s) if symbols.read_only(s).is_some())
-        }));
-        let fold_memory = self.read_only_consts.iter().any(|&r| r);
+        self.const_cells.clear();
+        self.result.aggregates.clear();
+        let aggregates = &mut self.result.aggregates;
+        let mut fold_memory = false;
+        for c in (0..consts.len()).map(crate::ir::Const::new) {
+            let read_only = matches!(consts.get(c).kind,
+                ConstKind::SymbolAddr(s) if symbols.read_only(s).is_some());
+            fold_memory |= read_only;
+            self.read_only_consts.push(read_only);
+            self.const_cells.push(
+                aggregates
+                    .of_pool(consts, c)
+                    .map_or(LatticeValue::Overdefined, LatticeValue::Const),
+            );
+        }
         self.fold_address.reset(ni);
         self.address.clear();
         if fold_memory {
@@ -225,6 +259,8 @@ impl Solver {
         self.use_start.resize(nv + 2, 0);
         self.pairs.clear();
         self.phis.clear();
+        // Phi entries, numbered in block order as pass 1 meets the phis.
+        let mut entries = 0usize;
         let live = |b: Block| b.index() < nb && !f.is_block_dead(b);
         // The CFG skipped (and counted) edges to missing blocks; find the first to report it.
         let check_edges = cfg.invalid_edges() > 0;
@@ -269,15 +305,28 @@ impl Solver {
                         self.fold_address.insert(i.index());
                     }
                     let listed = depends_on_operands(kind, results, fold_address);
-                    if matches!(kind, InstKind::Phi { .. }) {
+                    // A phi's users are its entries (`PHI | entry`): a changed operand cell
+                    // is met into the phi's cell alone, not the whole phi re-evaluated.
+                    let mut user = i.0;
+                    if let InstKind::Phi { incoming, .. } = kind {
+                        if self.phi_first.len() < ni {
+                            self.phi_first.resize(ni, 0);
+                        }
+                        self.phi_first[i.index()] = entries as u32;
+                        user = PHI | entries as u32;
+                        entries += incoming.len();
                         self.phis.push(i.0);
                     }
                     kind.for_each_operand(|o| {
                         if let Some(v) = check_use(o, f, &mut bad_value) {
                             if listed {
                                 self.use_start[v as usize + 2] += 1;
-                                pairs.push((v, i.0));
+                                pairs.push((v, user));
                             }
+                        }
+                        // The next phi entry (for_each_operand lists a phi's entries in order).
+                        if user & PHI != 0 {
+                            user += 1;
                         }
                     });
                 }
@@ -306,17 +355,21 @@ impl Solver {
             r.succ_start.push(r.succ_block.len() as u32);
         }
         // Phi entries to edge ids, so that evaluating a phi tests one bit per entry instead
-        // of scanning its predecessor's successors (a `switch` can have hundreds).
-        self.phi_first.clear();
-        self.phi_first.resize(ni, 0);
+        // of scanning its predecessor's successors (a `switch` can have hundreds), and edge
+        // ids to the phi entries they make live (every edge from the entry's predecessor to
+        // the phi's block; phis with one result only, the others are `Overdefined` from
+        // their first visit).
         self.phi_edge.clear();
+        self.entry_phi.clear();
+        self.edge_pairs.clear();
         for &i in &self.phis {
             let b = self.inst_block[i as usize] as usize;
-            self.phi_first[i as usize] = self.phi_edge.len() as u32;
             let InstKind::Phi { incoming, .. } = f.inst_kind(Inst(i)) else {
                 continue;
             };
+            let single = f.inst_results(Inst(i)).len() == 1;
             for &(p, _) in incoming {
+                let x = self.phi_edge.len() as u32;
                 let mut e = NONE;
                 if let (Some(&s), Some(&t)) =
                     (r.succ_start.get(p.index()), r.succ_start.get(p.index() + 1))
@@ -324,15 +377,41 @@ impl Solver {
                     for k in s..t {
                         if r.succ_block[k as usize].index() == b {
                             e = if e == NONE { k } else { MULTI };
+                            if single {
+                                self.edge_pairs.push((k, x));
+                            }
                         }
                     }
                 }
                 self.phi_edge.push(e);
+                self.entry_phi.push(i);
+            }
+        }
+        debug_assert_eq!(self.phi_edge.len(), entries);
+        // Counting sort of the (edge, entry) pairs by edge (entries stay in block order).
+        self.edge_entry_start.clear();
+        self.edge_entries.clear();
+        if !self.edge_pairs.is_empty() {
+            let ne = r.succ_block.len();
+            self.edge_entry_start.resize(ne + 2, 0);
+            for &(e, _) in &self.edge_pairs {
+                self.edge_entry_start[e as usize + 2] += 1;
+            }
+            for e in 0..ne {
+                self.edge_entry_start[e + 2] += self.edge_entry_start[e + 1];
+            }
+            self.edge_entries.resize(self.edge_pairs.len(), 0);
+            for &(e, x) in &self.edge_pairs {
+                let at = &mut self.edge_entry_start[e as usize + 1];
+                self.edge_entries[*at as usize] = x;
+                *at += 1;
             }
         }
         // Prefix sums: use_start[v + 1] becomes the start of v's users.
-        for v in 0..nv {
-            self.use_start[v + 2] += self.use_start[v + 1];
+        let mut sum = 0;
+        for n in &mut self.use_start[1..] {
+            sum += *n;
+            *n = sum;
         }
         self.users.clear();
         self.users.resize(self.use_start[nv + 1] as usize, 0);
@@ -343,14 +422,6 @@ impl Solver {
             self.users[*at as usize] = user;
             *at += 1;
         }
-        self.const_cells.clear();
-        self.result.aggregates.clear();
-        let aggregates = &mut self.result.aggregates;
-        self.const_cells.extend((0..consts.len()).map(|c| {
-            aggregates
-                .of_pool(consts, crate::ir::Const::new(c))
-                .map_or(LatticeValue::Overdefined, LatticeValue::Const)
-        }));
         let r = &mut self.result;
         r.values.clear();
         r.values.resize(nv, LatticeValue::Unknown);
@@ -396,12 +467,17 @@ impl Solver {
                 while let Some(e) = self.edge_work.pop() {
                     let t = self.result.succ_block[e as usize].index();
                     if self.result.reachable.contains(t) {
-                        // One more executable incoming edge: re-evaluate the phis.
-                        for &i in f.block_insts(Block::new(t)) {
-                            if !matches!(f.inst_kind(i), InstKind::Phi { .. }) {
-                                break;
-                            }
-                            self.work.push(i.0);
+                        // One more executable incoming edge: meet the phi entries it makes
+                        // live into their phis.
+                        if let (Some(&s), Some(&end)) = (
+                            self.edge_entry_start.get(e as usize),
+                            self.edge_entry_start.get(e as usize + 1),
+                        ) {
+                            self.work.extend(
+                                self.edge_entries[s as usize..end as usize]
+                                    .iter()
+                                    .map(|&x| PHI | x),
+                            );
                         }
                     } else {
                         self.reach(f, t);
@@ -410,6 +486,8 @@ impl Solver {
                 while let Some(item) = self.work.pop() {
                     if item & TERM != 0 {
                         self.visit_terminator(f, (item & !TERM) as usize);
+                    } else if item & PHI != 0 {
+                        self.visit_phi_entry(f, symbols, (item & !PHI) as usize);
                     } else {
                         self.visit_inst(f, symbols, item as usize);
                     }
@@ -428,7 +506,7 @@ impl Solver {
                     continue;
                 }
                 let t = f.terminator(Block::new(b));
-                if condition(t).is_some_and(|c| self.cell(c) == LatticeValue::Unknown) {
+                if condition(t).is_some_and(|c| matches!(self.cell(c), LatticeValue::Unknown)) {
                     self.forced.insert(b);
                     self.work.push(TERM | b as u32);
                     forced_any = true;
@@ -500,7 +578,7 @@ impl Solver {
         // with many predecessors are re-queued for every new executable edge; this makes all
         // but the first visits after they reach the bottom O(1).)
         if let [v] = d.results {
-            if self.result.values[v.index()] == LatticeValue::Overdefined {
+            if matches!(self.result.values[v.index()], LatticeValue::Overdefined) {
                 return;
             }
         }
@@ -524,7 +602,7 @@ impl Solver {
                         } else {
                             acc.meet(c)
                         };
-                        if acc == LatticeValue::Overdefined {
+                        if matches!(acc, LatticeValue::Overdefined) {
                             break;
                         }
                     }
@@ -551,6 +629,48 @@ impl Solver {
         }
     }
 
+    /// Meets phi entry `x` (its operand's cell, if the entry is live) into its phi's cell:
+    /// the entry's edge became executable, or its operand's cell changed. The phi's cell is
+    /// the meet of its live entries so far, and cells only move down, so meeting the one
+    /// new input gives the same cell as re-evaluating every entry (O(1) instead of
+    /// O(entries): phis of a block with many predecessors see one item per new edge).
+    /// Aggregate cells, which meet member by member through the table, re-evaluate the
+    /// whole phi instead.
+    fn visit_phi_entry(&mut self, f: &impl IrRead, symbols: &SymbolTable, x: usize) {
+        let i = self.entry_phi[x] as usize;
+        let b = self.inst_block[i];
+        // A phi of a block not reachable yet is evaluated in full when it becomes so.
+        if b == NONE || !self.result.reachable.contains(b as usize) {
+            return;
+        }
+        let inst = Inst::new(i);
+        let (InstKind::Phi { incoming, .. }, [v]) = (f.inst_kind(inst), f.inst_results(inst))
+        else {
+            return;
+        };
+        let old = self.result.values[v.index()];
+        if matches!(old, LatticeValue::Overdefined) {
+            return;
+        }
+        let Some(&(p, o)) = incoming.get(x - self.phi_first[i] as usize) else {
+            return;
+        };
+        let live = match self.phi_edge[x] {
+            NONE => false,
+            MULTI => self.pred_edge_executable(p, b as usize),
+            e => self.result.executable.contains(e as usize),
+        };
+        if !live {
+            return;
+        }
+        let c = self.cell(o);
+        if old.aggregate_type().is_some() || c.aggregate_type().is_some() {
+            self.visit_inst(f, symbols, i);
+        } else {
+            self.set(*v, old.meet(c));
+        }
+    }
+
     /// True if some edge from `p` to block `b` is executable.
     #[inline]
     fn pred_edge_executable(&self, p: Block, b: usize) -> bool {
@@ -570,7 +690,7 @@ impl Solver {
         // (With the absorbing rules, `x | -1` can be `Const(-1)` while `x` is `Unknown`;
         // when the `-1` later drops to `Overdefined`, the evaluation waits on `x` again, and
         // the cell keeps its value until `x` arrives, as in LLVM's solver.)
-        if old == new || new == LatticeValue::Unknown {
+        if matches!(new, LatticeValue::Unknown) || old == new {
             return;
         }
         if !old.allows(new) {
@@ -578,7 +698,7 @@ impl Solver {
             self.result.monotonicity_violations += 1;
             return;
         }
-        if old == LatticeValue::Unknown {
+        if matches!(old, LatticeValue::Unknown) {
             self.entries += 1;
         }
         self.result.values[v.index()] = new;
