@@ -146,7 +146,7 @@ impl Candidates {
     /// A load (`def` false) or store (`def` true) of type `ty` through slot `s`'s pointer,
     /// instruction `i` in block `b`: volatile and type-punned accesses reject the slot;
     /// otherwise the access is recorded. Returns true if it was recorded.
-    #[inline]
+    #[inline(always)]
     fn memory_access(
         &mut self,
         s: usize,

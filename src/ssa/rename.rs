@@ -410,6 +410,10 @@ impl Renamer {
                 Operand::Const(_) => None,
             }
         };
+        let n = f.num_blocks();
+        if (0..n).all(|b| self.visited[b] || f.block_dead[b]) {
+            return;
+        }
         // Promoted loads there read zero (taken from the scan's access list: a load's
         // result may be used in any unreachable block, before or after its own).
         for &(s, b, i) in &c.accesses {
@@ -422,7 +426,6 @@ impl Renamer {
                 }
             }
         }
-        let n = f.num_blocks();
         for b in 0..n {
             if self.visited[b] || f.block_dead[b] {
                 continue;
