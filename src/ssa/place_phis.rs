@@ -5,16 +5,19 @@
 //! result values (their incoming entries are filled by the renamer into a flat table).
 //!
 //! Algorithm, per slot:
-//! 1. **Liveness** (pruning): the blocks where the slot is live-in, by a backward worklist
+//! 1. **Placement**: DF+(defining blocks) (Cytron et al. 1991, iterated with the dominance
+//!    frontiers of Cooper, Harvey and Kennedy 2001), restricted to live-in blocks (step 2).
+//!    Phis at the iterated frontier where the slot is dead are counted as pruned. Because
+//!    the candidate set is minimal SSA's (the defining blocks, without the implicit entry
+//!    definition) and pruning only removes, the phi count is at most minimal SSA's.
+//! 2. **Liveness** (pruning): the blocks where the slot is live-in, by a backward worklist
 //!    from the blocks where it is upward-exposed (read before any definition in the block)
 //!    over predecessor edges, not crossing blocks that define it or hold its alloca (the
 //!    alloca yields a fresh slot each time it executes, so it kills the old value).
-//!    A slot that is never read gets no phi at all.
-//! 2. **Placement**: DF+(defining blocks) (Cytron et al. 1991, iterated with the dominance
-//!    frontiers of Cooper, Harvey and Kennedy 2001), restricted to live-in blocks. Phis at
-//!    the iterated frontier where the slot is dead are counted as pruned. Because the
-//!    candidate set is minimal SSA's (the defining blocks, without the implicit entry
-//!    definition) and pruning only removes, the phi count is at most minimal SSA's.
+//!    A slot that is never read gets no phi at all. Only the DF+ blocks that could get a
+//!    phi (reachable, not the entry) need an answer: with none the worklist is not run, and
+//!    it stops as soon as all of them are found live (live-in sets only grow, so the
+//!    answers are those of the whole region).
 //! 3. **asm goto**: a block that defines a slot after an `asm goto` sends different values
 //!    along its goto edges (the definitions before the asm) and its other edges; its goto
 //!    labels become phi sites too (if live-in), so each edge carries its own value.
@@ -35,7 +38,9 @@
 use super::promotable::{Candidates, NONE};
 use super::{Mem2RegStats, Reject, MAX_PHI_COPY_COST};
 use crate::analysis::{Cfg, DominanceFrontiers, IdfScratch};
-use crate::ir::{Block, Body, Inst, InstKind, IrRead, Operand, Value, ValueData, ValueDef};
+use crate::ir::{
+    Block, Body, Const, Inst, InstKind, IrRead, Operand, Type, Value, ValueData, ValueDef,
+};
 use smallvec::SmallVec;
 
 /// One phi to insert.
@@ -67,6 +72,9 @@ pub(crate) struct PhiPlan {
     live: Vec<u32>,
     /// `kill[b] == epoch`: the current slot is defined (or allocated) in `b`.
     kill: Vec<u32>,
+    /// `site[b] == epoch`: `b` is a reachable non-entry block of the current slot's DF+,
+    /// where liveness decides whether a phi goes.
+    site: Vec<u32>,
     epoch: u32,
     worklist: Vec<Block>,
     idf_in: Vec<Block>,
@@ -134,6 +142,8 @@ impl PhiPlan {
         self.live.resize(n, 0);
         self.kill.clear();
         self.kill.resize(n, 0);
+        self.site.clear();
+        self.site.resize(n, 0);
         self.epoch = 0;
         c.defs.sort_unstable();
         c.uses.sort_unstable();
@@ -159,26 +169,6 @@ impl PhiPlan {
             }
             self.epoch += 1;
             let epoch = self.epoch;
-            // Liveness: backward from upward-exposed uses, stopped by kills.
-            self.kill[slot.block.index()] = epoch;
-            for &(_, b) in &c.defs[d0..di] {
-                self.kill[b as usize] = epoch;
-            }
-            for &(_, b) in &c.uses[u0..ui] {
-                if self.live[b as usize] != epoch {
-                    self.live[b as usize] = epoch;
-                    self.worklist.push(Block(b));
-                }
-            }
-            while let Some(b) = self.worklist.pop() {
-                for &p in cfg.preds(b) {
-                    let pi = p.index();
-                    if self.live[pi] != epoch && self.kill[pi] != epoch && cfg.is_reachable(p) {
-                        self.live[pi] = epoch;
-                        self.worklist.push(p);
-                    }
-                }
-            }
             // Placement: DF+ of the defining blocks (plus late asm-goto labels).
             self.idf_in.clear();
             self.idf_in
@@ -200,6 +190,45 @@ impl PhiPlan {
                         self.idf_out.push(l);
                     }
                 }
+            }
+            // The sites liveness must decide: reachable non-entry blocks of DF+.
+            let mut undecided = 0usize;
+            for &b in &self.idf_out {
+                if b.index() != 0 && cfg.is_reachable(b) && self.site[b.index()] != epoch {
+                    self.site[b.index()] = epoch;
+                    undecided += 1;
+                }
+            }
+            // Liveness: backward from upward-exposed uses, stopped by kills; it stops as
+            // soon as every site is known live (the rest of the region decides nothing).
+            if undecided > 0 {
+                self.kill[slot.block.index()] = epoch;
+                for &(_, b) in &c.defs[d0..di] {
+                    self.kill[b as usize] = epoch;
+                }
+                for &(_, b) in &c.uses[u0..ui] {
+                    if self.live[b as usize] != epoch {
+                        self.live[b as usize] = epoch;
+                        self.worklist.push(Block(b));
+                        if self.site[b as usize] == epoch {
+                            undecided -= 1;
+                        }
+                    }
+                }
+                while undecided > 0 {
+                    let Some(b) = self.worklist.pop() else { break };
+                    for &p in cfg.preds(b) {
+                        let pi = p.index();
+                        if self.live[pi] != epoch && self.kill[pi] != epoch && cfg.is_reachable(p) {
+                            self.live[pi] = epoch;
+                            self.worklist.push(p);
+                            if self.site[pi] == epoch {
+                                undecided -= 1;
+                            }
+                        }
+                    }
+                }
+                self.worklist.clear();
             }
             let mut cost = 0usize;
             for &b in &self.idf_out {
@@ -229,12 +258,21 @@ impl PhiPlan {
             self.sites
                 .retain(|&(s, _)| c.slots[s as usize].reject.is_none());
         }
-        // Forget rejected slots: from here on `slot_of` names promoted slots only.
+        // Forget rejected slots: from here on `slot_of` names promoted slots only. Zeros
+        // are interned once per type (most slots share a handful of types).
+        let mut zeros: SmallVec<[(Type, Const); 8]> = SmallVec::new();
         for slot in c.slots.iter_mut() {
             if slot.reject.is_some() {
                 c.slot_of[slot.value.index()] = NONE;
             } else {
-                slot.zero = f.consts.zero(slot.ty);
+                slot.zero = match zeros.iter().find(|z| z.0 == slot.ty) {
+                    Some(z) => z.1,
+                    None => {
+                        let z = f.consts.zero(slot.ty);
+                        zeros.push((slot.ty, z));
+                        z
+                    }
+                };
             }
         }
         self.sites.sort_unstable_by_key(|&(s, b)| (b, s));
@@ -248,16 +286,23 @@ impl PhiPlan {
         let n = f.num_blocks();
         self.phi_start.clear();
         self.phi_start.resize(n + 1, 0);
+        let mut reuse = c.accesses.len();
         for &(s, b) in &self.sites {
             self.phi_start[b as usize + 1] += 1;
             let slot = &c.slots[s as usize];
             let block = Block(b);
             // Reuse the table entry of a load or store that renaming removes (it is
-            // overwritten only after renaming has read it), or append one.
+            // overwritten only after renaming has read it), or append one. The access
+            // list itself stays: renaming reads it (unreachable loads).
             let inst = loop {
-                match c.accesses.pop() {
-                    Some((s2, i)) if c.slots[s2 as usize].reject.is_none() => break i,
-                    Some(_) => continue,
+                match reuse.checked_sub(1) {
+                    Some(r) => {
+                        reuse = r;
+                        let (s2, _, i) = c.accesses[r];
+                        if c.slots[s2 as usize].reject.is_none() {
+                            break i;
+                        }
+                    }
                     None => {
                         break f.push_inst(
                             InstKind::Phi {

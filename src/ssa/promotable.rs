@@ -96,9 +96,10 @@ pub(crate) struct Candidates {
     pub late_goto: Vec<(u32, u32)>,
     /// Phis that were in the function before (their operands are rewritten at the end).
     pub old_phis: Vec<Inst>,
-    /// (slot, instruction) of every accepted load and store: those of promoted slots are
-    /// removed by renaming, and their table entries are reused for the phis.
-    pub accesses: Vec<(u32, Inst)>,
+    /// (slot, block, instruction) of every accepted load and store, in scan order: those
+    /// of promoted slots are removed by renaming, and their table entries are reused for
+    /// the phis.
+    pub accesses: Vec<(u32, u32, Inst)>,
     /// `dyn_alloca`s in live blocks (never slots; counted for the statistics).
     pub dynamic: u64,
 }
@@ -118,17 +119,20 @@ impl Candidates {
         self.dynamic = 0;
     }
 
-    fn reject(&mut self, v: Value, why: Reject) {
-        if let Some(&s) = self.slot_of.get(v.index()) {
-            if s != NONE {
-                let slot = &mut self.slots[s as usize];
-                if slot.reject.is_none() {
-                    slot.reject = Some(why);
+    /// Rejects the slot whose alloca value `op` is (if any) for `why`, unless it already
+    /// has a reason.
+    #[inline]
+    fn reject_operand(&mut self, op: Operand, why: Reject) {
+        if let Operand::Value(v) = op {
+            if let Some(&s) = self.slot_of.get(v.index()) {
+                if s != NONE {
+                    self.slots[s as usize].reject.get_or_insert(why);
                 }
             }
         }
     }
 
+    #[inline]
     fn slot(&self, op: Operand) -> Option<usize> {
         match op {
             Operand::Value(v) => match self.slot_of.get(v.index()) {
@@ -142,6 +146,7 @@ impl Candidates {
     /// A load (`def` false) or store (`def` true) of type `ty` through slot `s`'s pointer,
     /// instruction `i` in block `b`: volatile and type-punned accesses reject the slot;
     /// otherwise the access is recorded. Returns true if it was recorded.
+    #[inline(always)]
     fn memory_access(
         &mut self,
         s: usize,
@@ -159,12 +164,13 @@ impl Candidates {
             false
         } else {
             self.access(s, b, def);
-            self.accesses.push((s as u32, i));
+            self.accesses.push((s as u32, b, i));
             true
         }
     }
 
     /// Records an access of slot `s` in block `b`: `def` for a definition.
+    #[inline]
     fn access(&mut self, s: usize, b: u32, def: bool) {
         let slot = &mut self.slots[s];
         if slot.last_block != b {
@@ -195,59 +201,62 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
         c.slot_of.resize(f.values.len(), NONE);
     }
     let nparams = f.info.signature.params.len();
-    // Pass 1: the allocas.
+    let (kinds, results) = (f.kinds, f.results);
+    let nblocks = f.num_blocks();
+    // Pass 1: the allocas (operation column only, results of allocas alone).
     let mut entry_allocas = 0usize;
-    for (bi, block) in f.blocks().enumerate() {
-        if block.dead {
+    for bi in 0..nblocks {
+        if f.block_dead[bi] {
             continue;
         }
-        for &i in block.insts {
-            let d = f.inst(i);
-            if matches!(d.kind, InstKind::DynAlloca { .. }) {
-                c.dynamic += 1;
-                continue;
-            }
-            if let InstKind::Alloca {
-                ty, size, volatile, ..
-            } = *d.kind
-            {
-                let Some(&value) = d.results.first() else {
-                    continue;
-                };
-                let is_param = bi == 0 && entry_allocas < nparams;
-                if bi == 0 {
-                    entry_allocas += 1;
+        for &i in &f.block_insts[bi] {
+            match kinds[i.index()] {
+                InstKind::DynAlloca { .. } => c.dynamic += 1,
+                InstKind::Alloca {
+                    ty, size, volatile, ..
+                } => {
+                    let Some(&value) = results[i.index()].first() else {
+                        continue;
+                    };
+                    let is_param = bi == 0 && entry_allocas < nparams;
+                    if bi == 0 {
+                        entry_allocas += 1;
+                    }
+                    let reject = if !promotable_size(ty, size as u64) || !ty.is_value() {
+                        Some(Reject::Size)
+                    } else if volatile {
+                        Some(Reject::Volatile)
+                    } else if is_param && params == ParamAllocas::Skip {
+                        Some(Reject::ParamSkipped)
+                    } else {
+                        None
+                    };
+                    c.slot_of[value.index()] = c.slots.len() as u32;
+                    c.slots.push(Slot {
+                        value,
+                        block: Block::new(bi),
+                        ty,
+                        zero: Const(0),
+                        reject,
+                        is_param,
+                        has_def: false,
+                        last_block: NONE,
+                        killed: false,
+                        def_recorded: false,
+                        use_recorded: false,
+                    });
                 }
-                let reject = if !promotable_size(ty, size as u64) || !ty.is_value() {
-                    Some(Reject::Size)
-                } else if volatile {
-                    Some(Reject::Volatile)
-                } else if is_param && params == ParamAllocas::Skip {
-                    Some(Reject::ParamSkipped)
-                } else {
-                    None
-                };
-                c.slot_of[value.index()] = c.slots.len() as u32;
-                c.slots.push(Slot {
-                    value,
-                    block: Block::new(bi),
-                    ty,
-                    zero: Const(0),
-                    reject,
-                    is_param,
-                    has_def: false,
-                    last_block: NONE,
-                    killed: false,
-                    def_recorded: false,
-                    use_recorded: false,
-                });
+                _ => {}
             }
         }
     }
     if c.slots.is_empty() {
-        for block in f.blocks().filter(|b| !b.dead) {
-            for &i in block.insts {
-                if matches!(f.kinds[i.index()], InstKind::Phi { .. }) {
+        for bi in 0..nblocks {
+            if f.block_dead[bi] {
+                continue;
+            }
+            for &i in &f.block_insts[bi] {
+                if matches!(kinds[i.index()], InstKind::Phi { .. }) {
                     c.old_phis.push(i);
                 }
             }
@@ -255,17 +264,25 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
         return;
     }
     // Pass 2: every use of an alloca value.
-    for (bi, block) in f.blocks().enumerate() {
-        if block.dead {
+    for bi in 0..nblocks {
+        if f.block_dead[bi] {
             continue;
         }
         let b = bi as u32;
         let mut goto_seen = false;
-        for &i in block.insts {
-            let d = f.inst(i);
-            match d.kind {
+        for &i in &f.block_insts[bi] {
+            match &kinds[i.index()] {
+                InstKind::Binary { lhs, rhs, .. }
+                | InstKind::Icmp { lhs, rhs, .. }
+                | InstKind::Fcmp { lhs, rhs, .. } => {
+                    c.reject_operand(*lhs, Reject::EscapeOther);
+                    c.reject_operand(*rhs, Reject::EscapeOther);
+                }
+                InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => {
+                    c.reject_operand(*arg, Reject::EscapeOther);
+                }
                 InstKind::Alloca { .. } => {
-                    if let Some(s) = d.results.first().and_then(|&v| c.slot(v.into())) {
+                    if let Some(s) = results[i.index()].first().and_then(|&v| c.slot(v.into())) {
                         // The alloca kills: a fresh slot each time it executes.
                         let slot = &mut c.slots[s];
                         slot.last_block = b;
@@ -287,9 +304,7 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
                     ptr,
                     volatile,
                 } => {
-                    if let Operand::Value(v) = value {
-                        c.reject(*v, Reject::EscapeStoredValue);
-                    }
+                    c.reject_operand(*value, Reject::EscapeStoredValue);
                     if let Some(s) = c.slot(*ptr) {
                         if c.memory_access(s, *ty, *volatile, b, i, true) && goto_seen {
                             c.late_goto.push((s as u32, b));
@@ -298,9 +313,7 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
                 }
                 InstKind::InlineAsm(asm) => {
                     for input in &asm.inputs {
-                        if let Operand::Value(v) = input.value {
-                            c.reject(v, Reject::EscapeAsmInput);
-                        }
+                        c.reject_operand(input.value, Reject::EscapeAsmInput);
                     }
                     let has_goto = !asm.goto_labels.is_empty();
                     // Outputs of an asm goto are defined after its goto edges leave.
@@ -324,42 +337,28 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
                     }
                 }
                 InstKind::Gep { base, indices, .. } => {
-                    if let Operand::Value(v) = base {
-                        c.reject(*v, Reject::EscapeGep);
-                    }
-                    for (idx, _) in indices {
-                        if let Operand::Value(v) = idx {
-                            c.reject(*v, Reject::EscapeOther);
-                        }
+                    c.reject_operand(*base, Reject::EscapeGep);
+                    for &(idx, _) in indices {
+                        c.reject_operand(idx, Reject::EscapeOther);
                     }
                 }
                 InstKind::Call { callee, args, .. } => {
-                    if let crate::ir::Callee::Indirect(Operand::Value(v)) = callee {
-                        c.reject(*v, Reject::EscapeCall);
+                    if let crate::ir::Callee::Indirect(p) = callee {
+                        c.reject_operand(*p, Reject::EscapeCall);
                     }
-                    for a in args {
-                        if let Operand::Value(v) = a {
-                            c.reject(*v, Reject::EscapeCall);
-                        }
+                    for &a in args {
+                        c.reject_operand(a, Reject::EscapeCall);
                     }
                 }
                 kind => {
                     if matches!(kind, InstKind::Phi { .. }) {
                         c.old_phis.push(i);
                     }
-                    kind.for_each_operand(|op| {
-                        if let Operand::Value(v) = op {
-                            c.reject(v, Reject::EscapeOther);
-                        }
-                    });
+                    kind.for_each_operand(|op| c.reject_operand(op, Reject::EscapeOther));
                 }
             }
         }
-        block.terminator.for_each_operand(|op| {
-            if let Operand::Value(v) = op {
-                c.reject(v, Reject::EscapeTerminator);
-            }
-        });
+        f.terminators[bi].for_each_operand(|op| c.reject_operand(op, Reject::EscapeTerminator));
     }
     if !c.late_goto.is_empty() {
         c.late_goto.sort_unstable();

@@ -25,8 +25,9 @@
 //! Cleanup: promoted allocas, loads and stores are unlisted from their blocks, except that
 //! promoted parameter allocas stay in the entry block (002: the backend finds parameter
 //! allocas by position). Blocks unreachable from the entry are not walked: their promoted
-//! loads read zero, their promoted stores and allocas are removed, and their other
-//! instructions are rewritten like the rest. Phis that were in the function before are
+//! loads read zero (found through the scan's access list, before any of those blocks is
+//! rewritten, as a use may come in an earlier block), their promoted stores and allocas are
+//! removed, and their other instructions are rewritten like the rest. Phis that were in the function before are
 //! rewritten last (their operands may come from blocks walked later). Placed phis are
 //! written into their instruction entries at the very end: most reuse the entries of
 //! removed loads and stores, which the walk must still read as loads and stores.
@@ -102,6 +103,15 @@ fn rewrite(repl: &[Operand], op: &mut Operand, phis: (u32, u32)) -> bool {
         }
     }
     false
+}
+
+/// Rewrites every operand of `kind` through `repl` ([`rewrite`]); true if one now names a
+/// placed phi.
+#[inline]
+fn rewrite_operands(kind: &mut InstKind, repl: &[Operand], phis: (u32, u32)) -> bool {
+    let mut hit = false;
+    kind.for_each_operand_mut(|op| hit |= rewrite(repl, op, phis));
+    hit
 }
 
 impl Renamer {
@@ -382,10 +392,7 @@ impl Renamer {
             }
             _ => {}
         }
-        let (repl, ph) = (&self.repl, self.phi_vals);
-        let mut hit = false;
-        f.kinds[row].for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
-        if hit {
+        if rewrite_operands(&mut f.kinds[row], &self.repl, self.phi_vals) {
             self.phi_user_insts.push(i);
         }
         true
@@ -404,61 +411,61 @@ impl Renamer {
             }
         };
         let n = f.num_blocks();
-        let mut any = false;
-        for b in 0..n {
-            if self.visited[b] || f.block_dead[b] {
+        if (0..n).all(|b| self.visited[b] || f.block_dead[b]) {
+            return;
+        }
+        // Promoted loads there read zero (taken from the scan's access list: a load's
+        // result may be used in any unreachable block, before or after its own).
+        for &(s, b, i) in &c.accesses {
+            if self.visited[b as usize] || c.slots[s as usize].reject.is_some() {
                 continue;
             }
-            any = true;
-            for &i in &f.block_insts[b] {
-                let d = f.inst(i);
-                if let InstKind::Load { ptr, .. } = d.kind {
-                    if let (Some(s), Some(&r)) = (slot_of(*ptr), d.results.first()) {
-                        self.repl[r.index()] = Operand::Const(c.slots[s].zero);
-                    }
+            if let InstKind::Load { .. } = f.kinds[i.index()] {
+                if let Some(&r) = f.results[i.index()].first() {
+                    self.repl[r.index()] = Operand::Const(c.slots[s as usize].zero);
                 }
             }
-        }
-        if !any {
-            return;
         }
         for b in 0..n {
             if self.visited[b] || f.block_dead[b] {
                 continue;
             }
             let mut insts = std::mem::take(&mut f.block_insts[b]);
-            insts.retain(|&i| {
+            let mut w = 0;
+            for r in 0..insts.len() {
+                let i = insts[r];
                 let row = i.index();
                 let removed = match &f.kinds[row] {
-                    InstKind::Load { ptr, .. } => slot_of(*ptr).is_some(),
-                    InstKind::Store { ptr, .. } => slot_of(*ptr).is_some(),
+                    InstKind::Load { ptr, .. } if slot_of(*ptr).is_some() => {
+                        stats.loads_removed += 1;
+                        true
+                    }
+                    InstKind::Store { ptr, .. } if slot_of(*ptr).is_some() => {
+                        stats.stores_removed += 1;
+                        true
+                    }
                     InstKind::Alloca { .. } => f.results[row]
                         .first()
                         .and_then(|&v| slot_of(v.into()))
                         .is_some(),
+                    InstKind::InlineAsm(_) => {
+                        // A register output into a promoted slot becomes a dead result.
+                        convert_asm_outputs(f, i, &slot_of, &mut SmallVec::new());
+                        false
+                    }
                     _ => false,
                 };
                 if removed {
-                    match f.kinds[row] {
-                        InstKind::Load { .. } => stats.loads_removed += 1,
-                        InstKind::Store { .. } => stats.stores_removed += 1,
-                        _ => {}
-                    }
                     f.inst_dead[row] = true;
-                    return false;
+                    continue;
                 }
-                if matches!(f.kinds[row], InstKind::InlineAsm(_)) {
-                    // A register output into a promoted slot becomes a dead result.
-                    convert_asm_outputs(f, i, &slot_of, &mut SmallVec::new());
-                }
-                let (repl, ph) = (&self.repl, self.phi_vals);
-                let mut hit = false;
-                f.kinds[row].for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
-                if hit {
+                if rewrite_operands(&mut f.kinds[row], &self.repl, self.phi_vals) {
                     self.phi_user_insts.push(i);
                 }
-                true
-            });
+                insts[w] = i;
+                w += 1;
+            }
+            insts.truncate(w);
             let (repl, ph) = (&self.repl, self.phi_vals);
             let mut hit = false;
             f.terminators[b].for_each_operand_mut(|op| hit |= rewrite(repl, op, ph));
