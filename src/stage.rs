@@ -492,7 +492,14 @@ pub struct PassStats(pub Vec<Stat>);
 impl PassStats {
     /// Adds `value` to the counter `pass`/`name` (creating it at zero).
     pub fn add(&mut self, pass: &'static str, name: &'static str, value: u64) {
-        match self.0.iter_mut().find(|s| s.pass == pass && s.name == name) {
+        // Names are static strings: the same literal is usually the same pointer, so the
+        // pointer test settles most comparisons before the text is compared.
+        let same = |a: &'static str, b: &'static str| std::ptr::eq(a, b) || a == b;
+        match self
+            .0
+            .iter_mut()
+            .find(|s| same(s.name, name) && same(s.pass, pass))
+        {
             Some(s) => s.value += value,
             None => self.0.push(Stat { pass, name, value }),
         }

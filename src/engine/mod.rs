@@ -524,7 +524,13 @@ impl Engine {
         let function = self.loader.take(&mut self.world);
         let diagnostics = std::mem::take(&mut self.world.resource_mut::<Diagnostics>().0);
         let dumps = std::mem::take(&mut self.world.resource_mut::<Dumps>().0);
-        let stats = std::mem::take(&mut self.world.resource_mut::<PassStats>().0);
+        // The next function reports about as many statistics: keep that capacity (the list
+        // would otherwise regrow from empty on every function).
+        let stats = {
+            let mut stats = self.world.resource_mut::<PassStats>();
+            let capacity = stats.0.len();
+            std::mem::replace(&mut stats.0, Vec::with_capacity(capacity))
+        };
         let mut t = self.world.resource_mut::<PassTimings>();
         let timings = std::mem::take(&mut t.per_stage);
         FunctionRun {
