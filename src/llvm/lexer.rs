@@ -1,8 +1,10 @@
 //! Tokenizer for LLVM 14 textual IR.
 //!
-//! Turns the whole source into a `Vec<Token>` in one forward pass. Tokens carry byte spans
-//! into the source plus the 1-based line and column of their first character, so every later
-//! error can name its position and export can copy source text verbatim. Lexing is total:
+//! Turns the whole source into a [`Lexed`]: a `Vec<Token>` and a table of line starts, in one
+//! forward pass. Tokens carry byte spans into the source (so export can copy source text
+//! verbatim) and whether they start a new line; a token's line and column are looked up in
+//! the line table only when an error names them ([`Lexed::line_col`]), which keeps a token at
+//! 12 bytes (clang's `.ll` has a token per 2.3 bytes of input). Lexing is total:
 //! a character that starts no token, or a string the input ends inside, becomes a
 //! [`Tok::Error`] token that the parser reports (an unterminated string's token runs to the
 //! end of the input). Comments (`;` to end of line) are
@@ -78,19 +80,56 @@ pub enum Tok {
     Eof,
 }
 
-/// A token: kind, byte span and position of its first character.
+/// A token: kind, byte span and whether it starts a line.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Token {
     /// Kind.
     pub kind: Tok,
+    /// True if the token's first character is on a later line than the previous token's
+    /// first character (true for the first token). Items, labels and instructions are
+    /// grouped by lines with this flag.
+    pub nl: bool,
     /// Byte offset of the first character.
     pub start: u32,
     /// Byte offset one past the last character.
     pub end: u32,
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column (in bytes).
-    pub col: u32,
+}
+
+impl Token {
+    /// An end-of-input token at byte offset `at`.
+    pub fn eof(at: u32) -> Token {
+        Token {
+            kind: Tok::Eof,
+            nl: false,
+            start: at,
+            end: at,
+        }
+    }
+}
+
+/// The tokens of a source and the byte offsets where its lines start.
+#[derive(Clone, Debug, Default)]
+pub struct Lexed {
+    /// The tokens, ending with [`Tok::Eof`].
+    pub toks: Vec<Token>,
+    /// Byte offset of the first character of each line: `lines[0] == 0`, then one entry after
+    /// every newline (including newlines inside strings).
+    pub lines: Vec<u32>,
+}
+
+impl Lexed {
+    /// The 1-based line and column (in bytes) of byte offset `at`.
+    pub fn line_col(&self, at: u32) -> (u32, u32) {
+        line_col(&self.lines, at)
+    }
+}
+
+/// The 1-based line and column (in bytes) of byte offset `at`, given the line-start table
+/// `lines` of [`Lexed`] (binary search: O(log lines)).
+pub fn line_col(lines: &[u32], at: u32) -> (u32, u32) {
+    let k = lines.partition_point(|&s| s <= at).max(1);
+    let start = lines.get(k - 1).copied().unwrap_or(0);
+    (k as u32, at.saturating_sub(start) + 1)
 }
 
 /// Character class bits of [`CLASS`].
@@ -136,24 +175,29 @@ fn is_ident_start(c: u8) -> bool {
 }
 
 /// Tokenizes `src` (see the module doc).
-pub fn lex(src: &str) -> Vec<Token> {
+pub fn lex(src: &str) -> Lexed {
     let s = src.as_bytes();
     // Offsets are u32: cap the input so spans always fit.
     let n = s.len().min(u32::MAX as usize - 1);
     // clang's `.ll` has about one token per 2.3 bytes (jq: 2.7M tokens in 6.1 MB): reserve
     // for one per 2, so the vector is not regrown (and copied) on the way.
     let mut toks = Vec::with_capacity(n / 2 + 1);
+    // About one line per 30 bytes.
+    let mut lines = Vec::with_capacity(n / 24 + 1);
+    lines.push(0u32);
     let mut i = 0usize;
+    // Lines started so far (the line of the next character), and the line of the previous
+    // token's first character (0 before the first token).
     let mut line = 1u32;
-    let mut line_start = 0usize;
+    let mut prev_line = 0u32;
     // Scans a quoted string starting at `j` (the opening quote); returns the index after the
-    // closing quote (or `n` if the input ends first), counting newlines.
-    let scan_str = |mut j: usize, line: &mut u32, line_start: &mut usize| -> usize {
+    // closing quote (or `n` if the input ends first), recording newlines.
+    let scan_str = |mut j: usize, line: &mut u32, lines: &mut Vec<u32>| -> usize {
         j += 1;
         while j < n && s[j] != b'"' {
             if s[j] == b'\n' {
                 *line += 1;
-                *line_start = j + 1;
+                lines.push((j + 1) as u32);
             }
             j += 1;
         }
@@ -170,7 +214,7 @@ pub fn lex(src: &str) -> Vec<Token> {
         if c == b'\n' {
             line += 1;
             i += 1;
-            line_start = i;
+            lines.push(i as u32);
             continue;
         }
         if c == b';' {
@@ -178,8 +222,8 @@ pub fn lex(src: &str) -> Vec<Token> {
             continue;
         }
         let start = i;
-        let tline = line;
-        let col = (i - line_start + 1) as u32;
+        let nl = line != prev_line;
+        prev_line = line;
         let kind;
         match c {
             b'%' | b'@' | b'!' | b'#' | b'$' => {
@@ -187,7 +231,7 @@ pub fn lex(src: &str) -> Vec<Token> {
                 let mut unterminated = false;
                 if j < n && s[j] == b'"' && c != b'!' && c != b'#' {
                     let q = j;
-                    j = scan_str(j, &mut line, &mut line_start);
+                    j = scan_str(j, &mut line, &mut lines);
                     unterminated = !closed(q, j);
                 } else if c == b'#' {
                     while j < n && s[j].is_ascii_digit() {
@@ -217,14 +261,13 @@ pub fn lex(src: &str) -> Vec<Token> {
                 i = j;
             }
             b'"' => {
-                let j = scan_str(i, &mut line, &mut line_start);
+                let j = scan_str(i, &mut line, &mut lines);
                 if j < n && s[j] == b':' {
                     toks.push(Token {
                         kind: Tok::Label,
+                        nl,
                         start: start as u32,
                         end: j as u32,
-                        line: tline,
-                        col,
                     });
                     i = j + 1;
                     continue;
@@ -233,7 +276,7 @@ pub fn lex(src: &str) -> Vec<Token> {
                 i = j;
             }
             b'c' if i + 1 < n && s[i + 1] == b'"' => {
-                let j = scan_str(i + 1, &mut line, &mut line_start);
+                let j = scan_str(i + 1, &mut line, &mut lines);
                 kind = if closed(i + 1, j) {
                     Tok::CStr
                 } else {
@@ -268,20 +311,18 @@ pub fn lex(src: &str) -> Vec<Token> {
                         if j < n && s[j] == b':' && j > i + 1 {
                             toks.push(Token {
                                 kind: Tok::Label,
+                                nl,
                                 start: start as u32,
                                 end: j as u32,
-                                line: tline,
-                                col,
                             });
                             i = j + 1;
                             continue;
                         }
                         toks.push(Token {
                             kind: Tok::Error,
+                            nl,
                             start: start as u32,
                             end: (i + 1) as u32,
-                            line: tline,
-                            col,
                         });
                         i += 1;
                         continue;
@@ -313,10 +354,9 @@ pub fn lex(src: &str) -> Vec<Token> {
                         if k < n && s[k] == b':' {
                             toks.push(Token {
                                 kind: Tok::Label,
+                                nl,
                                 start: start as u32,
                                 end: k as u32,
-                                line: tline,
-                                col,
                             });
                             i = k + 1;
                             continue;
@@ -346,10 +386,9 @@ pub fn lex(src: &str) -> Vec<Token> {
                 if j < n && s[j] == b':' {
                     toks.push(Token {
                         kind: Tok::Label,
+                        nl,
                         start: start as u32,
                         end: j as u32,
-                        line: tline,
-                        col,
                     });
                     i = j + 1;
                     continue;
@@ -385,20 +424,18 @@ pub fn lex(src: &str) -> Vec<Token> {
         }
         toks.push(Token {
             kind,
+            nl,
             start: start as u32,
             end: i as u32,
-            line: tline,
-            col,
         });
     }
     toks.push(Token {
         kind: Tok::Eof,
+        nl: line != prev_line,
         start: n as u32,
         end: n as u32,
-        line,
-        col: (n - line_start + 1) as u32,
     });
-    toks
+    Lexed { toks, lines }
 }
 
 /// Decodes an LLVM string body (without quotes): `\\` is a backslash, `\XY` a hex byte.
@@ -446,7 +483,7 @@ mod tests {
     use super::*;
 
     fn kinds(s: &str) -> Vec<Tok> {
-        lex(s).iter().map(|t| t.kind).collect()
+        lex(s).toks.iter().map(|t| t.kind).collect()
     }
 
     #[test]
@@ -467,8 +504,13 @@ mod tests {
             kinds("for.cond: %\"a b\" -7 \u{e9}"),
             vec![Label, LocalVar, Int, Error, Eof]
         );
-        let t = lex("a\n  b");
-        assert_eq!((t[1].line, t[1].col), (2, 3));
+        let l = lex("a\n  b \"x\ny\" c\n");
+        assert_eq!(l.line_col(l.toks[1].start), (2, 3));
+        assert_eq!(l.line_col(l.toks[3].start), (3, 4));
+        assert_eq!(l.line_col(l.toks[4].start), (4, 1));
+        let nl: Vec<bool> = l.toks.iter().map(|t| t.nl).collect();
+        assert_eq!(nl, [true, true, false, true, true]);
+        assert_eq!(std::mem::size_of::<Token>(), 12);
     }
 
     #[test]

@@ -288,14 +288,16 @@ fn split_items(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
     let mut items = Vec::new();
     let mut depth = 0i64;
     let mut start = 0usize;
-    let mut prev_line = 0u32;
+    let bytes = src.as_bytes();
     for (i, t) in toks.iter().enumerate() {
         if t.kind == Tok::Eof {
             break;
         }
-        let line_start = t.line != prev_line;
+        let line_start = t.nl || i == 0;
+        // In column 1: at the start of the input or right after a newline.
+        let col1 = t.start == 0 || bytes.get(t.start as usize - 1) == Some(&b'\n');
         let forced = line_start
-            && t.col == 1
+            && col1
             && t.kind == Tok::Ident
             && matches!(
                 src.get(t.start as usize..t.end as usize),
@@ -311,7 +313,6 @@ fn split_items(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
             Tok::RParen | Tok::RBracket | Tok::RBrace => depth -= 1,
             _ => {}
         }
-        prev_line = t.line;
     }
     let end = toks.len().saturating_sub(1);
     if end > start {
@@ -426,6 +427,7 @@ fn parse_header<'a>(
         rparen_end
     };
     let tail = c.src.get(rparen_end..tail_end).unwrap_or("").to_string();
+    let (line, col) = c.line_col(first);
     Ok((
         FnHeader {
             head,
@@ -433,8 +435,8 @@ fn parse_header<'a>(
             params,
             varargs,
             tail,
-            line: first.line,
-            col: first.col,
+            line,
+            col,
         },
         name,
         name_tok,
@@ -502,9 +504,10 @@ enum SymDef {
 
 /// Imports LLVM 14 text (see the module doc). `file` names the source in errors.
 pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported, ImportError> {
-    let toks = lexer::lex(src);
-    let items = split_items(src, &toks);
-    let whole = Cursor::new(src, &toks);
+    let lexed = lexer::lex(src);
+    let (toks, lines) = (&lexed.toks[..], &lexed.lines[..]);
+    let items = split_items(src, toks);
+    let whole = Cursor::new(src, toks, lines);
     let defined = validate::collect_defined(&whole, &items).map_err(|e| fatal(file, e))?;
     validate::check_module_flags(&whole, &items).map_err(|e| fatal(file, e))?;
     let mut ctx = LlvmContext {
@@ -524,7 +527,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             && toks[a + 1].kind == Tok::Eq
             && src.get(toks[a + 2].start as usize..toks[a + 2].end as usize) == Some("type")
         {
-            let mut c = Cursor::new(src, &toks[a..b]);
+            let mut c = Cursor::new(src, &toks[a..b], lines);
             let name = c.name(toks[a]).into_owned();
             c.pos = 3;
             let body = if c.eat_word("opaque") {
@@ -543,14 +546,14 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
     for (k, &(a, b)) in items.iter().enumerate() {
         let t = toks[a];
         let word = src.get(t.start as usize..t.end as usize).unwrap_or("");
-        let mut c = Cursor::new(src, &toks[a..b]);
+        let mut c = Cursor::new(src, &toks[a..b], lines);
         let (name, def, name_tok) = match (t.kind, word) {
             (Tok::Ident, "define") | (Tok::Ident, "declare") => {
                 let (header, name, name_tok, pnames) =
                     parse_header(&mut c, &defined).map_err(|e| fatal(file, e))?;
                 if let Some(n) = layouts.undefined_name(&header.fn_type()) {
                     let msg = format!("use of undefined type %{n}");
-                    return Err(fatal(file, PErr::new(name_tok.line, name_tok.col, msg)));
+                    return Err(fatal(file, c.perr(name_tok, msg)));
                 }
                 ctx.symbol_types
                     .insert(name.clone(), LType::Ptr(Arc::new(header.fn_type())));
@@ -615,7 +618,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                     } else {
                         format!("`{word}`")
                     };
-                    return Err(fatal(file, PErr::new(t.line, t.col, format!("expected a top-level entity (define, declare, a global, a type, attributes or metadata), found {found}"))));
+                    return Err(fatal(file, c.perr(t, format!("expected a top-level entity (define, declare, a global, a type, attributes or metadata), found {found}"))));
                 }
                 validate::check_item(&c, &toks[a..b], &defined).map_err(|e| fatal(file, e))?;
                 ctx.items.push(Item::Text(item_text(a, b)));
@@ -625,11 +628,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         if symbols.contains_key(&name) {
             return Err(fatal(
                 file,
-                PErr::new(
-                    name_tok.line,
-                    name_tok.col,
-                    format!("redefinition of @{name}"),
-                ),
+                c.perr(name_tok, format!("redefinition of @{name}")),
             ));
         }
         symbols.insert(name.clone(), Symbol::new(names.len()));
@@ -641,14 +640,16 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         if toks[a].kind != Tok::GlobalVar {
             continue;
         }
-        let name = Cursor::new(src, &toks[a..b]).name(toks[a]).into_owned();
+        let name = Cursor::new(src, &toks[a..b], lines)
+            .name(toks[a])
+            .into_owned();
         let Some(&sym) = symbols.get(&name) else {
             continue;
         };
         let SymDef::Global(g) = &mut defs[sym.index()] else {
             continue;
         };
-        let mut c = Cursor::new(src, &toks[a..b]);
+        let mut c = Cursor::new(src, &toks[a..b], lines);
         if let Err(e) = global_init(&mut c, &layouts, &symbols, &defined, g) {
             if options.strict || !e.unsupported {
                 return Err(fatal(file, e));
@@ -675,7 +676,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         if src.get(toks[a].start as usize..toks[a].end as usize) == Some("define") {
             continue;
         }
-        let c = Cursor::new(src, &toks[a..b]);
+        let c = Cursor::new(src, &toks[a..b], lines);
         for (k, t) in toks[a..b].iter().enumerate() {
             if t.kind == Tok::Ident && c.text(*t) == "blockaddress" {
                 if let Some(f) = toks[a..b].get(k + 2).filter(|f| f.kind == Tok::GlobalVar) {
@@ -709,7 +710,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                     body_start,
                 } => Some(lower_define(
                     src,
-                    &toks,
+                    &lexed,
                     &items,
                     &info,
                     &label_fns,
@@ -749,7 +750,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             } => {
                 let r = lowered[i].take().unwrap_or_else(|| {
                     lower_define(
-                        src, &toks, &items, &info, &label_fns, &name, item, &header, &pnames,
+                        src, &lexed, &items, &info, &label_fns, &name, item, &header, &pnames,
                         body_start,
                     )
                 });
@@ -805,7 +806,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
 #[allow(clippy::too_many_arguments)]
 fn lower_define(
     src: &str,
-    toks: &[Token],
+    lexed: &lexer::Lexed,
     items: &[(usize, usize)],
     info: &ModuleInfo,
     label_fns: &std::collections::HashSet<String>,
@@ -816,7 +817,8 @@ fn lower_define(
     body_start: usize,
 ) -> PResult<function::Lowered> {
     let (a, b) = items[item];
-    let body = &toks[a + body_start..b];
+    let body = &lexed.toks[a + body_start..b];
+    let lines = &lexed.lines[..];
     let keep = label_fns.contains(name);
     match signature_of(header, &info.layouts) {
         Ok(sig) => {
@@ -825,7 +827,7 @@ fn lower_define(
                 keep_labels: keep,
                 unmodelled: &[],
             };
-            function::lower(src, body, info, name, sig, &shape)
+            function::lower(src, body, lines, info, name, sig, &shape)
         }
         Err(e) if e.unsupported => {
             let loose = loose_signature(header, &info.layouts);
@@ -845,7 +847,7 @@ fn lower_define(
                 keep_labels: keep,
                 unmodelled: &unmodelled,
             };
-            function::lower(src, body, info, name, sig, &shape).and(Err(e))
+            function::lower(src, body, lines, info, name, sig, &shape).and(Err(e))
         }
         Err(e) => Err(e),
     }
@@ -968,7 +970,7 @@ fn global_init(
         let mut buf = consts::InitBuf::default();
         consts::eval_init(layouts, syms, &ty, &v, 0, &mut buf).map_err(|m| PErr {
             unsupported: consts::is_unsupported(&m),
-            ..PErr::new(at.line, at.col, m)
+            ..c.perr(at, m)
         })?;
         g.init = Some(buf.bytes);
         g.relocations = buf.relocs;
