@@ -174,30 +174,76 @@ fn is_ident_start(c: u8) -> bool {
     CLASS[c as usize] & IDENT_START != 0
 }
 
+/// Where [`lex_range`] delivers tokens and line starts.
+pub trait Sink {
+    /// The next token.
+    fn token(&mut self, t: Token);
+    /// A line starts at byte offset `at` (after a newline).
+    fn line(&mut self, at: u32);
+}
+
+impl Sink for Lexed {
+    #[inline(always)]
+    fn token(&mut self, t: Token) {
+        self.toks.push(t);
+    }
+
+    #[inline(always)]
+    fn line(&mut self, at: u32) {
+        self.lines.push(at);
+    }
+}
+
+/// A [`Sink`] that keeps the tokens only.
+impl Sink for Vec<Token> {
+    #[inline(always)]
+    fn token(&mut self, t: Token) {
+        self.push(t);
+    }
+
+    #[inline(always)]
+    fn line(&mut self, _: u32) {}
+}
+
 /// Tokenizes `src` (see the module doc).
 pub fn lex(src: &str) -> Lexed {
+    // clang's `.ll` has about one token per 2.3 bytes (jq: 2.7M tokens in 6.1 MB): reserve
+    // for one per 2, so the vector is not regrown (and copied) on the way. About one line
+    // per 30 bytes.
+    let n = src.len();
+    let mut l = Lexed {
+        toks: Vec::with_capacity(n / 2 + 1),
+        lines: Vec::with_capacity(n / 24 + 1),
+    };
+    l.lines.push(0);
+    lex_range(src, 0, n, false, &mut l);
+    l
+}
+
+/// Tokenizes the bytes `from..to` of `src` (`from` at a token boundary: the start, or the end
+/// of a token) into `sink`, ending with an `Eof` token at `to`. Spans are offsets into
+/// `src`; lines are reported as they start (the first line start, 0, is not). A token is
+/// lexed exactly as in the whole source when `to` is the start of a token of the whole
+/// source, or the end of one. `after_token` says whether a token precedes `from`, on the
+/// line `from` is on (then the first token starts a line only after a newline); otherwise
+/// the first token starts a line.
+pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, sink: &mut S) {
     let s = src.as_bytes();
     // Offsets are u32: cap the input so spans always fit.
-    let n = s.len().min(u32::MAX as usize - 1);
-    // clang's `.ll` has about one token per 2.3 bytes (jq: 2.7M tokens in 6.1 MB): reserve
-    // for one per 2, so the vector is not regrown (and copied) on the way.
-    let mut toks = Vec::with_capacity(n / 2 + 1);
-    // About one line per 30 bytes.
-    let mut lines = Vec::with_capacity(n / 24 + 1);
-    lines.push(0u32);
-    let mut i = 0usize;
+    let n = to.min(s.len()).min(u32::MAX as usize - 1);
+    let mut i = from;
     // Lines started so far (the line of the next character), and the line of the previous
     // token's first character (0 before the first token).
     let mut line = 1u32;
-    let mut prev_line = 0u32;
+    let mut prev_line = u32::from(after_token);
     // Scans a quoted string starting at `j` (the opening quote); returns the index after the
     // closing quote (or `n` if the input ends first), recording newlines.
-    let scan_str = |mut j: usize, line: &mut u32, lines: &mut Vec<u32>| -> usize {
+    let scan_str = |mut j: usize, line: &mut u32, sink: &mut S| -> usize {
         j += 1;
         while j < n && s[j] != b'"' {
             if s[j] == b'\n' {
                 *line += 1;
-                lines.push((j + 1) as u32);
+                sink.line((j + 1) as u32);
             }
             j += 1;
         }
@@ -214,7 +260,7 @@ pub fn lex(src: &str) -> Lexed {
         if c == b'\n' {
             line += 1;
             i += 1;
-            lines.push(i as u32);
+            sink.line(i as u32);
             continue;
         }
         if c == b';' {
@@ -231,7 +277,7 @@ pub fn lex(src: &str) -> Lexed {
                 let mut unterminated = false;
                 if j < n && s[j] == b'"' && c != b'!' && c != b'#' {
                     let q = j;
-                    j = scan_str(j, &mut line, &mut lines);
+                    j = scan_str(j, &mut line, sink);
                     unterminated = !closed(q, j);
                 } else if c == b'#' {
                     while j < n && s[j].is_ascii_digit() {
@@ -261,9 +307,9 @@ pub fn lex(src: &str) -> Lexed {
                 i = j;
             }
             b'"' => {
-                let j = scan_str(i, &mut line, &mut lines);
+                let j = scan_str(i, &mut line, sink);
                 if j < n && s[j] == b':' {
-                    toks.push(Token {
+                    sink.token(Token {
                         kind: Tok::Label,
                         nl,
                         start: start as u32,
@@ -276,7 +322,7 @@ pub fn lex(src: &str) -> Lexed {
                 i = j;
             }
             b'c' if i + 1 < n && s[i + 1] == b'"' => {
-                let j = scan_str(i + 1, &mut line, &mut lines);
+                let j = scan_str(i + 1, &mut line, sink);
                 kind = if closed(i + 1, j) {
                     Tok::CStr
                 } else {
@@ -309,7 +355,7 @@ pub fn lex(src: &str) -> Lexed {
                             j += 1;
                         }
                         if j < n && s[j] == b':' && j > i + 1 {
-                            toks.push(Token {
+                            sink.token(Token {
                                 kind: Tok::Label,
                                 nl,
                                 start: start as u32,
@@ -318,7 +364,7 @@ pub fn lex(src: &str) -> Lexed {
                             i = j + 1;
                             continue;
                         }
-                        toks.push(Token {
+                        sink.token(Token {
                             kind: Tok::Error,
                             nl,
                             start: start as u32,
@@ -352,7 +398,7 @@ pub fn lex(src: &str) -> Lexed {
                             k += 1;
                         }
                         if k < n && s[k] == b':' {
-                            toks.push(Token {
+                            sink.token(Token {
                                 kind: Tok::Label,
                                 nl,
                                 start: start as u32,
@@ -384,7 +430,7 @@ pub fn lex(src: &str) -> Lexed {
                     j += 1;
                 }
                 if j < n && s[j] == b':' {
-                    toks.push(Token {
+                    sink.token(Token {
                         kind: Tok::Label,
                         nl,
                         start: start as u32,
@@ -422,20 +468,19 @@ pub fn lex(src: &str) -> Lexed {
                 }
             }
         }
-        toks.push(Token {
+        sink.token(Token {
             kind,
             nl,
             start: start as u32,
             end: i as u32,
         });
     }
-    toks.push(Token {
+    sink.token(Token {
         kind: Tok::Eof,
         nl: line != prev_line,
         start: n as u32,
         end: n as u32,
     });
-    Lexed { toks, lines }
 }
 
 /// Decodes an LLVM string body (without quotes): `\\` is a backslash, `\XY` a hex byte.
