@@ -96,6 +96,8 @@ struct Splitter<'s> {
     header: Header,
     /// Start of the current body (the end of its `{`).
     body_from: u32,
+    /// True right after the body's `{`: the body is to be skimmed.
+    skim: bool,
 }
 
 impl Splitter<'_> {
@@ -169,6 +171,7 @@ impl Sink for Splitter<'_> {
             },
             Header::Brace if t.kind == Tok::LBrace => {
                 self.body_from = t.end;
+                self.skim = true;
                 Header::Body
             }
             Header::Brace => Header::Brace,
@@ -179,6 +182,20 @@ impl Sink for Splitter<'_> {
     #[inline(always)]
     fn line(&mut self, at: u32) {
         self.out.lexed.lines.push(at);
+    }
+
+    /// Right after a body's `{`: skims the body to the next item instead of lexing it (a
+    /// body with a string that spans lines is lexed).
+    #[inline(always)]
+    fn resume(&mut self, s: &[u8], at: usize, n: usize, line: &mut u32) -> Option<(usize, u32)> {
+        if !self.skim {
+            return None;
+        }
+        self.skim = false;
+        let k = lexer::skim_body(s, at, n, self.depth, line, &mut self.out.lexed.lines)?;
+        self.depth = k.depth;
+        self.last_end = k.last_end;
+        Some((k.at, k.last_line))
     }
 }
 
@@ -206,6 +223,7 @@ pub fn split(src: &str) -> Items {
         last_end: 0,
         header: Header::Plain,
         body_from: 0,
+        skim: false,
     };
     lexer::lex_range(src, 0, n, false, &mut sp);
     sp.out
@@ -214,6 +232,61 @@ pub fn split(src: &str) -> Items {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Items as byte ranges by the plain rule over the whole file's tokens.
+    fn reference(src: &str) -> Vec<(u32, u32)> {
+        let toks = lexer::lex(src).toks;
+        let mut out = Vec::new();
+        let (mut depth, mut start) = (0i64, 0usize);
+        for (i, t) in toks.iter().enumerate() {
+            if t.kind == Tok::Eof {
+                break;
+            }
+            let text = &src[t.start as usize..t.end as usize];
+            let col1 = t.start == 0 || src.as_bytes()[t.start as usize - 1] == b'\n';
+            let forced =
+                col1 && t.kind == Tok::Ident && matches!(text, "define" | "declare" | "attributes");
+            if i > start && (t.nl || i == 0) && (depth <= 0 || forced) {
+                out.push((toks[start].start, toks[i - 1].end));
+                start = i;
+                depth = 0;
+            }
+            match t.kind {
+                Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+                Tok::RParen | Tok::RBracket | Tok::RBrace => depth -= 1,
+                _ => {}
+            }
+        }
+        if toks.len() - 1 > start {
+            out.push((toks[start].start, toks[toks.len() - 2].end));
+        }
+        out
+    }
+
+    fn check(src: &str) {
+        let it = split(src);
+        let got: Vec<(u32, u32)> = it
+            .ranges
+            .iter()
+            .zip(&it.ends)
+            .map(|(&(a, _), &e)| (it.lexed.toks[a].start, e))
+            .collect();
+        assert_eq!(got, reference(src), "{src:?}");
+        let whole = lexer::lex(src);
+        assert_eq!(it.lexed.lines, whole.lines, "{src:?}");
+        for (k, body) in it.bodies.iter().enumerate() {
+            let Some((from, to)) = *body else { continue };
+            let (_, b) = it.ranges[k];
+            assert_eq!(it.lexed.toks[b - 1].end, from);
+            assert_eq!(to, it.ends[k]);
+            // The body lexed on its own is the body lexed with the file.
+            let mut buf = Vec::new();
+            let body = Body::Lazy(from, to).tokens(src, &[], &mut buf).to_vec();
+            let first = whole.toks.iter().position(|t| t.start >= from).unwrap();
+            let last = whole.toks.iter().position(|t| t.start >= to).unwrap();
+            assert_eq!(body, whole.toks[first..last], "{src:?}");
+        }
+    }
 
     #[test]
     fn bodies_are_cut_after_the_parameter_list() {
@@ -229,17 +302,27 @@ mod tests {
             &src[from as usize..to as usize],
             "\n  %x = add i32 1, 2\n  ret { i32 } zeroinitializer\n}"
         );
-        assert_eq!(it.ends[1], to);
         assert_eq!(it.bodies[0], None);
-        // The body lexed on its own is the body lexed with the file.
-        let whole = lexer::lex(src);
-        let mut buf = Vec::new();
-        let body = Body::Lazy(from, to).tokens(src, &[], &mut buf).to_vec();
-        let k = whole.toks.iter().position(|t| t.start >= from).unwrap();
-        assert_eq!(body, whole.toks[k..k + body.len()]);
-        assert_eq!(
-            whole.toks[k + body.len()].start,
-            it.lexed.toks[it.ranges[2].0].start
-        );
+        check(src);
+    }
+
+    #[test]
+    fn skimmed_bodies_end_where_the_lexed_ones_do() {
+        for src in [
+            "define void @f() {\n  ret void ; } {\n}\n; c\n\n@x = global i32 0",
+            "define void @f() { ret void }\n@x = global i32 0\n",
+            "define void @f() {\n  ret void\ndefine void @g() {\n}\n",
+            "define void @f() {\n  call void asm \"a\nb\", \"\"()\n  ret void\n}\n@y = global i32 1\n",
+            "define void @f() {\n  %\"a}\" = add i32 1, 2 ; \"\n  ret void\n} \"x\"\n \"y\n",
+            "define void @f() {\n  ret void\n}\n  define: \n}\n  declare void @g()\n",
+            "define void @f() {\n  br label %x\n}}\n x:\ndefined\n",
+            "define void @f() {\r\n  ret void\r\n}\r\n",
+            "define void @f() {\n  %a = load i8, i8* c\"unterminated ",
+            "define void @f() {",
+            "define void @f() {\n   ",
+            "define i32 @f() prefix { i32 } { i32 1 } {\n  ret i32 0\n}\n",
+        ] {
+            check(src);
+        }
     }
 }

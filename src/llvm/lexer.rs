@@ -180,6 +180,19 @@ pub trait Sink {
     fn token(&mut self, t: Token);
     /// A line starts at byte offset `at` (after a newline).
     fn line(&mut self, at: u32);
+    /// Called after a punctuation token that ends at `at`, with the lexer's line count: the
+    /// sink may consume the input from `at` itself (see [`skim_body`]) and return where
+    /// lexing goes on and the line of the last token it consumed.
+    #[inline(always)]
+    fn resume(
+        &mut self,
+        _src: &[u8],
+        _at: usize,
+        _n: usize,
+        _line: &mut u32,
+    ) -> Option<(usize, u32)> {
+        None
+    }
 }
 
 impl Sink for Lexed {
@@ -474,6 +487,10 @@ pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, 
             start: start as u32,
             end: i as u32,
         });
+        if let Some((at, last_line)) = sink.resume(s, i, n, &mut line) {
+            i = at;
+            prev_line = last_line;
+        }
     }
     sink.token(Token {
         kind: Tok::Eof,
@@ -481,6 +498,187 @@ pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, 
         start: n as u32,
         end: n as u32,
     });
+}
+
+/// Where [`skim_body`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Skim {
+    /// Offset of the first token of the next item (or the end of the input).
+    pub at: usize,
+    /// Bracket depth (of the item) there.
+    pub depth: i64,
+    /// End of the last token skimmed (`from` if none).
+    pub last_end: u32,
+    /// Line of the first character of the last token skimmed.
+    pub last_line: u32,
+}
+
+/// Byte classes of [`skim_body`].
+const SK_OTHER: u8 = 0;
+const SK_SPACE: u8 = 1;
+const SK_NEWLINE: u8 = 2;
+const SK_SEMI: u8 = 3;
+const SK_QUOTE: u8 = 4;
+const SK_OPEN: u8 = 5;
+const SK_CLOSE: u8 = 6;
+
+static SKIM: [u8; 256] = {
+    let mut t = [SK_OTHER; 256];
+    t[b' ' as usize] = SK_SPACE;
+    t[b'\t' as usize] = SK_SPACE;
+    t[b'\r' as usize] = SK_SPACE;
+    t[b'\n' as usize] = SK_NEWLINE;
+    t[b';' as usize] = SK_SEMI;
+    t[b'"' as usize] = SK_QUOTE;
+    t[b'(' as usize] = SK_OPEN;
+    t[b'[' as usize] = SK_OPEN;
+    t[b'{' as usize] = SK_OPEN;
+    t[b')' as usize] = SK_CLOSE;
+    t[b']' as usize] = SK_CLOSE;
+    t[b'}' as usize] = SK_CLOSE;
+    t
+};
+
+/// Skims the input from `from` (just after a token, at bracket depth `depth` of its item) to
+/// the next token that starts a line at depth 0 or below, or that is `define`, `declare` or
+/// `attributes` in column 1: the start of the next top-level item, as
+/// [`super::items`] splits them. Counts lines into `line` and records their starts in
+/// `lines`, without making tokens: outside strings and comments, brackets are always
+/// tokens of their own, a `"` always starts a string and a `;` a comment, and the first
+/// character after a newline always starts a token. Returns `None` (leaving `line` and
+/// `lines` as they were) at a string that spans lines: the token after it starts a line
+/// although it may not follow a newline, so the caller lexes that body instead.
+pub fn skim_body(
+    s: &[u8],
+    from: usize,
+    n: usize,
+    mut depth: i64,
+    line: &mut u32,
+    lines: &mut Vec<u32>,
+) -> Option<Skim> {
+    let (line0, lines0) = (*line, lines.len());
+    let mut i = from;
+    let mut last_end = from as u32;
+    let mut last_line = *line;
+    // Start of the tokens of the current line (of the input after `from` on the first).
+    let mut seg = from;
+    loop {
+        // The rest of a line: brackets and strings up to a newline or a comment. Most lines
+        // have neither strings nor comments: count their brackets in one pass.
+        let eol = memchr::memchr(b'\n', &s[i..n]).map_or(n, |k| i + k);
+        if memchr::memchr2(b'"', b';', &s[i..eol]).is_none() {
+            depth += bracket_delta(&s[i..eol]);
+            i = eol;
+        }
+        while i < n {
+            let k = SKIM[s[i] as usize];
+            if k <= SK_SPACE {
+                i += 1;
+                continue;
+            }
+            match k {
+                SK_NEWLINE | SK_SEMI => break,
+                SK_QUOTE => {
+                    let close = memchr::memchr(b'"', &s[i + 1..n]).map_or(n, |k| i + 1 + k);
+                    if memchr::memchr(b'\n', &s[i + 1..close]).is_some() {
+                        *line = line0;
+                        lines.truncate(lines0);
+                        return None;
+                    }
+                    if close == n {
+                        // Unterminated: the string token runs to the end.
+                        return Some(Skim {
+                            at: n,
+                            depth,
+                            last_end: n as u32,
+                            last_line: *line,
+                        });
+                    }
+                    i = close;
+                }
+                SK_OPEN => depth += 1,
+                _ => depth -= 1,
+            }
+            i += 1;
+        }
+        let mut e = i.min(n);
+        while e > seg && SKIM[s[e - 1] as usize] == SK_SPACE {
+            e -= 1;
+        }
+        if e > seg {
+            last_end = e as u32;
+            last_line = *line;
+        }
+        // Newlines, blanks and comments up to the next token.
+        loop {
+            if i >= n {
+                return Some(Skim {
+                    at: n,
+                    depth,
+                    last_end,
+                    last_line,
+                });
+            }
+            match SKIM[s[i] as usize] {
+                SK_SPACE => i += 1,
+                SK_NEWLINE => {
+                    *line += 1;
+                    i += 1;
+                    lines.push(i as u32);
+                }
+                SK_SEMI => i = memchr::memchr(b'\n', &s[i..n]).map_or(n, |k| i + k),
+                _ => break,
+            }
+        }
+        // A token starts here, after a newline.
+        if depth <= 0 || (s[i - 1] == b'\n' && starts_item_word(s, i, n)) {
+            return Some(Skim {
+                at: i,
+                depth,
+                last_end,
+                last_line,
+            });
+        }
+        seg = i;
+    }
+}
+
+/// +1 for an opening bracket, -1 for a closing one, 0 for other bytes.
+static BRACKET: [i8; 256] = {
+    let mut t = [0i8; 256];
+    t[b'(' as usize] = 1;
+    t[b'[' as usize] = 1;
+    t[b'{' as usize] = 1;
+    t[b')' as usize] = -1;
+    t[b']' as usize] = -1;
+    t[b'}' as usize] = -1;
+    t
+};
+
+/// Opening minus closing brackets in `line`.
+fn bracket_delta(line: &[u8]) -> i64 {
+    let mut d = 0i64;
+    for &c in line {
+        d += i64::from(BRACKET[c as usize]);
+    }
+    d
+}
+
+/// True if the lexer makes the keyword `define`, `declare` or `attributes` of the word at
+/// `i` (not a label `define:`).
+fn starts_item_word(s: &[u8], i: usize, n: usize) -> bool {
+    if !is_ident_start(s[i]) {
+        return false;
+    }
+    let mut j = i + 1;
+    while j < n && CLASS[s[j] as usize] & WORD != 0 {
+        j += 1;
+    }
+    let word_end = j;
+    while j < n && is_name_char(s[j]) {
+        j += 1;
+    }
+    !(j < n && s[j] == b':') && matches!(&s[i..word_end], b"define" | b"declare" | b"attributes")
 }
 
 /// Decodes an LLVM string body (without quotes): `\\` is a backslash, `\XY` a hex byte.
