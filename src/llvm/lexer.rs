@@ -563,43 +563,53 @@ pub fn skim_body(
     // Start of the tokens of the current line (of the input after `from` on the first).
     let mut seg = from;
     loop {
-        // The rest of a line: brackets and strings up to a newline or a comment. Most lines
-        // have neither strings nor comments: count their brackets in one pass.
-        let eol = memchr::memchr(b'\n', &s[i..n]).map_or(n, |k| i + k);
-        if memchr::memchr2(b'"', b';', &s[i..eol]).is_none() {
-            depth += bracket_delta(&s[i..eol]);
-            i = eol;
-        }
-        while i < n {
-            let k = SKIM[s[i] as usize];
-            if k <= SK_SPACE {
-                i += 1;
-                continue;
-            }
-            match k {
-                SK_NEWLINE | SK_SEMI => break,
-                SK_QUOTE => {
-                    let close = memchr::memchr(b'"', &s[i + 1..n]).map_or(n, |k| i + 1 + k);
-                    if memchr::memchr(b'\n', &s[i + 1..close]).is_some() {
-                        *line = line0;
-                        lines.truncate(lines0);
-                        return None;
-                    }
-                    if close == n {
-                        // Unterminated: the string token runs to the end.
-                        return Some(Skim {
-                            at: n,
-                            depth,
-                            last_end: n as u32,
-                            last_line: *line,
-                        });
-                    }
-                    i = close;
+        // The rest of a line: brackets and strings up to a newline or a comment.
+        'scan: loop {
+            // Eight bytes at a time while they hold no newline, quote or semicolon.
+            while i + 8 <= n {
+                let c = &s[i..i + 8];
+                let f = |k: usize| CHUNK[c[k] as usize];
+                let v = f(0) + f(1) + f(2) + f(3) + f(4) + f(5) + f(6) + f(7);
+                if v >= CH_STOP {
+                    break;
                 }
-                SK_OPEN => depth += 1,
-                _ => depth -= 1,
+                depth += i64::from(v & 0xF) - i64::from(v >> 4);
+                i += 8;
             }
-            i += 1;
+            // Byte by byte up to the newline, quote or semicolon.
+            while i < n {
+                let k = SKIM[s[i] as usize];
+                if k <= SK_SPACE {
+                    i += 1;
+                    continue;
+                }
+                match k {
+                    SK_NEWLINE | SK_SEMI => break 'scan,
+                    SK_QUOTE => {
+                        let close = memchr::memchr(b'"', &s[i + 1..n]).map_or(n, |k| i + 1 + k);
+                        if memchr::memchr(b'\n', &s[i + 1..close]).is_some() {
+                            *line = line0;
+                            lines.truncate(lines0);
+                            return None;
+                        }
+                        if close == n {
+                            // Unterminated: the string token runs to the end.
+                            return Some(Skim {
+                                at: n,
+                                depth,
+                                last_end: n as u32,
+                                last_line: *line,
+                            });
+                        }
+                        i = close + 1;
+                        continue 'scan;
+                    }
+                    SK_OPEN => depth += 1,
+                    _ => depth -= 1,
+                }
+                i += 1;
+            }
+            break;
         }
         let mut e = i.min(n);
         while e > seg && SKIM[s[e - 1] as usize] == SK_SPACE {
@@ -643,26 +653,25 @@ pub fn skim_body(
     }
 }
 
-/// +1 for an opening bracket, -1 for a closing one, 0 for other bytes.
-static BRACKET: [i8; 256] = {
-    let mut t = [0i8; 256];
+/// Stop bit of [`CHUNK`]: a newline, quote or semicolon.
+const CH_STOP: u16 = 0x100;
+
+/// Per byte, summed over eight bytes by [`skim_body`]: 1 for an opening bracket, 0x10 for
+/// a closing one, [`CH_STOP`] for a newline, quote or semicolon (sums of eight never carry
+/// from one field into the next).
+static CHUNK: [u16; 256] = {
+    let mut t = [0u16; 256];
     t[b'(' as usize] = 1;
     t[b'[' as usize] = 1;
     t[b'{' as usize] = 1;
-    t[b')' as usize] = -1;
-    t[b']' as usize] = -1;
-    t[b'}' as usize] = -1;
+    t[b')' as usize] = 0x10;
+    t[b']' as usize] = 0x10;
+    t[b'}' as usize] = 0x10;
+    t[b'\n' as usize] = CH_STOP;
+    t[b'"' as usize] = CH_STOP;
+    t[b';' as usize] = CH_STOP;
     t
 };
-
-/// Opening minus closing brackets in `line`.
-fn bracket_delta(line: &[u8]) -> i64 {
-    let mut d = 0i64;
-    for &c in line {
-        d += i64::from(BRACKET[c as usize]);
-    }
-    d
-}
 
 /// True if the lexer makes the keyword `define`, `declare` or `attributes` of the word at
 /// `i` (not a label `define:`).
