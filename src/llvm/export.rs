@@ -911,6 +911,8 @@ fn sym_name(m: &Module, s: Symbol) -> &str {
 }
 
 fn parse_type(s: &str) -> Option<LType> {
-    let toks = super::lexer::lex(s);
-    super::parse::Cursor::new(s, &toks).parse_type().ok()
+    let l = super::lexer::lex(s);
+    super::parse::Cursor::new(s, &l.toks, &l.lines)
+        .parse_type()
+        .ok()
 }

@@ -221,7 +221,7 @@ struct Lower<'a, 'm> {
 }
 
 /// Lowers the body tokens `body` (after `{`, ending at the closing `}` or the item end) of
-/// function `name`. Returns the function and its call-site records, or the first error.
+/// function `name`; `lines` is the line-start table of `src`. Returns the function and its call-site records, or the first error.
 ///
 /// A construct strata does not model (an [`PErr::unsupported`] error, or a parameter marked
 /// in [`Shape::unmodelled`]) does not stop the parse: its result is marked unmodelled, the
@@ -231,6 +231,7 @@ struct Lower<'a, 'm> {
 pub fn lower(
     src: &str,
     body: &[Token],
+    lines: &[u32],
     m: &ModuleInfo,
     name: &str,
     sig: Signature,
@@ -244,23 +245,17 @@ pub fn lower(
     // The body ends at the last `}`.
     let end = body.iter().rposition(|t| t.kind == Tok::RBrace);
     let Some(end) = end else {
-        let t = body.last().copied().unwrap_or(Token {
-            kind: Tok::Eof,
-            start: 0,
-            end: 0,
-            line: 0,
-            col: 0,
+        let msg = "function body is not closed by `}`";
+        // An empty body has no position (0:0).
+        return Err(match body.last() {
+            Some(&t) => Cursor::new(src, body, lines).perr(t, msg),
+            None => PErr::new(0, 0, msg),
         });
-        return Err(PErr::new(
-            t.line,
-            t.col,
-            "function body is not closed by `}`",
-        ));
     };
     // The cursor reports a synthetic end-of-input token past the slice.
     let toks = &body[..end];
     let mut l = Lower {
-        c: Cursor::new(src, toks),
+        c: Cursor::new(src, toks, lines),
         m,
         b: FunctionBuilder::new(name, sig),
         fname: name,
@@ -437,7 +432,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     if self.stand_in.is_none() {
                         self.stand_in = Some(PErr {
                             unsupported: true,
-                            ..PErr::new(t.line, t.col, format!("unsupported value type {ty}"))
+                            ..self.c.perr(t, format!("unsupported value type {ty}"))
                         });
                     }
                     Ok(stand_in_type(ty))
@@ -479,12 +474,12 @@ impl<'a, 'm> Lower<'a, 'm> {
             order.push(Cow::Owned(unnamed.to_string()));
             self.next_number += 1;
         }
-        let mut prev_line = 0;
-        for t in toks {
-            if t.kind == Tok::Label && t.line != prev_line {
+        // A label starts a block if it starts a line (the first token of the body counts as
+        // starting one).
+        for (k, t) in toks.iter().enumerate() {
+            if t.kind == Tok::Label && (t.nl || k == 0) {
                 order.push(self.c.name(*t));
             }
-            prev_line = t.line;
         }
         for (i, name) in order.into_iter().enumerate() {
             let blk = if i == 0 {
@@ -618,10 +613,11 @@ impl<'a, 'm> Lower<'a, 'm> {
         }
         let op = toks.get(k).map_or("", |t| self.c.text(*t));
         let mut depth = 0i64;
-        let mut line = first.line;
+        // Whether a line starts between the previous token looked at (at first `first`) and `t`.
+        let mut new_line = toks[start + 1..=k.min(toks.len() - 1)].iter().any(|t| t.nl);
         let mut prev: Option<Token> = None;
         while let Some(&t) = toks.get(k) {
-            if t.line != line && depth <= 0 {
+            if new_line && depth <= 0 {
                 break;
             }
             match t.kind {
@@ -660,8 +656,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
             }
             prev = Some(t);
-            line = t.line;
             k += 1;
+            new_line = toks.get(k).is_some_and(|t| t.nl);
         }
         if depth != 0 {
             return self.err(first, "unbalanced brackets in the instruction");
@@ -714,11 +710,7 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// Resolves forward references and substitutes placeholders.
     fn resolve(&mut self) -> PResult<()> {
         // Report the earliest unresolved use, so the error does not depend on hash order.
-        if let Some((name, (_, _, t))) = self
-            .pending
-            .iter()
-            .min_by_key(|(_, (_, _, t))| (t.line, t.col))
-        {
+        if let Some((name, (_, _, t))) = self.pending.iter().min_by_key(|(_, (_, _, t))| t.start) {
             return self.err(*t, format!("use of undefined value %{name}"));
         }
         if self.subst.is_empty() {
@@ -825,7 +817,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     if self.stand_in.is_none() {
                         self.stand_in = Some(PErr {
                             unsupported: true,
-                            ..PErr::new(t.line, t.col, format!("%{name} has an unmodelled type"))
+                            ..self.c.perr(*t, format!("%{name} has an unmodelled type"))
                         });
                     }
                     Ok(self.konst(ConstData::zero(sty)))

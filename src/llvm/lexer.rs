@@ -1,8 +1,10 @@
 //! Tokenizer for LLVM 14 textual IR.
 //!
-//! Turns the whole source into a `Vec<Token>` in one forward pass. Tokens carry byte spans
-//! into the source plus the 1-based line and column of their first character, so every later
-//! error can name its position and export can copy source text verbatim. Lexing is total:
+//! Turns the whole source into a [`Lexed`]: a `Vec<Token>` and a table of line starts, in one
+//! forward pass. Tokens carry byte spans into the source (so export can copy source text
+//! verbatim) and whether they start a new line; a token's line and column are looked up in
+//! the line table only when an error names them ([`Lexed::line_col`]), which keeps a token at
+//! 12 bytes (clang's `.ll` has a token per 2.3 bytes of input). Lexing is total:
 //! a character that starts no token, or a string the input ends inside, becomes a
 //! [`Tok::Error`] token that the parser reports (an unterminated string's token runs to the
 //! end of the input). Comments (`;` to end of line) are
@@ -78,19 +80,56 @@ pub enum Tok {
     Eof,
 }
 
-/// A token: kind, byte span and position of its first character.
+/// A token: kind, byte span and whether it starts a line.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Token {
     /// Kind.
     pub kind: Tok,
+    /// True if the token's first character is on a later line than the previous token's
+    /// first character (true for the first token). Items, labels and instructions are
+    /// grouped by lines with this flag.
+    pub nl: bool,
     /// Byte offset of the first character.
     pub start: u32,
     /// Byte offset one past the last character.
     pub end: u32,
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column (in bytes).
-    pub col: u32,
+}
+
+impl Token {
+    /// An end-of-input token at byte offset `at`.
+    pub fn eof(at: u32) -> Token {
+        Token {
+            kind: Tok::Eof,
+            nl: false,
+            start: at,
+            end: at,
+        }
+    }
+}
+
+/// The tokens of a source and the byte offsets where its lines start.
+#[derive(Clone, Debug, Default)]
+pub struct Lexed {
+    /// The tokens, ending with [`Tok::Eof`].
+    pub toks: Vec<Token>,
+    /// Byte offset of the first character of each line: `lines[0] == 0`, then one entry after
+    /// every newline (including newlines inside strings).
+    pub lines: Vec<u32>,
+}
+
+impl Lexed {
+    /// The 1-based line and column (in bytes) of byte offset `at`.
+    pub fn line_col(&self, at: u32) -> (u32, u32) {
+        line_col(&self.lines, at)
+    }
+}
+
+/// The 1-based line and column (in bytes) of byte offset `at`, given the line-start table
+/// `lines` of [`Lexed`] (binary search: O(log lines)).
+pub fn line_col(lines: &[u32], at: u32) -> (u32, u32) {
+    let k = lines.partition_point(|&s| s <= at).max(1);
+    let start = lines.get(k - 1).copied().unwrap_or(0);
+    (k as u32, at.saturating_sub(start) + 1)
 }
 
 /// Character class bits of [`CLASS`].
@@ -135,25 +174,89 @@ fn is_ident_start(c: u8) -> bool {
     CLASS[c as usize] & IDENT_START != 0
 }
 
+/// Where [`lex_range`] delivers tokens and line starts.
+pub trait Sink {
+    /// The next token.
+    fn token(&mut self, t: Token);
+    /// A line starts at byte offset `at` (after a newline).
+    fn line(&mut self, at: u32);
+    /// Called after a punctuation token that ends at `at`, with the lexer's line count: the
+    /// sink may consume the input from `at` itself (see [`skim_body`]) and return where
+    /// lexing goes on and the line of the last token it consumed.
+    #[inline(always)]
+    fn resume(
+        &mut self,
+        _src: &[u8],
+        _at: usize,
+        _n: usize,
+        _line: &mut u32,
+    ) -> Option<(usize, u32)> {
+        None
+    }
+}
+
+impl Sink for Lexed {
+    #[inline(always)]
+    fn token(&mut self, t: Token) {
+        self.toks.push(t);
+    }
+
+    #[inline(always)]
+    fn line(&mut self, at: u32) {
+        self.lines.push(at);
+    }
+}
+
+/// A [`Sink`] that keeps the tokens only.
+impl Sink for Vec<Token> {
+    #[inline(always)]
+    fn token(&mut self, t: Token) {
+        self.push(t);
+    }
+
+    #[inline(always)]
+    fn line(&mut self, _: u32) {}
+}
+
 /// Tokenizes `src` (see the module doc).
-pub fn lex(src: &str) -> Vec<Token> {
+pub fn lex(src: &str) -> Lexed {
+    // clang's `.ll` has about one token per 2.3 bytes (jq: 2.7M tokens in 6.1 MB): reserve
+    // for one per 2, so the vector is not regrown (and copied) on the way. About one line
+    // per 30 bytes.
+    let n = src.len();
+    let mut l = Lexed {
+        toks: Vec::with_capacity(n / 2 + 1),
+        lines: Vec::with_capacity(n / 24 + 1),
+    };
+    l.lines.push(0);
+    lex_range(src, 0, n, false, &mut l);
+    l
+}
+
+/// Tokenizes the bytes `from..to` of `src` (`from` at a token boundary: the start, or the end
+/// of a token) into `sink`, ending with an `Eof` token at `to`. Spans are offsets into
+/// `src`; lines are reported as they start (the first line start, 0, is not). A token is
+/// lexed exactly as in the whole source when `to` is the start of a token of the whole
+/// source, or the end of one. `after_token` says whether a token precedes `from`, on the
+/// line `from` is on (then the first token starts a line only after a newline); otherwise
+/// the first token starts a line.
+pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, sink: &mut S) {
     let s = src.as_bytes();
     // Offsets are u32: cap the input so spans always fit.
-    let n = s.len().min(u32::MAX as usize - 1);
-    // clang's `.ll` has about one token per 2.3 bytes (jq: 2.7M tokens in 6.1 MB): reserve
-    // for one per 2, so the vector is not regrown (and copied) on the way.
-    let mut toks = Vec::with_capacity(n / 2 + 1);
-    let mut i = 0usize;
+    let n = to.min(s.len()).min(u32::MAX as usize - 1);
+    let mut i = from;
+    // Lines started so far (the line of the next character), and the line of the previous
+    // token's first character (0 before the first token).
     let mut line = 1u32;
-    let mut line_start = 0usize;
+    let mut prev_line = u32::from(after_token);
     // Scans a quoted string starting at `j` (the opening quote); returns the index after the
-    // closing quote (or `n` if the input ends first), counting newlines.
-    let scan_str = |mut j: usize, line: &mut u32, line_start: &mut usize| -> usize {
+    // closing quote (or `n` if the input ends first), recording newlines.
+    let scan_str = |mut j: usize, line: &mut u32, sink: &mut S| -> usize {
         j += 1;
         while j < n && s[j] != b'"' {
             if s[j] == b'\n' {
                 *line += 1;
-                *line_start = j + 1;
+                sink.line((j + 1) as u32);
             }
             j += 1;
         }
@@ -170,7 +273,7 @@ pub fn lex(src: &str) -> Vec<Token> {
         if c == b'\n' {
             line += 1;
             i += 1;
-            line_start = i;
+            sink.line(i as u32);
             continue;
         }
         if c == b';' {
@@ -178,8 +281,8 @@ pub fn lex(src: &str) -> Vec<Token> {
             continue;
         }
         let start = i;
-        let tline = line;
-        let col = (i - line_start + 1) as u32;
+        let nl = line != prev_line;
+        prev_line = line;
         let kind;
         match c {
             b'%' | b'@' | b'!' | b'#' | b'$' => {
@@ -187,7 +290,7 @@ pub fn lex(src: &str) -> Vec<Token> {
                 let mut unterminated = false;
                 if j < n && s[j] == b'"' && c != b'!' && c != b'#' {
                     let q = j;
-                    j = scan_str(j, &mut line, &mut line_start);
+                    j = scan_str(j, &mut line, sink);
                     unterminated = !closed(q, j);
                 } else if c == b'#' {
                     while j < n && s[j].is_ascii_digit() {
@@ -217,14 +320,13 @@ pub fn lex(src: &str) -> Vec<Token> {
                 i = j;
             }
             b'"' => {
-                let j = scan_str(i, &mut line, &mut line_start);
+                let j = scan_str(i, &mut line, sink);
                 if j < n && s[j] == b':' {
-                    toks.push(Token {
+                    sink.token(Token {
                         kind: Tok::Label,
+                        nl,
                         start: start as u32,
                         end: j as u32,
-                        line: tline,
-                        col,
                     });
                     i = j + 1;
                     continue;
@@ -233,7 +335,7 @@ pub fn lex(src: &str) -> Vec<Token> {
                 i = j;
             }
             b'c' if i + 1 < n && s[i + 1] == b'"' => {
-                let j = scan_str(i + 1, &mut line, &mut line_start);
+                let j = scan_str(i + 1, &mut line, sink);
                 kind = if closed(i + 1, j) {
                     Tok::CStr
                 } else {
@@ -266,22 +368,20 @@ pub fn lex(src: &str) -> Vec<Token> {
                             j += 1;
                         }
                         if j < n && s[j] == b':' && j > i + 1 {
-                            toks.push(Token {
+                            sink.token(Token {
                                 kind: Tok::Label,
+                                nl,
                                 start: start as u32,
                                 end: j as u32,
-                                line: tline,
-                                col,
                             });
                             i = j + 1;
                             continue;
                         }
-                        toks.push(Token {
+                        sink.token(Token {
                             kind: Tok::Error,
+                            nl,
                             start: start as u32,
                             end: (i + 1) as u32,
-                            line: tline,
-                            col,
                         });
                         i += 1;
                         continue;
@@ -311,12 +411,11 @@ pub fn lex(src: &str) -> Vec<Token> {
                             k += 1;
                         }
                         if k < n && s[k] == b':' {
-                            toks.push(Token {
+                            sink.token(Token {
                                 kind: Tok::Label,
+                                nl,
                                 start: start as u32,
                                 end: k as u32,
-                                line: tline,
-                                col,
                             });
                             i = k + 1;
                             continue;
@@ -344,12 +443,11 @@ pub fn lex(src: &str) -> Vec<Token> {
                     j += 1;
                 }
                 if j < n && s[j] == b':' {
-                    toks.push(Token {
+                    sink.token(Token {
                         kind: Tok::Label,
+                        nl,
                         start: start as u32,
                         end: j as u32,
-                        line: tline,
-                        col,
                     });
                     i = j + 1;
                     continue;
@@ -383,22 +481,213 @@ pub fn lex(src: &str) -> Vec<Token> {
                 }
             }
         }
-        toks.push(Token {
+        sink.token(Token {
             kind,
+            nl,
             start: start as u32,
             end: i as u32,
-            line: tline,
-            col,
         });
+        if let Some((at, last_line)) = sink.resume(s, i, n, &mut line) {
+            i = at;
+            prev_line = last_line;
+        }
     }
-    toks.push(Token {
+    sink.token(Token {
         kind: Tok::Eof,
+        nl: line != prev_line,
         start: n as u32,
         end: n as u32,
-        line,
-        col: (n - line_start + 1) as u32,
     });
-    toks
+}
+
+/// Where [`skim_body`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Skim {
+    /// Offset of the first token of the next item (or the end of the input).
+    pub at: usize,
+    /// Bracket depth (of the item) there.
+    pub depth: i64,
+    /// End of the last token skimmed (`from` if none).
+    pub last_end: u32,
+    /// Line of the first character of the last token skimmed.
+    pub last_line: u32,
+}
+
+/// Byte classes of [`skim_body`].
+const SK_OTHER: u8 = 0;
+const SK_SPACE: u8 = 1;
+const SK_NEWLINE: u8 = 2;
+const SK_SEMI: u8 = 3;
+const SK_QUOTE: u8 = 4;
+const SK_OPEN: u8 = 5;
+const SK_CLOSE: u8 = 6;
+
+static SKIM: [u8; 256] = {
+    let mut t = [SK_OTHER; 256];
+    t[b' ' as usize] = SK_SPACE;
+    t[b'\t' as usize] = SK_SPACE;
+    t[b'\r' as usize] = SK_SPACE;
+    t[b'\n' as usize] = SK_NEWLINE;
+    t[b';' as usize] = SK_SEMI;
+    t[b'"' as usize] = SK_QUOTE;
+    t[b'(' as usize] = SK_OPEN;
+    t[b'[' as usize] = SK_OPEN;
+    t[b'{' as usize] = SK_OPEN;
+    t[b')' as usize] = SK_CLOSE;
+    t[b']' as usize] = SK_CLOSE;
+    t[b'}' as usize] = SK_CLOSE;
+    t
+};
+
+/// Skims the input from `from` (just after a token, at bracket depth `depth` of its item) to
+/// the next token that starts a line at depth 0 or below, or that is `define`, `declare` or
+/// `attributes` in column 1: the start of the next top-level item, as
+/// [`super::items`] splits them. Counts lines into `line` and records their starts in
+/// `lines`, without making tokens: outside strings and comments, brackets are always
+/// tokens of their own, a `"` always starts a string and a `;` a comment, and the first
+/// character after a newline always starts a token. Returns `None` (leaving `line` and
+/// `lines` as they were) at a string that spans lines: the token after it starts a line
+/// although it may not follow a newline, so the caller lexes that body instead.
+pub fn skim_body(
+    s: &[u8],
+    from: usize,
+    n: usize,
+    mut depth: i64,
+    line: &mut u32,
+    lines: &mut Vec<u32>,
+) -> Option<Skim> {
+    let (line0, lines0) = (*line, lines.len());
+    let mut i = from;
+    let mut last_end = from as u32;
+    let mut last_line = *line;
+    // Start of the tokens of the current line (of the input after `from` on the first).
+    let mut seg = from;
+    loop {
+        // The rest of a line: brackets and strings up to a newline or a comment.
+        'scan: loop {
+            // Eight bytes at a time while they hold no newline, quote or semicolon.
+            while i + 8 <= n {
+                let c = &s[i..i + 8];
+                let f = |k: usize| CHUNK[c[k] as usize];
+                let v = f(0) + f(1) + f(2) + f(3) + f(4) + f(5) + f(6) + f(7);
+                if v >= CH_STOP {
+                    break;
+                }
+                depth += i64::from(v & 0xF) - i64::from(v >> 4);
+                i += 8;
+            }
+            // Byte by byte up to the newline, quote or semicolon.
+            while i < n {
+                let k = SKIM[s[i] as usize];
+                if k <= SK_SPACE {
+                    i += 1;
+                    continue;
+                }
+                match k {
+                    SK_NEWLINE | SK_SEMI => break 'scan,
+                    SK_QUOTE => {
+                        let close = memchr::memchr(b'"', &s[i + 1..n]).map_or(n, |k| i + 1 + k);
+                        if memchr::memchr(b'\n', &s[i + 1..close]).is_some() {
+                            *line = line0;
+                            lines.truncate(lines0);
+                            return None;
+                        }
+                        if close == n {
+                            // Unterminated: the string token runs to the end.
+                            return Some(Skim {
+                                at: n,
+                                depth,
+                                last_end: n as u32,
+                                last_line: *line,
+                            });
+                        }
+                        i = close + 1;
+                        continue 'scan;
+                    }
+                    SK_OPEN => depth += 1,
+                    _ => depth -= 1,
+                }
+                i += 1;
+            }
+            break;
+        }
+        let mut e = i.min(n);
+        while e > seg && SKIM[s[e - 1] as usize] == SK_SPACE {
+            e -= 1;
+        }
+        if e > seg {
+            last_end = e as u32;
+            last_line = *line;
+        }
+        // Newlines, blanks and comments up to the next token.
+        loop {
+            if i >= n {
+                return Some(Skim {
+                    at: n,
+                    depth,
+                    last_end,
+                    last_line,
+                });
+            }
+            match SKIM[s[i] as usize] {
+                SK_SPACE => i += 1,
+                SK_NEWLINE => {
+                    *line += 1;
+                    i += 1;
+                    lines.push(i as u32);
+                }
+                SK_SEMI => i = memchr::memchr(b'\n', &s[i..n]).map_or(n, |k| i + k),
+                _ => break,
+            }
+        }
+        // A token starts here, after a newline.
+        if depth <= 0 || (s[i - 1] == b'\n' && starts_item_word(s, i, n)) {
+            return Some(Skim {
+                at: i,
+                depth,
+                last_end,
+                last_line,
+            });
+        }
+        seg = i;
+    }
+}
+
+/// Stop bit of [`CHUNK`]: a newline, quote or semicolon.
+const CH_STOP: u16 = 0x100;
+
+/// Per byte, summed over eight bytes by [`skim_body`]: 1 for an opening bracket, 0x10 for
+/// a closing one, [`CH_STOP`] for a newline, quote or semicolon (sums of eight never carry
+/// from one field into the next).
+static CHUNK: [u16; 256] = {
+    let mut t = [0u16; 256];
+    t[b'(' as usize] = 1;
+    t[b'[' as usize] = 1;
+    t[b'{' as usize] = 1;
+    t[b')' as usize] = 0x10;
+    t[b']' as usize] = 0x10;
+    t[b'}' as usize] = 0x10;
+    t[b'\n' as usize] = CH_STOP;
+    t[b'"' as usize] = CH_STOP;
+    t[b';' as usize] = CH_STOP;
+    t
+};
+
+/// True if the lexer makes the keyword `define`, `declare` or `attributes` of the word at
+/// `i` (not a label `define:`).
+fn starts_item_word(s: &[u8], i: usize, n: usize) -> bool {
+    if !is_ident_start(s[i]) {
+        return false;
+    }
+    let mut j = i + 1;
+    while j < n && CLASS[s[j] as usize] & WORD != 0 {
+        j += 1;
+    }
+    let word_end = j;
+    while j < n && is_name_char(s[j]) {
+        j += 1;
+    }
+    !(j < n && s[j] == b':') && matches!(&s[i..word_end], b"define" | b"declare" | b"attributes")
 }
 
 /// Decodes an LLVM string body (without quotes): `\\` is a backslash, `\XY` a hex byte.
@@ -446,7 +735,7 @@ mod tests {
     use super::*;
 
     fn kinds(s: &str) -> Vec<Tok> {
-        lex(s).iter().map(|t| t.kind).collect()
+        lex(s).toks.iter().map(|t| t.kind).collect()
     }
 
     #[test]
@@ -467,8 +756,13 @@ mod tests {
             kinds("for.cond: %\"a b\" -7 \u{e9}"),
             vec![Label, LocalVar, Int, Error, Eof]
         );
-        let t = lex("a\n  b");
-        assert_eq!((t[1].line, t[1].col), (2, 3));
+        let l = lex("a\n  b \"x\ny\" c\n");
+        assert_eq!(l.line_col(l.toks[1].start), (2, 3));
+        assert_eq!(l.line_col(l.toks[3].start), (3, 4));
+        assert_eq!(l.line_col(l.toks[4].start), (4, 1));
+        let nl: Vec<bool> = l.toks.iter().map(|t| t.nl).collect();
+        assert_eq!(nl, [true, true, false, true, true]);
+        assert_eq!(std::mem::size_of::<Token>(), 12);
     }
 
     #[test]

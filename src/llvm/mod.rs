@@ -6,7 +6,8 @@
 //!
 //! 1. [`lexer::lex`] tokenizes the file; tokens are grouped into top-level *items*: an item
 //!    starts at the first token of a line at bracket depth 0 (or at `define`/`declare` in
-//!    column 1, which recovers from unbalanced bodies), so a function body is one item.
+//!    column 1, which recovers from unbalanced bodies), so a function body is one item
+//!    ([`items`]; a body's tokens are not kept but lexed again by pass 4).
 //! 2. Named type definitions (`%T = type ...`) are read and every struct layout is computed
 //!    with the x86-64 data layout ([`layout`]).
 //! 3. Every `define`, `declare` and global gets a [`crate::ir::Symbol`] in order of
@@ -71,6 +72,7 @@
 pub mod consts;
 pub mod export;
 pub mod function;
+pub mod items;
 pub mod layout;
 pub mod lexer;
 pub mod parse;
@@ -285,43 +287,6 @@ fn fatal(file: &str, e: PErr) -> ImportError {
     }
 }
 
-/// Splits tokens into top-level items (token index ranges); see the module doc.
-fn split_items(src: &str, toks: &[Token]) -> Vec<(usize, usize)> {
-    let mut items = Vec::new();
-    let mut depth = 0i64;
-    let mut start = 0usize;
-    let mut prev_line = 0u32;
-    for (i, t) in toks.iter().enumerate() {
-        if t.kind == Tok::Eof {
-            break;
-        }
-        let line_start = t.line != prev_line;
-        let forced = line_start
-            && t.col == 1
-            && t.kind == Tok::Ident
-            && matches!(
-                src.get(t.start as usize..t.end as usize),
-                Some("define" | "declare" | "attributes")
-            );
-        if i > start && line_start && (depth <= 0 || forced) {
-            items.push((start, i));
-            start = i;
-            depth = 0;
-        }
-        match t.kind {
-            Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
-            Tok::RParen | Tok::RBracket | Tok::RBrace => depth -= 1,
-            _ => {}
-        }
-        prev_line = t.line;
-    }
-    let end = toks.len().saturating_sub(1);
-    if end > start {
-        items.push((start, end));
-    }
-    items
-}
-
 /// Parses a `define`/`declare` header up to (not including) `{`. Returns the header, the
 /// function name and its name token, and the parameter names.
 fn parse_header<'a>(
@@ -428,6 +393,7 @@ fn parse_header<'a>(
         rparen_end
     };
     let tail = c.src.get(rparen_end..tail_end).unwrap_or("").to_string();
+    let (line, col) = c.line_col(first);
     Ok((
         FnHeader {
             head,
@@ -435,8 +401,8 @@ fn parse_header<'a>(
             params,
             varargs,
             tail,
-            line: first.line,
-            col: first.col,
+            line,
+            col,
         },
         name,
         name_tok,
@@ -493,10 +459,9 @@ fn loose_signature(h: &FnHeader, layouts: &Layouts) -> Signature {
 
 enum SymDef {
     Define {
-        item: usize,
         header: FnHeader,
         names: Vec<Option<String>>,
-        body_start: usize,
+        body: items::Body,
     },
     Declare(FnHeader),
     Global(Global),
@@ -504,9 +469,14 @@ enum SymDef {
 
 /// Imports LLVM 14 text (see the module doc). `file` names the source in errors.
 pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported, ImportError> {
-    let toks = lexer::lex(src);
-    let items = split_items(src, &toks);
-    let whole = Cursor::new(src, &toks);
+    let items::Items {
+        lexed,
+        ranges: items,
+        ends,
+        bodies,
+    } = items::split(src);
+    let (toks, lines) = (&lexed.toks[..], &lexed.lines[..]);
+    let whole = Cursor::new(src, toks, lines);
     let defined = validate::collect_defined(&whole, &items).map_err(|e| fatal(file, e))?;
     validate::check_module_flags(&whole, &items).map_err(|e| fatal(file, e))?;
     let mut ctx = LlvmContext {
@@ -514,9 +484,9 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         ..LlvmContext::default()
     };
     let mut layouts = Layouts::default();
-    let item_text = |a: usize, b: usize| -> String {
-        let s = toks[a].start as usize;
-        let e = toks[b - 1].end as usize;
+    let item_text = |k: usize| -> String {
+        let s = toks[items[k].0].start as usize;
+        let e = ends[k] as usize;
         src.get(s..e).unwrap_or("").to_string()
     };
     // Pass 2: named types.
@@ -526,7 +496,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
             && toks[a + 1].kind == Tok::Eq
             && src.get(toks[a + 2].start as usize..toks[a + 2].end as usize) == Some("type")
         {
-            let mut c = Cursor::new(src, &toks[a..b]);
+            let mut c = Cursor::new(src, &toks[a..b], lines);
             let name = c.name(toks[a]).into_owned();
             c.pos = 3;
             let body = if c.eat_word("opaque") {
@@ -545,44 +515,70 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
     for (k, &(a, b)) in items.iter().enumerate() {
         let t = toks[a];
         let word = src.get(t.start as usize..t.end as usize).unwrap_or("");
-        let mut c = Cursor::new(src, &toks[a..b]);
+        let mut c = Cursor::new(src, &toks[a..b], lines);
         let (name, def, name_tok) = match (t.kind, word) {
             (Tok::Ident, "define") | (Tok::Ident, "declare") => {
-                let (header, name, name_tok, pnames) =
-                    parse_header(&mut c, &defined).map_err(|e| fatal(file, e))?;
+                let mut parsed = parse_header(&mut c, &defined);
+                // A body that pass 1 did not keep starts after the last kept token, the `{`
+                // after the parameter list. If the header does not end there (or is not
+                // valid), lex the whole item and read the header again from its tokens.
+                let mut owned = None;
+                if bodies[k].is_some() && !(parsed.is_ok() && c.pos + 1 == b - a) {
+                    let mut v = Vec::new();
+                    lexer::lex_range(src, t.start as usize, ends[k] as usize, false, &mut v);
+                    v.pop();
+                    let mut full = Cursor::new(src, &v, lines);
+                    parsed = parse_header(&mut full, &defined);
+                    let pos = full.pos;
+                    let at_brace = full.peek().kind == Tok::LBrace;
+                    let expected = full.expected::<()>("`{` starting the function body");
+                    owned = Some((v, pos, at_brace, expected));
+                }
+                let (header, name, name_tok, pnames) = parsed.map_err(|e| fatal(file, e))?;
                 if let Some(n) = layouts.undefined_name(&header.fn_type()) {
                     let msg = format!("use of undefined type %{n}");
-                    return Err(fatal(file, PErr::new(name_tok.line, name_tok.col, msg)));
+                    return Err(fatal(file, c.perr(name_tok, msg)));
                 }
                 ctx.symbol_types
                     .insert(name.clone(), LType::Ptr(Arc::new(header.fn_type())));
                 ctx.headers.insert(name.clone(), header.clone());
                 if word == "define" {
-                    if c.peek().kind != Tok::LBrace {
-                        return Err(fatal(
-                            file,
-                            c.expected::<()>("`{` starting the function body")
-                                .unwrap_err(),
-                        ));
-                    }
-                    ctx.items.push(Item::Define(name.clone(), item_text(a, b)));
+                    let body = match (owned, bodies[k]) {
+                        (Some((mut v, pos, at_brace, expected)), _) => {
+                            if !at_brace {
+                                return Err(fatal(file, expected.unwrap_err()));
+                            }
+                            items::Body::Owned(v.split_off(pos + 1))
+                        }
+                        (None, Some((from, to))) => items::Body::Lazy(from, to),
+                        (None, None) => {
+                            if c.peek().kind != Tok::LBrace {
+                                return Err(fatal(
+                                    file,
+                                    c.expected::<()>("`{` starting the function body")
+                                        .unwrap_err(),
+                                ));
+                            }
+                            items::Body::Kept(a + c.pos + 1, b)
+                        }
+                    };
+                    ctx.items.push(Item::Define(name.clone(), item_text(k)));
                     (
                         name,
                         SymDef::Define {
-                            item: k,
                             header,
                             names: pnames,
-                            body_start: c.pos + 1,
+                            body,
                         },
                         name_tok,
                     )
                 } else {
-                    ctx.items.push(Item::Text(item_text(a, b)));
+                    ctx.items.push(Item::Text(item_text(k)));
                     (name, SymDef::Declare(header), name_tok)
                 }
             }
             (Tok::GlobalVar, _) => {
-                ctx.items.push(Item::Text(item_text(a, b)));
+                ctx.items.push(Item::Text(item_text(k)));
                 let name = c.name(t).into_owned();
                 let (g, ty) =
                     parse_global(&mut c, &layouts, &defined).map_err(|e| fatal(file, e))?;
@@ -617,21 +613,17 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                     } else {
                         format!("`{word}`")
                     };
-                    return Err(fatal(file, PErr::new(t.line, t.col, format!("expected a top-level entity (define, declare, a global, a type, attributes or metadata), found {found}"))));
+                    return Err(fatal(file, c.perr(t, format!("expected a top-level entity (define, declare, a global, a type, attributes or metadata), found {found}"))));
                 }
                 validate::check_item(&c, &toks[a..b], &defined).map_err(|e| fatal(file, e))?;
-                ctx.items.push(Item::Text(item_text(a, b)));
+                ctx.items.push(Item::Text(item_text(k)));
                 continue;
             }
         };
         if symbols.contains_key(&name) {
             return Err(fatal(
                 file,
-                PErr::new(
-                    name_tok.line,
-                    name_tok.col,
-                    format!("redefinition of @{name}"),
-                ),
+                c.perr(name_tok, format!("redefinition of @{name}")),
             ));
         }
         symbols.insert(name.clone(), Symbol::new(names.len()));
@@ -643,14 +635,16 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         if toks[a].kind != Tok::GlobalVar {
             continue;
         }
-        let name = Cursor::new(src, &toks[a..b]).name(toks[a]).into_owned();
+        let name = Cursor::new(src, &toks[a..b], lines)
+            .name(toks[a])
+            .into_owned();
         let Some(&sym) = symbols.get(&name) else {
             continue;
         };
         let SymDef::Global(g) = &mut defs[sym.index()] else {
             continue;
         };
-        let mut c = Cursor::new(src, &toks[a..b]);
+        let mut c = Cursor::new(src, &toks[a..b], lines);
         if let Err(e) = global_init(&mut c, &layouts, &symbols, &defined, g) {
             if options.strict || !e.unsupported {
                 return Err(fatal(file, e));
@@ -677,7 +671,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         if src.get(toks[a].start as usize..toks[a].end as usize) == Some("define") {
             continue;
         }
-        let c = Cursor::new(src, &toks[a..b]);
+        let c = Cursor::new(src, &toks[a..b], lines);
         for (k, t) in toks[a..b].iter().enumerate() {
             if t.kind == Tok::Ident && c.text(*t) == "blockaddress" {
                 if let Some(f) = toks[a..b].get(k + 2).filter(|f| f.kind == Tok::GlobalVar) {
@@ -699,27 +693,18 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
     // Pass 4: bodies. Each body is lowered on its own (it reads only the module-level
     // `info`), so bodies are lowered in parallel; results are then taken in definition
     // order, so symbols, skips and the first fatal error are exactly as in a serial import.
+    // A body pass 1 did not keep is lexed into a buffer each worker reuses.
     let mut lowered: Vec<Option<PResult<function::Lowered>>> = {
         use rayon::prelude::*;
         defs.par_iter()
             .enumerate()
-            .map(|(i, def)| match def {
+            .map_init(Vec::new, |buf, (i, def)| match def {
                 SymDef::Define {
-                    item,
                     header,
                     names: pnames,
-                    body_start,
+                    body,
                 } => Some(lower_define(
-                    src,
-                    &toks,
-                    &items,
-                    &info,
-                    &label_fns,
-                    &names[i],
-                    *item,
-                    header,
-                    pnames,
-                    *body_start,
+                    src, &lexed, &info, &label_fns, &names[i], header, pnames, body, buf,
                 )),
                 _ => None,
             })
@@ -744,15 +729,21 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                 SymbolKind::Extern(module.externs.len() as u32 - 1)
             }
             SymDef::Define {
-                item,
                 header,
                 names: pnames,
-                body_start,
+                body,
             } => {
                 let r = lowered[i].take().unwrap_or_else(|| {
                     lower_define(
-                        src, &toks, &items, &info, &label_fns, &name, item, &header, &pnames,
-                        body_start,
+                        src,
+                        &lexed,
+                        &info,
+                        &label_fns,
+                        &name,
+                        &header,
+                        &pnames,
+                        &body,
+                        &mut Vec::new(),
                     )
                 });
                 match r {
@@ -807,18 +798,17 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
 #[allow(clippy::too_many_arguments)]
 fn lower_define(
     src: &str,
-    toks: &[Token],
-    items: &[(usize, usize)],
+    lexed: &lexer::Lexed,
     info: &ModuleInfo,
     label_fns: &std::collections::HashSet<String>,
     name: &str,
-    item: usize,
     header: &FnHeader,
     pnames: &[Option<String>],
-    body_start: usize,
+    body: &items::Body,
+    buf: &mut Vec<Token>,
 ) -> PResult<function::Lowered> {
-    let (a, b) = items[item];
-    let body = &toks[a + body_start..b];
+    let body = body.tokens(src, &lexed.toks, buf);
+    let lines = &lexed.lines[..];
     let keep = label_fns.contains(name);
     match signature_of(header, &info.layouts) {
         Ok(sig) => {
@@ -827,7 +817,7 @@ fn lower_define(
                 keep_labels: keep,
                 unmodelled: &[],
             };
-            function::lower(src, body, info, name, sig, &shape)
+            function::lower(src, body, lines, info, name, sig, &shape)
         }
         Err(e) if e.unsupported => {
             let loose = loose_signature(header, &info.layouts);
@@ -847,7 +837,7 @@ fn lower_define(
                 keep_labels: keep,
                 unmodelled: &unmodelled,
             };
-            function::lower(src, body, info, name, sig, &shape).and(Err(e))
+            function::lower(src, body, lines, info, name, sig, &shape).and(Err(e))
         }
         Err(e) => Err(e),
     }
@@ -970,7 +960,7 @@ fn global_init(
         let mut buf = consts::InitBuf::default();
         consts::eval_init(layouts, syms, &ty, &v, 0, &mut buf).map_err(|m| PErr {
             unsupported: consts::is_unsupported(&m),
-            ..PErr::new(at.line, at.col, m)
+            ..c.perr(at, m)
         })?;
         g.init = Some(buf.bytes);
         g.relocations = buf.relocs;

@@ -14,7 +14,7 @@
 
 use super::function::FastMap;
 use super::layout::LType;
-use super::lexer::{unescape, Tok, Token};
+use super::lexer::{line_col, unescape, Tok, Token};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -119,6 +119,8 @@ pub struct Cursor<'a> {
     pub src: &'a str,
     /// The tokens (ending in `Eof`, or at least non-empty).
     pub toks: &'a [Token],
+    /// Line starts of the whole source ([`super::lexer::Lexed::lines`]), to locate errors.
+    pub lines: &'a [u32],
     /// Index of the current token.
     pub pos: usize,
     /// Types already parsed by this cursor, by source text, for the common shapes `T`, `T*`,
@@ -128,11 +130,13 @@ pub struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    /// A cursor at the start of `toks`, which must end with an `Eof` token.
-    pub fn new(src: &'a str, toks: &'a [Token]) -> Self {
+    /// A cursor at the start of `toks`, which must end with an `Eof` token; `lines` is the
+    /// line-start table of `src`.
+    pub fn new(src: &'a str, toks: &'a [Token], lines: &'a [u32]) -> Self {
         Cursor {
             src,
             toks,
+            lines,
             pos: 0,
             types: FastMap::default(),
         }
@@ -141,13 +145,7 @@ impl<'a> Cursor<'a> {
     /// The current token (the last one, `Eof`, once past the end).
     pub fn peek(&self) -> Token {
         self.toks.get(self.pos).copied().unwrap_or_else(|| {
-            let mut t = self.toks.last().copied().unwrap_or(Token {
-                kind: Tok::Eof,
-                start: 0,
-                end: 0,
-                line: 1,
-                col: 1,
-            });
+            let mut t = self.toks.last().copied().unwrap_or(Token::eof(0));
             t.kind = Tok::Eof;
             t
         })
@@ -167,13 +165,15 @@ impl<'a> Cursor<'a> {
         t
     }
 
-    /// The previous token's line (0 at the start).
-    pub fn prev_line(&self) -> u32 {
-        if self.pos == 0 {
-            0
-        } else {
-            self.toks[self.pos - 1].line
-        }
+    /// The 1-based line and column of token `t`.
+    pub fn line_col(&self, t: Token) -> (u32, u32) {
+        line_col(self.lines, t.start)
+    }
+
+    /// A malformed-input error at token `t` (see [`Cursor::err_at`]), as a value.
+    pub fn perr(&self, t: Token, msg: impl Into<String>) -> PErr {
+        let (line, col) = self.line_col(t);
+        PErr::new(line, col, msg)
     }
 
     /// The source text of a token.
@@ -183,7 +183,7 @@ impl<'a> Cursor<'a> {
 
     /// A malformed-input error at token `t`.
     pub fn err_at<T>(&self, t: Token, msg: impl Into<String>) -> PResult<T> {
-        Err(PErr::new(t.line, t.col, msg))
+        Err(self.perr(t, msg))
     }
 
     /// An error at token `t` for valid input that strata does not model (see
@@ -191,7 +191,7 @@ impl<'a> Cursor<'a> {
     pub fn unsupported_at<T>(&self, t: Token, msg: impl Into<String>) -> PResult<T> {
         Err(PErr {
             unsupported: true,
-            ..PErr::new(t.line, t.col, msg)
+            ..self.perr(t, msg)
         })
     }
 
@@ -767,12 +767,16 @@ fn is_const_expr_word(w: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lexer::lex;
+    use super::super::lexer::{lex, Lexed};
+
+    fn cursor<'a>(s: &'a str, l: &'a Lexed) -> Cursor<'a> {
+        Cursor::new(s, &l.toks, &l.lines)
+    }
     use super::*;
 
     fn ty(s: &str) -> LType {
         let toks = lex(s);
-        Cursor::new(s, &toks).parse_type().unwrap()
+        cursor(s, &toks).parse_type().unwrap()
     }
 
     #[test]
@@ -791,7 +795,7 @@ mod tests {
     fn parses_constant_expressions() {
         let s = "i8* getelementptr inbounds ([6 x i8], [6 x i8]* @msg, i64 0, i64 0)";
         let toks = lex(s);
-        let (t, v) = Cursor::new(s, &toks).parse_typed().unwrap();
+        let (t, v) = cursor(s, &toks).parse_typed().unwrap();
         assert_eq!(t, LType::i8_ptr());
         match v {
             Val::Gep(src, base, idx) => {
@@ -804,7 +808,7 @@ mod tests {
         let s = "i64 ptrtoint (i32* @x to i64)";
         let toks = lex(s);
         assert!(matches!(
-            Cursor::new(s, &toks).parse_typed().unwrap().1,
+            cursor(s, &toks).parse_typed().unwrap().1,
             Val::Cast(crate::ir::CastOp::PtrToInt, _, LType::Int(64))
         ));
     }
@@ -813,7 +817,7 @@ mod tests {
     fn parses_literals() {
         let s = "-1 true 1.5e+00 0x3FF0000000000000 c\"hi\\00\" null";
         let toks = lex(s);
-        let mut c = Cursor::new(s, &toks);
+        let mut c = cursor(s, &toks);
         let mut out = Vec::new();
         while c.peek().kind != Tok::Eof {
             out.push(c.parse_value().unwrap());
@@ -831,6 +835,6 @@ mod tests {
         );
         let deep = "[".repeat(10_000);
         let toks = lex(&deep);
-        assert!(Cursor::new(&deep, &toks).parse_type().is_err());
+        assert!(cursor(&deep, &toks).parse_type().is_err());
     }
 }

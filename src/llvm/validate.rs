@@ -17,7 +17,7 @@
 //! per reference).
 
 use super::lexer::{Tok, Token};
-use super::parse::{Cursor, PErr, PResult};
+use super::parse::{Cursor, PResult};
 use std::collections::{HashMap, HashSet};
 
 /// Bare words LLVM 14 accepts in linkage, visibility, calling-convention, attribute,
@@ -485,7 +485,7 @@ fn check_element(c: &Cursor<'_>, toks: &[Token], i: usize, defined: &Defined) ->
         Tok::MetaVar | Tok::Exclaim => check_node(c, toks, i, defined),
         Tok::Ident if c.text(t) == "null" => Ok(i + 1),
         _ => {
-            let mut sub = Cursor::new(c.src, &toks[i..]);
+            let mut sub = Cursor::new(c.src, &toks[i..], c.lines);
             let ty = sub.parse_type()?;
             if !ty.is_first_class() {
                 return c.err_at(t, format!("metadata constant of type {ty}"));
@@ -535,18 +535,13 @@ pub fn check_module_flags(c: &Cursor<'_>, items: &[(usize, usize)]) -> PResult<(
             && body[5].kind == Tok::Str
             && words[6] == ",";
         if !ok {
-            return Err(PErr::new(
-                node[0].line,
-                node[0].col,
+            return Err(c.perr(
+                node[0],
                 "invalid module flag (expected `!{i32 1..7, !\"key\", value}`)",
             ));
         }
         if !keys.insert(words[5]) {
-            return Err(PErr::new(
-                node[0].line,
-                node[0].col,
-                format!("module flag {} defined twice", words[5]),
-            ));
+            return Err(c.perr(node[0], format!("module flag {} defined twice", words[5])));
         }
     }
     Ok(())

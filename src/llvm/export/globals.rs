@@ -139,8 +139,9 @@ pub(super) fn rename_block_addresses(
     printed: &HashMap<&str, &Function>,
 ) -> String {
     use crate::llvm::lexer::Tok;
-    let toks = crate::llvm::lexer::lex(text);
-    let c = crate::llvm::parse::Cursor::new(text, &toks);
+    let lexed = crate::llvm::lexer::lex(text);
+    let toks = &lexed.toks;
+    let c = crate::llvm::parse::Cursor::new(text, toks, &lexed.lines);
     let mut out = String::with_capacity(text.len());
     let mut copied = 0usize;
     for k in 0..toks.len() {

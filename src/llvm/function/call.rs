@@ -72,12 +72,11 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.scalar(&ret_ty, call_tok)?
             }
         };
-        let callee_tok = self.c.peek();
         let callee_v = self.c.parse_value()?;
         if let Val::Global(n, _) = &callee_v {
             if n.starts_with("llvm.dbg.") {
                 self.c.skip_parens()?;
-                self.skip_fn_attrs(callee_tok)?;
+                self.skip_fn_attrs()?;
                 return Ok(None);
             }
         }
@@ -123,7 +122,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.comma()?;
             }
         }
-        self.skip_fn_attrs(callee_tok)?;
+        self.skip_fn_attrs()?;
         let fn_ty = explicit.clone().unwrap_or_else(|| LType::Func {
             ret: Arc::new(ret_ty.clone()),
             params: arg_info.iter().map(|p| p.ty.clone()).collect(),
@@ -215,11 +214,18 @@ impl<'a, 'm> Lower<'a, 'm> {
     }
 
     /// Skips function attributes and operand bundles after a call's `)`, on the same line.
-    fn skip_fn_attrs(&mut self, call_tok: Token) -> PResult<()> {
-        let line = self.c.prev_line().max(call_tok.line);
+    fn skip_fn_attrs(&mut self) -> PResult<()> {
+        // Stop at the first token on a later line than the call's last token so far: one that
+        // starts a line, or comes after one (an operand bundle skipped below may span lines).
+        let mut seen = self.c.pos;
+        let mut new_line = false;
         loop {
             let t = self.c.peek();
-            if t.line != line
+            while seen <= self.c.pos && seen < self.c.toks.len() {
+                new_line |= self.c.toks[seen].nl;
+                seen += 1;
+            }
+            if new_line
                 || matches!(t.kind, Tok::Comma | Tok::Eof)
                 || (t.kind == Tok::Ident && self.c.text(t) == "to")
             {
@@ -304,7 +310,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.comma()?;
             }
         }
-        self.skip_fn_attrs(tt)?;
+        self.skip_fn_attrs()?;
         let mut asm = InlineAsm {
             template,
             clobbers: Vec::new(),

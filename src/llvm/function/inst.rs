@@ -348,9 +348,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                         }
                         match const_int(&nt, &nv) {
                             Some(n) if n >= 0 => {
-                                size = size.checked_mul(n as u64).ok_or_else(|| {
-                                    PErr::new(op_tok.line, op_tok.col, "alloca size overflows")
-                                })?
+                                size = size
+                                    .checked_mul(n as u64)
+                                    .ok_or_else(|| self.c.perr(op_tok, "alloca size overflows"))?
                             }
                             // A variable-length array.
                             _ => dynamic = Some(self.operand(&nt, &nv)?),
