@@ -603,15 +603,12 @@ impl InstKind {
         }
     }
 
-    /// Types of the values this instruction defines, in order (empty if none).
-    pub fn result_types(&self) -> SmallVec<[Type; 2]> {
-        let one = |t: Type| -> SmallVec<[Type; 2]> {
-            if t == Type::Void {
-                SmallVec::new()
-            } else {
-                smallvec::smallvec![t]
-            }
-        };
+    /// The type of the instruction's result for the kinds that define at most one value:
+    /// `Some(None)` for none, `Some(Some(t))` for one of type `t`; `None` for `asm` and
+    /// `cmpxchg`, whose results [`InstKind::result_types`] lists. Builds no list (the
+    /// verifier asks for every instruction).
+    pub fn single_result_type(&self) -> Option<Option<Type>> {
+        let one = |t: Type| Some((t != Type::Void).then_some(t));
         match self {
             InstKind::Binary { ty, .. }
             | InstKind::Unary { ty, .. }
@@ -629,16 +626,25 @@ impl InstKind {
             InstKind::Alloca { .. } | InstKind::DynAlloca { .. } | InstKind::Gep { .. } => {
                 one(Type::Ptr)
             }
-            InstKind::Store { .. } | InstKind::Fence { .. } => SmallVec::new(),
+            InstKind::Store { .. } | InstKind::Fence { .. } => Some(None),
             InstKind::Call { ret, .. } => one(*ret),
-            InstKind::InlineAsm(asm) => asm
+            InstKind::Opaque(o) => one(o.ty),
+            InstKind::InlineAsm(_) | InstKind::CmpXchg { .. } => None,
+        }
+    }
+
+    /// Types of the values this instruction defines, in order (empty if none).
+    pub fn result_types(&self) -> SmallVec<[Type; 2]> {
+        match (self.single_result_type(), self) {
+            (Some(t), _) => t.into_iter().collect(),
+            (None, InstKind::InlineAsm(asm)) => asm
                 .outputs
                 .iter()
                 .filter(|o| o.place == AsmOutputPlace::Result)
                 .map(|o| o.ty)
                 .collect(),
-            InstKind::CmpXchg { ty, .. } => smallvec::smallvec![*ty, Type::I1],
-            InstKind::Opaque(o) => one(o.ty),
+            (None, InstKind::CmpXchg { ty, .. }) => smallvec::smallvec![*ty, Type::I1],
+            (None, _) => SmallVec::new(),
         }
     }
 

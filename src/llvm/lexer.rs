@@ -434,14 +434,7 @@ pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, 
             _ if is_ident_start(c) => {
                 // A keyword never contains '-': scan the word without it, and go on over
                 // name characters only to see whether this is a label (`a-1:`).
-                let mut j = i + 1;
-                while j < n && CLASS[s[j] as usize] & WORD != 0 {
-                    j += 1;
-                }
-                let word_end = j;
-                while j < n && is_name_char(s[j]) {
-                    j += 1;
-                }
+                let (word_end, j) = word_and_name_end(s, i, n);
                 if j < n && s[j] == b':' {
                     sink.token(Token {
                         kind: Tok::Label,
@@ -679,6 +672,14 @@ fn starts_item_word(s: &[u8], i: usize, n: usize) -> bool {
     if !is_ident_start(s[i]) {
         return false;
     }
+    let (word_end, j) = word_and_name_end(s, i, n);
+    !(j < n && s[j] == b':') && matches!(&s[i..word_end], b"define" | b"declare" | b"attributes")
+}
+
+/// For the word starting at `i` (an identifier start): where its keyword part ends (word
+/// characters; a keyword never contains '-') and where the name goes on to (name
+/// characters: a label such as `a-1:` continues there).
+fn word_and_name_end(s: &[u8], i: usize, n: usize) -> (usize, usize) {
     let mut j = i + 1;
     while j < n && CLASS[s[j] as usize] & WORD != 0 {
         j += 1;
@@ -687,7 +688,7 @@ fn starts_item_word(s: &[u8], i: usize, n: usize) -> bool {
     while j < n && is_name_char(s[j]) {
         j += 1;
     }
-    !(j < n && s[j] == b':') && matches!(&s[i..word_end], b"define" | b"declare" | b"attributes")
+    (word_end, j)
 }
 
 /// Decodes an LLVM string body (without quotes): `\\` is a backslash, `\XY` a hex byte.

@@ -109,28 +109,9 @@ enum Expected {
 }
 
 fn expected_results(kind: &InstKind) -> Expected {
-    let one = |t: Type| Expected::One((t != Type::Void).then_some(t));
-    match kind {
-        InstKind::Binary { ty, .. }
-        | InstKind::Unary { ty, .. }
-        | InstKind::Select { ty, .. }
-        | InstKind::Load { ty, .. }
-        | InstKind::AtomicRmw { ty, .. }
-        | InstKind::Phi { ty, .. }
-        | InstKind::Copy { ty, .. }
-        | InstKind::InsertValue { ty, .. } => one(*ty),
-        InstKind::Icmp { .. } | InstKind::Fcmp { .. } => one(Type::I1),
-        InstKind::Cast { to, .. } => one(*to),
-        InstKind::Alloca { .. } | InstKind::DynAlloca { .. } | InstKind::Gep { .. } => {
-            one(Type::Ptr)
-        }
-        InstKind::Store { .. } | InstKind::Fence { .. } => Expected::One(None),
-        InstKind::Call { ret, .. } => one(*ret),
-        InstKind::Opaque(o) => one(o.ty),
-        InstKind::ExtractValue { ty, index, .. } => {
-            one(ty.member(*index as usize).map_or(Type::Void, |m| m.0))
-        }
-        InstKind::InlineAsm(_) | InstKind::CmpXchg { .. } => Expected::Many(kind.result_types()),
+    match kind.single_result_type() {
+        Some(t) => Expected::One(t),
+        None => Expected::Many(kind.result_types()),
     }
 }
 
