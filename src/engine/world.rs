@@ -75,8 +75,6 @@ pub struct FunctionLoader {
     insts: QueryState<InstColumnsMut>,
     blocks: QueryState<BlockColumnsMut>,
     pool: bool,
-    /// Scratch of [`FunctionLoader::take`]: `listed[Inst]`.
-    listed: Vec<bool>,
 }
 
 impl FunctionLoader {
@@ -87,7 +85,6 @@ impl FunctionLoader {
             insts: world.query(),
             blocks: world.query(),
             pool,
-            listed: Vec::new(),
         }
     }
 
@@ -212,56 +209,34 @@ impl FunctionLoader {
         }
     }
 
-    /// Moves the function out of `world` in one linear pass per table. Instructions no live
-    /// block lists come out as placeholders (`fence seq_cst` with their old results and
-    /// block): the function's holes carry no operation. Pooled entities keep their rows
-    /// (a hole's old operation until the next load); otherwise they are despawned, newest
-    /// first.
+    /// Moves the function out of `world` in one linear pass per table. Pooled entities keep
+    /// empty rows; otherwise they are despawned, newest first.
     pub fn take(&mut self, world: &mut World) -> Function {
         let counts = *world.resource::<RowCounts>();
         let mut blocks = Vec::with_capacity(counts.blocks);
         let mut insts = Vec::with_capacity(counts.insts);
-        // Which rows a live block lists: only those instructions' operations are moved out.
-        // The others (removed by a pass, or never listed) leave as placeholders, their old
-        // operation staying in the row until the next load overwrites it: after SCCP most
-        // rows of a function are such holes.
-        let listed = &mut self.listed;
-        listed.clear();
-        listed.resize(counts.insts, false);
-        {
-            let (order, params, terms, dead) =
-                crate::ir::access::four_columns(self.blocks.contiguous_iter_mut(world), "block");
-            for row in 0..counts.blocks.min(order.len()) {
-                if !dead[row].0 {
-                    for i in &order[row].0 {
-                        if let Some(l) = listed.get_mut(i.index()) {
-                            *l = true;
-                        }
-                    }
-                }
-                blocks.push(BlockData {
-                    insts: std::mem::take(&mut order[row].0),
-                    params: std::mem::take(&mut params[row].0),
-                    terminator: std::mem::replace(&mut terms[row].0, Terminator::Unreachable),
-                    dead: dead[row].0,
-                });
-            }
-        }
         {
             let (ops, results, blocks_of, _) = crate::ir::access::four_columns(
                 self.insts.contiguous_iter_mut(world),
                 "instruction",
             );
             for row in 0..counts.insts.min(ops.len()) {
-                let kind = if listed[row] {
-                    std::mem::replace(&mut ops[row].0, placeholder_inst())
-                } else {
-                    placeholder_inst()
-                };
                 insts.push(InstData {
-                    kind,
+                    kind: std::mem::replace(&mut ops[row].0, placeholder_inst()),
                     results: std::mem::take(&mut results[row].0),
                     block: blocks_of[row].0,
+                });
+            }
+        }
+        {
+            let (order, params, terms, dead) =
+                crate::ir::access::four_columns(self.blocks.contiguous_iter_mut(world), "block");
+            for row in 0..counts.blocks.min(order.len()) {
+                blocks.push(BlockData {
+                    insts: std::mem::take(&mut order[row].0),
+                    params: std::mem::take(&mut params[row].0),
+                    terminator: std::mem::replace(&mut terms[row].0, Terminator::Unreachable),
+                    dead: dead[row].0,
                 });
             }
         }
