@@ -342,35 +342,29 @@ fn stop_timer(stage: Stage) -> impl FnMut(ResMut<PassTimings>) {
     }
 }
 
-/// The key an engine caches schedules under: what [`build_schedule`] reads of the config
-/// (the passes, hence the running stages and what each stage's Begin step refreshes; the
-/// shape of each End step; whether stages are timed).
+/// The key an engine caches schedules under: the parts of the config [`build_schedule`]
+/// reads (the passes give the running stages and what each Begin step refreshes; with
+/// `verify_each`, the dumped stage and `time_passes` they give each End step's shape,
+/// [`end_kind`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct ScheduleKey {
     passes: crate::stage::PassSet,
-    /// Per stage, two bits: 0 no End step, 1 timer stop, 2 full ([`end_kind`]).
-    ends: u32,
+    verify_each: bool,
+    dump_stage: Option<Stage>,
     time_passes: bool,
 }
 
 fn schedule_key(config: &PipelineConfig) -> ScheduleKey {
-    let ends = STAGES.iter().fold(0u32, |key, info| {
-        let kind = match end_kind(config, info.stage) {
-            EndKind::None => 0u32,
-            EndKind::Timer => 1,
-            EndKind::Full => 2,
-        };
-        key | kind << (2 * info.stage as u32)
-    });
     ScheduleKey {
         passes: config.passes,
-        ends,
+        verify_each: config.verify_each,
+        dump_stage: config.dump_after.map(|p| p.info().stage),
         time_passes: config.time_passes,
     }
 }
 
 /// The stages `config` runs that this build has a pass for, as a mask of [`stage_bit`]s:
-/// what a schedule is built for and cached under.
+/// what a schedule is built for.
 fn running_stages(config: &PipelineConfig) -> u32 {
     STAGES
         .iter()
@@ -471,9 +465,9 @@ impl Engine {
         self.world.resource::<PipelineConfig>()
     }
 
-    /// Replaces the pipeline config. Cheap when the schedule key (running stages and the
-    /// shape of their End steps) stays the same;
-    /// otherwise the schedule for the new set is taken from the engine's cache or built once
+    /// Replaces the pipeline config. Cheap when what the schedule is built from (the
+    /// schedule key: passes, `verify_each`, the dumped stage, timing) stays the same;
+    /// otherwise the schedule for the new key is taken from the engine's cache or built once
     /// (about 1 ms) and kept.
     pub fn set_config(&mut self, config: PipelineConfig) {
         let key = schedule_key(&config);
