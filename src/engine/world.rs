@@ -116,9 +116,11 @@ impl FunctionLoader {
     }
 
     /// Puts a copy of `f` into `world`, cloning each part into the pooled rows and
-    /// resources in place (`clone_from`), so the rows' vectors, the value table and the
-    /// constant pool keep their allocations: cheaper than cloning `f` and loading the
-    /// clone, for drivers that keep their functions (benchmarks, repeated runs).
+    /// resources in place (`clone_from`), so the value table and the constant pool keep
+    /// their allocations and no intermediate function is built (the rows' block lists are
+    /// allocated anew: [`FunctionLoader::take`] moves them out): cheaper than cloning `f`
+    /// and loading the clone, for drivers that keep their functions (benchmarks, repeated
+    /// runs).
     pub fn load_copy(&mut self, world: &mut World, f: &Function, symbols: &Arc<SymbolTable>) {
         let listed = listed_insts(&f.blocks, f.insts.len());
         self.load_rows(world, listed, f.insts.iter(), f.blocks.iter());
@@ -141,8 +143,8 @@ impl FunctionLoader {
         &mut self,
         world: &mut World,
         listed: Vec<bool>,
-        insts: impl ExactSizeIterator<Item = I>,
-        blocks: impl ExactSizeIterator<Item = B>,
+        mut insts: impl ExactSizeIterator<Item = I>,
+        mut blocks: impl ExactSizeIterator<Item = B>,
     ) {
         let (num_blocks, num_insts) = (blocks.len(), insts.len());
         let (pooled_blocks, pooled_insts) = {
@@ -154,8 +156,6 @@ impl FunctionLoader {
         // largest function and nothing is despawned between functions.
         let reused_blocks = pooled_blocks.min(num_blocks);
         let reused_insts = pooled_insts.min(num_insts);
-        let mut insts = insts;
-        let mut blocks = blocks;
         {
             let (ops, results, blocks_of, dead) = crate::ir::access::four_columns(
                 self.insts.contiguous_iter_mut(world),
@@ -323,7 +323,7 @@ impl InstSource for &InstData {
         *block = self.block;
     }
     fn into_parts(self) -> (InstKind, SmallVec<[Value; 1]>, Block) {
-        (self.kind.clone(), self.results.clone(), self.block)
+        self.clone().into_parts()
     }
 }
 
@@ -370,12 +370,7 @@ impl BlockSource for &BlockData {
         self.dead
     }
     fn into_parts(self) -> (Vec<Inst>, SmallVec<[Value; 2]>, Terminator, bool) {
-        (
-            self.insts.clone(),
-            self.params.clone(),
-            self.terminator.clone(),
-            self.dead,
-        )
+        self.clone().into_parts()
     }
 }
 
