@@ -99,22 +99,6 @@ pub struct VerifyScratch {
 /// unlisted instructions), whose uses `check_tables` judges instead.
 const NOWHERE: (u32, u32) = (u32::MAX, 0);
 
-/// The result types an instruction must define, without building a list for the kinds
-/// with at most one result (all but `asm` and `cmpxchg`).
-enum Expected {
-    /// No result, or one of this type.
-    One(Option<Type>),
-    /// Several (or a variable number): the full list.
-    Many(smallvec::SmallVec<[Type; 2]>),
-}
-
-fn expected_results(kind: &InstKind) -> Expected {
-    match kind.single_result_type() {
-        Some(t) => Expected::One(t),
-        None => Expected::Many(kind.result_types()),
-    }
-}
-
 impl<'a, R: IrRead> Checker<'a, R> {
     fn error(&mut self, message: impl Into<String>) {
         if self.errors.len() < 100 {
@@ -326,18 +310,18 @@ impl<'a, R: IrRead> Checker<'a, R> {
                         results.len(),
                     ))
                 };
-                match expected_results(kind) {
-                    Expected::One(None) if results.is_empty() => {}
-                    Expected::One(Some(ty)) if results.len() == 1 => {
-                        check_result(self, 0, results[0], ty)
-                    }
-                    Expected::One(t) => {
+                // Kinds with at most one result are checked without building a list.
+                match kind.single_result_type() {
+                    Some(None) if results.is_empty() => {}
+                    Some(Some(ty)) if results.len() == 1 => check_result(self, 0, results[0], ty),
+                    Some(t) => {
                         count_error(self, t.is_some() as usize);
                         if let (Some(ty), Some(&v)) = (t, results.first()) {
                             check_result(self, 0, v, ty);
                         }
                     }
-                    Expected::Many(types) => {
+                    None => {
+                        let types = kind.result_types();
                         if types.len() != results.len() {
                             count_error(self, types.len());
                         }
