@@ -318,7 +318,7 @@ impl InstSource for InstData {
 
 impl InstSource for &InstData {
     fn write(self, kind: &mut InstKind, results: &mut SmallVec<[Value; 1]>, block: &mut Block) {
-        kind.clone_from(&self.kind);
+        kind.copy_from(&self.kind);
         copy_values(results, &self.results);
         *block = self.block;
     }
@@ -366,7 +366,7 @@ impl BlockSource for &BlockData {
     ) -> bool {
         insts.clone_from(&self.insts);
         copy_values(params, &self.params);
-        terminator.clone_from(&self.terminator);
+        terminator.copy_from(&self.terminator);
         self.dead
     }
     fn into_parts(self) -> (Vec<Inst>, SmallVec<[Value; 2]>, Terminator, bool) {

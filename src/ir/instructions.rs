@@ -576,6 +576,37 @@ pub enum InstKind {
 }
 
 impl InstKind {
+    /// True if the instruction owns no heap memory: no `Box` (asm, opaque) and no spilled
+    /// list (call arguments beyond 4, `gep` indices beyond 2, phi entries beyond 2). Such a
+    /// value is plain data; [`InstKind::copy_from`] copies it as bytes.
+    #[inline]
+    pub fn owns_no_heap(&self) -> bool {
+        match self {
+            InstKind::Gep { indices, .. } => !indices.spilled(),
+            InstKind::Call { args, .. } => !args.spilled(),
+            InstKind::Phi { incoming, .. } => !incoming.spilled(),
+            InstKind::InlineAsm(_) | InstKind::Opaque(_) => false,
+            _ => true,
+        }
+    }
+
+    /// `*self = source.clone()`, keeping what can be kept: a `source` that owns no heap
+    /// memory ([`InstKind::owns_no_heap`], nearly every instruction) is copied as its 64
+    /// bytes, which costs about a fifth of the derived `clone_from` (a match, the lists'
+    /// `extend`, the drop of `self`); the engine copies every instruction of a function into
+    /// the World this way (`FunctionLoader::load_copy`).
+    #[inline]
+    pub fn copy_from(&mut self, source: &InstKind) {
+        if source.owns_no_heap() {
+            // SAFETY: every field of a heap-free `InstKind` is `Copy` data or an inline
+            // (unspilled) `SmallVec` of `Copy` items, which owns nothing outside its own
+            // bytes: a bitwise copy is an independent value equal to a clone (it is what a
+            // move of `source` would write). The old `*self` is dropped by the assignment.
+            *self = unsafe { std::ptr::read(source) };
+        } else {
+            self.clone_from(source);
+        }
+    }
     /// The opcode name used in text.
     pub fn opcode_name(&self) -> &str {
         match self {
@@ -864,6 +895,30 @@ pub enum Terminator {
 }
 
 impl Terminator {
+    /// `*self = source.clone()`, building the usual argument-free `jump`, `br`, `ret` and
+    /// `unreachable` directly (the derived `clone_from` drops `self` and clones each
+    /// target's argument list); the engine copies every block's terminator into the World
+    /// this way (`FunctionLoader::load_copy`).
+    #[inline]
+    pub fn copy_from(&mut self, source: &Terminator) {
+        let bare = |t: &Target| t.args.is_empty();
+        *self = match source {
+            Terminator::Jump(t) if bare(t) => Terminator::Jump(Target::new(t.block)),
+            Terminator::Br {
+                cond,
+                then_dest,
+                else_dest,
+            } if bare(then_dest) && bare(else_dest) => Terminator::Br {
+                cond: *cond,
+                then_dest: Target::new(then_dest.block),
+                else_dest: Target::new(else_dest.block),
+            },
+            Terminator::Ret(v) => Terminator::Ret(*v),
+            Terminator::Unreachable => Terminator::Unreachable,
+            _ => return self.clone_from(source),
+        };
+    }
+
     /// Number of successor edges (duplicates counted).
     pub fn num_successors(&self) -> usize {
         match self {
