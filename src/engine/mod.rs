@@ -38,8 +38,10 @@
 //! | block | `BlockIsland` (placement: island of the block) | 4 | `apply_placement` | tests, tools |
 //! | block | `BlockPieces` (placement: pieces after splitting and after fusion) | 8 | `apply_placement` | tests, tools |
 //!
-//! Per-function tables that are not per entity are resources: `ValueTable`, `ConstPool`,
-//! `FunctionInfo` (name, signature, parameters, phase), `RowCounts`, `RowDemand`. Per-block
+//! Per-function tables that are not per entity are resources: `FunctionTables` (the value
+//! table, the `ConstPool`, `FunctionInfo` with name, signature, parameters and phase, and
+//! `RowCounts`: one resource, since systems reach them together through `IrMut`/`IrView`
+//! and each fetch costs per system run) and `RowDemand`. Per-block
 //! results are columns: `ImmediateDominator`, and placement's four (spawned with every block
 //! row, registered by `init_world`, valid once the Placement stage ran on the function); the
 //! analyses' own tables are dense resources keyed by block index (`Cfg`, `DomTree`,
@@ -52,16 +54,16 @@
 //! | Begin of a stage | `start_timer` (when timed); `refresh_analyses`, run only when an analysis the stage's passes read is stale (`analyses_stale`, which reads `ValidAnalyses`), computing the CFG, idoms, frontiers and SCCs it needs | `BlockInsts`, `BlockTerm`, `BlockDead`, `InstOp`; `Cfg`; `DomTree` | `Cfg`, `DomTree`, `DominanceFrontiers`, `Sccs`, `ValidAnalyses` |
 //! | Verify (and End of transforming stages) | `verify_system` | all columns, values, constants, `Symbols`, `Cfg`, `DomTree` | `Diagnostics` |
 //! | Cfg, Dominance | (none of their own: the Begin refresh computes what they promise) | | |
-//! | Mem2Reg | `plan_mem2reg` | all columns, `Cfg`, `DominanceFrontiers`, `PipelineConfig` | `ConstPool`, `Mem2RegScratch`, `RowDemand` |
-//! | Mem2Reg | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows, `EntityMap` |
+//! | Mem2Reg | `plan_mem2reg` | all columns, `Cfg`, `DominanceFrontiers`, `PipelineConfig` | `FunctionTables` (constant pool), `Mem2RegScratch`, `RowDemand` |
+//! | Mem2Reg | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows, `EntityMap` |
 //! | Mem2Reg | `rename_allocas` | `Cfg`, `DomTree`, `Mem2RegScratch` | instruction and block columns, values, phase, `PassStats` |
 //! | Sccp | `solve_sccp` | `InstOp`, `InstResults`, `BlockInsts`, `BlockTerm`, `BlockDead`, values, constants, `Cfg`, `Symbols`, `PipelineConfig` | `SccpSolution` |
 //! | Sccp | `rewrite_sccp` | `SccpSolution`, `Cfg`, `Symbols` | all columns but `InstBlock`, constants, phase, `PassStats`, `Diagnostics`, `ValidAnalyses` |
 //! | Placement | `place_blocks` | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, `PlacementScratch` (problem, solution, per-block rows), `RowDemand` (with splitting), `Diagnostics`, `PassStats` |
-//! | Placement | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows, `EntityMap` |
+//! | Placement | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows, `EntityMap` |
 //! | Placement | `apply_placement` | `PlacementScratch`, `PipelineConfig` | with splitting: all IR columns (cut blocks, fused jump chains), `ValidAnalyses`; always: `BlockTarget`, `BlockDomain`, `BlockIsland`, `BlockPieces`, `PassStats` |
 //! | OutOfSsa | `plan_phi_elim`, `plan_block_params` | `BlockInsts`, `InstOp`, `BlockTerm`, `BlockDead`, `Cfg`, `PipelineConfig` | `RowDemand` |
-//! | OutOfSsa | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows, `EntityMap` |
+//! | OutOfSsa | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows, `EntityMap` |
 //! | OutOfSsa | `eliminate_phis` / `convert_phis_to_block_params` | `Cfg`, `PipelineConfig` | all columns, values, phase, `ValidAnalyses`, `PassStats` |
 //! | Lower | `lower` | all columns (through `IrView`), `PipelineConfig` | `LoweredScratch`, `MachineInfo`, `Diagnostics`, `PassStats` |
 //! | Lower | `store_lowered` (exclusive) | `LoweredScratch` | machine instruction and block rows (`crate::machine::columns`), `MachineInfo` |
@@ -73,7 +75,7 @@ pub mod batch;
 pub mod harness;
 pub mod world;
 
-pub use crate::ir::{FunctionInfo, IrMut, IrView, Symbols, ValueTable};
+pub use crate::ir::{FunctionInfo, FunctionTables, IrMut, IrView, Symbols};
 pub use crate::stage::{
     Analyses, Diagnostic, Diagnostics, Pass, PassError, PassInfo, PassOptions, PassSet, PassStats,
     PipelineConfig, Severity, Stage, StageInfo, Stat, PASSES, STAGES,

@@ -28,10 +28,10 @@
 //! Cost: O(blocks + instructions) to load and to take; O(1) to obtain the slices.
 
 use crate::ir::{
-    Block, BlockColumnsMut, BlockData, BlockDead, BlockInsts, BlockParams, BlockTerm, ConstPool,
-    Function, FunctionInfo, ImmediateDominator, InstBlock, InstColumnsMut, InstData, InstDead,
-    InstKind, InstOp, InstResults, RowCounts, RowDemand, SymbolTable, Symbols, Terminator,
-    ValueTable,
+    Block, BlockColumnsMut, BlockData, BlockDead, BlockInsts, BlockParams, BlockTerm, Function,
+    FunctionInfo, FunctionTables, ImmediateDominator, InstBlock, InstColumnsMut, InstData,
+    InstDead, InstKind, InstOp, InstResults, RowCounts, RowDemand, SymbolTable, Symbols,
+    Terminator,
 };
 use crate::ir::{Inst, Value};
 use bevy_ecs::prelude::*;
@@ -51,11 +51,8 @@ pub struct EntityMap {
 /// Inserts the per-function resources with empty contents (done once per World).
 pub fn init_resources(world: &mut World) {
     world.init_resource::<EntityMap>();
-    world.init_resource::<FunctionInfo>();
-    world.init_resource::<ValueTable>();
-    world.init_resource::<ConstPool>();
+    world.init_resource::<FunctionTables>();
     world.init_resource::<Symbols>();
-    world.init_resource::<RowCounts>();
     world.init_resource::<RowDemand>();
     let loader = FunctionLoader::new(world, true);
     world.insert_resource(loader);
@@ -103,15 +100,16 @@ impl FunctionLoader {
         } = f;
         let listed = listed_insts(&blocks, insts.len());
         self.load_rows(world, listed, insts.into_iter(), blocks.into_iter());
-        *world.resource_mut::<FunctionInfo>() = FunctionInfo {
+        let mut tables = world.resource_mut::<FunctionTables>();
+        tables.info = FunctionInfo {
             name,
             linkage,
             signature,
             param_values,
             phase,
         };
-        world.resource_mut::<ValueTable>().0 = values;
-        *world.resource_mut::<ConstPool>() = consts;
+        tables.values = values;
+        tables.consts = consts;
         set_symbols(world, symbols);
     }
 
@@ -125,15 +123,17 @@ impl FunctionLoader {
         let listed = listed_insts(&f.blocks, f.insts.len());
         self.load_rows(world, listed, f.insts.iter(), f.blocks.iter());
         {
-            let mut info = world.resource_mut::<FunctionInfo>();
+            let mut tables = world.resource_mut::<FunctionTables>();
+            let tables = &mut *tables;
+            let info = &mut tables.info;
             info.name.clone_from(&f.name);
             info.linkage = f.linkage;
             info.signature.clone_from(&f.signature);
             info.param_values.clone_from(&f.param_values);
             info.phase = f.phase;
+            tables.values.clone_from(&f.values);
+            tables.consts.clone_from(&f.consts);
         }
-        world.resource_mut::<ValueTable>().0.clone_from(&f.values);
-        world.resource_mut::<ConstPool>().clone_from(&f.consts);
         set_symbols(world, symbols);
     }
 
@@ -200,7 +200,7 @@ impl FunctionLoader {
                 })));
             *world.resource_mut::<EntityMap>() = map;
         }
-        *world.resource_mut::<RowCounts>() = RowCounts {
+        world.resource_mut::<FunctionTables>().counts = RowCounts {
             blocks: num_blocks,
             insts: num_insts,
         };
@@ -212,7 +212,7 @@ impl FunctionLoader {
     /// Moves the function out of `world` in one linear pass per table. Pooled entities keep
     /// empty rows; otherwise they are despawned, newest first.
     pub fn take(&mut self, world: &mut World) -> Function {
-        let counts = *world.resource::<RowCounts>();
+        let counts = world.resource::<FunctionTables>().counts;
         let mut blocks = Vec::with_capacity(counts.blocks);
         let mut insts = Vec::with_capacity(counts.insts);
         {
@@ -246,10 +246,15 @@ impl FunctionLoader {
             fit(world, &mut map.blocks, 0);
             world.insert_resource(map);
         }
-        *world.resource_mut::<RowCounts>() = RowCounts::default();
-        let info = std::mem::take(&mut *world.resource_mut::<FunctionInfo>());
-        let values = std::mem::take(&mut world.resource_mut::<ValueTable>().0);
-        let consts = std::mem::take(&mut *world.resource_mut::<ConstPool>());
+        let (info, values, consts) = {
+            let mut tables = world.resource_mut::<FunctionTables>();
+            tables.counts = RowCounts::default();
+            (
+                std::mem::take(&mut tables.info),
+                std::mem::take(&mut tables.values),
+                std::mem::take(&mut tables.consts),
+            )
+        };
         Function {
             name: info.name,
             linkage: info.linkage,
@@ -391,7 +396,7 @@ fn placeholder_inst() -> InstKind {
 /// Spawns the spare rows asked for in [`RowDemand`] at the end of each table (an exclusive
 /// system: spawning needs no column borrowed).
 ///
-/// Reads [`RowDemand`] and [`RowCounts`]; writes [`EntityMap`], [`RowDemand`] (back to zero)
+/// Reads [`RowDemand`] and the row counts ([`FunctionTables`]); writes [`EntityMap`], [`RowDemand`] (back to zero)
 /// and the tables (new rows: empty blocks ending in `unreachable`, flagged dead; removed
 /// instructions). Establishes: each table has at least `counts + demand` rows.
 pub fn grow_rows(world: &mut World) {
@@ -399,7 +404,7 @@ pub fn grow_rows(world: &mut World) {
     if demand == RowDemand::default() {
         return;
     }
-    let counts = *world.resource::<RowCounts>();
+    let counts = world.resource::<FunctionTables>().counts;
     let want_blocks = counts.blocks + demand.blocks;
     let want_insts = counts.insts + demand.insts;
     {
@@ -466,7 +471,7 @@ pub fn check_dense(world: &mut World) {
     assert!(chunks.len() <= 1, "blocks span {} tables", chunks.len());
     let rows = chunks.into_iter().next().unwrap_or_default();
     assert_eq!(rows, map.blocks, "block rows are not in dense-index order");
-    let counts = *world.resource::<RowCounts>();
+    let counts = world.resource::<FunctionTables>().counts;
     assert!(counts.insts <= map.insts.len() && counts.blocks <= map.blocks.len());
     world.insert_resource(map);
 }

@@ -142,7 +142,7 @@ pub fn write_rows(columns: &mut Query<PlacementColumnsMut>, rows: &[BlockPlaceme
 /// for tests and tools that run the pipeline and inspect the World before taking the
 /// function out.
 pub fn placement_of(world: &mut World) -> Vec<BlockPlacement> {
-    let n = world.resource::<crate::ir::RowCounts>().blocks;
+    let n = world.resource::<crate::ir::FunctionTables>().counts.blocks;
     let mut state = world.query::<PlacementColumns>();
     let Some((targets, domains, islands, pieces)) = state
         .contiguous_iter(world)

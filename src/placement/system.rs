@@ -8,7 +8,7 @@
 //! | system | reads | writes |
 //! |---|---|---|
 //! | [`place_blocks`] | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, `PlacementScratch`, `RowDemand`, `Diagnostics`, `PassStats` |
-//! | `grow_rows` (exclusive) | `RowDemand`, `RowCounts` | new rows |
+//! | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows |
 //! | [`apply_placement`] | `PlacementScratch`, `PipelineConfig` | all IR columns (with splitting), the placement columns ([`super::columns`]), `ValidAnalyses`, `PassStats` |
 //!
 //! [`place_blocks`] builds the problem with [`super::ir::build_problem_in`] from the shared

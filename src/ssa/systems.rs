@@ -10,7 +10,7 @@
 //!
 //! | system | reads | writes |
 //! |---|---|---|
-//! | [`plan_mem2reg`] | all columns, `Cfg`, `DominanceFrontiers`, `PipelineConfig` | `ConstPool` (zeros), `Mem2RegScratch`, `RowDemand` |
+//! | [`plan_mem2reg`] | all columns, `Cfg`, `DominanceFrontiers`, `PipelineConfig` | `FunctionTables` (constant pool: zeros), `Mem2RegScratch`, `RowDemand` |
 //! | [`rename_allocas`] | `Cfg`, `DomTree`, `Mem2RegScratch` | `InstOp`, `InstResults`, `InstBlock`, `InstDead`, `BlockInsts`, `BlockTerm` (operands), values, phase, `PassStats` |
 //! | [`plan_phi_elim`] | `BlockInsts`, `InstOp`, `BlockDead`, `Cfg`, `PipelineConfig` | `RowDemand` |
 //! | [`eliminate_phis`] | `Cfg` | all columns, values, phase, `ValidAnalyses`, `PassStats` |
