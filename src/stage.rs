@@ -198,7 +198,11 @@ bitflags::bitflags! {
 }
 
 /// A pass of the pipeline, as named on the command line. Facts about each are in [`PASSES`].
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+///
+/// Also the system set of the pass's own systems where a stage holds systems of several
+/// passes (out-of-SSA: `phi-elim` and `block-params`): the schedule for a config drops the
+/// sets of passes the config does not run, so they cost nothing per function.
+#[derive(SystemSet, Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Pass {
     /// IR invariants of the current phase.
     Verify,

@@ -302,6 +302,19 @@ pub fn build_schedule(world: &mut World) -> Schedule {
             Err(e) => panic!("pipeline schedule is well formed: {e:?}"),
         }
     }
+    // Within a running stage, the systems of passes the config does not run go too (the
+    // order between the systems around them is kept).
+    let passes = world.resource::<PipelineConfig>().passes;
+    for info in PASSES.iter().filter(|p| !passes.has(p.pass)) {
+        match schedule.remove_systems_in_set(
+            info.pass,
+            world,
+            bevy_ecs::schedule::ScheduleCleanupPolicy::RemoveSetAndSystems,
+        ) {
+            Ok(_) | Err(bevy_ecs::schedule::ScheduleError::SetNotFound) => {}
+            Err(e) => panic!("pipeline schedule is well formed: {e:?}"),
+        }
+    }
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");

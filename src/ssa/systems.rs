@@ -191,11 +191,11 @@ pub fn configure(schedule: &mut Schedule) {
     );
     schedule.add_systems(
         (
-            plan_phi_elim,
-            plan_block_params,
+            plan_phi_elim.in_set(Pass::PhiElim),
+            plan_block_params.in_set(Pass::BlockParams),
             grow_rows,
-            eliminate_phis,
-            convert_phis_to_block_params,
+            eliminate_phis.in_set(Pass::PhiElim),
+            convert_phis_to_block_params.in_set(Pass::BlockParams),
         )
             .chain()
             .in_set(Stage::OutOfSsa),
