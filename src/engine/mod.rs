@@ -196,7 +196,8 @@ fn check_tables(world: &mut World) {
 /// The stage order is [`STAGES`]' (each entry says why it sits there); stages none of whose
 /// passes this build has, and stages the config does not run, are left out, so a function
 /// pays nothing per run for a stage it does not use (the empty pipeline is an empty
-/// schedule). Around each stage: a `Begin` system starts its timer
+/// schedule); within a running stage, the systems of passes the config does not run (their
+/// [`Pass`] set) are left out too. Around each stage: a `Begin` system starts its timer
 /// and computes the analyses its enabled passes read and find stale
 /// ([`PipelineConfig::reads`], [`crate::analysis::ValidAnalyses`]); an `End` system runs the
 /// verifier after transforming passes when asked, dumps the function if asked and stops the
