@@ -17,7 +17,7 @@
 //! [`crate::stage`]); [`build_schedule`] derives the chain from them. Each stage is a
 //! [`Stage`] system set between [`StageStep::Begin`] (timer start; the analyses its enabled
 //! passes read, computed if stale) and [`StageStep::End`] (verify-after, dump, dense-table
-//! check in debug builds, timer stop). Ambiguity detection is an error, so every ordering
+//! check in debug builds, timer lap). Ambiguity detection is an error, so every ordering
 //! is explicit and the output is deterministic.
 //!
 //! # Components (per entity; one table per kind, row = dense index)
@@ -51,7 +51,7 @@
 //!
 //! | stage | system | reads | writes |
 //! |---|---|---|---|
-//! | Begin of a stage | `start_timer` (when timed); `refresh_analyses`, run only when an analysis the stage's passes read is stale (`analyses_stale`, which reads `ValidAnalyses`), computing the CFG, idoms, frontiers and SCCs it needs | `BlockInsts`, `BlockTerm`, `BlockDead`, `InstOp`; `Cfg`; `DomTree` | `Cfg`, `DomTree`, `DominanceFrontiers`, `Sccs`, `ValidAnalyses` |
+//! | Begin of a stage | `start_timer` (when timed, first running stage only: later stages' clocks start at the previous End's lap); `refresh_analyses`, run only when an analysis the stage's passes read is stale (`analyses_stale`, which reads `ValidAnalyses`), computing the CFG, idoms, frontiers and SCCs it needs | `BlockInsts`, `BlockTerm`, `BlockDead`, `InstOp`; `Cfg`; `DomTree` | `Cfg`, `DomTree`, `DominanceFrontiers`, `Sccs`, `ValidAnalyses` |
 //! | Verify (and End of transforming stages) | `verify_system` | all columns, values, constants, `Symbols`, `Cfg`, `DomTree` | `Diagnostics` |
 //! | Cfg, Dominance | (none of their own: the Begin refresh computes what they promise) | | |
 //! | Mem2Reg | `plan_mem2reg` | all columns, `Cfg`, `DominanceFrontiers`, `PipelineConfig` | `FunctionTables` (constant pool), `Mem2RegScratch`, `RowDemand` |
@@ -69,7 +69,7 @@
 //! | Lower | `store_lowered` (exclusive) | `LoweredScratch` | machine instruction and block rows (`crate::machine::columns`), `MachineInfo` |
 //! | Regalloc | `allocate_regalloc2` (feature `regalloc2`) | machine rows, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
 //! | Check | `check_allocation` (feature `regalloc2`) | machine rows, `AllocationResult`, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
-//! | End of a stage | `end_stage` when it verifies after the stage or dumps (`verify_each`, debug builds, `dump_after`); else `stop_timer` when timed; else none; `check_tables` in debug builds | all columns (verify, dump), tables | `Diagnostics`, `Dumps`, `PassTimings` |
+//! | End of a stage | `end_stage` when it verifies after the stage or dumps (`verify_each`, debug builds, `dump_after`); else `lap_timer` when timed (the stage's time ends, the next stage's starts); else none; `check_tables` in debug builds, before them | all columns (verify, dump), tables | `Diagnostics`, `Dumps`, `PassTimings` |
 
 pub mod batch;
 pub mod harness;
@@ -97,13 +97,25 @@ pub struct PassTimings {
     started: Option<Instant>,
 }
 
+impl PassTimings {
+    /// Adds the time since the clock started to `stage` and restarts the clock for the
+    /// next stage (End steps are laps: one system per stage instead of a stop and a start).
+    fn lap(&mut self, stage: Stage) {
+        if let Some(t) = self.started {
+            let now = Instant::now();
+            self.per_stage[stage as usize] += now - t;
+            self.started = Some(now);
+        }
+    }
+}
+
 /// Bookends of each stage: timing, analysis refresh, dumping and verify-after.
 #[derive(SystemSet, Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum StageStep {
-    /// Runs before the stage's systems (starts its timer, brings the analyses its passes
+    /// Runs before the stage's systems (starts the clock for the first timed stage, brings the analyses its passes
     /// read up to date).
     Begin(Stage),
-    /// Runs after them (verifies, dumps, stops the timer).
+    /// Runs after them (verifies, dumps, ends the stage's time and starts the next one's).
     End(Stage),
 }
 
@@ -121,7 +133,8 @@ fn no_errors(diags: Res<Diagnostics>) -> bool {
     !diags.has_errors()
 }
 
-/// The first Begin system of `stage` when stages are timed: starts its timer.
+/// The first Begin system of the first running stage when stages are timed: starts the
+/// clock (each End step then laps it).
 fn start_timer() -> impl FnMut(ResMut<PassTimings>) {
     |mut timings: ResMut<PassTimings>| timings.started = Some(Instant::now())
 }
@@ -142,7 +155,7 @@ fn analyses_stale(reads: Analyses) -> impl FnMut(Res<crate::analysis::ValidAnaly
 }
 
 /// The End system of `stage`: verifies after a transforming pass (with `verify_each`, and
-/// always in debug builds), dumps the function if asked, stops the timer.
+/// always in debug builds), dumps the function if asked, laps the timer ([`PassTimings::lap`]).
 ///
 /// Reads [`PipelineConfig`], every column, [`Symbols`]; writes the analysis resources (the
 /// CFG and dominator tree the verifier reads), [`Diagnostics`], [`Dumps`], [`PassTimings`].
@@ -177,9 +190,7 @@ fn end_stage(
             dumps.0.push(format!("; after {}\n{}", stage.name(), text));
         }
         if config.time_passes {
-            if let Some(t) = timings.started.take() {
-                timings.per_stage[stage as usize] += t.elapsed();
-            }
+            timings.lap(stage);
         }
     }
 }
@@ -197,12 +208,13 @@ fn check_tables(world: &mut World) {
 /// passes this build has, and stages the config does not run, are left out, so a function
 /// pays nothing per run for a stage it does not use (the empty pipeline is an empty
 /// schedule); within a running stage, the systems of passes the config does not run (their
-/// [`Pass`] set) are left out too. Around each stage: a `Begin` system starts its timer
-/// and computes the analyses its enabled passes read and find stale
-/// ([`PipelineConfig::reads`], [`crate::analysis::ValidAnalyses`]); an `End` system runs the
-/// verifier after transforming passes when asked, dumps the function if asked and stops the
-/// timer (its shape follows the config: see [`end_kind`]); debug builds then check the
-/// tables. One run condition per stage's passes (no error so far), none on the Begin and End
+/// [`Pass`] set) are left out too. Around each stage: a `Begin` system computes the
+/// analyses its enabled passes read and find stale ([`PipelineConfig::reads`],
+/// [`crate::analysis::ValidAnalyses`]; the first running stage's also starts the clock
+/// when timed); debug builds check the tables; an `End` system runs the verifier after
+/// transforming passes when asked, dumps the function if asked and laps the timer (the
+/// stage's time ends and the next stage's starts; its shape follows the config: see
+/// [`end_kind`]). One run condition per stage's passes (no error so far), none on the Begin and End
 /// steps, keeps the per-function cost of the schedule small.
 pub fn build_schedule(world: &mut World) -> Schedule {
     let mut schedule = Schedule::new(Pipeline);
@@ -213,6 +225,7 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     });
     let stages = running_stages(world.resource::<PipelineConfig>());
     let mut chain = Vec::new();
+    let mut first_timed = true;
     for info in &STAGES {
         let stage = info.stage;
         if !PASSES.iter().any(|p| p.stage == stage && p.available) {
@@ -230,19 +243,22 @@ pub fn build_schedule(world: &mut World) -> Schedule {
         // analyses nobody reads (the CFG and dominator computations tolerate invalid IR),
         // which costs less than a second condition on every function.
         schedule.configure_sets(stage.run_if(no_errors));
-        // End runs whenever the stage is in the schedule, even after an error, so its timer
-        // stops; verify-after checks for errors itself. Its shape follows the config (part
+        // End runs whenever the stage is in the schedule, even after an error, so its time
+        // ends; verify-after checks for errors itself. Its shape follows the config (part
         // of the schedule's cache key, [`schedule_key`]): the full system only when it
-        // verifies or dumps after this stage, a timer stop alone when only timing, else none
+        // verifies or dumps after this stage, a timer lap alone when only timing, else none
         // (the full one fetches fourteen resources per function).
         let end = match end_kind(world.resource::<PipelineConfig>(), stage) {
             EndKind::Full => Some(end_stage(stage).into_configs()),
-            EndKind::Timer => Some(stop_timer(stage).into_configs()),
+            EndKind::Timer => Some(lap_timer(stage).into_configs()),
             EndKind::None => None,
         };
         let config = world.resource::<PipelineConfig>();
         let (reads, timed) = (config.reads(stage), config.time_passes);
-        match (timed, reads.is_empty()) {
+        // Timed: the first running stage's Begin starts the clock and every End is a lap
+        // that also starts the next stage's time, so later Begins need no timer system.
+        let start_clock = timed && std::mem::take(&mut first_timed);
+        match (start_clock, reads.is_empty()) {
             (true, true) => {
                 schedule.add_systems(start_timer().in_set(StageStep::Begin(stage)));
             }
@@ -267,7 +283,7 @@ pub fn build_schedule(world: &mut World) -> Schedule {
         }
         match (end, cfg!(debug_assertions)) {
             (Some(end), true) => {
-                schedule.add_systems((end, check_tables).chain().in_set(StageStep::End(stage)));
+                schedule.add_systems((check_tables, end).chain().in_set(StageStep::End(stage)));
             }
             (Some(end), false) => {
                 schedule.add_systems(end.in_set(StageStep::End(stage)));
@@ -330,7 +346,7 @@ const fn stage_bit(stage: Stage) -> u32 {
 /// What the End step of a stage must do under a config (see [`build_schedule`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum EndKind {
-    /// Verify after the stage or dump the function (and stop the timer).
+    /// Verify after the stage or dump the function (and lap the timer).
     Full,
     /// Only stop the stage's timer.
     Timer,
@@ -348,14 +364,11 @@ fn end_kind(config: &PipelineConfig, stage: Stage) -> EndKind {
     }
 }
 
-/// The End system of `stage` when the config only times passes: stops the timer (one
-/// resource, where [`end_stage`] fetches fourteen).
-fn stop_timer(stage: Stage) -> impl FnMut(ResMut<PassTimings>) {
-    move |mut timings: ResMut<PassTimings>| {
-        if let Some(t) = timings.started.take() {
-            timings.per_stage[stage as usize] += t.elapsed();
-        }
-    }
+/// The End system of `stage` when the config only times passes: ends the stage's time and
+/// starts the next one's ([`PassTimings::lap`]; one resource, where [`end_stage`] fetches
+/// fourteen).
+fn lap_timer(stage: Stage) -> impl FnMut(ResMut<PassTimings>) {
+    move |mut timings: ResMut<PassTimings>| timings.lap(stage)
 }
 
 /// The key an engine caches schedules under: the parts of the config [`build_schedule`]
