@@ -74,14 +74,26 @@ impl fmt::Display for VerifyError {
 struct Checker<'a, R: IrRead> {
     ir: &'a R,
     symbols: &'a SymbolTable,
+    cfg: &'a Cfg,
+    dom: &'a DomTree,
     errors: Vec<VerifyError>,
     block: Option<Block>,
     inst: Option<Inst>,
     scratch: &'a mut VerifyScratch,
     /// Set by `check_tables`: some listed instruction is an `asm` (`check_cfg` then scans
-    /// instructions for goto labels) or a phi (`check_phase` then scans instructions).
+    /// instructions for goto labels).
     has_asm: bool,
+    /// Set by `check_inst`: some listed instruction is a phi (`check_phase` then scans
+    /// instructions).
     has_phi: bool,
+    /// Where the operands `check_inst` and `check_terminator` look at are used, as (block,
+    /// position; `u32::MAX` for the end of the block), while they are checked for
+    /// dominance: in SSA phases, in reachable blocks (and for a phi's incoming value, from
+    /// a reachable predecessor). `None` otherwise.
+    use_point: Option<(Block, u32)>,
+    /// Some use seen at a `use_point` is not available there: `check_dominance` then walks
+    /// the function for its messages (most functions need no walk).
+    undominated: bool,
 }
 
 /// Reusable tables of the verifier (kept by [`Verifier`] and by the `verify` system between
@@ -129,7 +141,12 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     self.error(format!("{what} uses {v}, which is never defined"));
                     None
                 }
-                Some(d) => Some(d.ty),
+                Some(d) => {
+                    if let Some((b, at)) = self.use_point {
+                        self.undominated |= unavailable(&self.scratch.def_at, self.dom, v, b, at);
+                    }
+                    Some(d.ty)
+                }
             },
             Operand::Const(c) => match self.ir.consts().try_get(c) {
                 None => {
@@ -279,11 +296,6 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     ));
                 }
                 let kind = ir.inst_kind(i);
-                match kind {
-                    InstKind::Phi { .. } => self.has_phi = true,
-                    InstKind::InlineAsm(_) => self.has_asm = true,
-                    _ => {}
-                }
                 let results = ir.inst_results(i);
                 let extra_copy_def = extra_copy_defs && matches!(kind, InstKind::Copy { .. });
                 let mut check_result = |c: &mut Self, n: usize, v: Value, ty: Type| {
@@ -321,6 +333,8 @@ impl<'a, R: IrRead> Checker<'a, R> {
                         }
                     }
                     None => {
+                        // `asm` is one of the kinds with several results.
+                        self.has_asm |= matches!(kind, InstKind::InlineAsm(_));
                         let types = kind.result_types();
                         if types.len() != results.len() {
                             count_error(self, types.len());
@@ -670,12 +684,19 @@ impl<'a, R: IrRead> Checker<'a, R> {
             }
             InstKind::Fence { .. } => {}
             InstKind::Phi { ty, incoming } => {
+                self.has_phi = true;
+                let at_inst = self.use_point;
                 for (n, (b, v)) in incoming.iter().enumerate() {
+                    // A phi's incoming value is used at the end of its predecessor.
+                    self.use_point = at_inst
+                        .filter(|_| self.cfg.is_reachable(*b))
+                        .map(|_| (*b, u32::MAX));
                     self.expect(*v, *ty, || format!("phi incoming value {n}"));
                     if !self.is_live_block(*b) {
                         self.error(format!("phi incoming block {b} does not exist"));
                     }
                 }
+                self.use_point = at_inst;
             }
             InstKind::Copy { ty, src } => self.expect(*src, *ty, || "copy source".to_string()),
             InstKind::ExtractValue { ty, agg, index } => {
@@ -708,6 +729,9 @@ impl<'a, R: IrRead> Checker<'a, R> {
     fn check_phase(&mut self, cfg: &Cfg) {
         let ir = self.ir;
         let phase = ir.phase();
+        if phase != Phase::Memory && !self.has_phi {
+            return;
+        }
         for b in (0..ir.num_blocks()).map(Block::new) {
             if ir.is_block_dead(b) {
                 continue;
@@ -762,16 +786,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         // Availability points, filled by `check_tables` (see `VerifyScratch::def_at`), so
         // each use below costs one lookup.
         let def_at = std::mem::take(&mut self.scratch.def_at);
-        // True if `v` is defined by a listed instruction or is a parameter, and is not
-        // available at position `at` of block `b` (`u32::MAX`: the end of `b`).
-        let unavailable = |v: Value, b: Block, at: u32| -> bool {
-            match def_at.get(v.index()) {
-                Some(&(db, _)) if db == u32::MAX => false,
-                None => false,
-                Some(&(db, dp)) if db == b.0 => dp > at,
-                Some(&(db, _)) => !dom.dominates(Block(db), b),
-            }
-        };
+        let unavailable = |v: Value, b: Block, at: u32| unavailable(&def_at, dom, v, b, at);
         for b in (0..ir.num_blocks()).map(Block::new) {
             if ir.is_block_dead(b) || !cfg.is_reachable(b) {
                 continue;
@@ -824,6 +839,19 @@ impl<'a, R: IrRead> Checker<'a, R> {
         }
         self.block = None;
         self.scratch.def_at = def_at;
+    }
+}
+
+/// True if `v` is defined by a listed instruction or is a parameter, and is not available
+/// at position `at` of block `b` (`u32::MAX`: the end of `b`), by the availability points
+/// `def_at` (see [`VerifyScratch::def_at`]).
+#[inline]
+fn unavailable(def_at: &[(u32, u32)], dom: &DomTree, v: Value, b: Block, at: u32) -> bool {
+    match def_at.get(v.index()) {
+        Some(&(db, _)) if db == u32::MAX => false,
+        None => false,
+        Some(&(db, dp)) if db == b.0 => dp > at,
+        Some(&(db, _)) => !dom.dominates(Block(db), b),
     }
 }
 
@@ -909,12 +937,16 @@ pub fn verify_with_scratch(
     let mut c = Checker {
         ir,
         symbols,
+        cfg,
+        dom,
         errors: Vec::new(),
         block: None,
         inst: None,
         scratch,
         has_asm: false,
         has_phi: false,
+        use_point: None,
+        undominated: false,
     };
     c.check_tables();
     if !c.errors.is_empty() {
@@ -924,19 +956,26 @@ pub fn verify_with_scratch(
     if !c.errors.is_empty() {
         return c.errors;
     }
+    // Operand uses are tested for dominance while their types are checked (the same value
+    // handles, one more table lookup each); `check_dominance` reports only if one failed.
+    let ssa = ir.phase().single_definition();
     for b in (0..ir.num_blocks()).map(Block::new) {
         if ir.is_block_dead(b) {
             continue;
         }
         c.block = Some(b);
-        for &i in ir.block_insts(b) {
+        let checked = ssa && cfg.is_reachable(b);
+        for (n, &i) in ir.block_insts(b).iter().enumerate() {
+            c.use_point = checked.then_some((b, n as u32));
             c.check_inst(i);
         }
+        c.use_point = checked.then_some((b, u32::MAX));
         c.check_terminator(b);
+        c.use_point = None;
     }
     c.block = None;
     c.check_phase(cfg);
-    if c.errors.is_empty() && ir.phase().single_definition() {
+    if c.errors.is_empty() && ssa && c.undominated {
         c.check_dominance(cfg, dom);
     }
     c.errors
