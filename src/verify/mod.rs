@@ -105,6 +105,8 @@ pub struct VerifyScratch {
     /// `def_at[Value]`: where the value becomes available, as (block, position): filled by
     /// `check_tables` for SSA phases, read by `check_dominance`.
     def_at: Vec<(u32, u32)>,
+    /// A switch's case values, sorted (`check_terminator`).
+    case_values: Vec<u128>,
 }
 
 /// `VerifyScratch::def_at` of a value no listed instruction defines (holes and results of
@@ -186,12 +188,11 @@ impl<'a, R: IrRead> Checker<'a, R> {
     /// Every aggregate constant has one constant per member, each of the member's type.
     fn check_aggregate_consts(&mut self) {
         let pool = self.ir.consts();
-        for k in 0..pool.len() {
-            let c = Const::new(k);
-            let d = pool.get(c);
+        for (k, d) in pool.as_slice().iter().enumerate() {
             if !matches!(d.kind, ConstKind::Aggregate(_)) {
                 continue;
             }
+            let c = Const::new(k);
             let (Some(info), Some(members)) = (d.ty.agg_info(), pool.members(c)) else {
                 self.error(format!(
                     "{c} is an aggregate constant of the scalar type {}",
@@ -438,12 +439,20 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 }
                 self.expect(*value, *ty, || "switch scrutinee".to_string());
                 self.check_target(default);
-                let mut seen = std::collections::HashSet::new();
+                // Sorting a copy of the values finds whether one repeats; only then does a
+                // set name each repeat where it occurs (hashing every case cost more than the
+                // rest of the switch check).
+                let values = &mut self.scratch.case_values;
+                values.clear();
+                values.extend(cases.iter().map(|&(c, _)| c));
+                values.sort_unstable();
+                let repeats = values.windows(2).any(|w| w[0] == w[1]);
+                let mut seen = repeats.then(std::collections::HashSet::new);
                 for (c, t) in cases {
                     if *c & !ty.mask() != 0 {
                         self.error(format!("switch case {c} does not fit {ty}"));
                     }
-                    if !seen.insert(*c) {
+                    if seen.as_mut().is_some_and(|seen| !seen.insert(*c)) {
                         self.error(format!("switch case {c} appears twice"));
                     }
                     self.check_target(t);
