@@ -164,10 +164,17 @@ impl<'a, R: IrRead> Checker<'a, R> {
     fn expect(&mut self, op: Operand, ty: Type, what: impl Fn() -> String) {
         if let Some(t) = self.operand(op, &what) {
             if t != ty {
-                let what = what();
-                self.error(format!("{what} has type {t}, expected {ty}"));
+                self.mismatch(what(), t, &ty);
             }
         }
+    }
+
+    /// Reports that `what` has type `t` where `expected` (a type, or a kind of types) is
+    /// required. Out of line, so the checks that pass keep the operand type in a register.
+    #[cold]
+    #[inline(never)]
+    fn mismatch(&mut self, what: String, t: Type, expected: &dyn fmt::Display) {
+        self.error(format!("{what} has type {t}, expected {expected}"));
     }
 
     fn expect_with(
@@ -179,8 +186,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
     ) {
         if let Some(t) = self.operand(op, &what) {
             if !ok(t) {
-                let what = what();
-                self.error(format!("{what} has type {t}, expected {kind}"));
+                self.mismatch(what(), t, &kind);
             }
         }
     }
@@ -281,75 +287,120 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     _ => self.error(format!("block parameter {n} ({v}) is not recorded as one")),
                 }
             }
-            for (pos, &i) in ir.block_insts(b).iter().enumerate() {
-                self.inst = Some(i);
-                if i.index() >= ir.num_insts() {
-                    self.error(format!("lists {i}, which is out of range"));
-                    continue;
-                }
-                if std::mem::replace(&mut scratch.listed[i.index()], true) {
-                    self.error(format!("{i} is listed more than once"));
-                }
-                if ir.inst_block(i) != b {
-                    self.error(format!(
-                        "{i} is listed by {b} but records {}",
-                        ir.inst_block(i)
-                    ));
-                }
-                let kind = ir.inst_kind(i);
-                let results = ir.inst_results(i);
-                let extra_copy_def = extra_copy_defs && matches!(kind, InstKind::Copy { .. });
-                let mut check_result = |c: &mut Self, n: usize, v: Value, ty: Type| {
-                    match values.get(v.index()) {
-                        Some(d) if d.def == ValueDef::Result(i, n as u32) && d.ty == ty => {}
-                        Some(d)
-                            if extra_copy_def
-                                && d.ty == ty
-                                && matches!(d.def, ValueDef::Result(..)) => {}
-                        Some(d) => c.error(format!(
-                            "result {n} ({v}) is recorded as {:?} of type {}, expected result of {i} with type {ty}",
-                            d.def, d.ty
-                        )),
-                        None => c.error(format!("result {n} ({v}) is out of range")),
-                    }
-                    if let Some(d) = def_at.get_mut(v.index()) {
-                        *d = (b.0, pos as u32 + 1);
-                    }
-                };
-                let count_error = |c: &mut Self, want: usize| {
-                    c.error(format!(
-                        "`{}` defines {} values, expected {want}",
-                        kind.opcode_name(),
-                        results.len(),
-                    ))
-                };
-                // Kinds with at most one result are checked without building a list.
-                match kind.single_result_type() {
-                    Some(None) if results.is_empty() => {}
-                    Some(Some(ty)) if results.len() == 1 => check_result(self, 0, results[0], ty),
-                    Some(t) => {
-                        count_error(self, t.is_some() as usize);
-                        if let (Some(ty), Some(&v)) = (t, results.first()) {
-                            check_result(self, 0, v, ty);
-                        }
-                    }
-                    None => {
-                        // `asm` is one of the kinds with several results.
-                        self.has_asm |= matches!(kind, InstKind::InlineAsm(_));
-                        let types = kind.result_types();
-                        if types.len() != results.len() {
-                            count_error(self, types.len());
-                        }
-                        for (n, (&v, &ty)) in results.iter().zip(&types).enumerate() {
-                            check_result(self, n, v, ty);
-                        }
-                    }
-                }
-            }
-            self.inst = None;
+            self.check_block_tables(b, &mut scratch.listed, def_at, extra_copy_defs);
         }
         self.block = None;
         *self.scratch = scratch;
+    }
+
+    /// The table checks of `b`'s instructions (see `check_tables`): each is listed once, by
+    /// the block it records, with results recorded as its own, of the types its kind
+    /// defines; their availability points go to `def_at` (empty outside SSA phases). A
+    /// function of its own, so the loop keeps its state in registers.
+    #[inline(never)]
+    fn check_block_tables(
+        &mut self,
+        b: Block,
+        listed: &mut [bool],
+        def_at: &mut [(u32, u32)],
+        extra_copy_defs: bool,
+    ) {
+        let ir = self.ir;
+        // `self.inst` is set only before an error is reported (most instructions have none).
+        for (pos, &i) in ir.block_insts(b).iter().enumerate() {
+            // `listed` has one entry per instruction, so its bound is the range check.
+            let Some(seen) = listed.get_mut(i.index()) else {
+                self.inst = Some(i);
+                self.error(format!("lists {i}, which is out of range"));
+                continue;
+            };
+            if std::mem::replace(seen, true) {
+                self.inst = Some(i);
+                self.error(format!("{i} is listed more than once"));
+            }
+            if ir.inst_block(i) != b {
+                self.inst = Some(i);
+                self.error(format!(
+                    "{i} is listed by {b} but records {}",
+                    ir.inst_block(i)
+                ));
+            }
+            let kind = ir.inst_kind(i);
+            let results = ir.inst_results(i);
+            let at = (b.0, pos as u32 + 1);
+            // Asked only when a result is not recorded as this instruction's own.
+            let extra_copy_def = || extra_copy_defs && matches!(kind, InstKind::Copy { .. });
+            let count_error = |c: &mut Self, want: usize| {
+                c.inst = Some(i);
+                c.error(format!(
+                    "`{}` defines {} values, expected {want}",
+                    kind.opcode_name(),
+                    results.len(),
+                ))
+            };
+            // Kinds with at most one result are checked without building a list.
+            match kind.single_result_type() {
+                Some(None) if results.is_empty() => {}
+                Some(Some(ty)) if results.len() == 1 => {
+                    self.check_result(i, 0, results[0], ty, extra_copy_def, def_at, at)
+                }
+                Some(t) => {
+                    count_error(self, t.is_some() as usize);
+                    if let (Some(ty), Some(&v)) = (t, results.first()) {
+                        self.check_result(i, 0, v, ty, extra_copy_def, def_at, at);
+                    }
+                }
+                None => {
+                    // `asm` is one of the kinds with several results.
+                    self.has_asm |= matches!(kind, InstKind::InlineAsm(_));
+                    let types = kind.result_types();
+                    if types.len() != results.len() {
+                        count_error(self, types.len());
+                    }
+                    for (n, (&v, &ty)) in results.iter().zip(&types).enumerate() {
+                        self.check_result(i, n, v, ty, extra_copy_def, def_at, at);
+                    }
+                }
+            }
+        }
+        self.inst = None;
+    }
+
+    /// Result `n` of `i`, `v`, is recorded as that result, of type `ty` (or, if
+    /// `extra_copy_def()`, as a result of some `copy`, of type `ty`); `v` becomes available
+    /// at `at` (`def_at` is empty outside SSA phases). Sets `self.inst` to `i` before
+    /// reporting. A method, not a closure: the closure, called from three places, was not
+    /// inlined.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn check_result(
+        &mut self,
+        i: Inst,
+        n: usize,
+        v: Value,
+        ty: Type,
+        extra_copy_def: impl Fn() -> bool,
+        def_at: &mut [(u32, u32)],
+        at: (u32, u32),
+    ) {
+        if let Some(d) = def_at.get_mut(v.index()) {
+            *d = at;
+        }
+        match self.ir.values().get(v.index()) {
+            Some(d) if d.def == ValueDef::Result(i, n as u32) && d.ty == ty => {}
+            Some(d) if extra_copy_def() && d.ty == ty && matches!(d.def, ValueDef::Result(..)) => {}
+            Some(d) => {
+                let (def, t) = (d.def, d.ty);
+                self.inst = Some(i);
+                self.error(format!(
+                    "result {n} ({v}) is recorded as {def:?} of type {t}, expected result of {i} with type {ty}",
+                ))
+            }
+            None => {
+                self.inst = Some(i);
+                self.error(format!("result {n} ({v}) is out of range"))
+            }
+        }
     }
 
     fn check_cfg(&mut self) {
@@ -544,6 +595,19 @@ impl<'a, R: IrRead> Checker<'a, R> {
         }
     }
 
+    /// `check_inst` on every instruction of `b`, with uses checked for dominance if
+    /// `checked`. One call per block: `check_inst`, inlined here, sets up its large frame
+    /// once per block instead of once per instruction.
+    #[inline(never)]
+    fn check_insts(&mut self, b: Block, checked: bool) {
+        for (n, &i) in self.ir.block_insts(b).iter().enumerate() {
+            self.use_point = checked.then_some((b, n as u32));
+            self.check_inst(i);
+        }
+        self.inst = None;
+    }
+
+    #[inline(always)]
     fn check_inst(&mut self, i: Inst) {
         let ir = self.ir;
         self.inst = Some(i);
@@ -732,7 +796,6 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 }
             }
         }
-        self.inst = None;
     }
 
     fn check_phase(&mut self, cfg: &Cfg) {
@@ -974,10 +1037,7 @@ pub fn verify_with_scratch(
         }
         c.block = Some(b);
         let checked = ssa && cfg.is_reachable(b);
-        for (n, &i) in ir.block_insts(b).iter().enumerate() {
-            c.use_point = checked.then_some((b, n as u32));
-            c.check_inst(i);
-        }
+        c.check_insts(b, checked);
         c.use_point = checked.then_some((b, u32::MAX));
         c.check_terminator(b);
         c.use_point = None;
