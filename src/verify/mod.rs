@@ -86,11 +86,14 @@ struct Checker<'a, R: IrRead> {
     /// Set by `check_inst`: some listed instruction is a phi (`check_phase` then scans
     /// instructions).
     has_phi: bool,
-    /// Where the operands `check_inst` and `check_terminator` look at are used, as (block,
-    /// position; `u32::MAX` for the end of the block), while they are checked for
-    /// dominance: in SSA phases, in reachable blocks (and for a phi's incoming value, from
-    /// a reachable predecessor). `None` otherwise.
-    use_point: Option<(Block, u32)>,
+    /// The operands `check_inst` and `check_terminator` look at are checked for dominance:
+    /// in SSA phases, in reachable blocks (and for a phi's incoming value, from a reachable
+    /// predecessor).
+    use_checked: bool,
+    /// Where those operands are used: `use_block` at position `use_at` (`u32::MAX` for the
+    /// end of the block). Three fields, so the instruction loop updates only `use_at`.
+    use_block: Block,
+    use_at: u32,
     /// Some use seen at a `use_point` is not available there: `check_dominance` then walks
     /// the function for its messages (most functions need no walk).
     undominated: bool,
@@ -102,16 +105,23 @@ struct Checker<'a, R: IrRead> {
 pub struct VerifyScratch {
     /// `listed[Inst]`: some live block lists the instruction (`check_tables`).
     listed: Vec<bool>,
-    /// `def_at[Value]`: where the value becomes available, as (block, position): filled by
-    /// `check_tables` for SSA phases, read by `check_dominance`.
+    /// `def_at[Value]`: where the value becomes available, as (block index + 1, position),
+    /// or [`NOWHERE`]: filled by `check_tables` for SSA phases, read by `check_dominance`
+    /// and the use checks of `check_inst`.
     def_at: Vec<(u32, u32)>,
     /// A switch's case values, sorted (`check_terminator`).
     case_values: Vec<u128>,
 }
 
 /// `VerifyScratch::def_at` of a value no listed instruction defines (holes and results of
-/// unlisted instructions), whose uses `check_tables` judges instead.
-const NOWHERE: (u32, u32) = (u32::MAX, 0);
+/// unlisted instructions), whose uses `check_tables` judges instead. All zeros (blocks are
+/// stored plus one), so filling the table is a memset.
+const NOWHERE: (u32, u32) = (0, 0);
+
+/// The `def_at` entry of a value available from position `at` of block `b`.
+fn def_point(b: Block, at: u32) -> (u32, u32) {
+    (b.0 + 1, at)
+}
 
 impl<'a, R: IrRead> Checker<'a, R> {
     fn error(&mut self, message: impl Into<String>) {
@@ -129,10 +139,12 @@ impl<'a, R: IrRead> Checker<'a, R> {
         b.index() < self.ir.num_blocks() && !self.ir.is_block_dead(b)
     }
 
-    /// Type of an operand, or `None` (after reporting) if it is invalid.
-    fn operand(&mut self, op: Operand, what: impl Fn() -> String) -> Option<Type> {
+    /// Type of an operand, or `None` (after reporting) if it is invalid. A reference into the
+    /// value table or the constant pool: a comparison then reads only the bytes it needs.
+    fn operand(&mut self, op: Operand, what: impl Fn() -> String) -> Option<&'a Type> {
+        let ir: &'a R = self.ir;
         match op {
-            Operand::Value(v) => match self.ir.values().get(v.index()) {
+            Operand::Value(v) => match ir.values().get(v.index()) {
                 None => {
                     let what = what();
                     self.error(format!("{what} uses {v}, which is out of range"));
@@ -144,28 +156,27 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     None
                 }
                 Some(d) => {
-                    if let Some((b, at)) = self.use_point {
+                    if self.use_checked {
+                        let (b, at) = (self.use_block, self.use_at);
                         self.undominated |= unavailable(&self.scratch.def_at, self.dom, v, b, at);
                     }
-                    Some(d.ty)
+                    Some(&d.ty)
                 }
             },
-            Operand::Const(c) => match self.ir.consts().try_get(c) {
+            Operand::Const(c) => match ir.consts().as_slice().get(c.index()) {
                 None => {
                     let what = what();
                     self.error(format!("{what} uses {c}, which is out of range"));
                     None
                 }
-                Some(d) => Some(d.ty),
+                Some(d) => Some(&d.ty),
             },
         }
     }
 
     fn expect(&mut self, op: Operand, ty: Type, what: impl Fn() -> String) {
-        if let Some(t) = self.operand(op, &what) {
-            if t != ty {
-                self.mismatch(what(), t, &ty);
-            }
+        if let Some(t) = self.operand(op, &what).filter(|t| **t != ty) {
+            self.mismatch(what(), *t, &ty);
         }
     }
 
@@ -184,10 +195,8 @@ impl<'a, R: IrRead> Checker<'a, R> {
         ok: impl Fn(Type) -> bool,
         kind: &str,
     ) {
-        if let Some(t) = self.operand(op, &what) {
-            if !ok(t) {
-                self.mismatch(what(), t, &kind);
-            }
+        if let Some(t) = self.operand(op, &what).filter(|t| !ok(**t)) {
+            self.mismatch(what(), *t, &kind);
         }
     }
 
@@ -264,13 +273,13 @@ impl<'a, R: IrRead> Checker<'a, R> {
             def_at.resize(ir.values().len(), NOWHERE);
             for &v in ir.param_values() {
                 if let Some(d) = def_at.get_mut(v.index()) {
-                    *d = (0, 0);
+                    *d = def_point(Block(0), 0);
                 }
             }
             for b in (0..ir.num_blocks()).map(Block::new) {
                 for &v in ir.block_params(b) {
                     if let Some(d) = def_at.get_mut(v.index()) {
-                        *d = (b.0, 0);
+                        *d = def_point(b, 0);
                     }
                 }
             }
@@ -327,7 +336,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
             }
             let kind = ir.inst_kind(i);
             let results = ir.inst_results(i);
-            let at = (b.0, pos as u32 + 1);
+            let at = def_point(b, pos as u32 + 1);
             // Asked only when a result is not recorded as this instruction's own.
             let extra_copy_def = || extra_copy_defs && matches!(kind, InstKind::Copy { .. });
             let count_error = |c: &mut Self, want: usize| {
@@ -600,8 +609,10 @@ impl<'a, R: IrRead> Checker<'a, R> {
     /// once per block instead of once per instruction.
     #[inline(never)]
     fn check_insts(&mut self, b: Block, checked: bool) {
+        self.use_checked = checked;
+        self.use_block = b;
         for (n, &i) in self.ir.block_insts(b).iter().enumerate() {
-            self.use_point = checked.then_some((b, n as u32));
+            self.use_at = n as u32;
             self.check_inst(i);
         }
         self.inst = None;
@@ -758,18 +769,17 @@ impl<'a, R: IrRead> Checker<'a, R> {
             InstKind::Fence { .. } => {}
             InstKind::Phi { ty, incoming } => {
                 self.has_phi = true;
-                let at_inst = self.use_point;
+                let at_inst = (self.use_checked, self.use_block, self.use_at);
                 for (n, (b, v)) in incoming.iter().enumerate() {
                     // A phi's incoming value is used at the end of its predecessor.
-                    self.use_point = at_inst
-                        .filter(|_| self.cfg.is_reachable(*b))
-                        .map(|_| (*b, u32::MAX));
+                    self.use_checked = at_inst.0 && self.cfg.is_reachable(*b);
+                    (self.use_block, self.use_at) = (*b, u32::MAX);
                     self.expect(*v, *ty, || format!("phi incoming value {n}"));
                     if !self.is_live_block(*b) {
                         self.error(format!("phi incoming block {b} does not exist"));
                     }
                 }
-                self.use_point = at_inst;
+                (self.use_checked, self.use_block, self.use_at) = at_inst;
             }
             InstKind::Copy { ty, src } => self.expect(*src, *ty, || "copy source".to_string()),
             InstKind::ExtractValue { ty, agg, index } => {
@@ -920,10 +930,10 @@ impl<'a, R: IrRead> Checker<'a, R> {
 #[inline]
 fn unavailable(def_at: &[(u32, u32)], dom: &DomTree, v: Value, b: Block, at: u32) -> bool {
     match def_at.get(v.index()) {
-        Some(&(db, _)) if db == u32::MAX => false,
+        Some(&(db, dp)) if db == b.0 + 1 => dp > at,
+        Some(&d) if d == NOWHERE => false,
         None => false,
-        Some(&(db, dp)) if db == b.0 => dp > at,
-        Some(&(db, _)) => !dom.dominates(Block(db), b),
+        Some(&(db, _)) => !dom.dominates(Block(db - 1), b),
     }
 }
 
@@ -1017,7 +1027,9 @@ pub fn verify_with_scratch(
         scratch,
         has_asm: false,
         has_phi: false,
-        use_point: None,
+        use_checked: false,
+        use_block: Block(0),
+        use_at: 0,
         undominated: false,
     };
     c.check_tables();
@@ -1038,9 +1050,9 @@ pub fn verify_with_scratch(
         c.block = Some(b);
         let checked = ssa && cfg.is_reachable(b);
         c.check_insts(b, checked);
-        c.use_point = checked.then_some((b, u32::MAX));
+        (c.use_checked, c.use_block, c.use_at) = (checked, b, u32::MAX);
         c.check_terminator(b);
-        c.use_point = None;
+        c.use_checked = false;
     }
     c.block = None;
     c.check_phase(cfg);
