@@ -1016,6 +1016,19 @@ pub fn verify_with_scratch(
     dom: &DomTree,
     scratch: &mut VerifyScratch,
 ) -> Vec<VerifyError> {
+    check_all(ir, symbols, cfg, dom, scratch, false)
+}
+
+/// [`verify_with_scratch`]; with `always_walk`, `check_dominance` walks the function even if
+/// no use checked with the operand types failed (the tests compare the two).
+fn check_all(
+    ir: &impl IrRead,
+    symbols: &SymbolTable,
+    cfg: &Cfg,
+    dom: &DomTree,
+    scratch: &mut VerifyScratch,
+    always_walk: bool,
+) -> Vec<VerifyError> {
     let mut c = Checker {
         ir,
         symbols,
@@ -1056,11 +1069,14 @@ pub fn verify_with_scratch(
     }
     c.block = None;
     c.check_phase(cfg);
-    if c.errors.is_empty() && ssa && c.undominated {
+    if c.errors.is_empty() && ssa && (c.undominated || always_walk) {
         c.check_dominance(cfg, dom);
     }
     c.errors
 }
+
+#[cfg(test)]
+mod tests;
 
 /// Checks every invariant of the module doc on one function (with fresh scratch; see
 /// [`Verifier`] for repeated use).
