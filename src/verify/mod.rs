@@ -100,8 +100,8 @@ struct Checker<'a, R: IrRead> {
     /// end of the block). Three fields, so the instruction loop updates only `use_at`.
     use_block: Block,
     use_at: u32,
-    /// Some use seen at a `use_point` is not available there: `check_dominance` then walks
-    /// the function for its messages (most functions need no walk).
+    /// Some checked use is not available where it is used: `check_dominance` then walks the
+    /// function for its messages (most functions need no walk).
     undominated: bool,
 }
 
@@ -945,8 +945,8 @@ impl<'a, R: IrRead> Checker<'a, R> {
 fn unavailable(def_at: &[(u32, u32)], dom: &DomTree, v: Value, b: Block, at: u32) -> bool {
     match def_at.get(v.index()) {
         Some(&(db, dp)) if db == b.0 + 1 => dp > at,
-        Some(&d) if d == NOWHERE => false,
-        None => false,
+        // `NOWHERE` (the only entry of block 0) or a value out of range.
+        Some(&(0, _)) | None => false,
         Some(&(db, _)) => !dom.dominates(Block(db - 1), b),
     }
 }
