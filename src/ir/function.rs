@@ -213,6 +213,11 @@ impl ConstPool {
         self.data.get(c.index()).copied()
     }
 
+    /// Every constant, indexed by handle (for scans of the whole pool).
+    pub fn as_slice(&self) -> &[ConstData] {
+        &self.data
+    }
+
     /// Number of constants.
     pub fn len(&self) -> usize {
         self.data.len()

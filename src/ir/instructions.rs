@@ -638,6 +638,7 @@ impl InstKind {
     /// `Some(None)` for none, `Some(Some(t))` for one of type `t`; `None` for `asm` and
     /// `cmpxchg`, whose results [`InstKind::result_types`] lists. Builds no list (the
     /// verifier asks for every instruction).
+    #[inline]
     pub fn single_result_type(&self) -> Option<Option<Type>> {
         let one = |t: Type| Some((t != Type::Void).then_some(t));
         match self {

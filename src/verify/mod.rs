@@ -35,6 +35,9 @@
 //!    result in a reachable block is dominated by its definition: in the same block the
 //!    definition comes earlier; a phi's incoming value must be available at the end of the
 //!    incoming predecessor. (Memory form obeys this too: only locals in allocas are non-SSA.)
+//!    Each use is tested while groups 3 and 4 read its type (one lookup in the availability
+//!    points `check_tables` records); `check_dominance` walks the function for its messages
+//!    only when a test failed.
 //!
 //! Complexity: O(blocks + instructions + operands) plus one dominator-tree computation.
 
@@ -74,14 +77,32 @@ impl fmt::Display for VerifyError {
 struct Checker<'a, R: IrRead> {
     ir: &'a R,
     symbols: &'a SymbolTable,
+    cfg: &'a Cfg,
+    dom: &'a DomTree,
     errors: Vec<VerifyError>,
     block: Option<Block>,
     inst: Option<Inst>,
     scratch: &'a mut VerifyScratch,
     /// Set by `check_tables`: some listed instruction is an `asm` (`check_cfg` then scans
-    /// instructions for goto labels) or a phi (`check_phase` then scans instructions).
+    /// instructions for goto labels).
     has_asm: bool,
+    /// Set by `check_inst`: some listed instruction is a phi (`check_phase` then scans
+    /// instructions).
     has_phi: bool,
+    /// Set by `check_tables`: some live block has parameters (`check_phase` then scans the
+    /// blocks of a function in memory form).
+    has_block_params: bool,
+    /// The operands `check_inst` and `check_terminator` look at are checked for dominance:
+    /// in SSA phases, in reachable blocks (and for a phi's incoming value, from a reachable
+    /// predecessor).
+    use_checked: bool,
+    /// Where those operands are used: `use_block` at position `use_at` (`u32::MAX` for the
+    /// end of the block). Three fields, so the instruction loop updates only `use_at`.
+    use_block: Block,
+    use_at: u32,
+    /// Some checked use is not available where it is used: `check_dominance` then walks the
+    /// function for its messages (most functions need no walk).
+    undominated: bool,
 }
 
 /// Reusable tables of the verifier (kept by [`Verifier`] and by the `verify` system between
@@ -90,14 +111,23 @@ struct Checker<'a, R: IrRead> {
 pub struct VerifyScratch {
     /// `listed[Inst]`: some live block lists the instruction (`check_tables`).
     listed: Vec<bool>,
-    /// `def_at[Value]`: where the value becomes available, as (block, position): filled by
-    /// `check_tables` for SSA phases, read by `check_dominance`.
+    /// `def_at[Value]`: where the value becomes available, as (block index + 1, position),
+    /// or [`NOWHERE`]: filled by `check_tables` for SSA phases, read by `check_dominance`
+    /// and the use checks of `check_inst`.
     def_at: Vec<(u32, u32)>,
+    /// A switch's case values, sorted (`check_terminator`).
+    case_values: Vec<u128>,
 }
 
 /// `VerifyScratch::def_at` of a value no listed instruction defines (holes and results of
-/// unlisted instructions), whose uses `check_tables` judges instead.
-const NOWHERE: (u32, u32) = (u32::MAX, 0);
+/// unlisted instructions), whose uses `check_tables` judges instead. All zeros (blocks are
+/// stored plus one), so filling the table is a memset.
+const NOWHERE: (u32, u32) = (0, 0);
+
+/// The `def_at` entry of a value available from position `at` of block `b`.
+fn def_point(b: Block, at: u32) -> (u32, u32) {
+    (b.0 + 1, at)
+}
 
 impl<'a, R: IrRead> Checker<'a, R> {
     fn error(&mut self, message: impl Into<String>) {
@@ -115,10 +145,12 @@ impl<'a, R: IrRead> Checker<'a, R> {
         b.index() < self.ir.num_blocks() && !self.ir.is_block_dead(b)
     }
 
-    /// Type of an operand, or `None` (after reporting) if it is invalid.
-    fn operand(&mut self, op: Operand, what: impl Fn() -> String) -> Option<Type> {
+    /// Type of an operand, or `None` (after reporting) if it is invalid. A reference into the
+    /// value table or the constant pool: a comparison then reads only the bytes it needs.
+    fn operand(&mut self, op: Operand, what: impl Fn() -> String) -> Option<&'a Type> {
+        let ir: &'a R = self.ir;
         match op {
-            Operand::Value(v) => match self.ir.values().get(v.index()) {
+            Operand::Value(v) => match ir.values().get(v.index()) {
                 None => {
                     let what = what();
                     self.error(format!("{what} uses {v}, which is out of range"));
@@ -129,26 +161,37 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     self.error(format!("{what} uses {v}, which is never defined"));
                     None
                 }
-                Some(d) => Some(d.ty),
+                Some(d) => {
+                    if self.use_checked {
+                        let (b, at) = (self.use_block, self.use_at);
+                        self.undominated |= unavailable(&self.scratch.def_at, self.dom, v, b, at);
+                    }
+                    Some(&d.ty)
+                }
             },
-            Operand::Const(c) => match self.ir.consts().try_get(c) {
+            Operand::Const(c) => match ir.consts().as_slice().get(c.index()) {
                 None => {
                     let what = what();
                     self.error(format!("{what} uses {c}, which is out of range"));
                     None
                 }
-                Some(d) => Some(d.ty),
+                Some(d) => Some(&d.ty),
             },
         }
     }
 
     fn expect(&mut self, op: Operand, ty: Type, what: impl Fn() -> String) {
-        if let Some(t) = self.operand(op, &what) {
-            if t != ty {
-                let what = what();
-                self.error(format!("{what} has type {t}, expected {ty}"));
-            }
+        if let Some(t) = self.operand(op, &what).filter(|t| **t != ty) {
+            self.mismatch(what(), *t, &ty);
         }
+    }
+
+    /// Reports that `what` has type `t` where `expected` (a type, or a kind of types) is
+    /// required. Out of line, so the checks that pass keep the operand type in a register.
+    #[cold]
+    #[inline(never)]
+    fn mismatch(&mut self, what: String, t: Type, expected: &dyn fmt::Display) {
+        self.error(format!("{what} has type {t}, expected {expected}"));
     }
 
     fn expect_with(
@@ -158,23 +201,19 @@ impl<'a, R: IrRead> Checker<'a, R> {
         ok: impl Fn(Type) -> bool,
         kind: &str,
     ) {
-        if let Some(t) = self.operand(op, &what) {
-            if !ok(t) {
-                let what = what();
-                self.error(format!("{what} has type {t}, expected {kind}"));
-            }
+        if let Some(t) = self.operand(op, &what).filter(|t| !ok(**t)) {
+            self.mismatch(what(), *t, &kind);
         }
     }
 
     /// Every aggregate constant has one constant per member, each of the member's type.
     fn check_aggregate_consts(&mut self) {
         let pool = self.ir.consts();
-        for k in 0..pool.len() {
-            let c = Const::new(k);
-            let d = pool.get(c);
+        for (k, d) in pool.as_slice().iter().enumerate() {
             if !matches!(d.kind, ConstKind::Aggregate(_)) {
                 continue;
             }
+            let c = Const::new(k);
             let (Some(info), Some(members)) = (d.ty.agg_info(), pool.members(c)) else {
                 self.error(format!(
                     "{c} is an aggregate constant of the scalar type {}",
@@ -240,13 +279,13 @@ impl<'a, R: IrRead> Checker<'a, R> {
             def_at.resize(ir.values().len(), NOWHERE);
             for &v in ir.param_values() {
                 if let Some(d) = def_at.get_mut(v.index()) {
-                    *d = (0, 0);
+                    *d = def_point(Block(0), 0);
                 }
             }
             for b in (0..ir.num_blocks()).map(Block::new) {
                 for &v in ir.block_params(b) {
                     if let Some(d) = def_at.get_mut(v.index()) {
-                        *d = (b.0, 0);
+                        *d = def_point(b, 0);
                     }
                 }
             }
@@ -257,84 +296,127 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 continue;
             }
             self.block = Some(b);
+            self.has_block_params |= !ir.block_params(b).is_empty();
             for (n, &v) in ir.block_params(b).iter().enumerate() {
                 match values.get(v.index()) {
                     Some(d) if d.def == ValueDef::BlockParam(b, n as u32) => {}
                     _ => self.error(format!("block parameter {n} ({v}) is not recorded as one")),
                 }
             }
-            for (pos, &i) in ir.block_insts(b).iter().enumerate() {
-                self.inst = Some(i);
-                if i.index() >= ir.num_insts() {
-                    self.error(format!("lists {i}, which is out of range"));
-                    continue;
-                }
-                if std::mem::replace(&mut scratch.listed[i.index()], true) {
-                    self.error(format!("{i} is listed more than once"));
-                }
-                if ir.inst_block(i) != b {
-                    self.error(format!(
-                        "{i} is listed by {b} but records {}",
-                        ir.inst_block(i)
-                    ));
-                }
-                let kind = ir.inst_kind(i);
-                match kind {
-                    InstKind::Phi { .. } => self.has_phi = true,
-                    InstKind::InlineAsm(_) => self.has_asm = true,
-                    _ => {}
-                }
-                let results = ir.inst_results(i);
-                let extra_copy_def = extra_copy_defs && matches!(kind, InstKind::Copy { .. });
-                let mut check_result = |c: &mut Self, n: usize, v: Value, ty: Type| {
-                    match values.get(v.index()) {
-                        Some(d) if d.def == ValueDef::Result(i, n as u32) && d.ty == ty => {}
-                        Some(d)
-                            if extra_copy_def
-                                && d.ty == ty
-                                && matches!(d.def, ValueDef::Result(..)) => {}
-                        Some(d) => c.error(format!(
-                            "result {n} ({v}) is recorded as {:?} of type {}, expected result of {i} with type {ty}",
-                            d.def, d.ty
-                        )),
-                        None => c.error(format!("result {n} ({v}) is out of range")),
-                    }
-                    if let Some(d) = def_at.get_mut(v.index()) {
-                        *d = (b.0, pos as u32 + 1);
-                    }
-                };
-                let count_error = |c: &mut Self, want: usize| {
-                    c.error(format!(
-                        "`{}` defines {} values, expected {want}",
-                        kind.opcode_name(),
-                        results.len(),
-                    ))
-                };
-                // Kinds with at most one result are checked without building a list.
-                match kind.single_result_type() {
-                    Some(None) if results.is_empty() => {}
-                    Some(Some(ty)) if results.len() == 1 => check_result(self, 0, results[0], ty),
-                    Some(t) => {
-                        count_error(self, t.is_some() as usize);
-                        if let (Some(ty), Some(&v)) = (t, results.first()) {
-                            check_result(self, 0, v, ty);
-                        }
-                    }
-                    None => {
-                        let types = kind.result_types();
-                        if types.len() != results.len() {
-                            count_error(self, types.len());
-                        }
-                        for (n, (&v, &ty)) in results.iter().zip(&types).enumerate() {
-                            check_result(self, n, v, ty);
-                        }
-                    }
-                }
-            }
-            self.inst = None;
+            self.check_block_tables(b, &mut scratch.listed, def_at, extra_copy_defs);
         }
         self.block = None;
         *self.scratch = scratch;
+    }
+
+    /// The table checks of `b`'s instructions (see `check_tables`): each is listed once, by
+    /// the block it records, with results recorded as its own, of the types its kind
+    /// defines; their availability points go to `def_at` (empty outside SSA phases). A
+    /// function of its own, so the loop keeps its state in registers.
+    #[inline(never)]
+    fn check_block_tables(
+        &mut self,
+        b: Block,
+        listed: &mut [bool],
+        def_at: &mut [(u32, u32)],
+        extra_copy_defs: bool,
+    ) {
+        let ir = self.ir;
+        // `self.inst` is set only before an error is reported (most instructions have none).
+        for (pos, &i) in ir.block_insts(b).iter().enumerate() {
+            // `listed` has one entry per instruction, so its bound is the range check.
+            let Some(seen) = listed.get_mut(i.index()) else {
+                self.inst = Some(i);
+                self.error(format!("lists {i}, which is out of range"));
+                continue;
+            };
+            if std::mem::replace(seen, true) {
+                self.inst = Some(i);
+                self.error(format!("{i} is listed more than once"));
+            }
+            if ir.inst_block(i) != b {
+                self.inst = Some(i);
+                self.error(format!(
+                    "{i} is listed by {b} but records {}",
+                    ir.inst_block(i)
+                ));
+            }
+            let kind = ir.inst_kind(i);
+            let results = ir.inst_results(i);
+            let at = def_point(b, pos as u32 + 1);
+            // Asked only when a result is not recorded as this instruction's own.
+            let extra_copy_def = || extra_copy_defs && matches!(kind, InstKind::Copy { .. });
+            let count_error = |c: &mut Self, want: usize| {
+                c.inst = Some(i);
+                c.error(format!(
+                    "`{}` defines {} values, expected {want}",
+                    kind.opcode_name(),
+                    results.len(),
+                ))
+            };
+            // Kinds with at most one result are checked without building a list.
+            match kind.single_result_type() {
+                Some(None) if results.is_empty() => {}
+                Some(Some(ty)) if results.len() == 1 => {
+                    self.check_result(i, 0, results[0], ty, extra_copy_def, def_at, at)
+                }
+                Some(t) => {
+                    count_error(self, t.is_some() as usize);
+                    if let (Some(ty), Some(&v)) = (t, results.first()) {
+                        self.check_result(i, 0, v, ty, extra_copy_def, def_at, at);
+                    }
+                }
+                None => {
+                    // `asm` is one of the kinds with several results.
+                    self.has_asm |= matches!(kind, InstKind::InlineAsm(_));
+                    let types = kind.result_types();
+                    if types.len() != results.len() {
+                        count_error(self, types.len());
+                    }
+                    for (n, (&v, &ty)) in results.iter().zip(&types).enumerate() {
+                        self.check_result(i, n, v, ty, extra_copy_def, def_at, at);
+                    }
+                }
+            }
+        }
+        self.inst = None;
+    }
+
+    /// Result `n` of `i`, `v`, is recorded as that result, of type `ty` (or, if
+    /// `extra_copy_def()`, as a result of some `copy`, of type `ty`); `v` becomes available
+    /// at `at` (`def_at` is empty outside SSA phases). Sets `self.inst` to `i` before
+    /// reporting. A method, not a closure: the closure, called from three places, was not
+    /// inlined.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn check_result(
+        &mut self,
+        i: Inst,
+        n: usize,
+        v: Value,
+        ty: Type,
+        extra_copy_def: impl Fn() -> bool,
+        def_at: &mut [(u32, u32)],
+        at: (u32, u32),
+    ) {
+        if let Some(d) = def_at.get_mut(v.index()) {
+            *d = at;
+        }
+        match self.ir.values().get(v.index()) {
+            Some(d) if d.def == ValueDef::Result(i, n as u32) && d.ty == ty => {}
+            Some(d) if extra_copy_def() && d.ty == ty && matches!(d.def, ValueDef::Result(..)) => {}
+            Some(d) => {
+                let (def, t) = (d.def, d.ty);
+                self.inst = Some(i);
+                self.error(format!(
+                    "result {n} ({v}) is recorded as {def:?} of type {t}, expected result of {i} with type {ty}",
+                ))
+            }
+            None => {
+                self.inst = Some(i);
+                self.error(format!("result {n} ({v}) is out of range"))
+            }
+        }
     }
 
     fn check_cfg(&mut self) {
@@ -344,14 +426,19 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 continue;
             }
             self.block = Some(b);
-            let mut bad = Vec::new();
-            ir.terminator(b).for_each_successor(|s| {
-                if !self.is_live_block(s) {
-                    bad.push(s);
+            let mut all_live = true;
+            ir.terminator(b)
+                .for_each_successor(|s| all_live &= self.is_live_block(s));
+            if !all_live {
+                let mut bad = Vec::new();
+                ir.terminator(b).for_each_successor(|s| {
+                    if !self.is_live_block(s) {
+                        bad.push(s);
+                    }
+                });
+                for s in bad {
+                    self.error(format!("terminator branches to {s}, which does not exist"));
                 }
-            });
-            for s in bad {
-                self.error(format!("terminator branches to {s}, which does not exist"));
             }
             if let Terminator::IndirectBr { dests, .. } = ir.terminator(b) {
                 if dests.is_empty() {
@@ -378,6 +465,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         self.block = None;
     }
 
+    #[inline]
     fn check_target(&mut self, t: &Target) {
         if !self.is_live_block(t.block) {
             return;
@@ -424,12 +512,20 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 }
                 self.expect(*value, *ty, || "switch scrutinee".to_string());
                 self.check_target(default);
-                let mut seen = std::collections::HashSet::new();
+                // Sorting a copy of the values finds whether one repeats; only then does a
+                // set name each repeat where it occurs (hashing every case cost more than the
+                // rest of the switch check).
+                let values = &mut self.scratch.case_values;
+                values.clear();
+                values.extend(cases.iter().map(|&(c, _)| c));
+                values.sort_unstable();
+                let repeats = values.windows(2).any(|w| w[0] == w[1]);
+                let mut seen = repeats.then(std::collections::HashSet::new);
                 for (c, t) in cases {
                     if *c & !ty.mask() != 0 {
                         self.error(format!("switch case {c} does not fit {ty}"));
                     }
-                    if !seen.insert(*c) {
+                    if seen.as_mut().is_some_and(|seen| !seen.insert(*c)) {
                         self.error(format!("switch case {c} appears twice"));
                     }
                     self.check_target(t);
@@ -521,6 +617,21 @@ impl<'a, R: IrRead> Checker<'a, R> {
         }
     }
 
+    /// `check_inst` on every instruction of `b`, with uses checked for dominance if
+    /// `checked`. One call per block: `check_inst`, inlined here, sets up its large frame
+    /// once per block instead of once per instruction.
+    #[inline(never)]
+    fn check_insts(&mut self, b: Block, checked: bool) {
+        self.use_checked = checked;
+        self.use_block = b;
+        for (n, &i) in self.ir.block_insts(b).iter().enumerate() {
+            self.use_at = n as u32;
+            self.check_inst(i);
+        }
+        self.inst = None;
+    }
+
+    #[inline(always)]
     fn check_inst(&mut self, i: Inst) {
         let ir = self.ir;
         self.inst = Some(i);
@@ -670,12 +781,18 @@ impl<'a, R: IrRead> Checker<'a, R> {
             }
             InstKind::Fence { .. } => {}
             InstKind::Phi { ty, incoming } => {
+                self.has_phi = true;
+                let at_inst = (self.use_checked, self.use_block, self.use_at);
                 for (n, (b, v)) in incoming.iter().enumerate() {
+                    // A phi's incoming value is used at the end of its predecessor.
+                    self.use_checked = at_inst.0 && self.cfg.is_reachable(*b);
+                    (self.use_block, self.use_at) = (*b, u32::MAX);
                     self.expect(*v, *ty, || format!("phi incoming value {n}"));
                     if !self.is_live_block(*b) {
                         self.error(format!("phi incoming block {b} does not exist"));
                     }
                 }
+                (self.use_checked, self.use_block, self.use_at) = at_inst;
             }
             InstKind::Copy { ty, src } => self.expect(*src, *ty, || "copy source".to_string()),
             InstKind::ExtractValue { ty, agg, index } => {
@@ -702,12 +819,15 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 }
             }
         }
-        self.inst = None;
     }
 
     fn check_phase(&mut self, cfg: &Cfg) {
         let ir = self.ir;
         let phase = ir.phase();
+        // Nothing to check without phis, unless block parameters appear in memory form.
+        if !(self.has_phi || phase == Phase::Memory && self.has_block_params) {
+            return;
+        }
         for b in (0..ir.num_blocks()).map(Block::new) {
             if ir.is_block_dead(b) {
                 continue;
@@ -762,16 +882,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
         // Availability points, filled by `check_tables` (see `VerifyScratch::def_at`), so
         // each use below costs one lookup.
         let def_at = std::mem::take(&mut self.scratch.def_at);
-        // True if `v` is defined by a listed instruction or is a parameter, and is not
-        // available at position `at` of block `b` (`u32::MAX`: the end of `b`).
-        let unavailable = |v: Value, b: Block, at: u32| -> bool {
-            match def_at.get(v.index()) {
-                Some(&(db, _)) if db == u32::MAX => false,
-                None => false,
-                Some(&(db, dp)) if db == b.0 => dp > at,
-                Some(&(db, _)) => !dom.dominates(Block(db), b),
-            }
-        };
+        let unavailable = |v: Value, b: Block, at: u32| unavailable(&def_at, dom, v, b, at);
         for b in (0..ir.num_blocks()).map(Block::new) {
             if ir.is_block_dead(b) || !cfg.is_reachable(b) {
                 continue;
@@ -824,6 +935,19 @@ impl<'a, R: IrRead> Checker<'a, R> {
         }
         self.block = None;
         self.scratch.def_at = def_at;
+    }
+}
+
+/// True if `v` is defined by a listed instruction or is a parameter, and is not available
+/// at position `at` of block `b` (`u32::MAX`: the end of `b`), by the availability points
+/// `def_at` (see [`VerifyScratch::def_at`]).
+#[inline]
+fn unavailable(def_at: &[(u32, u32)], dom: &DomTree, v: Value, b: Block, at: u32) -> bool {
+    match def_at.get(v.index()) {
+        Some(&(db, dp)) if db == b.0 + 1 => dp > at,
+        // `NOWHERE` (the only entry of block 0) or a value out of range.
+        Some(&(0, _)) | None => false,
+        Some(&(db, _)) => !dom.dominates(Block(db - 1), b),
     }
 }
 
@@ -906,15 +1030,37 @@ pub fn verify_with_scratch(
     dom: &DomTree,
     scratch: &mut VerifyScratch,
 ) -> Vec<VerifyError> {
+    check_all(ir, symbols, cfg, dom, scratch, false)
+}
+
+/// [`verify_with_scratch`]; with `always_walk`, `check_dominance` walks the function even if
+/// no use checked with the operand types failed (the tests compare the two). Inlined, so
+/// profiles keep naming the verifier `verify_with_scratch`.
+#[inline(always)]
+fn check_all(
+    ir: &impl IrRead,
+    symbols: &SymbolTable,
+    cfg: &Cfg,
+    dom: &DomTree,
+    scratch: &mut VerifyScratch,
+    always_walk: bool,
+) -> Vec<VerifyError> {
     let mut c = Checker {
         ir,
         symbols,
+        cfg,
+        dom,
         errors: Vec::new(),
         block: None,
         inst: None,
         scratch,
         has_asm: false,
         has_phi: false,
+        has_block_params: false,
+        use_checked: false,
+        use_block: Block(0),
+        use_at: 0,
+        undominated: false,
     };
     c.check_tables();
     if !c.errors.is_empty() {
@@ -924,23 +1070,30 @@ pub fn verify_with_scratch(
     if !c.errors.is_empty() {
         return c.errors;
     }
+    // Operand uses are tested for dominance while their types are checked (the same value
+    // handles, one more table lookup each); `check_dominance` reports only if one failed.
+    let ssa = ir.phase().single_definition();
     for b in (0..ir.num_blocks()).map(Block::new) {
         if ir.is_block_dead(b) {
             continue;
         }
         c.block = Some(b);
-        for &i in ir.block_insts(b) {
-            c.check_inst(i);
-        }
+        let checked = ssa && cfg.is_reachable(b);
+        c.check_insts(b, checked);
+        (c.use_checked, c.use_block, c.use_at) = (checked, b, u32::MAX);
         c.check_terminator(b);
+        c.use_checked = false;
     }
     c.block = None;
     c.check_phase(cfg);
-    if c.errors.is_empty() && ir.phase().single_definition() {
+    if c.errors.is_empty() && ssa && (c.undominated || always_walk) {
         c.check_dominance(cfg, dom);
     }
     c.errors
 }
+
+#[cfg(test)]
+mod tests;
 
 /// Checks every invariant of the module doc on one function (with fresh scratch; see
 /// [`Verifier`] for repeated use).
