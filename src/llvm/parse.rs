@@ -125,21 +125,37 @@ pub struct Cursor<'a> {
     pub pos: usize,
     /// Types already parsed by this cursor, by source text, for the common shapes `T`, `T*`,
     /// `T**`, ... with `T` a keyword or `%name` (see [`Cursor::parse_type`]): a repeated type
-    /// is one hash lookup and reference-count increments instead of fresh allocations.
-    types: FastMap<&'a str, LType>,
+    /// is one hash lookup and reference-count increments instead of fresh allocations. Owned
+    /// keys, so that one cache can serve the cursors of many bodies ([`Cursor::with_types`]).
+    types: TypeCache,
 }
+
+/// Parsed types by their source text (see [`Cursor::with_types`]).
+pub type TypeCache = FastMap<Box<str>, LType>;
 
 impl<'a> Cursor<'a> {
     /// A cursor at the start of `toks`, which must end with an `Eof` token; `lines` is the
     /// line-start table of `src`.
     pub fn new(src: &'a str, toks: &'a [Token], lines: &'a [u32]) -> Self {
+        Self::with_types(src, toks, lines, TypeCache::default())
+    }
+
+    /// A cursor like [`Cursor::new`] that starts with the types another cursor parsed
+    /// ([`Cursor::take_types`]): a type's text parses the same anywhere in a module, so the
+    /// bodies one thread lowers share one cache.
+    pub fn with_types(src: &'a str, toks: &'a [Token], lines: &'a [u32], types: TypeCache) -> Self {
         Cursor {
             src,
             toks,
             lines,
             pos: 0,
-            types: FastMap::default(),
+            types,
         }
+    }
+
+    /// Moves the cursor's parsed types out (for [`Cursor::with_types`]).
+    pub fn take_types(&mut self) -> TypeCache {
+        std::mem::take(&mut self.types)
     }
 
     /// The current token (the last one, `Eof`, once past the end).
@@ -379,6 +395,12 @@ impl<'a> Cursor<'a> {
         if depth > MAX_DEPTH {
             return self.err_at(self.peek(), "type nested too deeply");
         }
+        let t = self.peek();
+        if t.kind == Tok::Ident && !matches!(self.peek2(), Tok::Star | Tok::LParen | Tok::Ident) {
+            // A keyword type without suffixes (`i32`, `double`): parsing it is cheaper than
+            // hashing its text.
+            return self.parse_type_uncached(depth);
+        }
         let mut span = None;
         if let Some((ty, end)) = self.cached_type(&mut span) {
             // Every nesting level of the uncached parse consumes a token, so a span this
@@ -393,7 +415,7 @@ impl<'a> Cursor<'a> {
         if let Some((text, end)) = span {
             // Only a parse that consumed exactly the simple span may be cached under it.
             if self.pos == end {
-                self.types.insert(text, ty.clone());
+                self.types.insert(text.into(), ty.clone());
             }
         }
         Ok(ty)

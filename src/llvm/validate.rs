@@ -208,8 +208,16 @@ pub const X86_64_DATALAYOUT: &str =
 
 /// True if `w` is one of [`KEYWORDS`].
 pub fn is_keyword(w: &str) -> bool {
-    KEYWORDS.binary_search(&w).is_ok()
+    // One hash and one comparison instead of a binary search's eight comparisons: every
+    // call argument's attributes are looked up here.
+    static SET: std::sync::OnceLock<std::collections::HashSet<&'static str, Hasher>> =
+        std::sync::OnceLock::new();
+    SET.get_or_init(|| KEYWORDS.iter().copied().collect())
+        .contains(w)
 }
+
+/// The hasher of [`is_keyword`]'s set.
+type Hasher = std::hash::BuildHasherDefault<super::function::NameHasher>;
 
 /// Attribute groups (`#N`) and metadata nodes (`!N`, `!name`) the module defines.
 #[derive(Default, Debug)]
