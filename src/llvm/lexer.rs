@@ -241,9 +241,10 @@ pub fn lex(src: &str) -> Lexed {
 /// line `from` is on (then the first token starts a line only after a newline); otherwise
 /// the first token starts a line.
 pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, sink: &mut S) {
-    let s = src.as_bytes();
-    // Offsets are u32: cap the input so spans always fit.
-    let n = to.min(s.len()).min(u32::MAX as usize - 1);
+    // Offsets are u32: cap the input so spans always fit. Indexing the input cut at `n`
+    // lets the compiler drop the bounds checks behind each `j < n`.
+    let n = to.min(src.len()).min(u32::MAX as usize - 1);
+    let s = &src.as_bytes()[..n];
     let mut i = from;
     // Lines started so far (the line of the next character), and the line of the previous
     // token's first character (0 before the first token).
@@ -266,15 +267,19 @@ pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, 
     let closed = |from: usize, to: usize| to > from + 1 && s[to - 1] == b'"';
     while i < n {
         let c = s[i];
-        if CLASS[c as usize] & SPACE != 0 {
-            i += 1;
-            continue;
-        }
-        if c == b'\n' {
-            line += 1;
-            i += 1;
-            sink.line(i as u32);
-            continue;
+        // Blanks and newlines are the only bytes up to `' '` that start no token: one
+        // comparison lets every token start through.
+        if c <= b' ' {
+            if CLASS[c as usize] & SPACE != 0 {
+                i += 1;
+                continue;
+            }
+            if c == b'\n' {
+                line += 1;
+                i += 1;
+                sink.line(i as u32);
+                continue;
+            }
         }
         if c == b';' {
             i = memchr::memchr(b'\n', &s[i..n]).map_or(n, |k| i + k);
@@ -285,6 +290,19 @@ pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, 
         prev_line = line;
         let kind;
         match c {
+            // The most common token: `%N` or `%name` (not quoted).
+            b'%' if i + 1 < n && s[i + 1] != b'"' => {
+                let mut j = i + 1;
+                while j < n && is_name_char(s[j]) {
+                    j += 1;
+                }
+                kind = if j == i + 1 {
+                    Tok::Error
+                } else {
+                    Tok::LocalVar
+                };
+                i = j;
+            }
             b'%' | b'@' | b'!' | b'#' | b'$' => {
                 let mut j = i + 1;
                 let mut unterminated = false;
@@ -484,6 +502,10 @@ pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, 
             i = at;
             prev_line = last_line;
         }
+        // Most tokens are followed by one blank: step over it without a trip round the loop.
+        if i < n && s[i] == b' ' {
+            i += 1;
+        }
     }
     sink.token(Token {
         kind: Tok::Eof,
@@ -652,7 +674,55 @@ fn trimmed(s: &[u8], (start, mut end, line): (usize, usize, u32)) -> (u32, u32) 
 /// fewer bytes than a chunk are left).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn skim_chunks(s: &[u8], mut i: usize, n: usize, depth: &mut i64) -> usize {
+fn skim_chunks(s: &[u8], i: usize, n: usize, depth: &mut i64) -> usize {
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has the features `skim_chunks_avx2` is compiled for.
+        unsafe { skim_chunks_avx2(s, i, n, depth) }
+    } else {
+        skim_chunks_sse2(s, i, n, depth)
+    }
+}
+
+/// [`skim_chunks`] thirty-two bytes at a time (the last bytes sixteen at a time).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn skim_chunks_avx2(s: &[u8], mut i: usize, n: usize, depth: &mut i64) -> usize {
+    use std::arch::x86_64::*;
+    let n = n.min(s.len());
+    while i + 32 <= n {
+        // SAFETY: `i + 32 <= s.len()`, so the unaligned 32-byte load is in bounds.
+        let v = unsafe { _mm256_loadu_si256(s.as_ptr().add(i).cast::<__m256i>()) };
+        macro_rules! eq {
+            ($c:expr) => {
+                _mm256_cmpeq_epi8(v, _mm256_set1_epi8($c as i8))
+            };
+        }
+        let stop = _mm256_or_si256(_mm256_or_si256(eq!(b'\n'), eq!(b'"')), eq!(b';'));
+        let open = _mm256_or_si256(_mm256_or_si256(eq!(b'('), eq!(b'[')), eq!(b'{'));
+        let close = _mm256_or_si256(_mm256_or_si256(eq!(b')'), eq!(b']')), eq!(b'}'));
+        let stop = _mm256_movemask_epi8(stop) as u32;
+        let (mut open, mut close) = (
+            _mm256_movemask_epi8(open) as u32,
+            _mm256_movemask_epi8(close) as u32,
+        );
+        if stop != 0 {
+            let before = (1u64 << stop.trailing_zeros()) as u32 - 1;
+            open &= before;
+            close &= before;
+        }
+        *depth += i64::from(open.count_ones()) - i64::from(close.count_ones());
+        if stop != 0 {
+            return i + stop.trailing_zeros() as usize;
+        }
+        i += 32;
+    }
+    skim_chunks_sse2(s, i, n, depth)
+}
+
+/// [`skim_chunks`] with SSE2 (part of the x86-64 baseline): sixteen bytes at a time.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn skim_chunks_sse2(s: &[u8], mut i: usize, n: usize, depth: &mut i64) -> usize {
     use std::arch::x86_64::*;
     let n = n.min(s.len());
     while i + 16 <= n {
