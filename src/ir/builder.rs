@@ -116,7 +116,7 @@ impl FunctionBuilder {
         };
         self.func.insts.push(InstData {
             kind,
-            results: results.clone(),
+            results: SmallVec::from_slice(&results),
             block: self.current,
         });
         self.func.blocks[self.current.index()].insts.push(inst);

@@ -278,6 +278,8 @@ struct Lower<'a, 'm> {
     locals: Names<'a, Local>,
     pending: FastMap<Cow<'a, str>, (Value, Type, Token)>,
     subst: FastMap<Value, Operand>,
+    /// Value types of the aggregate LLVM types met so far (see [`Lower::scalar`]).
+    value_types: FastMap<LType, Option<Type>>,
     calls: Vec<(u32, CallSite)>,
     has_phi: bool,
     /// Blocks that already hold a non-phi instruction of their own (phis must come first).
@@ -353,6 +355,7 @@ pub fn lower(
         locals: Names::new(end + param_names.len() + 1, end / 8),
         pending: FastMap::default(),
         subst: FastMap::default(),
+        value_types: FastMap::default(),
         calls: Vec::new(),
         has_phi: false,
         non_phi: Vec::new(),
@@ -514,7 +517,26 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// and records the instruction as unmodelled ([`Lower::stand_in`]), so the rest of the
     /// instruction is still parsed and checked.
     fn scalar(&mut self, ty: &LType, t: Token) -> PResult<Type> {
-        match self.m.layouts.value_type(ty) {
+        // `Layouts::value_type`, with the common scalars read off directly and the
+        // aggregates (whose value type is built and interned each time) remembered.
+        let vt = match ty {
+            LType::Ptr(_) | LType::OpaquePtr => Some(Type::Ptr),
+            LType::Int(n) => Type::int(*n),
+            LType::Double => Some(Type::F64),
+            LType::Float => Some(Type::F32),
+            LType::Named(_) | LType::Struct { .. } | LType::Array(..) => {
+                match self.value_types.get(ty) {
+                    Some(&vt) => vt,
+                    None => {
+                        let vt = self.m.layouts.value_type(ty);
+                        self.value_types.insert(ty.clone(), vt);
+                        vt
+                    }
+                }
+            }
+            _ => self.m.layouts.value_type(ty),
+        };
+        match vt {
             Some(Type::Void) => self.err(t, format!("{ty} is not a value type")),
             None if ty.is_first_class() => match self.m.layouts.undefined_name(ty) {
                 Some(n) => self.err(t, format!("use of undefined type %{n}")),
@@ -569,14 +591,25 @@ impl<'a, 'm> Lower<'a, 'm> {
         // the function's tables are allocated once, at about their final size.
         let mut block_lines: Vec<u32> = Vec::new();
         let mut lines = 0u32;
-        for (k, t) in toks.iter().enumerate() {
+        if let Some(t) = toks.first() {
             lines += u32::from(t.nl);
-            if t.kind == Tok::Label && (t.nl || k == 0) {
-                if k > 0 || !order.is_empty() {
+            if t.kind == Tok::Label {
+                if !order.is_empty() {
                     block_lines.push(lines);
                     lines = 0;
                 }
                 order.push(self.c.name(*t));
+            }
+        }
+        // Only a token that starts a line can be a block's label: test that flag first.
+        for t in toks.iter().skip(1) {
+            if t.nl {
+                lines += 1;
+                if t.kind == Tok::Label {
+                    block_lines.push(lines);
+                    lines = 0;
+                    order.push(self.c.name(*t));
+                }
             }
         }
         block_lines.push(lines);

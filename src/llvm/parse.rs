@@ -159,6 +159,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The current token (the last one, `Eof`, once past the end).
+    #[inline]
     pub fn peek(&self) -> Token {
         self.toks.get(self.pos).copied().unwrap_or_else(|| {
             let mut t = self.toks.last().copied().unwrap_or(Token::eof(0));
@@ -168,6 +169,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The token after the current one.
+    #[inline]
     pub fn peek2(&self) -> Tok {
         self.toks.get(self.pos + 1).map_or(Tok::Eof, |t| t.kind)
     }
@@ -193,6 +195,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The source text of a token.
+    #[inline]
     pub fn text(&self, t: Token) -> &'a str {
         self.src.get(t.start as usize..t.end as usize).unwrap_or("")
     }
@@ -230,12 +233,14 @@ impl<'a> Cursor<'a> {
     }
 
     /// True if the current token is the keyword `w`.
+    #[inline]
     pub fn is_word(&self, w: &str) -> bool {
         let t = self.peek();
         t.kind == Tok::Ident && self.text(t) == w
     }
 
     /// Consumes keyword `w` if present.
+    #[inline]
     pub fn eat_word(&mut self, w: &str) -> bool {
         if self.is_word(w) {
             self.pos += 1;
@@ -246,6 +251,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes a token of kind `k` if present.
+    #[inline]
     pub fn eat(&mut self, k: Tok) -> bool {
         if self.peek().kind == k {
             self.pos += 1;
@@ -265,6 +271,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes keyword `w` or fails.
+    #[inline]
     pub fn expect_word(&mut self, w: &str) -> PResult<()> {
         if self.eat_word(w) {
             Ok(())
@@ -274,6 +281,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The name of a `%x`, `@x`, `!x`, `$x` or label token, unquoted and unescaped.
+    #[inline]
     pub fn name(&self, t: Token) -> Cow<'a, str> {
         let s = self.text(t);
         let s = match t.kind {
@@ -398,7 +406,12 @@ impl<'a> Cursor<'a> {
         let t = self.peek();
         if t.kind == Tok::Ident && !matches!(self.peek2(), Tok::Star | Tok::LParen | Tok::Ident) {
             // A keyword type without suffixes (`i32`, `double`): parsing it is cheaper than
-            // hashing its text.
+            // hashing its text, and the common ones need no parse at all.
+            // (At the depth limit the full parse reports the nesting, as for any type.)
+            if let Some(ty) = plain_type(self.text(t)).filter(|_| depth < MAX_DEPTH) {
+                self.pos += 1;
+                return Ok(ty);
+            }
             return self.parse_type_uncached(depth);
         }
         let mut span = None;
@@ -427,43 +440,56 @@ impl<'a> Cursor<'a> {
             Tok::Ident => {
                 let w = self.text(t);
                 self.pos += 1;
-                match w {
-                    "i8" => LType::Int(8),
-                    "i32" => LType::Int(32),
-                    "i64" => LType::Int(64),
-                    "void" => LType::Void,
-                    "half" => LType::Half,
-                    "bfloat" => LType::BFloat,
-                    "float" => LType::Float,
-                    "double" => LType::Double,
-                    "x86_fp80" => LType::X86Fp80,
-                    "fp128" => LType::Fp128,
-                    "ppc_fp128" => LType::Other("ppc_fp128"),
-                    "label" => LType::Other("label"),
-                    "metadata" => LType::Other("metadata"),
-                    "token" => LType::Other("token"),
-                    "x86_mmx" => LType::Other("x86_mmx"),
-                    "x86_amx" => LType::Other("x86_amx"),
-                    "opaque" => LType::Other("opaque"),
-                    "ptr" => {
-                        if self.eat_word("addrspace") {
-                            self.skip_parens()?;
+                // `iN` without string comparisons (each keyword arm below is one).
+                let b = w.as_bytes();
+                let width = match b {
+                    [b'i', d @ ..] if (1..=7).contains(&d.len()) => {
+                        d.iter().try_fold(0u32, |n, c| {
+                            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+                        })
+                    }
+                    _ => None,
+                };
+                match width.filter(|n| (1..=(1 << 23)).contains(n)) {
+                    Some(n) => LType::Int(n),
+                    None => match w {
+                        "i8" => LType::Int(8),
+                        "i32" => LType::Int(32),
+                        "i64" => LType::Int(64),
+                        "void" => LType::Void,
+                        "half" => LType::Half,
+                        "bfloat" => LType::BFloat,
+                        "float" => LType::Float,
+                        "double" => LType::Double,
+                        "x86_fp80" => LType::X86Fp80,
+                        "fp128" => LType::Fp128,
+                        "ppc_fp128" => LType::Other("ppc_fp128"),
+                        "label" => LType::Other("label"),
+                        "metadata" => LType::Other("metadata"),
+                        "token" => LType::Other("token"),
+                        "x86_mmx" => LType::Other("x86_mmx"),
+                        "x86_amx" => LType::Other("x86_amx"),
+                        "opaque" => LType::Other("opaque"),
+                        "ptr" => {
+                            if self.eat_word("addrspace") {
+                                self.skip_parens()?;
+                            }
+                            LType::OpaquePtr
                         }
-                        LType::OpaquePtr
-                    }
-                    _ if w.len() > 1
-                        && w.starts_with('i')
-                        && w[1..].bytes().all(|c| c.is_ascii_digit()) =>
-                    {
-                        match w[1..].parse::<u32>() {
-                            Ok(n) if (1..=(1 << 23)).contains(&n) => LType::Int(n),
-                            _ => return self.err_at(t, format!("invalid integer type `{w}`")),
+                        _ if w.len() > 1
+                            && w.starts_with('i')
+                            && w[1..].bytes().all(|c| c.is_ascii_digit()) =>
+                        {
+                            match w[1..].parse::<u32>() {
+                                Ok(n) if (1..=(1 << 23)).contains(&n) => LType::Int(n),
+                                _ => return self.err_at(t, format!("invalid integer type `{w}`")),
+                            }
                         }
-                    }
-                    _ => {
-                        self.pos -= 1;
-                        return self.expected("a type");
-                    }
+                        _ => {
+                            self.pos -= 1;
+                            return self.expected("a type");
+                        }
+                    },
                 }
             }
             Tok::LocalVar => {
@@ -728,6 +754,26 @@ impl<'a> Cursor<'a> {
             }
             self.expect(Tok::Comma, "`,` in a constant list")?;
         }
+    }
+}
+
+/// The type a keyword names on its own (no suffix follows): `iN` with N in 1..=2^23,
+/// `void` and the float types, as [`Cursor::parse_type`] reads them; `None` for anything
+/// else (which the full parse handles).
+fn plain_type(w: &str) -> Option<LType> {
+    match w.as_bytes() {
+        [b'i', d @ ..] if (1..=7).contains(&d.len()) => d
+            .iter()
+            .try_fold(0u32, |n, c| {
+                c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+            })
+            .filter(|n| (1..=(1 << 23)).contains(n))
+            .map(LType::Int),
+        b"void" => Some(LType::Void),
+        b"float" => Some(LType::Float),
+        b"double" => Some(LType::Double),
+        b"x86_fp80" => Some(LType::X86Fp80),
+        _ => None,
     }
 }
 

@@ -216,16 +216,16 @@ pub fn is_keyword(w: &str) -> bool {
         .contains(w)
 }
 
-/// The hasher of [`is_keyword`]'s set.
+/// The hasher of the name sets here (names are short: FxHash's scheme, not SipHash).
 type Hasher = std::hash::BuildHasherDefault<super::function::NameHasher>;
 
 /// Attribute groups (`#N`) and metadata nodes (`!N`, `!name`) the module defines.
 #[derive(Default, Debug)]
 pub struct Defined {
     /// `attributes #N = ...`.
-    pub attr_groups: HashSet<String>,
+    pub attr_groups: HashSet<String, Hasher>,
     /// `!N = ...` and `!name = ...`.
-    pub metadata: HashSet<String>,
+    pub metadata: HashSet<String, Hasher>,
 }
 
 /// Checks the words of tokens `toks` (an attribute or linkage region that export copies
@@ -313,8 +313,8 @@ pub fn check_words(c: &Cursor<'_>, toks: &[Token], defined: &Defined) -> PResult
 /// ranges) define; a name defined twice (also a named type or a comdat) is an error.
 pub fn collect_defined(c: &Cursor<'_>, items: &[(usize, usize)]) -> PResult<Defined> {
     let mut d = Defined::default();
-    let mut types = HashSet::new();
-    let mut comdats = HashSet::new();
+    let mut types: HashSet<&str, Hasher> = HashSet::default();
+    let mut comdats: HashSet<&str, Hasher> = HashSet::default();
     for &(a, b) in items {
         let toks = &c.toks[a..b];
         let (Some(&t), Some(&n)) = (toks.first(), toks.get(1)) else {
@@ -507,7 +507,7 @@ fn check_element(c: &Cursor<'_>, toks: &[Token], i: usize, defined: &Defined) ->
 /// Checks `!llvm.module.flags` (if present in `items`): each element is a defined node
 /// `!{i32 B, !"key", value}` with B in 1..=7, keys unique.
 pub fn check_module_flags(c: &Cursor<'_>, items: &[(usize, usize)]) -> PResult<()> {
-    let mut nodes: HashMap<&str, &[Token]> = HashMap::new();
+    let mut nodes: HashMap<&str, &[Token], Hasher> = HashMap::default();
     let mut flags: Option<&[Token]> = None;
     for &(a, b) in items {
         let toks = &c.toks[a..b];
