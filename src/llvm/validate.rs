@@ -13,15 +13,15 @@
 //! used once. Contents of debug-info nodes (`!DILocation(...)`) are only checked for
 //! balanced brackets (clang emits none with `-g0`).
 //!
-//! Complexity: linear in the tokens checked (one binary search per word, one hash lookup
-//! per reference).
+//! Complexity: linear in the tokens checked (one hash lookup per word and per reference).
 
 use super::lexer::{Tok, Token};
 use super::parse::{Cursor, PResult};
 use std::collections::{HashMap, HashSet};
 
 /// Bare words LLVM 14 accepts in linkage, visibility, calling-convention, attribute,
-/// fast-math and global-definition positions (sorted, for binary search).
+/// fast-math and global-definition positions (sorted; [`is_keyword`] looks them up in a
+/// hash set built once).
 pub const KEYWORDS: &[&str] = &[
     "aarch64_sve_vector_pcs",
     "aarch64_vector_pcs",
