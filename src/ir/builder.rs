@@ -91,21 +91,32 @@ impl FunctionBuilder {
     /// Appends an instruction of any kind to the current block; returns its results.
     pub fn push(&mut self, kind: InstKind) -> SmallVec<[Value; 1]> {
         let inst = Inst::new(self.func.insts.len());
-        let results: SmallVec<[Value; 1]> = kind
-            .result_types()
-            .iter()
-            .enumerate()
-            .map(|(n, &ty)| {
+        let results: SmallVec<[Value; 1]> = match kind.single_result_type() {
+            // Every instruction but asm and cmpxchg has at most one result: no list of types.
+            Some(None) => SmallVec::new(),
+            Some(Some(ty)) => {
                 self.func.values.push(ValueData {
                     ty,
-                    def: ValueDef::Result(inst, n as u32),
+                    def: ValueDef::Result(inst, 0),
                 });
-                Value::new(self.func.values.len() - 1)
-            })
-            .collect();
+                smallvec::smallvec![Value::new(self.func.values.len() - 1)]
+            }
+            None => kind
+                .result_types()
+                .iter()
+                .enumerate()
+                .map(|(n, &ty)| {
+                    self.func.values.push(ValueData {
+                        ty,
+                        def: ValueDef::Result(inst, n as u32),
+                    });
+                    Value::new(self.func.values.len() - 1)
+                })
+                .collect(),
+        };
         self.func.insts.push(InstData {
             kind,
-            results: results.clone(),
+            results: SmallVec::from_slice(&results),
             block: self.current,
         });
         self.func.blocks[self.current.index()].insts.push(inst);

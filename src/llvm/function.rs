@@ -21,7 +21,7 @@
 use super::consts::{const_int, float_bits, gep_fold, GepIdx};
 use super::layout::LType;
 use super::lexer::{Tok, Token};
-use super::parse::{cast_op, Cursor, PErr, PResult, TVal, Val};
+use super::parse::{cast_op, Cursor, PErr, PResult, TVal, TypeCache, Val};
 use super::{CallSite, LlvmParam, ModuleInfo};
 use crate::ir::*;
 use smallvec::SmallVec;
@@ -44,10 +44,21 @@ impl Hasher for NameHasher {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
+        // Little-endian words of eight bytes, the last one padded with zeros (built byte by
+        // byte: a copy of a variable length would be a `memcpy` call per name).
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
             let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
+            w.copy_from_slice(chunk);
             self.write_u64(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let w = rest
+                .iter()
+                .enumerate()
+                .fold(0u64, |w, (k, &b)| w | u64::from(b) << (8 * k));
+            self.write_u64(w);
         }
     }
     fn write_u8(&mut self, i: u8) {
@@ -66,6 +77,78 @@ impl Hasher for NameHasher {
 
 /// A `HashMap` with [`NameHasher`].
 pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
+
+/// A map from local names (values or block labels) to `V`. Names in canonical decimal
+/// (`%7`, `7:`, what clang writes for nearly every value and block) index a vector; other
+/// names (and numbers from `limit` on, so that a hostile number allocates nothing) are
+/// hashed. A name means the same entry whichever way it is stored.
+struct Names<'a, V> {
+    numbered: Vec<Option<V>>,
+    named: FastMap<Cow<'a, str>, V>,
+    /// Numbers below this are kept in `numbered`.
+    limit: usize,
+}
+
+impl<'a, V> Names<'a, V> {
+    /// An empty map keeping numbers below `limit` in its vector, with room for `capacity`.
+    fn new(limit: usize, capacity: usize) -> Self {
+        Names {
+            numbered: Vec::with_capacity(capacity.min(limit)),
+            named: FastMap::default(),
+            limit,
+        }
+    }
+
+    /// The slot of `name` in `numbered`: a canonical decimal number below `limit`.
+    fn number(&self, name: &str) -> Option<usize> {
+        let b = name.as_bytes();
+        if b.is_empty() || b.len() > 9 || (b[0] == b'0' && b.len() > 1) {
+            return None;
+        }
+        let mut n = 0usize;
+        for &c in b {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            n = n * 10 + usize::from(c - b'0');
+        }
+        (n < self.limit).then_some(n)
+    }
+
+    fn get(&self, name: &str) -> Option<&V> {
+        match self.number(name) {
+            Some(n) => self.numbered.get(n).and_then(Option::as_ref),
+            None => self.named.get(name),
+        }
+    }
+
+    fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Sets `name` to `v`; returns the value it had.
+    fn insert(&mut self, name: Cow<'a, str>, v: V) -> Option<V> {
+        match self.number(&name) {
+            Some(n) => {
+                if n >= self.numbered.len() {
+                    self.numbered.resize_with(n + 1, || None);
+                }
+                self.numbered[n].replace(v)
+            }
+            None => self.named.insert(name, v),
+        }
+    }
+
+    /// Every entry with its name (numbered ones first, in no useful order).
+    fn entries(&self) -> impl Iterator<Item = (String, &V)> {
+        let numbered = self
+            .numbered
+            .iter()
+            .enumerate()
+            .filter_map(|(n, v)| v.as_ref().map(|v| (n.to_string(), v)));
+        numbered.chain(self.named.iter().map(|(k, v)| (k.to_string(), v)))
+    }
+}
 
 /// What a local name stands for.
 #[derive(Clone, Debug)]
@@ -191,10 +274,12 @@ struct Lower<'a, 'm> {
     m: &'m ModuleInfo,
     b: FunctionBuilder,
     fname: &'m str,
-    blocks: FastMap<Cow<'a, str>, Block>,
-    locals: FastMap<Cow<'a, str>, Local>,
+    blocks: Names<'a, Block>,
+    locals: Names<'a, Local>,
     pending: FastMap<Cow<'a, str>, (Value, Type, Token)>,
     subst: FastMap<Value, Operand>,
+    /// Value types of the aggregate LLVM types met so far (see [`Lower::scalar`]).
+    value_types: FastMap<LType, Option<Type>>,
     calls: Vec<(u32, CallSite)>,
     has_phi: bool,
     /// Blocks that already hold a non-phi instruction of their own (phis must come first).
@@ -221,13 +306,16 @@ struct Lower<'a, 'm> {
 }
 
 /// Lowers the body tokens `body` (after `{`, ending at the closing `}` or the item end) of
-/// function `name`; `lines` is the line-start table of `src`. Returns the function and its call-site records, or the first error.
+/// function `name`; `lines` is the line-start table of `src`; `types` caches parsed types
+/// across the bodies one thread lowers (see [`Cursor::with_types`]). Returns the function
+/// and its call-site records, or the first error.
 ///
 /// A construct strata does not model (an [`PErr::unsupported`] error, or a parameter marked
 /// in [`Shape::unmodelled`]) does not stop the parse: its result is marked unmodelled, the
 /// rest of the body is checked, and the first malformed construct anywhere in the body wins
 /// over it. Only a body that is valid apart from unmodelled constructs is skipped, so the
 /// verbatim text export re-emits for it is valid too.
+#[allow(clippy::too_many_arguments)]
 pub fn lower(
     src: &str,
     body: &[Token],
@@ -236,6 +324,7 @@ pub fn lower(
     name: &str,
     sig: Signature,
     shape: &Shape<'_>,
+    types: &mut TypeCache,
 ) -> PResult<Lowered> {
     let Shape {
         param_names,
@@ -255,15 +344,18 @@ pub fn lower(
     // The cursor reports a synthetic end-of-input token past the slice.
     let toks = &body[..end];
     let mut l = Lower {
-        c: Cursor::new(src, toks, lines),
+        c: Cursor::with_types(src, toks, lines, std::mem::take(types)),
         m,
         b: FunctionBuilder::new(name, sig),
         fname: name,
-        blocks: FastMap::default(),
-        // About one named value per 8 tokens in clang output: avoid rehashing.
-        locals: FastMap::with_capacity_and_hasher(end / 8, Default::default()),
+        // A body's numbers are at most its token count (each numbered value or label is a
+        // token), plus the parameters.
+        blocks: Names::new(end + param_names.len() + 1, 0),
+        // About one value per 8 tokens in clang output: avoid regrowing.
+        locals: Names::new(end + param_names.len() + 1, end / 8),
         pending: FastMap::default(),
         subst: FastMap::default(),
+        value_types: FastMap::default(),
         calls: Vec::new(),
         has_phi: false,
         non_phi: Vec::new(),
@@ -276,13 +368,14 @@ pub fn lower(
         stand_in: None,
         ret_unmodelled: unmodelled_params.get(param_names.len()) == Some(&true),
     };
-    l.body(param_names, unmodelled_params)?;
+    let r = l.body(param_names, unmodelled_params);
+    *types = l.c.take_types();
+    r?;
     if let Some(e) = l.unmodelled {
         return Err(e);
     }
     let labels = if keep_labels {
-        let mut v: Vec<(String, u32)> =
-            l.blocks.iter().map(|(k, b)| (k.to_string(), b.0)).collect();
+        let mut v: Vec<(String, u32)> = l.blocks.entries().map(|(k, b)| (k, b.0)).collect();
         v.sort_by_key(|(_, b)| *b);
         v
     } else {
@@ -424,7 +517,26 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// and records the instruction as unmodelled ([`Lower::stand_in`]), so the rest of the
     /// instruction is still parsed and checked.
     fn scalar(&mut self, ty: &LType, t: Token) -> PResult<Type> {
-        match self.m.layouts.value_type(ty) {
+        // `Layouts::value_type`, with the common scalars read off directly and the
+        // aggregates (whose value type is built and interned each time) remembered.
+        let vt = match ty {
+            LType::Ptr(_) | LType::OpaquePtr => Some(Type::Ptr),
+            LType::Int(n) => Type::int(*n),
+            LType::Double => Some(Type::F64),
+            LType::Float => Some(Type::F32),
+            LType::Named(_) | LType::Struct { .. } | LType::Array(..) => {
+                match self.value_types.get(ty) {
+                    Some(&vt) => vt,
+                    None => {
+                        let vt = self.m.layouts.value_type(ty);
+                        self.value_types.insert(ty.clone(), vt);
+                        vt
+                    }
+                }
+            }
+            _ => self.m.layouts.value_type(ty),
+        };
+        match vt {
             Some(Type::Void) => self.err(t, format!("{ty} is not a value type")),
             None if ty.is_first_class() => match self.m.layouts.undefined_name(ty) {
                 Some(n) => self.err(t, format!("use of undefined type %{n}")),
@@ -475,11 +587,38 @@ impl<'a, 'm> Lower<'a, 'm> {
             self.next_number += 1;
         }
         // A label starts a block if it starts a line (the first token of the body counts as
-        // starting one).
-        for (k, t) in toks.iter().enumerate() {
-            if t.kind == Tok::Label && (t.nl || k == 0) {
+        // starting one). Lines are counted per block too: about one instruction each, so
+        // the function's tables are allocated once, at about their final size.
+        let mut block_lines: Vec<u32> = Vec::new();
+        let mut lines = 0u32;
+        if let Some(t) = toks.first() {
+            lines += u32::from(t.nl);
+            if t.kind == Tok::Label {
+                if !order.is_empty() {
+                    block_lines.push(lines);
+                    lines = 0;
+                }
                 order.push(self.c.name(*t));
             }
+        }
+        // Only a token that starts a line can be a block's label: test that flag first.
+        for t in toks.iter().skip(1) {
+            if t.nl {
+                lines += 1;
+                if t.kind == Tok::Label {
+                    block_lines.push(lines);
+                    lines = 0;
+                    order.push(self.c.name(*t));
+                }
+            }
+        }
+        block_lines.push(lines);
+        let total: u32 = block_lines.iter().sum();
+        {
+            let f = self.b.function_mut();
+            f.insts.reserve(total as usize);
+            f.values.reserve(total as usize);
+            f.blocks.reserve(order.len());
         }
         for (i, name) in order.into_iter().enumerate() {
             let blk = if i == 0 {
@@ -487,6 +626,11 @@ impl<'a, 'm> Lower<'a, 'm> {
             } else {
                 self.b.create_block()
             };
+            if let Some(&n) = block_lines.get(i) {
+                self.b.function_mut().blocks[blk.index()]
+                    .insts
+                    .reserve(n as usize);
+            }
             if self.blocks.insert(name.clone(), blk).is_some() {
                 let t = toks
                     .iter()
@@ -573,6 +717,22 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// Checks that a numbered value or label (`%7`, `7:`) at `t` has the next number; other
     /// names are free.
     pub(super) fn check_number(&mut self, t: Token) -> PResult<()> {
+        // The common case without unquoting: `%N` or `N:` written as the expected number.
+        let text = self.c.text(t).as_bytes();
+        let digits = if t.kind == Tok::Label {
+            text
+        } else {
+            text.get(1..).unwrap_or(&[])
+        };
+        if !digits.is_empty() && digits.len() <= 19 && digits.iter().all(u8::is_ascii_digit) {
+            let n = digits
+                .iter()
+                .fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'));
+            if n == self.next_number {
+                self.next_number += 1;
+                return Ok(());
+            }
+        }
         let name = self.c.name(t);
         if name.is_empty() || !name.bytes().all(|c| c.is_ascii_digit()) {
             return Ok(());
@@ -765,7 +925,12 @@ impl<'a, 'm> Lower<'a, 'm> {
         } else {
             v
         };
-        if let Some((ph, ty, _)) = self.pending.remove(&name) {
+        let pending = if self.pending.is_empty() {
+            None
+        } else {
+            self.pending.remove(&name)
+        };
+        if let Some((ph, ty, _)) = pending {
             match &v {
                 Local::Op(op) => {
                     let actual = self.b.function().operand_type(*op);

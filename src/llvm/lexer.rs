@@ -241,9 +241,10 @@ pub fn lex(src: &str) -> Lexed {
 /// line `from` is on (then the first token starts a line only after a newline); otherwise
 /// the first token starts a line.
 pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, sink: &mut S) {
-    let s = src.as_bytes();
-    // Offsets are u32: cap the input so spans always fit.
-    let n = to.min(s.len()).min(u32::MAX as usize - 1);
+    // Offsets are u32: cap the input so spans always fit. Indexing the input cut at `n`
+    // lets the compiler drop the bounds checks behind each `j < n`.
+    let n = to.min(src.len()).min(u32::MAX as usize - 1);
+    let s = &src.as_bytes()[..n];
     let mut i = from;
     // Lines started so far (the line of the next character), and the line of the previous
     // token's first character (0 before the first token).
@@ -266,15 +267,19 @@ pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, 
     let closed = |from: usize, to: usize| to > from + 1 && s[to - 1] == b'"';
     while i < n {
         let c = s[i];
-        if CLASS[c as usize] & SPACE != 0 {
-            i += 1;
-            continue;
-        }
-        if c == b'\n' {
-            line += 1;
-            i += 1;
-            sink.line(i as u32);
-            continue;
+        // Blanks and newlines are the only bytes up to `' '` that start no token: one
+        // comparison lets every token start through.
+        if c <= b' ' {
+            if CLASS[c as usize] & SPACE != 0 {
+                i += 1;
+                continue;
+            }
+            if c == b'\n' {
+                line += 1;
+                i += 1;
+                sink.line(i as u32);
+                continue;
+            }
         }
         if c == b';' {
             i = memchr::memchr(b'\n', &s[i..n]).map_or(n, |k| i + k);
@@ -285,6 +290,19 @@ pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, 
         prev_line = line;
         let kind;
         match c {
+            // The most common token: `%N` or `%name` (not quoted).
+            b'%' if i + 1 < n && s[i + 1] != b'"' => {
+                let mut j = i + 1;
+                while j < n && is_name_char(s[j]) {
+                    j += 1;
+                }
+                kind = if j == i + 1 {
+                    Tok::Error
+                } else {
+                    Tok::LocalVar
+                };
+                i = j;
+            }
             b'%' | b'@' | b'!' | b'#' | b'$' => {
                 let mut j = i + 1;
                 let mut unterminated = false;
@@ -484,6 +502,10 @@ pub fn lex_range<S: Sink>(src: &str, from: usize, to: usize, after_token: bool, 
             i = at;
             prev_line = last_line;
         }
+        // Most tokens are followed by one blank: step over it without a trip round the loop.
+        if i < n && s[i] == b' ' {
+            i += 1;
+        }
     }
     sink.token(Token {
         kind: Tok::Eof,
@@ -551,24 +573,17 @@ pub fn skim_body(
 ) -> Option<Skim> {
     let (line0, lines0) = (*line, lines.len());
     let mut i = from;
-    let mut last_end = from as u32;
-    let mut last_line = *line;
+    // The last line segment that may hold tokens: its start, the end of its scan (blanks
+    // before a comment not yet trimmed) and its line. Trimmed only when the skim returns.
+    let mut last: (usize, usize, u32);
     // Start of the tokens of the current line (of the input after `from` on the first).
     let mut seg = from;
     loop {
         // The rest of a line: brackets and strings up to a newline or a comment.
         'scan: loop {
-            // Eight bytes at a time while they hold no newline, quote or semicolon.
-            while i + 8 <= n {
-                let c = &s[i..i + 8];
-                let f = |k: usize| CHUNK[c[k] as usize];
-                let v = f(0) + f(1) + f(2) + f(3) + f(4) + f(5) + f(6) + f(7);
-                if v >= CH_STOP {
-                    break;
-                }
-                depth += i64::from(v & 0xF) - i64::from(v >> 4);
-                i += 8;
-            }
+            // Sixteen (or eight) bytes at a time while they hold no newline, quote or
+            // semicolon; at one, count the brackets before it and go on byte by byte.
+            i = skim_chunks(s, i, n, &mut depth);
             // Byte by byte up to the newline, quote or semicolon.
             while i < n {
                 let k = SKIM[s[i] as usize];
@@ -604,17 +619,13 @@ pub fn skim_body(
             }
             break;
         }
-        let mut e = i.min(n);
-        while e > seg && SKIM[s[e - 1] as usize] == SK_SPACE {
-            e -= 1;
-        }
-        if e > seg {
-            last_end = e as u32;
-            last_line = *line;
-        }
+        // A segment after the first starts at a token, so it is never blank; the first
+        // one, if blank, trims back to `from` on the line it started on.
+        last = (seg, i.min(n), *line);
         // Newlines, blanks and comments up to the next token.
         loop {
             if i >= n {
+                let (last_end, last_line) = trimmed(s, last);
                 return Some(Skim {
                     at: n,
                     depth,
@@ -635,6 +646,7 @@ pub fn skim_body(
         }
         // A token starts here, after a newline.
         if depth <= 0 || (s[i - 1] == b'\n' && starts_item_word(s, i, n)) {
+            let (last_end, last_line) = trimmed(s, last);
             return Some(Skim {
                 at: i,
                 depth,
@@ -646,12 +658,133 @@ pub fn skim_body(
     }
 }
 
+/// The end of the last token of the line segment `(start, end, line)` of [`skim_body`]
+/// (its end with trailing blanks dropped) and the segment's line.
+fn trimmed(s: &[u8], (start, mut end, line): (usize, usize, u32)) -> (u32, u32) {
+    while end > start && SKIM[s[end - 1] as usize] == SK_SPACE {
+        end -= 1;
+    }
+    (end as u32, line)
+}
+
+/// Advances `i` over whole chunks of bytes that hold no newline, quote or semicolon,
+/// adding their opening brackets to `depth` and subtracting their closing ones; at a chunk
+/// that holds one, also counts the brackets before the first such byte and stops there.
+/// Returns the new position (at most `n`, and short of `n` only at such a byte or when
+/// fewer bytes than a chunk are left).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn skim_chunks(s: &[u8], i: usize, n: usize, depth: &mut i64) -> usize {
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has the features `skim_chunks_avx2` is compiled for.
+        unsafe { skim_chunks_avx2(s, i, n, depth) }
+    } else {
+        skim_chunks_sse2(s, i, n, depth)
+    }
+}
+
+/// [`skim_chunks`] thirty-two bytes at a time (the last bytes sixteen at a time).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn skim_chunks_avx2(s: &[u8], mut i: usize, n: usize, depth: &mut i64) -> usize {
+    use std::arch::x86_64::*;
+    let n = n.min(s.len());
+    while i + 32 <= n {
+        // SAFETY: `i + 32 <= s.len()`, so the unaligned 32-byte load is in bounds.
+        let v = unsafe { _mm256_loadu_si256(s.as_ptr().add(i).cast::<__m256i>()) };
+        macro_rules! eq {
+            ($c:expr) => {
+                _mm256_cmpeq_epi8(v, _mm256_set1_epi8($c as i8))
+            };
+        }
+        let stop = _mm256_or_si256(_mm256_or_si256(eq!(b'\n'), eq!(b'"')), eq!(b';'));
+        let open = _mm256_or_si256(_mm256_or_si256(eq!(b'('), eq!(b'[')), eq!(b'{'));
+        let close = _mm256_or_si256(_mm256_or_si256(eq!(b')'), eq!(b']')), eq!(b'}'));
+        let stop = _mm256_movemask_epi8(stop) as u32;
+        let (mut open, mut close) = (
+            _mm256_movemask_epi8(open) as u32,
+            _mm256_movemask_epi8(close) as u32,
+        );
+        if stop != 0 {
+            let before = (1u64 << stop.trailing_zeros()) as u32 - 1;
+            open &= before;
+            close &= before;
+        }
+        *depth += i64::from(open.count_ones()) - i64::from(close.count_ones());
+        if stop != 0 {
+            return i + stop.trailing_zeros() as usize;
+        }
+        i += 32;
+    }
+    skim_chunks_sse2(s, i, n, depth)
+}
+
+/// [`skim_chunks`] with SSE2 (part of the x86-64 baseline): sixteen bytes at a time.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn skim_chunks_sse2(s: &[u8], mut i: usize, n: usize, depth: &mut i64) -> usize {
+    use std::arch::x86_64::*;
+    let n = n.min(s.len());
+    while i + 16 <= n {
+        // SAFETY: `i + 16 <= s.len()`, so the unaligned 16-byte load is in bounds; SSE2 is
+        // part of the x86-64 baseline.
+        let (stop, open, close) = unsafe {
+            let v = _mm_loadu_si128(s.as_ptr().add(i).cast::<__m128i>());
+            let eq = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+            let stop = _mm_or_si128(_mm_or_si128(eq(b'\n'), eq(b'"')), eq(b';'));
+            let open = _mm_or_si128(_mm_or_si128(eq(b'('), eq(b'[')), eq(b'{'));
+            let close = _mm_or_si128(_mm_or_si128(eq(b')'), eq(b']')), eq(b'}'));
+            (
+                _mm_movemask_epi8(stop) as u32,
+                _mm_movemask_epi8(open) as u32,
+                _mm_movemask_epi8(close) as u32,
+            )
+        };
+        // Most chunks hold no bracket: count only when one does (`count_ones` is a dozen
+        // instructions without the `popcnt` extension).
+        let (open, close) = if stop != 0 {
+            let before = (1u32 << stop.trailing_zeros()) - 1;
+            (open & before, close & before)
+        } else {
+            (open, close)
+        };
+        if open | close != 0 {
+            *depth += i64::from(open.count_ones()) - i64::from(close.count_ones());
+        }
+        if stop != 0 {
+            return i + stop.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    i
+}
+
+/// Portable [`skim_chunks`]: eight bytes at a time through the [`CHUNK`] table, stopping
+/// before a chunk that holds a newline, quote or semicolon.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn skim_chunks(s: &[u8], mut i: usize, n: usize, depth: &mut i64) -> usize {
+    while i + 8 <= n {
+        let c = &s[i..i + 8];
+        let f = |k: usize| CHUNK[c[k] as usize];
+        let v = f(0) + f(1) + f(2) + f(3) + f(4) + f(5) + f(6) + f(7);
+        if v >= CH_STOP {
+            break;
+        }
+        *depth += i64::from(v & 0xF) - i64::from(v >> 4);
+        i += 8;
+    }
+    i
+}
+
 /// Stop bit of [`CHUNK`]: a newline, quote or semicolon.
+#[cfg(not(target_arch = "x86_64"))]
 const CH_STOP: u16 = 0x100;
 
 /// Per byte, summed over eight bytes by [`skim_body`]: 1 for an opening bracket, 0x10 for
 /// a closing one, [`CH_STOP`] for a newline, quote or semicolon (sums of eight never carry
 /// from one field into the next).
+#[cfg(not(target_arch = "x86_64"))]
 static CHUNK: [u16; 256] = {
     let mut t = [0u16; 256];
     t[b'(' as usize] = 1;

@@ -698,13 +698,13 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         use rayon::prelude::*;
         defs.par_iter()
             .enumerate()
-            .map_init(Vec::new, |buf, (i, def)| match def {
+            .map_init(Scratch::default, |scratch, (i, def)| match def {
                 SymDef::Define {
                     header,
                     names: pnames,
                     body,
                 } => Some(lower_define(
-                    src, &lexed, &info, &label_fns, &names[i], header, pnames, body, buf,
+                    src, &lexed, &info, &label_fns, &names[i], header, pnames, body, scratch,
                 )),
                 _ => None,
             })
@@ -743,7 +743,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                         &header,
                         &pnames,
                         &body,
-                        &mut Vec::new(),
+                        &mut Scratch::default(),
                     )
                 });
                 match r {
@@ -791,6 +791,14 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
     })
 }
 
+/// What a thread lowering bodies keeps from one body to the next: the buffer a body is
+/// lexed into and the types parsed so far.
+#[derive(Default)]
+struct Scratch {
+    tokens: Vec<Token>,
+    types: parse::TypeCache,
+}
+
 /// Lowers the body of the function defined by item `item` (pass 4 of [`import`]): with its
 /// signature, or, when the signature is not modelled, with the unmodelled parameters marked
 /// so that the body is still checked for malformed input (the result is then the
@@ -805,9 +813,10 @@ fn lower_define(
     header: &FnHeader,
     pnames: &[Option<String>],
     body: &items::Body,
-    buf: &mut Vec<Token>,
+    scratch: &mut Scratch,
 ) -> PResult<function::Lowered> {
-    let body = body.tokens(src, &lexed.toks, buf);
+    let Scratch { tokens, types } = scratch;
+    let body = body.tokens(src, &lexed.toks, tokens);
     let lines = &lexed.lines[..];
     let keep = label_fns.contains(name);
     match signature_of(header, &info.layouts) {
@@ -817,7 +826,7 @@ fn lower_define(
                 keep_labels: keep,
                 unmodelled: &[],
             };
-            function::lower(src, body, lines, info, name, sig, &shape)
+            function::lower(src, body, lines, info, name, sig, &shape, types)
         }
         Err(e) if e.unsupported => {
             let loose = loose_signature(header, &info.layouts);
@@ -837,7 +846,7 @@ fn lower_define(
                 keep_labels: keep,
                 unmodelled: &unmodelled,
             };
-            function::lower(src, body, lines, info, name, sig, &shape).and(Err(e))
+            function::lower(src, body, lines, info, name, sig, &shape, types).and(Err(e))
         }
         Err(e) => Err(e),
     }

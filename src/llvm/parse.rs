@@ -125,24 +125,41 @@ pub struct Cursor<'a> {
     pub pos: usize,
     /// Types already parsed by this cursor, by source text, for the common shapes `T`, `T*`,
     /// `T**`, ... with `T` a keyword or `%name` (see [`Cursor::parse_type`]): a repeated type
-    /// is one hash lookup and reference-count increments instead of fresh allocations.
-    types: FastMap<&'a str, LType>,
+    /// is one hash lookup and reference-count increments instead of fresh allocations. Owned
+    /// keys, so that one cache can serve the cursors of many bodies ([`Cursor::with_types`]).
+    types: TypeCache,
 }
+
+/// Parsed types by their source text (see [`Cursor::with_types`]).
+pub type TypeCache = FastMap<Box<str>, LType>;
 
 impl<'a> Cursor<'a> {
     /// A cursor at the start of `toks`, which must end with an `Eof` token; `lines` is the
     /// line-start table of `src`.
     pub fn new(src: &'a str, toks: &'a [Token], lines: &'a [u32]) -> Self {
+        Self::with_types(src, toks, lines, TypeCache::default())
+    }
+
+    /// A cursor like [`Cursor::new`] that starts with the types another cursor parsed
+    /// ([`Cursor::take_types`]): a type's text parses the same anywhere in a module, so the
+    /// bodies one thread lowers share one cache.
+    pub fn with_types(src: &'a str, toks: &'a [Token], lines: &'a [u32], types: TypeCache) -> Self {
         Cursor {
             src,
             toks,
             lines,
             pos: 0,
-            types: FastMap::default(),
+            types,
         }
     }
 
+    /// Moves the cursor's parsed types out (for [`Cursor::with_types`]).
+    pub fn take_types(&mut self) -> TypeCache {
+        std::mem::take(&mut self.types)
+    }
+
     /// The current token (the last one, `Eof`, once past the end).
+    #[inline]
     pub fn peek(&self) -> Token {
         self.toks.get(self.pos).copied().unwrap_or_else(|| {
             let mut t = self.toks.last().copied().unwrap_or(Token::eof(0));
@@ -152,6 +169,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The token after the current one.
+    #[inline]
     pub fn peek2(&self) -> Tok {
         self.toks.get(self.pos + 1).map_or(Tok::Eof, |t| t.kind)
     }
@@ -177,6 +195,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The source text of a token.
+    #[inline]
     pub fn text(&self, t: Token) -> &'a str {
         self.src.get(t.start as usize..t.end as usize).unwrap_or("")
     }
@@ -214,12 +233,14 @@ impl<'a> Cursor<'a> {
     }
 
     /// True if the current token is the keyword `w`.
+    #[inline]
     pub fn is_word(&self, w: &str) -> bool {
         let t = self.peek();
         t.kind == Tok::Ident && self.text(t) == w
     }
 
     /// Consumes keyword `w` if present.
+    #[inline]
     pub fn eat_word(&mut self, w: &str) -> bool {
         if self.is_word(w) {
             self.pos += 1;
@@ -230,6 +251,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes a token of kind `k` if present.
+    #[inline]
     pub fn eat(&mut self, k: Tok) -> bool {
         if self.peek().kind == k {
             self.pos += 1;
@@ -249,6 +271,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes keyword `w` or fails.
+    #[inline]
     pub fn expect_word(&mut self, w: &str) -> PResult<()> {
         if self.eat_word(w) {
             Ok(())
@@ -258,6 +281,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The name of a `%x`, `@x`, `!x`, `$x` or label token, unquoted and unescaped.
+    #[inline]
     pub fn name(&self, t: Token) -> Cow<'a, str> {
         let s = self.text(t);
         let s = match t.kind {
@@ -379,6 +403,17 @@ impl<'a> Cursor<'a> {
         if depth > MAX_DEPTH {
             return self.err_at(self.peek(), "type nested too deeply");
         }
+        let t = self.peek();
+        if t.kind == Tok::Ident && !matches!(self.peek2(), Tok::Star | Tok::LParen | Tok::Ident) {
+            // A keyword type without suffixes (`i32`, `double`): parsing it is cheaper than
+            // hashing its text, and the common ones need no parse at all.
+            // (At the depth limit the full parse reports the nesting, as for any type.)
+            if let Some(ty) = plain_type(self.text(t)).filter(|_| depth < MAX_DEPTH) {
+                self.pos += 1;
+                return Ok(ty);
+            }
+            return self.parse_type_uncached(depth);
+        }
         let mut span = None;
         if let Some((ty, end)) = self.cached_type(&mut span) {
             // Every nesting level of the uncached parse consumes a token, so a span this
@@ -393,7 +428,7 @@ impl<'a> Cursor<'a> {
         if let Some((text, end)) = span {
             // Only a parse that consumed exactly the simple span may be cached under it.
             if self.pos == end {
-                self.types.insert(text, ty.clone());
+                self.types.insert(text.into(), ty.clone());
             }
         }
         Ok(ty)
@@ -405,43 +440,56 @@ impl<'a> Cursor<'a> {
             Tok::Ident => {
                 let w = self.text(t);
                 self.pos += 1;
-                match w {
-                    "i8" => LType::Int(8),
-                    "i32" => LType::Int(32),
-                    "i64" => LType::Int(64),
-                    "void" => LType::Void,
-                    "half" => LType::Half,
-                    "bfloat" => LType::BFloat,
-                    "float" => LType::Float,
-                    "double" => LType::Double,
-                    "x86_fp80" => LType::X86Fp80,
-                    "fp128" => LType::Fp128,
-                    "ppc_fp128" => LType::Other("ppc_fp128"),
-                    "label" => LType::Other("label"),
-                    "metadata" => LType::Other("metadata"),
-                    "token" => LType::Other("token"),
-                    "x86_mmx" => LType::Other("x86_mmx"),
-                    "x86_amx" => LType::Other("x86_amx"),
-                    "opaque" => LType::Other("opaque"),
-                    "ptr" => {
-                        if self.eat_word("addrspace") {
-                            self.skip_parens()?;
+                // `iN` without string comparisons (each keyword arm below is one).
+                let b = w.as_bytes();
+                let width = match b {
+                    [b'i', d @ ..] if (1..=7).contains(&d.len()) => {
+                        d.iter().try_fold(0u32, |n, c| {
+                            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+                        })
+                    }
+                    _ => None,
+                };
+                match width.filter(|n| (1..=(1 << 23)).contains(n)) {
+                    Some(n) => LType::Int(n),
+                    None => match w {
+                        "i8" => LType::Int(8),
+                        "i32" => LType::Int(32),
+                        "i64" => LType::Int(64),
+                        "void" => LType::Void,
+                        "half" => LType::Half,
+                        "bfloat" => LType::BFloat,
+                        "float" => LType::Float,
+                        "double" => LType::Double,
+                        "x86_fp80" => LType::X86Fp80,
+                        "fp128" => LType::Fp128,
+                        "ppc_fp128" => LType::Other("ppc_fp128"),
+                        "label" => LType::Other("label"),
+                        "metadata" => LType::Other("metadata"),
+                        "token" => LType::Other("token"),
+                        "x86_mmx" => LType::Other("x86_mmx"),
+                        "x86_amx" => LType::Other("x86_amx"),
+                        "opaque" => LType::Other("opaque"),
+                        "ptr" => {
+                            if self.eat_word("addrspace") {
+                                self.skip_parens()?;
+                            }
+                            LType::OpaquePtr
                         }
-                        LType::OpaquePtr
-                    }
-                    _ if w.len() > 1
-                        && w.starts_with('i')
-                        && w[1..].bytes().all(|c| c.is_ascii_digit()) =>
-                    {
-                        match w[1..].parse::<u32>() {
-                            Ok(n) if (1..=(1 << 23)).contains(&n) => LType::Int(n),
-                            _ => return self.err_at(t, format!("invalid integer type `{w}`")),
+                        _ if w.len() > 1
+                            && w.starts_with('i')
+                            && w[1..].bytes().all(|c| c.is_ascii_digit()) =>
+                        {
+                            match w[1..].parse::<u32>() {
+                                Ok(n) if (1..=(1 << 23)).contains(&n) => LType::Int(n),
+                                _ => return self.err_at(t, format!("invalid integer type `{w}`")),
+                            }
                         }
-                    }
-                    _ => {
-                        self.pos -= 1;
-                        return self.expected("a type");
-                    }
+                        _ => {
+                            self.pos -= 1;
+                            return self.expected("a type");
+                        }
+                    },
                 }
             }
             Tok::LocalVar => {
@@ -706,6 +754,26 @@ impl<'a> Cursor<'a> {
             }
             self.expect(Tok::Comma, "`,` in a constant list")?;
         }
+    }
+}
+
+/// The type a keyword names on its own (no suffix follows): `iN` with N in 1..=2^23,
+/// `void` and the float types, as [`Cursor::parse_type`] reads them; `None` for anything
+/// else (which the full parse handles).
+fn plain_type(w: &str) -> Option<LType> {
+    match w.as_bytes() {
+        [b'i', d @ ..] if (1..=7).contains(&d.len()) => d
+            .iter()
+            .try_fold(0u32, |n, c| {
+                c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+            })
+            .filter(|n| (1..=(1 << 23)).contains(n))
+            .map(LType::Int),
+        b"void" => Some(LType::Void),
+        b"float" => Some(LType::Float),
+        b"double" => Some(LType::Double),
+        b"x86_fp80" => Some(LType::X86Fp80),
+        _ => None,
     }
 }
 

@@ -13,15 +13,15 @@
 //! used once. Contents of debug-info nodes (`!DILocation(...)`) are only checked for
 //! balanced brackets (clang emits none with `-g0`).
 //!
-//! Complexity: linear in the tokens checked (one binary search per word, one hash lookup
-//! per reference).
+//! Complexity: linear in the tokens checked (one hash lookup per word and per reference).
 
 use super::lexer::{Tok, Token};
 use super::parse::{Cursor, PResult};
 use std::collections::{HashMap, HashSet};
 
 /// Bare words LLVM 14 accepts in linkage, visibility, calling-convention, attribute,
-/// fast-math and global-definition positions (sorted, for binary search).
+/// fast-math and global-definition positions (sorted; [`is_keyword`] looks them up in a
+/// hash set built once).
 pub const KEYWORDS: &[&str] = &[
     "aarch64_sve_vector_pcs",
     "aarch64_vector_pcs",
@@ -208,16 +208,24 @@ pub const X86_64_DATALAYOUT: &str =
 
 /// True if `w` is one of [`KEYWORDS`].
 pub fn is_keyword(w: &str) -> bool {
-    KEYWORDS.binary_search(&w).is_ok()
+    // One hash and one comparison instead of a binary search's eight comparisons: every
+    // call argument's attributes are looked up here.
+    static SET: std::sync::OnceLock<std::collections::HashSet<&'static str, Hasher>> =
+        std::sync::OnceLock::new();
+    SET.get_or_init(|| KEYWORDS.iter().copied().collect())
+        .contains(w)
 }
+
+/// The hasher of the name sets here (names are short: FxHash's scheme, not SipHash).
+type Hasher = std::hash::BuildHasherDefault<super::function::NameHasher>;
 
 /// Attribute groups (`#N`) and metadata nodes (`!N`, `!name`) the module defines.
 #[derive(Default, Debug)]
 pub struct Defined {
     /// `attributes #N = ...`.
-    pub attr_groups: HashSet<String>,
+    pub attr_groups: HashSet<String, Hasher>,
     /// `!N = ...` and `!name = ...`.
-    pub metadata: HashSet<String>,
+    pub metadata: HashSet<String, Hasher>,
 }
 
 /// Checks the words of tokens `toks` (an attribute or linkage region that export copies
@@ -305,8 +313,8 @@ pub fn check_words(c: &Cursor<'_>, toks: &[Token], defined: &Defined) -> PResult
 /// ranges) define; a name defined twice (also a named type or a comdat) is an error.
 pub fn collect_defined(c: &Cursor<'_>, items: &[(usize, usize)]) -> PResult<Defined> {
     let mut d = Defined::default();
-    let mut types = HashSet::new();
-    let mut comdats = HashSet::new();
+    let mut types: HashSet<&str, Hasher> = HashSet::default();
+    let mut comdats: HashSet<&str, Hasher> = HashSet::default();
     for &(a, b) in items {
         let toks = &c.toks[a..b];
         let (Some(&t), Some(&n)) = (toks.first(), toks.get(1)) else {
@@ -499,7 +507,7 @@ fn check_element(c: &Cursor<'_>, toks: &[Token], i: usize, defined: &Defined) ->
 /// Checks `!llvm.module.flags` (if present in `items`): each element is a defined node
 /// `!{i32 B, !"key", value}` with B in 1..=7, keys unique.
 pub fn check_module_flags(c: &Cursor<'_>, items: &[(usize, usize)]) -> PResult<()> {
-    let mut nodes: HashMap<&str, &[Token]> = HashMap::new();
+    let mut nodes: HashMap<&str, &[Token], Hasher> = HashMap::default();
     let mut flags: Option<&[Token]> = None;
     for &(a, b) in items {
         let toks = &c.toks[a..b];

@@ -467,7 +467,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let src = self.c.parse_type()?;
                 self.comma()?;
                 let base = self.typed()?;
-                let mut idx = Vec::new();
+                let mut idx: SmallVec<[TVal<'a>; 3]> = SmallVec::new();
                 while self.c.peek().kind == Tok::Comma && self.c.peek2() != Tok::MetaVar {
                     self.c.bump();
                     idx.push(self.typed()?);
