@@ -334,18 +334,56 @@ impl Solver {
                         entries += incoming.len();
                         self.phis.push(i.0);
                     }
-                    kind.for_each_operand(|o| {
-                        if let Some(v) = check_use(o, f, &mut bad_value) {
-                            if listed {
-                                self.use_start[v as usize + 2] += 1;
-                                pairs.push((v, user));
+                    let use_start = &mut self.use_start;
+                    macro_rules! visit {
+                        ($o:expr) => {
+                            use_operand(
+                                $o,
+                                f,
+                                &mut bad_value,
+                                listed.then_some((&mut *use_start, &mut *pairs)),
+                                &mut user,
+                            )
+                        };
+                    }
+                    // The common kinds written out, in the order of `for_each_operand`
+                    // (which takes the rest): no call per instruction or operand.
+                    match kind {
+                        InstKind::Binary { lhs, rhs, .. }
+                        | InstKind::Icmp { lhs, rhs, .. }
+                        | InstKind::Fcmp { lhs, rhs, .. } => {
+                            visit!(*lhs);
+                            visit!(*rhs);
+                        }
+                        InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => visit!(*arg),
+                        InstKind::Load { ptr, .. } => visit!(*ptr),
+                        InstKind::Store { value, ptr, .. } => {
+                            visit!(*value);
+                            visit!(*ptr);
+                        }
+                        InstKind::Gep { base, indices, .. } => {
+                            visit!(*base);
+                            for &(x, _) in indices.iter() {
+                                visit!(x);
                             }
                         }
-                        // The next phi entry (for_each_operand lists a phi's entries in order).
-                        if user & PHI != 0 {
-                            user += 1;
+                        InstKind::Copy { src, .. } => visit!(*src),
+                        InstKind::Phi { incoming, .. } => {
+                            for &(_, o) in incoming.iter() {
+                                visit!(o);
+                            }
                         }
-                    });
+                        InstKind::Call { callee, args, .. } => {
+                            if let crate::ir::Callee::Indirect(p) = callee {
+                                visit!(*p);
+                            }
+                            for &a in args.iter() {
+                                visit!(a);
+                            }
+                        }
+                        InstKind::Alloca { .. } => {}
+                        _ => kind.for_each_operand(|o| visit!(o)),
+                    }
                 }
                 if let Some(s) = bad_block {
                     return Err(SccpError::InvalidCfg { block_id: s });
@@ -440,8 +478,17 @@ impl Solver {
             *at += 1;
         }
         let r = &mut self.result;
+        // Parameters and block parameters are `Overdefined`, every other cell `Unknown`.
+        let mut params = 0;
         r.values.clear();
-        r.values.resize(nv, LatticeValue::Unknown);
+        r.values.extend(f.values().iter().map(|d| {
+            if matches!(d.def, ValueDef::Param(_) | ValueDef::BlockParam(..)) {
+                params += 1;
+                LatticeValue::Overdefined
+            } else {
+                LatticeValue::Unknown
+            }
+        }));
         r.reachable.reset(nb);
         r.executable.reset(r.succ_block.len());
         r.foldable_count = 0;
@@ -450,14 +497,8 @@ impl Solver {
         self.forced.reset(nb);
         self.edge_work.clear();
         self.work.clear();
-        self.entries = 0;
+        self.entries = params;
         self.const_cells_set = 0;
-        for (i, d) in f.values().iter().enumerate() {
-            if matches!(d.def, ValueDef::Param(_) | ValueDef::BlockParam(..)) {
-                r.values[i] = LatticeValue::Overdefined;
-                self.entries += 1;
-            }
-        }
         Ok(())
     }
 
@@ -879,6 +920,29 @@ pub(super) fn const_cell(
     aggregates
         .of_pool(consts, c)
         .map_or(LatticeValue::Overdefined, LatticeValue::Const)
+}
+
+/// One operand of an instruction while the solver reads the function: checks it, lists the
+/// instruction (`user`) as a user of a value operand when `lists` (the use counts and the
+/// pairs), and moves `user` to the next phi entry for a phi.
+#[inline(always)]
+fn use_operand(
+    o: Operand,
+    f: &impl IrRead,
+    bad: &mut Option<Operand>,
+    lists: Option<(&mut Vec<u32>, &mut Vec<(u32, u32)>)>,
+    user: &mut u32,
+) {
+    if let Some(v) = check_use(o, f, bad) {
+        if let Some((use_start, pairs)) = lists {
+            use_start[v as usize + 2] += 1;
+            pairs.push((v, *user));
+        }
+    }
+    // The next phi entry (for_each_operand lists a phi's entries in order).
+    if *user & PHI != 0 {
+        *user += 1;
+    }
 }
 
 /// Checks an operand; for a value, returns it.
