@@ -292,7 +292,11 @@ impl Solver {
                 if check_edges {
                     bd.terminator.for_each_successor(&mut edge);
                 }
-                r.succ_block.extend_from_slice(cfg.succs(Block::new(bi)));
+                // One by one: a block has few successors and `extend_from_slice` calls
+                // `memcpy`.
+                for &s in cfg.succs(Block::new(bi)) {
+                    r.succ_block.push(s);
+                }
                 for &i in bd.insts {
                     if i.index() >= ni {
                         return Err(SccpError::InvalidInstruction { inst: i });
@@ -582,24 +586,18 @@ impl Solver {
     fn reach(&mut self, f: &impl IrRead, b: usize) {
         self.result.reachable.insert(b);
         self.work.push(TERM | b as u32);
-        let insts = f.block_insts(Block::new(b));
         // Instructions that are not listed are `Overdefined` whatever their operands: set
         // now rather than queued (the fixpoint does not depend on the order of the items).
-        for &i in insts {
-            if !self.listed.contains(i.index()) {
+        // The listed ones are queued last first, so that they pop in block order.
+        for &i in f.block_insts(Block::new(b)).iter().rev() {
+            if self.listed.contains(i.index()) {
+                self.work.push(i.0);
+            } else {
                 for &v in f.inst_results(i) {
                     self.set(v, LatticeValue::Overdefined);
                 }
             }
         }
-        let listed = &self.listed;
-        self.work.extend(
-            insts
-                .iter()
-                .rev()
-                .filter(|i| listed.contains(i.index()))
-                .map(|i| i.0),
-        );
     }
 
     fn mark_edge(&mut self, e: usize) {
