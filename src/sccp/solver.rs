@@ -345,7 +345,9 @@ impl Solver {
                                 $o,
                                 f,
                                 &mut bad_value,
-                                listed.then_some((&mut *use_start, &mut *pairs)),
+                                listed,
+                                &mut *use_start,
+                                &mut *pairs,
                                 &mut user,
                             )
                         };
@@ -902,7 +904,7 @@ fn depends_on_operands(kind: &InstKind, results: &[Value], fold_address: bool) -
 /// The cell of a pool constant whose data is `d`. An integer of at most 64 bits, the common
 /// constant, is masked here directly: it is what [`Constant::of_pool`] (and
 /// [`crate::interp::Val::uint`]) makes of it; aggregates go through the table.
-#[inline]
+#[inline(always)]
 pub(super) fn const_cell(
     aggregates: &mut AggConsts,
     consts: &ConstPool,
@@ -921,18 +923,20 @@ pub(super) fn const_cell(
 }
 
 /// One operand of an instruction while the solver reads the function: checks it, lists the
-/// instruction (`user`) as a user of a value operand when `lists` (the use counts and the
-/// pairs), and moves `user` to the next phi entry for a phi.
+/// instruction (`user`) as a user of a value operand when `listed` (the use counts in
+/// `use_start`, the pair in `pairs`), and moves `user` to the next phi entry for a phi.
 #[inline(always)]
 fn use_operand(
     o: Operand,
     f: &impl IrRead,
     bad: &mut Option<Operand>,
-    lists: Option<(&mut Vec<u32>, &mut Vec<(u32, u32)>)>,
+    listed: bool,
+    use_start: &mut [u32],
+    pairs: &mut Vec<(u32, u32)>,
     user: &mut u32,
 ) {
     if let Some(v) = check_use(o, f, bad) {
-        if let Some((use_start, pairs)) = lists {
+        if listed {
             use_start[v as usize + 2] += 1;
             pairs.push((v, *user));
         }
