@@ -7,8 +7,9 @@
 //!    (`Overdefined`); no edge executable; the entry block is made reachable, which queues
 //!    its instructions and terminator.
 //! 2. *CFG-edge worklist*: an edge that becomes executable makes its target reachable (first
-//!    time: queue all its instructions and its terminator) or else queues the phi entries of
-//!    the target that the edge makes live.
+//!    time: queue its instructions and its terminator; an instruction whose cell cannot
+//!    depend on its operands, see below, is set `Overdefined` at once) or else queues the
+//!    phi entries of the target that the edge makes live.
 //! 3. *SSA worklist*: an item is an instruction, a phi entry or a block's terminator. An
 //!    instruction in a reachable block is evaluated ([`eval_inst`], phis over executable
 //!    incoming edges only); if its cell changes, every user of the value is queued (a phi
@@ -584,7 +585,8 @@ impl Solver {
         }
     }
 
-    /// Makes block `b` reachable: queues its instructions and its terminator.
+    /// Makes block `b` reachable: queues its listed instructions and its terminator, and
+    /// sets the results of the others `Overdefined`.
     fn reach(&mut self, f: &impl IrRead, b: usize) {
         self.result.reachable.insert(b);
         self.work.push(TERM | b as u32);
@@ -644,6 +646,7 @@ impl Solver {
         (s + n..e).for_each(|k| self.mark_edge(k));
     }
 
+    #[inline(always)]
     fn visit_inst(&mut self, f: &impl IrRead, symbols: &SymbolTable, i: usize) {
         let b = self.inst_block[i];
         if b == NONE || !self.result.reachable.contains(b as usize) {
@@ -808,7 +811,8 @@ impl Solver {
         }
     }
 
-    /// Counts foldable instructions and resolvable branches of reachable blocks.
+    /// Counts foldable instructions (the `Const` cells `set` counted) and resolvable branches
+    /// of reachable blocks.
     #[inline(never)]
     fn summarize(&mut self, f: &impl IrRead) {
         let r = &mut self.result;
@@ -837,7 +841,7 @@ impl Solver {
 /// whether the result of the instruction `kind` (defining `results`) may become the address
 /// of a read-only global, and returns whether it is a gep or load whose address operand may
 /// (so that it is worth evaluating).
-#[inline]
+#[inline(always)]
 fn may_address(
     address: &mut [u8],
     read_only_consts: &[bool],
