@@ -102,7 +102,8 @@ pub use solver::{sccp_analysis, sccp_analysis_in_module, Solver, LATTICE_ENTRY_B
 
 use crate::analysis::{Analyses, Cfg, ValidAnalyses};
 use crate::engine::{
-    Diagnostic, Diagnostics, Pass, PassSet, PassStats, PipelineConfig, Severity, Stage, Symbols,
+    Diagnostic, Diagnostics, Pass, PassSet, PassStats, PipelineConfig, Severity, Stage, Stat,
+    Symbols,
 };
 use crate::ir::{
     Block, BodyRef, Const, ConstKind, Function, Inst, IrMut, IrRead, IrView, Phase, SymbolTable,
@@ -427,16 +428,31 @@ pub fn rewrite_sccp(
         f.info.phase = Phase::Optimized;
     }
     let rs = rewritten.unwrap_or_default();
-    stats.add("sccp", "instructions_folded", rs.instructions_folded);
-    stats.add("sccp", "branches_resolved", rs.branches_resolved);
-    stats.add("sccp", "blocks_removed", rs.blocks_removed);
-    stats.add("sccp", "phis_simplified", rs.phis_simplified);
-    stats.add("sccp", "copies_propagated", rs.copies_propagated);
-    stats.add(
-        "sccp",
-        "instructions_removed",
-        before.saturating_sub(size(&f.view())),
-    );
+    let counters = [
+        ("instructions_folded", rs.instructions_folded),
+        ("branches_resolved", rs.branches_resolved),
+        ("blocks_removed", rs.blocks_removed),
+        ("phis_simplified", rs.phis_simplified),
+        ("copies_propagated", rs.copies_propagated),
+        (
+            "instructions_removed",
+            before.saturating_sub(size(&f.view())),
+        ),
+    ];
+    // `PassStats::add` searches the list once per counter; when no `sccp` counter exists
+    // yet (the list is per function) one search shows that each would be created, in order.
+    let same = |a: &'static str, b: &'static str| std::ptr::eq(a, b) || a == b;
+    if stats.0.iter().any(|s| same(s.pass, "sccp")) {
+        for (name, value) in counters {
+            stats.add("sccp", name, value);
+        }
+    } else {
+        stats.0.extend(counters.map(|(name, value)| Stat {
+            pass: "sccp",
+            name,
+            value,
+        }));
+    }
     if rs.cfg_changed() {
         valid.0 -= Pass::Sccp.info().invalidates;
     }

@@ -146,6 +146,21 @@ fn operand_cell(cells: &[LatticeValue], consts: &ConstPool, o: Operand) -> Latti
     }
 }
 
+/// Step 4's test for a folded instruction: its single result has a replacement and it has
+/// no side effect.
+#[inline]
+fn goes_folded(
+    kinds: &[InstKind],
+    results: &[smallvec::SmallVec<[Value; 1]>],
+    repl: &[Option<Operand>],
+    i: Inst,
+) -> bool {
+    match results[i.index()].as_slice() {
+        [v] => repl[v.index()].is_some() && !kinds[i.index()].has_side_effects(),
+        _ => false,
+    }
+}
+
 /// True if the instruction (`kind`, defining `results`) may be removed once its single
 /// result has no use.
 fn removable(kind: &InstKind, results: &[Value]) -> bool {
@@ -193,7 +208,7 @@ impl Rewriter {
             );
         }
         let generation = self.generation;
-        for (v, cell) in cells.iter().enumerate().take(nv) {
+        for (v, cell) in cells[..nv.min(cells.len())].iter().enumerate() {
             if let LatticeValue::Const(k) = cell {
                 // Folded values repeat (0, 1, -1, ...): a small direct-mapped cache in front
                 // of the pool's hash map.
@@ -247,23 +262,44 @@ impl Rewriter {
             let insts = &mut f.block_insts[b];
             let repl = &mut self.repl;
             let (mut folded, mut copies) = (0, 0);
-            insts.retain(|i| {
-                let (kind, results) = (&kinds[i.index()], results[i.index()].as_slice());
-                let [v] = results else { return true };
-                if repl[v.index()].is_some() {
-                    if kind.has_side_effects() {
-                        return true;
-                    }
-                    folded += 1;
-                } else if let InstKind::Copy { src, .. } = kind {
-                    repl[v.index()] = Some(*src);
-                    copies += 1;
-                } else {
-                    return true;
+            // Most blocks lose nothing: the walk starts at the first instruction that goes
+            // (found by a read-only scan; the test of an instruction reads only its own
+            // result's entry, which the walk writes after) and compacts in place.
+            let goes = |i: &Inst| {
+                let [v] = results[i.index()].as_slice() else {
+                    return false;
+                };
+                let kind = &kinds[i.index()];
+                match repl[v.index()] {
+                    Some(_) => !kind.has_side_effects(),
+                    None => matches!(kind, InstKind::Copy { .. }),
                 }
-                inst_dead[i.index()] = true;
-                false
-            });
+            };
+            let Some(first) = insts.iter().position(goes) else {
+                continue;
+            };
+            let mut kept = first;
+            for k in first..insts.len() {
+                let i = insts[k];
+                if let InstKind::Copy { src, .. } = &kinds[i.index()] {
+                    if let [v] = results[i.index()].as_slice() {
+                        if repl[v.index()].is_none() {
+                            repl[v.index()] = Some(*src);
+                            copies += 1;
+                            inst_dead[i.index()] = true;
+                            continue;
+                        }
+                    }
+                }
+                if goes_folded(kinds, results, repl, i) {
+                    folded += 1;
+                    inst_dead[i.index()] = true;
+                    continue;
+                }
+                insts[kept] = i;
+                kept += 1;
+            }
+            insts.truncate(kept);
             stats.instructions_folded += folded;
             stats.copies_propagated += copies;
         }

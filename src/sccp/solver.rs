@@ -7,8 +7,9 @@
 //!    (`Overdefined`); no edge executable; the entry block is made reachable, which queues
 //!    its instructions and terminator.
 //! 2. *CFG-edge worklist*: an edge that becomes executable makes its target reachable (first
-//!    time: queue all its instructions and its terminator) or else queues the phi entries of
-//!    the target that the edge makes live.
+//!    time: queue its instructions and its terminator; an instruction whose cell cannot
+//!    depend on its operands, see below, is set `Overdefined` at once) or else queues the
+//!    phi entries of the target that the edge makes live.
 //! 3. *SSA worklist*: an item is an instruction, a phi entry or a block's terminator. An
 //!    instruction in a reachable block is evaluated ([`eval_inst`], phis over executable
 //!    incoming edges only); if its cell changes, every user of the value is queued (a phi
@@ -72,13 +73,13 @@
 //! its block becomes reachable (and for aggregates). Worklist items carry the kind in two
 //! high bits, so instruction, block and phi entry indices are below 2^30.
 
-use super::fold::{condition, eval_inst, resolved_successor};
-use super::lattice::LatticeValue;
+use super::fold::{condition, eval_inst, narrow_width, resolved_successor};
+use super::lattice::{AggConsts, LatticeValue};
 use super::{BitSet, SccpError, SccpResult};
 use crate::analysis::Cfg;
 use crate::ir::{
-    Block, ConstKind, Function, Inst, InstKind, IrRead, Operand, SymbolTable, Terminator, Value,
-    ValueDef,
+    Block, ConstData, ConstKind, ConstPool, Function, Inst, InstKind, IrRead, Operand, SymbolTable,
+    Terminator, Value, ValueDef,
 };
 
 /// Bytes charged per lattice entry by the memory estimate (003).
@@ -107,7 +108,8 @@ pub struct Solver {
     pairs: Vec<(u32, u32)>,
     /// The cell of every pool constant.
     const_cells: Vec<LatticeValue>,
-    /// `read_only_consts[Const]`: the constant is the address of a read-only global.
+    /// `read_only_consts[Const]`: the constant is the address of a read-only global (empty
+    /// unless some constant of the pool is).
     read_only_consts: Vec<bool>,
     /// Phis of live blocks, collected by pass 1.
     phis: Vec<u32>,
@@ -134,12 +136,18 @@ pub struct Solver {
     forced: BitSet,
     /// Cells not `Unknown` (the 003 lattice map's size).
     entries: usize,
+    /// Cells that are `Const`: every cell `set` changes is the result of an instruction of
+    /// a reachable block, so at the fixpoint this is the foldable count.
+    const_cells_set: usize,
     /// `address[Value]` while reading the function: whether the value may become the
     /// address of a read-only global (`ADDRESS_*`).
     address: Vec<u8>,
     /// Geps and loads whose address operand may become the address of a read-only global:
     /// only these are evaluated on their operands (the others are `Overdefined`).
     fold_address: BitSet,
+    /// Instructions whose cell can depend on their operands' cells (those listed as users,
+    /// `depends_on_operands`); the others are `Overdefined` from their first visit.
+    listed: BitSet,
 }
 
 /// `Solver::address` states: not seen yet (an operand defined later in block order, or by
@@ -213,6 +221,7 @@ impl Solver {
 
     /// Copies what the solver needs out of `f` into dense tables (edge ids from `cfg`),
     /// checking references.
+    #[inline(never)]
     fn load(&mut self, f: &impl IrRead, cfg: &Cfg, symbols: &SymbolTable) -> Result<(), SccpError> {
         let (nb, ni, nv) = (f.num_blocks(), f.num_insts(), f.values().len());
         let consts = f.consts();
@@ -228,17 +237,23 @@ impl Solver {
         let aggregates = &mut self.result.aggregates;
         let mut fold_memory = false;
         for c in (0..consts.len()).map(crate::ir::Const::new) {
-            let read_only = matches!(consts.get(c).kind,
-                ConstKind::SymbolAddr(s) if symbols.read_only(s).is_some());
-            fold_memory |= read_only;
-            self.read_only_consts.push(read_only);
-            self.const_cells.push(
-                aggregates
-                    .of_pool(consts, c)
-                    .map_or(LatticeValue::Overdefined, LatticeValue::Const),
-            );
+            let data = consts.get(c);
+            let read_only = match data.kind {
+                ConstKind::SymbolAddr(s) => symbols.read_only(s).is_some(),
+                _ => false,
+            };
+            if read_only && !fold_memory {
+                fold_memory = true;
+                self.read_only_consts.resize(c.index(), false);
+            }
+            if fold_memory {
+                self.read_only_consts.push(read_only);
+            }
+            self.const_cells
+                .push(const_cell(aggregates, consts, c, data));
         }
         self.fold_address.reset(ni);
+        self.listed.reset(ni);
         self.address.clear();
         if fold_memory {
             self.address.resize(nv, ADDRESS_UNSEEN);
@@ -278,7 +293,11 @@ impl Solver {
                 if check_edges {
                     bd.terminator.for_each_successor(&mut edge);
                 }
-                r.succ_block.extend_from_slice(cfg.succs(Block::new(bi)));
+                // One by one: a block has few successors and `extend_from_slice` calls
+                // `memcpy`.
+                for &s in cfg.succs(Block::new(bi)) {
+                    r.succ_block.push(s);
+                }
                 for &i in bd.insts {
                     if i.index() >= ni {
                         return Err(SccpError::InvalidInstruction { inst: i });
@@ -305,6 +324,9 @@ impl Solver {
                         self.fold_address.insert(i.index());
                     }
                     let listed = depends_on_operands(kind, results, fold_address);
+                    if listed {
+                        self.listed.insert(i.index());
+                    }
                     // A phi's users are its entries (`PHI | entry`): a changed operand cell
                     // is met into the phi's cell alone, not the whole phi re-evaluated.
                     let mut user = i.0;
@@ -317,18 +339,58 @@ impl Solver {
                         entries += incoming.len();
                         self.phis.push(i.0);
                     }
-                    kind.for_each_operand(|o| {
-                        if let Some(v) = check_use(o, f, &mut bad_value) {
-                            if listed {
-                                self.use_start[v as usize + 2] += 1;
-                                pairs.push((v, user));
+                    let use_start = &mut self.use_start;
+                    macro_rules! visit {
+                        ($o:expr) => {
+                            use_operand(
+                                $o,
+                                f,
+                                &mut bad_value,
+                                listed,
+                                &mut *use_start,
+                                &mut *pairs,
+                                &mut user,
+                            )
+                        };
+                    }
+                    // The common kinds written out, in the order of `for_each_operand`
+                    // (which takes the rest): no call per instruction or operand.
+                    match kind {
+                        InstKind::Binary { lhs, rhs, .. }
+                        | InstKind::Icmp { lhs, rhs, .. }
+                        | InstKind::Fcmp { lhs, rhs, .. } => {
+                            visit!(*lhs);
+                            visit!(*rhs);
+                        }
+                        InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => visit!(*arg),
+                        InstKind::Load { ptr, .. } => visit!(*ptr),
+                        InstKind::Store { value, ptr, .. } => {
+                            visit!(*value);
+                            visit!(*ptr);
+                        }
+                        InstKind::Gep { base, indices, .. } => {
+                            visit!(*base);
+                            for &(x, _) in indices.iter() {
+                                visit!(x);
                             }
                         }
-                        // The next phi entry (for_each_operand lists a phi's entries in order).
-                        if user & PHI != 0 {
-                            user += 1;
+                        InstKind::Copy { src, .. } => visit!(*src),
+                        InstKind::Phi { incoming, .. } => {
+                            for &(_, o) in incoming.iter() {
+                                visit!(o);
+                            }
                         }
-                    });
+                        InstKind::Call { callee, args, .. } => {
+                            if let crate::ir::Callee::Indirect(p) = callee {
+                                visit!(*p);
+                            }
+                            for &a in args.iter() {
+                                visit!(a);
+                            }
+                        }
+                        InstKind::Alloca { .. } => {}
+                        _ => kind.for_each_operand(|o| visit!(o)),
+                    }
                 }
                 if let Some(s) = bad_block {
                     return Err(SccpError::InvalidCfg { block_id: s });
@@ -423,8 +485,17 @@ impl Solver {
             *at += 1;
         }
         let r = &mut self.result;
+        // Parameters and block parameters are `Overdefined`, every other cell `Unknown`.
+        let mut params = 0;
         r.values.clear();
-        r.values.resize(nv, LatticeValue::Unknown);
+        r.values.extend(f.values().iter().map(|d| {
+            if matches!(d.def, ValueDef::Param(_) | ValueDef::BlockParam(..)) {
+                params += 1;
+                LatticeValue::Overdefined
+            } else {
+                LatticeValue::Unknown
+            }
+        }));
         r.reachable.reset(nb);
         r.executable.reset(r.succ_block.len());
         r.foldable_count = 0;
@@ -433,13 +504,8 @@ impl Solver {
         self.forced.reset(nb);
         self.edge_work.clear();
         self.work.clear();
-        self.entries = 0;
-        for (i, d) in f.values().iter().enumerate() {
-            if matches!(d.def, ValueDef::Param(_) | ValueDef::BlockParam(..)) {
-                r.values[i] = LatticeValue::Overdefined;
-                self.entries += 1;
-            }
-        }
+        self.entries = params;
+        self.const_cells_set = 0;
         Ok(())
     }
 
@@ -451,6 +517,7 @@ impl Solver {
         }
     }
 
+    #[inline(never)]
     fn solve(
         &mut self,
         f: &impl IrRead,
@@ -518,12 +585,23 @@ impl Solver {
         }
     }
 
-    /// Makes block `b` reachable: queues its instructions and its terminator.
+    /// Makes block `b` reachable: queues its listed instructions and its terminator, and
+    /// sets the results of the others `Overdefined`.
     fn reach(&mut self, f: &impl IrRead, b: usize) {
         self.result.reachable.insert(b);
         self.work.push(TERM | b as u32);
-        self.work
-            .extend(f.block_insts(Block::new(b)).iter().rev().map(|i| i.0));
+        // Instructions that are not listed are `Overdefined` whatever their operands: set
+        // now rather than queued (the fixpoint does not depend on the order of the items).
+        // The listed ones are queued last first, so that they pop in block order.
+        for &i in f.block_insts(Block::new(b)).iter().rev() {
+            if self.listed.contains(i.index()) {
+                self.work.push(i.0);
+            } else {
+                for &v in f.inst_results(i) {
+                    self.set(v, LatticeValue::Overdefined);
+                }
+            }
+        }
     }
 
     fn mark_edge(&mut self, e: usize) {
@@ -568,9 +646,17 @@ impl Solver {
         (s + n..e).for_each(|k| self.mark_edge(k));
     }
 
+    #[inline(always)]
     fn visit_inst(&mut self, f: &impl IrRead, symbols: &SymbolTable, i: usize) {
         let b = self.inst_block[i];
         if b == NONE || !self.result.reachable.contains(b as usize) {
+            return;
+        }
+        if !self.listed.contains(i) {
+            // `Overdefined` whatever the operands are (or no result).
+            for &v in f.inst_results(Inst::new(i)) {
+                self.set(v, LatticeValue::Overdefined);
+            }
             return;
         }
         let d = f.inst(Inst::new(i));
@@ -684,47 +770,60 @@ impl Solver {
     }
 
     /// Lowers the cell of `v` to `new`; on a change queues every user.
+    #[inline(always)]
     fn set(&mut self, v: Value, new: LatticeValue) {
         let old = self.result.values[v.index()];
         // `Unknown` means "no evidence yet": it never overrides what a cell already knows.
         // (With the absorbing rules, `x | -1` can be `Const(-1)` while `x` is `Unknown`;
         // when the `-1` later drops to `Overdefined`, the evaluation waits on `x` again, and
         // the cell keeps its value until `x` arrives, as in LLVM's solver.)
-        if matches!(new, LatticeValue::Unknown) || old == new {
-            return;
-        }
-        if !old.allows(new) {
-            debug_assert!(false, "SCCP cell of {v} moved up: {old} -> {new}");
-            self.result.monotonicity_violations += 1;
+        if matches!(new, LatticeValue::Unknown) {
             return;
         }
         if matches!(old, LatticeValue::Unknown) {
+            // The common first change: every cell allows it.
             self.entries += 1;
+        } else {
+            if old == new {
+                return;
+            }
+            if !old.allows(new) {
+                debug_assert!(false, "SCCP cell of {v} moved up: {old} -> {new}");
+                self.result.monotonicity_violations += 1;
+                return;
+            }
+            if matches!(old, LatticeValue::Const(_)) {
+                self.const_cells_set -= 1;
+            }
+        }
+        if matches!(new, LatticeValue::Const(_)) {
+            self.const_cells_set += 1;
         }
         self.result.values[v.index()] = new;
         let (s, e) = (
             self.use_start[v.index()] as usize,
             self.use_start[v.index() + 1] as usize,
         );
-        self.work.extend_from_slice(&self.users[s..e]);
+        // Element by element: the lists are short, and `extend_from_slice` calls `memcpy`.
+        self.work.reserve(e - s);
+        for &u in &self.users[s..e] {
+            self.work.push(u);
+        }
     }
 
-    /// Counts foldable instructions and resolvable branches of reachable blocks.
+    /// Counts foldable instructions (the `Const` cells `set` counted) and resolvable branches
+    /// of reachable blocks.
+    #[inline(never)]
     fn summarize(&mut self, f: &impl IrRead) {
         let r = &mut self.result;
-        for (b, bd) in f.blocks().enumerate() {
+        // The instructions of reachable blocks whose (single) result is a constant: `set`
+        // counted them (only those cells ever change).
+        r.foldable_count = self.const_cells_set;
+        for b in 0..f.num_blocks() {
             if !r.reachable.contains(b) {
                 continue;
             }
-            r.foldable_count += bd
-                .insts
-                .iter()
-                .filter(|i| {
-                    f.inst_result(**i)
-                        .is_some_and(|v| r.values[v.index()].constant().is_some())
-                })
-                .count();
-            let t = bd.terminator;
+            let t = f.terminator(Block::new(b));
             let cond = condition(t).map(|o| match o {
                 Operand::Value(v) => r.values[v.index()],
                 Operand::Const(c) => self.const_cells[c.index()],
@@ -742,6 +841,7 @@ impl Solver {
 /// whether the result of the instruction `kind` (defining `results`) may become the address
 /// of a read-only global, and returns whether it is a gep or load whose address operand may
 /// (so that it is worth evaluating).
+#[inline(always)]
 fn may_address(
     address: &mut [u8],
     read_only_consts: &[bool],
@@ -803,6 +903,52 @@ fn depends_on_operands(kind: &InstKind, results: &[Value], fold_address: bool) -
             } => fold_address,
             _ => false,
         }
+}
+
+/// The cell of a pool constant whose data is `d`. An integer of at most 64 bits, the common
+/// constant, is masked here directly: it is what [`Constant::of_pool`] (and
+/// [`crate::interp::Val::uint`]) makes of it; aggregates go through the table.
+#[inline(always)]
+pub(super) fn const_cell(
+    aggregates: &mut AggConsts,
+    consts: &ConstPool,
+    c: crate::ir::Const,
+    d: ConstData,
+) -> LatticeValue {
+    if let (ConstKind::Int(b), Some(w)) = (d.kind, narrow_width(d.ty)) {
+        return LatticeValue::scalar(crate::interp::Val::Int {
+            ty: d.ty,
+            bits: b & (u64::MAX >> (64 - w)) as u128,
+        });
+    }
+    aggregates
+        .of_pool(consts, c)
+        .map_or(LatticeValue::Overdefined, LatticeValue::Const)
+}
+
+/// One operand of an instruction while the solver reads the function: checks it, lists the
+/// instruction (`user`) as a user of a value operand when `listed` (the use counts in
+/// `use_start`, the pair in `pairs`), and moves `user` to the next phi entry for a phi.
+#[inline(always)]
+fn use_operand(
+    o: Operand,
+    f: &impl IrRead,
+    bad: &mut Option<Operand>,
+    listed: bool,
+    use_start: &mut [u32],
+    pairs: &mut Vec<(u32, u32)>,
+    user: &mut u32,
+) {
+    if let Some(v) = check_use(o, f, bad) {
+        if listed {
+            use_start[v as usize + 2] += 1;
+            pairs.push((v, *user));
+        }
+    }
+    // The next phi entry (for_each_operand lists a phi's entries in order).
+    if *user & PHI != 0 {
+        *user += 1;
+    }
 }
 
 /// Checks an operand; for a value, returns it.
