@@ -309,33 +309,31 @@ pub fn build_schedule(world: &mut World) -> Schedule {
         if stages & stage_bit(info.stage) != 0 {
             continue;
         }
-        // A stage without systems of its own has no set in the graph: nothing to remove.
-        match schedule.remove_systems_in_set(
-            info.stage,
-            world,
-            bevy_ecs::schedule::ScheduleCleanupPolicy::RemoveSetAndSystems,
-        ) {
-            Ok(_) | Err(bevy_ecs::schedule::ScheduleError::SetNotFound) => {}
-            Err(e) => panic!("pipeline schedule is well formed: {e:?}"),
-        }
+        remove_set(&mut schedule, world, info.stage);
     }
-    // Within a running stage, the systems of passes the config does not run go too (the
-    // order between the systems around them is kept).
+    // Within a running stage, the systems of passes the config does not run go too.
     let passes = world.resource::<PipelineConfig>().passes;
     for info in PASSES.iter().filter(|p| !passes.has(p.pass)) {
-        match schedule.remove_systems_in_set(
-            info.pass,
-            world,
-            bevy_ecs::schedule::ScheduleCleanupPolicy::RemoveSetAndSystems,
-        ) {
-            Ok(_) | Err(bevy_ecs::schedule::ScheduleError::SetNotFound) => {}
-            Err(e) => panic!("pipeline schedule is well formed: {e:?}"),
-        }
+        remove_set(&mut schedule, world, info.pass);
     }
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");
     schedule
+}
+
+/// Removes the systems of `set` from `schedule`, keeping the order between the systems
+/// around them. A set without systems of its own has no node in the graph: nothing to
+/// remove.
+fn remove_set(schedule: &mut Schedule, world: &mut World, set: impl SystemSet) {
+    match schedule.remove_systems_in_set(
+        set,
+        world,
+        bevy_ecs::schedule::ScheduleCleanupPolicy::RemoveSetAndSystems,
+    ) {
+        Ok(_) | Err(bevy_ecs::schedule::ScheduleError::SetNotFound) => {}
+        Err(e) => panic!("pipeline schedule is well formed: {e:?}"),
+    }
 }
 
 /// The bit of `stage` in a stage mask.

@@ -142,18 +142,7 @@ pub fn icmp(pred: IntPredicate, ty: Type, lhs: Val, rhs: Val) -> Result<bool, Ev
     }
     let (x, y) = (a.as_u128(), b.as_u128());
     let (sx, sy) = (a.as_i128(), b.as_i128());
-    Ok(match pred {
-        IntPredicate::Eq => x == y,
-        IntPredicate::Ne => x != y,
-        IntPredicate::Slt => sx < sy,
-        IntPredicate::Sle => sx <= sy,
-        IntPredicate::Sgt => sx > sy,
-        IntPredicate::Sge => sx >= sy,
-        IntPredicate::Ult => x < y,
-        IntPredicate::Ule => x <= y,
-        IntPredicate::Ugt => x > y,
-        IntPredicate::Uge => x >= y,
-    })
+    Ok(pred.holds(x, y, sx, sy))
 }
 
 /// `fcmp pred ty lhs, rhs` with LLVM's ordered/unordered meaning.

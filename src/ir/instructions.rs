@@ -169,6 +169,28 @@ keyword_enum!(
     }
 );
 
+impl IntPredicate {
+    /// Whether the predicate holds between two integers given both as unsigned (`x`, `y`)
+    /// and as signed (`sx`, `sy`) values of one width (the interpreter passes 128-bit
+    /// values, SCCP's narrow folding 64-bit ones).
+    #[inline]
+    pub fn holds<U: Ord, S: Ord>(self, x: U, y: U, sx: S, sy: S) -> bool {
+        use IntPredicate as P;
+        match self {
+            P::Eq => x == y,
+            P::Ne => x != y,
+            P::Slt => sx < sy,
+            P::Sle => sx <= sy,
+            P::Sgt => sx > sy,
+            P::Sge => sx >= sy,
+            P::Ult => x < y,
+            P::Ule => x <= y,
+            P::Ugt => x > y,
+            P::Uge => x >= y,
+        }
+    }
+}
+
 keyword_enum!(
     /// Float comparison predicates (`fcmp`), as in LLVM: `o*` are false if either operand is
     /// NaN, `u*` are true if either is.

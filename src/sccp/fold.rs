@@ -365,21 +365,9 @@ fn narrow_binary(op: crate::ir::BinaryOp, w: u32, x: u64, y: u64) -> Option<u64>
 /// sign-extended values).
 #[inline]
 fn narrow_icmp(pred: IntPredicate, w: u32, x: u64, y: u64) -> bool {
-    use IntPredicate as P;
     let sh = 64 - w;
     let (sx, sy) = (((x << sh) as i64) >> sh, ((y << sh) as i64) >> sh);
-    match pred {
-        P::Eq => x == y,
-        P::Ne => x != y,
-        P::Slt => sx < sy,
-        P::Sle => sx <= sy,
-        P::Sgt => sx > sy,
-        P::Sge => sx >= sy,
-        P::Ult => x < y,
-        P::Ule => x <= y,
-        P::Ugt => x > y,
-        P::Uge => x >= y,
-    }
+    pred.holds(x, y, sx, sy)
 }
 
 /// A binary operation whose result one constant operand decides whatever the other is (as
