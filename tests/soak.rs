@@ -63,3 +63,31 @@ fn ten_thousand_functions_through_one_engine() {
         "entity capacity {max_capacity} grew beyond the largest function ({largest})"
     );
 }
+
+/// `Engine::run_copy_into` (rows left in the World, the result copied into one reused
+/// function) gives exactly what `Engine::run` gives, whatever the engine ran before: sizes
+/// grow and shrink, and every third function goes through `run` on the same engine, so
+/// copy-out meets rows left by a move-out and the reverse.
+#[test]
+fn copied_results_equal_moved_results() {
+    let config = PipelineConfig::new(PassSet::default_pipeline());
+    let symbols = Arc::new(SymbolTable::default());
+    let mut copying = Engine::new(config.clone());
+    let mut moving = Engine::new(config.clone());
+    let opts = GenOptions::default();
+    let mut out = strata::ir::Function::default();
+    for i in 0..2_000u64 {
+        let f = seeded(i, &opts);
+        let expected = moving.run(f.clone(), &symbols);
+        if i % 3 == 2 {
+            let run = copying.run(f.clone(), &symbols);
+            assert_eq!(run.function, expected.function, "function {i} (moved out)");
+            continue;
+        }
+        let report = copying.run_copy_into(&f, &symbols, &mut out);
+        assert_eq!(out, expected.function, "function {i} (copied out)");
+        assert_eq!(report.diagnostics, expected.diagnostics, "function {i}");
+        assert_eq!(report.stats, expected.stats, "function {i}");
+        strata::engine::world::check_dense(copying.world_mut());
+    }
+}

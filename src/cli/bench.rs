@@ -669,21 +669,27 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     let wall = Instant::now();
     for round in 0..repeat {
         for (symbols, functions, m, source) in &mut work {
-            let summaries =
-                batch::map_functions(functions, symbols, &config, &|| bar.inc(1), &|run| {
-                    RunSummary {
-                        instructions: run.function.live_inst_count(),
-                        failed: run.has_errors(),
-                        errors: run
-                            .diagnostics
-                            .iter()
-                            .filter(|d| d.severity == crate::engine::Severity::Error)
-                            .map(|d| (d.pass, d.message.clone()))
-                            .collect(),
-                        timings: run.timings,
-                        stats: run.stats,
-                    }
-                });
+            let summaries = batch::map_functions(
+                functions,
+                symbols,
+                &config,
+                &|| bar.inc(1),
+                &|result, run| RunSummary {
+                    instructions: result.live_inst_count(),
+                    failed: run
+                        .diagnostics
+                        .iter()
+                        .any(|d| d.severity == crate::engine::Severity::Error),
+                    errors: run
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d.severity == crate::engine::Severity::Error)
+                        .map(|d| (d.pass, d.message.clone()))
+                        .collect(),
+                    timings: run.timings,
+                    stats: run.stats,
+                },
+            );
             for (summary, f) in summaries.into_iter().zip(functions.iter()) {
                 let failure = |stage: &str, message: String| Failure {
                     file: source.name.clone(),

@@ -5,7 +5,7 @@
 //! pipeline (a bug) loses only that function's result: it is reported as an internal error
 //! and the worker builds a fresh engine.
 
-use super::{with_thread_engine, FunctionRun, PipelineConfig};
+use super::{with_thread_engine, FunctionRun, PipelineConfig, RunReport};
 use crate::ir::{Function, SymbolTable};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -30,23 +30,35 @@ pub fn run_functions(
         .collect()
 }
 
-/// Runs every function of `functions` (copied into the workers' engines:
-/// [`Engine::run_copy`](super::Engine::run_copy)) through the pipeline in parallel and
-/// returns `summarize(run)` for each, in input order. Copying, running, and dropping the
-/// resulting function all happen on the worker threads, so the caller's thread does no
-/// per-function allocation work; this is what lets batch runs scale across cores.
+/// Runs every function of `functions` (copied into the workers' engines) through the
+/// pipeline in parallel and returns `summarize(result, report)` for each, in input order.
+/// Each worker copies its results into one function it keeps
+/// ([`Engine::run_copy_into`](super::Engine::run_copy_into)), so `result` is lent to
+/// `summarize` and overwritten by the worker's next function: once warm, a worker
+/// allocates and frees nothing per function for the function itself. Copying, running
+/// and summarizing all happen on the worker threads, so the caller's thread does no
+/// per-function work; this is what lets batch runs scale across cores.
 pub fn map_functions<T: Send>(
     functions: &[Function],
     symbols: &Arc<SymbolTable>,
     config: &PipelineConfig,
     on_done: &(dyn Fn() + Sync),
-    summarize: &(dyn Fn(FunctionRun) -> T + Sync),
+    summarize: &(dyn Fn(&Function, RunReport) -> T + Sync),
 ) -> Vec<Result<T, String>> {
+    thread_local! {
+        static RESULT: std::cell::RefCell<Function> = std::cell::RefCell::new(Function::default());
+    }
     functions
         .par_iter()
         .map(|f| {
-            let r = with_thread_engine(config, |engine| summarize(engine.run_copy(f, symbols)))
-                .map_err(|panic| format!("function @{}: internal error: {panic}", f.name));
+            let r = RESULT.with(|result| {
+                let mut result = result.borrow_mut();
+                with_thread_engine(config, |engine| {
+                    let report = engine.run_copy_into(f, symbols, &mut result);
+                    summarize(&result, report)
+                })
+            });
+            let r = r.map_err(|panic| format!("function @{}: internal error: {panic}", f.name));
             on_done();
             r
         })

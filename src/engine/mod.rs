@@ -416,6 +416,20 @@ pub struct FunctionRun {
     pub stats: Vec<Stat>,
 }
 
+/// What running one function through the engine reported, without the function (see
+/// [`Engine::run_copy_into`]).
+#[derive(Debug)]
+pub struct RunReport {
+    /// Errors and notes reported by systems.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Per-stage wall time (zero unless `time_passes`).
+    pub timings: [Duration; Stage::ALL.len()],
+    /// Dumps requested with `dump_after`.
+    pub dumps: Vec<String>,
+    /// Statistics reported by passes.
+    pub stats: Vec<Stat>,
+}
+
 impl FunctionRun {
     /// True if any error was reported.
     pub fn has_errors(&self) -> bool {
@@ -529,6 +543,24 @@ impl Engine {
         self.take()
     }
 
+    /// [`Engine::run_copy`] with the result copied into `out` in place
+    /// ([`world::FunctionLoader::copy_out`]) instead of moved into a new function: the
+    /// World keeps its rows and `out` its allocations, so a driver that reads each result
+    /// before the next run (a batch benchmark) allocates and frees nothing per function
+    /// once warm. `out` ends up equal to the `function` field [`Engine::run_copy`] would
+    /// return; the rest of the run comes back as a [`RunReport`].
+    pub fn run_copy_into(
+        &mut self,
+        function: &Function,
+        symbols: &Arc<SymbolTable>,
+        out: &mut Function,
+    ) -> RunReport {
+        self.loader.load_copy(&mut self.world, function, symbols);
+        self.run_schedule();
+        self.loader.copy_out(&mut self.world, out);
+        self.take_report()
+    }
+
     /// Loads `function` into the World (the first third of [`Engine::run`]; for tests and
     /// fuzz checks that inspect resources before taking the function back).
     pub fn load(&mut self, function: Function, symbols: &Arc<SymbolTable>) {
@@ -543,6 +575,24 @@ impl Engine {
     /// Takes the function and what the pipeline reported out of the World.
     pub fn take(&mut self) -> FunctionRun {
         let function = self.loader.take(&mut self.world);
+        let RunReport {
+            diagnostics,
+            timings,
+            dumps,
+            stats,
+        } = self.take_report();
+        FunctionRun {
+            function,
+            diagnostics,
+            timings,
+            dumps,
+            stats,
+        }
+    }
+
+    /// Takes what the pipeline reported (diagnostics, timings, dumps, statistics) out of
+    /// the World, leaving the function there.
+    fn take_report(&mut self) -> RunReport {
         let diagnostics = std::mem::take(&mut self.world.resource_mut::<Diagnostics>().0);
         let dumps = std::mem::take(&mut self.world.resource_mut::<Dumps>().0);
         // The next function reports about as many statistics: keep that capacity (the list
@@ -554,8 +604,7 @@ impl Engine {
         };
         let mut t = self.world.resource_mut::<PassTimings>();
         let timings = std::mem::take(&mut t.per_stage);
-        FunctionRun {
-            function,
+        RunReport {
             diagnostics,
             timings,
             dumps,

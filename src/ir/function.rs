@@ -374,7 +374,7 @@ pub enum Linkage {
 }
 
 /// Signature of a function or external declaration.
-#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(PartialEq, Eq, Hash, Debug, Default)]
 pub struct Signature {
     /// Parameter types.
     pub params: Vec<Type>,
@@ -382,6 +382,24 @@ pub struct Signature {
     pub ret: Type,
     /// Accepts extra arguments after `params` (C `...`).
     pub varargs: bool,
+}
+
+impl Clone for Signature {
+    fn clone(&self) -> Self {
+        Signature {
+            params: self.params.clone(),
+            ret: self.ret,
+            varargs: self.varargs,
+        }
+    }
+
+    /// Field by field, so the parameter list keeps its allocation (the engine copies a
+    /// signature into and out of its World once per function).
+    fn clone_from(&mut self, source: &Self) {
+        self.params.clone_from(&source.params);
+        self.ret = source.ret;
+        self.varargs = source.varargs;
+    }
 }
 
 /// A function body with its dense tables (see the module doc).
