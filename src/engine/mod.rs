@@ -10,6 +10,10 @@
 //! largest function so far: [`world::FunctionLoader`]), runs the schedule with the
 //! single-threaded executor, and takes the function back out. Between load and take the
 //! function exists only as component columns: every pass is a system on those columns.
+//! Batch drivers that read each result before the next use [`Engine::run_copy_into`]
+//! instead: the input is copied into the pooled rows and the result copied out into a
+//! function the caller reuses, so that once warm neither side allocates or frees per
+//! function (the rows and their lists stay in the World for the next function).
 //! Engines are per thread (`thread_local!` in batch drivers); a schedule never runs on
 //! another World.
 //!
