@@ -226,7 +226,14 @@ impl FunctionLoader {
                 "instruction",
             );
             let n = counts.insts.min(ops.len());
-            out.insts.truncate(n);
+            // Rows beyond the function go; heap-free ones without their drop (a match over
+            // every variant), since they own nothing.
+            while out.insts.len() > n {
+                let data = out.insts.pop().expect("longer than n");
+                if data.kind.owns_no_heap() && !data.results.spilled() {
+                    std::mem::forget(data);
+                }
+            }
             let reused = out.insts.len();
             for (row, data) in out.insts.iter_mut().enumerate() {
                 data.kind.copy_from(&ops[row].0);
@@ -234,8 +241,8 @@ impl FunctionLoader {
                 data.block = blocks_of[row].0;
             }
             out.insts.extend((reused..n).map(|row| InstData {
-                kind: ops[row].0.clone(),
-                results: results[row].0.clone(),
+                kind: ops[row].0.duplicate(),
+                results: duplicate_values(&results[row].0),
                 block: blocks_of[row].0,
             }));
         }
@@ -366,6 +373,18 @@ fn copy_values<A: smallvec::Array<Item = Value>>(dst: &mut SmallVec<A>, src: &Sm
     }
 }
 
+/// `src.clone()`, as its bytes when the list has not spilled to the heap (see
+/// [`copy_values`]).
+#[inline]
+fn duplicate_values<A: smallvec::Array<Item = Value>>(src: &SmallVec<A>) -> SmallVec<A> {
+    if src.spilled() {
+        src.clone()
+    } else {
+        // SAFETY: an unspilled `SmallVec` of `Copy` items owns nothing outside its own bytes.
+        unsafe { std::ptr::read(src) }
+    }
+}
+
 /// An instruction row to load: moved ([`InstData`]) or copied in place (`&InstData`).
 trait InstSource {
     /// Writes the row into its pooled columns.
@@ -392,7 +411,11 @@ impl InstSource for &InstData {
         *block = self.block;
     }
     fn into_parts(self) -> (InstKind, SmallVec<[Value; 1]>, Block) {
-        self.clone().into_parts()
+        (
+            self.kind.duplicate(),
+            duplicate_values(&self.results),
+            self.block,
+        )
     }
 }
 

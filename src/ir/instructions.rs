@@ -612,6 +612,20 @@ impl InstKind {
         }
     }
 
+    /// `self.clone()`, as its 64 bytes when it owns no heap memory
+    /// ([`InstKind::owns_no_heap`]): the derived `clone` matches on every variant and calls
+    /// the lists' `clone`.
+    #[inline]
+    pub fn duplicate(&self) -> InstKind {
+        if self.owns_no_heap() {
+            // SAFETY: as in `copy_from`: a heap-free `InstKind` is plain data, so a bitwise
+            // copy is an independent value equal to a clone.
+            unsafe { std::ptr::read(self) }
+        } else {
+            self.clone()
+        }
+    }
+
     /// `*self = source.clone()`, keeping what can be kept: a `source` that owns no heap
     /// memory ([`InstKind::owns_no_heap`], nearly every instruction) is copied as its 64
     /// bytes, which costs about a fifth of the derived `clone_from` (a match, the lists'
@@ -635,7 +649,57 @@ impl InstKind {
                 *self = copy;
             }
         } else {
-            self.clone_from(source);
+            // A list that spilled to the heap: reuse `self`'s list when it is the same kind
+            // (a pooled row or a reused output that held a large phi or call keeps its
+            // allocation), instead of cloning and dropping the old value.
+            match (self, source) {
+                (
+                    InstKind::Phi { ty, incoming },
+                    InstKind::Phi {
+                        ty: src_ty,
+                        incoming: src,
+                    },
+                ) => {
+                    *ty = *src_ty;
+                    incoming.clone_from(src);
+                }
+                (
+                    InstKind::Call {
+                        ret,
+                        callee,
+                        args,
+                        fixed_args,
+                    },
+                    InstKind::Call {
+                        ret: src_ret,
+                        callee: src_callee,
+                        args: src_args,
+                        fixed_args: src_fixed,
+                    },
+                ) => {
+                    *ret = *src_ret;
+                    *callee = *src_callee;
+                    args.clone_from(src_args);
+                    *fixed_args = *src_fixed;
+                }
+                (
+                    InstKind::Gep {
+                        base,
+                        offset,
+                        indices,
+                    },
+                    InstKind::Gep {
+                        base: src_base,
+                        offset: src_offset,
+                        indices: src_indices,
+                    },
+                ) => {
+                    *base = *src_base;
+                    *offset = *src_offset;
+                    indices.clone_from(src_indices);
+                }
+                (this, _) => *this = source.clone(),
+            }
         }
     }
     /// The opcode name used in text.
@@ -1084,6 +1148,75 @@ impl Terminator {
             Terminator::IndirectBr { .. } => "indirect_br",
             Terminator::Ret(_) => "ret",
             Terminator::Unreachable => "unreachable",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Block, Operand, Value};
+    use smallvec::smallvec;
+
+    fn phi(n: u32) -> InstKind {
+        InstKind::Phi {
+            ty: Type::I32,
+            incoming: (0..n)
+                .map(|k| (Block(k), Operand::Value(Value(k))))
+                .collect(),
+        }
+    }
+
+    fn call(n: u32) -> InstKind {
+        InstKind::Call {
+            ret: Type::I64,
+            callee: Callee::Indirect(Operand::Value(Value(99))),
+            args: (0..n).map(|k| Operand::Value(Value(k))).collect(),
+            fixed_args: Some(n / 2),
+        }
+    }
+
+    fn gep(n: u32) -> InstKind {
+        InstKind::Gep {
+            base: Operand::Value(Value(7)),
+            offset: 16,
+            indices: (0..n).map(|k| (Operand::Value(Value(k)), 4)).collect(),
+        }
+    }
+
+    /// `copy_from` and `duplicate` equal `clone` between every pair of heap-free and
+    /// heap-owning kinds (inline and spilled lists, same and different variants), so the
+    /// engine's pooled rows and reused outputs never keep stale parts.
+    #[test]
+    fn copies_equal_clones() {
+        let kinds = [
+            phi(1),
+            phi(2),
+            phi(3),
+            phi(9),
+            call(0),
+            call(4),
+            call(5),
+            call(12),
+            gep(1),
+            gep(3),
+            InstKind::Copy {
+                ty: Type::I32,
+                src: Operand::Value(Value(3)),
+            },
+            InstKind::Gep {
+                base: Operand::Value(Value(1)),
+                offset: 0,
+                indices: smallvec![],
+            },
+        ];
+        for dst in &kinds {
+            assert_eq!(&dst.duplicate(), dst);
+            for src in &kinds {
+                let mut d = dst.clone();
+                d.copy_from(src);
+                assert_eq!(&d, src, "{dst:?} <- {src:?}");
+            }
         }
     }
 }
