@@ -565,6 +565,15 @@ impl Engine {
         self.take_report()
     }
 
+    /// Makes the pooled tables hold at least `blocks` block rows and `insts` instruction
+    /// rows, so that functions up to that size (with what their passes create) run without
+    /// spawning rows or reallocating columns. A batch driver that knows its largest
+    /// function calls this once per engine before timing; otherwise the tables grow with
+    /// the first functions large enough to need it. Costs one `spawn_batch` per table.
+    pub fn reserve_rows(&mut self, blocks: usize, insts: usize) {
+        world::spawn_spare_rows(&mut self.world, blocks, insts);
+    }
+
     /// Loads `function` into the World (the first third of [`Engine::run`]; for tests and
     /// fuzz checks that inspect resources before taking the function back).
     pub fn load(&mut self, function: Function, symbols: &Arc<SymbolTable>) {

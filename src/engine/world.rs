@@ -492,8 +492,18 @@ pub fn grow_rows(world: &mut World) {
         return;
     }
     let counts = world.resource::<FunctionTables>().counts;
-    let want_blocks = counts.blocks + demand.blocks;
-    let want_insts = counts.insts + demand.insts;
+    spawn_spare_rows(
+        world,
+        counts.blocks + demand.blocks,
+        counts.insts + demand.insts,
+    );
+}
+
+/// Spawns spare rows at the end of each table until it has at least `want_blocks` block
+/// rows and `want_insts` instruction rows (new rows: empty blocks ending in `unreachable`
+/// and placeholder instructions, flagged dead). Needs no column borrowed. Used by
+/// [`grow_rows`] and, before a batch, by `Engine::reserve_rows`.
+pub fn spawn_spare_rows(world: &mut World, want_blocks: usize, want_insts: usize) {
     {
         let map = world.resource::<EntityMap>();
         if map.blocks.len() >= want_blocks && map.insts.len() >= want_insts {
