@@ -31,8 +31,9 @@
 //!   SCC; several values mean the SCC stays, but its inner phis (those with every operand
 //!   inside it) may hold a redundant subset, so Tarjan runs again on the inner phis alone
 //!   and their SCCs are examined the same way before the outer list continues (a stack of
-//!   frames, no recursion). If Tarjan finds no cycle at the top level nothing is examined:
-//!   3b left no single phi that could go.
+//!   frames, no recursion). Nothing runs unless two phis have another phi both as operand
+//!   and as user (counted while 3b builds its user lists), and nothing is examined if
+//!   Tarjan finds no cycle: 3b left no single phi that could go.
 //!
 //! Operands are resolved through `fwd` with path halving, so chains of removed phis cost
 //! amortised near-constant time.
@@ -104,6 +105,11 @@ pub(crate) struct TrivialPhis {
     users: Vec<u32>,
     worklist: Vec<u32>,
     queued: Vec<bool>,
+    /// `has_phi_operand[k]`: placed phi `k` has another placed phi among its operands.
+    has_phi_operand: Vec<bool>,
+    /// At least two placed phis have another placed phi both as an operand and as a
+    /// user: without that no phi cycle exists and step 3c has nothing to do.
+    may_cycle: bool,
     /// Redundant-SCC step: `mark[k] == epoch` while phi `k` is in the set Tarjan runs on
     /// or in the SCC being examined (a new epoch for each).
     mark: Vec<u32>,
@@ -178,6 +184,7 @@ impl TrivialPhis {
         let n = plan.phis.len();
         self.fwd.clear();
         self.fwd.resize(n, KEPT);
+        self.may_cycle = false;
         let Some(p0) = plan.phis.first() else {
             return 0;
         };
@@ -190,12 +197,15 @@ impl TrivialPhis {
         // Users, as a CSR (count, prefix sums, fill).
         self.user_start.clear();
         self.user_start.resize(n + 1, 0);
+        self.has_phi_operand.clear();
+        self.has_phi_operand.resize(n, false);
         for (k, p) in plan.phis.iter().enumerate() {
             let m = cfg.preds(p.block).len();
             for &op in &plan.incoming[p.in_start as usize..p.in_start as usize + m] {
                 if let Some(j) = self.phi_of(op) {
                     if j != k {
                         self.user_start[j + 1] += 1;
+                        self.has_phi_operand[k] = true;
                     }
                 }
             }
@@ -228,6 +238,12 @@ impl TrivialPhis {
             }
             self.user_start[0] = 0;
         }
+        // Every member of a cycle of two or more phis has another phi as an operand and
+        // as a user; removals only take such edges away.
+        self.may_cycle = (0..n)
+            .filter(|&k| self.has_phi_operand[k] && self.user_start[k + 1] > self.user_start[k])
+            .nth(1)
+            .is_some();
         let mut removed = 0;
         while let Some(k) = self.worklist.pop() {
             let k = k as usize;
@@ -279,6 +295,9 @@ impl TrivialPhis {
     /// how many phis were removed.
     pub fn remove_redundant_sccs(&mut self, plan: &PhiPlan, cfg: &Cfg) -> u64 {
         let n = self.fwd.len();
+        if !self.may_cycle {
+            return 0;
+        }
         self.set.clear();
         self.set
             .extend((0..n as u32).filter(|&k| self.fwd[k as usize] == KEPT));
@@ -399,15 +418,20 @@ impl TrivialPhis {
             }
             self.visit(root, &mut count);
             while let Some(&(v, e)) = self.dfs.last() {
-                let (v, e) = (v as usize, e as usize);
+                let v = v as usize;
                 let p = plan.phis[v];
                 let preds = cfg.preds(p.block);
-                if e < preds.len() {
-                    self.dfs.last_mut().unwrap().1 += 1;
+                let ops = &plan.incoming[p.in_start as usize..p.in_start as usize + preds.len()];
+                // The operands of `v` from position `e` on, until one leads to a phi not
+                // visited yet (descend into it, resuming here later) or the end.
+                let mut e = e as usize;
+                let mut descend = None;
+                while e < ops.len() {
+                    let op = ops[e];
+                    e += 1;
                     // Most operands are not placed phis (nor resolve to one): test that
                     // first.
-                    let op = plan.incoming[p.in_start as usize + e];
-                    if self.phi_of(op).is_none() || !cfg.is_reachable(preds[e]) {
+                    if self.phi_of(op).is_none() || !cfg.is_reachable(preds[e - 1]) {
                         continue;
                     }
                     let op = self.resolve(op);
@@ -418,10 +442,16 @@ impl TrivialPhis {
                         continue;
                     }
                     if self.order[w] == UNVISITED {
-                        self.visit(w as u32, &mut count);
-                    } else if self.on_stack[w] {
+                        descend = Some(w as u32);
+                        break;
+                    }
+                    if self.on_stack[w] {
                         self.low[v] = self.low[v].min(self.order[w]);
                     }
+                }
+                if let Some(w) = descend {
+                    self.dfs.last_mut().expect("v's frame").1 = e as u32;
+                    self.visit(w, &mut count);
                     continue;
                 }
                 self.dfs.pop();
