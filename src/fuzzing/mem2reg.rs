@@ -13,12 +13,17 @@
 //!     checked);
 //! (d) no promoted alloca, and no load or store of one, remains;
 //! (e) the promoted allocas are exactly those a naive restatement of the rules accepts,
-//!     less those rejected by the cost limit or the parameter rules.
+//!     less those rejected by the cost limit or the parameter rules;
+//! (f) no redundant set of placed phis is left (trivial phis and redundant phi SCCs,
+//!     Braun et al. 2013, 3.1-3.2): for every operand `v` of a placed phi, the greatest
+//!     set of placed phis other than `v` whose operands from reachable predecessors all
+//!     lie in the set or are `v` (found by removing offenders to a fixpoint) is empty.
 //!
 //! [`check_module_with`] is shared with the phi elimination and block-parameter checks,
 //! which run further passes after promotion and compare the same way.
 //!
-//! Complexity: O(blocks² × allocas) per function for the naive oracles; inputs are small.
+//! Complexity: O(blocks² × allocas) per function for the naive oracles, and
+//! O(phi operands² × placed phis) for (f); inputs are small.
 
 use super::generate::{self, GenOptions};
 use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
@@ -172,6 +177,8 @@ pub fn promote_checked(f: &mut Function, symbols: &Arc<SymbolTable>, params: Par
         "@{}: more phis than minimal SSA",
         f.name
     );
+    // (f) no redundant set of placed phis (they define the values promotion created).
+    assert_no_redundant_phis(f, original.values.len());
     // (d) nothing of a promoted slot remains, parameter allocas included (DESIGN.md 4).
     for b in f.blocks.iter().filter(|b| !b.dead) {
         for &i in &b.insts {
@@ -191,6 +198,72 @@ pub fn promote_checked(f: &mut Function, symbols: &Arc<SymbolTable>, params: Par
             }
             assert!(!bad, "@{}: {i} still uses a promoted alloca", f.name);
         }
+    }
+}
+
+/// Oracle (f) on the promoted `f`, whose placed phis are the phis defining values
+/// numbered from `new_values` on (promotion creates their values).
+fn assert_no_redundant_phis(f: &Function, new_values: usize) {
+    let mut cfg = Cfg::default();
+    cfg.compute(f);
+    // Placed phis in reachable blocks: (value, operands from reachable predecessors).
+    let mut phis: Vec<(Value, Vec<Operand>)> = Vec::new();
+    for (b, block) in f.blocks.iter().enumerate() {
+        if block.dead || !cfg.is_reachable(Block::new(b)) {
+            continue;
+        }
+        for &i in &block.insts {
+            let d = &f.insts[i.index()];
+            let InstKind::Phi { incoming, .. } = &d.kind else {
+                continue;
+            };
+            let Some(&v) = d.results.first().filter(|v| v.index() >= new_values) else {
+                continue;
+            };
+            let ops = incoming
+                .iter()
+                .filter(|(p, _)| cfg.is_reachable(*p))
+                .map(|&(_, op)| op)
+                .collect();
+            phis.push((v, ops));
+        }
+    }
+    let mut candidates: Vec<Operand> = Vec::new();
+    for &op in phis.iter().flat_map(|(_, ops)| ops) {
+        if !candidates.contains(&op) {
+            candidates.push(op);
+        }
+    }
+    for v in candidates {
+        let mut inside: Vec<bool> = phis.iter().map(|(p, _)| Operand::Value(*p) != v).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for k in 0..phis.len() {
+                let ok = |op: &Operand| {
+                    *op == v
+                        || phis
+                            .iter()
+                            .zip(&inside)
+                            .any(|((p, _), &i)| i && Operand::Value(*p) == *op)
+                };
+                if inside[k] && !phis[k].1.iter().all(ok) {
+                    inside[k] = false;
+                    changed = true;
+                }
+            }
+        }
+        let left: Vec<Value> = phis
+            .iter()
+            .zip(&inside)
+            .filter(|(_, &i)| i)
+            .map(|((p, _), _)| *p)
+            .collect();
+        assert!(
+            left.is_empty(),
+            "@{}: placed phis {left:?} are all {v:?} (a redundant set was left)",
+            f.name
+        );
     }
 }
 

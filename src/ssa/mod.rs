@@ -18,7 +18,12 @@
 //!    apart from the phi itself (the same constant stored on every path, a variable
 //!    re-stored with its own value) are removed and their uses read that value, iterated
 //!    to a fixpoint with a worklist (LLVM's `PromoteMemToReg` does the same; statistic
-//!    `phis_trivial_removed`). Liveness pruning cannot see these: the slot is live there.
+//!    `phis_trivial_removed`); then redundant phi SCCs, cycles of placed phis whose only
+//!    operand from outside the cycle is one value though no single phi of it is trivial
+//!    (`x = x;` in an irreducible loop, the same value stored before an outer loop and at
+//!    the end of an inner loop's body), are removed the same way (Braun et al. 2013, 3.2;
+//!    statistic `phis_redundant_scc_removed`). Liveness pruning cannot see these: the slot
+//!    is live there.
 //!
 //! [`phi_elim`] leaves SSA for the backend (copies in predecessors, lost-copy temporaries,
 //! trampolines on critical edges; phase [`Phase::Destructed`](crate::ir::Phase)), and
@@ -49,7 +54,9 @@
 //! engine on a [`Function`].
 //!
 //! Complexity of [`plan`] and [`rename_promoted`]: O(instructions + operands) for scanning, renaming and trivial
-//! phi removal (O(placed phis + their incoming operands + uses of placed phis)), plus per
+//! phi removal (O(placed phis + their incoming operands + uses of placed phis)), redundant
+//! SCC removal O(placed phis + their incoming operands) per level of nested inner SCCs
+//! (see [`trivial_phis`]), plus per
 //! promoted alloca O(live region + |DF+(defs)|) for liveness and placement; everything in
 //! dense, reusable vectors ([`Mem2RegScratch`]); no recursion (100k-block functions).
 
@@ -186,12 +193,16 @@ pub struct Mem2RegStats {
     pub allocas_promoted: u64,
     /// Rejections, indexed like [`Reject::ALL`].
     pub rejected: [u64; 16],
-    /// Phis inserted (and left in the function: trivial ones removed after renaming are
-    /// not counted here).
+    /// Phis inserted (and left in the function: trivial phis and redundant phi SCCs
+    /// removed after renaming are not counted here).
     pub phis_placed: u64,
     /// Placed phis removed after renaming because all their incoming operands were one
     /// value apart from the phi itself ([`trivial_phis`]).
     pub phis_trivial_removed: u64,
+    /// Placed phis removed after renaming because they formed, with other placed phis, a
+    /// redundant SCC: a cycle whose only operand from outside is one value
+    /// ([`trivial_phis`], Braun et al. 2013, section 3.2).
+    pub phis_redundant_scc_removed: u64,
     /// Iterated-dominance-frontier blocks where no phi was placed because the variable is
     /// not live-in there.
     pub phis_pruned: u64,
@@ -222,6 +233,10 @@ impl Mem2RegStats {
         add("phis_placed", self.phis_placed);
         add("phis_pruned", self.phis_pruned);
         add("phis_trivial_removed", self.phis_trivial_removed);
+        add(
+            "phis_redundant_scc_removed",
+            self.phis_redundant_scc_removed,
+        );
         add("loads_removed", self.loads_removed);
         add("stores_removed", self.stores_removed);
     }
@@ -235,6 +250,7 @@ impl Mem2RegStats {
             phis_placed: get("phis_placed"),
             phis_pruned: get("phis_pruned"),
             phis_trivial_removed: get("phis_trivial_removed"),
+            phis_redundant_scc_removed: get("phis_redundant_scc_removed"),
             loads_removed: get("loads_removed"),
             stores_removed: get("stores_removed"),
             ..Default::default()
@@ -327,8 +343,9 @@ pub fn plan(
 }
 
 /// Steps 3-4 of promotion: creates the planned phis (in spare rows, as many as [`plan`]
-/// returned), renames, removes trivial phis, and sets the phase to [`Phase::Ssa`] if it was
-/// [`Phase::Memory`]. `cfg` and `dom` must describe `f` (mem2reg does not change the CFG).
+/// returned), renames, removes trivial phis and redundant phi SCCs, and sets the phase to
+/// [`Phase::Ssa`] if it was [`Phase::Memory`]. `cfg` and `dom` must describe `f` (mem2reg
+/// does not change the CFG).
 /// Returns the counters of the whole promotion.
 pub fn rename_promoted(
     f: &mut Body<'_>,

@@ -32,8 +32,9 @@
 //! written into their instruction entries at the very end: most reuse the entries of
 //! removed loads and stores, which the walk must still read as loads and stores.
 //!
-//! Trivial phis (step 3b, [`super::trivial_phis`]): before materialising, placed phis whose
-//! incoming operands are one value apart from themselves are dropped. Their uses were
+//! Trivial phis and redundant phi SCCs (steps 3b and 3c, [`super::trivial_phis`]): before
+//! materialising, placed phis whose incoming operands are one value apart from themselves,
+//! and cycles of placed phis with one value from outside, are dropped. Their uses were
 //! written during the walk, so every listed instruction or terminator that received a
 //! placed phi's value is recorded (`phi_user_insts`, `phi_user_terms`: a range check on the
 //! replaced operand) and rewritten afterwards; removed phis are unlisted from the front of
@@ -41,7 +42,7 @@
 //! the phis that stay.
 //!
 //! Invariants after `run`: no listed instruction uses a promoted alloca, a removed load or
-//! a removed trivial phi; every placed phi that stays is listed first in its block with one incoming entry per predecessor
+//! a removed phi; every placed phi that stays is listed first in its block with one incoming entry per predecessor
 //! edge in `Cfg::preds` order; the result verifies in phase `ssa` if the input verified.
 //!
 //! Complexity: O(instructions + operands + Σ phis × predecessor edges) time, O(values +
@@ -84,7 +85,7 @@ pub(crate) struct Renamer {
     /// Listed instructions and terminators (by block) with an operand naming a placed phi.
     phi_user_insts: Vec<Inst>,
     phi_user_terms: Vec<Block>,
-    /// Trivial-phi removal (step 3b).
+    /// Trivial-phi and redundant-SCC removal (steps 3b and 3c).
     trivial: TrivialPhis,
 }
 
@@ -178,12 +179,16 @@ impl Renamer {
                 self.phi_user_insts.push(i);
             }
         }
-        // Step 3b: trivial phis go, their uses read what they forward to.
-        let removed = self.trivial.run(plan, cfg, c);
+        // Steps 3b and 3c: trivial phis, then redundant phi SCCs, go; their uses read
+        // what they forward to.
+        let trivial = self.trivial.run(plan, cfg, c);
+        let in_sccs = self.trivial.remove_redundant_sccs(plan, cfg);
+        let removed = trivial + in_sccs;
         if removed > 0 {
-            self.remove_trivial(f, plan);
+            self.remove_redundant(f, plan);
         }
-        stats.phis_trivial_removed = removed;
+        stats.phis_trivial_removed = trivial;
+        stats.phis_redundant_scc_removed = in_sccs;
         stats.phis_placed = plan.phis.len() as u64 - removed;
         // Materialise the placed phis that stay.
         for (k, p) in plan.phis.iter().enumerate() {
@@ -210,9 +215,9 @@ impl Renamer {
         }
     }
 
-    /// Unlists the removed trivial phis, rewrites the recorded uses of placed phis through
-    /// `trivial` and leaves the removed phis' values undefined.
-    fn remove_trivial(&mut self, f: &mut Body<'_>, plan: &PhiPlan) {
+    /// Unlists the removed phis (trivial or in a redundant SCC), rewrites the recorded uses
+    /// of placed phis through `trivial` and leaves the removed phis' values undefined.
+    fn remove_redundant(&mut self, f: &mut Body<'_>, plan: &PhiPlan) {
         let trivial = &mut self.trivial;
         for &i in &self.phi_user_insts {
             f.kinds[i.index()].for_each_operand_mut(|op| *op = trivial.resolve(*op));
