@@ -4,12 +4,13 @@
 //! many small blocks per function, and glibc's allocator took about a tenth of the pipeline's
 //! cycles (`perf` on lua). The library leaves the allocator to the program that links it.
 //!
-//! mimalloc is built without transparent huge pages (feature `no_thp`): with them, every
-//! table that grew (a larger function, a column reallocated by bevy) faulted in fresh 2 MiB
-//! pages that the kernel zeroes, which on a machine with THP in `madvise` mode took 72% of
-//! the wall time of `strata bench --repeat 1 zlib.ll` (perf: `clear_page_erms` under
-//! `do_huge_pmd_anonymous_page`, from `Column::realloc` and `Vec` growth) and made repeated
-//! runs vary by half.
+//! mimalloc backs large regions with transparent huge pages where the kernel allows them
+//! (`madvise` mode): steady-state runs are 3-7% faster with them (fewer TLB misses on the
+//! function tables), but a table that grows faults in fresh 2 MiB pages that the kernel
+//! zeroes (72% of the wall time of `strata bench --repeat 1 zlib.ll` when every function
+//! grew the pooled tables). So batch drivers size the engines' tables before timing
+//! (`Engine::reserve_rows`) instead of building mimalloc without huge pages (feature
+//! `no_thp`, measured 3-7% slower on the built-in corpus, zlib and tcc).
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
