@@ -676,9 +676,18 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
             engine.reserve_rows(2 * max_blocks, 2 * max_insts)
         });
     });
+    // Per-module sums kept in flat tables while the clock runs (a map lookup by name per
+    // stage and a formatted key per statistic cost about a thousand instructions per
+    // function, in the timed loop); they become the report's maps afterwards.
+    let mut stage_sums = vec![[0.0f64; Stage::ALL.len()]; work.len()];
+    let mut stat_sums: Vec<Vec<crate::engine::Stat>> = vec![Vec::new(); work.len()];
     let wall = Instant::now();
     for round in 0..repeat {
-        for (symbols, functions, m, source) in &mut work {
+        for (((symbols, functions, m, source), stage_sum), stat_sum) in work
+            .iter_mut()
+            .zip(stage_sums.iter_mut())
+            .zip(stat_sums.iter_mut())
+        {
             let summaries = batch::map_functions(
                 functions,
                 symbols,
@@ -697,7 +706,8 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                         .map(|d| (d.pass, d.message.clone()))
                         .collect(),
                     timings: run.timings,
-                    stats: run.stats,
+                    // Statistics are summed over the first round only.
+                    stats: if round == 0 { run.stats } else { Vec::new() },
                 },
             );
             for (summary, f) in summaries.into_iter().zip(functions.iter()) {
@@ -709,16 +719,20 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                 };
                 match summary {
                     Ok(run) => {
-                        for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
-                            let t = run.timings[*s as usize].as_secs_f64() / repeat as f64;
-                            *m.stage_seconds.entry(s.name()).or_default() += t;
+                        for (sum, t) in stage_sum.iter_mut().zip(&run.timings) {
+                            *sum += t.as_secs_f64();
                         }
                         if round == 0 {
                             m.output_instructions += run.instructions;
                             m.failed_functions += run.failed as usize;
                             for s in &run.stats {
-                                *m.stats.entry(format!("{}.{}", s.pass, s.name)).or_default() +=
-                                    s.value;
+                                match stat_sum
+                                    .iter_mut()
+                                    .find(|t| t.pass == s.pass && t.name == s.name)
+                                {
+                                    Some(t) => t.value += s.value,
+                                    None => stat_sum.push(*s),
+                                }
                             }
                             for (pass, message) in run.errors {
                                 let f = failure(pass, message);
@@ -741,6 +755,14 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     }
     bar.finish_and_clear();
     report.pipeline_wall_seconds = wall.elapsed().as_secs_f64() / repeat as f64;
+    for (((_, _, m, _), stage_sum), stat_sum) in work.iter_mut().zip(&stage_sums).zip(&stat_sums) {
+        for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
+            *m.stage_seconds.entry(s.name()).or_default() += stage_sum[*s as usize] / repeat as f64;
+        }
+        for s in stat_sum {
+            *m.stats.entry(format!("{}.{}", s.pass, s.name)).or_default() += s.value;
+        }
+    }
 
     if args.against_llvm {
         for (_, _, m, source) in &mut work {
