@@ -230,6 +230,12 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     let stages = running_stages(world.resource::<PipelineConfig>());
     let mut chain = Vec::new();
     let mut first_timed = true;
+    // Analyses that are valid for sure when a stage begins, whatever the function: what
+    // an earlier Begin step computed, less what an enabled pass since then may invalidate
+    // (`PassInfo::invalidates`; load starts every function with none valid). A stage whose
+    // reads are all among them gets no refresh step: its run condition would always be
+    // false, and evaluating it costs a system run and a resource fetch per function.
+    let mut surely_valid = Analyses::empty();
     for info in &STAGES {
         let stage = info.stage;
         if !PASSES.iter().any(|p| p.stage == stage && p.available) {
@@ -258,7 +264,18 @@ pub fn build_schedule(world: &mut World) -> Schedule {
             EndKind::None => None,
         };
         let config = world.resource::<PipelineConfig>();
-        let (reads, timed) = (config.reads(stage), config.time_passes);
+        let (mut reads, timed) = (config.reads(stage), config.time_passes);
+        let invalidated = config
+            .passes
+            .passes()
+            .filter(|p| p.info().stage == stage)
+            .fold(Analyses::empty(), |a, p| a | p.info().invalidates);
+        if (reads.with_inputs() - surely_valid).is_empty() {
+            reads = Analyses::empty();
+        } else {
+            surely_valid |= reads.with_inputs();
+        }
+        surely_valid -= invalidated;
         // Timed: the first running stage's Begin starts the clock and every End is a lap
         // that also starts the next stage's time, so later Begins need no timer system.
         let start_clock = timed && std::mem::take(&mut first_timed);
