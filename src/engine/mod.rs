@@ -215,11 +215,13 @@ fn check_tables(world: &mut World) {
 /// [`Pass`] set) are left out too. Around each stage: a `Begin` system computes the
 /// analyses its enabled passes read and find stale ([`PipelineConfig::reads`],
 /// [`crate::analysis::ValidAnalyses`]; the first running stage's also starts the clock
-/// when timed); debug builds check the tables; an `End` system runs the verifier after
-/// transforming passes when asked, dumps the function if asked and laps the timer (the
-/// stage's time ends and the next stage's starts; its shape follows the config: see
-/// [`end_kind`]). One run condition per stage's passes (no error so far), none on the Begin and End
-/// steps, keeps the per-function cost of the schedule small.
+/// when timed), unless they are valid for sure (an earlier Begin step computed them and no
+/// enabled pass since may invalidate them, by [`PassInfo::invalidates`]); debug builds
+/// check the tables; an `End` system runs the verifier after transforming passes when
+/// asked, dumps the function if asked and laps the timer (the stage's time ends and the
+/// next stage's starts; its shape follows the config: see `end_kind`). One run condition
+/// per stage's passes (no error so far), none on the End steps, keeps the per-function
+/// cost of the schedule small.
 pub fn build_schedule(world: &mut World) -> Schedule {
     let mut schedule = Schedule::new(Pipeline);
     schedule.set_executor(SingleThreadedExecutor::new());

@@ -4,7 +4,7 @@
 //! liveness with both set representations (and as the size-chosen lists) and compares each block's live-in and live-out
 //! with [`liveness::brute_force`] (a path search per vreg, written independently of the
 //! dataflow); the two representations must agree exactly. Under feature `regalloc2-fuzzing`
-//! [`check_regalloc2`] does the same on regalloc2's own generator, imported.
+//! `check_regalloc2` does the same on regalloc2's own generator, imported.
 //!
 //! Complexity: O(vregs x (blocks + instructions)) per input for the oracle.
 

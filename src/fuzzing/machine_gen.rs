@@ -8,7 +8,7 @@
 //! with branch arguments from every predecessor; operands with every constraint (any, reg,
 //! stack, fixed register, reuse-input, limit), late uses and early defs, the same vreg
 //! fixed to two registers on one instruction (the multi-fixed-register case), and clobbers.
-//! [`env`] gives the matching register environment (few registers, so values spill).
+//! [`env()`] gives the matching register environment (few registers, so values spill).
 //! [`sized`] makes a deterministic function of about `n` instructions for benchmarks.
 //!
 //! Validity: a use names a vreg defined in a strictly dominating block or earlier in its own
@@ -29,7 +29,7 @@ use crate::regalloc::flat::{FlatFunction, FlatInstKind};
 use crate::regalloc::{PReg, RegClass};
 use arbitrary::{Result, Unstructured};
 
-/// Allocatable registers per class in [`env`]: indices `0..REGS` (the last two
+/// Allocatable registers per class in [`env()`]: indices `0..REGS` (the last two
 /// non-preferred); fixed constraints and clobbers use these too.
 pub const REGS: u8 = 8;
 

@@ -8,7 +8,7 @@
 //! itself in that block), which [`super::place_phis`] needs for phi placement and liveness.
 //!
 //! Rules (an alloca is promotable iff all hold):
-//! - allocation size and type size are both at most [`MAX_PROMOTABLE_ALLOCA_SIZE`], or the
+//! - allocation size and type size are both at most [`MAX_PROMOTABLE_ALLOCA_SIZE`](super::MAX_PROMOTABLE_ALLOCA_SIZE), or the
 //!   alloca is an `f80` slot, or it has an aggregate type (struct or array, DESIGN.md 3.1)
 //!   whose allocation holds it, at any size as LLVM 14 promotes those
 //!   ([`super::promotable_size`]);
