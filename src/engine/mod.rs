@@ -342,6 +342,13 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");
+    // No system of the pipeline defers work (none takes `Commands`), so the executor's
+    // final apply-deferred pass over every system that ran has nothing to do; it is kept
+    // only if some system does defer.
+    let defers = schedule
+        .systems()
+        .map_or(true, |mut systems| systems.any(|(_, s)| s.has_deferred()));
+    schedule.set_apply_final_deferred(defers);
     schedule
 }
 
