@@ -91,3 +91,35 @@ fn copied_results_equal_moved_results() {
         strata::engine::world::check_dense(copying.world_mut());
     }
 }
+
+/// An engine whose tables were reserved ahead (`Engine::reserve_rows`, as `strata bench`
+/// does before its clock) gives the same results as one that grows them, keeps its tables
+/// dense, and spawns nothing for functions within the reservation.
+#[test]
+fn reserved_rows_change_nothing() {
+    let config = PipelineConfig::new(PassSet::default_pipeline());
+    let symbols = Arc::new(SymbolTable::default());
+    let opts = GenOptions::default();
+    let functions: Vec<_> = (0..300u64).map(|i| seeded(i, &opts)).collect();
+    let (blocks, insts) = functions.iter().fold((0, 0), |(b, i), f| {
+        (b.max(f.blocks.len()), i.max(f.insts.len()))
+    });
+    let mut reserved = Engine::new(config.clone());
+    reserved.reserve_rows(2 * blocks, 2 * insts);
+    strata::engine::world::check_dense(reserved.world_mut());
+    let pooled = reserved.function_entity_count();
+    let mut growing = Engine::new(config);
+    let mut out = strata::ir::Function::default();
+    for (i, f) in functions.iter().enumerate() {
+        let expected = growing.run(f.clone(), &symbols);
+        let report = reserved.run_copy_into(f, &symbols, &mut out);
+        assert_eq!(out, expected.function, "function {i}");
+        assert_eq!(report.diagnostics, expected.diagnostics, "function {i}");
+        assert_eq!(
+            reserved.function_entity_count(),
+            pooled,
+            "function {i} spawned rows"
+        );
+    }
+    strata::engine::world::check_dense(reserved.world_mut());
+}
