@@ -678,10 +678,20 @@ impl PassSet {
 impl PipelineConfig {
     /// The analyses the enabled passes of `stage` read.
     pub fn reads(&self, stage: Stage) -> Analyses {
+        self.stage_analyses(stage, |p| p.reads)
+    }
+
+    /// The analyses the enabled passes of `stage` may invalidate.
+    pub fn invalidates(&self, stage: Stage) -> Analyses {
+        self.stage_analyses(stage, |p| p.invalidates)
+    }
+
+    /// The union of `field` over the enabled passes of `stage`.
+    fn stage_analyses(&self, stage: Stage, field: impl Fn(&PassInfo) -> Analyses) -> Analyses {
         self.passes
             .passes()
             .filter(|p| p.info().stage == stage)
-            .fold(Analyses::empty(), |a, p| a | p.info().reads)
+            .fold(Analyses::empty(), |a, p| a | field(&p.info()))
     }
 
     /// True if the verifier runs after `stage` (with `verify_each`, and always in debug

@@ -167,8 +167,7 @@ struct BenchReport {
 /// What the bench keeps of one function's run (the function itself is dropped on the worker).
 struct RunSummary {
     instructions: usize,
-    failed: bool,
-    /// `(pass, message)` of each error diagnostic.
+    /// `(pass, message)` of each error diagnostic (the function failed if there is one).
     errors: Vec<(&'static str, String)>,
     timings: [Duration; Stage::ALL.len()],
     stats: Vec<crate::engine::Stat>,
@@ -707,10 +706,6 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                 &|| bar.inc(1),
                 &|result, run| RunSummary {
                     instructions: result.live_inst_count(),
-                    failed: run
-                        .diagnostics
-                        .iter()
-                        .any(|d| d.severity == crate::engine::Severity::Error),
                     errors: run
                         .diagnostics
                         .iter()
@@ -736,7 +731,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                         }
                         if round == 0 {
                             m.output_instructions += run.instructions;
-                            m.failed_functions += run.failed as usize;
+                            m.failed_functions += !run.errors.is_empty() as usize;
                             for s in &run.stats {
                                 match stat_sum
                                     .iter_mut()

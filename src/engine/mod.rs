@@ -267,11 +267,7 @@ pub fn build_schedule(world: &mut World) -> Schedule {
         };
         let config = world.resource::<PipelineConfig>();
         let (mut reads, timed) = (config.reads(stage), config.time_passes);
-        let invalidated = config
-            .passes
-            .passes()
-            .filter(|p| p.info().stage == stage)
-            .fold(Analyses::empty(), |a, p| a | p.info().invalidates);
+        let invalidated = config.invalidates(stage);
         if (reads.with_inputs() - surely_valid).is_empty() {
             reads = Analyses::empty();
         } else {
