@@ -37,8 +37,8 @@ import re, sys
 tmp, a, b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 engine = "std::thread::local::LocalKey<T>::with'2"
 schedule = "bevy_ecs::schedule::schedule::Schedule::run"
-load = "strata::engine::world::FunctionLoader::load_copy"
-copy_out = "strata::engine::world::FunctionLoader::copy_out"
+load = "strata::engine::world::FunctionLoader::load_copies"
+copy_out = "strata::engine::world::FunctionLoader::copy_out_all"
 systems = [
     "strata::verify::verify_with_scratch",
     "strata::analysis::AnalysesMut::refresh",
@@ -49,6 +49,8 @@ systems = [
     "strata::ssa::systems::plan_phi_elim",
     "strata::ssa::systems::eliminate_phis",
     "strata::engine::world::grow_rows",
+    "strata::placement::system::place_blocks",
+    "strata::placement::system::apply_placement",
 ]
 line = re.compile(r"\s*([\d,]+) \([ \d.]+%\)\s+\S*?:(.*?)(?: \[.*\])?$")
 def table(rep):

@@ -490,7 +490,7 @@ pub struct Stat {
 }
 
 /// Statistics of the current function, filled by passes.
-#[derive(Resource, Default, Debug)]
+#[derive(Default, Debug)]
 pub struct PassStats(pub Vec<Stat>);
 
 impl PassStats {
@@ -561,7 +561,7 @@ pub struct Diagnostic {
 }
 
 /// Diagnostics of the current function. After an error, later stages are skipped.
-#[derive(Resource, Default, Debug)]
+#[derive(Default, Debug)]
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {

@@ -49,10 +49,10 @@ fn systems_match_oracle_on_generated_functions() {
         );
         let w = h.world();
         let a = Analyses {
-            cfg: w.resource::<Cfg>().clone(),
-            dom: w.resource::<DomTree>().clone(),
-            df: w.resource::<DominanceFrontiers>().clone(),
-            sccs: w.resource::<Sccs>().clone(),
+            cfg: w.resource::<strata::ir::PerSlot<Cfg>>()[0].clone(),
+            dom: w.resource::<strata::ir::PerSlot<DomTree>>()[0].clone(),
+            df: w.resource::<strata::ir::PerSlot<DominanceFrontiers>>()[0].clone(),
+            sccs: w.resource::<strata::ir::PerSlot<Sccs>>()[0].clone(),
         };
         verify(&shape, &a);
         if !a.cfg.preds(Block(0)).is_empty() {

@@ -154,17 +154,17 @@ fn system_runs_alone() {
         },
         ..Default::default()
     });
-    world.init_resource::<Diagnostics>();
-    world.init_resource::<PassStats>();
+    world.init_resource::<strata::ir::PerSlot<Diagnostics>>();
+    world.init_resource::<strata::ir::PerSlot<PassStats>>();
     let symbols = std::sync::Arc::new(strata::ir::SymbolTable::default());
-    world.resource_scope(|w, mut l: Mut<FunctionLoader>| l.load(w, chain(3), &symbols));
+    world.resource_scope(|w, mut l: Mut<FunctionLoader>| l.load(w, 0, chain(3), &symbols));
     let mut schedule = Schedule::default();
     schedule.add_systems((strata::analysis::compute_cfg, solve_sccp, rewrite_sccp).chain());
     schedule.run(&mut world);
-    let diags = &world.resource::<Diagnostics>().0;
+    let diags = &world.resource::<strata::ir::PerSlot<Diagnostics>>()[0].0;
     assert_eq!(diags.len(), 1);
     assert_eq!(diags[0].severity, Severity::Note);
-    let stats = &world.resource::<PassStats>().0;
+    let stats = &world.resource::<strata::ir::PerSlot<PassStats>>()[0].0;
     assert!(stats
         .iter()
         .any(|s| s.name == "memory_limit_fallbacks" && s.value == 1));
@@ -172,17 +172,29 @@ fn system_runs_alone() {
         .resource_mut::<PipelineConfig>()
         .options
         .sccp_memory_limit = 1 << 20;
-    world.resource_mut::<Diagnostics>().0.clear();
+    world.resource_mut::<strata::ir::PerSlot<Diagnostics>>()[0]
+        .0
+        .clear();
     schedule.run(&mut world);
-    assert!(world.resource::<Diagnostics>().0.is_empty());
-    assert_eq!(world.resource::<SccpSolution>().status, SccpStatus::Solved);
+    assert!(world.resource::<strata::ir::PerSlot<Diagnostics>>()[0]
+        .0
+        .is_empty());
+    assert_eq!(
+        world.resource::<strata::ir::PerSlot<SccpSolution>>()[0].status,
+        SccpStatus::Solved
+    );
     // The CFG changed: the rewrite marked the analyses stale; recomputing gives the new one.
-    assert!(world.resource::<ValidAnalyses>().0.is_empty());
+    assert!(world.resource::<strata::ir::PerSlot<ValidAnalyses>>()[0]
+        .0
+        .is_empty());
     let mut refresh = Schedule::default();
     refresh.add_systems(strata::analysis::compute_cfg);
     refresh.run(&mut world);
-    assert_eq!(world.resource::<Cfg>().rpo(), &[Block(0), Block(1)]);
-    let f = world.resource_scope(|w, mut l: Mut<FunctionLoader>| l.take(w));
+    assert_eq!(
+        world.resource::<strata::ir::PerSlot<Cfg>>()[0].rpo(),
+        &[Block(0), Block(1)]
+    );
+    let f = world.resource_scope(|w, mut l: Mut<FunctionLoader>| l.take(w, 0));
     assert!(f.blocks[2].dead);
     assert!(strata::verify::verify(&f, &symbols).is_empty());
 }

@@ -123,3 +123,47 @@ fn reserved_rows_change_nothing() {
     }
     strata::engine::world::check_dense(reserved.world_mut());
 }
+
+/// Batches (`Engine::run_batch_copy_into`: up to `batch_size` functions in their own slots,
+/// one run of the schedule for all) give exactly what one run per function gives: the
+/// function, diagnostics and statistics, whatever the batch sizes (full and partial), the
+/// functions' sizes (growing and shrinking slot by slot) and an invalid function among them
+/// (its slot stops after the verifier; the others go on).
+#[test]
+fn batched_results_equal_single_results() {
+    let config = PipelineConfig::new(PassSet::default_pipeline());
+    let symbols = Arc::new(SymbolTable::default());
+    let mut batched = Engine::new(config.clone());
+    let mut single = Engine::new(config);
+    let batch = batched.batch_size();
+    assert!(batch > 1, "the default pipeline runs in batches");
+    let opts = GenOptions::default();
+    let mut functions: Vec<_> = (0..2_400u64).map(|i| seeded(i, &opts)).collect();
+    // Every 37th function jumps to a block that does not exist: the verifier rejects it.
+    for f in functions.iter_mut().step_by(37) {
+        let last = f.blocks.len() - 1;
+        f.blocks[last].terminator =
+            strata::ir::Terminator::Jump(strata::ir::Target::new(strata::ir::Block(9_999)));
+    }
+    let mut outs = Vec::new();
+    let mut start = 0;
+    let mut round = 0;
+    while start < functions.len() {
+        // Batch sizes cycle through 1..=batch, so slots see partial batches too.
+        let n = (round % batch + 1).min(functions.len() - start);
+        let chunk: Vec<_> = functions[start..start + n].iter().collect();
+        let reports = batched.run_batch_copy_into(&chunk, &symbols, &mut outs);
+        assert_eq!(reports.len(), n);
+        for (k, report) in reports.iter().enumerate() {
+            let i = start + k;
+            let expected = single.run(functions[i].clone(), &symbols);
+            assert_eq!(outs[k], expected.function, "function {i} (slot {k})");
+            assert_eq!(report.diagnostics, expected.diagnostics, "function {i}");
+            assert_eq!(report.stats, expected.stats, "function {i}");
+            assert_eq!(report.has_errors(), i % 37 == 0, "function {i}");
+        }
+        strata::engine::world::check_dense(batched.world_mut());
+        start += n;
+        round += 1;
+    }
+}

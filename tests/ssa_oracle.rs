@@ -92,7 +92,9 @@ fn systems_run_alone_and_match_the_pipeline() {
                     .chain(),
             );
             h.check_dense();
-            assert!(!h.world().resource::<PassStats>().0.is_empty());
+            assert!(!h.world().resource::<strata::ir::PerSlot<PassStats>>()[0]
+                .0
+                .is_empty());
             let got = h.take();
             let mut want = f;
             strata::ssa::promote_allocas(&mut want, &symbols);

@@ -28,14 +28,13 @@
 //! Complexity: O(blocks + edges + instructions) time, O(blocks + edges) space.
 
 use crate::ir::{Block, InstKind, IrRead};
-use bevy_ecs::resource::Resource;
 
 /// Sentinel for "no RPO number" (unreachable or dead block).
 const NONE: u32 = u32::MAX;
 
 /// Successors, predecessors, reverse postorder and critical edges of one function; see the
 /// module doc.
-#[derive(Resource, Default, Debug, Clone)]
+#[derive(Default, Debug, Clone)]
 pub struct Cfg {
     /// `succ_start[b]..succ_start[b + 1]` indexes `succs` (length `num_blocks + 1`).
     succ_start: Vec<u32>,

@@ -23,12 +23,11 @@
 
 use super::Cfg;
 use crate::ir::Block;
-use bevy_ecs::resource::Resource;
 
 const NONE: u32 = u32::MAX;
 
 /// Immediate dominators, dominator tree and its DFS numbering; see the module doc.
-#[derive(Resource, Default, Debug, Clone)]
+#[derive(Default, Debug, Clone)]
 pub struct DomTree {
     /// `idom[b]` as a block index, or `NONE`.
     idom: Vec<u32>,

@@ -27,12 +27,11 @@
 
 use super::{Cfg, DomTree};
 use crate::ir::Block;
-use bevy_ecs::resource::Resource;
 
 const NONE: u32 = u32::MAX;
 
 /// Dominance frontier of every block; see the module doc.
-#[derive(Resource, Default, Debug, Clone)]
+#[derive(Default, Debug, Clone)]
 pub struct DominanceFrontiers {
     /// `start[b]..start[b + 1]` indexes `list`.
     start: Vec<u32>,

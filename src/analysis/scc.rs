@@ -20,12 +20,11 @@
 
 use super::Cfg;
 use crate::ir::Block;
-use bevy_ecs::resource::Resource;
 
 const NONE: u32 = u32::MAX;
 
 /// Strongly connected components of the reachable CFG; see the module doc.
-#[derive(Resource, Default, Debug, Clone)]
+#[derive(Default, Debug, Clone)]
 pub struct Sccs {
     /// `comp[b]`: component id, or `NONE`.
     comp: Vec<u32>,

@@ -5,7 +5,7 @@
 //! pipeline (a bug) loses only that function's result: it is reported as an internal error
 //! and the worker builds a fresh engine.
 
-use super::{with_thread_engine, FunctionRun, PipelineConfig, RunReport};
+use super::{batch_size, with_thread_engine, FunctionRun, PipelineConfig, RunReport};
 use crate::ir::{Function, SymbolTable};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -32,12 +32,14 @@ pub fn run_functions(
 
 /// Runs every function of `functions` (copied into the workers' engines) through the
 /// pipeline in parallel and returns `summarize(result, report)` for each, in input order.
-/// Each worker copies its results into one function it keeps
-/// ([`Engine::run_copy_into`](super::Engine::run_copy_into)), so `result` is lent to
-/// `summarize` and overwritten by the worker's next function: once warm, a worker
-/// allocates and frees nothing per function for the function itself. Copying, running
-/// and summarizing all happen on the worker threads, so the caller's thread does no
-/// per-function work; this is what lets batch runs scale across cores.
+/// Functions go to the engines in batches of [`batch_size`] (one run of the schedule per
+/// batch: [`Engine::run_batch_copy_into`](super::Engine::run_batch_copy_into)). Each worker
+/// copies its results into functions it keeps, so `result` is lent to `summarize` and
+/// overwritten by the worker's next batch: once warm, a worker allocates and frees nothing
+/// per function for the function itself. Copying, running and summarizing all happen on
+/// the worker threads, so the caller's thread does no per-function work; this is what lets
+/// batch runs scale across cores. A panic inside the pipeline (a bug) costs only the
+/// function that raised it: the batch is run again one function at a time to find it.
 pub fn map_functions<T: Send>(
     functions: &[Function],
     symbols: &Arc<SymbolTable>,
@@ -46,21 +48,46 @@ pub fn map_functions<T: Send>(
     summarize: &(dyn Fn(&Function, RunReport) -> T + Sync),
 ) -> Vec<Result<T, String>> {
     thread_local! {
-        static RESULT: std::cell::RefCell<Function> = std::cell::RefCell::new(Function::default());
+        static RESULTS: std::cell::RefCell<Vec<Function>> = const { std::cell::RefCell::new(Vec::new()) };
     }
+    let run = |chunk: &[Function]| -> Result<Vec<T>, String> {
+        RESULTS.with(|results| {
+            let mut results = results.borrow_mut();
+            with_thread_engine(config, |engine| {
+                let refs: Vec<&Function> = chunk.iter().collect();
+                let reports = engine.run_batch_copy_into(&refs, symbols, &mut results);
+                reports
+                    .into_iter()
+                    .zip(results.iter())
+                    .map(|(report, result)| summarize(result, report))
+                    .collect()
+            })
+        })
+    };
     functions
-        .par_iter()
-        .map(|f| {
-            let r = RESULT.with(|result| {
-                let mut result = result.borrow_mut();
-                with_thread_engine(config, |engine| {
-                    let report = engine.run_copy_into(f, symbols, &mut result);
-                    summarize(&result, report)
-                })
-            });
-            let r = r.map_err(|panic| format!("function @{}: internal error: {panic}", f.name));
-            on_done();
-            r
+        .par_chunks(batch_size(config))
+        .flat_map_iter(|chunk| {
+            let results: Vec<Result<T, String>> = match run(chunk) {
+                Ok(done) => done.into_iter().map(Ok).collect(),
+                Err(_) if chunk.len() > 1 => chunk
+                    .iter()
+                    .map(|f| {
+                        run(std::slice::from_ref(f))
+                            .map(|mut one| one.remove(0))
+                            .map_err(|panic| {
+                                format!("function @{}: internal error: {panic}", f.name)
+                            })
+                    })
+                    .collect(),
+                Err(panic) => vec![Err(format!(
+                    "function @{}: internal error: {panic}",
+                    chunk[0].name
+                ))],
+            };
+            for _ in chunk {
+                on_done();
+            }
+            results
         })
         .collect()
 }

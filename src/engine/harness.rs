@@ -28,7 +28,7 @@ impl Harness {
         let mut world = World::new();
         super::init_world(&mut world, config);
         world.resource_scope(|world, mut loader: Mut<FunctionLoader>| {
-            loader.load(world, f, symbols)
+            loader.load(world, 0, f, symbols)
         });
         Harness { world }
     }
@@ -74,6 +74,6 @@ impl Harness {
     /// Takes the function back out of the World.
     pub fn take(&mut self) -> Function {
         self.world
-            .resource_scope(|world, mut loader: Mut<FunctionLoader>| loader.take(world))
+            .resource_scope(|world, mut loader: Mut<FunctionLoader>| loader.take(world, 0))
     }
 }

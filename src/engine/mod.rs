@@ -87,7 +87,7 @@ pub use crate::stage::{
 pub use world::EntityMap;
 
 use crate::analysis::AnalysesMut;
-use crate::ir::{Function, SymbolTable};
+use crate::ir::{Function, PerSlot, SymbolTable, SLOTS};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::{LogLevel, ScheduleBuildSettings, ScheduleLabel, SingleThreadedExecutor};
 use std::sync::Arc;
@@ -116,6 +116,9 @@ impl PassTimings {
 /// Bookends of each stage: timing, analysis refresh, dumping and verify-after.
 #[derive(SystemSet, Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum StageStep {
+    /// Runs first (every running stage after the first): drops failed slots
+    /// ([`gate_failed`]).
+    Gate(Stage),
     /// Runs before the stage's systems (starts the clock for the first timed stage, brings the analyses its passes
     /// read up to date).
     Begin(Stage),
@@ -131,10 +134,20 @@ pub struct Dumps(pub Vec<String>);
 #[derive(ScheduleLabel, Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Pipeline;
 
-/// The run condition of a stage's passes: no error reported so far (the
-/// schedule holds only stages the config runs, see [`build_schedule`]).
-fn no_errors(diags: Res<Diagnostics>) -> bool {
-    !diags.has_errors()
+/// The gate at the begin of every running stage after the first: a slot whose function
+/// has an error reported is no longer live, so the stage's systems (which visit live slots
+/// only) leave it alone, and so do the later stages.
+///
+/// Reads [`Diagnostics`]; writes `FunctionTables::live`.
+fn gate_failed(diags: Res<PerSlot<Diagnostics>>, mut tables: ResMut<FunctionTables>) {
+    for s in tables
+        .live_slots()
+        .collect::<smallvec::SmallVec<[usize; SLOTS]>>()
+    {
+        if diags[s].has_errors() {
+            tables.live &= !(1 << s);
+        }
+    }
 }
 
 /// The first Begin system of the first running stage when stages are timed: starts the
@@ -143,19 +156,16 @@ fn start_timer() -> impl FnMut(ResMut<PassTimings>) {
     |mut timings: ResMut<PassTimings>| timings.started = Some(Instant::now())
 }
 
-/// The Begin system of a stage whose enabled passes read `reads`: computes those of them
-/// that are stale ([`AnalysesMut::refresh`]). It runs only when one is (see
-/// [`analyses_stale`]), so a stage whose analyses are up to date pays one resource fetch.
+/// The Begin system of a stage whose enabled passes read `reads`: computes, for each live
+/// slot, those of them that are stale ([`AnalysesMut::refresh`]).
 ///
 /// Reads the block columns and `InstOp`; writes the analysis resources.
 fn refresh_analyses(reads: Analyses) -> impl FnMut(IrView, AnalysesMut) {
-    move |ir: IrView, mut analyses: AnalysesMut| analyses.refresh(&ir.body(), reads)
-}
-
-/// The run condition of [`refresh_analyses`]: some analysis in `reads` (or one it is
-/// computed from) is not valid.
-fn analyses_stale(reads: Analyses) -> impl FnMut(Res<crate::analysis::ValidAnalyses>) -> bool {
-    move |valid: Res<crate::analysis::ValidAnalyses>| !(reads.with_inputs() - valid.0).is_empty()
+    move |ir: IrView, mut analyses: AnalysesMut| {
+        for (s, body) in ir.bodies() {
+            analyses.refresh(s, &body, reads);
+        }
+    }
 }
 
 /// The End system of `stage`: verifies after a transforming pass (with `verify_each`, and
@@ -171,7 +181,7 @@ fn end_stage(
     IrView,
     Res<Symbols>,
     AnalysesMut,
-    ResMut<Diagnostics>,
+    ResMut<PerSlot<Diagnostics>>,
     ResMut<Dumps>,
     ResMut<PassTimings>,
 ) {
@@ -179,19 +189,24 @@ fn end_stage(
           ir: IrView,
           symbols: Res<Symbols>,
           mut analyses: AnalysesMut,
-          mut diags: ResMut<Diagnostics>,
+          mut diags: ResMut<PerSlot<Diagnostics>>,
           mut dumps: ResMut<Dumps>,
           mut timings: ResMut<PassTimings>| {
-        if config.verifies_after(stage) && !diags.has_errors() {
-            let body = ir.body();
-            analyses.refresh(&body, Analyses::CFG | Analyses::DOMTREE);
-            let errors =
-                crate::verify::verify_with(&body, &symbols.0, &analyses.cfg, &analyses.dom);
-            crate::verify::report(errors, stage.name(), &mut diags);
-        }
-        if config.dump_after.is_some_and(|p| p.info().stage == stage) {
-            let text = crate::text::print_function(&ir.body(), &symbols.0);
-            dumps.0.push(format!("; after {}\n{}", stage.name(), text));
+        for (s, body) in ir.bodies() {
+            if config.verifies_after(stage) && !diags[s].has_errors() {
+                analyses.refresh(s, &body, Analyses::CFG | Analyses::DOMTREE);
+                let errors = crate::verify::verify_with(
+                    &body,
+                    &symbols.0,
+                    &analyses.cfg[s],
+                    &analyses.dom[s],
+                );
+                crate::verify::report(errors, stage.name(), &mut diags[s]);
+            }
+            if config.dump_after.is_some_and(|p| p.info().stage == stage) {
+                let text = crate::text::print_function(&body, &symbols.0);
+                dumps.0.push(format!("; after {}\n{}", stage.name(), text));
+            }
         }
         if config.time_passes {
             timings.lap(stage);
@@ -238,6 +253,7 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     // reads are all among them gets no refresh step: its run condition would always be
     // false, and evaluating it costs a system run and a resource fetch per function.
     let mut surely_valid = Analyses::empty();
+    let mut gate_needed = false;
     for info in &STAGES {
         let stage = info.stage;
         if !PASSES.iter().any(|p| p.stage == stage && p.available) {
@@ -245,16 +261,16 @@ pub fn build_schedule(world: &mut World) -> Schedule {
         }
         // Every stage this build has is ordered (so its pass systems are, until they are
         // removed below); only running stages get Begin/End systems.
+        chain.push(StageStep::Gate(stage).intern());
         chain.push(StageStep::Begin(stage).intern());
         chain.push(stage.intern());
         chain.push(StageStep::End(stage).intern());
         if stages & stage_bit(stage) == 0 {
             continue;
         }
-        // Only the passes wait on "no error so far": a Begin step after an error computes
-        // analyses nobody reads (the CFG and dominator computations tolerate invalid IR),
-        // which costs less than a second condition on every function.
-        schedule.configure_sets(stage.run_if(no_errors));
+        // Every running stage after the first starts by dropping the slots whose function
+        // failed (errors are reported only by running stages' systems).
+        let gate = std::mem::replace(&mut gate_needed, true);
         // End runs whenever the stage is in the schedule, even after an error, so its time
         // ends; verify-after checks for errors itself. Its shape follows the config (part
         // of the schedule's cache key, [`schedule_key`]): the full system only when it
@@ -277,26 +293,22 @@ pub fn build_schedule(world: &mut World) -> Schedule {
         // Timed: the first running stage's Begin starts the clock and every End is a lap
         // that also starts the next stage's time, so later Begins need no timer system.
         let start_clock = timed && std::mem::take(&mut first_timed);
+        if gate {
+            schedule.add_systems(gate_failed.in_set(StageStep::Gate(stage)));
+        }
         match (start_clock, reads.is_empty()) {
             (true, true) => {
                 schedule.add_systems(start_timer().in_set(StageStep::Begin(stage)));
             }
             (true, false) => {
                 schedule.add_systems(
-                    (
-                        start_timer(),
-                        refresh_analyses(reads).run_if(analyses_stale(reads)),
-                    )
+                    (start_timer(), refresh_analyses(reads))
                         .chain()
                         .in_set(StageStep::Begin(stage)),
                 );
             }
             (false, false) => {
-                schedule.add_systems(
-                    refresh_analyses(reads)
-                        .run_if(analyses_stale(reads))
-                        .in_set(StageStep::Begin(stage)),
-                );
+                schedule.add_systems(refresh_analyses(reads).in_set(StageStep::Begin(stage)));
             }
             (false, true) => {}
         }
@@ -456,6 +468,15 @@ pub struct RunReport {
     pub stats: Vec<Stat>,
 }
 
+impl RunReport {
+    /// True if any error was reported.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
 impl FunctionRun {
     /// True if any error was reported.
     pub fn has_errors(&self) -> bool {
@@ -472,15 +493,25 @@ impl FunctionRun {
 pub fn init_world(world: &mut World, config: PipelineConfig) {
     world::init_resources(world);
     world.insert_resource(config);
-    world.init_resource::<Diagnostics>();
+    world.init_resource::<PerSlot<Diagnostics>>();
     world.init_resource::<PassTimings>();
     world.init_resource::<Dumps>();
-    world.init_resource::<PassStats>();
+    world.init_resource::<PerSlot<PassStats>>();
     crate::analysis::init_resources(world);
     crate::ssa::init_resources(world);
     crate::sccp::init_resources(world);
     crate::placement::system::init_resources(world);
     crate::machine::systems::init_resources(world);
+}
+
+/// How many functions an engine running `config` takes per run of its schedule (see
+/// [`Engine::batch_size`]).
+pub fn batch_size(config: &PipelineConfig) -> usize {
+    if config.passes.intersects(PassSet::machine_passes()) || config.dump_after.is_some() {
+        1
+    } else {
+        SLOTS
+    }
 }
 
 /// A World with the pipeline schedule built on it, reused across functions (see module doc).
@@ -551,6 +582,18 @@ impl Engine {
         self.schedule_key = key;
     }
 
+    /// How many functions one run of the schedule takes ([`Engine::run_batch_copy_into`]):
+    /// [`SLOTS`], or one when the config runs the machine stages (their lowered form and
+    /// allocation are per World) or dumps (the dump list is per run).
+    pub fn batch_size(&self) -> usize {
+        batch_size(self.config())
+    }
+
+    /// Starts a run: no slot is live until a function is loaded into it.
+    fn clear_slots(&mut self) {
+        self.world.resource_mut::<FunctionTables>().live = 0;
+    }
+
     /// Runs the pipeline on `function` (whose calls and addresses refer to `symbols`) and
     /// returns it with the diagnostics. Never panics on invalid input: the verifier reports
     /// errors and later stages are skipped.
@@ -564,7 +607,8 @@ impl Engine {
     /// in place ([`world::FunctionLoader::load_copy`]) instead of being cloned first: for
     /// drivers that keep their functions (benchmarks, repeated runs).
     pub fn run_copy(&mut self, function: &Function, symbols: &Arc<SymbolTable>) -> FunctionRun {
-        self.loader.load_copy(&mut self.world, function, symbols);
+        self.clear_slots();
+        self.loader.load_copy(&mut self.world, 0, function, symbols);
         self.run_schedule();
         self.take()
     }
@@ -581,41 +625,84 @@ impl Engine {
         symbols: &Arc<SymbolTable>,
         out: &mut Function,
     ) -> RunReport {
-        self.loader.load_copy(&mut self.world, function, symbols);
+        self.clear_slots();
+        self.loader.load_copy(&mut self.world, 0, function, symbols);
         self.run_schedule();
-        self.loader.copy_out(&mut self.world, out);
-        self.take_report()
+        self.loader.copy_out(&mut self.world, 0, out);
+        self.take_report(0, 1)
     }
 
-    /// Makes the pooled tables hold at least `blocks` block rows and `insts` instruction
-    /// rows, so that functions up to that size (with what their passes create) run without
-    /// spawning rows or reallocating columns. A batch driver that knows its largest
-    /// function calls this once per engine before timing; otherwise the tables grow with
-    /// the first functions large enough to need it. Costs one `spawn_batch` per table.
+    /// [`Engine::run_copy_into`] on up to [`Engine::batch_size`] functions at once: each is
+    /// copied into its own slot (function `k` into slot `k`), the schedule runs once for
+    /// all of them (each system visits every slot), and result `k` is copied into
+    /// `outs[k]` (grown to `functions.len()` if shorter). Reports come back in input order;
+    /// each gets an equal share of the run's stage times. The results equal those of one
+    /// [`Engine::run_copy_into`] per function: slots share nothing but scratch that every
+    /// system clears per function.
+    ///
+    /// # Panics
+    /// If `functions` holds more than [`Engine::batch_size`] functions.
+    pub fn run_batch_copy_into(
+        &mut self,
+        functions: &[&Function],
+        symbols: &Arc<SymbolTable>,
+        outs: &mut Vec<Function>,
+    ) -> Vec<RunReport> {
+        assert!(
+            functions.len() <= self.batch_size(),
+            "a batch of {} functions exceeds the engine's batch size {}",
+            functions.len(),
+            self.batch_size()
+        );
+        self.clear_slots();
+        self.loader
+            .load_copies(&mut self.world, 0, functions, symbols);
+        self.run_schedule();
+        let n = functions.len();
+        if outs.len() < n {
+            outs.resize_with(n, Function::default);
+        }
+        self.loader.copy_out_all(&mut self.world, 0, &mut outs[..n]);
+        let reports: Vec<RunReport> = (0..n).map(|slot| self.take_report(slot, n)).collect();
+        // The stage times belong to the batch: they were handed out in equal shares, and
+        // the clock restarts for the next run.
+        self.world.resource_mut::<PassTimings>().per_stage = Default::default();
+        reports
+    }
+
+    /// Makes the pooled tables of every slot hold at least `blocks` block rows and `insts`
+    /// instruction rows, so that functions up to that size (with what their passes create)
+    /// run without spawning rows or reallocating columns. A batch driver that knows its
+    /// largest function calls this once per engine before timing; otherwise the tables
+    /// grow with the first functions large enough to need it. Costs one `spawn_batch` per
+    /// table.
     pub fn reserve_rows(&mut self, blocks: usize, insts: usize) {
-        world::spawn_spare_rows(&mut self.world, blocks, insts);
+        for slot in 0..self.batch_size() {
+            world::spawn_spare_rows(&mut self.world, slot, blocks, insts);
+        }
     }
 
-    /// Loads `function` into the World (the first third of [`Engine::run`]; for tests and
-    /// fuzz checks that inspect resources before taking the function back).
+    /// Loads `function` into the World, in slot 0 (the first third of [`Engine::run`]; for
+    /// tests and fuzz checks that inspect resources before taking the function back).
     pub fn load(&mut self, function: Function, symbols: &Arc<SymbolTable>) {
-        self.loader.load(&mut self.world, function, symbols);
+        self.clear_slots();
+        self.loader.load(&mut self.world, 0, function, symbols);
     }
 
-    /// Runs the pipeline schedule on the function in the World.
+    /// Runs the pipeline schedule on the functions in the World.
     pub fn run_schedule(&mut self) {
         self.schedule.run(&mut self.world);
     }
 
-    /// Takes the function and what the pipeline reported out of the World.
+    /// Takes the function in slot 0 and what the pipeline reported out of the World.
     pub fn take(&mut self) -> FunctionRun {
-        let function = self.loader.take(&mut self.world);
+        let function = self.loader.take(&mut self.world, 0);
         let RunReport {
             diagnostics,
             timings,
             dumps,
             stats,
-        } = self.take_report();
+        } = self.take_report(0, 1);
         FunctionRun {
             function,
             diagnostics,
@@ -625,20 +712,26 @@ impl Engine {
         }
     }
 
-    /// Takes what the pipeline reported (diagnostics, timings, dumps, statistics) out of
-    /// the World, leaving the function there.
-    fn take_report(&mut self) -> RunReport {
-        let diagnostics = std::mem::take(&mut self.world.resource_mut::<Diagnostics>().0);
+    /// Takes what the pipeline reported for slot `slot` (diagnostics, statistics; dumps
+    /// and `1/share` of the stage times) out of the World, leaving the function there.
+    fn take_report(&mut self, slot: usize, share: usize) -> RunReport {
+        let diagnostics =
+            std::mem::take(&mut self.world.resource_mut::<PerSlot<Diagnostics>>()[slot].0);
         let dumps = std::mem::take(&mut self.world.resource_mut::<Dumps>().0);
         // The next function reports about as many statistics: keep that capacity (the list
         // would otherwise regrow from empty on every function).
         let stats = {
-            let mut stats = self.world.resource_mut::<PassStats>();
+            let mut stats = self.world.resource_mut::<PerSlot<PassStats>>();
+            let stats = &mut stats[slot];
             let capacity = stats.0.len();
             std::mem::replace(&mut stats.0, Vec::with_capacity(capacity))
         };
         let mut t = self.world.resource_mut::<PassTimings>();
-        let timings = std::mem::take(&mut t.per_stage);
+        let timings = if share <= 1 {
+            std::mem::take(&mut t.per_stage)
+        } else {
+            t.per_stage.map(|d| d / share as u32)
+        };
         RunReport {
             diagnostics,
             timings,

@@ -1,31 +1,25 @@
-//! The function in the World: loading into pooled column tables, taking back out, growing
-//! tables for passes that create instructions or blocks, and the system parameters through
-//! which systems see the columns as slices.
+//! The functions in the World: loading into pooled column tables, taking back out, growing
+//! tables for passes that create instructions or blocks.
 //!
 //! Model (DESIGN.md 2, rules 3-6 and 10): a function enters the World once, when the
-//! pipeline starts ([`FunctionLoader::load`]), and leaves once, when it ends
-//! ([`FunctionLoader::take`]). In between its blocks and instructions are entities whose
-//! components are the columns of [`crate::ir::body`]; per-function tables that are not per
-//! entity (values, constants, name and signature, rows in use) are resources. One table per
-//! entity kind, row `i` = dense index `i`: loading overwrites pooled rows in place, rows
-//! beyond the function stay as spare rows, and only rows beyond the largest function so far
-//! are spawned (one `spawn_batch`, at the end), so rows never move. [`check_dense`] asserts this after every stage in debug
-//! builds.
+//! pipeline starts ([`FunctionLoader::load`], [`FunctionLoader::load_copies`]), and leaves
+//! once, when it ends ([`FunctionLoader::take`], [`FunctionLoader::copy_out_all`]). In
+//! between its blocks and instructions are entities whose components are the columns of
+//! [`crate::ir::body`]; per-function tables that are not per entity (values, constants, name
+//! and signature, rows in use) are resources. A World holds up to [`SLOTS`] functions, one
+//! per slot ([`crate::ir::access`]): one table per entity kind and slot, row `i` = dense
+//! index `i` of the slot's function. Loading overwrites a slot's pooled rows in place, rows
+//! beyond the function stay as spare rows, and only rows beyond the slot's largest function
+//! so far are spawned (one `spawn_batch`, at the end), so rows never move. [`check_dense`]
+//! asserts this after every stage in debug builds.
 //!
-//! Systems read and write the columns through [`crate::ir::IrMut`] and [`crate::ir::IrView`], which hold plain
-//! queries (so the schedule's ambiguity check sees every access) and hand out the columns
-//! as slices ([`crate::ir::Body`], [`crate::ir::BodyRef`]) with one contiguous-query call
-//! per table: random access then costs what a `Vec` index costs. Slices never go through
-//! `ContiguousMut`'s `DerefMut` (which marks every tick of the column on each write):
-//! [`ContiguousMut::bypass_change_detection_split`] gives the plain `&mut [T]`.
-//!
-//! A pass that creates instructions or blocks first writes how many it may create into
-//! [`RowDemand`]; the exclusive system [`grow_rows`] spawns that many spare rows at the end
-//! of each table while no slice is borrowed; the pass then fills them
+//! A pass that creates instructions or blocks first writes how many it may create into its
+//! slot's [`RowDemand`]; the exclusive system [`grow_rows`] spawns that many spare rows at
+//! the end of each slot's tables while no slice is borrowed; the pass then fills them
 //! ([`crate::ir::Body::push_inst`]). Removed instructions and blocks are flagged in the
 //! `InstDead` / `BlockDead` columns, never despawned mid-pipeline.
 //!
-//! Cost: O(blocks + instructions) to load and to take; O(1) to obtain the slices.
+//! Cost: O(blocks + instructions) to load and to take; O(slots) to obtain the slices.
 
 use crate::ir::{
     Block, BlockColumnsMut, BlockData, BlockDead, BlockInsts, BlockParams, BlockTerm, Function,
@@ -33,19 +27,58 @@ use crate::ir::{
     InstDead, InstKind, InstOp, InstResults, RowCounts, RowDemand, SymbolTable, Symbols,
     Terminator,
 };
-use crate::ir::{Inst, Value};
+use crate::ir::{Inst, PerSlot, SlotMark, SlotOf, Value, SLOTS};
+use bevy_ecs::bundle::Bundle;
 use bevy_ecs::prelude::*;
 use smallvec::SmallVec;
 use std::sync::Arc;
 
-/// Entities of the pooled rows, in row order (for despawning newest first and for
+/// Entities of one slot's pooled rows, in row order (for despawning newest first and for
 /// [`check_dense`]).
-#[derive(Resource, Default, Debug)]
-pub struct EntityMap {
+#[derive(Default, Debug)]
+pub struct SlotEntities {
     /// `blocks[Block]`: the entity of each block row.
     pub blocks: Vec<Entity>,
     /// `insts[Inst]`: the entity of each instruction row.
     pub insts: Vec<Entity>,
+}
+
+/// Entities of the pooled rows of every slot (`slots[s]`).
+#[derive(Resource, Debug)]
+pub struct EntityMap {
+    /// `slots[s]`: the rows of slot `s`.
+    pub slots: Vec<SlotEntities>,
+}
+
+impl Default for EntityMap {
+    fn default() -> Self {
+        EntityMap {
+            slots: (0..SLOTS).map(|_| SlotEntities::default()).collect(),
+        }
+    }
+}
+
+const _: () = assert!(SLOTS == 8, "spawn_in_slot names every slot");
+
+/// Spawns `rows` at the end of slot `slot`'s table (each row with its [`SlotOf`] and
+/// [`SlotMark`]) and appends their entities to `pool`.
+fn spawn_in_slot<B: Bundle<Effect: bevy_ecs::bundle::NoBundleEffect>>(
+    world: &mut World,
+    slot: usize,
+    rows: impl Iterator<Item = B>,
+    pool: &mut Vec<Entity>,
+) {
+    macro_rules! dispatch {
+        ($($s:literal),*) => {
+            match slot {
+                $($s => pool.extend(
+                    world.spawn_batch(rows.map(|row| (row, SlotOf($s), SlotMark::<$s>))),
+                ),)*
+                _ => panic!("function slot {slot} out of range (there are {SLOTS})"),
+            }
+        };
+    }
+    dispatch!(0, 1, 2, 3, 4, 5, 6, 7);
 }
 
 /// Inserts the per-function resources with empty contents (done once per World).
@@ -53,7 +86,7 @@ pub fn init_resources(world: &mut World) {
     world.init_resource::<EntityMap>();
     world.init_resource::<FunctionTables>();
     world.init_resource::<Symbols>();
-    world.init_resource::<RowDemand>();
+    world.init_resource::<PerSlot<RowDemand>>();
     let loader = FunctionLoader::new(world, true);
     world.insert_resource(loader);
 }
@@ -85,8 +118,15 @@ impl FunctionLoader {
         }
     }
 
-    /// Puts `f` into `world`: its tables move into columns and resources.
-    pub fn load(&mut self, world: &mut World, f: Function, symbols: &Arc<SymbolTable>) {
+    /// Puts `f` into slot `slot` of `world` (and makes the slot live): its tables move into
+    /// columns and resources.
+    pub fn load(
+        &mut self,
+        world: &mut World,
+        slot: usize,
+        f: Function,
+        symbols: &Arc<SymbolTable>,
+    ) {
         let Function {
             name,
             linkage,
@@ -99,57 +139,124 @@ impl FunctionLoader {
             phase,
         } = f;
         let listed = listed_insts(&blocks, insts.len());
-        self.load_rows(world, listed, insts.into_iter(), blocks.into_iter());
+        self.load_rows(world, slot, listed, insts.into_iter(), blocks.into_iter());
         let mut tables = world.resource_mut::<FunctionTables>();
-        tables.info = FunctionInfo {
+        let t = &mut tables.slots[slot];
+        t.info = FunctionInfo {
             name,
             linkage,
             signature,
             param_values,
             phase,
         };
-        tables.values = values;
-        tables.consts = consts;
+        t.values = values;
+        t.consts = consts;
         set_symbols(world, symbols);
     }
 
-    /// Puts a copy of `f` into `world`, cloning each part into the pooled rows and
-    /// resources in place (`clone_from`), so no intermediate function is built: cheaper
-    /// than cloning `f` and loading the clone, for drivers that keep their functions
-    /// (benchmarks, repeated runs). After [`FunctionLoader::copy_out`] (which leaves every
-    /// row and table in place) the rows' block lists, the value table and the constant
-    /// pool keep their allocations too; after [`FunctionLoader::take`] (which moves them
-    /// out) they are allocated anew.
-    pub fn load_copy(&mut self, world: &mut World, f: &Function, symbols: &Arc<SymbolTable>) {
-        let listed = listed_insts(&f.blocks, f.insts.len());
-        self.load_rows(world, listed, f.insts.iter(), f.blocks.iter());
+    /// Puts a copy of `f` into slot `slot` of `world` (and makes the slot live); see
+    /// [`FunctionLoader::load_copies`].
+    pub fn load_copy(
+        &mut self,
+        world: &mut World,
+        slot: usize,
+        f: &Function,
+        symbols: &Arc<SymbolTable>,
+    ) {
+        self.load_copies(world, slot, std::slice::from_ref(&f), symbols);
+    }
+
+    /// Puts a copy of `functions[k]` into slot `first + k` of `world` (and makes those slots
+    /// live), cloning each part into the pooled rows and resources in place (`clone_from`),
+    /// so no intermediate function is built: cheaper than cloning and loading the clones,
+    /// for drivers that keep their functions (benchmarks, repeated runs). The column slices
+    /// of every slot are obtained once for the whole batch. After
+    /// [`FunctionLoader::copy_out`] (which leaves every row and table in place) the rows'
+    /// block lists, the value table and the constant pool keep their allocations too; after
+    /// [`FunctionLoader::take`] (which moves them out) they are allocated anew.
+    pub fn load_copies(
+        &mut self,
+        world: &mut World,
+        first: usize,
+        functions: &[&Function],
+        symbols: &Arc<SymbolTable>,
+    ) {
+        // Rows beyond a slot's pool are spawned first (as spare rows), so that every row is
+        // then written in place through one set of slices.
+        for (k, f) in functions.iter().enumerate() {
+            spawn_spare_rows(world, first + k, f.blocks.len(), f.insts.len());
+        }
+        {
+            let mut insts = crate::ir::access::slot_columns(
+                self.insts.contiguous_iter_mut(world),
+                "instruction",
+            );
+            let mut listed = Vec::new();
+            for (k, f) in functions.iter().enumerate() {
+                listed_insts_into(&f.blocks, f.insts.len(), &mut listed);
+                if let Some((ops, results, blocks_of, dead)) = insts[first + k].take() {
+                    for (row, data) in f.insts.iter().enumerate() {
+                        data.write(&mut ops[row].0, &mut results[row].0, &mut blocks_of[row].0);
+                        dead[row].0 = !listed[row];
+                    }
+                }
+            }
+        }
+        {
+            let mut blocks =
+                crate::ir::access::slot_columns(self.blocks.contiguous_iter_mut(world), "block");
+            for (k, f) in functions.iter().enumerate() {
+                if let Some((order, params, terms, dead)) = blocks[first + k].take() {
+                    for (row, data) in f.blocks.iter().enumerate() {
+                        dead[row].0 =
+                            data.write(&mut order[row].0, &mut params[row].0, &mut terms[row].0);
+                    }
+                }
+            }
+        }
         {
             let mut tables = world.resource_mut::<FunctionTables>();
-            let tables = &mut *tables;
-            let info = &mut tables.info;
-            info.name.clone_from(&f.name);
-            info.linkage = f.linkage;
-            info.signature.clone_from(&f.signature);
-            info.param_values.clone_from(&f.param_values);
-            info.phase = f.phase;
-            tables.values.clone_from(&f.values);
-            tables.consts.clone_from(&f.consts);
+            for (k, f) in functions.iter().enumerate() {
+                let slot = first + k;
+                tables.live |= 1 << slot;
+                let t = &mut tables.slots[slot];
+                t.counts = RowCounts {
+                    blocks: f.blocks.len(),
+                    insts: f.insts.len(),
+                };
+                let info = &mut t.info;
+                info.name.clone_from(&f.name);
+                info.linkage = f.linkage;
+                info.signature.clone_from(&f.signature);
+                info.param_values.clone_from(&f.param_values);
+                info.phase = f.phase;
+                t.values.clone_from(&f.values);
+                t.consts.clone_from(&f.consts);
+            }
+        }
+        if let Some(mut valid) = world.get_resource_mut::<PerSlot<crate::analysis::ValidAnalyses>>()
+        {
+            for k in 0..functions.len() {
+                valid[first + k].0 = crate::analysis::Analyses::empty();
+            }
         }
         set_symbols(world, symbols);
     }
 
-    /// Writes the instruction and block rows (pooled rows overwritten in place, rows
-    /// beyond the pool spawned in one batch) and resets the row counts and analyses.
+    /// Writes the instruction and block rows of slot `slot` (pooled rows overwritten in
+    /// place, rows beyond the pool spawned in one batch), resets its row counts and
+    /// analyses and makes it live.
     fn load_rows<I: InstSource, B: BlockSource>(
         &mut self,
         world: &mut World,
+        slot: usize,
         listed: Vec<bool>,
         mut insts: impl ExactSizeIterator<Item = I>,
         mut blocks: impl ExactSizeIterator<Item = B>,
     ) {
         let (num_blocks, num_insts) = (blocks.len(), insts.len());
         let (pooled_blocks, pooled_insts) = {
-            let map = world.resource::<EntityMap>();
+            let map = &world.resource::<EntityMap>().slots[slot];
             (map.blocks.len(), map.insts.len())
         };
         // Pooled rows are overwritten in place; rows beyond the function stay as spare rows
@@ -157,40 +264,52 @@ impl FunctionLoader {
         // largest function and nothing is despawned between functions.
         let reused_blocks = pooled_blocks.min(num_blocks);
         let reused_insts = pooled_insts.min(num_insts);
-        {
+        if reused_insts > 0 {
             let (ops, results, blocks_of, dead) = crate::ir::access::four_columns(
                 self.insts.contiguous_iter_mut(world),
                 "instruction",
+                slot,
             );
             for (row, data) in insts.by_ref().take(reused_insts).enumerate() {
                 data.write(&mut ops[row].0, &mut results[row].0, &mut blocks_of[row].0);
                 dead[row].0 = !listed[row];
             }
         }
-        {
-            let (order, params, terms, dead) =
-                crate::ir::access::four_columns(self.blocks.contiguous_iter_mut(world), "block");
+        if reused_blocks > 0 {
+            let (order, params, terms, dead) = crate::ir::access::four_columns(
+                self.blocks.contiguous_iter_mut(world),
+                "block",
+                slot,
+            );
             for (row, data) in blocks.by_ref().take(reused_blocks).enumerate() {
                 dead[row].0 = data.write(&mut order[row].0, &mut params[row].0, &mut terms[row].0);
             }
         }
         if num_blocks > pooled_blocks || num_insts > pooled_insts {
-            // Only a function larger than every earlier one spawns rows (the map is moved
-            // out and back, not removed as a resource, which costs an archetype move).
-            let mut map = std::mem::take(&mut *world.resource_mut::<EntityMap>());
-            map.blocks.extend(world.spawn_batch(blocks.map(|data| {
-                let (insts, params, terminator, dead) = data.into_parts();
-                (
-                    BlockInsts(insts),
-                    BlockParams(params),
-                    BlockTerm(terminator),
-                    BlockDead(dead),
-                    ImmediateDominator::NONE,
-                    crate::placement::columns::PlacementRow::EMPTY,
-                )
-            })));
-            map.insts
-                .extend(world.spawn_batch(insts.enumerate().map(|(k, data)| {
+            // Only a function larger than every earlier one in its slot spawns rows (the
+            // map is moved out and back, not removed as a resource, which costs an
+            // archetype move).
+            let mut map = std::mem::take(&mut world.resource_mut::<EntityMap>().slots[slot]);
+            spawn_in_slot(
+                world,
+                slot,
+                blocks.map(|data| {
+                    let (insts, params, terminator, dead) = data.into_parts();
+                    (
+                        BlockInsts(insts),
+                        BlockParams(params),
+                        BlockTerm(terminator),
+                        BlockDead(dead),
+                        ImmediateDominator::NONE,
+                        crate::placement::columns::PlacementRow::EMPTY,
+                    )
+                }),
+                &mut map.blocks,
+            );
+            spawn_in_slot(
+                world,
+                slot,
+                insts.enumerate().map(|(k, data)| {
                     let (kind, results, block) = data.into_parts();
                     (
                         InstOp(kind),
@@ -198,33 +317,52 @@ impl FunctionLoader {
                         InstBlock(block),
                         InstDead(!listed[reused_insts + k]),
                     )
-                })));
-            *world.resource_mut::<EntityMap>() = map;
+                }),
+                &mut map.insts,
+            );
+            world.resource_mut::<EntityMap>().slots[slot] = map;
         }
-        world.resource_mut::<FunctionTables>().counts = RowCounts {
-            blocks: num_blocks,
-            insts: num_insts,
-        };
-        if let Some(mut valid) = world.get_resource_mut::<crate::analysis::ValidAnalyses>() {
-            valid.0 = crate::analysis::Analyses::empty();
+        {
+            let mut tables = world.resource_mut::<FunctionTables>();
+            tables.slots[slot].counts = RowCounts {
+                blocks: num_blocks,
+                insts: num_insts,
+            };
+            tables.live |= 1 << slot;
+        }
+        if let Some(mut valid) = world.get_resource_mut::<PerSlot<crate::analysis::ValidAnalyses>>()
+        {
+            valid[slot].0 = crate::analysis::Analyses::empty();
         }
     }
 
-    /// Copies the function in `world` into `out`, overwriting `out`'s rows and tables in
-    /// place (`clone_from`, and the heap-free instruction and terminator copies of
-    /// [`InstKind::copy_from`] and [`Terminator::copy_from`]), so neither side allocates once
-    /// both are as large as the function: the World keeps its rows (the next
-    /// [`FunctionLoader::load_copy`] overwrites them in place) and `out` keeps its
+    /// Copies the function in slot `slot` of `world` into `out`, overwriting `out`'s rows
+    /// and tables in place (`clone_from`, and the heap-free instruction and terminator
+    /// copies of [`InstKind::copy_from`] and [`Terminator::copy_from`]), so neither side
+    /// allocates once both are as large as the function: the World keeps its rows (the
+    /// next [`FunctionLoader::load_copy`] overwrites them in place) and `out` keeps its
     /// allocations for the next call. Same result as [`FunctionLoader::take`] (every row
     /// below the row counts, dead ones included), for drivers that run many functions and
-    /// read each result before the next (`batch::map_functions`). O(blocks + instructions).
-    pub fn copy_out(&mut self, world: &mut World, out: &mut Function) {
-        let counts = world.resource::<FunctionTables>().counts;
-        {
-            let (ops, results, blocks_of, _) = crate::ir::access::four_columns(
-                self.insts.contiguous_iter_mut(world),
-                "instruction",
-            );
+    /// read each result before the next (`batch::map_functions`). The slot stays live until
+    /// the next load. O(blocks + instructions).
+    pub fn copy_out(&mut self, world: &mut World, slot: usize, out: &mut Function) {
+        self.copy_out_all(world, slot, std::slice::from_mut(out));
+    }
+
+    /// [`FunctionLoader::copy_out`] of slots `first..first + outs.len()` into `outs`, with
+    /// the column slices of every slot obtained once.
+    pub fn copy_out_all(&mut self, world: &mut World, first: usize, outs: &mut [Function]) {
+        let world: &World = world;
+        let insts =
+            crate::ir::access::slot_columns_ref(self.insts.contiguous_iter(world), "instruction");
+        let blocks =
+            crate::ir::access::slot_columns_ref(self.blocks.contiguous_iter(world), "block");
+        let tables = &world.resource::<FunctionTables>().slots;
+        for (k, out) in outs.iter_mut().enumerate() {
+            let slot = first + k;
+            let t = &tables[slot];
+            let counts = t.counts;
+            let (ops, results, blocks_of, _) = insts[slot].unwrap_or((&[], &[], &[], &[]));
             let n = counts.insts.min(ops.len());
             // Rows beyond the function go; heap-free ones without their drop (a match over
             // every variant), since they own nothing.
@@ -245,10 +383,7 @@ impl FunctionLoader {
                 results: duplicate_values(&results[row].0),
                 block: blocks_of[row].0,
             }));
-        }
-        {
-            let (order, params, terms, dead) =
-                crate::ir::access::four_columns(self.blocks.contiguous_iter_mut(world), "block");
+            let (order, params, terms, dead) = blocks[slot].unwrap_or((&[], &[], &[], &[]));
             let n = counts.blocks.min(order.len());
             out.blocks.truncate(n);
             let reused = out.blocks.len();
@@ -264,28 +399,29 @@ impl FunctionLoader {
                 terminator: terms[row].0.clone(),
                 dead: dead[row].0,
             }));
+            let info = &t.info;
+            out.name.clone_from(&info.name);
+            out.linkage = info.linkage;
+            out.signature.clone_from(&info.signature);
+            out.param_values.clone_from(&info.param_values);
+            out.phase = info.phase;
+            out.values.clone_from(&t.values);
+            out.consts.clone_from(&t.consts);
         }
-        let tables = world.resource::<FunctionTables>();
-        let info = &tables.info;
-        out.name.clone_from(&info.name);
-        out.linkage = info.linkage;
-        out.signature.clone_from(&info.signature);
-        out.param_values.clone_from(&info.param_values);
-        out.phase = info.phase;
-        out.values.clone_from(&tables.values);
-        out.consts.clone_from(&tables.consts);
     }
 
-    /// Moves the function out of `world` in one linear pass per table. Pooled entities keep
-    /// empty rows; otherwise they are despawned, newest first.
-    pub fn take(&mut self, world: &mut World) -> Function {
-        let counts = world.resource::<FunctionTables>().counts;
+    /// Moves the function in slot `slot` out of `world` in one linear pass per table and
+    /// makes the slot not live. Pooled entities keep empty rows; otherwise they are
+    /// despawned, newest first.
+    pub fn take(&mut self, world: &mut World, slot: usize) -> Function {
+        let counts = world.resource::<FunctionTables>().slots[slot].counts;
         let mut blocks = Vec::with_capacity(counts.blocks);
         let mut insts = Vec::with_capacity(counts.insts);
         {
             let (ops, results, blocks_of, _) = crate::ir::access::four_columns(
                 self.insts.contiguous_iter_mut(world),
                 "instruction",
+                slot,
             );
             for row in 0..counts.insts.min(ops.len()) {
                 insts.push(InstData {
@@ -296,8 +432,11 @@ impl FunctionLoader {
             }
         }
         {
-            let (order, params, terms, dead) =
-                crate::ir::access::four_columns(self.blocks.contiguous_iter_mut(world), "block");
+            let (order, params, terms, dead) = crate::ir::access::four_columns(
+                self.blocks.contiguous_iter_mut(world),
+                "block",
+                slot,
+            );
             for row in 0..counts.blocks.min(order.len()) {
                 blocks.push(BlockData {
                     insts: std::mem::take(&mut order[row].0),
@@ -309,17 +448,19 @@ impl FunctionLoader {
         }
         if !self.pool {
             let mut map = world.remove_resource::<EntityMap>().unwrap_or_default();
-            fit(world, &mut map.insts, 0);
-            fit(world, &mut map.blocks, 0);
+            fit(world, &mut map.slots[slot].insts, 0);
+            fit(world, &mut map.slots[slot].blocks, 0);
             world.insert_resource(map);
         }
         let (info, values, consts) = {
             let mut tables = world.resource_mut::<FunctionTables>();
-            tables.counts = RowCounts::default();
+            tables.live &= !(1 << slot);
+            let t = &mut tables.slots[slot];
+            t.counts = RowCounts::default();
             (
-                std::mem::take(&mut tables.info),
-                std::mem::take(&mut tables.values),
-                std::mem::take(&mut tables.consts),
+                std::mem::take(&mut t.info),
+                std::mem::take(&mut t.values),
+                std::mem::take(&mut t.consts),
             )
         };
         Function {
@@ -338,7 +479,15 @@ impl FunctionLoader {
 
 /// `listed[Inst]`: some live block lists the instruction (the others load as dead rows).
 fn listed_insts(blocks: &[BlockData], num_insts: usize) -> Vec<bool> {
-    let mut listed = vec![false; num_insts];
+    let mut listed = Vec::new();
+    listed_insts_into(blocks, num_insts, &mut listed);
+    listed
+}
+
+/// [`listed_insts`] into a reused buffer.
+fn listed_insts_into(blocks: &[BlockData], num_insts: usize, listed: &mut Vec<bool>) {
+    listed.clear();
+    listed.resize(num_insts, false);
     for block in blocks.iter().filter(|b| !b.dead) {
         for i in &block.insts {
             if let Some(l) = listed.get_mut(i.index()) {
@@ -346,7 +495,6 @@ fn listed_insts(blocks: &[BlockData], num_insts: usize) -> Vec<bool> {
             }
         }
     }
-    listed
 }
 
 fn set_symbols(world: &mut World, symbols: &Arc<SymbolTable>) {
@@ -480,108 +628,150 @@ fn placeholder_inst() -> InstKind {
     }
 }
 
-/// Spawns the spare rows asked for in [`RowDemand`] at the end of each table (an exclusive
-/// system: spawning needs no column borrowed).
+/// Spawns the spare rows asked for in each slot's [`RowDemand`] at the end of the slot's
+/// tables (an exclusive system: spawning needs no column borrowed).
 ///
-/// Reads [`RowDemand`] and the row counts ([`FunctionTables`]); writes [`EntityMap`], [`RowDemand`] (back to zero)
-/// and the tables (new rows: empty blocks ending in `unreachable`, flagged dead; removed
-/// instructions). Establishes: each table has at least `counts + demand` rows.
+/// Reads [`RowDemand`] and the row counts ([`FunctionTables`]); writes [`EntityMap`],
+/// [`RowDemand`] (back to zero) and the tables (new rows: empty blocks ending in
+/// `unreachable`, flagged dead; removed instructions). Establishes: each slot's tables
+/// have at least `counts + demand` rows.
 pub fn grow_rows(world: &mut World) {
-    let demand = std::mem::take(&mut *world.resource_mut::<RowDemand>());
-    if demand == RowDemand::default() {
+    let mut wanted = [(0usize, 0usize); SLOTS];
+    let mut any = false;
+    {
+        let demands = &mut world.resource_mut::<PerSlot<RowDemand>>().0;
+        for (s, demand) in demands.iter_mut().enumerate() {
+            let d = std::mem::take(demand);
+            if d != RowDemand::default() {
+                wanted[s] = (d.blocks, d.insts);
+                any = true;
+            }
+        }
+    }
+    if !any {
         return;
     }
-    let counts = world.resource::<FunctionTables>().counts;
-    spawn_spare_rows(
-        world,
-        counts.blocks + demand.blocks,
-        counts.insts + demand.insts,
-    );
+    for (s, (blocks, insts)) in wanted.into_iter().enumerate() {
+        if blocks + insts > 0 {
+            let counts = world.resource::<FunctionTables>().slots[s].counts;
+            spawn_spare_rows(world, s, counts.blocks + blocks, counts.insts + insts);
+        }
+    }
 }
 
-/// Spawns spare rows at the end of each table until it has at least `want_blocks` block
-/// rows and `want_insts` instruction rows (new rows: empty blocks ending in `unreachable`
-/// and placeholder instructions, flagged dead). Needs no column borrowed. Used by
-/// [`grow_rows`] and, before a batch, by `Engine::reserve_rows`.
-pub fn spawn_spare_rows(world: &mut World, want_blocks: usize, want_insts: usize) {
+/// Spawns spare rows at the end of slot `slot`'s tables until they have at least
+/// `want_blocks` block rows and `want_insts` instruction rows (new rows: empty blocks
+/// ending in `unreachable` and placeholder instructions, flagged dead). Needs no column
+/// borrowed. Used by [`grow_rows`] and, before a batch, by `Engine::reserve_rows`.
+pub fn spawn_spare_rows(world: &mut World, slot: usize, want_blocks: usize, want_insts: usize) {
     {
-        let map = world.resource::<EntityMap>();
+        let map = &world.resource::<EntityMap>().slots[slot];
         if map.blocks.len() >= want_blocks && map.insts.len() >= want_insts {
             return;
         }
     }
-    let mut map = std::mem::take(&mut *world.resource_mut::<EntityMap>());
+    let mut map = std::mem::take(&mut world.resource_mut::<EntityMap>().slots[slot]);
     if map.blocks.len() < want_blocks {
         let extra = want_blocks - map.blocks.len();
-        map.blocks.extend(world.spawn_batch((0..extra).map(|_| {
-            (
-                BlockInsts::default(),
-                BlockParams::default(),
-                BlockTerm(Terminator::Unreachable),
-                BlockDead(true),
-                ImmediateDominator::NONE,
-                crate::placement::columns::PlacementRow::EMPTY,
-            )
-        })));
+        spawn_in_slot(
+            world,
+            slot,
+            (0..extra).map(|_| {
+                (
+                    BlockInsts::default(),
+                    BlockParams::default(),
+                    BlockTerm(Terminator::Unreachable),
+                    BlockDead(true),
+                    ImmediateDominator::NONE,
+                    crate::placement::columns::PlacementRow::EMPTY,
+                )
+            }),
+            &mut map.blocks,
+        );
     }
     if map.insts.len() < want_insts {
         let extra = want_insts - map.insts.len();
-        map.insts.extend(world.spawn_batch((0..extra).map(|_| {
-            (
-                InstOp(placeholder_inst()),
-                InstResults::default(),
-                InstBlock(Block(0)),
-                InstDead(true),
-            )
-        })));
+        spawn_in_slot(
+            world,
+            slot,
+            (0..extra).map(|_| {
+                (
+                    InstOp(placeholder_inst()),
+                    InstResults::default(),
+                    InstBlock(Block(0)),
+                    InstDead(true),
+                )
+            }),
+            &mut map.insts,
+        );
     }
-    *world.resource_mut::<EntityMap>() = map;
+    world.resource_mut::<EntityMap>().slots[slot] = map;
 }
 
-/// Asserts that each entity kind is one dense table whose row `i` is the entity pooled for
-/// dense index `i` (DESIGN.md 2, rule 4). Run after every stage in debug builds and by the
-/// soak test. Panics with a description of the first violation.
+/// Asserts that each entity kind is one dense table per slot whose row `i` is the entity
+/// pooled for dense index `i` of that slot (DESIGN.md 2, rule 4, with one table per kind
+/// and function slot). Run after every stage in debug builds and by the soak test. Panics
+/// with a description of the first violation.
 pub fn check_dense(world: &mut World) {
     let map = world.remove_resource::<EntityMap>().unwrap_or_default();
-    let mut insts = world.query::<(Entity, &InstOp)>();
-    let chunks: Vec<Vec<Entity>> = insts
+    let mut insts = world.query::<(Entity, &InstOp, &SlotOf)>();
+    let mut inst_rows: Vec<Vec<Entity>> = vec![Vec::new(); SLOTS];
+    for (e, _, slot) in insts
         .contiguous_iter(world)
         .expect("instruction table is dense")
-        .map(|(e, _)| e.to_vec())
-        .collect();
-    assert!(
-        chunks.len() <= 1,
-        "instructions span {} tables",
-        chunks.len()
-    );
-    let rows = chunks.into_iter().next().unwrap_or_default();
-    assert_eq!(
-        rows, map.insts,
-        "instruction rows are not in dense-index order"
-    );
-    let mut blocks = world.query::<(Entity, &BlockTerm)>();
-    let chunks: Vec<Vec<Entity>> = blocks
-        .contiguous_iter(world)
-        .expect("block table is dense")
-        .map(|(e, _)| e.to_vec())
-        .collect();
-    assert!(chunks.len() <= 1, "blocks span {} tables", chunks.len());
-    let rows = chunks.into_iter().next().unwrap_or_default();
-    assert_eq!(rows, map.blocks, "block rows are not in dense-index order");
-    let counts = world.resource::<FunctionTables>().counts;
-    assert!(counts.insts <= map.insts.len() && counts.blocks <= map.blocks.len());
+    {
+        let s = slot[0].0 as usize;
+        assert!(
+            slot.iter().all(|x| x.0 as usize == s),
+            "instruction table mixes slots"
+        );
+        assert!(
+            inst_rows[s].is_empty(),
+            "instructions of slot {s} span two tables"
+        );
+        inst_rows[s] = e.to_vec();
+    }
+    let mut blocks = world.query::<(Entity, &BlockTerm, &SlotOf)>();
+    let mut block_rows: Vec<Vec<Entity>> = vec![Vec::new(); SLOTS];
+    for (e, _, slot) in blocks.contiguous_iter(world).expect("block table is dense") {
+        let s = slot[0].0 as usize;
+        assert!(
+            slot.iter().all(|x| x.0 as usize == s),
+            "block table mixes slots"
+        );
+        assert!(
+            block_rows[s].is_empty(),
+            "blocks of slot {s} span two tables"
+        );
+        block_rows[s] = e.to_vec();
+    }
+    let tables = world.resource::<FunctionTables>();
+    for s in 0..SLOTS {
+        assert_eq!(
+            inst_rows[s], map.slots[s].insts,
+            "instruction rows of slot {s} are not in dense-index order"
+        );
+        assert_eq!(
+            block_rows[s], map.slots[s].blocks,
+            "block rows of slot {s} are not in dense-index order"
+        );
+        let counts = tables.slots[s].counts;
+        assert!(
+            counts.insts <= map.slots[s].insts.len() && counts.blocks <= map.slots[s].blocks.len()
+        );
+    }
     world.insert_resource(map);
 }
 
 /// Spawns `f` into `world` (which must hold no other function). Consumes `f`. For repeated
 /// use, keep a [`FunctionLoader`]; this builds one per call and pools nothing.
 pub fn load_function(world: &mut World, f: Function, symbols: &Arc<SymbolTable>) {
-    FunctionLoader::new(world, false).load(world, f, symbols);
+    FunctionLoader::new(world, false).load(world, 0, f, symbols);
 }
 
 /// Moves the function out of `world` and despawns its entities, newest first.
 pub fn take_function(world: &mut World) -> Function {
-    FunctionLoader::new(world, false).take(world)
+    FunctionLoader::new(world, false).take(world, 0)
 }
 
 #[cfg(test)]
@@ -601,9 +791,10 @@ mod tests {
         b.ret(None);
         let f = b.finish();
         let symbols = Arc::new(SymbolTable::default());
-        world
-            .resource_scope(|world, mut l: Mut<FunctionLoader>| l.load(world, f.clone(), &symbols));
-        world.resource_mut::<RowDemand>().insts = 1;
+        world.resource_scope(|world, mut l: Mut<FunctionLoader>| {
+            l.load(world, 0, f.clone(), &symbols)
+        });
+        world.resource_mut::<PerSlot<RowDemand>>()[0].insts = 1;
         let mut schedule = Schedule::default();
         schedule.add_systems(
             (grow_rows, |mut ir: IrMut| {
@@ -617,7 +808,7 @@ mod tests {
         );
         schedule.run(&mut world);
         check_dense(&mut world);
-        let back = world.resource_scope(|world, mut l: Mut<FunctionLoader>| l.take(world));
+        let back = world.resource_scope(|world, mut l: Mut<FunctionLoader>| l.take(world, 0));
         assert_eq!(back.blocks[0].insts, vec![Inst(0), Inst(1)]);
         assert_eq!(back.insts[0], f.insts[0]);
         assert_eq!(back.insts.len(), 2);

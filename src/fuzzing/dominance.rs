@@ -78,30 +78,35 @@ pub fn check_shape(shape: &[Vec<usize>], a: &mut Analyses) {
         let mut h = Harness::new(f, &symbols, Default::default());
         h.run((compute_cfg, compute_idoms, compute_frontiers, compute_sccs).chain());
         // The immediate dominator column (row = block) agrees with the tree.
-        let mut column = h.world_mut().query::<&crate::ir::ImmediateDominator>();
+        let mut column = h
+            .world_mut()
+            .query::<(&crate::ir::ImmediateDominator, &crate::ir::SlotOf)>();
         let idoms: Vec<Option<Block>> = column
             .contiguous_iter(h.world())
             .expect("block table is dense")
-            .flat_map(|rows| rows.iter().map(|d| d.get()))
+            .flat_map(|(rows, _)| rows.iter().map(|d| d.get()))
             .collect();
         for (b, &d) in idoms.iter().enumerate().take(shape.len()) {
             assert_eq!(d, a.dom.idom(Block::new(b)), "idom column of block{b}");
         }
         let world = h.world();
-        let cfg = world.resource::<Cfg>();
+        let cfg = &world.resource::<crate::ir::PerSlot<Cfg>>()[0];
         for b in 0..shape.len() {
             let b = Block::new(b);
             assert_eq!(cfg.succs(b), a.cfg.succs(b));
             assert_eq!(cfg.preds(b), a.cfg.preds(b));
-            assert_eq!(world.resource::<DomTree>().idom(b), a.dom.idom(b));
             assert_eq!(
-                world.resource::<DominanceFrontiers>().frontier(b),
+                world.resource::<crate::ir::PerSlot<DomTree>>()[0].idom(b),
+                a.dom.idom(b)
+            );
+            assert_eq!(
+                world.resource::<crate::ir::PerSlot<DominanceFrontiers>>()[0].frontier(b),
                 a.df.frontier(b)
             );
         }
         assert_eq!(cfg.rpo(), a.cfg.rpo());
         assert_eq!(cfg.critical_edges(), a.cfg.critical_edges());
-        let sccs = world.resource::<Sccs>();
+        let sccs = &world.resource::<crate::ir::PerSlot<Sccs>>()[0];
         assert_eq!(sccs.num_components(), a.sccs.num_components());
         for c in 0..sccs.num_components() {
             assert_eq!(sccs.members(c), a.sccs.members(c));

@@ -81,7 +81,9 @@ fn promote_in_engine(
     let (promotion, back) = with_thread_engine(&config, |engine| {
         engine.load(input, symbols);
         engine.run_schedule();
-        let scratch = engine.world().resource::<Mem2RegScratch>();
+        let scratch = &engine
+            .world()
+            .resource::<crate::ir::PerSlot<Mem2RegScratch>>()[0];
         let placed = scratch.placed_phis().collect();
         let promoted = scratch.promoted_allocas().collect();
         let rejected = scratch.rejected_allocas().collect();

@@ -285,7 +285,9 @@ pub fn check_module(before: Module, entry: &str, memory_limit: usize, args: &[Ve
         let input = std::mem::take(g);
         let (run, status, checked) = with_thread_engine(&config, |engine| {
             let run = engine.run(input, &symbols);
-            let solution = engine.world().resource::<SccpSolution>();
+            let solution = &engine
+                .world()
+                .resource::<crate::ir::PerSlot<SccpSolution>>()[0];
             let checked = solution
                 .result()
                 .map(|r| (r.monotonicity_violations, r.validate(&run.function)));

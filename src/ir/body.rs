@@ -220,7 +220,7 @@ pub struct RowCounts {
 
 /// Rows a pass will create, asked for before it runs so that the engine can spawn them
 /// while no column is borrowed (DESIGN.md 2, rule 6). Reset to zero after they are spawned.
-#[derive(bevy_ecs::resource::Resource, Default, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowDemand {
     /// Blocks the next pass may create.
     pub blocks: usize,

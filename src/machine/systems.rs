@@ -22,7 +22,7 @@ use super::columns::{MachineInfo, MachineLoader};
 use super::function::MachineFunction;
 use super::targets::TargetDesc;
 use super::MachineRead;
-use crate::ir::IrView;
+use crate::ir::{IrView, PerSlot};
 use crate::stage::{Diagnostic, Diagnostics, Pass, PassStats, PipelineConfig, Severity, Stage};
 use bevy_ecs::prelude::*;
 
@@ -42,15 +42,20 @@ pub fn lower(
     config: Res<PipelineConfig>,
     mut scratch: ResMut<LoweredScratch>,
     mut info: ResMut<MachineInfo>,
-    mut diags: ResMut<Diagnostics>,
-    mut stats: ResMut<PassStats>,
+    mut diags: ResMut<PerSlot<Diagnostics>>,
+    mut stats: ResMut<PerSlot<PassStats>>,
 ) {
     info.present = false;
     scratch.0 = None;
     if !config.passes.has(Pass::Lower) {
         return;
     }
-    let body = ir.body();
+    // The machine stages hold one function: the engine runs them one function at a time,
+    // in slot 0 (see `Engine::batch_size`).
+    let Some((_, body)) = ir.bodies().find(|(s, _)| *s == 0) else {
+        return;
+    };
+    let (diags, stats) = (&mut diags[0], &mut stats[0]);
     let target = TargetDesc::new(config.options.target);
     match super::lower::lower_function(&body, &target) {
         Ok(f) => {
@@ -116,9 +121,10 @@ pub fn allocate_regalloc2(
     view: super::columns::MachineView,
     config: Res<PipelineConfig>,
     mut result: ResMut<AllocationResult>,
-    mut diags: ResMut<Diagnostics>,
-    mut stats: ResMut<PassStats>,
+    mut diags: ResMut<PerSlot<Diagnostics>>,
+    mut stats: ResMut<PerSlot<PassStats>>,
 ) {
+    let (diags, stats) = (&mut diags[0], &mut stats[0]);
     result.run = None;
     let Some(f) = view.body() else {
         return;
@@ -154,9 +160,10 @@ pub fn check_allocation(
     view: super::columns::MachineView,
     config: Res<PipelineConfig>,
     mut result: ResMut<AllocationResult>,
-    mut diags: ResMut<Diagnostics>,
-    mut stats: ResMut<PassStats>,
+    mut diags: ResMut<PerSlot<Diagnostics>>,
+    mut stats: ResMut<PerSlot<PassStats>>,
 ) {
+    let (diags, stats) = (&mut diags[0], &mut stats[0]);
     let (Some(f), Some(run)) = (view.body(), result.run.as_mut()) else {
         return;
     };

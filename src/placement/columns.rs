@@ -86,6 +86,7 @@ pub type PlacementColumnsMut = (
     &'static mut BlockDomain,
     &'static mut BlockIsland,
     &'static mut BlockPieces,
+    &'static crate::ir::SlotOf,
 );
 
 /// The placement columns, shared.
@@ -94,6 +95,7 @@ pub type PlacementColumns = (
     &'static BlockDomain,
     &'static BlockIsland,
     &'static BlockPieces,
+    &'static crate::ir::SlotOf,
 );
 
 /// Per-block placement data in one value (what [`placement_of`] returns and what
@@ -121,13 +123,17 @@ impl Default for BlockPlacement {
     }
 }
 
-/// Writes `rows` into the columns (row `b` = block `b`), through one contiguous slice per
-/// column; rows of the table beyond `rows.len()` are left alone. Returns how many rows were
+/// Writes `rows` into slot `slot`'s columns (row `b` = block `b`), through one contiguous
+/// slice per column; rows of the table beyond `rows.len()` are left alone. Returns how many rows were
 /// written (fewer than `rows.len()` only if the table is shorter, which the engine's
 /// row invariant rules out).
-pub fn write_rows(columns: &mut Query<PlacementColumnsMut>, rows: &[BlockPlacement]) -> usize {
+pub fn write_rows(
+    columns: &mut Query<PlacementColumnsMut>,
+    slot: usize,
+    rows: &[BlockPlacement],
+) -> usize {
     let (targets, domains, islands, pieces) =
-        crate::ir::access::four_columns(columns.contiguous_iter_mut(), "placement");
+        crate::ir::access::four_columns(columns.contiguous_iter_mut(), "placement", slot);
     let n = rows.len().min(targets.len());
     for (b, r) in rows.iter().enumerate().take(n) {
         targets[b].0 = r.target;
@@ -138,16 +144,19 @@ pub fn write_rows(columns: &mut Query<PlacementColumnsMut>, rows: &[BlockPlaceme
     n
 }
 
-/// The placement columns of the function now in `world` (rows below `RowCounts::blocks`):
+/// The placement columns of the function now in slot 0 of `world` (rows below
+/// `RowCounts::blocks`):
 /// for tests and tools that run the pipeline and inspect the World before taking the
 /// function out.
 pub fn placement_of(world: &mut World) -> Vec<BlockPlacement> {
-    let n = world.resource::<crate::ir::FunctionTables>().counts.blocks;
+    let n = world.resource::<crate::ir::FunctionTables>().slots[0]
+        .counts
+        .blocks;
     let mut state = world.query::<PlacementColumns>();
-    let Some((targets, domains, islands, pieces)) = state
+    let Some((targets, domains, islands, pieces, _)) = state
         .contiguous_iter(world)
         .ok()
-        .and_then(|mut it| it.next())
+        .and_then(|mut it| it.find(|c| c.4[0].0 == 0))
     else {
         return Vec::new();
     };

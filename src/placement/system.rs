@@ -40,7 +40,7 @@ use crate::engine::world::grow_rows;
 use crate::engine::{
     Analyses, Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage,
 };
-use crate::ir::{IrMut, IrRead, IrView, Phase, RowDemand, SymbolTable, Symbols};
+use crate::ir::{IrMut, IrRead, IrView, PerSlot, Phase, RowDemand, SymbolTable, Symbols};
 use bevy_ecs::prelude::*;
 use std::sync::Arc;
 
@@ -182,7 +182,7 @@ impl PlacementModel {
 /// The pass's working memory, kept between functions: the solver's scratch, the dense
 /// scratch of problem construction, the problem itself, and the current function's solution
 /// and per-block rows (between [`place_blocks`] and [`apply_placement`]).
-#[derive(Resource, Default, Debug)]
+#[derive(Default, Debug)]
 pub struct PlacementScratch {
     /// The solver.
     pub solver: Solver,
@@ -196,124 +196,129 @@ pub struct PlacementScratch {
     pub rows: Vec<BlockPlacement>,
 }
 
-/// Builds and solves the function's placement problem; see the module doc.
+/// Builds and solves each live function's placement problem; see the module doc.
 #[allow(clippy::too_many_arguments)]
 pub fn place_blocks(
     ir: IrView,
-    cfg: Res<Cfg>,
-    sccs: Res<Sccs>,
+    cfg: Res<PerSlot<Cfg>>,
+    sccs: Res<PerSlot<Sccs>>,
     symbols: Res<Symbols>,
     config: Res<PipelineConfig>,
     mut model: ResMut<PlacementModel>,
-    mut scratch: ResMut<PlacementScratch>,
-    mut demand: ResMut<RowDemand>,
-    mut diagnostics: ResMut<Diagnostics>,
-    mut stats: ResMut<PassStats>,
+    mut scratch: ResMut<PerSlot<PlacementScratch>>,
+    mut demand: ResMut<PerSlot<RowDemand>>,
+    mut diagnostics: ResMut<PerSlot<Diagnostics>>,
+    mut stats: ResMut<PerSlot<PassStats>>,
 ) {
-    let scratch = &mut *scratch;
-    scratch.solution = None;
-    scratch.rows.clear();
-    let f = ir.body();
-    if let Err(e) = model.select(config.options.placement_model.as_ref()) {
-        diagnostics.0.push(Diagnostic {
-            severity: Severity::Error,
-            pass: "placement",
-            message: format!("target model: {e}"),
-        });
-        return;
-    }
-    build_problem_in(
-        &f,
-        &cfg,
-        &sccs,
-        Some(&symbols.0),
-        &model.model,
-        &mut scratch.build,
-        &mut scratch.ir,
-    );
-    match scratch
-        .solver
-        .solve(&scratch.ir.problem, &SolveOptions::default())
-    {
-        Ok(placement) => {
-            let fused = fuse(&f, &scratch.ir, &placement.assignment);
-            let islands = build_islands(
-                &scratch.ir.problem,
-                &placement.assignment,
-                &scratch.ir.paths,
-                &scratch.ir.path_origin,
-            );
-            block_rows(
-                f.num_blocks(),
-                &scratch.ir,
-                &placement,
-                &fused,
-                &islands.island_of,
-                &mut scratch.rows,
-            );
-            stats.add("placement", "pieces", scratch.ir.pieces.len() as u64);
-            stats.add("placement", "islands", islands.islands.len() as u64);
-            stats.add("placement", "cost", placement.cost);
-            stats.add("placement", "backtracks", placement.stats.backtracks);
-            if config.options.placement_split {
-                demand.blocks += split::blocks_needed(&scratch.ir, &placement);
-            }
-            scratch.solution = Some((placement, islands));
+    let selected = model.select(config.options.placement_model.as_ref());
+    for (s, f) in ir.bodies() {
+        let scratch = &mut scratch[s];
+        scratch.solution = None;
+        scratch.rows.clear();
+        if let Err(e) = &selected {
+            diagnostics[s].0.push(Diagnostic {
+                severity: Severity::Error,
+                pass: "placement",
+                message: format!("target model: {e}"),
+            });
+            continue;
         }
-        Err(e) => diagnostics.0.push(Diagnostic {
-            severity: Severity::Error,
-            pass: "placement",
-            message: format!("function @{}: {e}", f.name()),
-        }),
+        build_problem_in(
+            &f,
+            &cfg[s],
+            &sccs[s],
+            Some(&symbols.0),
+            &model.model,
+            &mut scratch.build,
+            &mut scratch.ir,
+        );
+        let stats = &mut stats[s];
+        match scratch
+            .solver
+            .solve(&scratch.ir.problem, &SolveOptions::default())
+        {
+            Ok(placement) => {
+                let fused = fuse(&f, &scratch.ir, &placement.assignment);
+                let islands = build_islands(
+                    &scratch.ir.problem,
+                    &placement.assignment,
+                    &scratch.ir.paths,
+                    &scratch.ir.path_origin,
+                );
+                block_rows(
+                    f.num_blocks(),
+                    &scratch.ir,
+                    &placement,
+                    &fused,
+                    &islands.island_of,
+                    &mut scratch.rows,
+                );
+                stats.add("placement", "pieces", scratch.ir.pieces.len() as u64);
+                stats.add("placement", "islands", islands.islands.len() as u64);
+                stats.add("placement", "cost", placement.cost);
+                stats.add("placement", "backtracks", placement.stats.backtracks);
+                if config.options.placement_split {
+                    demand[s].blocks += split::blocks_needed(&scratch.ir, &placement);
+                }
+                scratch.solution = Some((placement, islands));
+            }
+            Err(e) => diagnostics[s].0.push(Diagnostic {
+                severity: Severity::Error,
+                pass: "placement",
+                message: format!("function @{}: {e}", f.name()),
+            }),
+        }
     }
 }
 
 /// Applies splitting and fusion (with `PassOptions::placement_split`) and writes the
-/// placement columns; see the module doc.
+/// placement columns of each live function; see the module doc.
 pub fn apply_placement(
     mut ir: IrMut,
     mut columns: Query<PlacementColumnsMut>,
     config: Res<PipelineConfig>,
-    mut scratch: ResMut<PlacementScratch>,
-    mut valid: ResMut<ValidAnalyses>,
-    mut stats: ResMut<PassStats>,
+    mut scratch: ResMut<PerSlot<PlacementScratch>>,
+    mut valid: ResMut<PerSlot<ValidAnalyses>>,
+    mut stats: ResMut<PerSlot<PassStats>>,
 ) {
-    let scratch = &mut *scratch;
-    let mut body = ir.body();
-    let n = body.counts.blocks;
-    if let (true, Some((placement, islands))) =
-        (config.options.placement_split, scratch.solution.as_ref())
-    {
-        let done = split::apply(
-            &mut body,
-            &scratch.ir,
-            placement,
-            &islands.island_of,
-            &mut scratch.rows,
-        );
-        if done.changed() {
-            valid.0 = Analyses::empty();
+    for (s, mut body) in ir.bodies() {
+        let scratch = &mut scratch[s];
+        let n = body.counts.blocks;
+        if let (true, Some((placement, islands))) =
+            (config.options.placement_split, scratch.solution.as_ref())
+        {
+            let done = split::apply(
+                &mut body,
+                &scratch.ir,
+                placement,
+                &islands.island_of,
+                &mut scratch.rows,
+            );
+            if done.changed() {
+                valid[s].0 = Analyses::empty();
+            }
+            let stats = &mut stats[s];
+            stats.add("placement", "blocks_split", done.blocks_split);
+            stats.add("placement", "blocks_created", done.blocks_created);
+            stats.add("placement", "blocks_fused", done.blocks_fused);
         }
-        stats.add("placement", "blocks_split", done.blocks_split);
-        stats.add("placement", "blocks_created", done.blocks_created);
-        stats.add("placement", "blocks_fused", done.blocks_fused);
+        // A placed SSA function is in the Placed phase (a memory-form one keeps its phase:
+        // Placed is an SSA phase).
+        if scratch.solution.is_some() && body.info.phase.is_ssa() {
+            body.info.phase = Phase::Placed;
+        }
+        // Every row in use gets a value (unplaced when there is no solution).
+        let rows_in_use = body.counts.blocks.max(n);
+        scratch.rows.resize(rows_in_use, BlockPlacement::default());
+        write_rows(&mut columns, s, &scratch.rows);
     }
-    // A placed SSA function is in the Placed phase (a memory-form one keeps its phase:
-    // Placed is an SSA phase).
-    if scratch.solution.is_some() && body.info.phase.is_ssa() {
-        body.info.phase = Phase::Placed;
-    }
-    // Every row in use gets a value (unplaced when there is no solution).
-    let rows_in_use = body.counts.blocks.max(n);
-    scratch.rows.resize(rows_in_use, BlockPlacement::default());
-    write_rows(&mut columns, &scratch.rows);
 }
 
 /// Inserts the pass's resources and registers the placement columns (every block entity
 /// carries them; see [`super::columns`]).
 pub fn init_resources(world: &mut World) {
     world.init_resource::<PlacementModel>();
-    world.init_resource::<PlacementScratch>();
+    world.init_resource::<PerSlot<PlacementScratch>>();
     world.register_component::<super::columns::BlockTarget>();
     world.register_component::<super::columns::BlockDomain>();
     world.register_component::<super::columns::BlockIsland>();

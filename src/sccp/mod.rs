@@ -106,8 +106,8 @@ use crate::engine::{
     Symbols,
 };
 use crate::ir::{
-    Block, BodyRef, Const, ConstKind, Function, Inst, IrMut, IrRead, IrView, Phase, SymbolTable,
-    Value, ValueDef,
+    Block, Body, BodyRef, Const, ConstKind, Function, Inst, IrMut, IrRead, IrView, PerSlot, Phase,
+    SymbolTable, Value, ValueDef,
 };
 use bevy_ecs::prelude::*;
 use std::sync::Arc;
@@ -201,7 +201,7 @@ pub enum SccpStatus {
 /// The SCCP analysis of the function in the World: written by [`solve_sccp`], read by
 /// [`rewrite_sccp`] (and by tests and the fuzz check, after a run). The solver keeps its
 /// scratch (cleared, never dropped, between functions).
-#[derive(Resource, Default, Debug)]
+#[derive(Default, Debug)]
 pub struct SccpSolution {
     /// The analysis with its scratch; [`Solver::result`] is the result when `status` is
     /// [`SccpStatus::Solved`] (empty otherwise).
@@ -288,14 +288,14 @@ pub fn apply_sccp_transformations(f: &mut Function, result: &SccpResult) -> usiz
         PipelineConfig::new(PassSet::SCCP),
     );
     {
-        let mut solution = h.world_mut().resource_mut::<SccpSolution>();
+        let mut solutions = h.world_mut().resource_mut::<PerSlot<SccpSolution>>();
+        let solution = &mut solutions[0];
         solution.solver.set_result(result);
         solution.status = SccpStatus::Solved;
     }
     h.run((crate::analysis::compute_cfg, rewrite_sccp).chain());
     *f = h.take();
-    h.world()
-        .resource::<PassStats>()
+    h.world().resource::<PerSlot<PassStats>>()[0]
         .0
         .iter()
         .filter(|s| {
@@ -325,29 +325,30 @@ pub fn apply_sccp_transformations(f: &mut Function, result: &SccpResult) -> usiz
 /// ended, and when `Solved` the solver's result describes the function as it is now.
 pub fn solve_sccp(
     ir: IrView,
-    cfg: Res<Cfg>,
+    cfg: Res<PerSlot<Cfg>>,
     symbols: Res<Symbols>,
     config: Res<PipelineConfig>,
-    valid: Res<ValidAnalyses>,
-    mut solution: ResMut<SccpSolution>,
+    valid: Res<PerSlot<ValidAnalyses>>,
+    mut solution: ResMut<PerSlot<SccpSolution>>,
 ) {
-    debug_assert!(
-        valid.0.contains(Analyses::CFG),
-        "solve_sccp runs on a stale CFG"
-    );
-    let f = ir.body();
-    let solution = &mut *solution;
-    let phase = f.phase();
-    solution.status = if !phase.single_definition() {
-        SccpStatus::Failed(SccpError::UnsupportedPhase { phase })
-    } else {
-        let limit = config.options.sccp_memory_limit;
-        match solution.solver.analyze(&f, &cfg, &symbols.0, limit) {
-            Ok(_) => SccpStatus::Solved,
-            Err(SccpError::MemoryLimit { .. }) => SccpStatus::MemoryLimit,
-            Err(e) => SccpStatus::Failed(e),
-        }
-    };
+    let limit = config.options.sccp_memory_limit;
+    for (s, f) in ir.bodies() {
+        debug_assert!(
+            valid[s].0.contains(Analyses::CFG),
+            "solve_sccp runs on a stale CFG"
+        );
+        let solution = &mut solution[s];
+        let phase = f.phase();
+        solution.status = if !phase.single_definition() {
+            SccpStatus::Failed(SccpError::UnsupportedPhase { phase })
+        } else {
+            match solution.solver.analyze(&f, &cfg[s], &symbols.0, limit) {
+                Ok(_) => SccpStatus::Solved,
+                Err(SccpError::MemoryLimit { .. }) => SccpStatus::MemoryLimit,
+                Err(e) => SccpStatus::Failed(e),
+            }
+        };
+    }
 }
 
 /// Instructions and terminators of live blocks: the size whose drop is reported as
@@ -377,24 +378,51 @@ fn size(f: &BodyRef<'_>) -> u64 {
 #[allow(clippy::too_many_arguments)]
 pub fn rewrite_sccp(
     mut ir: IrMut,
-    cfg: Res<Cfg>,
+    cfg: Res<PerSlot<Cfg>>,
     symbols: Res<Symbols>,
     config: Res<PipelineConfig>,
-    solution: Res<SccpSolution>,
+    solution: Res<PerSlot<SccpSolution>>,
     mut scratch: ResMut<SccpScratch>,
-    mut valid: ResMut<ValidAnalyses>,
-    mut stats: ResMut<PassStats>,
-    mut diags: ResMut<Diagnostics>,
+    mut valid: ResMut<PerSlot<ValidAnalyses>>,
+    mut stats: ResMut<PerSlot<PassStats>>,
+    mut diags: ResMut<PerSlot<Diagnostics>>,
 ) {
-    let mut f = ir.body();
+    for (s, mut f) in ir.bodies() {
+        rewrite_one(
+            &mut f,
+            &cfg[s],
+            &symbols,
+            &config,
+            &solution[s],
+            &mut scratch,
+            &mut valid[s],
+            &mut stats[s],
+            &mut diags[s],
+        );
+    }
+}
+
+/// [`rewrite_sccp`] on one function.
+#[allow(clippy::too_many_arguments)]
+fn rewrite_one(
+    f: &mut Body<'_>,
+    cfg: &Cfg,
+    symbols: &Symbols,
+    config: &PipelineConfig,
+    solution: &SccpSolution,
+    scratch: &mut SccpScratch,
+    valid: &mut ValidAnalyses,
+    stats: &mut PassStats,
+    diags: &mut Diagnostics,
+) {
     let before = size(&f.view());
     let SccpScratch { rewriter, folder } = &mut *scratch;
     let rewritten = match &solution.status {
         SccpStatus::Solved => {
             let result = solution.solver.result();
             Some(rewriter.apply(
-                &mut f,
-                &cfg,
+                f,
+                cfg,
                 &result.values,
                 &result.reachable,
                 &result.aggregates,
@@ -412,7 +440,7 @@ pub fn rewrite_sccp(
                     f.info.name
                 ),
             });
-            Some(folder.fold(&mut f, &cfg, &symbols.0, rewriter))
+            Some(folder.fold(f, cfg, &symbols.0, rewriter))
         }
         SccpStatus::Failed(e) => {
             diags.0.push(Diagnostic {
@@ -460,7 +488,7 @@ pub fn rewrite_sccp(
 
 /// Inserts the pass's resources, [`SccpSolution`] and [`SccpScratch`] (done once per World).
 pub fn init_resources(world: &mut World) {
-    world.init_resource::<SccpSolution>();
+    world.init_resource::<PerSlot<SccpSolution>>();
     world.init_resource::<SccpScratch>();
 }
 
@@ -670,20 +698,22 @@ block3:
     fn solve_then_rewrite_alone() {
         let mut h = Harness::from_sir(DIAMOND, PipelineConfig::new(PassSet::SCCP)).unwrap();
         h.run((crate::analysis::compute_cfg, solve_sccp).chain());
-        let solution = h.world().resource::<SccpSolution>();
+        let solution = &h.world().resource::<PerSlot<SccpSolution>>()[0];
         assert_eq!(solution.status, SccpStatus::Solved);
         let r = solution.result().unwrap();
         assert!(!r.is_reachable(Block(2)));
         assert_eq!(r.value(Value(4)).to_string(), "const i32 7");
         assert_eq!((r.foldable_count, r.resolvable_branches), (3, 1));
         assert!(
-            h.world().resource::<PassStats>().0.is_empty(),
+            h.world().resource::<PerSlot<PassStats>>()[0].0.is_empty(),
             "analysis only"
         );
 
         h.run(rewrite_sccp);
-        assert!(h.world().resource::<ValidAnalyses>().0.is_empty());
-        let stats = &h.world().resource::<PassStats>().0;
+        assert!(h.world().resource::<PerSlot<ValidAnalyses>>()[0]
+            .0
+            .is_empty());
+        let stats = &h.world().resource::<PerSlot<PassStats>>()[0].0;
         let stat = |name: &str| stats.iter().find(|s| s.name == name).map(|s| s.value);
         assert_eq!(stat("blocks_removed"), Some(1));
         assert_eq!(stat("branches_resolved"), Some(1));

@@ -76,7 +76,6 @@ pub use systems::{configure, init_resources};
 use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
 use crate::ir::{Block, Body, Function, Phase, SymbolTable, Value};
 use crate::stage::PassStats;
-use bevy_ecs::resource::Resource;
 use std::sync::Arc;
 
 /// Largest alloca (allocation size and type size, in bytes) that can live in a register
@@ -264,7 +263,7 @@ impl Mem2RegStats {
 
 /// Reusable scratch of [`plan`] and [`rename_promoted`]: every side table, cleared (never dropped) between
 /// functions. Also a resource, so the system keeps one per World.
-#[derive(Resource, Default, Debug)]
+#[derive(Default, Debug)]
 pub struct Mem2RegScratch {
     cands: promotable::Candidates,
     plan: place_phis::PhiPlan,

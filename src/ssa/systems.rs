@@ -22,11 +22,12 @@ use super::{
 };
 use crate::analysis::{Analyses, Cfg, DomTree, DominanceFrontiers, ValidAnalyses};
 use crate::engine::world::grow_rows;
-use crate::ir::{IrMut, IrView, Phase, RowDemand};
+use crate::ir::{IrMut, IrView, PerSlot, Phase, RowDemand};
 use crate::stage::{Pass, PassStats, PipelineConfig, Stage};
 use bevy_ecs::prelude::*;
 
-/// Plans mem2reg (002 steps 1-2: promotable allocas, phi placement with the cost limit).
+/// Plans mem2reg (002 steps 1-2: promotable allocas, phi placement with the cost limit) for
+/// each live function.
 ///
 /// Reads every column, [`Cfg`], [`DominanceFrontiers`] and [`PipelineConfig`] (which
 /// parameter allocas to promote); writes [`Mem2RegScratch`], the constant pool (slot zeros)
@@ -35,27 +36,29 @@ use bevy_ecs::prelude::*;
 /// carries out; does nothing from phase `destructed` on.
 pub fn plan_mem2reg(
     mut ir: IrMut,
-    cfg: Res<Cfg>,
-    df: Res<DominanceFrontiers>,
+    cfg: Res<PerSlot<Cfg>>,
+    df: Res<PerSlot<DominanceFrontiers>>,
     config: Res<PipelineConfig>,
-    mut scratch: ResMut<Mem2RegScratch>,
-    mut demand: ResMut<RowDemand>,
+    mut scratch: ResMut<PerSlot<Mem2RegScratch>>,
+    mut demand: ResMut<PerSlot<RowDemand>>,
 ) {
-    let mut f = ir.body();
-    scratch.skip = !f.info.phase.single_definition();
-    if scratch.skip {
-        return;
-    }
     let params = if config.options.mem2reg_skip_params {
         ParamAllocas::Skip
     } else {
         ParamAllocas::IncludeStored
     };
-    demand.insts += super::plan(&mut f, &cfg, &df, params, &mut scratch);
+    for (s, mut f) in ir.bodies() {
+        let scratch = &mut scratch[s];
+        scratch.skip = !f.info.phase.single_definition();
+        if scratch.skip {
+            continue;
+        }
+        demand[s].insts += super::plan(&mut f, &cfg[s], &df[s], params, scratch);
+    }
 }
 
 /// Carries out the mem2reg plan (002 steps 3-4: phi creation, renaming, trivial-phi
-/// removal).
+/// removal) of each live function.
 ///
 /// Reads [`Cfg`], [`DomTree`] and [`Mem2RegScratch`]; writes the instruction and block
 /// columns (phis in spare rows, promoted loads, stores and allocas unlisted and flagged
@@ -64,38 +67,44 @@ pub fn plan_mem2reg(
 /// promoted alloca, load or store remains. The CFG is unchanged.
 pub fn rename_allocas(
     mut ir: IrMut,
-    cfg: Res<Cfg>,
-    dom: Res<DomTree>,
-    mut scratch: ResMut<Mem2RegScratch>,
-    mut stats: ResMut<PassStats>,
+    cfg: Res<PerSlot<Cfg>>,
+    dom: Res<PerSlot<DomTree>>,
+    mut scratch: ResMut<PerSlot<Mem2RegScratch>>,
+    mut stats: ResMut<PerSlot<PassStats>>,
 ) {
-    if scratch.skip {
-        return;
+    for (s, mut f) in ir.bodies() {
+        let scratch = &mut scratch[s];
+        if scratch.skip {
+            continue;
+        }
+        super::rename_promoted(&mut f, &cfg[s], &dom[s], scratch).report(&mut stats[s]);
     }
-    let mut f = ir.body();
-    super::rename_promoted(&mut f, &cfg, &dom, &mut scratch).report(&mut stats);
 }
 
-/// Asks for the rows [`eliminate_phis`] may create.
+/// Asks for the rows [`eliminate_phis`] may create, for each live function.
 ///
 /// Reads [`PipelineConfig`] (runs only if `phi-elim` is enabled), the `BlockInsts`,
 /// `InstOp` and `BlockDead` columns and [`Cfg`]; writes [`RowDemand`].
 pub fn plan_phi_elim(
     ir: IrView,
-    cfg: Res<Cfg>,
+    cfg: Res<PerSlot<Cfg>>,
     config: Res<PipelineConfig>,
-    mut demand: ResMut<RowDemand>,
+    mut demand: ResMut<PerSlot<RowDemand>>,
 ) {
-    let f = ir.body();
-    if !config.passes.has(Pass::PhiElim) || !f.info.phase.is_ssa() {
+    if !config.passes.has(Pass::PhiElim) {
         return;
     }
-    let (insts, blocks) = phi_elim::rows_needed(&f, &cfg);
-    demand.insts += insts;
-    demand.blocks += blocks;
+    for (s, f) in ir.bodies() {
+        if !f.info.phase.is_ssa() {
+            continue;
+        }
+        let (insts, blocks) = phi_elim::rows_needed(&f, &cfg[s]);
+        demand[s].insts += insts;
+        demand[s].blocks += blocks;
+    }
 }
 
-/// The `phi-elim` pass: replaces phis by copies (see [`phi_elim`]).
+/// The `phi-elim` pass: replaces phis by copies (see [`phi_elim`]) in each live function.
 ///
 /// Reads [`PipelineConfig`] and [`Cfg`]; writes every column (copies and trampolines in
 /// spare rows, phis unlisted and flagged dead, edges retargeted), the value table, the
@@ -104,48 +113,52 @@ pub fn plan_phi_elim(
 /// Establishes phase `destructed`; trampolines invalidate every analysis.
 pub fn eliminate_phis(
     mut ir: IrMut,
-    cfg: Res<Cfg>,
+    cfg: Res<PerSlot<Cfg>>,
     config: Res<PipelineConfig>,
     mut scratch: ResMut<PhiElimScratch>,
-    mut valid: ResMut<ValidAnalyses>,
-    mut stats: ResMut<PassStats>,
+    mut valid: ResMut<PerSlot<ValidAnalyses>>,
+    mut stats: ResMut<PerSlot<PassStats>>,
 ) {
     if !config.passes.has(Pass::PhiElim) {
         return;
     }
-    let mut f = ir.body();
-    if !f.info.phase.is_ssa() {
-        return;
+    for (s, mut f) in ir.bodies() {
+        if !f.info.phase.is_ssa() {
+            continue;
+        }
+        let report = phi_elim::eliminate(&mut f, &cfg[s], &mut scratch);
+        f.info.phase = Phase::Destructed;
+        if report.trampolines > 0 {
+            valid[s].0 = Analyses::empty();
+        }
+        report.report(&mut stats[s]);
     }
-    let s = phi_elim::eliminate(&mut f, &cfg, &mut scratch);
-    f.info.phase = Phase::Destructed;
-    if s.trampolines > 0 {
-        valid.0 = Analyses::empty();
-    }
-    s.report(&mut stats);
 }
 
-/// Asks for the rows [`convert_phis_to_block_params`] may create.
+/// Asks for the rows [`convert_phis_to_block_params`] may create, for each live function.
 ///
 /// Reads [`PipelineConfig`] (runs only if `block-params` is enabled and `phi-elim` is not),
 /// the `BlockInsts`, `InstOp`, `BlockTerm` and `BlockDead` columns and [`Cfg`]; writes
 /// [`RowDemand`].
 pub fn plan_block_params(
     ir: IrView,
-    cfg: Res<Cfg>,
+    cfg: Res<PerSlot<Cfg>>,
     config: Res<PipelineConfig>,
-    mut demand: ResMut<RowDemand>,
+    mut demand: ResMut<PerSlot<RowDemand>>,
 ) {
     let passes = config.passes;
-    let f = ir.body();
-    if !passes.has(Pass::BlockParams) || passes.has(Pass::PhiElim) || !f.info.phase.is_ssa() {
+    if !passes.has(Pass::BlockParams) || passes.has(Pass::PhiElim) {
         return;
     }
-    demand.blocks += block_params::blocks_needed(&f, &cfg);
+    for (s, f) in ir.bodies() {
+        if f.info.phase.is_ssa() {
+            demand[s].blocks += block_params::blocks_needed(&f, &cfg[s]);
+        }
+    }
 }
 
 /// The `block-params` pass: turns phis into block parameters and branch arguments (see
-/// [`block_params`]).
+/// [`block_params`]) in each live function.
 ///
 /// Reads [`PipelineConfig`] and [`Cfg`]; writes every column, the value table,
 /// [`BlockParamScratch`], [`ValidAnalyses`] and [`PassStats`]. Requires an SSA phase and
@@ -154,30 +167,31 @@ pub fn plan_block_params(
 /// (asm-goto edges) invalidate every analysis.
 pub fn convert_phis_to_block_params(
     mut ir: IrMut,
-    cfg: Res<Cfg>,
+    cfg: Res<PerSlot<Cfg>>,
     config: Res<PipelineConfig>,
     mut scratch: ResMut<BlockParamScratch>,
-    mut valid: ResMut<ValidAnalyses>,
-    mut stats: ResMut<PassStats>,
+    mut valid: ResMut<PerSlot<ValidAnalyses>>,
+    mut stats: ResMut<PerSlot<PassStats>>,
 ) {
     let passes = config.passes;
     if !passes.has(Pass::BlockParams) || passes.has(Pass::PhiElim) {
         return;
     }
-    let mut f = ir.body();
-    if !f.info.phase.is_ssa() {
-        return;
+    for (s, mut f) in ir.bodies() {
+        if !f.info.phase.is_ssa() {
+            continue;
+        }
+        let report = block_params::convert(&mut f, &cfg[s], &mut scratch);
+        if report.trampolines > 0 {
+            valid[s].0 = Analyses::empty();
+        }
+        report.report(&mut stats[s]);
     }
-    let s = block_params::convert(&mut f, &cfg, &mut scratch);
-    if s.trampolines > 0 {
-        valid.0 = Analyses::empty();
-    }
-    s.report(&mut stats);
 }
 
 /// Inserts the SSA passes' scratch resources (empty) into `world`.
 pub fn init_resources(world: &mut World) {
-    world.init_resource::<Mem2RegScratch>();
+    world.init_resource::<PerSlot<Mem2RegScratch>>();
     world.init_resource::<PhiElimScratch>();
     world.init_resource::<BlockParamScratch>();
 }

@@ -1117,17 +1117,26 @@ pub fn verify_module(m: &Module) -> Vec<VerifyError> {
 /// Reads every column through [`IrView`], the module's [`Symbols`], [`Cfg`] and [`DomTree`]
 /// (brought up to date before it by the engine: the pass table says verify reads both);
 /// writes [`Diagnostics`]. Establishes: later stages run only if no error was reported.
+#[allow(clippy::type_complexity)]
 pub fn verify_system(
     pass: &'static str,
-) -> impl FnMut(IrView, Res<Symbols>, Res<Cfg>, Res<DomTree>, ResMut<Diagnostics>) {
+) -> impl FnMut(
+    IrView,
+    Res<Symbols>,
+    Res<PerSlot<Cfg>>,
+    Res<PerSlot<DomTree>>,
+    ResMut<PerSlot<Diagnostics>>,
+) {
     let mut scratch = VerifyScratch::default();
     move |ir: IrView,
           symbols: Res<Symbols>,
-          cfg: Res<Cfg>,
-          dom: Res<DomTree>,
-          mut diags: ResMut<Diagnostics>| {
-        let errors = verify_with_scratch(&ir.body(), &symbols.0, &cfg, &dom, &mut scratch);
-        report(errors, pass, &mut diags);
+          cfg: Res<PerSlot<Cfg>>,
+          dom: Res<PerSlot<DomTree>>,
+          mut diags: ResMut<PerSlot<Diagnostics>>| {
+        for (s, body) in ir.bodies() {
+            let errors = verify_with_scratch(&body, &symbols.0, &cfg[s], &dom[s], &mut scratch);
+            report(errors, pass, &mut diags[s]);
+        }
     }
 }
 
