@@ -154,6 +154,21 @@ fn engine_overhead(c: &mut Criterion) {
         BenchmarkId::new("reused-engine-default-pipeline", &label),
         |b| b.iter(|| black_box(full.run(f.clone(), &symbols))),
     );
+    // Batches as `strata bench` runs them: one schedule run for a full batch of copies,
+    // results copied out into reused functions. Criterion's time is per batch; divide by
+    // the batch size for the time per function.
+    let batch = full.batch_size();
+    let copies: Vec<&strata::ir::Function> = (0..batch).map(|_| &f).collect();
+    let mut outs = Vec::new();
+    g.bench_function(
+        BenchmarkId::new(format!("default-pipeline-batch-of-{batch}"), &label),
+        |b| b.iter(|| black_box(full.run_batch_copy_into(&copies, &symbols, &mut outs))),
+    );
+    let mut empty = Engine::new(none.clone());
+    g.bench_function(
+        BenchmarkId::new(format!("empty-pipeline-batch-of-{batch}"), &label),
+        |b| b.iter(|| black_box(empty.run_batch_copy_into(&copies, &symbols, &mut outs))),
+    );
     g.finish();
 }
 

@@ -3,14 +3,16 @@
 # (878593b's pass list) against its systems' own work, counted by callgrind, which is
 # repeatable whatever else the machine does.
 #
-# Usage: bash scripts/engine-tax.sh [INPUT] [A] [B]
+# Usage: [PASSES=LIST] bash scripts/engine-tax.sh [INPUT] [A] [B]
 #   INPUT  a .ll/.sir file or directory (default: the built-in corpus)
 #   A, B   two --repeat counts (default 2 and 4); every count is (count at B - count at A)
 #          / (B - A), one steady-state run: import, engine construction and the first
 #          round's table growth cancel out
+#   PASSES the pass list (default: 878593b's; today's default pipeline adds placement, whose
+#          systems are listed below too)
 #
-# Prints per run: the per-function engine work (the thread-local engine entry), the
-# schedule, load (`load_copy`), copy-out (`copy_out`) and the systems' own work (the
+# Prints per run: the engine work (the thread-local engine entry, per batch of functions), the
+# schedule, load (`load_copies`), copy-out (`copy_out_all`) and the systems' own work (the
 # inclusive cost of each system body listed below), then
 #   in-schedule tax = schedule / systems   (bevy's executor, parameter fetches, conditions)
 #   tax (all)       = engine / systems     (plus loading and copying the function out)

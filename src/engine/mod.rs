@@ -10,10 +10,15 @@
 //! largest function so far: [`world::FunctionLoader`]), runs the schedule with the
 //! single-threaded executor, and takes the function back out. Between load and take the
 //! function exists only as component columns: every pass is a system on those columns.
-//! Batch drivers that read each result before the next use [`Engine::run_copy_into`]
-//! instead: the input is copied into the pooled rows and the result copied out into a
-//! function the caller reuses, so that once warm neither side allocates or frees per
-//! function (the rows and their lists stay in the World for the next function).
+//! Batch drivers that read each result before the next use [`Engine::run_batch_copy_into`]
+//! instead: up to [`Engine::batch_size`] functions are copied into the pooled rows of their
+//! own slots (a World holds [`SLOTS`] functions, each in its own tables: see
+//! [`crate::ir::access`]), the schedule runs once for all of them (every system visits each
+//! live slot), and the results are copied out into functions the caller reuses, so that
+//! once warm neither side allocates or frees per function and the schedule's fixed cost
+//! per run (system runs, resource fetches) is spread over the batch. A slot whose function
+//! has an error reported is dropped by the gate step that opens each later stage, so the
+//! other functions of the batch go on.
 //! Engines are per thread (`thread_local!` in batch drivers); a schedule never runs on
 //! another World.
 //!
@@ -24,7 +29,7 @@
 //! check in debug builds, timer lap). Ambiguity detection is an error, so every ordering
 //! is explicit and the output is deterministic.
 //!
-//! # Components (per entity; one table per kind, row = dense index)
+//! # Components (per entity; one table per kind and slot, row = dense index)
 //!
 //! | kind | component | bytes | written by | read by |
 //! |---|---|---|---|---|
@@ -36,16 +41,22 @@
 //! | block | `BlockParams` | 24 | load; `convert_phis_to_block_params`, `rewrite_sccp` (removed blocks) | verify, dump |
 //! | block | `BlockTerm` | 80 | load; `rename_allocas` (operands), `rewrite_sccp`, `eliminate_phis`, `convert_phis_to_block_params` (retargeted edges, arguments) | `compute_cfg`, verify, every pass, dump |
 //! | block | `BlockDead` | 1 | load; `rewrite_sccp`, row creation | `compute_cfg`, every pass |
+//! | both | `SlotOf` (the row's slot, the same in every row of a table) | 1 | load, row creation | every system's column access (which chunk is which slot) |
+//! | both | `SlotMark<S>` (zero-sized: one archetype per kind and slot) | 0 | load, row creation | nobody |
 //! | block | `ImmediateDominator` (analysis result) | 4 | the dominator-tree refresh (`AnalysesMut::refresh`, `compute_idoms`) | the frontier computation |
 //! | block | `BlockTarget` (placement: target of the block) | 1 | `apply_placement` | tests, tools (`placement::columns::placement_of`) |
 //! | block | `BlockDomain` (placement: union of the pieces' AC-3 domains) | 8 | `apply_placement` | tests, tools |
 //! | block | `BlockIsland` (placement: island of the block) | 4 | `apply_placement` | tests, tools |
 //! | block | `BlockPieces` (placement: pieces after splitting and after fusion) | 8 | `apply_placement` | tests, tools |
 //!
-//! Per-function tables that are not per entity are resources: `FunctionTables` (the value
-//! table, the `ConstPool`, `FunctionInfo` with name, signature, parameters and phase, and
-//! `RowCounts`: one resource, since systems reach them together through `IrMut`/`IrView`
-//! and each fetch costs per system run) and `RowDemand`. Per-block
+//! Per-function tables that are not per entity are resources with one entry per slot:
+//! `FunctionTables` (per slot the value table, the `ConstPool`, `FunctionInfo` with name,
+//! signature, parameters and phase, and `RowCounts`, plus the mask of live slots: one
+//! resource, since systems reach them together through `IrMut`/`IrView` and each fetch
+//! costs per system run), and `PerSlot<T>` for `RowDemand`, the analyses, the plans between
+//! a pass's systems (`Mem2RegScratch`, `SccpSolution`, `PlacementScratch`), `Diagnostics`
+//! and `PassStats`. Pure scratch (`PhiElimScratch`, `SccpScratch`, the verifier's tables)
+//! is one per World, cleared per function. Per-block
 //! results are columns: `ImmediateDominator`, and placement's four (spawned with every block
 //! row, registered by `init_world`, valid once the Placement stage ran on the function); the
 //! analyses' own tables are dense resources keyed by block index (`Cfg`, `DomTree`,
@@ -55,7 +66,8 @@
 //!
 //! | stage | system | reads | writes |
 //! |---|---|---|---|
-//! | Begin of a stage | `start_timer` (when timed, first running stage only: later stages' clocks start at the previous End's lap); `refresh_analyses`, run only when an analysis the stage's passes read is stale (`analyses_stale`, which reads `ValidAnalyses`), computing the CFG, idoms, frontiers and SCCs it needs | `BlockInsts`, `BlockTerm`, `BlockDead`, `InstOp`; `Cfg`; `DomTree` | `Cfg`, `DomTree`, `DominanceFrontiers`, `Sccs`, `ValidAnalyses` |
+//! | Gate of every running stage after the first | `gate_failed`: slots with an error reported stop being live | `Diagnostics` | `FunctionTables` (live mask) |
+//! | Begin of a stage | `start_timer` (when timed, first running stage only: later stages' clocks start at the previous End's lap); `refresh_analyses` (left out where the analyses are valid for sure), computing per live slot the CFG, idoms, frontiers and SCCs that are stale | `BlockInsts`, `BlockTerm`, `BlockDead`, `InstOp`; `Cfg`; `DomTree` | `Cfg`, `DomTree`, `DominanceFrontiers`, `Sccs`, `ValidAnalyses` |
 //! | Verify (and End of transforming stages) | `verify_system` | all columns, values, constants, `Symbols`, `Cfg`, `DomTree` | `Diagnostics` |
 //! | Cfg, Dominance | (none of their own: the Begin refresh computes what they promise) | | |
 //! | Mem2Reg | `plan_mem2reg` | all columns, `Cfg`, `DominanceFrontiers`, `PipelineConfig` | `FunctionTables` (constant pool), `Mem2RegScratch`, `RowDemand` |
@@ -74,6 +86,9 @@
 //! | Regalloc | `allocate_regalloc2` (feature `regalloc2`) | machine rows, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
 //! | Check | `check_allocation` (feature `regalloc2`) | machine rows, `AllocationResult`, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
 //! | End of a stage | `end_stage` when it verifies after the stage or dumps (`verify_each`, debug builds, `dump_after`); else `lap_timer` when timed (the stage's time ends, the next stage's starts); else none; `check_tables` in debug builds, before them | all columns (verify, dump), tables | `Diagnostics`, `Dumps`, `PassTimings` |
+//!
+//! Every system above visits the live slots (the machine stages hold one function, so an
+//! engine running them, or dumping, takes one function per run: [`batch_size`]).
 
 pub mod batch;
 pub mod harness;
@@ -117,7 +132,7 @@ impl PassTimings {
 #[derive(SystemSet, Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum StageStep {
     /// Runs first (every running stage after the first): drops failed slots
-    /// ([`gate_failed`]).
+    /// (`gate_failed`).
     Gate(Stage),
     /// Runs before the stage's systems (starts the clock for the first timed stage, brings the analyses its passes
     /// read up to date).
@@ -227,16 +242,17 @@ fn check_tables(world: &mut World) {
 /// passes this build has, and stages the config does not run, are left out, so a function
 /// pays nothing per run for a stage it does not use (the empty pipeline is an empty
 /// schedule); within a running stage, the systems of passes the config does not run (their
-/// [`Pass`] set) are left out too. Around each stage: a `Begin` system computes the
+/// [`Pass`] set) are left out too. Around each stage: a `Gate` system (every running stage
+/// after the first) drops the slots whose function has an error reported
+/// (`gate_failed`); a `Begin` system computes the
 /// analyses its enabled passes read and find stale ([`PipelineConfig::reads`],
 /// [`crate::analysis::ValidAnalyses`]; the first running stage's also starts the clock
 /// when timed), unless they are valid for sure (an earlier Begin step computed them and no
 /// enabled pass since may invalidate them, by [`PassInfo::invalidates`]); debug builds
 /// check the tables; an `End` system runs the verifier after transforming passes when
 /// asked, dumps the function if asked and laps the timer (the stage's time ends and the
-/// next stage's starts; its shape follows the config: see `end_kind`). One run condition
-/// per stage's passes (no error so far), none on the End steps, keeps the per-function
-/// cost of the schedule small.
+/// next stage's starts; its shape follows the config: see `end_kind`). No system has a run
+/// condition: each visits the live slots, so "no error so far" is per function.
 pub fn build_schedule(world: &mut World) -> Schedule {
     let mut schedule = Schedule::new(Pipeline);
     schedule.set_executor(SingleThreadedExecutor::new());
@@ -250,8 +266,8 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     // Analyses that are valid for sure when a stage begins, whatever the function: what
     // an earlier Begin step computed, less what an enabled pass since then may invalidate
     // (`PassInfo::invalidates`; load starts every function with none valid). A stage whose
-    // reads are all among them gets no refresh step: its run condition would always be
-    // false, and evaluating it costs a system run and a resource fetch per function.
+    // reads are all among them gets no refresh step: it would find nothing stale, and
+    // running it costs a system run and its resource fetches.
     let mut surely_valid = Analyses::empty();
     let mut gate_needed = false;
     for info in &STAGES {
