@@ -131,14 +131,42 @@ fn reserved_rows_change_nothing() {
 /// (its slot stops after the verifier; the others go on).
 #[test]
 fn batched_results_equal_single_results() {
-    let config = PipelineConfig::new(PassSet::default_pipeline());
+    let created = check_batches(PipelineConfig::new(PassSet::default_pipeline()), 2_400);
+    assert!(
+        created > 0,
+        "phi elimination created no trampoline: nothing to check"
+    );
+}
+
+/// The same with placement splitting blocks at target seams (under the filetests' model
+/// where plain arithmetic goes to another target than memory and calls, so nearly every
+/// function is cut) and block parameters instead of phi elimination: block rows created in
+/// every slot.
+#[test]
+fn batched_block_creation_equals_single() {
+    let passes = PassSet::default_pipeline() - PassSet::PHI_ELIM | PassSet::BLOCK_PARAMS;
+    let mut config = PipelineConfig::new(passes);
+    config.options.placement_split = true;
+    config.options.placement_model = Some(Arc::from(include_str!(
+        "filetests/placement/scalar_memory.toml"
+    )));
+    let created = check_batches(config, 800);
+    assert!(
+        created > 800,
+        "only {created} blocks were created: nothing to check"
+    );
+}
+
+/// Runs `count` generated functions through one engine in batches and through another one
+/// at a time, and compares; returns how many blocks the passes created.
+fn check_batches(config: PipelineConfig, count: u64) -> usize {
     let symbols = Arc::new(SymbolTable::default());
     let mut batched = Engine::new(config.clone());
     let mut single = Engine::new(config);
     let batch = batched.batch_size();
-    assert!(batch > 1, "the default pipeline runs in batches");
+    assert!(batch > 1, "the pipeline runs in batches");
     let opts = GenOptions::default();
-    let mut functions: Vec<_> = (0..2_400u64).map(|i| seeded(i, &opts)).collect();
+    let mut functions: Vec<_> = (0..count).map(|i| seeded(i, &opts)).collect();
     // Every 37th function jumps to a block that does not exist: the verifier rejects it.
     for f in functions.iter_mut().step_by(37) {
         let last = f.blocks.len() - 1;
@@ -148,6 +176,7 @@ fn batched_results_equal_single_results() {
     let mut outs = Vec::new();
     let mut start = 0;
     let mut round = 0;
+    let mut created = 0;
     while start < functions.len() {
         // Batch sizes cycle through 1..=batch, so slots see partial batches too.
         let n = (round % batch + 1).min(functions.len() - start);
@@ -161,9 +190,16 @@ fn batched_results_equal_single_results() {
             assert_eq!(report.diagnostics, expected.diagnostics, "function {i}");
             assert_eq!(report.stats, expected.stats, "function {i}");
             assert_eq!(report.has_errors(), i % 37 == 0, "function {i}");
+            created += expected
+                .function
+                .blocks
+                .len()
+                .saturating_sub(functions[i].blocks.len());
         }
         strata::engine::world::check_dense(batched.world_mut());
         start += n;
         round += 1;
     }
+    eprintln!("{count} functions in batches: {created} blocks created by passes");
+    created
 }
