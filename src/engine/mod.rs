@@ -366,6 +366,27 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");
+    // A stage with no pass system of its own (`cfg`, `dominance`: their Begin step computes
+    // what they promise) needs no gate: nothing in it would skip a failed slot, and its
+    // analyses tolerate invalid IR. Each gate left out saves a system run per schedule run.
+    let idle: Vec<Stage> = STAGES
+        .iter()
+        .map(|info| info.stage)
+        .filter(|&stage| {
+            schedule
+                .graph()
+                .systems_in_set(stage.intern())
+                .map_or(true, |systems| systems.is_empty())
+        })
+        .collect();
+    if !idle.is_empty() {
+        for stage in idle {
+            remove_set(&mut schedule, world, StageStep::Gate(stage));
+        }
+        schedule
+            .initialize(world)
+            .expect("pipeline schedule is well formed");
+    }
     // No system of the pipeline defers work (none takes `Commands`), so the executor's
     // final apply-deferred pass over every system that ran has nothing to do; it is kept
     // only if some system does defer.
