@@ -144,7 +144,7 @@ fn batched_results_equal_single_results() {
 /// every slot.
 #[test]
 fn batched_block_creation_equals_single() {
-    let passes = PassSet::default_pipeline() - PassSet::PHI_ELIM | PassSet::BLOCK_PARAMS;
+    let passes = (PassSet::default_pipeline() - PassSet::PHI_ELIM) | PassSet::BLOCK_PARAMS;
     let mut config = PipelineConfig::new(passes);
     config.options.placement_split = true;
     config.options.placement_model = Some(Arc::from(include_str!(
