@@ -890,3 +890,44 @@ pub fn with_thread_engine<R>(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::harness::Harness;
+
+    /// The gate step alone (DESIGN.md 2, rule 11): of two live slots, the one whose
+    /// function has an error reported stops being live; the other stays, and so does a
+    /// slot with only a note.
+    #[test]
+    fn gate_drops_only_failed_slots() {
+        let text = "func @f() -> void {\nblock0:\n  ret\n}\n";
+        let mut h = Harness::from_sir(text, PipelineConfig::default()).unwrap();
+        let module = crate::text::parse_module(text, "gate").unwrap();
+        let symbols = Arc::new(module.symbol_table());
+        for slot in [1, 2] {
+            let f = module.functions[0].clone();
+            h.world_mut()
+                .resource_scope(|world, mut loader: Mut<world::FunctionLoader>| {
+                    loader.load(world, slot, f, &symbols)
+                });
+        }
+        assert_eq!(h.world().resource::<FunctionTables>().live, 0b111);
+        {
+            let mut diags = h.world_mut().resource_mut::<PerSlot<Diagnostics>>();
+            diags[1].0.push(Diagnostic {
+                severity: Severity::Error,
+                pass: "verify",
+                message: "broken".into(),
+            });
+            diags[2].0.push(Diagnostic {
+                severity: Severity::Note,
+                pass: "sccp",
+                message: "fell back".into(),
+            });
+        }
+        h.run(gate_failed);
+        assert_eq!(h.world().resource::<FunctionTables>().live, 0b101);
+        h.check_dense();
+    }
+}
