@@ -1,9 +1,11 @@
 //! Running many functions through per-thread engines in parallel (rayon).
 //!
-//! Each rayon worker uses its own [`Engine`](super::Engine) from [`with_thread_engine`]; results come back in
-//! input order, so output is deterministic whatever the thread count. A panic inside the
-//! pipeline (a bug) loses only that function's result: it is reported as an internal error
-//! and the worker builds a fresh engine.
+//! Each rayon worker uses its own [`Engine`](super::Engine) from [`with_thread_engine`] and
+//! takes the functions in batches of [`batch_size`] (one run of the schedule per batch);
+//! results come back in input order, so output is deterministic whatever the thread count.
+//! A panic inside the pipeline (a bug) loses only that function's result: the worker builds
+//! a fresh engine, the batch runs again one function at a time, and the function that
+//! panicked is reported as an internal error.
 
 use super::{batch_size, with_thread_engine, FunctionRun, PipelineConfig, RunReport};
 use crate::ir::{Function, SymbolTable};
@@ -11,6 +13,9 @@ use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Runs every function through the pipeline in parallel; results are in input order.
+/// Functions go to the engines in batches of [`batch_size`] (one run of the schedule per
+/// batch: [`Engine::run_batch`](super::Engine::run_batch)); a batch that panics (a bug) is
+/// run again one function at a time, so only the function that raised it is lost.
 /// `on_done` is called once per finished function (for progress bars), from any thread.
 pub fn run_functions(
     functions: Vec<Function>,
@@ -18,16 +23,12 @@ pub fn run_functions(
     config: &PipelineConfig,
     on_done: &(dyn Fn() + Sync),
 ) -> Vec<Result<FunctionRun, String>> {
-    functions
-        .into_par_iter()
-        .map(|f| {
-            let name = f.name.clone();
-            let r = with_thread_engine(config, |engine| engine.run(f, symbols))
-                .map_err(|panic| format!("function @{name}: internal error: {panic}"));
-            on_done();
-            r
+    in_batches(&functions, config, on_done, &|chunk| {
+        with_thread_engine(config, |engine| {
+            let refs: Vec<&Function> = chunk.iter().collect();
+            engine.run_batch(&refs, symbols)
         })
-        .collect()
+    })
 }
 
 /// Runs every function of `functions` (copied into the workers' engines) through the
@@ -50,7 +51,7 @@ pub fn map_functions<T: Send>(
     thread_local! {
         static RESULTS: std::cell::RefCell<Vec<Function>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let run = |chunk: &[Function]| -> Result<Vec<T>, String> {
+    in_batches(functions, config, on_done, &|chunk| {
         RESULTS.with(|results| {
             let mut results = results.borrow_mut();
             with_thread_engine(config, |engine| {
@@ -63,7 +64,22 @@ pub fn map_functions<T: Send>(
                     .collect()
             })
         })
-    };
+    })
+}
+
+/// Runs one batch: a result per function, or the message of a panic.
+type BatchRun<'a, T> = dyn Fn(&[Function]) -> Result<Vec<T>, String> + Sync + 'a;
+
+/// Splits `functions` into batches of [`batch_size`] spread over rayon's workers, calls
+/// `run` on each (one result per function, or a panic message), and returns the results in
+/// input order. A batch whose run panicked is run again one function at a time, so the
+/// panic costs only the function that raised it (reported as an internal error naming it).
+fn in_batches<T: Send>(
+    functions: &[Function],
+    config: &PipelineConfig,
+    on_done: &(dyn Fn() + Sync),
+    run: &BatchRun<'_, T>,
+) -> Vec<Result<T, String>> {
     functions
         .par_chunks(batch_size(config))
         .flat_map_iter(|chunk| {

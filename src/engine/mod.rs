@@ -515,6 +515,23 @@ impl RunReport {
 }
 
 impl FunctionRun {
+    /// The run of `function` that reported `report`.
+    pub fn new(function: Function, report: RunReport) -> Self {
+        let RunReport {
+            diagnostics,
+            timings,
+            dumps,
+            stats,
+        } = report;
+        FunctionRun {
+            function,
+            diagnostics,
+            timings,
+            dumps,
+            stats,
+        }
+    }
+
     /// True if any error was reported.
     pub fn has_errors(&self) -> bool {
         self.diagnostics
@@ -685,6 +702,43 @@ impl Engine {
         symbols: &Arc<SymbolTable>,
         outs: &mut Vec<Function>,
     ) -> Vec<RunReport> {
+        self.run_loaded_batch(functions, symbols);
+        let n = functions.len();
+        if outs.len() < n {
+            outs.resize_with(n, Function::default);
+        }
+        self.loader.copy_out_all(&mut self.world, 0, &mut outs[..n]);
+        let reports = (0..n).map(|slot| self.take_report(slot, n)).collect();
+        self.end_batch();
+        reports
+    }
+
+    /// [`Engine::run_batch_copy_into`] with the results moved out of the World
+    /// ([`world::FunctionLoader::take`]) into the runs it returns, for drivers that hand the
+    /// results on (`batch::run_functions`, behind `strata compile`). The inputs are copied
+    /// in, so the caller still holds them if the run panics.
+    ///
+    /// # Panics
+    /// If `functions` holds more than [`Engine::batch_size`] functions.
+    pub fn run_batch(
+        &mut self,
+        functions: &[&Function],
+        symbols: &Arc<SymbolTable>,
+    ) -> Vec<FunctionRun> {
+        self.run_loaded_batch(functions, symbols);
+        let n = functions.len();
+        let taken = self.loader.take_all(&mut self.world, 0, n);
+        let runs = taken
+            .into_iter()
+            .enumerate()
+            .map(|(slot, function)| FunctionRun::new(function, self.take_report(slot, n)))
+            .collect();
+        self.end_batch();
+        runs
+    }
+
+    /// Copies `functions` into slots `0..` and runs the schedule once for all of them.
+    fn run_loaded_batch(&mut self, functions: &[&Function], symbols: &Arc<SymbolTable>) {
         assert!(
             functions.len() <= self.batch_size(),
             "a batch of {} functions exceeds the engine's batch size {}",
@@ -695,16 +749,12 @@ impl Engine {
         self.loader
             .load_copies(&mut self.world, 0, functions, symbols);
         self.run_schedule();
-        let n = functions.len();
-        if outs.len() < n {
-            outs.resize_with(n, Function::default);
-        }
-        self.loader.copy_out_all(&mut self.world, 0, &mut outs[..n]);
-        let reports: Vec<RunReport> = (0..n).map(|slot| self.take_report(slot, n)).collect();
-        // The stage times belong to the batch: they were handed out in equal shares, and
-        // the clock restarts for the next run.
+    }
+
+    /// Ends a batch: its stage times were handed out in equal shares, and the clock
+    /// restarts for the next run.
+    fn end_batch(&mut self) {
         self.world.resource_mut::<PassTimings>().per_stage = Default::default();
-        reports
     }
 
     /// Makes the pooled tables of every slot hold at least `blocks` block rows and `insts`
@@ -734,19 +784,7 @@ impl Engine {
     /// Takes the function in slot 0 and what the pipeline reported out of the World.
     pub fn take(&mut self) -> FunctionRun {
         let function = self.loader.take(&mut self.world, 0);
-        let RunReport {
-            diagnostics,
-            timings,
-            dumps,
-            stats,
-        } = self.take_report(0, 1);
-        FunctionRun {
-            function,
-            diagnostics,
-            timings,
-            dumps,
-            stats,
-        }
+        FunctionRun::new(function, self.take_report(0, 1))
     }
 
     /// Takes what the pipeline reported for slot `slot` (diagnostics, statistics; dumps

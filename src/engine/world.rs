@@ -414,66 +414,92 @@ impl FunctionLoader {
     /// makes the slot not live. Pooled entities keep empty rows; otherwise they are
     /// despawned, newest first.
     pub fn take(&mut self, world: &mut World, slot: usize) -> Function {
-        let counts = world.resource::<FunctionTables>().slots[slot].counts;
-        let mut blocks = Vec::with_capacity(counts.blocks);
-        let mut insts = Vec::with_capacity(counts.insts);
+        self.take_all(world, slot, 1)
+            .pop()
+            .expect("take_all returns one function per slot")
+    }
+
+    /// [`FunctionLoader::take`] of slots `first..first + n`, in slot order, with the column
+    /// slices of every slot obtained once.
+    pub fn take_all(&mut self, world: &mut World, first: usize, n: usize) -> Vec<Function> {
+        let counts: Vec<RowCounts> = {
+            let tables = world.resource::<FunctionTables>();
+            (first..first + n).map(|s| tables.slots[s].counts).collect()
+        };
+        let mut insts_out: Vec<Vec<InstData>> = Vec::with_capacity(n);
         {
-            let (ops, results, blocks_of, _) = crate::ir::access::four_columns(
+            let mut insts = crate::ir::access::slot_columns(
                 self.insts.contiguous_iter_mut(world),
                 "instruction",
-                slot,
             );
-            for row in 0..counts.insts.min(ops.len()) {
-                insts.push(InstData {
-                    kind: std::mem::replace(&mut ops[row].0, placeholder_inst()),
-                    results: std::mem::take(&mut results[row].0),
-                    block: blocks_of[row].0,
-                });
+            for (k, c) in counts.iter().enumerate() {
+                let mut out = Vec::with_capacity(c.insts);
+                if let Some((ops, results, blocks_of, _)) = insts[first + k].take() {
+                    for row in 0..c.insts.min(ops.len()) {
+                        out.push(InstData {
+                            kind: std::mem::replace(&mut ops[row].0, placeholder_inst()),
+                            results: std::mem::take(&mut results[row].0),
+                            block: blocks_of[row].0,
+                        });
+                    }
+                }
+                insts_out.push(out);
             }
         }
+        let mut blocks_out: Vec<Vec<BlockData>> = Vec::with_capacity(n);
         {
-            let (order, params, terms, dead) = crate::ir::access::four_columns(
-                self.blocks.contiguous_iter_mut(world),
-                "block",
-                slot,
-            );
-            for row in 0..counts.blocks.min(order.len()) {
-                blocks.push(BlockData {
-                    insts: std::mem::take(&mut order[row].0),
-                    params: std::mem::take(&mut params[row].0),
-                    terminator: std::mem::replace(&mut terms[row].0, Terminator::Unreachable),
-                    dead: dead[row].0,
-                });
+            let mut blocks =
+                crate::ir::access::slot_columns(self.blocks.contiguous_iter_mut(world), "block");
+            for (k, c) in counts.iter().enumerate() {
+                let mut out = Vec::with_capacity(c.blocks);
+                if let Some((order, params, terms, dead)) = blocks[first + k].take() {
+                    for row in 0..c.blocks.min(order.len()) {
+                        out.push(BlockData {
+                            insts: std::mem::take(&mut order[row].0),
+                            params: std::mem::take(&mut params[row].0),
+                            terminator: std::mem::replace(
+                                &mut terms[row].0,
+                                Terminator::Unreachable,
+                            ),
+                            dead: dead[row].0,
+                        });
+                    }
+                }
+                blocks_out.push(out);
             }
         }
         if !self.pool {
             let mut map = world.remove_resource::<EntityMap>().unwrap_or_default();
-            fit(world, &mut map.slots[slot].insts, 0);
-            fit(world, &mut map.slots[slot].blocks, 0);
+            for slot in first..first + n {
+                fit(world, &mut map.slots[slot].insts, 0);
+                fit(world, &mut map.slots[slot].blocks, 0);
+            }
             world.insert_resource(map);
         }
-        let (info, values, consts) = {
-            let mut tables = world.resource_mut::<FunctionTables>();
-            tables.live &= !(1 << slot);
-            let t = &mut tables.slots[slot];
-            t.counts = RowCounts::default();
-            (
-                std::mem::take(&mut t.info),
-                std::mem::take(&mut t.values),
-                std::mem::take(&mut t.consts),
-            )
-        };
-        Function {
-            name: info.name,
-            linkage: info.linkage,
-            signature: info.signature,
-            param_values: info.param_values,
-            blocks,
-            insts,
-            values,
-            consts,
-            phase: info.phase,
-        }
+        let mut tables = world.resource_mut::<FunctionTables>();
+        insts_out
+            .into_iter()
+            .zip(blocks_out)
+            .enumerate()
+            .map(|(k, (insts, blocks))| {
+                let slot = first + k;
+                tables.live &= !(1 << slot);
+                let t = &mut tables.slots[slot];
+                t.counts = RowCounts::default();
+                let info = std::mem::take(&mut t.info);
+                Function {
+                    name: info.name,
+                    linkage: info.linkage,
+                    signature: info.signature,
+                    param_values: info.param_values,
+                    blocks,
+                    insts,
+                    values: std::mem::take(&mut t.values),
+                    consts: std::mem::take(&mut t.consts),
+                    phase: info.phase,
+                }
+            })
+            .collect()
     }
 }
 
