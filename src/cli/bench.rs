@@ -674,17 +674,24 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     );
     // Every worker builds its engine (World, schedule) before the clock starts: the
     // pipeline time is per function, and a batch user builds engines once per thread.
-    // Their tables are sized for the largest function (twice its rows, room for what the
-    // passes create), so the first round does not pay for growing them.
-    let (max_blocks, max_insts) = work
-        .iter()
-        .flat_map(|w| w.1.iter())
-        .fold((0, 0), |(b, i), f| {
-            (b.max(f.blocks.len()), i.max(f.insts.len()))
-        });
+    // Each slot's tables are sized for the largest function that lands in it (twice its
+    // rows, room for what the passes create), so the first round does not pay for growing
+    // them: function `i` of a module always runs in slot `i % batch` (batches are fixed
+    // chunks of each module's list), whichever worker takes the batch.
+    let batch = crate::engine::batch_size(&config);
+    let mut largest = vec![(0usize, 0usize); batch];
+    for w in &work {
+        for (i, f) in w.1.iter().enumerate() {
+            let (b, n) = &mut largest[i % batch];
+            *b = (*b).max(f.blocks.len());
+            *n = (*n).max(f.insts.len());
+        }
+    }
     rayon::broadcast(|_| {
         let _ = crate::engine::with_thread_engine(&config, |engine| {
-            engine.reserve_rows(2 * max_blocks, 2 * max_insts)
+            for (slot, &(blocks, insts)) in largest.iter().enumerate() {
+                engine.reserve_slot_rows(slot, 2 * blocks, 2 * insts);
+            }
         });
     });
     // Per-module sums kept in flat tables while the clock runs (a map lookup by name per

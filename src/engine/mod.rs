@@ -765,8 +765,14 @@ impl Engine {
     /// table.
     pub fn reserve_rows(&mut self, blocks: usize, insts: usize) {
         for slot in 0..self.batch_size() {
-            world::spawn_spare_rows(&mut self.world, slot, blocks, insts);
+            self.reserve_slot_rows(slot, blocks, insts);
         }
+    }
+
+    /// [`Engine::reserve_rows`] for slot `slot` alone (a driver that knows which functions
+    /// land in which slot sizes each for its own largest).
+    pub fn reserve_slot_rows(&mut self, slot: usize, blocks: usize, insts: usize) {
+        world::spawn_spare_rows(&mut self.world, slot, blocks, insts);
     }
 
     /// Loads `function` into the World, in slot 0 (the first third of [`Engine::run`]; for
