@@ -21,8 +21,10 @@
 //! `body.kinds[i]`, `body.terminators[b]` at `Vec` speed with no wrapper in the way.
 //!
 //! Invariants (kept by the engine's loader and by every pass):
-//! - one table per entity kind; row `i` of the instruction table is [`Inst`] `i`, row `b` of
-//!   the block table is [`Block`] `b` (spawned in index order, despawned newest first);
+//! - one table per entity kind and function slot (a World holds up to
+//!   [`super::access::SLOTS`] functions, each in its own tables); row `i` of a slot's
+//!   instruction table is its function's [`Inst`] `i`, row `b` of its block table is
+//!   [`Block`] `b` (spawned in index order, despawned newest first);
 //! - a table may hold more rows than the function uses (spare rows, reserved before a pass
 //!   that creates instructions or blocks); [`RowCounts`] gives the rows in use, and only those
 //!   are part of the function;
