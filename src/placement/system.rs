@@ -3,7 +3,9 @@
 //! What: [`place_function`] builds the problem of a function under a target model
 //! ([`super::ir::build_problem`]), solves it, fuses the result ([`super::ir::fuse`]) and
 //! builds the islands ([`super::islands::build_islands`]), giving per-block results
-//! ([`BlockPlacement`]). In the pipeline the pass is three systems in the Placement stage:
+//! ([`BlockPlacement`]). In the pipeline the pass is three systems in the Placement stage,
+//! each visiting every live function slot (`PlacementScratch`, `RowDemand`, the analyses,
+//! `Diagnostics` and `PassStats` are per slot; the model is shared):
 //!
 //! | system | reads | writes |
 //! |---|---|---|

@@ -61,8 +61,9 @@
 //!   counts `sccp/memory_limit_fallbacks` and reports a [`Severity::Note`].
 //! - Invalid input (a missing successor, a dangling value) is an error diagnostic, never a
 //!   panic; the function is left unchanged.
-//! - Functions are independent: one [`SccpSolution`] and [`SccpScratch`] per engine,
-//!   engines per thread, so `strata bench` and `batch::run_functions` run SCCP on all cores.
+//! - Functions are independent: one [`SccpSolution`] per function slot and one
+//!   [`SccpScratch`] per engine, engines per thread, so `strata bench` and
+//!   `batch::run_functions` run SCCP on all cores, a batch of functions per schedule run.
 //!
 //! Systems (DESIGN.md 2: the function lives in the World as component columns; analysis and
 //! transformation are separate systems, as 003 separates them), chained in [`Stage::Sccp`]

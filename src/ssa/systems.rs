@@ -6,7 +6,9 @@
 //! column borrowed (DESIGN.md 2, rule 6): the plan system reads the columns, works out an
 //! upper bound on the rows the rewrite creates and writes it to [`RowDemand`]; `grow_rows`
 //! spawns them at the end of the tables; the rewrite fills them. Every system takes
-//! [`IrMut`]/[`IrView`] and resources, so the schedule sees what it reads and writes.
+//! [`IrMut`]/[`IrView`] and resources, so the schedule sees what it reads and writes, and
+//! visits every live function slot; the per-function resources below (`Cfg`, the plans,
+//! `RowDemand`, `ValidAnalyses`, `PassStats`) are `PerSlot`, one value per slot.
 //!
 //! | system | reads | writes |
 //! |---|---|---|
