@@ -155,14 +155,11 @@ pub struct Pipeline;
 ///
 /// Reads [`Diagnostics`]; writes `FunctionTables::live`.
 fn gate_failed(diags: Res<PerSlot<Diagnostics>>, mut tables: ResMut<FunctionTables>) {
-    for s in tables
+    let failed = tables
         .live_slots()
-        .collect::<smallvec::SmallVec<[usize; SLOTS]>>()
-    {
-        if diags[s].has_errors() {
-            tables.live &= !(1 << s);
-        }
-    }
+        .filter(|&s| diags[s].has_errors())
+        .fold(0, |mask, s| mask | 1 << s);
+    tables.live &= !failed;
 }
 
 /// The first Begin system of the first running stage when stages are timed: starts the
@@ -661,10 +658,9 @@ impl Engine {
     /// in place ([`world::FunctionLoader::load_copy`]) instead of being cloned first: for
     /// drivers that keep their functions (benchmarks, repeated runs).
     pub fn run_copy(&mut self, function: &Function, symbols: &Arc<SymbolTable>) -> FunctionRun {
-        self.clear_slots();
-        self.loader.load_copy(&mut self.world, 0, function, symbols);
-        self.run_schedule();
-        self.take()
+        self.run_batch(&[function], symbols)
+            .pop()
+            .expect("one run per function")
     }
 
     /// [`Engine::run_copy`] with the result copied into `out` in place

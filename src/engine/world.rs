@@ -740,37 +740,8 @@ pub fn spawn_spare_rows(world: &mut World, slot: usize, want_blocks: usize, want
 /// with a description of the first violation.
 pub fn check_dense(world: &mut World) {
     let map = world.remove_resource::<EntityMap>().unwrap_or_default();
-    let mut insts = world.query::<(Entity, &InstOp, &SlotOf)>();
-    let mut inst_rows: Vec<Vec<Entity>> = vec![Vec::new(); SLOTS];
-    for (e, _, slot) in insts
-        .contiguous_iter(world)
-        .expect("instruction table is dense")
-    {
-        let s = slot[0].0 as usize;
-        assert!(
-            slot.iter().all(|x| x.0 as usize == s),
-            "instruction table mixes slots"
-        );
-        assert!(
-            inst_rows[s].is_empty(),
-            "instructions of slot {s} span two tables"
-        );
-        inst_rows[s] = e.to_vec();
-    }
-    let mut blocks = world.query::<(Entity, &BlockTerm, &SlotOf)>();
-    let mut block_rows: Vec<Vec<Entity>> = vec![Vec::new(); SLOTS];
-    for (e, _, slot) in blocks.contiguous_iter(world).expect("block table is dense") {
-        let s = slot[0].0 as usize;
-        assert!(
-            slot.iter().all(|x| x.0 as usize == s),
-            "block table mixes slots"
-        );
-        assert!(
-            block_rows[s].is_empty(),
-            "blocks of slot {s} span two tables"
-        );
-        block_rows[s] = e.to_vec();
-    }
+    let inst_rows = rows_by_slot::<InstOp>(world, "instruction");
+    let block_rows = rows_by_slot::<BlockTerm>(world, "block");
     let tables = world.resource::<FunctionTables>();
     for s in 0..SLOTS {
         assert_eq!(
@@ -787,6 +758,29 @@ pub fn check_dense(world: &mut World) {
         );
     }
     world.insert_resource(map);
+}
+
+/// The entities of each slot's table of the kind that has component `C`, in row order
+/// (for [`check_dense`]). Panics if a table mixes slots or a slot spans two tables.
+fn rows_by_slot<C: Component>(world: &mut World, what: &str) -> Vec<Vec<Entity>> {
+    let mut query = world.query::<(Entity, &C, &SlotOf)>();
+    let mut rows: Vec<Vec<Entity>> = vec![Vec::new(); SLOTS];
+    for (e, _, slot) in query
+        .contiguous_iter(world)
+        .unwrap_or_else(|_| panic!("{what} table is not dense"))
+    {
+        let s = slot[0].0 as usize;
+        assert!(
+            slot.iter().all(|x| x.0 as usize == s),
+            "{what} table mixes slots"
+        );
+        assert!(
+            rows[s].is_empty(),
+            "{what} rows of slot {s} span two tables"
+        );
+        rows[s] = e.to_vec();
+    }
+    rows
 }
 
 /// Spawns `f` into `world` (which must hold no other function). Consumes `f`. For repeated

@@ -166,10 +166,27 @@ pub(crate) fn plain<T>(c: ContiguousMut<'_, T>) -> &mut [T] {
 /// Four mutable column slices of one table.
 pub(crate) type Four<'w, A, B, C, D> = (&'w mut [A], &'w mut [B], &'w mut [C], &'w mut [D]);
 
+/// The chunks of a contiguous query over every slot's table, placed by slot: `out[s]` is
+/// slot `s`'s chunk (`None` for a slot whose table is empty or does not exist yet; bevy
+/// skips empty tables, so the order of the chunks says nothing). Each chunk comes with its
+/// `SlotOf` column, whose first row names the slot. `what` names the kind for the panic
+/// messages.
+pub(crate) fn by_slot<'w, T>(
+    chunks: impl Iterator<Item = (T, &'w [SlotOf])>,
+    what: &str,
+) -> [Option<T>; SLOTS] {
+    let mut out: [Option<T>; SLOTS] = Default::default();
+    for (chunk, slot) in chunks {
+        let s = slot[0].0 as usize;
+        debug_assert!(out[s].is_none(), "{what} rows of slot {s} span two tables");
+        out[s] = Some(chunk);
+    }
+    out
+}
+
 /// The four column slices of each slot's table, from a contiguous query over every slot
-/// (`None` for a slot whose table is empty or does not exist yet). `what` names the kind
-/// for the panic messages: a column that is not a table component breaks DESIGN.md 2
-/// rule 4, and so does a slot spread over two tables.
+/// ([`by_slot`]). A column that is not a table component breaks DESIGN.md 2 rule 4: the
+/// panic names the kind (`what`).
 pub(crate) fn slot_columns<'w, A, B, C, D, E: std::fmt::Debug>(
     iter: Result<
         impl Iterator<
@@ -186,13 +203,10 @@ pub(crate) fn slot_columns<'w, A, B, C, D, E: std::fmt::Debug>(
     what: &str,
 ) -> [Option<Four<'w, A, B, C, D>>; SLOTS] {
     let it = iter.unwrap_or_else(|e| panic!("{what} columns are not dense: {e:?}"));
-    let mut out: [Option<Four<'w, A, B, C, D>>; SLOTS] = Default::default();
-    for (a, b, c, d, slot) in it {
-        let s = slot[0].0 as usize;
-        debug_assert!(out[s].is_none(), "{what} rows of slot {s} span two tables");
-        out[s] = Some((plain(a), plain(b), plain(c), plain(d)));
-    }
-    out
+    by_slot(
+        it.map(|(a, b, c, d, slot)| ((plain(a), plain(b), plain(c), plain(d)), slot)),
+        what,
+    )
 }
 
 /// The four column slices of slot `slot`'s table (empty slices if it has no rows).
@@ -212,13 +226,9 @@ pub(crate) fn four_columns<'w, A, B, C, D, E: std::fmt::Debug>(
     what: &str,
     slot: usize,
 ) -> Four<'w, A, B, C, D> {
-    let it = iter.unwrap_or_else(|e| panic!("{what} columns are not dense: {e:?}"));
-    for (a, b, c, d, s) in it {
-        if s[0].0 as usize == slot {
-            return (plain(a), plain(b), plain(c), plain(d));
-        }
-    }
-    (&mut [], &mut [], &mut [], &mut [])
+    slot_columns(iter, what)[slot]
+        .take()
+        .unwrap_or((&mut [], &mut [], &mut [], &mut []))
 }
 
 /// Shared column slices of one table.
@@ -230,13 +240,7 @@ pub(crate) fn slot_columns_ref<'w, A, B, C, D, E: std::fmt::Debug>(
     what: &str,
 ) -> [Option<FourRef<'w, A, B, C, D>>; SLOTS] {
     let it = iter.unwrap_or_else(|e| panic!("{what} columns are not dense: {e:?}"));
-    let mut out: [Option<FourRef<'w, A, B, C, D>>; SLOTS] = Default::default();
-    for (a, b, c, d, slot) in it {
-        let s = slot[0].0 as usize;
-        debug_assert!(out[s].is_none(), "{what} rows of slot {s} span two tables");
-        out[s] = Some((a, b, c, d));
-    }
-    out
+    by_slot(it.map(|(a, b, c, d, slot)| ((a, b, c, d), slot)), what)
 }
 
 /// Read-write access to the functions in the World: every column and per-function table.

@@ -123,17 +123,30 @@ impl Default for BlockPlacement {
     }
 }
 
-/// Writes `rows` into slot `slot`'s columns (row `b` = block `b`), through one contiguous
-/// slice per column; rows of the table beyond `rows.len()` are left alone. Returns how many rows were
-/// written (fewer than `rows.len()` only if the table is shorter, which the engine's
-/// row invariant rules out).
-pub fn write_rows(
-    columns: &mut Query<PlacementColumnsMut>,
-    slot: usize,
-    rows: &[BlockPlacement],
-) -> usize {
-    let (targets, domains, islands, pieces) =
-        crate::ir::access::four_columns(columns.contiguous_iter_mut(), "placement", slot);
+/// The placement columns of one slot's table, as slices.
+pub type PlacementSlices<'w> = (
+    &'w mut [BlockTarget],
+    &'w mut [BlockDomain],
+    &'w mut [BlockIsland],
+    &'w mut [BlockPieces],
+);
+
+/// Every slot's placement columns (`None` for a slot without block rows), obtained once
+/// for all slots ([`crate::ir::access::slot_columns`]).
+pub fn slot_rows<'w>(
+    columns: &'w mut Query<PlacementColumnsMut>,
+) -> [Option<PlacementSlices<'w>>; crate::ir::SLOTS] {
+    crate::ir::access::slot_columns(columns.contiguous_iter_mut(), "placement")
+}
+
+/// Writes `rows` into one slot's placement columns (row `b` = block `b`); rows of the
+/// table beyond `rows.len()` are left alone. Returns how many rows were written (fewer
+/// than `rows.len()` only if the table is shorter, which the engine's row invariant rules
+/// out).
+pub fn write_rows(columns: Option<PlacementSlices<'_>>, rows: &[BlockPlacement]) -> usize {
+    let Some((targets, domains, islands, pieces)) = columns else {
+        return 0;
+    };
     let n = rows.len().min(targets.len());
     for (b, r) in rows.iter().enumerate().take(n) {
         targets[b].0 = r.target;

@@ -31,7 +31,7 @@
 //!
 //! Complexity: that of the problem construction plus the solver (see [`super::solve`]).
 
-use super::columns::{write_rows, BlockPlacement, PlacementColumnsMut};
+use super::columns::{slot_rows, write_rows, BlockPlacement, PlacementColumnsMut};
 use super::ir::{build_problem_in, fuse, BuildScratch, IrProblem};
 use super::islands::{build_islands, IslandGraph};
 use super::solve::{Placement, PlacementError, SolveOptions, Solver};
@@ -283,6 +283,7 @@ pub fn apply_placement(
     mut valid: ResMut<PerSlot<ValidAnalyses>>,
     mut stats: ResMut<PerSlot<PassStats>>,
 ) {
+    let mut placement_columns = slot_rows(&mut columns);
     for (s, mut body) in ir.bodies() {
         let scratch = &mut scratch[s];
         let n = body.counts.blocks;
@@ -312,7 +313,7 @@ pub fn apply_placement(
         // Every row in use gets a value (unplaced when there is no solution).
         let rows_in_use = body.counts.blocks.max(n);
         scratch.rows.resize(rows_in_use, BlockPlacement::default());
-        write_rows(&mut columns, s, &scratch.rows);
+        write_rows(placement_columns[s].take(), &scratch.rows);
     }
 }
 
