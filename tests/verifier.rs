@@ -257,3 +257,82 @@ fn casts_check_widths() {
     b.ret(Some(x.into()));
     assert_error(&b.finish(), "`zext` cannot convert i32 to i16");
 }
+
+/// The output SCCP once wrote for `if (0) { s = p + 8; switch (x) { default: g(s); } }`:
+/// the block defining `v5` removed, the blocks after it kept, one of them using `v5`. LLVM's
+/// verifier says `use of undefined value`; ours must reject it too, although the using block
+/// is unreachable. Built from the valid function by removing block1 the way a pass does.
+fn use_of_removed_definition(remove_block: bool) -> Function {
+    let text = "func @f(ptr v0, ptr v1, ptr v2) -> void phase optimized {
+block0:
+  v4 = load i32, v0
+  br false, block1, block4
+block1:
+  v5 = gep v1, 8
+  switch i32 v4, block2 []
+block2:
+  jump block3
+block3:
+  call void v2(ptr v5)
+  ret
+block4:
+  ret
+}
+";
+    let mut m = strata::text::parse_module(text, "t.sir").expect("valid");
+    let mut f = m.functions.remove(0);
+    assert_eq!(errors(&f), Vec::<String>::new(), "the input is valid");
+    f.blocks[0].terminator = Terminator::Jump(Target::new(Block(4)));
+    if remove_block {
+        let b = &mut f.blocks[1];
+        b.insts.clear();
+        b.terminator = Terminator::Unreachable;
+        b.dead = true;
+    } else {
+        // The definition unlisted from a block that stays.
+        f.blocks[1].insts.clear();
+    }
+    f
+}
+
+#[test]
+fn use_of_instruction_in_removed_block_is_rejected_in_unreachable_block() {
+    let f = use_of_removed_definition(true);
+    assert_error(&f, "uses v5, which is not defined: its instruction");
+    assert_error(&f, "block3");
+}
+
+#[test]
+fn use_of_unlisted_instruction_is_rejected() {
+    assert_error(
+        &use_of_removed_definition(false),
+        "uses v5, which is not defined: its instruction",
+    );
+}
+
+#[test]
+fn use_of_parameter_of_removed_block_is_rejected() {
+    let text = "func @f(i32 v0) -> i32 phase optimized {
+block0:
+  jump block1(i32 v0)
+block1(i32 v1):
+  ret i32 v1
+block2:
+  v2 = add i32 v1, 1
+  ret i32 v2
+}
+";
+    let mut m = strata::text::parse_module(text, "t.sir").expect("parses");
+    let mut f = m.functions.remove(0);
+    // block2 is unreachable and block1 dominates nothing it uses: valid as written.
+    assert_eq!(errors(&f), Vec::<String>::new(), "the input is valid");
+    f.blocks[0].terminator = Terminator::Ret(Some(Operand::Value(f.param_values[0])));
+    f.blocks[1] = BlockData {
+        dead: true,
+        ..BlockData::new()
+    };
+    assert_error(
+        &f,
+        "uses v1, which is not defined: its block block1 was removed",
+    );
+}

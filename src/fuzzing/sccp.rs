@@ -17,7 +17,12 @@
 //! (c) on several argument vectors, the interpreter's outcome is identical before and after:
 //!     result, output, exit code, memory digest and external-call trace; a run that traps
 //!     still traps with the same kind of error; SCCP never adds steps;
-//! (d) after a full (not fallback) run, a second run changes nothing (idempotence).
+//! (d) after a full (not fallback) run, a second run changes nothing (idempotence);
+//! (e) after a full run, every live block is reachable from the entry in the CFG.
+//!
+//! Besides the generators above, [`dead_region_function`] puts dead code behind constant
+//! branches and switches (with and without cases) whose dead block ends in a branch or
+//! switch on a value the reachable entry defines.
 //!
 //! One input in eight instead corrupts one reference (an operand, a successor, a phi's
 //! predecessor, an operation's type) and only requires that neither the pass (whose
@@ -53,13 +58,14 @@ fn argument(u: &mut Unstructured, ty: Type) -> Result<Val> {
 /// breaks its own invariants (see the module doc).
 pub fn check(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(kind) = u.int_in_range(0u8..=8) else {
+    let Ok(kind) = u.int_in_range(0u8..=10) else {
         return;
     };
     let m = match kind {
         0 => super::generate::function(&mut u, &Default::default()).map(module_of),
         1 => super::generate::module(&mut u, &Default::default()),
         8 => table_module(&mut u),
+        9 | 10 => dead_region_function(&mut u).map(module_of),
         _ => ssa_function(&mut u, &SsaGenOptions::default()).map(module_of),
     };
     let Ok(mut m) = m else { return };
@@ -91,6 +97,123 @@ pub fn check(data: &[u8]) {
         args.extend(a);
     }
     check_module(m, &entry, limit, &args);
+}
+
+/// An SSA function `@f(i32, i32)` with dead code behind a constant branch: the entry
+/// computes `x` and `y`, then a constant `br` or a `switch` on a constant (hitting a case or
+/// the default) skips the dead block, which defines values from `x` and `y` and ends in a
+/// `switch` on the entry's `x` (with no case, or with cases), a `br` on a condition from the
+/// entry or from itself, or a `jump`. Two blocks reached only through it use its values
+/// (`A`, then `B` with a phi); optionally the live path also jumps into `B`, so that B stays
+/// reachable and its phi must lose the dead entries. A terminator of the dead block whose
+/// condition the entry defines is the shape SCCP once mishandled (edges out of an
+/// unreachable block marked executable, leaving uses of removed values).
+pub fn dead_region_function(u: &mut Unstructured) -> Result<Function> {
+    use crate::ir::{BinaryOp, FunctionBuilder, IntPredicate, Phase, Signature};
+    let i32c = |v: i128| (v as u128) & 0xffff_ffff;
+    let mut b = FunctionBuilder::new(
+        "f",
+        Signature {
+            params: vec![Type::I32, Type::I32],
+            ret: Type::I32,
+            varargs: false,
+        },
+    );
+    b.set_phase(Phase::Ssa);
+    let (dead, a, tail, live) = (
+        b.create_block(),
+        b.create_block(),
+        b.create_block(),
+        b.create_block(),
+    );
+    let (p0, p1) = (Operand::Value(b.param(0)), Operand::Value(b.param(1)));
+    let x = Operand::Value(b.binary(BinaryOp::Add, Type::I32, p0, p1));
+    let three = b.iconst(Type::I32, 3);
+    let y = Operand::Value(b.binary(BinaryOp::Mul, Type::I32, p0, three));
+    // The guard: every form SCCP resolves to the live block.
+    match u.int_in_range(0u8..=3)? {
+        0 => {
+            let dead_first: bool = u.arbitrary()?;
+            let c = b.constant(crate::ir::ConstData::int(Type::I1, !dead_first as u128));
+            if dead_first {
+                b.br(c, dead, live);
+            } else {
+                b.br(c, live, dead);
+            }
+        }
+        1 => {
+            // A comparison of constants: folded first, then the branch on it.
+            let (one, two) = (b.iconst(Type::I32, 1), b.iconst(Type::I32, 2));
+            let c = b.icmp(IntPredicate::Eq, Type::I32, one, two);
+            b.br(Operand::Value(c), dead, live);
+        }
+        2 => {
+            // A case hit: the default and the other case are dead.
+            let k = b.iconst(Type::I32, 5);
+            b.switch(Type::I32, k, dead, &[(i32c(5), live), (i32c(6), dead)]);
+        }
+        _ => {
+            // No case hit (or none at all): the default is live.
+            let k = b.iconst(Type::I32, 9);
+            let cases: &[(u128, Block)] = if u.arbitrary()? {
+                &[(i32c(1), dead)]
+            } else {
+                &[]
+            };
+            b.switch(Type::I32, k, live, cases);
+        }
+    }
+    b.switch_to(dead);
+    let eight = b.iconst(Type::I32, 8);
+    let d1 = Operand::Value(b.binary(BinaryOp::Add, Type::I32, y, eight));
+    let d2 = Operand::Value(b.binary(BinaryOp::Sub, Type::I32, x, d1));
+    let zero = b.iconst(Type::I32, 0);
+    let dead_reaches_tail = match u.int_in_range(0u8..=4)? {
+        0 => {
+            b.switch(Type::I32, x, a, &[]);
+            false
+        }
+        1 => {
+            b.switch(Type::I32, x, a, &[(i32c(0), tail), (i32c(7), a)]);
+            true
+        }
+        2 => {
+            let c = b.icmp(IntPredicate::Slt, Type::I32, x, zero);
+            b.br(Operand::Value(c), a, tail);
+            true
+        }
+        3 => {
+            let c = b.icmp(IntPredicate::Slt, Type::I32, d2, zero);
+            b.br(Operand::Value(c), a, tail);
+            true
+        }
+        _ => {
+            b.jump(a);
+            false
+        }
+    };
+    b.switch_to(a);
+    let t = Operand::Value(b.binary(BinaryOp::Add, Type::I32, d2, x));
+    b.jump(tail);
+    let merge: bool = u.arbitrary()?;
+    b.switch_to(tail);
+    let mut incoming = vec![(a, t)];
+    if dead_reaches_tail {
+        incoming.push((dead, d1));
+    }
+    if merge {
+        incoming.push((live, y));
+    }
+    let r = b.phi(Type::I32, &incoming);
+    let r = Operand::Value(b.binary(BinaryOp::Xor, Type::I32, Operand::Value(r), x));
+    b.ret(Some(r));
+    b.switch_to(live);
+    if merge {
+        b.jump(tail);
+    } else {
+        b.ret(Some(y));
+    }
+    Ok(b.finish())
 }
 
 /// A module whose entry function `@tables(i64)` reads a read-only table `@ro` (which may
@@ -319,6 +442,22 @@ pub fn check_module(before: Module, entry: &str, memory_limit: usize, args: &[Ve
             SccpStatus::MemoryLimit => false,
             s => panic!("SCCP did not run on valid IR: {s:?}"),
         };
+        // (e) After a full run no block unreachable from the entry remains (003: removed
+        // blocks go; a kept one could use values a removed block defined).
+        if full {
+            let mut cfg = crate::analysis::Cfg::default();
+            cfg.compute(&*g);
+            if let Some(b) =
+                (0..g.blocks.len()).find(|&b| !g.blocks[b].dead && !cfg.is_reachable(Block::new(b)))
+            {
+                panic!(
+                    "SCCP kept {} though the entry does not reach it\nbefore:\n{}\nafter:\n{}",
+                    Block::new(b),
+                    crate::text::print_module(&before),
+                    crate::text::print_function(&*g, &symbols),
+                );
+            }
+        }
         // (d) Idempotence: SCCP finds nothing left to do in its own output.
         if full {
             let mut again = g.clone();
@@ -420,6 +559,38 @@ mod tests {
             check_module(m, "tables", 100 * 1024, &[vec![Val::int(Type::I64, 3)]]);
         }
         assert!(folded > 100 && kept > 100, "folded {folded}, kept {kept}");
+    }
+
+    /// Dead code behind constant branches and switches, every shape of the generator: the
+    /// oracle passes (verifier after, no unreachable block left, same results), and SCCP
+    /// removes the dead block each time (one with a merge keeps the tail it feeds).
+    #[test]
+    fn dead_regions_are_removed_with_every_use_of_their_values() {
+        let mut shapes = std::collections::HashSet::new();
+        for seed in 0..300 {
+            let data = seed_bytes(seed ^ 0xdead, 256);
+            let Ok(f) = dead_region_function(&mut Unstructured::new(&data)) else {
+                continue;
+            };
+            let terms: Vec<String> = f
+                .blocks
+                .iter()
+                .map(|b| format!("{:?}", std::mem::discriminant(&b.terminator)))
+                .collect();
+            shapes.insert((terms.join(","), f.blocks[2].insts.len()));
+            let m = module_of(f);
+            let args: Vec<Vec<Val>> = [(0, 0), (-3, 1), (7, -7), (i32::MIN as i128, 5)]
+                .iter()
+                .map(|&(a, b)| vec![Val::int(Type::I32, a), Val::int(Type::I32, b)])
+                .collect();
+            let symbols = Arc::new(m.symbol_table());
+            let mut after = m.functions[0].clone();
+            let out = optimize(&mut after, &symbols, usize::MAX).expect("SCCP runs");
+            assert!(out.stats().blocks_removed >= 2, "{:?}", out.stats());
+            assert!(after.blocks[1].dead, "the dead block is removed");
+            check_module(m, "f", 100 * 1024, &args);
+        }
+        assert!(shapes.len() >= 10, "only {} shapes generated", shapes.len());
     }
 
     #[test]

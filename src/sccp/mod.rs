@@ -647,16 +647,34 @@ impl SccpResult {
         out
     }
 
-    /// The 003 invariants: the entry block is reachable, the target of every executable edge
-    /// is reachable, every cell names a value of `f` and a non-`Unknown` cell a defined one.
+    /// The 003 invariants: the entry block is reachable, both ends of every executable edge
+    /// are reachable (so every reachable block but the entry is entered by an executable
+    /// edge), every cell names a value of `f` and a non-`Unknown` cell a defined one.
     /// Returns a description of the first violation.
     pub fn validate(&self, f: &impl IrRead) -> Result<(), String> {
         if f.num_blocks() > 0 && !self.is_reachable(Block(0)) {
             return Err("entry block not reachable".into());
         }
+        let mut entered = BitSet::default();
+        entered.reset(f.num_blocks());
+        if f.num_blocks() > 0 {
+            entered.insert(0);
+        }
         for (b, i, t) in self.executable_edges() {
+            if !self.is_reachable(b) {
+                return Err(format!("executable edge {b}#{i} from unreachable {b}"));
+            }
             if !self.is_reachable(t) {
                 return Err(format!("executable edge {b}#{i} to unreachable {t}"));
+            }
+            entered.insert(t.index());
+        }
+        for b in 0..f.num_blocks() {
+            if self.reachable.contains(b) && !entered.contains(b) {
+                return Err(format!(
+                    "{} is reachable but no executable edge enters it",
+                    Block::new(b)
+                ));
             }
         }
         if self.values.len() > f.values().len() {

@@ -610,7 +610,13 @@ impl Solver {
         }
     }
 
+    /// Marks the edges out of `b` that its terminator's condition allows. A block not
+    /// reachable (yet) takes no edge: its terminator is queued as a user of its condition,
+    /// which a reachable block may define, and is visited again when `b` becomes reachable.
     fn visit_terminator(&mut self, f: &impl IrRead, b: usize) {
+        if !self.result.reachable.contains(b) {
+            return;
+        }
         let t = f.terminator(Block::new(b));
         let (s, e) = (
             self.result.succ_start[b] as usize,

@@ -21,7 +21,10 @@
 //!    `extractvalue`/`insertvalue` indices naming a member of their aggregate type and an
 //!    inserted value of that member's type; no aggregate in a cast or `cmpxchg`). Every
 //!    aggregate constant of the pool has one member constant per member, of its type.
-//!    A used value must be defined (not a hole).
+//!    A used value must be defined in the function, in every block, reachable or not, and
+//!    in every phase: not a hole, not a result of an instruction no live block lists, not
+//!    a parameter of a removed block (`opt -passes=verify` rejects all three as `use of
+//!    undefined value`).
 //! 5. **Calls** (`check_call`): a direct callee is a function or external declaration;
 //!    argument count matches its signature (at least the fixed count for variadic callees);
 //!    fixed arguments and the result have the signature's types.
@@ -120,7 +123,7 @@ pub struct VerifyScratch {
 }
 
 /// `VerifyScratch::def_at` of a value no listed instruction defines (holes and results of
-/// unlisted instructions), whose uses `check_tables` judges instead. All zeros (blocks are
+/// unlisted instructions), whose uses the operand check rejects before any dominance test. All zeros (blocks are
 /// stored plus one), so filling the table is a memset.
 const NOWHERE: (u32, u32) = (0, 0);
 
@@ -162,6 +165,10 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     None
                 }
                 Some(d) => {
+                    if !self.defined(d.def) {
+                        self.undefined(v, d.def, &what);
+                        return None;
+                    }
                     if self.use_checked {
                         let (b, at) = (self.use_block, self.use_at);
                         self.undominated |= unavailable(&self.scratch.def_at, self.dom, v, b, at);
@@ -178,6 +185,36 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 Some(d) => Some(&d.ty),
             },
         }
+    }
+
+    /// True if the definition `def` is in the function: a parameter, a result of an
+    /// instruction some live block lists, or a parameter of a live block. Checked for every
+    /// use, in every block, reachable or not, in every phase: a pass that removes an
+    /// instruction or block must leave no use of what it defined (LLVM's verifier rejects
+    /// such a use as `use of undefined value` wherever it is).
+    #[inline(always)]
+    fn defined(&self, def: ValueDef) -> bool {
+        match def {
+            ValueDef::Result(i, _) => self.scratch.listed.get(i.index()).copied() == Some(true),
+            ValueDef::BlockParam(b, n) => {
+                self.is_live_block(b) && (n as usize) < self.ir.block_params(b).len()
+            }
+            ValueDef::Param(_) => true,
+            ValueDef::Unused => false,
+        }
+    }
+
+    /// Reports a use of `v`, whose definition `def` is not in the function.
+    #[cold]
+    #[inline(never)]
+    fn undefined(&mut self, v: Value, def: ValueDef, what: &dyn Fn() -> String) {
+        let what = what();
+        let why = match def {
+            ValueDef::Result(i, _) => format!("its instruction {i} is not in any live block"),
+            ValueDef::BlockParam(b, _) => format!("its block {b} was removed"),
+            _ => "it has no definition".to_string(),
+        };
+        self.error(format!("{what} uses {v}, which is not defined: {why}"));
     }
 
     fn expect(&mut self, op: Operand, ty: Type, what: impl Fn() -> String) {
