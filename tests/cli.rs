@@ -454,3 +454,106 @@ fn compile_and_place_with_a_target_model() {
     assert_eq!(before.status.code(), after.status.code());
     assert_eq!(text(&before.stdout), text(&after.stdout));
 }
+
+/// Issue 21's invalid outputs with exit 0: SCCP's output of the dead-switch reproducer
+/// verifies (with `opt` when installed), and every `--emit ll` that cannot print the
+/// pipeline's last phase is a usage error before any work that names what the user asked
+/// for and what prints it.
+#[test]
+fn emit_ll_never_writes_what_llvm_rejects() {
+    let fixture = "tests/fixtures/regressions/sccp_dead_switch.ll";
+    let out = strata(
+        &[
+            "compile",
+            fixture,
+            "--passes",
+            "mem2reg,sccp",
+            "--emit",
+            "ll",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let ll = text(&out.stdout);
+    assert!(
+        !ll.contains("call void %t2(i8* %v5)") && ll.contains("ret void"),
+        "{ll}"
+    );
+    if require(
+        "cli: emit_ll_never_writes_what_llvm_rejects (opt)",
+        missing_tools(&["opt"]),
+    ) {
+        let dir = std::env::temp_dir().join(format!("strata-cli-emit-ll-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("out.ll");
+        std::fs::write(&path, &ll).unwrap();
+        let v = Command::new("opt")
+            .args(["-passes=verify", "-S", "-o", "/dev/null"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(v.status.success(), "{}", text(&v.stderr));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+    for target in ["x86-64", "aarch64"] {
+        for passes in [None, Some("mem2reg,sccp")] {
+            let mut args = vec!["compile", fixture, "--target", target, "--emit", "ll"];
+            if let Some(p) = passes {
+                args.extend(["--passes", p]);
+            }
+            let out = strata(&args, None);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(out.stdout.is_empty(), "{args:?}");
+            assert!(
+                err.contains(&format!("--target {target}")) && err.contains("--emit machine"),
+                "{args:?}: {err}"
+            );
+            // The user named neither phi-elim nor block-params.
+            assert!(
+                !err.contains("phi-elim") && !err.contains("block-params"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+    for pass in ["phi-elim", "block-params"] {
+        let list = format!("mem2reg,{pass}");
+        let out = strata(
+            &["compile", fixture, "--passes", &list, "--emit", "ll"],
+            None,
+        );
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("`{pass}` in --passes")) && err.contains("--emit sir"),
+            "{err}"
+        );
+    }
+    // An input already out of SSA cannot be printed as LLVM IR either.
+    let destructed =
+        "func @f(i32 v0) -> i32 phase destructed {\nblock0:\n  v1 = copy i32 v0\n  ret i32 v1\n}\n";
+    let out = strata(
+        &[
+            "compile",
+            "-",
+            "--input-format",
+            "sir",
+            "--passes",
+            "none",
+            "--emit",
+            "ll",
+        ],
+        Some(destructed),
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("phase `destructed`"), "{err}");
+    // Without --passes, the default pipeline stops in SSA and says what it left out.
+    let out = strata(&["compile", fixture, "--emit", "ll"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("phi-elim left out"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -78,6 +78,58 @@ pub struct CompileArgs {
     pub corrupt_allocation: Option<crate::regalloc::corrupt::Corruption>,
 }
 
+/// The passes of `--emit ll`, or a usage error before any work when the pipeline would end
+/// in a phase LLVM IR cannot print faithfully. LLVM export prints functions in memory form
+/// and the SSA phases up to `placed`; phi elimination (`destructed`: a value defined by
+/// several copies) and the block-parameter form (which `--target` lowering starts from)
+/// have no LLVM form. The message names what the user asked for (the `--target` flag or the
+/// passes they listed) and what prints that phase. Without `--passes` the default pipeline
+/// stops before leaving SSA, and says so on stderr.
+fn ll_pipeline(args: &CompileArgs, requested: PassSet) -> Result<PassSet, CliError> {
+    if let Some(arch) = args.target {
+        return Err(CliError::new(
+            exit::USAGE,
+            format!(
+                "--emit ll prints LLVM IR of functions in SSA or memory form; --target {} \
+                 lowers them to machine code (leaving SSA through block parameters, which LLVM \
+                 IR has no form for): print that with --emit machine or --emit alloc, or drop \
+                 --target to print LLVM IR",
+                arch.name()
+            ),
+        ));
+    }
+    let out_of_ssa = [
+        (PassSet::PHI_ELIM, "phi-elim", "destructed"),
+        (PassSet::BLOCK_PARAMS, "block-params", "block-parameter"),
+    ];
+    if args.passes.is_none() {
+        let left_out: Vec<&str> = out_of_ssa
+            .iter()
+            .filter(|(p, _, _)| requested.intersects(*p))
+            .map(|(_, name, _)| *name)
+            .collect();
+        if !left_out.is_empty() {
+            diag!(
+                "note: --emit ll: {} left out of the default pipeline (LLVM IR prints SSA form; \
+                 --emit sir prints every phase)",
+                left_out.join(" and ")
+            );
+        }
+        return Ok(requested - PassSet::PHI_ELIM - PassSet::BLOCK_PARAMS);
+    }
+    if let Some((_, name, phase)) = out_of_ssa.iter().find(|(p, _, _)| requested.intersects(*p)) {
+        return Err(CliError::new(
+            exit::USAGE,
+            format!(
+                "--emit ll prints LLVM IR of functions in SSA or memory form; `{name}` in \
+                 --passes leaves SSA (the {phase} form has no LLVM form): print it with --emit \
+                 sir, or drop {name} from --passes"
+            ),
+        ));
+    }
+    Ok(requested)
+}
+
 /// Parses `--target`.
 pub(super) fn parse_target(s: &str) -> Result<crate::stage::Arch, String> {
     crate::stage::Arch::from_name(s)
@@ -200,22 +252,12 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         };
         return super::machine::compile_machine(&args, requested, arch);
     }
+    if args.emit == Emit::Ll {
+        requested = ll_pipeline(&args, requested)?;
+    }
     if let Some(arch) = args.target {
         let machine = crate::machine::driver::machine_config(requested, arch);
         requested = machine.passes;
-    }
-    if args.emit == Emit::Ll {
-        // LLVM export prints SSA-phase functions: without an explicit list, stop before
-        // leaving SSA; with one that leaves SSA, say why it cannot work.
-        let out_of_ssa = PassSet::PHI_ELIM | PassSet::BLOCK_PARAMS;
-        if args.passes.is_none() {
-            requested -= out_of_ssa;
-        } else if requested.intersects(out_of_ssa) {
-            return Err(CliError::new(
-                exit::USAGE,
-                "--emit ll prints SSA-phase functions; drop phi-elim and block-params from --passes",
-            ));
-        }
     }
     let dump_after = match args.dump_after.as_deref() {
         None => None,
@@ -255,6 +297,17 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     };
     let loaded = load_module(&args.file, args.input_format, args.strict)?;
     let module = loaded.module;
+    if args.emit == Emit::Ll {
+        // The pipeline never returns to an earlier phase: an input LLVM IR cannot print
+        // stays unprintable, so say so before any work.
+        if let Some(e) = module
+            .functions
+            .iter()
+            .find_map(|f| crate::llvm::exportable(f).err())
+        {
+            return Err(CliError::new(exit::USAGE, format!("--emit ll: {e}")));
+        }
+    }
     let file = super::io::input_name(&args.file);
     let (module, reports, failed) = run_pipeline(module, &config, &file, args.verbose);
     if args.stats {

@@ -15,7 +15,8 @@
 //! (LLVM forbids that for the entry block), a fresh `entry` block jumps to it and its phis
 //! receive `undef` from `entry`. Allocas become `alloca T` (a scalar of the recorded size)
 //! or `alloca [N x i8]`; `Gep` becomes a chain of `i8` GEPs with `sext`/`mul` for scaled
-//! indices; `Copy` is a same-type `bitcast`. Loads and stores are emitted with `align 1`
+//! indices; `Copy` is a same-type `bitcast` (of an aggregate: `select i1 true`, as is a phi
+//! with no entries, in a block no edge enters). Loads and stores are emitted with `align 1`
 //! (the IR does not keep access alignment; `align 1` is always correct), atomics with
 //! their natural alignment. Constants print with their LLVM types: `i1` as `true`/`false`,
 //! integers as signed decimals, `double` as `0x` + 16 hex digits and `float` as the hex of
@@ -52,6 +53,74 @@ mod globals;
 use globals::{global_type, print_global, rename_block_addresses};
 
 /// Prints `module` as LLVM 14 text, using `context` for everything the IR dropped.
+/// Why a function cannot be exported as LLVM IR faithfully (see [`exportable`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unexportable {
+    /// The function's phase has no LLVM form.
+    #[error(
+        "function @{function} is in phase `{}`, which LLVM IR has no form for (it prints \
+         functions in memory form or SSA up to `placed`); print it with --emit sir{machine}",
+        phase.name()
+    )]
+    Phase {
+        /// The function.
+        function: String,
+        /// Its phase.
+        phase: Phase,
+        /// A hint for machine phases (`, --emit machine or --emit alloc`), else empty.
+        machine: &'static str,
+    },
+    /// A live block has parameters (the block-parameter form).
+    #[error(
+        "function @{function}: {block} has block parameters, which LLVM IR has no form for; \
+         print it with --emit sir"
+    )]
+    BlockParams {
+        /// The function.
+        function: String,
+        /// The first block with parameters.
+        block: Block,
+    },
+}
+
+/// Checks that [`export`] prints `f` faithfully: a memory- or SSA-phase function (up to
+/// `placed`) without block parameters. Export itself prints whatever it is given; callers
+/// that must not write invalid IR (the CLI's `--emit ll`) check first.
+///
+/// # Errors
+/// [`Unexportable`] naming the function and its phase, or its first block with parameters.
+pub fn exportable(f: &Function) -> Result<(), Unexportable> {
+    match f.phase {
+        Phase::Memory | Phase::Ssa | Phase::Optimized | Phase::Placed => {}
+        phase => {
+            let machine = if matches!(phase, Phase::Lowered | Phase::Allocated) {
+                ", --emit machine or --emit alloc"
+            } else {
+                ""
+            };
+            return Err(Unexportable::Phase {
+                function: f.name.clone(),
+                phase,
+                machine,
+            });
+        }
+    }
+    match f
+        .blocks
+        .iter()
+        .position(|b| !b.dead && !b.params.is_empty())
+    {
+        Some(b) => Err(Unexportable::BlockParams {
+            function: f.name.clone(),
+            block: Block::new(b),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Prints `module` as LLVM 14 textual IR (see the module doc). Functions must be
+/// [`exportable`]; one that is not (block parameters, a `destructed` function) is printed
+/// lossily, and `opt` rejects the result.
 pub fn export(module: &Module, context: &LlvmContext) -> String {
     let mut out = String::new();
     let by_name: HashMap<&str, &Function> = module
@@ -756,7 +825,9 @@ impl<'a> Printer<'a> {
                 ptr,
                 value,
                 ordering: o,
+                volatile,
             } => {
+                let vol = if *volatile { "volatile " } else { "" };
                 if *t == Type::Ptr {
                     // LLVM 14's atomicrmw takes integers and floats only: go through i64.
                     let p = self.typed_ptr(*ptr, &LType::Ptr(Arc::new(LType::Int(64))));
@@ -764,7 +835,7 @@ impl<'a> Printer<'a> {
                     let s = format!("{v} = ptrtoint i8* {} to i64", self.op(*value));
                     self.line(s);
                     let s = format!(
-                        "{old} = atomicrmw {op} i64* {p}, i64 {v} {}, align 8",
+                        "{old} = atomicrmw {vol}{op} i64* {p}, i64 {v} {}, align 8",
                         ordering(*o)
                     );
                     self.line(s);
@@ -774,7 +845,7 @@ impl<'a> Printer<'a> {
                 let lt = LType::from_scalar(*t);
                 let p = self.typed_ptr(*ptr, &LType::Ptr(Arc::new(lt.clone())));
                 let s = format!(
-                    "{r} = atomicrmw {op} {lt}* {p}, {lt} {} {}, align {}",
+                    "{r} = atomicrmw {vol}{op} {lt}* {p}, {lt} {} {}, align {}",
                     self.op(*value),
                     ordering(*o),
                     t.bytes().max(1)
@@ -788,12 +859,20 @@ impl<'a> Printer<'a> {
                 new,
                 success,
                 failure,
+                weak,
+                volatile,
             } => {
                 let lt = LType::from_scalar(*t);
                 let p = self.typed_ptr(*ptr, &LType::Ptr(Arc::new(lt.clone())));
                 let tmp = self.t();
+                let flags = match (*weak, *volatile) {
+                    (false, false) => "",
+                    (true, false) => "weak ",
+                    (false, true) => "volatile ",
+                    (true, true) => "weak volatile ",
+                };
                 let s = format!(
-                    "{tmp} = cmpxchg {lt}* {p}, {lt} {}, {lt} {} {} {}, align {}",
+                    "{tmp} = cmpxchg {flags}{lt}* {p}, {lt} {}, {lt} {} {} {}, align {}",
                     self.op(*expected),
                     self.op(*new),
                     ordering(*success),
@@ -815,11 +894,25 @@ impl<'a> Printer<'a> {
                 if entry_phi {
                     parts.push("[ undef, %entry ]".into());
                 }
-                let s = format!("{r} = phi {} {}", ty(*t), parts.join(", "));
+                let s = if parts.is_empty() {
+                    // A block no edge enters (unreachable): its phis have no entries, which
+                    // LLVM's syntax cannot write; every phi of the block is one, so none
+                    // follows this line.
+                    let t = ty(*t);
+                    format!("{r} = select i1 true, {t} undef, {t} undef")
+                } else {
+                    format!("{r} = phi {} {}", ty(*t), parts.join(", "))
+                };
                 self.line(s);
             }
             InstKind::Copy { ty: t, src } => {
-                let s = format!("{r} = bitcast {} {} to {}", ty(*t), self.op(*src), ty(*t));
+                let (t, src) = (ty(*t), self.op(*src));
+                // `bitcast` takes no aggregate; `select` takes every first-class type.
+                let s = if t.starts_with('{') || t.starts_with('[') {
+                    format!("{r} = select i1 true, {t} {src}, {t} {src}")
+                } else {
+                    format!("{r} = bitcast {t} {src} to {t}")
+                };
                 self.line(s);
             }
             InstKind::Opaque(o) => self.opaque(&r, o),

@@ -36,7 +36,12 @@
 //! call of the symbol's address. An `alloca` with a run-time count (a VLA) is a
 //! `DynAlloca`; `llvm.stacksave`/`llvm.stackrestore` stay calls; `freeze` is a `copy` (of zero
 //! for an `undef` or `poison` constant, one of the values freeze may pick). `va_arg`, atomic `load`/`store` become [`crate::ir::OpaqueInst`]s; calls to
-//! `llvm.dbg.*` are dropped; `llvm.memcpy` and friends are ordinary external calls.
+//! annotation intrinsics (`llvm.dbg.*`, `llvm.experimental.noalias.scope.decl`) are dropped,
+//! and with them every debug record (`!dbg` attachments on instructions and function
+//! headers are skipped too: a function printed from the IR carries no debug locations, as
+//! after LLVM's `strip-debug` of that function; the module's debug metadata stays);
+//! metadata arguments of other calls are kept as text in the [`CallSite`] (the IR call has
+//! the other arguments); `llvm.memcpy` and friends are ordinary external calls.
 //! A function with phis is imported in `Phase::Ssa`, otherwise `Phase::Memory`.
 //!
 //! **Errors.** Input that is not valid LLVM IR is a fatal [`ImportError`] at `file:line:col`
@@ -78,7 +83,7 @@ pub mod lexer;
 pub mod parse;
 pub mod validate;
 
-pub use export::export;
+pub use export::{export, exportable, Unexportable};
 
 use crate::ir::{
     ExternDecl, Global, Linkage, Module, Signature, Symbol, SymbolData, SymbolKind, Type,
@@ -220,6 +225,9 @@ pub struct CallSite {
     pub args: Vec<LlvmParam>,
     /// Strata types of the arguments at import (to detect a rewritten call).
     pub arg_types: Vec<Type>,
+    /// Metadata arguments, which the IR call does not carry: (position among all the
+    /// call's arguments, text after the `metadata` type), in order.
+    pub metadata_args: Vec<(u32, String)>,
 }
 
 /// A top-level item of the original file, in order.
@@ -392,7 +400,7 @@ fn parse_header<'a>(
     } else {
         rparen_end
     };
-    let tail = c.src.get(rparen_end..tail_end).unwrap_or("").to_string();
+    let tail = strip_debug_attachment(c.src.get(rparen_end..tail_end).unwrap_or(""));
     let (line, col) = c.line_col(first);
     Ok((
         FnHeader {
@@ -412,6 +420,31 @@ fn parse_header<'a>(
 
 /// The strata signature of an LLVM function header, or an error at the header naming the
 /// first type that is not representable ([`PErr::unsupported`]) or not valid there.
+/// A function header's text after `)` without its `!dbg !N` attachment: a function printed
+/// from the IR has no debug locations, and LLVM requires them on its calls once the
+/// function has a subprogram. Other attachments stay.
+fn strip_debug_attachment(tail: &str) -> String {
+    let Some(at) = tail.find("!dbg") else {
+        return tail.to_string();
+    };
+    let rest = tail[at + 4..].trim_start();
+    let node_len = rest.strip_prefix('!').map_or(0, |r| {
+        1 + r
+            .find(|ch: char| !ch.is_ascii_alphanumeric() && ch != '.' && ch != '_')
+            .unwrap_or(r.len())
+    });
+    let after = &rest[node_len..];
+    format!(
+        "{}{}",
+        tail[..at].trim_end(),
+        if after.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", after.trim_start())
+        }
+    )
+}
+
 fn signature_of(h: &FnHeader, layouts: &Layouts) -> Result<Signature, PErr> {
     let at = |msg: String, unsupported: bool| PErr {
         unsupported,
