@@ -178,6 +178,7 @@ fn module() -> Module {
         ptr: cell.into(),
         value: msg_addr,
         ordering: Ordering::SeqCst,
+        volatile: true,
     });
     let byte = b.cast(CastOp::Trunc, Type::I32, Type::I8, r3.into());
     let sel = b.select(Type::I8, gt.into(), byte.into(), byte.into());

@@ -489,6 +489,7 @@ fn switch_and_atomics() {
         ptr: a.into(),
         value: three,
         ordering: Ordering::SeqCst,
+        volatile: true,
     })[0];
     let eight = b.iconst(Type::I32, 8);
     let hundred = b.iconst(Type::I32, 100);
@@ -499,6 +500,8 @@ fn switch_and_atomics() {
         new: hundred,
         success: Ordering::SeqCst,
         failure: Ordering::SeqCst,
+        weak: false,
+        volatile: false,
     });
     b.push(InstKind::Fence {
         ordering: Ordering::SeqCst,

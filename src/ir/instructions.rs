@@ -536,8 +536,11 @@ pub enum InstKind {
         value: Operand,
         /// Memory ordering.
         ordering: Ordering,
+        /// `volatile` (LLVM's flag: the access is never removed or merged; our passes treat
+        /// every atomic that way already, so only export and the text keep it).
+        volatile: bool,
     },
-    /// `vOld, vOk = cmpxchg ty ptr, expected, new, success, failure`.
+    /// `vOld, vOk = cmpxchg ty ptr, expected, new, success, failure[, weak][, volatile]`.
     CmpXchg {
         /// Memory and value type.
         ty: Type,
@@ -551,6 +554,11 @@ pub enum InstKind {
         success: Ordering,
         /// Ordering on failure.
         failure: Ordering,
+        /// `weak`: may fail spuriously even when the value matched (LLVM's flag; the
+        /// interpreter and the lowering implement the strong form, a legal refinement).
+        weak: bool,
+        /// `volatile` (see [`InstKind::AtomicRmw`]).
+        volatile: bool,
     },
     /// `fence ordering`.
     Fence {

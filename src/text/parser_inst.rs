@@ -37,7 +37,12 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn volatile_suffix(&mut self) -> bool {
-        if self.is_punct(',') && self.second_is_word("volatile") {
+        self.word_suffix("volatile")
+    }
+
+    /// Eats `, WORD` if it comes next.
+    pub(super) fn word_suffix(&mut self, word: &str) -> bool {
+        if self.is_punct(',') && self.second_is_word(word) {
             self.bump();
             self.bump();
             true
@@ -204,6 +209,7 @@ impl<'a> Parser<'a> {
                     ptr,
                     value,
                     ordering: self.ordering()?,
+                    volatile: self.volatile_suffix(),
                 }
             }
             "cmpxchg" => {
@@ -217,6 +223,7 @@ impl<'a> Parser<'a> {
                 let success = self.ordering()?;
                 self.comma(op, "success ordering")?;
                 let failure = self.ordering()?;
+                let weak = self.word_suffix("weak");
                 InstKind::CmpXchg {
                     ty,
                     ptr,
@@ -224,6 +231,8 @@ impl<'a> Parser<'a> {
                     new,
                     success,
                     failure,
+                    weak,
+                    volatile: self.volatile_suffix(),
                 }
             }
             "fence" => InstKind::Fence {

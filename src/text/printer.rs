@@ -366,12 +366,14 @@ impl<F: IrRead> Printer<'_, F> {
                 ptr,
                 value,
                 ordering,
+                volatile,
             } => {
                 write!(
                     out,
-                    "atomicrmw {op} {ty} {}, {}, {ordering}",
+                    "atomicrmw {op} {ty} {}, {}, {ordering}{}",
                     o(ptr),
-                    o(value)
+                    o(value),
+                    vol(volatile)
                 )
             }
             InstKind::CmpXchg {
@@ -381,12 +383,16 @@ impl<F: IrRead> Printer<'_, F> {
                 new,
                 success,
                 failure,
+                weak,
+                volatile,
             } => write!(
                 out,
-                "cmpxchg {ty} {}, {}, {}, {success}, {failure}",
+                "cmpxchg {ty} {}, {}, {}, {success}, {failure}{}{}",
                 o(ptr),
                 o(expected),
-                o(new)
+                o(new),
+                if *weak { ", weak" } else { "" },
+                vol(volatile)
             ),
             InstKind::Fence { ordering } => write!(out, "fence {ordering}"),
             InstKind::Phi { ty, incoming } => {

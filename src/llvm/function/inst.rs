@@ -298,6 +298,15 @@ impl<'a, 'm> Lower<'a, 'm> {
             "select" => {
                 self.skip_flags();
                 let (ct, cv) = self.typed()?;
+                if let LType::Vector(_, e) = &ct {
+                    // Valid LLVM (a lane-wise select); vectors are not modelled yet.
+                    if **e == LType::Int(1) {
+                        return self.unsupported(
+                            op_tok,
+                            format!("select with a vector condition {ct} is not supported"),
+                        );
+                    }
+                }
                 if ct != LType::Int(1) {
                     return self.err(op_tok, format!("select condition of type {ct}"));
                 }
@@ -592,22 +601,18 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let ptr = self.operand(&pt, &pv)?;
                 let value = self.operand(&vt, &vv)?;
                 let ord = self.ordering()?;
-                if volatile {
-                    return self.unsupported(op_tok, "volatile atomicrmw is not supported");
-                }
                 Local::Op(self.push1(InstKind::AtomicRmw {
                     op: aop,
                     ty: sty,
                     ptr,
                     value,
                     ordering: ord,
+                    volatile,
                 }))
             }
             "cmpxchg" => {
-                self.c.eat_word("weak");
-                if self.c.eat_word("volatile") {
-                    return self.unsupported(op_tok, "volatile cmpxchg is not supported");
-                }
+                let weak = self.c.eat_word("weak");
+                let volatile = self.c.eat_word("volatile");
                 let (pt, pv) = self.typed()?;
                 self.comma()?;
                 let (et, ev) = self.typed()?;
@@ -635,6 +640,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                     new,
                     success,
                     failure,
+                    weak,
+                    volatile,
                 });
                 Local::Tuple(rs.iter().map(|&v| Operand::Value(v)).collect())
             }
