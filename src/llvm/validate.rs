@@ -301,6 +301,21 @@ pub fn check_words(c: &Cursor<'_>, toks: &[Token], defined: &Defined) -> PResult
                     }
                 }
             }
+            Tok::MetaVar => {
+                // An attachment `!name !N` (a function's `!dbg !12`): the node must exist.
+                match toks.get(k + 1) {
+                    Some(n) if n.kind == Tok::MetaVar && defined.metadata.contains(c.text(*n)) => {
+                        k += 1
+                    }
+                    Some(n) if n.kind == Tok::MetaVar => {
+                        return c.err_at(*n, format!("undefined metadata {}", c.text(*n)))
+                    }
+                    _ => {
+                        return c
+                            .err_at(t, format!("expected a metadata node after `{}`", c.text(t)))
+                    }
+                }
+            }
             Tok::Int | Tok::Comma | Tok::Eq | Tok::ComdatVar => {}
             _ => return c.err_at(t, format!("unexpected `{}`", c.text(t))),
         }
@@ -433,6 +448,33 @@ fn check_node(c: &Cursor<'_>, toks: &[Token], k: usize, defined: &Defined) -> PR
         return c.err_at(*toks.last().unwrap_or(&toks[0]), "expected metadata");
     };
     match t.kind {
+        // A specialized node, `!DILocation(line: 3, scope: !7)` (the lexer reads
+        // `!DILocation` as one name): balanced fields whose node references are defined.
+        Tok::MetaVar if tok(k + 1).is_some_and(|t| t.kind == Tok::LParen) => {
+            let mut depth = 0;
+            let mut i = k + 1;
+            while let Some(u) = tok(i) {
+                match u.kind {
+                    Tok::LParen => depth += 1,
+                    Tok::RParen => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(i + 1);
+                        }
+                    }
+                    Tok::MetaVar if !tok(i + 1).is_some_and(|t| t.kind == Tok::LParen) => {
+                        let n = c.text(u);
+                        if !defined.metadata.contains(n) {
+                            return c.err_at(u, format!("undefined metadata {n}"));
+                        }
+                    }
+                    Tok::Error => return c.err_at(u, "malformed metadata"),
+                    _ => {}
+                }
+                i += 1;
+            }
+            c.err_at(t, "unbalanced parentheses in metadata")
+        }
         Tok::MetaVar => {
             let n = c.text(t);
             if !defined.metadata.contains(n) {

@@ -154,8 +154,16 @@ impl<'a> Printer<'a> {
             Callee::Direct(_) => "undef".into(),
         };
         let mut arg_text = Vec::with_capacity(args.len());
+        // Metadata arguments the call had at import: the IR call carries the others, so
+        // IR argument i is parameter `i + (metadata arguments before it)` of `fn_ty`.
+        let metadata: &[(u32, String)] = site.map_or(&[], |cs| &cs.metadata_args);
+        let mut pending = metadata.iter().peekable();
         for (i, &a) in args.iter().enumerate() {
-            let pt = match fparams.get(i) {
+            while let Some((_, text)) = pending.next_if(|(at, _)| *at as usize == arg_text.len()) {
+                arg_text.push(format!("metadata {text}"));
+            }
+            let slot = arg_text.len();
+            let pt = match fparams.get(slot) {
                 Some(p) => p.clone(),
                 None => site
                     .and_then(|cs| cs.args.get(i))
@@ -181,6 +189,7 @@ impl<'a> Printer<'a> {
                 .unwrap_or_default();
             arg_text.push(format!("{pt}{at} {v}"));
         }
+        arg_text.extend(pending.map(|(_, text)| format!("metadata {text}")));
         let ret_attrs = site
             .map(|cs| cs.ret_attrs.clone())
             .filter(|s| !s.is_empty())

@@ -8,6 +8,17 @@
 
 use super::*;
 
+/// True for the intrinsics that only annotate the code for LLVM's own analyses and never
+/// change what it computes: debug records (`llvm.dbg.declare`, `llvm.dbg.value`,
+/// `llvm.dbg.label`, ...) and `llvm.experimental.noalias.scope.decl` (clang -O0 emits it
+/// where an `always_inline` helper with a `restrict` parameter is inlined). Import drops
+/// their calls, so no metadata or debug use ever holds an alloca's address (mem2reg
+/// promotes it as LLVM does after dropping the record). Export keeps their declarations
+/// and the metadata nodes verbatim.
+pub(crate) fn is_annotation_intrinsic(name: &str) -> bool {
+    name.starts_with("llvm.dbg.") || name == "llvm.experimental.noalias.scope.decl"
+}
+
 impl<'a, 'm> Lower<'a, 'm> {
     /// Parses `call ...` after the `call` keyword. Returns the result (or `None` for a
     /// call without a result, or a dropped `llvm.dbg.*` call).
@@ -74,7 +85,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         };
         let callee_v = self.c.parse_value()?;
         if let Val::Global(n, _) = &callee_v {
-            if n.starts_with("llvm.dbg.") {
+            if is_annotation_intrinsic(n) {
                 self.c.skip_parens()?;
                 self.skip_fn_attrs()?;
                 return Ok(None);
@@ -85,9 +96,24 @@ impl<'a, 'm> Lower<'a, 'm> {
         let mut args: SmallVec<[Operand; 4]> = SmallVec::new();
         let mut arg_info: Vec<LlvmParam> = Vec::new();
         let mut arg_types = Vec::new();
+        // Metadata arguments (position among all arguments, text) and the types of all
+        // arguments, metadata included, for the implied function type.
+        let mut metadata_args: Vec<(u32, String)> = Vec::new();
+        let mut all_types: Vec<LType> = Vec::new();
         if !self.c.eat(Tok::RParen) {
             loop {
                 let aty = self.c.parse_type()?;
+                if aty == LType::Other("metadata") {
+                    let text = self.metadata_argument()?;
+                    metadata_args.push((all_types.len() as u32, text));
+                    all_types.push(aty);
+                    if self.c.eat(Tok::RParen) {
+                        break;
+                    }
+                    self.comma()?;
+                    continue;
+                }
+                all_types.push(aty.clone());
                 let s = self.c.peek().start as usize;
                 let mut e = s;
                 loop {
@@ -125,13 +151,16 @@ impl<'a, 'm> Lower<'a, 'm> {
         self.skip_fn_attrs()?;
         let fn_ty = explicit.clone().unwrap_or_else(|| LType::Func {
             ret: Arc::new(ret_ty.clone()),
-            params: arg_info.iter().map(|p| p.ty.clone()).collect(),
+            params: all_types.into(),
             varargs: false,
         });
         let (call_params, varargs) = match &fn_ty {
             LType::Func {
                 params, varargs, ..
-            } => (params.len(), *varargs),
+            } => (
+                params.len() - metadata_args.len().min(params.len()),
+                *varargs,
+            ),
             _ => (0, false),
         };
         if args.len() < call_params || (!varargs && args.len() != call_params) {
@@ -208,9 +237,42 @@ impl<'a, 'm> Lower<'a, 'm> {
                 ret_attrs,
                 args: arg_info,
                 arg_types,
+                metadata_args,
             },
         ));
         Ok(rs.first().map(|&v| Local::Op(Operand::Value(v))))
+    }
+
+    /// Reads a metadata call argument after its `metadata` type (`!6`, `!"text"`,
+    /// `!{...}`, `!DIExpression()`, or a constant as metadata: `metadata i32 0`) and returns
+    /// its text, which export prints back verbatim. Metadata naming a local value
+    /// (`metadata i32* %x`) is unsupported: the IR renames locals.
+    fn metadata_argument(&mut self) -> PResult<String> {
+        let first = self.c.peek();
+        let start = first.start as usize;
+        let mut end = start;
+        let mut depth = 0i32;
+        loop {
+            let t = self.c.peek();
+            match t.kind {
+                Tok::Eof => return self.err(t, "unterminated call arguments"),
+                Tok::Comma | Tok::RParen if depth == 0 => break,
+                Tok::LParen | Tok::LBrace | Tok::LBracket => depth += 1,
+                Tok::RParen | Tok::RBrace | Tok::RBracket => depth -= 1,
+                Tok::LocalVar => {
+                    return self.unsupported(
+                        t,
+                        "a metadata call argument naming a local value is not supported",
+                    )
+                }
+                _ => {}
+            }
+            end = self.c.bump().end as usize;
+        }
+        if end == start {
+            return self.c.expected("a metadata argument");
+        }
+        Ok(self.c.src.get(start..end).unwrap_or("").to_string())
     }
 
     /// Skips function attributes and operand bundles after a call's `)`, on the same line.
