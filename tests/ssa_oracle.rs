@@ -31,7 +31,7 @@ fn asm_goto_results_verify() {
 fn redundant_phi_sccs_match_interpreter() {
     use std::sync::Arc;
     use strata::fuzzing::generate;
-    for seed in [4113, 5850, 8471, 10076, 10092, 13773, 15720, 15796] {
+    for seed in [2022, 2811, 7400, 8471, 10092, 15720, 15796, 17178] {
         let data = generate::seed_bytes(seed, 3000);
         let mut u = arbitrary::Unstructured::new(&data);
         let m = generate::module(&mut u, &mem2reg::gen_options()).unwrap();

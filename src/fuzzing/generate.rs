@@ -4,7 +4,7 @@
 //! the entry, irreducible regions, unreachable blocks). [`function`] turns a shape into a
 //! memory-form [`Function`] through the [`FunctionBuilder`]: `i32`/`i64` parameters, allocas
 //! in the entry (promotable locals, locals whose address goes through a `gep`, volatile
-//! locals; some hold a `{ i32, i64 }` aggregate, built with `insertvalue` and read back with
+//! locals, locals accessed through address slots, alone or chained; some hold a `{ i32, i64 }` aggregate, built with `insertvalue` and read back with
 //! `extractvalue`) and sometimes in other blocks, loads and stores, UB-free integer arithmetic,
 //! `icmp`, `select`, casts, direct calls (in [`module`]) and `jump`/`br`/`switch`/`ret`
 //! terminators that follow the shape. [`seeded`] makes the same from a `u64` seed.
@@ -261,6 +261,11 @@ enum Access {
     ViaGep(Value),
     /// Volatile loads and stores.
     Volatile,
+    /// Through an address slot (a `ptr` alloca holding the local's address, stored once in
+    /// the entry), as clang -O0 leaves an inlined `always_inline` helper's pointer
+    /// parameter: each access first loads the address from the slot. mem2reg forwards the
+    /// slot and then promotes the local (LLVM's second promotion round).
+    ViaSlot(Value),
 }
 
 #[derive(Clone, Copy)]
@@ -390,12 +395,19 @@ impl Gen<'_, '_, '_> {
         Ok(*self.u.choose(&P)?)
     }
 
-    fn load(&mut self, l: Local) -> Value {
-        let (ptr, volatile) = match l.access {
+    /// The address and volatility of an access to `l` (for [`Access::ViaSlot`], loaded from
+    /// the slot here).
+    fn address(&mut self, l: Local) -> (Value, bool) {
+        match l.access {
             Access::Plain => (l.ptr, false),
             Access::ViaGep(g) => (g, false),
             Access::Volatile => (l.ptr, true),
-        };
+            Access::ViaSlot(slot) => (self.b.load(Type::Ptr, slot.into()), false),
+        }
+    }
+
+    fn load(&mut self, l: Local) -> Value {
+        let (ptr, volatile) = self.address(l);
         self.b.push(InstKind::Load {
             ty: l.ty,
             ptr: ptr.into(),
@@ -404,11 +416,7 @@ impl Gen<'_, '_, '_> {
     }
 
     fn store(&mut self, l: Local, v: Operand) {
-        let (ptr, volatile) = match l.access {
-            Access::Plain => (l.ptr, false),
-            Access::ViaGep(g) => (g, false),
-            Access::Volatile => (l.ptr, true),
-        };
+        let (ptr, volatile) = self.address(l);
         self.b.push(InstKind::Store {
             ty: l.ty,
             value: v,
@@ -568,9 +576,23 @@ fn body(
             int_type(g.u)?
         };
         let ptr = g.b.alloca(ty, ty.bytes(), ty.bytes().min(8));
-        let access = match g.u.int_in_range(0u8..=5)? {
+        let access = match g.u.int_in_range(0u8..=7)? {
             0 => Access::ViaGep(g.b.gep(ptr.into(), 0, &[])),
             1 => Access::Volatile,
+            6 => {
+                let slot = g.b.alloca(Type::Ptr, 8, 8);
+                g.b.store(Type::Ptr, ptr.into(), slot.into());
+                Access::ViaSlot(slot)
+            }
+            7 => {
+                // A chain: a second slot holds the address loaded from the first.
+                let first = g.b.alloca(Type::Ptr, 8, 8);
+                g.b.store(Type::Ptr, ptr.into(), first.into());
+                let slot = g.b.alloca(Type::Ptr, 8, 8);
+                let loaded = g.b.load(Type::Ptr, first.into());
+                g.b.store(Type::Ptr, loaded.into(), slot.into());
+                Access::ViaSlot(slot)
+            }
             _ => Access::Plain,
         };
         let l = Local { ptr, ty, access };

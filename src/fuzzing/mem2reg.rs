@@ -111,11 +111,13 @@ fn promote_in_engine(
 /// Promotes `f` with `params` through the `mem2reg` systems and checks the pruning oracle
 /// (c) and cleanup (d).
 pub fn promote_checked(f: &mut Function, symbols: &Arc<SymbolTable>, params: ParamAllocas) {
-    let original = f.clone();
     let mut cfg = Cfg::default();
     cfg.compute(f);
     let mut dom = DomTree::default();
     dom.compute(&cfg);
+    // The rules below judge the function as the first promotion round sees it once its
+    // address slots are forwarded (LLVM's later rounds, restated naively).
+    let original = naive_forward(f, &dom, params);
     let mut df = DominanceFrontiers::default();
     df.compute(&cfg, &dom);
     let Promotion {
@@ -321,6 +323,145 @@ fn naive_promotable(f: &Function) -> Vec<Value> {
         }
     }
     out
+}
+
+/// A naive restatement of address-slot forwarding ([`crate::ssa::forward`]) on a copy of
+/// `f`: while some `ptr` alloca `S` is used only as the address of non-volatile `ptr` loads
+/// and stores, has loads and stores, every store stores the same alloca (through earlier
+/// forwardings) and every load comes after a store in its block or in a strictly
+/// dominating block, its loads are replaced by that alloca and its loads and stores go.
+/// With [`ParamAllocas::Skip`] the first N allocas of the entry block (N parameters) stay.
+fn naive_forward(f: &Function, dom: &DomTree, params: ParamAllocas) -> Function {
+    let mut g = f.clone();
+    let protected: Vec<crate::ir::Inst> = match params {
+        ParamAllocas::Skip => f.blocks[0]
+            .insts
+            .iter()
+            .copied()
+            .filter(|i| matches!(f.insts[i.index()].kind, InstKind::Alloca { .. }))
+            .take(f.param_values.len())
+            .collect(),
+        ParamAllocas::IncludeStored => Vec::new(),
+    };
+    let mut repl: std::collections::HashMap<Value, Value> = Default::default();
+    let resolve = |repl: &std::collections::HashMap<Value, Value>, mut v: Value| {
+        while let Some(&w) = repl.get(&v) {
+            v = w;
+        }
+        v
+    };
+    loop {
+        let mut changed = false;
+        let listed: Vec<(usize, usize, crate::ir::Inst)> = g
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !b.dead)
+            .flat_map(|(bi, b)| b.insts.iter().enumerate().map(move |(k, &i)| (bi, k, i)))
+            .collect();
+        for &(_, _, a) in &listed {
+            if protected.contains(&a) {
+                continue;
+            }
+            let InstKind::Alloca {
+                ty: crate::ir::Type::Ptr,
+                volatile: false,
+                ..
+            } = g.insts[a.index()].kind
+            else {
+                continue;
+            };
+            let s = Operand::Value(g.insts[a.index()].results[0]);
+            let (mut loads, mut stores, mut ok) = (Vec::new(), Vec::new(), true);
+            for &(b, k, i) in &listed {
+                match &g.insts[i.index()].kind {
+                    InstKind::Load { ty, ptr, volatile } if *ptr == s => {
+                        ok &= *ty == crate::ir::Type::Ptr && !volatile;
+                        loads.push((b, k, i));
+                    }
+                    InstKind::Store {
+                        ty,
+                        value,
+                        ptr,
+                        volatile,
+                    } if *ptr == s => {
+                        ok &= *ty == crate::ir::Type::Ptr && !volatile && *value != s;
+                        stores.push((b, k, *value));
+                    }
+                    kind => kind.for_each_operand(|o| ok &= o != s),
+                }
+            }
+            for b in g.blocks.iter().filter(|b| !b.dead) {
+                b.terminator.for_each_operand(|o| ok &= o != s);
+            }
+            if !ok || loads.is_empty() || stores.is_empty() {
+                continue;
+            }
+            let values: Vec<Option<Value>> = stores
+                .iter()
+                .map(|&(_, _, v)| match v {
+                    Operand::Value(v) => Some(resolve(&repl, v)),
+                    Operand::Const(_) => None,
+                })
+                .collect();
+            let Some(Some(target)) = values.first().copied() else {
+                continue;
+            };
+            let is_alloca = |v: Value| {
+                g.insts.iter().any(|d| {
+                    d.results.first() == Some(&v) && matches!(d.kind, InstKind::Alloca { .. })
+                })
+            };
+            if values.iter().any(|&v| v != Some(target))
+                || Operand::Value(target) == s
+                || !is_alloca(target)
+            {
+                continue;
+            }
+            let covered = loads.iter().all(|&(lb, lk, _)| {
+                dom.preorder_number(Block::new(lb)).is_some()
+                    && stores.iter().any(|&(sb, sk, _)| {
+                        (sb == lb && sk < lk)
+                            || dom.strictly_dominates(Block::new(sb), Block::new(lb))
+                    })
+            });
+            if !covered {
+                continue;
+            }
+            for &(_, _, i) in &loads {
+                repl.insert(g.insts[i.index()].results[0], target);
+            }
+            let gone: Vec<crate::ir::Inst> = loads
+                .iter()
+                .map(|&(_, _, i)| i)
+                .chain(listed.iter().filter_map(|&(_, _, i)| {
+                    matches!(&g.insts[i.index()].kind, InstKind::Store { ptr, .. } if *ptr == s)
+                        .then_some(i)
+                }))
+                .collect();
+            for b in &mut g.blocks {
+                b.insts.retain(|i| !gone.contains(i));
+            }
+            changed = true;
+            break;
+        }
+        if !changed {
+            break;
+        }
+    }
+    let fix = |o: &mut Operand| {
+        if let Operand::Value(v) = *o {
+            *o = Operand::Value(resolve(&repl, v));
+        }
+    };
+    for b in 0..g.blocks.len() {
+        for k in 0..g.blocks[b].insts.len() {
+            let i = g.blocks[b].insts[k];
+            g.insts[i.index()].kind.for_each_operand_mut(fix);
+        }
+        g.blocks[b].terminator.for_each_operand_mut(fix);
+    }
+    g
 }
 
 /// Per block: is alloca `v` live-in; and the blocks that define it (stores, asm outputs).

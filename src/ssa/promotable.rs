@@ -22,7 +22,7 @@
 //!   input half reads the slot through memory.
 //! - Parameter allocas (the first N allocas of the entry block, N = number of parameters)
 //!   are skipped by [`ParamAllocas::Skip`]; with [`ParamAllocas::IncludeStored`] they are
-//!   candidates unless nothing in the IR stores to them.
+//!   candidates unless they are read and nothing in the IR stores to them.
 //!
 //! Invariants after `scan`: `slot_of[v]` is the slot of alloca value `v` or `NONE`;
 //! def/use block lists hold each (slot, block) pair at most once; the first access of a
@@ -70,6 +70,8 @@ pub(crate) struct Slot {
     pub is_param: bool,
     /// Some store or asm output defines it.
     pub has_def: bool,
+    /// Some load, store or asm output accesses it.
+    pub accessed: bool,
     /// Block where the slot was last accessed during the scan (dedup stamp).
     last_block: u32,
     /// A definition (or the alloca) came earlier in `last_block`.
@@ -173,6 +175,7 @@ impl Candidates {
     #[inline]
     fn access(&mut self, s: usize, b: u32, def: bool) {
         let slot = &mut self.slots[s];
+        slot.accessed = true;
         if slot.last_block != b {
             slot.last_block = b;
             slot.killed = false;
@@ -240,6 +243,7 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
                         reject,
                         is_param,
                         has_def: false,
+                        accessed: false,
                         last_block: NONE,
                         killed: false,
                         def_recorded: false,
@@ -364,9 +368,10 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
         c.late_goto.sort_unstable();
         c.late_goto.dedup();
     }
-    // Parameter allocas without any IR-visible definition keep their slot.
+    // Parameter allocas read without any IR-visible definition keep their slot (one never
+    // accessed, such as a forwarded address slot, goes).
     for s in c.slots.iter_mut() {
-        if s.is_param && !s.has_def && s.reject.is_none() {
+        if s.is_param && !s.has_def && s.accessed && s.reject.is_none() {
             s.reject = Some(Reject::ParamWithoutStore);
         }
     }

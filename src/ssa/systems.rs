@@ -39,6 +39,7 @@ use bevy_ecs::prelude::*;
 pub fn plan_mem2reg(
     mut ir: IrMut,
     cfg: Res<PerSlot<Cfg>>,
+    dom: Res<PerSlot<DomTree>>,
     df: Res<PerSlot<DominanceFrontiers>>,
     config: Res<PipelineConfig>,
     mut scratch: ResMut<PerSlot<Mem2RegScratch>>,
@@ -55,7 +56,7 @@ pub fn plan_mem2reg(
         if scratch.skip {
             continue;
         }
-        demand[s].insts += super::plan(&mut f, &cfg[s], &df[s], params, scratch);
+        demand[s].insts += super::plan(&mut f, &cfg[s], &dom[s], &df[s], params, scratch);
     }
 }
 
