@@ -226,6 +226,7 @@ pub fn const_ptr(
             _ => Err("inttoptr of a non-zero constant in an initializer is not supported".into()),
         },
         Val::OtherExpr(w, _) => Err(format!("constant expression `{w}` is not supported")),
+        Val::Icmp(..) => Err("constant expression `icmp` in a pointer initializer".into()),
         Val::BlockAddr(..) => Err("blockaddress in an initializer is not supported".into()),
         _ => Err("expected a pointer constant".into()),
     }

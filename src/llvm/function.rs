@@ -1078,6 +1078,28 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
                 self.cast(*op, inner, to)
             }
+            Val::Icmp(pw, pt, a, b) => {
+                // Materialised as an instruction, like a constant cast.
+                if sty != Type::I1 {
+                    return self.err(at, format!("constant icmp used as {ty}"));
+                }
+                let Some(pred) = crate::ir::IntPredicate::from_name(pw) else {
+                    return self.err(*pt, format!("unknown icmp predicate `{pw}`"));
+                };
+                let ot = self.scalar(&a.0, at)?;
+                if a.0 != b.0 || ot.is_float() || ot.is_aggregate() {
+                    return self.err(at, format!("icmp of {} and {}", a.0, b.0));
+                }
+                let lhs = self.operand(&a.0, &a.1)?;
+                let rhs = self.operand(&b.0, &b.1)?;
+                let r = self.b.push(InstKind::Icmp {
+                    pred,
+                    ty: ot,
+                    lhs,
+                    rhs,
+                });
+                Ok(Operand::Value(r[0]))
+            }
             Val::OtherExpr(w, t) => {
                 self.unsupported(*t, format!("constant expression `{w}` is not supported"))
             }
@@ -1171,14 +1193,17 @@ impl<'a, 'm> Lower<'a, 'm> {
 
     fn gep(&mut self, src: &LType, base: &TVal<'a>, idx: &[TVal<'a>]) -> PResult<Operand> {
         let at = self.at;
+        if let LType::Vector(_, e) = &base.0 {
+            // Valid LLVM (a lane-wise GEP, from the -O2 vectorizer); vectors are not modelled.
+            if e.is_ptr() {
+                return self.unsupported(
+                    at,
+                    format!("getelementptr of a vector of pointers {} is not supported", base.0),
+                );
+            }
+        }
         if !base.0.is_ptr() {
-            return self.err(
-                at,
-                format!(
-                    "getelementptr base of type {} (vector GEPs are not supported)",
-                    base.0
-                ),
-            );
+            return self.err(at, format!("getelementptr base of type {}", base.0));
         }
         let base_op = self.operand(&base.0, &base.1)?;
         let consts: Vec<Option<i64>> = idx.iter().map(|(t, v)| const_int(t, v)).collect();

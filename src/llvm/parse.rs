@@ -107,7 +107,10 @@ pub enum Val<'a> {
     Gep(LType, Box<TVal<'a>>, Vec<TVal<'a>>),
     /// `op (T v to U)`.
     Cast(crate::ir::CastOp, Box<TVal<'a>>, LType),
-    /// Any other constant expression (`add (...)`, `icmp ...`): its keyword, unsupported.
+    /// `icmp pred (T a, T b)` (clang -O2 compares a function's address with a constant:
+    /// `icmp eq (i64 ptrtoint (... @f to i64), i64 -1)`): the predicate and the operands.
+    Icmp(&'a str, Token, Box<TVal<'a>>, Box<TVal<'a>>),
+    /// Any other constant expression (`add (...)`, `fcmp ...`): its keyword, unsupported.
     OtherExpr(&'a str, Token),
     /// `blockaddress(@f, %b)`.
     BlockAddr(Cow<'a, str>, Cow<'a, str>),
@@ -723,6 +726,14 @@ impl<'a> Cursor<'a> {
                             let to = self.parse_type_depth(depth + 1)?;
                             self.expect(Tok::RParen, &format!("`)` closing `{w}`"))?;
                             Val::Cast(op, Box::new(v), to)
+                        } else if w == "icmp" {
+                            let pt = self.expect(Tok::Ident, "an icmp predicate")?;
+                            self.expect(Tok::LParen, "`(` after the icmp predicate")?;
+                            let a = self.parse_typed_depth(depth + 1)?;
+                            self.expect(Tok::Comma, "`,` between the icmp operands")?;
+                            let b = self.parse_typed_depth(depth + 1)?;
+                            self.expect(Tok::RParen, "`)` closing `icmp`")?;
+                            Val::Icmp(self.text(pt), pt, Box::new(a), Box::new(b))
                         } else if is_const_expr_word(w) {
                             // Skip its predicate/flags and the parenthesised operands.
                             while self.peek().kind == Tok::Ident {

@@ -689,3 +689,35 @@ define i32 @f(i32 %n) {
     assert_eq!(out.result, Some(crate::interp::Val::int(Type::I32, 5)));
     opt_verify(&export(&r.module, &r.context));
 }
+
+/// clang -O2 compares a function's address with a constant in a constant expression
+/// (`br i1 icmp eq (i64 ptrtoint (... @f to i64), i64 -1)`): it becomes a `ptrtoint` and an
+/// `icmp` instruction before its use, and the function is not skipped.
+#[test]
+fn constant_icmp_is_materialised() {
+    let r = imp(r#"
+declare void @g(i8*)
+define i32 @f(i32 %x) {
+entry:
+  br i1 icmp eq (i64 ptrtoint (void (i8*)* @g to i64), i64 -1), label %a, label %b
+a:
+  ret i32 1
+b:
+  %c = select i1 icmp ne (i64 ptrtoint (void (i8*)* @g to i64), i64 0), i32 %x, i32 7
+  ret i32 %c
+}
+"#);
+    assert!(r.skipped.is_empty(), "{:?}", r.skipped);
+    let f = func(&r.module, "f");
+    let icmps: Vec<_> = kinds(f)
+        .into_iter()
+        .filter_map(|k| match k {
+            InstKind::Icmp { pred, ty, .. } => Some((*pred, *ty)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        icmps,
+        vec![(IntPredicate::Eq, Type::I64), (IntPredicate::Ne, Type::I64)]
+    );
+}
