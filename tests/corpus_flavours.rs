@@ -69,7 +69,12 @@ fn debug_info_and_o2_modules_import_transform_and_verify() {
                 .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             let names: Vec<String> = imp.skipped.iter().map(|s| s.name.clone()).collect();
             if flavour == "g" {
-                assert_eq!(names, o0, "{}: -g skips other functions than -O0", file.display());
+                assert_eq!(
+                    names,
+                    o0,
+                    "{}: -g skips other functions than -O0",
+                    file.display()
+                );
             } else {
                 let other: Vec<_> = imp
                     .skipped
@@ -85,7 +90,10 @@ fn debug_info_and_o2_modules_import_transform_and_verify() {
                 names.len()
             ));
             run_passes(&mut imp, "mem2reg,sccp", module);
-            export_checked(&imp, &dir.join(format!("{module}.{flavour}.mem2reg-sccp.ll")));
+            export_checked(
+                &imp,
+                &dir.join(format!("{module}.{flavour}.mem2reg-sccp.ll")),
+            );
         }
     }
     eprintln!("{}", report.join("\n"));

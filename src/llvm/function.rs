@@ -1198,7 +1198,10 @@ impl<'a, 'm> Lower<'a, 'm> {
             if e.is_ptr() {
                 return self.unsupported(
                     at,
-                    format!("getelementptr of a vector of pointers {} is not supported", base.0),
+                    format!(
+                        "getelementptr of a vector of pointers {} is not supported",
+                        base.0
+                    ),
                 );
             }
         }
