@@ -376,6 +376,22 @@ fn place_problem_and_module() {
     let out = strata(&["place", "examples/sir/factorial.sir"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("function @"));
+    // A --function that names nothing is a usage error, as `run --entry` is.
+    let out = strata(
+        &[
+            "place",
+            "examples/sir/factorial.sir",
+            "--function",
+            "nosuch",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("no function @nosuch"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = strata(
         &["place", "-"],
         Some("targets a\nblock x 1\nedge x -> y uniform 1\n"),

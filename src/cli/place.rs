@@ -89,6 +89,15 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
             None => TargetModel::default_model(),
         };
         let loaded = load_module(&args.file, None, false)?;
+        if let Some(wanted) = &args.function {
+            // As `run --entry`: a name that matches nothing is an error, not an empty result.
+            if loaded.module.function(wanted).is_none() {
+                return Err(CliError::new(
+                    exit::USAGE,
+                    format!("{name}: no function @{wanted}"),
+                ));
+            }
+        }
         let symbols = std::sync::Arc::new(loaded.module.symbol_table());
         // The pipeline places after mem2reg and SCCP; so does `place` unless `--raw`.
         let mut engine = (!args.raw).then(|| {

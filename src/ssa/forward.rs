@@ -26,7 +26,9 @@
 //! every store stores `A`, so every load reads `A`; `S`'s address never escapes, so nothing
 //! else reads or writes it, and its stores are dead once no load is left.
 //!
-//! Complexity: O(instructions + operands) to classify, plus per candidate O(loads x
+//! Complexity: one scan of the stores finds whether any stores an alloca's address into an
+//! alloca (most functions: no, and forwarding stops there); otherwise O(instructions +
+//! operands) to classify, plus per candidate O(loads x
 //! dominator-tree depth); forwarding rounds are bounded by the chain length (each round
 //! forwards at least one slot); one final pass rewrites every operand. Nothing is
 //! allocated per function once the scratch vectors are large enough.
@@ -92,6 +94,30 @@ pub fn forward_address_slots(
         super::ParamAllocas::Skip => f.info.param_values.len(),
         super::ParamAllocas::IncludeStored => 0,
     };
+    // Most functions store no alloca's address into another alloca: one light scan of the
+    // stores finds out, before any table is sized.
+    let is_alloca = |o: Operand, f: &Body<'_>| match o {
+        Operand::Value(v) => match f.values.get(v.index()).map(|d| d.def) {
+            Some(ValueDef::Result(i, 0)) => matches!(f.kinds[i.index()], InstKind::Alloca { .. }),
+            _ => false,
+        },
+        Operand::Const(_) => false,
+    };
+    let any_slot = (0..f.num_blocks())
+        .filter(|&b| !f.block_dead[b])
+        .flat_map(|b| f.block_insts[b].iter())
+        .any(|&i| match f.kinds[i.index()] {
+            InstKind::Store {
+                ty: Type::Ptr,
+                value,
+                ptr,
+                ..
+            } => is_alloca(value, f) && is_alloca(ptr, f),
+            _ => false,
+        });
+    if !any_slot {
+        return Forwarded::default();
+    }
     let nv = f.values.len();
     let s = scratch;
     s.candidates.clear();
