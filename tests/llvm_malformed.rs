@@ -7,7 +7,9 @@
 //!    of the wrong member type): import and verification reject each at the expected
 //!    `line:col`, and `strata compile` exits 1 with the location and writes no output file.
 //! 2. The fuzz check: mutations (byte flips, deletions, spliced tokens, duplicated, swapped
-//!    and truncated lines) of real clang output (the fixtures in `tests/fixtures/ll/` and,
+//!    and truncated lines) of real clang output (the fixtures in `tests/fixtures/ll/`, the
+//!    `-g` fixture `tests/fixtures/syntax/new_syntax.ll` with metadata call arguments, debug
+//!    metadata, volatile atomics and vectors, and,
 //!    when built, the corpus of `scripts/corpus.sh`) never panic, and every mutant that
 //!    strata accepts exports to IR that `opt -passes=verify` accepts. The count of mutants
 //!    strata accepts although `opt` rejects the input itself is printed (malformed input that
@@ -366,6 +368,14 @@ fn mutated_fixtures_are_rejected_or_export_valid_ir() {
         total.0 += a;
         total.1 += r;
     }
+    // The syntax issue 21 added: debug metadata, noalias scope declarations (metadata call
+    // arguments), volatile and weak atomics, vector values (skipped function by function).
+    let syntax = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/syntax/new_syntax.ll");
+    let src = std::fs::read_to_string(syntax).unwrap();
+    let (a, r, _) = fuzz("new_syntax", &src, mutants(150), 0x5EED + seed(), &dir);
+    assert!(a > 5 && r > 20, "new_syntax: {a} accepted, {r} rejected");
+    total.0 += a;
+    total.1 += r;
     // Both outcomes must occur, or the mutator is not exercising the importer.
     assert!(total.0 > 20 && total.1 > 100, "{total:?}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -33,6 +33,10 @@
 //!
 //! An asm goto that ends its block (followed by a jump) prints as a `callbr` terminator.
 //!
+//! Debug information is stripped from the whole module as LLVM's `strip-debug` would
+//! ([`debug`]): functions printed from the IR have no locations, and the module's debug
+//! metadata, which import checks only loosely, is not re-emitted.
+//!
 //! Limits: block parameters are not exported, nor an asm goto with several results or in
 //! the middle of a block (its labels are dropped, with a comment), nor the `destructed`
 //! phase (values with several definitions): export memory- or SSA-phase functions.
@@ -48,6 +52,7 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 mod calls;
+mod debug;
 mod globals;
 
 use globals::{global_type, print_global, rename_block_addresses};
@@ -150,16 +155,29 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
         .collect();
     let mut printed: HashSet<&str> = HashSet::new();
     let mut last_was_fn = false;
+    let strip = debug::DebugStrip::new(context.items.iter().filter_map(|i| match i {
+        Item::Text(t) => Some(t.as_str()),
+        Item::Define(..) => None,
+    }));
     for item in &context.items {
         match item {
             Item::Text(t) => {
                 if last_was_fn {
                     out.push('\n');
                 }
-                if t.contains("blockaddress") {
-                    out.push_str(&rename_block_addresses(t, context, &by_name));
+                let t = if strip.is_empty() {
+                    std::borrow::Cow::Borrowed(t.as_str())
                 } else {
-                    out.push_str(t);
+                    std::borrow::Cow::Owned(strip.apply(t))
+                };
+                if t.trim().is_empty() {
+                    // A dropped debug metadata definition.
+                    continue;
+                }
+                if t.contains("blockaddress") {
+                    out.push_str(&rename_block_addresses(&t, context, &by_name));
+                } else {
+                    out.push_str(&t);
                 }
                 out.push('\n');
                 last_was_fn = false;
@@ -171,8 +189,12 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
                         print_function(&mut out, module, context, &extra, f);
                         printed.insert(name.as_str());
                     }
-                    None => {
+                    None if strip.is_empty() => {
                         out.push_str(text);
+                        out.push('\n');
+                    }
+                    None => {
+                        out.push_str(&strip.apply(text));
                         out.push('\n');
                     }
                 }

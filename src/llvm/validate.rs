@@ -316,7 +316,7 @@ pub fn check_words(c: &Cursor<'_>, toks: &[Token], defined: &Defined) -> PResult
                     }
                 }
             }
-            Tok::Int | Tok::Comma | Tok::Eq | Tok::ComdatVar => {}
+            Tok::Comma | Tok::Eq | Tok::ComdatVar => {}
             _ => return c.err_at(t, format!("unexpected `{}`", c.text(t))),
         }
         k += 1;
@@ -547,19 +547,46 @@ fn check_element(c: &Cursor<'_>, toks: &[Token], i: usize, defined: &Defined) ->
 }
 
 /// Checks `!llvm.module.flags` (if present in `items`): each element is a defined node
-/// `!{i32 B, !"key", value}` with B in 1..=7, keys unique.
+/// `!{i32 B, !"key", value}` with B in 1..=7, keys unique; and `!llvm.ident`: each element
+/// a node holding one string.
 pub fn check_module_flags(c: &Cursor<'_>, items: &[(usize, usize)]) -> PResult<()> {
     let mut nodes: HashMap<&str, &[Token], Hasher> = HashMap::default();
     let mut flags: Option<&[Token]> = None;
+    let mut ident: Option<&[Token]> = None;
     for &(a, b) in items {
         let toks = &c.toks[a..b];
         if toks[0].kind == Tok::MetaVar {
             let name = c.text(toks[0]);
             if name == "!llvm.module.flags" {
                 flags = Some(toks);
+            } else if name == "!llvm.ident" {
+                ident = Some(toks);
             } else {
                 nodes.insert(name, toks);
             }
+        }
+    }
+    // `!llvm.ident`: every element is a node holding exactly one string (LLVM's verifier
+    // rejects any other shape, and export copies the nodes verbatim).
+    for r in ident
+        .iter()
+        .flat_map(|t| t.iter())
+        .filter(|t| t.kind == Tok::MetaVar)
+        .skip(1)
+    {
+        let Some(node) = nodes.get(c.text(*r)) else {
+            continue;
+        };
+        let kinds: Vec<Tok> = node
+            .iter()
+            .map(|t| t.kind)
+            .skip_while(|k| *k != Tok::LBrace)
+            .collect();
+        if kinds != [Tok::LBrace, Tok::Exclaim, Tok::Str, Tok::RBrace] {
+            return Err(c.perr(
+                node[0],
+                "invalid llvm.ident operand (expected `!{!\"producer\"}`)",
+            ));
         }
     }
     let Some(flags) = flags else {
