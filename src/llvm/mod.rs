@@ -38,8 +38,8 @@
 //! for an `undef` or `poison` constant, one of the values freeze may pick). `va_arg`, atomic `load`/`store` become [`crate::ir::OpaqueInst`]s; calls to
 //! annotation intrinsics (`llvm.dbg.*`, `llvm.experimental.noalias.scope.decl`) are dropped,
 //! and with them every debug record (`!dbg` attachments on instructions and function
-//! headers are skipped too: a function printed from the IR carries no debug locations, as
-//! after LLVM's `strip-debug` of that function; the module's debug metadata stays);
+//! headers are skipped too, and export strips the module's debug metadata: the output is
+//! what LLVM's `strip-debug` would leave);
 //! metadata arguments of other calls are kept as text in the [`CallSite`] (the IR call has
 //! the other arguments); `llvm.memcpy` and friends are ordinary external calls.
 //! A function with phis is imported in `Phase::Ssa`, otherwise `Phase::Memory`.
