@@ -234,6 +234,20 @@ const INVALID: &[Case] = &[
         (8, 8),
         "unknown instruction `frobnicate`",
     ),
+    (
+        "source_filename after a definition",
+        "declare i32 @puts(i8*)\n",
+        "declare i32 @puts(i8*)\nsource_filename = \"x.c\"\n",
+        (5, 1),
+        "`source_filename` must come before every other top-level entity",
+    ),
+    (
+        "a stray integer after a parameter type",
+        "declare i32 @puts(i8*)",
+        "declare i32 @puts(i8* -1)",
+        (4, 23),
+        "unexpected `-1`",
+    ),
 ];
 
 fn variant(old: &str, new: &str) -> String {

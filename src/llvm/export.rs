@@ -168,7 +168,7 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
                 let t = if strip.is_empty() {
                     std::borrow::Cow::Borrowed(t.as_str())
                 } else {
-                    std::borrow::Cow::Owned(strip.apply(t))
+                    std::borrow::Cow::Owned(strip.apply_item(t))
                 };
                 if t.trim().is_empty() {
                     // A dropped debug metadata definition.

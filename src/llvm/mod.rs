@@ -545,10 +545,23 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
     let mut names: Vec<String> = Vec::new();
     let mut defs: Vec<SymDef> = Vec::new();
     let mut symbols: crate::llvm::function::FastMap<String, Symbol> = Default::default();
+    // LLVM reads `source_filename` and `target` only before every other entity.
+    let mut past_header = false;
     for (k, &(a, b)) in items.iter().enumerate() {
         let t = toks[a];
         let word = src.get(t.start as usize..t.end as usize).unwrap_or("");
         let mut c = Cursor::new(src, &toks[a..b], lines);
+        let header_item = t.kind == Tok::Ident && matches!(word, "source_filename" | "target");
+        if header_item && past_header {
+            return Err(fatal(
+                file,
+                c.perr(
+                    t,
+                    format!("`{word}` must come before every other top-level entity"),
+                ),
+            ));
+        }
+        past_header |= !header_item;
         let (name, def, name_tok) = match (t.kind, word) {
             (Tok::Ident, "define") | (Tok::Ident, "declare") => {
                 let mut parsed = parse_header(&mut c, &defined);

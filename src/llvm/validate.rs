@@ -316,7 +316,16 @@ pub fn check_words(c: &Cursor<'_>, toks: &[Token], defined: &Defined) -> PResult
                     }
                 }
             }
-            Tok::Comma | Tok::Eq | Tok::ComdatVar => {}
+            Tok::Eq => {
+                // Only between the key and value of a string attribute: `"key"="value"`.
+                let kind = |i: usize| toks.get(i).map(|t| t.kind);
+                let key = k >= 1 && kind(k - 1) == Some(Tok::Str);
+                let chained = k >= 2 && kind(k - 2) == Some(Tok::Eq);
+                if !key || chained || kind(k + 1) != Some(Tok::Str) {
+                    return c.err_at(t, "`=` outside a `\"key\"=\"value\"` attribute");
+                }
+            }
+            Tok::Comma | Tok::ComdatVar => {}
             _ => return c.err_at(t, format!("unexpected `{}`", c.text(t))),
         }
         k += 1;
@@ -384,6 +393,17 @@ pub fn check_item(c: &Cursor<'_>, toks: &[Token], defined: &Defined) -> PResult<
                 return c.err_at(
                     at(1),
                     "expected `datalayout = \"...\"` or `triple = \"...\"`",
+                );
+            }
+            // The triple names an x86-64 target, as the data layout must (opt rejects an
+            // unknown architecture, and export copies the line verbatim).
+            if word(1) == "triple" && !word(3).starts_with("\"x86_64-") {
+                return c.err_at(
+                    at(3),
+                    format!(
+                        "target triple {} is not x86-64 (the only target strata models)",
+                        word(3)
+                    ),
                 );
             }
             if word(1) == "datalayout" && word(3) != X86_64_DATALAYOUT {

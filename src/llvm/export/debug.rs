@@ -118,8 +118,18 @@ impl DebugStrip {
         self.dropped.is_empty()
     }
 
-    /// `text` (top-level items or a function's verbatim text) without dropped definitions,
-    /// attachments naming dropped nodes, and `llvm.dbg.*` calls.
+    /// One verbatim top-level item: nothing if it is a dropped definition (all its lines: a
+    /// node may span several), else the item without attachments naming dropped nodes.
+    pub(super) fn apply_item(&self, text: &str) -> String {
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        match definition(first) {
+            Some((name, _)) if self.dropped.contains(name) => String::new(),
+            _ => self.apply(text),
+        }
+    }
+
+    /// `text` (a function's verbatim text) without attachments naming dropped nodes and
+    /// `llvm.dbg.*` calls.
     pub(super) fn apply(&self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         for line in text.lines() {
