@@ -332,11 +332,23 @@ pub fn plan(
         ..
     } = scratch;
     *stats = Mem2RegStats::default();
-    let forwarded = forward::forward_address_slots(f, dom, params, forward);
-    stats.address_slots_forwarded = forwarded.slots;
-    stats.loads_removed = forwarded.loads;
-    stats.stores_removed = forwarded.stores;
     promotable::scan(&f.view(), params, cands);
+    // Forwarding can only help an alloca whose address is stored: the scan says whether
+    // one is, so most functions pay nothing; a forwarding that changed the function is
+    // followed by a second scan.
+    if cands
+        .slots
+        .iter()
+        .any(|s| s.reject == Some(Reject::EscapeStoredValue))
+    {
+        let forwarded = forward::forward_address_slots(f, dom, params, forward);
+        if forwarded.slots > 0 {
+            stats.address_slots_forwarded = forwarded.slots;
+            stats.loads_removed = forwarded.loads;
+            stats.stores_removed = forwarded.stores;
+            promotable::scan(&f.view(), params, cands);
+        }
+    }
     plan.clear();
     stats.allocas_seen = cands.slots.len() as u64 + cands.dynamic;
     stats.rejected[Reject::DynamicCount as usize] = cands.dynamic;
