@@ -165,11 +165,7 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
                 if last_was_fn {
                     out.push('\n');
                 }
-                let t = if strip.is_empty() {
-                    std::borrow::Cow::Borrowed(t.as_str())
-                } else {
-                    std::borrow::Cow::Owned(strip.apply_item(t))
-                };
+                let t = strip.apply_item(t);
                 if t.trim().is_empty() {
                     // A dropped debug metadata definition.
                     continue;
@@ -188,10 +184,6 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
                     Some(f) => {
                         print_function(&mut out, module, context, &extra, f);
                         printed.insert(name.as_str());
-                    }
-                    None if strip.is_empty() => {
-                        out.push_str(text);
-                        out.push('\n');
                     }
                     None => {
                         out.push_str(&strip.apply(text));

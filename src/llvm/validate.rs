@@ -471,29 +471,7 @@ fn check_node(c: &Cursor<'_>, toks: &[Token], k: usize, defined: &Defined) -> PR
         // A specialized node, `!DILocation(line: 3, scope: !7)` (the lexer reads
         // `!DILocation` as one name): balanced fields whose node references are defined.
         Tok::MetaVar if tok(k + 1).is_some_and(|t| t.kind == Tok::LParen) => {
-            let mut depth = 0;
-            let mut i = k + 1;
-            while let Some(u) = tok(i) {
-                match u.kind {
-                    Tok::LParen => depth += 1,
-                    Tok::RParen => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Ok(i + 1);
-                        }
-                    }
-                    Tok::MetaVar if !tok(i + 1).is_some_and(|t| t.kind == Tok::LParen) => {
-                        let n = c.text(u);
-                        if !defined.metadata.contains(n) {
-                            return c.err_at(u, format!("undefined metadata {n}"));
-                        }
-                    }
-                    Tok::Error => return c.err_at(u, "malformed metadata"),
-                    _ => {}
-                }
-                i += 1;
-            }
-            c.err_at(t, "unbalanced parentheses in metadata")
+            check_fields(c, toks, t, k + 1, defined)
         }
         Tok::MetaVar => {
             let n = c.text(t);
@@ -522,28 +500,45 @@ fn check_node(c: &Cursor<'_>, toks: &[Token], k: usize, defined: &Defined) -> PR
                 }
             }
             Some(Tok::Ident) if tok(k + 2).is_some_and(|t| t.kind == Tok::LParen) => {
-                let mut depth = 0;
-                let mut i = k + 2;
-                while let Some(t) = tok(i) {
-                    match t.kind {
-                        Tok::LParen => depth += 1,
-                        Tok::RParen => {
-                            depth -= 1;
-                            if depth == 0 {
-                                return Ok(i + 1);
-                            }
-                        }
-                        Tok::Error => return c.err_at(t, "malformed metadata"),
-                        _ => {}
-                    }
-                    i += 1;
-                }
-                c.err_at(t, "unbalanced parentheses in metadata")
+                check_fields(c, toks, t, k + 2, defined)
             }
             _ => c.err_at(t, "expected metadata after `!`"),
         },
         _ => c.err_at(t, format!("expected metadata, found `{}`", c.text(t))),
     }
+}
+
+/// The parenthesised fields of a specialized node `node` (`!DILocation(line: 3, scope: !7)`)
+/// from the `(` at `toks[open]`: balanced, with every node reference (a `!N` not itself
+/// opening fields) defined; returns the index after the closing `)`.
+fn check_fields(
+    c: &Cursor<'_>,
+    toks: &[Token],
+    node: Token,
+    open: usize,
+    defined: &Defined,
+) -> PResult<usize> {
+    let mut depth = 0;
+    for (i, u) in toks.iter().enumerate().skip(open) {
+        match u.kind {
+            Tok::LParen => depth += 1,
+            Tok::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(i + 1);
+                }
+            }
+            Tok::MetaVar if !toks.get(i + 1).is_some_and(|t| t.kind == Tok::LParen) => {
+                let n = c.text(*u);
+                if !defined.metadata.contains(n) {
+                    return c.err_at(*u, format!("undefined metadata {n}"));
+                }
+            }
+            Tok::Error => return c.err_at(*u, "malformed metadata"),
+            _ => {}
+        }
+    }
+    c.err_at(node, "unbalanced parentheses in metadata")
 }
 
 /// One element of a `!{...}` node: metadata, `null`, or a typed constant.

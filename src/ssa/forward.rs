@@ -6,8 +6,9 @@
 //! results are used as addresses of `%y`. `%y` escapes (its address is a stored value), so
 //! one promotion round keeps it; LLVM's `PromotePass` repeats promotion until nothing more
 //! is promotable, and its second round promotes `%y` once the first replaced the loads of
-//! `%p.addr` by `%y`. This step reaches the same result within one mem2reg run, before
-//! [`super::promotable::scan`]: a pointer slot `S` whose every store stores one alloca `A`
+//! `%p.addr` by `%y`. This step reaches the same result within one mem2reg run, between
+//! two [`super::promotable::scan`]s (mem2reg's plan calls it only when the first scan
+//! rejected an alloca for a stored address, and scans again if it forwarded): a pointer slot `S` whose every store stores one alloca `A`
 //! (after forwarding of the slots feeding those stores: chains of helpers calling helpers
 //! resolve in rounds) and whose every load is dominated by one of those stores has its
 //! loads replaced by `A` and its loads and stores removed. `S` is then unused (the scan
@@ -26,9 +27,7 @@
 //! every store stores `A`, so every load reads `A`; `S`'s address never escapes, so nothing
 //! else reads or writes it, and its stores are dead once no load is left.
 //!
-//! Complexity: one scan of the stores finds whether any stores an alloca's address into an
-//! alloca (most functions: no, and forwarding stops there); otherwise O(instructions +
-//! operands) to classify, plus per candidate O(loads x
+//! Complexity: O(instructions + operands) to classify, plus per candidate O(loads x
 //! dominator-tree depth); forwarding rounds are bounded by the chain length (each round
 //! forwards at least one slot); one final pass rewrites every operand. Nothing is
 //! allocated per function once the scratch vectors are large enough.
@@ -94,30 +93,6 @@ pub fn forward_address_slots(
         super::ParamAllocas::Skip => f.info.param_values.len(),
         super::ParamAllocas::IncludeStored => 0,
     };
-    // Most functions store no alloca's address into another alloca: one light scan of the
-    // stores finds out, before any table is sized.
-    let is_alloca = |o: Operand, f: &Body<'_>| match o {
-        Operand::Value(v) => match f.values.get(v.index()).map(|d| d.def) {
-            Some(ValueDef::Result(i, 0)) => matches!(f.kinds[i.index()], InstKind::Alloca { .. }),
-            _ => false,
-        },
-        Operand::Const(_) => false,
-    };
-    let any_slot = (0..f.num_blocks())
-        .filter(|&b| !f.block_dead[b])
-        .flat_map(|b| f.block_insts[b].iter())
-        .any(|&i| match f.kinds[i.index()] {
-            InstKind::Store {
-                ty: Type::Ptr,
-                value,
-                ptr,
-                ..
-            } => is_alloca(value, f) && is_alloca(ptr, f),
-            _ => false,
-        });
-    if !any_slot {
-        return Forwarded::default();
-    }
     let nv = f.values.len();
     let s = scratch;
     s.candidates.clear();
@@ -170,12 +145,14 @@ pub fn forward_address_slots(
         for (pos, &i) in f.block_insts[b].iter().enumerate() {
             let at = (b as u32, pos as u32, i);
             match &f.kinds[i.index()] {
-                InstKind::Load { ty, ptr, volatile } if candidate(*ptr).is_some() => {
-                    let c = candidate(*ptr).unwrap_or(NONE);
-                    if *ty == Type::Ptr && !volatile {
-                        s.loads.push((c, at.0, at.1, at.2));
-                    } else {
-                        candidates[c as usize].ok = false;
+                // A load's only operand is its address.
+                InstKind::Load { ty, ptr, volatile } => {
+                    if let Some(c) = candidate(*ptr) {
+                        if *ty == Type::Ptr && !volatile {
+                            s.loads.push((c, at.0, at.1, at.2));
+                        } else {
+                            candidates[c as usize].ok = false;
+                        }
                     }
                 }
                 InstKind::Store {
@@ -183,13 +160,14 @@ pub fn forward_address_slots(
                     value,
                     ptr,
                     volatile,
-                } if candidate(*ptr).is_some() => {
-                    let c = candidate(*ptr).unwrap_or(NONE);
+                } => {
                     disqualify(*value, candidates);
-                    if *ty == Type::Ptr && !volatile {
-                        s.stores.push((c, at.0, at.1, at.2));
-                    } else {
-                        candidates[c as usize].ok = false;
+                    if let Some(c) = candidate(*ptr) {
+                        if *ty == Type::Ptr && !volatile {
+                            s.stores.push((c, at.0, at.1, at.2));
+                        } else {
+                            candidates[c as usize].ok = false;
+                        }
                     }
                 }
                 kind => kind.for_each_operand(|o| disqualify(o, candidates)),

@@ -309,13 +309,14 @@ impl Mem2RegScratch {
     }
 }
 
-/// Steps 1-2 of promotion (see the module doc) on `f`: forwards address slots
-/// ([`forward`]: LLVM's later promotion rounds, up front), scans the allocas and places the
-/// phis, rejecting what cannot be promoted; the result stays in `scratch` for [`rename_promoted`].
-/// Returns an upper bound on the instruction rows [`rename`] creates (one per phi site).
+/// Steps 1-2 of promotion (see the module doc) on `f`: scans the allocas (forwarding address
+/// slots first when the scan finds a stored alloca address: [`forward`], LLVM's later
+/// promotion rounds, up front, then scanning again) and places the phis, rejecting what
+/// cannot be promoted; the result stays in `scratch` for [`rename_promoted`]. Returns an
+/// upper bound on the instruction rows [`rename`] creates (one per phi site).
 ///
-/// `cfg`, `dom` and `df` must describe `f` as it is (forwarding does not change the CFG). `f` must be valid (verifier clean) and in a
-/// single-definition phase.
+/// `cfg`, `dom` and `df` must describe `f` as it is (forwarding does not change the CFG).
+/// `f` must be valid (verifier clean) and in a single-definition phase.
 pub fn plan(
     f: &mut Body<'_>,
     cfg: &Cfg,

@@ -20,6 +20,7 @@
 //! Complexity: linear in the metadata text, times the length of reference chains for the
 //! fixpoint (short: tuples hang off specialized nodes one level deep).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// The metadata names (`!12`, `!llvm.dbg.cu`) export drops, computed from the verbatim
@@ -75,33 +76,25 @@ fn definition(line: &str) -> Option<(&str, &str)> {
     Some((name, body.trim()))
 }
 
-/// True if a definition body is a specialized node.
-fn specialized(body: &str) -> bool {
-    let body = body.strip_prefix("distinct").map_or(body, str::trim_start);
-    body.starts_with("!DI") || body.starts_with("!GenericDINode")
+/// True if a definition body is or holds a specialized node (`!DIFile(...)`, `distinct
+/// !DISubprogram(...)`, `!{..., !DIExpression()}`, `!GenericDINode(...)`).
+fn mentions_debug(body: &str) -> bool {
+    body.contains("!DI") || body.contains("!GenericDINode")
 }
 
 impl DebugStrip {
-    /// Finds what to drop in the verbatim top-level `texts`.
-    pub(super) fn new<'a>(texts: impl Iterator<Item = &'a str> + Clone) -> Self {
-        let defs: Vec<(&str, &str)> = texts
-            .clone()
-            .flat_map(str::lines)
-            .filter_map(definition)
-            .collect();
-        let mut dropped: HashSet<String> = defs
-            .iter()
-            .filter(|(name, body)| *name == "!llvm.dbg.cu" || specialized(body))
-            .map(|(name, _)| name.to_string())
-            .collect();
-        if dropped.is_empty() {
-            return Self::default();
-        }
+    /// Finds what to drop in the verbatim top-level `texts`: `!llvm.dbg.cu`, definitions that
+    /// mention a specialized node, and definitions that refer to a dropped one, to a fixpoint.
+    pub(super) fn new<'a>(texts: impl Iterator<Item = &'a str>) -> Self {
+        let defs: Vec<(&str, &str)> = texts.flat_map(str::lines).filter_map(definition).collect();
+        let mut dropped: HashSet<String> = HashSet::new();
         loop {
             let before = dropped.len();
             for (name, body) in &defs {
                 if !dropped.contains(*name)
-                    && (body.contains("!DI") || references(body).any(|r| dropped.contains(r)))
+                    && (*name == "!llvm.dbg.cu"
+                        || mentions_debug(body)
+                        || (!dropped.is_empty() && references(body).any(|r| dropped.contains(r))))
                 {
                     dropped.insert(name.to_string());
                 }
@@ -113,24 +106,23 @@ impl DebugStrip {
         DebugStrip { dropped }
     }
 
-    /// True if nothing is dropped.
-    pub(super) fn is_empty(&self) -> bool {
-        self.dropped.is_empty()
-    }
-
     /// One verbatim top-level item: nothing if it is a dropped definition (all its lines: a
-    /// node may span several), else the item without attachments naming dropped nodes.
-    pub(super) fn apply_item(&self, text: &str) -> String {
+    /// node may span several), else the item without attachments naming dropped nodes
+    /// (borrowed unchanged when the module has no debug information).
+    pub(super) fn apply_item<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
         match definition(first) {
-            Some((name, _)) if self.dropped.contains(name) => String::new(),
+            Some((name, _)) if self.dropped.contains(name) => Cow::Borrowed(""),
             _ => self.apply(text),
         }
     }
 
     /// `text` (a function's verbatim text) without attachments naming dropped nodes and
-    /// `llvm.dbg.*` calls.
-    pub(super) fn apply(&self, text: &str) -> String {
+    /// `llvm.dbg.*` calls (borrowed unchanged when the module has no debug information).
+    pub(super) fn apply<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        if self.dropped.is_empty() {
+            return Cow::Borrowed(text);
+        }
         let mut out = String::with_capacity(text.len());
         for line in text.lines() {
             if let Some((name, _)) = definition(line) {
@@ -147,7 +139,7 @@ impl DebugStrip {
         if !text.ends_with('\n') {
             out.pop();
         }
-        out
+        Cow::Owned(out)
     }
 
     /// `line` without `[,] !kind !N` attachments whose node is dropped.
