@@ -10,6 +10,7 @@ pub mod checker;
 pub mod dominance;
 pub mod generate;
 pub mod generate_ssa;
+pub mod ion;
 pub mod liveness;
 pub mod llvm_import;
 pub mod machine_gen;

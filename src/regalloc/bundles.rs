@@ -41,7 +41,8 @@
 use super::location::{Allocation, RegClass};
 use super::point::ProgPoint;
 use super::ranges::{
-    range_rows, rows_mut, RangeColumnsMut, RangeCounts, RangeEntry, RangeSide, RangeStore, Use,
+    range_rows, rows_mut, RangeColumnsMut, RangeCounts, RangeEntry, RangeRows, RangeSide,
+    RangeStore, Use,
 };
 use super::requirement::{Requirement, RequirementMerge};
 use crate::machine::{MBlock, MachineRead, OperandConstraint, OperandKind};
@@ -171,6 +172,28 @@ pub struct BundleTables<'w, 's> {
     range_side: ResMut<'w, RangeSide>,
     side: ResMut<'w, BundleSide>,
     counts: ResMut<'w, RangeCounts>,
+}
+
+impl<'w, 's> BundleTables<'w, 's> {
+    /// Both tables as row slices and the side tables, borrowed at once (the allocation
+    /// phases' view).
+    pub(crate) fn parts(
+        &mut self,
+    ) -> (
+        RangeRows<'_>,
+        BundleRows<'_>,
+        &mut RangeSide,
+        &mut BundleSide,
+        &mut RangeCounts,
+    ) {
+        (
+            range_rows(&mut self.ranges),
+            bundle_rows(&mut self.bundles),
+            &mut self.range_side,
+            &mut self.side,
+            &mut self.counts,
+        )
+    }
 }
 
 /// The bundle table's slices.

@@ -33,6 +33,7 @@ pub mod bundles;
 pub mod checker;
 pub mod corrupt;
 pub mod flat;
+pub mod ion;
 pub mod liveness;
 pub mod location;
 pub mod moves;

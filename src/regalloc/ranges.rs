@@ -561,6 +561,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
     }
     // Operand scratch: (operand index, effective point).
     let mut at: Vec<(usize, ProgPoint)> = Vec::new();
+    let mut ops_local: SmallVec<[Operand; 8]> = SmallVec::new();
     for b in (0..f.num_blocks() as MBlock).rev() {
         let insts = f.block_insts(b);
         let block_from = ProgPoint::before(insts.start);
@@ -619,7 +620,42 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
             }
         }
         for i in insts.clone().rev() {
-            let ops = f.inst_operands(i);
+            let ops_in = f.inst_operands(i);
+            // An early use fixed to a register that the instruction also clobbers or defines
+            // late, of a vreg live below it, cannot keep that register across the
+            // instruction: it reads the vreg from anywhere and a fixup copies it into the
+            // register, reserved at the early point (Ion's multi-fixed mechanism; regalloc2
+            // issue 53).
+            ops_local.clear();
+            ops_local.extend_from_slice(ops_in);
+            for k in 0..ops_local.len() {
+                let op = ops_local[k];
+                if let (OperandKind::Use, OperandPos::Early, OperandConstraint::FixedReg(reg)) =
+                    (op.kind, op.pos, op.constraint)
+                {
+                    let late_def = ops_in.iter().any(|o| {
+                        o.kind == OperandKind::Def
+                            && o.pos == OperandPos::Late
+                            && o.constraint == OperandConstraint::FixedReg(reg)
+                    });
+                    if is_value(op.vreg)
+                        && live_contains!(op.vreg.index())
+                        && (late_def || f.inst_clobbers(i).contains(reg))
+                    {
+                        let p = ProgPoint::before(i);
+                        side.multi_fixed.push(MultiFixedFixup {
+                            point: p,
+                            from_slot: k as u8,
+                            to_slot: k as u8,
+                            to_reg: reg,
+                            vreg: op.vreg,
+                        });
+                        side.preg_ranges[reg.dense_index()].push(CodeRange::new(p, p.next()));
+                        ops_local[k].constraint = OperandConstraint::Any;
+                    }
+                }
+            }
+            let ops = &ops_local[..];
             for r in f.inst_clobbers(i).iter() {
                 side.preg_ranges[r.dense_index()].push(CodeRange::new(
                     ProgPoint::after(i),
@@ -667,7 +703,9 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                             e.range.from = p;
                             r
                         } else {
-                            new_range!(op.vreg, CodeRange::new(p, p.next()))
+                            // A dead def holds its location to the next instruction, so an
+                            // early def (a temporary) is kept apart from the late defs.
+                            new_range!(op.vreg, CodeRange::new(p, ProgPoint::before(i + 1)))
                         };
                         uses[r as usize].push(Use::new(op, p, k as u8, weight));
                         flags[r as usize] |= RangeFlags::STARTS_AT_DEF;

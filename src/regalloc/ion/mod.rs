@@ -1,0 +1,321 @@
+//! The Ion allocation phases over the live-range and bundle tables (Ion design,
+//! `../shared/seeds/004_a35bf7de693e4d8a.txt`: "Bundle Processing", "How to Split",
+//! "Second-Chance Allocation", "Spillslot Allocation", "Allocation Assignment", "Move
+//! Generation", "Move Resolution").
+//!
+//! What: [`allocate`] runs the whole allocator on one machine function: liveness and live
+//! ranges ([`super::ranges`]), bundle merging ([`super::bundles`]), then the phases here:
+//! - [`process`]: the allocation loop: a bundle's requirement, probing registers in the
+//!   seed's order (spill-set hint, preferred, non-preferred, each from a pseudo-random
+//!   offset) against per-register allocation maps ([`maps`]), and the allocate / evict /
+//!   split decision;
+//! - [`split`]: splitting at a program point (inside a live range too) with the loose ends
+//!   trimmed into the spill set's spill bundle, and the fallback split into minimal bundles;
+//! - [`spill`]: second-chance allocation of spilled bundles (no eviction, no split) and
+//!   spill slots by size class with a bounded probe list and round-robin reordering;
+//! - [`insert`]: per-operand allocations, moves between pieces of a vreg, across block edges
+//!   and for block parameters, multi-fixed-register fixups and reused inputs, grouped by
+//!   program point and move priority and resolved by the parallel-move resolver
+//!   ([`super::moves`]).
+//!
+//! The live ranges and bundles are entities of the [`RangeStore`]'s World (one table each,
+//! row = index); splitting takes new rows from a reserve, and the loop stops between
+//! iterations to grow the tables when the reserve runs low, so slices are never held across
+//! a spawn. Per-register maps, the queue, spill-set state and output vectors are side tables
+//! in [`IonState`], cleared and reused between functions.
+//!
+//! Errors: impossible constraints (more values fixed to one register at one point than
+//! exist, a minimal bundle that no register can hold) and a loop past its iteration bound
+//! are [`IonError`]s naming the instruction; never a panic or a hang.
+//!
+//! Invariants (checked in debug builds and by the fuzz check `fuzzing::ion`): no two ranges
+//! in one register's map overlap; every range with a use has an allocation when moves are
+//! inserted; the output satisfies the symbolic checker.
+//!
+//! Complexity: each iteration of the loop is O(ranges of the bundle x (log n + conflicts))
+//! per probed register; termination follows the seed's argument (bundles only get smaller,
+//! eviction needs strictly lower weight, minimal bundles outweigh every other), guarded by an
+//! iteration bound linear in the function's size.
+
+pub mod insert;
+pub mod maps;
+pub mod process;
+pub mod spill;
+pub mod split;
+
+use super::location::{Allocation, PReg, RegClass};
+use super::output::AllocOutput;
+use super::point::{CodeRange, ProgPoint};
+use super::ranges::{build_ranges, RangeStore};
+use crate::machine::{MachineEnv, MachineRead, OperandConstraint};
+use bevy_ecs::world::World;
+use maps::RegMap;
+
+/// Spill weight of a minimal bundle with a fixed-register use (outweighs everything).
+pub const MINIMAL_FIXED_WEIGHT: f32 = 2_000_000.0;
+/// Spill weight of other minimal bundles held over both points of their instruction (one
+/// held at one point weighs one less).
+pub const MINIMAL_WEIGHT: f32 = 1_999_999.0;
+/// Upper bound of a non-minimal bundle's spill weight.
+pub const MAX_WEIGHT: f32 = 1_999_997.0;
+/// Splits of one spill set before its bundles are split into minimal bundles at once.
+pub const MAX_SPLITS_PER_SPILL_SET: u32 = 10;
+/// Spill slots probed per size class before a new slot is opened.
+pub const SLOT_PROBES: usize = 10;
+
+/// Why an allocation failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IonError {
+    /// No register can hold a minimal bundle: more values need one register (or one class)
+    /// at one instruction than exist.
+    #[error("impossible register constraints at instruction {inst}: {what}")]
+    TooManyLiveRegs {
+        /// The instruction.
+        inst: u32,
+        /// What could not be placed.
+        what: String,
+    },
+    /// A register class has no allocatable register but a value needs one.
+    #[error("instruction {inst}: a {class} value needs a register, but the environment has none of that class")]
+    NoRegisters {
+        /// The instruction.
+        inst: u32,
+        /// The class.
+        class: RegClass,
+    },
+    /// The allocation loop passed its iteration bound (an allocator bug, reported instead
+    /// of hanging).
+    #[error("allocation loop did not terminate after {iterations} iterations")]
+    NoTermination {
+        /// Iterations run.
+        iterations: usize,
+    },
+    /// The parallel-move resolver refused the moves at a point.
+    #[error("moves at {point}: {source}")]
+    Moves {
+        /// The program point.
+        point: ProgPoint,
+        /// The resolver's error.
+        source: super::moves::MoveError,
+    },
+    /// A live range with uses was left without an allocation (an allocator bug).
+    #[error("vreg {vreg} has no allocation over {range}")]
+    Unallocated {
+        /// The vreg index.
+        vreg: usize,
+        /// The range.
+        range: CodeRange,
+    },
+}
+
+/// Counters of one allocation (summed by callers over a module).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct IonStats {
+    /// Bundles after merging.
+    pub bundles: usize,
+    /// Bundles taken off the queue.
+    pub processed: usize,
+    /// Bundles assigned a register in the main loop.
+    pub allocated: usize,
+    /// Evictions.
+    pub evictions: usize,
+    /// Splits at a point.
+    pub splits: usize,
+    /// Splits into minimal bundles.
+    pub minimal_splits: usize,
+    /// Spill bundles created.
+    pub spill_bundles: usize,
+    /// Second-chance allocations that found a register.
+    pub second_chance: usize,
+    /// Bundles left on the stack.
+    pub spilled: usize,
+    /// Spill slots (units of the smallest slot).
+    pub spill_slots: usize,
+    /// Moves between pieces of one vreg inside a block.
+    pub moves_intra: usize,
+    /// Moves on block edges (live-in values and block parameters).
+    pub moves_edge: usize,
+    /// Moves for reused inputs and multi-fixed uses.
+    pub moves_fixup: usize,
+    /// Edits emitted after resolution.
+    pub edits: usize,
+    /// Moves removed as redundant.
+    pub redundant: usize,
+}
+
+/// What the allocator keeps per spill set.
+#[derive(Clone, Debug)]
+pub struct SetState {
+    /// Register hint: the last register a bundle of the set got.
+    pub hint: Option<PReg>,
+    /// The spill bundle (`u32::MAX` when none yet).
+    pub spill_bundle: u32,
+    /// Splits so far.
+    pub splits: u32,
+    /// Some bundle of the set lives on the stack.
+    pub required: bool,
+    /// The assigned slot.
+    pub slot: u32,
+    /// The set's class.
+    pub class: RegClass,
+    /// Slot units a value takes.
+    pub size: u8,
+    /// The extents of the original bundle's ranges (the slot is reserved over all).
+    pub extents: Vec<CodeRange>,
+}
+
+/// Side tables of the allocation phases, cleared and reused between functions.
+#[derive(Default)]
+pub struct IonState {
+    /// Allocation map per register (dense index).
+    pub maps: Vec<RegMap>,
+    /// The allocation queue: (priority, bundle, hint register bits or `u8::MAX`).
+    pub queue: std::collections::BinaryHeap<(u32, u32, u8)>,
+    /// Per spill set.
+    pub sets: Vec<SetState>,
+    /// Bundles for second-chance allocation.
+    pub spilled: Vec<u32>,
+    /// Counters.
+    pub stats: IonStats,
+    /// Scratch: conflicting bundles of one probe.
+    pub(crate) conflicts: Vec<u32>,
+    /// Scratch: the best eviction set so far.
+    pub(crate) best_conflicts: Vec<u32>,
+    /// Spill slots per size class: (slot, its map), in probe order.
+    pub(crate) slots: Vec<Vec<(u32, RegMap)>>,
+    /// The output being built.
+    pub output: AllocOutput,
+    /// `block_of[i]`: block of instruction `i`.
+    pub(crate) block_of: Vec<u32>,
+    /// Move insertion scratch.
+    pub(crate) insert: insert::InsertScratch,
+}
+
+/// A reusable allocation context: a World holding the live-range and bundle tables, and the
+/// side tables (`strata::regalloc::Ctx` for drop-in users).
+pub struct IonContext {
+    /// The World of the live-range and bundle tables.
+    pub world: World,
+    /// Its row store.
+    pub store: RangeStore,
+    /// Side tables.
+    pub state: IonState,
+}
+
+impl Default for IonContext {
+    fn default() -> Self {
+        let mut world = World::new();
+        let store = RangeStore::new(&mut world);
+        IonContext {
+            world,
+            store,
+            state: IonState::default(),
+        }
+    }
+}
+
+/// A use's demand on its location, in the order of the seed's requirement lattice refined
+/// as regalloc2 0.15 refines it (a register requirement is distinct from "anything").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// A register or a slot.
+    Any,
+    /// Some register of the class.
+    Reg,
+    /// A register whose index is below the bound.
+    Limit(u8),
+    /// Exactly this register.
+    Fixed(PReg),
+    /// A spill slot.
+    Stack,
+}
+
+impl Need {
+    /// The need of an operand constraint.
+    pub fn of(c: OperandConstraint) -> Need {
+        match c {
+            OperandConstraint::Any => Need::Any,
+            OperandConstraint::Reg | OperandConstraint::Reuse(_) => Need::Reg,
+            OperandConstraint::Limit(n) => Need::Limit(n),
+            OperandConstraint::FixedReg(r) => Need::Fixed(r),
+            OperandConstraint::Stack => Need::Stack,
+        }
+    }
+
+    /// The meet of two needs; `None` when no location satisfies both.
+    pub fn meet(self, other: Need) -> Option<Need> {
+        use Need::*;
+        match (self, other) {
+            (Any, x) | (x, Any) => Some(x),
+            (Reg, Reg) => Some(Reg),
+            (Stack, Stack) => Some(Stack),
+            (Limit(a), Limit(b)) => Some(Limit(a.min(b))),
+            (Limit(a), Reg) | (Reg, Limit(a)) => Some(Limit(a)),
+            (Fixed(a), Fixed(b)) if a == b => Some(Fixed(a)),
+            (Fixed(r), Reg) | (Reg, Fixed(r)) => Some(Fixed(r)),
+            (Fixed(r), Limit(n)) | (Limit(n), Fixed(r)) if r.index() < n => Some(Fixed(r)),
+            _ => None,
+        }
+    }
+
+    /// Whether a register is required.
+    pub fn needs_reg(self) -> bool {
+        matches!(self, Need::Reg | Need::Limit(_) | Need::Fixed(_))
+    }
+}
+
+/// Allocates registers for `f` under `env` with the context's tables (see the module doc);
+/// the result in `ctx.state.output`. `fixed_stack` lists registers that name stack locations.
+pub fn allocate<F: MachineRead + ?Sized>(
+    f: &F,
+    env: &MachineEnv,
+    ctx: &mut IonContext,
+) -> Result<(), IonError> {
+    let IonContext {
+        world,
+        store,
+        state,
+    } = ctx;
+    build_ranges(f, world, store);
+    super::bundles::merge_bundles(f, world, store);
+    process::prepare(f, world, store, state);
+    process::process_bundles(f, env, world, store, state)?;
+    spill::second_chance(env, world, store, state);
+    spill::allocate_spill_slots(f, world, store, state);
+    insert::insert_moves(f, env, world, store, state)?;
+    Ok(())
+}
+
+/// Convenience: allocates `f` in a fresh context and returns the output and counters.
+pub fn allocate_once<F: MachineRead + ?Sized>(
+    f: &F,
+    env: &MachineEnv,
+) -> Result<(AllocOutput, IonStats), IonError> {
+    let mut ctx = IonContext::default();
+    allocate(f, env, &mut ctx)?;
+    Ok((
+        std::mem::take(&mut ctx.state.output),
+        ctx.state.stats,
+    ))
+}
+
+/// The allocation of live range `r`: its bundle's register, else its spill set's slot.
+pub(crate) fn range_alloc(
+    bundle_alloc: &[Allocation],
+    spill_sets: &[u32],
+    sets: &[SetState],
+    bundle: u32,
+) -> Allocation {
+    match bundle_alloc[bundle as usize] {
+        Allocation::None => {
+            let s = spill_sets[bundle as usize];
+            match sets.get(s as usize) {
+                Some(set) if set.required => {
+                    Allocation::Stack(super::location::SpillSlot(set.slot))
+                }
+                _ => Allocation::None,
+            }
+        }
+        a => a,
+    }
+}

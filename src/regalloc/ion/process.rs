@@ -1,0 +1,510 @@
+//! The allocation loop (Ion design, "Bundle Processing": requirements, the
+//! no-register-required cases, allocation-map probing, and the allocate / evict / split
+//! decision).
+//!
+//! What: [`prepare`] fills the side tables for one function (register maps with the fixed
+//! reservations, spill-set state, the queue, bundle weights); [`process_bundles`] takes
+//! bundles off the queue by priority until it is empty. For each bundle:
+//! - its requirement is the meet of its uses' needs ([`super::Need`]); a conflict splits the
+//!   bundle just before the first use that made it;
+//! - `Any` (no use needs a register): into the spill set's spill bundle when there is one,
+//!   else onto the second-chance list; `Stack`: stays on the stack;
+//! - otherwise registers are probed in the seed's order (spill-set hint, the queue entry's
+//!   hint, preferred then non-preferred registers each from an offset of bundle index plus
+//!   first instruction), gathering per register whether it is free, the conflicting bundles
+//!   with their maximum spill weight, whether a reservation conflicts, and the first conflict
+//!   point; a probe stops early once its cost reaches the best eviction so far;
+//! - a free register is taken; otherwise the bundle is split (not minimal, and: a second
+//!   attempt, no evictable register, or its weight does not exceed the cheapest eviction) at
+//!   the latest first-conflict point with that register as hint, or the cheapest set is
+//!   evicted and the probe repeats. A minimal bundle that can evict nothing is an
+//!   impossible constraint.
+//!
+//! Rows: splitting spawns live ranges and bundles; before each bundle the loop checks the
+//! reserve against the most one bundle can need and, when short, returns so the caller grows
+//! the tables between iterations (slices are never held across a spawn).
+//!
+//! Complexity: per iteration, O(ranges x (log n + k)) per probed register for k conflicts.
+
+use super::maps::RESERVED;
+use super::split;
+use super::{IonError, IonState, Need, SetState, MAX_WEIGHT, MINIMAL_FIXED_WEIGHT, MINIMAL_WEIGHT};
+use crate::machine::{MachineEnv, MachineRead, OperandConstraint};
+use crate::regalloc::bundles::{BundleProps, BundleRows};
+use crate::regalloc::location::{Allocation, PReg, RegClass};
+use crate::regalloc::point::ProgPoint;
+use crate::regalloc::ranges::{RangeCounts, RangeRows, RangeStore};
+use bevy_ecs::world::World;
+use smallvec::SmallVec;
+
+/// Marks a live range that no bundle holds any more (replaced by a minimal split).
+pub const DEAD: u32 = u32::MAX;
+/// "No hint" in a queue entry.
+pub const NO_HINT: u8 = u8::MAX;
+
+/// The allocator's view of both tables during the loop.
+pub(crate) struct Tables<'a> {
+    pub rr: RangeRows<'a>,
+    pub br: BundleRows<'a>,
+    pub counts: &'a mut RangeCounts,
+}
+
+impl Tables<'_> {
+    /// A new live-range row (the reserve was checked by the caller).
+    pub fn new_range(
+        &mut self,
+        span: crate::regalloc::point::CodeRange,
+        vreg: crate::machine::VReg,
+        bundle: u32,
+        flags: u8,
+    ) -> u32 {
+        let k = self.counts.ranges;
+        self.counts.ranges += 1;
+        self.rr.spans[k] = span;
+        self.rr.vregs[k] = vreg;
+        self.rr.bundles[k] = bundle;
+        self.rr.uses[k].clear();
+        self.rr.flags[k] = flags;
+        k as u32
+    }
+
+    /// A new, empty bundle row of spill set `set`.
+    pub fn new_bundle(&mut self, set: u32) -> u32 {
+        let k = self.counts.bundles;
+        self.counts.bundles += 1;
+        self.br.ranges[k].clear();
+        self.br.spill_sets[k] = set;
+        self.br.props[k] = BundleProps::default();
+        self.br.reqs[k] = crate::regalloc::requirement::Requirement::Unknown;
+        self.br.allocs[k] = Allocation::None;
+        k as u32
+    }
+
+    /// Recomputes priority, spill weight and flags of bundle `b` from its ranges.
+    pub fn recompute(&mut self, b: u32) {
+        let list = &self.br.ranges[b as usize];
+        let (mut priority, mut weight, mut flags) = (0u32, 0u64, 0u8);
+        for e in list {
+            priority += e.range.len();
+            for u in &self.rr.uses[e.index as usize] {
+                weight += u.weight() as u64;
+                match u.operand.constraint {
+                    OperandConstraint::FixedReg(_) => flags |= BundleProps::FIXED,
+                    OperandConstraint::Stack => flags |= BundleProps::STACK,
+                    _ => {}
+                }
+            }
+        }
+        // Minimal (the seed: "covers only one instruction", made exact as regalloc2 does):
+        // one range, at most one use, and the range inside that use's minimal range.
+        let minimal = match &list[..] {
+            [only] => match &self.rr.uses[only.index as usize][..] {
+                [] => true,
+                [u] => {
+                    let m = super::split::minimal_range(u);
+                    m.from <= only.range.from && only.range.to <= m.to
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        let spill_weight = match minimal {
+            true => {
+                flags |= BundleProps::MINIMAL;
+                if flags & BundleProps::FIXED != 0 {
+                    MINIMAL_FIXED_WEIGHT
+                } else if priority >= 2 {
+                    // Held over both points of its instruction: more constrained than a
+                    // bundle held at one point, so it may evict one.
+                    MINIMAL_WEIGHT
+                } else {
+                    MINIMAL_WEIGHT - 1.0
+                }
+            }
+            _ => (weight as f32 / priority.max(1) as f32).min(MAX_WEIGHT),
+        };
+        self.br.props[b as usize] = BundleProps {
+            priority,
+            spill_weight,
+            flags,
+        };
+    }
+
+    /// The requirement of bundle `b`, or the point of the first use that conflicts.
+    pub fn requirement(&self, b: u32) -> Result<Need, ProgPoint> {
+        let mut need = Need::Any;
+        for e in &self.br.ranges[b as usize] {
+            for u in &self.rr.uses[e.index as usize] {
+                match need.meet(Need::of(u.operand.constraint)) {
+                    Some(n) => need = n,
+                    None => return Err(u.point),
+                }
+            }
+        }
+        Ok(need)
+    }
+}
+
+/// Fills the side tables for the function whose bundles were just merged.
+pub fn prepare<F: MachineRead + ?Sized>(
+    f: &F,
+    world: &mut World,
+    store: &mut RangeStore,
+    state: &mut IonState,
+) {
+    let mut t = store
+        .bundles
+        .get_mut(world)
+        .expect("range and bundle resources are inserted by RangeStore::new");
+    let (rr, br, rs, side, counts) = t.parts();
+    state.maps.resize_with(192, Default::default);
+    state.maps.iter_mut().for_each(|m| m.clear());
+    for (p, list) in rs.preg_ranges.iter().enumerate() {
+        for &r in list {
+            state.maps[p].reserve(r);
+        }
+    }
+    state.sets.clear();
+    for s in &side.spill_sets {
+        let extents = br.ranges[s.bundle as usize]
+            .iter()
+            .map(|e| e.range)
+            .collect();
+        state.sets.push(SetState {
+            hint: None,
+            spill_bundle: u32::MAX,
+            splits: 0,
+            required: false,
+            slot: 0,
+            class: s.class,
+            size: s.slots.max(1),
+            extents,
+        });
+    }
+    state.spilled.clear();
+    state.queue.clear();
+    state.stats = super::IonStats::default();
+    state.output = Default::default();
+    let mut tables = Tables { rr, br, counts };
+    for &(_, b) in side.queue.iter() {
+        tables.recompute(b);
+        let prio = tables.br.props[b as usize].priority;
+        state.queue.push((prio, b, NO_HINT));
+        state.stats.bundles += 1;
+    }
+    state.block_of.clear();
+    state.block_of.resize(f.num_insts(), 0);
+    for b in 0..f.num_blocks() as u32 {
+        for i in f.block_insts(b) {
+            state.block_of[i as usize] = b;
+        }
+    }
+}
+
+/// Runs the allocation loop to an empty queue (see the module doc), growing the tables
+/// between iterations when splitting needs rows.
+pub fn process_bundles<F: MachineRead + ?Sized>(
+    f: &F,
+    env: &MachineEnv,
+    world: &mut World,
+    store: &mut RangeStore,
+    state: &mut IonState,
+) -> Result<(), IonError> {
+    let bound = 64 * (f.num_insts() + state.stats.bundles) + 100_000;
+    let mut iterations = 0usize;
+    loop {
+        let (cap_r, cap_b) = store.rows();
+        let short = {
+            let mut t = store
+                .bundles
+                .get_mut(world)
+                .expect("range and bundle resources are inserted by RangeStore::new");
+            let (rr, br, _rs, _side, counts) = t.parts();
+            let mut tables = Tables { rr, br, counts };
+            run(&mut tables, env, state, (cap_r, cap_b), &mut iterations, bound)?
+        };
+        match short {
+            None => return Ok(()),
+            Some((r, b)) => store.reserve(world, r, b),
+        }
+    }
+}
+
+/// The loop proper; returns the row counts to reserve when the reserve runs short.
+fn run(
+    t: &mut Tables<'_>,
+    env: &MachineEnv,
+    state: &mut IonState,
+    (cap_r, cap_b): (usize, usize),
+    iterations: &mut usize,
+    bound: usize,
+) -> Result<Option<(usize, usize)>, IonError> {
+    while let Some(&(_, b, hint)) = state.queue.peek() {
+        let list = &t.br.ranges[b as usize];
+        let uses: usize = list
+            .iter()
+            .map(|e| t.rr.uses[e.index as usize].len())
+            .sum();
+        let need_r = t.counts.ranges + uses + list.len() + 4;
+        let need_b = t.counts.bundles + uses + 3;
+        if need_r > cap_r || need_b > cap_b {
+            return Ok(Some((need_r.max(2 * cap_r), need_b.max(2 * cap_b))));
+        }
+        state.queue.pop();
+        *iterations += 1;
+        if *iterations > bound {
+            return Err(IonError::NoTermination {
+                iterations: *iterations,
+            });
+        }
+        if t.br.ranges[b as usize].is_empty() {
+            continue;
+        }
+        state.stats.processed += 1;
+        let hint = (hint != NO_HINT).then(|| preg_from_dense(hint));
+        process_bundle(t, env, state, b, hint)?;
+    }
+    Ok(None)
+}
+
+/// The register with dense index `d`.
+pub(crate) fn preg_from_dense(d: u8) -> PReg {
+    PReg::new(
+        RegClass::from_index((d >> 6) as usize).unwrap_or(RegClass::Int),
+        d & PReg::MAX_INDEX,
+    )
+    .expect("index below 64")
+}
+
+/// The registers to probe for a bundle of `class` with need `need`, in the seed's order.
+pub(crate) fn candidates(
+    env: &MachineEnv,
+    class: RegClass,
+    need: Need,
+    hints: [Option<PReg>; 2],
+    offset: usize,
+) -> SmallVec<[PReg; 64]> {
+    let mut out: SmallVec<[PReg; 64]> = SmallVec::new();
+    if let Need::Fixed(r) = need {
+        out.push(r);
+        return out;
+    }
+    let ok = |r: PReg| {
+        r.class() == class
+            && match need {
+                Need::Limit(n) => r.index() < n,
+                _ => true,
+            }
+    };
+    let allocatable = |r: PReg| {
+        env.preferred[class.index()].contains(&r) || env.non_preferred[class.index()].contains(&r)
+    };
+    for h in hints.into_iter().flatten() {
+        if ok(h) && allocatable(h) && !out.contains(&h) {
+            out.push(h);
+        }
+    }
+    for list in [&env.preferred[class.index()], &env.non_preferred[class.index()]] {
+        let n = list.len();
+        for k in 0..n {
+            let r = list[(offset + k) % n];
+            if ok(r) && !out.contains(&r) {
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// What probing one register found.
+enum Probe {
+    Free,
+    Conflict {
+        max_weight: f32,
+        first: ProgPoint,
+        reserved: bool,
+    },
+}
+
+/// Probes `reg` for bundle `b`; conflicting bundles land in `state.conflicts`. Stops early
+/// (reporting a cost of at least `limit`) once the cost reaches `limit`.
+fn probe(t: &Tables<'_>, state: &mut IonState, b: u32, reg: PReg, limit: f32) -> Probe {
+    let map = &state.maps[reg.dense_index()];
+    let conflicts = &mut state.conflicts;
+    conflicts.clear();
+    let mut first: Option<ProgPoint> = None;
+    let mut reserved = false;
+    let mut max_weight = 0f32;
+    for e in &t.br.ranges[b as usize] {
+        map.overlaps(e.range, |r, owner| {
+            let at = r.from.max(e.range.from);
+            if first.is_none_or(|f| at < f) {
+                first = Some(at);
+            }
+            if owner == RESERVED {
+                reserved = true;
+            } else {
+                let ob = t.rr.bundles[owner as usize];
+                if !conflicts.contains(&ob) {
+                    conflicts.push(ob);
+                    max_weight = max_weight.max(t.br.props[ob as usize].spill_weight);
+                }
+            }
+            true
+        });
+        if first.is_some() && (reserved || max_weight >= limit) {
+            break;
+        }
+    }
+    match first {
+        None => Probe::Free,
+        Some(first) => Probe::Conflict {
+            max_weight,
+            first,
+            reserved,
+        },
+    }
+}
+
+/// Gives bundle `b` register `reg` (the map must be free over its ranges).
+pub(crate) fn assign(t: &mut Tables<'_>, state: &mut IonState, b: u32, reg: PReg) {
+    let map = &mut state.maps[reg.dense_index()];
+    for e in &t.br.ranges[b as usize] {
+        map.insert(e.range, e.index);
+    }
+    t.br.allocs[b as usize] = Allocation::Reg(reg);
+    let s = t.br.spill_sets[b as usize] as usize;
+    if let Some(set) = state.sets.get_mut(s) {
+        set.hint = Some(reg);
+    }
+}
+
+/// Takes bundle `b` out of its register and queues it again.
+fn evict(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
+    let Allocation::Reg(reg) = t.br.allocs[b as usize] else {
+        return;
+    };
+    let map = &mut state.maps[reg.dense_index()];
+    for e in &t.br.ranges[b as usize] {
+        map.remove(e.range.from);
+    }
+    t.br.allocs[b as usize] = Allocation::None;
+    state.stats.evictions += 1;
+    state
+        .queue
+        .push((t.br.props[b as usize].priority, b, NO_HINT));
+}
+
+/// Processes one bundle taken off the queue (see the module doc).
+fn process_bundle(
+    t: &mut Tables<'_>,
+    env: &MachineEnv,
+    state: &mut IonState,
+    b: u32,
+    hint: Option<PReg>,
+) -> Result<(), IonError> {
+    let set = t.br.spill_sets[b as usize] as usize;
+    let need = match t.requirement(b) {
+        Err(at) => {
+            split::split(t, state, b, at, hint, false);
+            return Ok(());
+        }
+        Ok(n) => n,
+    };
+    match need {
+        Need::Any => {
+            let spill = state.sets[set].spill_bundle;
+            if spill != u32::MAX && spill != b {
+                split::move_to_spill_bundle(t, b, spill);
+            } else {
+                state.spilled.push(b);
+            }
+            return Ok(());
+        }
+        Need::Stack => {
+            state.sets[set].required = true;
+            state.stats.spilled += 1;
+            return Ok(());
+        }
+        _ => {}
+    }
+    let class = state.sets[set].class;
+    let first_range = t.br.ranges[b as usize][0].range;
+    let offset = b as usize + first_range.from.inst() as usize;
+    let cands = candidates(env, class, need, [state.sets[set].hint, hint], offset);
+    if cands.is_empty() {
+        return Err(IonError::NoRegisters {
+            inst: first_range.from.inst(),
+            class,
+        });
+    }
+    let weight = t.br.props[b as usize].spill_weight;
+    let minimal = t.br.props[b as usize].flags & BundleProps::MINIMAL != 0;
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let mut best_cost = f32::INFINITY;
+        let mut best_split: Option<(ProgPoint, PReg)> = None;
+        state.best_conflicts.clear();
+        for &reg in &cands {
+            match probe(t, state, b, reg, best_cost) {
+                Probe::Free => {
+                    assign(t, state, b, reg);
+                    state.stats.allocated += 1;
+                    return Ok(());
+                }
+                Probe::Conflict {
+                    max_weight,
+                    first,
+                    reserved,
+                } => {
+                    if !reserved && max_weight < best_cost {
+                        best_cost = max_weight;
+                        std::mem::swap(&mut state.conflicts, &mut state.best_conflicts);
+                    }
+                    if best_split.is_none_or(|(p, _)| first > p) {
+                        best_split = Some((first, reg));
+                    }
+                }
+            }
+        }
+        let can_evict = best_cost < weight;
+        if minimal {
+            if !can_evict {
+                return Err(IonError::TooManyLiveRegs {
+                    inst: first_range.from.inst(),
+                    what: blocked(t, state, b, &cands, need),
+                });
+            }
+        } else if attempts >= 2 || !can_evict {
+            let (at, reg) = best_split.expect("some register was probed");
+            split::split(t, state, b, at, Some(reg), true);
+            return Ok(());
+        }
+        let victims = std::mem::take(&mut state.best_conflicts);
+        for &v in &victims {
+            evict(t, state, v);
+        }
+        state.best_conflicts = victims;
+    }
+}
+
+/// Says what holds each candidate register where bundle `b` needs it (for the error).
+fn blocked(t: &Tables<'_>, state: &IonState, b: u32, cands: &[PReg], need: Need) -> String {
+    let list = &t.br.ranges[b as usize];
+    let vreg = t.rr.vregs[list[0].index as usize];
+    let spans: Vec<String> = list.iter().map(|e| format!("{}:{}", t.rr.vregs[e.index as usize], e.range)).collect();
+    let mut s = format!("{vreg} needs {need:?} over {}", spans.join(" "));
+    for &reg in cands {
+        let map = &state.maps[reg.dense_index()];
+        let holder = list.iter().find_map(|e| map.first_overlap(e.range));
+        match holder {
+            Some((r, RESERVED)) => s += &format!("; {reg} is reserved over {r}"),
+            Some((r, owner)) => {
+                s += &format!("; {reg} holds {} over {r}", t.rr.vregs[owner as usize])
+            }
+            None => {}
+        }
+    }
+    s
+}

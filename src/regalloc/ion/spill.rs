@@ -1,0 +1,103 @@
+//! Second-chance allocation and spill slots (Ion design, "Second-Chance Allocation:
+//! Spilled Bundles", "Spillslot Allocation").
+//!
+//! What: [`second_chance`] gives each bundle on the second-chance list (spill bundles and
+//! bundles whose uses need no register) one more probe of the registers of its class, hint
+//! first, taking a register only where it is free over every range (no eviction, no split);
+//! a bundle that finds none lives in its spill set's slot. [`allocate_spill_slots`] gives
+//! every spill set that has a bundle on the stack a slot: slots are kept per size class in
+//! probe order; a set takes the first of at most [`super::SLOT_PROBES`] slots whose map is
+//! free over all the set's extents (the original bundle's ranges, so a value reloaded and
+//! not redefined is still in its slot), which then moves to the back of the list
+//! (round-robin); else a new slot, aligned to its size.
+//!
+//! Complexity: O(bundles x registers x ranges x log n) for second chance; O(sets x probes x
+//! extents x log n) for slots.
+
+use super::maps::RegMap;
+use super::process::{assign, candidates, Tables};
+use super::{IonState, Need, SLOT_PROBES};
+use crate::machine::MachineEnv;
+use crate::machine::MachineRead;
+use crate::regalloc::ranges::RangeStore;
+use bevy_ecs::world::World;
+
+/// Second-chance allocation of the spilled bundles (see the module doc).
+pub fn second_chance(env: &MachineEnv, world: &mut World, store: &mut RangeStore, state: &mut IonState) {
+    let mut t = store
+        .bundles
+        .get_mut(world)
+        .expect("range and bundle resources are inserted by RangeStore::new");
+    let (rr, br, _rs, _side, counts) = t.parts();
+    let mut t = Tables { rr, br, counts };
+    let list = std::mem::take(&mut state.spilled);
+    for &b in &list {
+        if t.br.ranges[b as usize].is_empty() || t.br.allocs[b as usize].as_reg().is_some() {
+            continue;
+        }
+        t.br.ranges[b as usize].sort_unstable();
+        let set = t.br.spill_sets[b as usize] as usize;
+        let class = state.sets[set].class;
+        let offset = b as usize;
+        let cands = candidates(env, class, Need::Reg, [state.sets[set].hint, None], offset);
+        let free = cands.into_iter().find(|&reg| {
+            let map = &state.maps[reg.dense_index()];
+            t.br.ranges[b as usize]
+                .iter()
+                .all(|e| map.first_overlap(e.range).is_none())
+        });
+        match free {
+            Some(reg) => {
+                assign(&mut t, state, b, reg);
+                state.stats.second_chance += 1;
+            }
+            None => {
+                state.sets[set].required = true;
+                state.stats.spilled += 1;
+            }
+        }
+    }
+    state.spilled = list;
+}
+
+/// Assigns spill slots to the spill sets that need one (see the module doc).
+pub fn allocate_spill_slots<F: MachineRead + ?Sized>(
+    _f: &F,
+    _world: &mut World,
+    _store: &mut RangeStore,
+    state: &mut IonState,
+) {
+    for class_slots in state.slots.iter_mut() {
+        class_slots.clear();
+    }
+    let mut next = 0u32;
+    for s in 0..state.sets.len() {
+        if !state.sets[s].required {
+            continue;
+        }
+        let size = state.sets[s].size as usize;
+        if state.slots.len() <= size {
+            state.slots.resize_with(size + 1, Vec::new);
+        }
+        let extents = std::mem::take(&mut state.sets[s].extents);
+        let list = &mut state.slots[size];
+        let fits = |map: &RegMap| extents.iter().all(|&r| map.first_overlap(r).is_none());
+        let found = list.iter().take(SLOT_PROBES).position(|(_, m)| fits(m));
+        let (slot, mut map) = match found {
+            Some(k) => list.remove(k),
+            None => {
+                let slot = next.div_ceil(size as u32) * size as u32;
+                next = slot + size as u32;
+                (slot, RegMap::default())
+            }
+        };
+        for &r in &extents {
+            map.insert(r, s as u32);
+        }
+        list.push((slot, map));
+        state.sets[s].slot = slot;
+        state.sets[s].extents = extents;
+    }
+    state.output.num_spillslots = next as usize;
+    state.stats.spill_slots = next as usize;
+}

@@ -1,0 +1,314 @@
+//! Splitting bundles (Ion design, "How to Split", "Spill Bundle and Splitting", and the
+//! fallback of splitting a bundle into minimal bundles).
+//!
+//! What: [`split`] cuts a bundle at a program point into two bundles of the same spill set
+//! (a live range under the point is cut too; its uses go to the side of their point), trims
+//! the loose ends around the cut into the spill set's spill bundle (the end of the first
+//! half past its last use, the start of the second half before its first use, unless that
+//! starts at a def), and queues both halves with the register hint. The point is adjusted as
+//! the seed says: at the bundle start it moves past the first use; an "after" point moves
+//! to the next instruction's "before" point (no move can sit between an instruction's uses
+//! and defs); with a fixed-register use ahead, to just before that use.
+//!
+//! [`split_into_minimal`] (after [`super::MAX_SPLITS_PER_SPILL_SET`] splits of one spill
+//! set, or for a bundle spanning one instruction) gives every use that needs a register a
+//! bundle of its own covering just its instruction, and moves each whole range, with its
+//! `Any` uses, into the spill bundle from the def on; the spill bundle's range is the value's
+//! home and the minimal pieces are copies of it (they overlap it).
+//!
+//! Invariants: after a split the two halves are disjoint and cover the original's ranges
+//! minus what went to the spill bundle; new rows come from the reserve checked by the loop.
+//!
+//! Complexity: O(ranges + uses) of the bundle split.
+
+use super::process::{Tables, DEAD};
+use super::{IonState, MAX_SPLITS_PER_SPILL_SET};
+use crate::machine::{OperandConstraint, OperandKind};
+use crate::regalloc::bundles::BundleProps;
+use crate::regalloc::location::PReg;
+use crate::regalloc::point::{CodeRange, ProgPoint};
+use crate::regalloc::ranges::{RangeEntry, RangeFlags, Use};
+use smallvec::SmallVec;
+
+/// The spill bundle of bundle `b`'s spill set, created (and put on the second-chance list)
+/// when absent.
+pub(crate) fn spill_bundle(t: &mut Tables<'_>, state: &mut IonState, b: u32) -> u32 {
+    let set = t.br.spill_sets[b as usize];
+    let existing = state.sets[set as usize].spill_bundle;
+    if existing != u32::MAX {
+        return existing;
+    }
+    let s = t.new_bundle(set);
+    state.sets[set as usize].spill_bundle = s;
+    state.spilled.push(s);
+    state.stats.spill_bundles += 1;
+    s
+}
+
+/// Moves every range of bundle `b` into `spill` (whose range list stays unsorted).
+pub(crate) fn move_to_spill_bundle(t: &mut Tables<'_>, b: u32, spill: u32) {
+    let list = std::mem::take(&mut t.br.ranges[b as usize]);
+    for e in &list {
+        t.rr.bundles[e.index as usize] = spill;
+    }
+    t.br.ranges[spill as usize].extend_from_slice(&list);
+    let mut list = list;
+    list.clear();
+    t.br.ranges[b as usize] = list;
+}
+
+fn hint_bits(hint: Option<PReg>) -> u8 {
+    hint.map_or(super::process::NO_HINT, |r| r.dense_index() as u8)
+}
+
+fn enqueue(t: &mut Tables<'_>, state: &mut IonState, b: u32, hint: Option<PReg>) {
+    if t.br.ranges[b as usize].is_empty() {
+        return;
+    }
+    t.recompute(b);
+    state
+        .queue
+        .push((t.br.props[b as usize].priority, b, hint_bits(hint)));
+}
+
+/// Adjusts a split point as the seed says; `None` when no point strictly inside the bundle
+/// is left (the caller splits into minimal bundles).
+fn split_point(t: &Tables<'_>, b: u32, at: ProgPoint) -> Option<ProgPoint> {
+    let list = &t.br.ranges[b as usize];
+    let start = list[0].range.from;
+    let end = list[list.len() - 1].range.to;
+    let mut at = if at <= start {
+        let first_use = list
+            .iter()
+            .find_map(|e| t.rr.uses[e.index as usize].first().map(|u| u.point));
+        match first_use {
+            Some(p) if p.inst() == start.inst() => ProgPoint::before(p.inst() + 1),
+            Some(p) => ProgPoint::before(p.inst()),
+            None => ProgPoint::before(start.inst() + 1),
+        }
+    } else if at.is_after() {
+        at.next()
+    } else {
+        at
+    };
+    if at >= end {
+        at = ProgPoint::before(end.prev().inst());
+    }
+    if t.br.props[b as usize].flags & BundleProps::FIXED != 0 {
+        // Just before the first fixed-register use at or after the point, if inside.
+        let fixed = list
+            .iter()
+            .filter(|e| e.range.to > at)
+            .flat_map(|e| t.rr.uses[e.index as usize].iter())
+            .find(|u| u.point >= at && matches!(u.operand.constraint, OperandConstraint::FixedReg(_)));
+        if let Some(u) = fixed {
+            let p = ProgPoint::before(u.point.inst());
+            if p > start && p < end {
+                at = p;
+            }
+        }
+    }
+    (at > start && at < end && !at.is_after()).then_some(at)
+}
+
+/// Splits bundle `b` at `at` and queues both halves with `hint` (see the module doc).
+pub(crate) fn split(
+    t: &mut Tables<'_>,
+    state: &mut IonState,
+    b: u32,
+    at: ProgPoint,
+    hint: Option<PReg>,
+    trim: bool,
+) {
+    let set = t.br.spill_sets[b as usize] as usize;
+    let list = &t.br.ranges[b as usize];
+    let spans_one = list[0].range.from.inst() == list[list.len() - 1].range.to.prev().inst();
+    if spans_one || state.sets[set].splits >= MAX_SPLITS_PER_SPILL_SET {
+        split_into_minimal(t, state, b, hint);
+        return;
+    }
+    let Some(at) = split_point(t, b, at) else {
+        split_into_minimal(t, state, b, hint);
+        return;
+    };
+    state.sets[set].splits += 1;
+    state.stats.splits += 1;
+    let mut list = std::mem::take(&mut t.br.ranges[b as usize]);
+    let idx = list.partition_point(|e| e.range.to <= at);
+    let nb = t.new_bundle(set as u32);
+    let mut tail: SmallVec<[RangeEntry; 4]> = list.drain(idx..).collect();
+    if tail[0].range.from < at {
+        // Cut the range under the point.
+        let r = tail[0].index as usize;
+        let span = t.rr.spans[r];
+        let vreg = t.rr.vregs[r];
+        let k = t.rr.uses[r].partition_point(|u| u.point < at);
+        let rest: SmallVec<[Use; 2]> = t.rr.uses[r].drain(k..).collect();
+        let nr = t.new_range(CodeRange::new(at, span.to), vreg, nb, 0);
+        t.rr.uses[nr as usize] = rest;
+        t.rr.spans[r].to = at;
+        list.push(RangeEntry {
+            range: CodeRange::new(span.from, at),
+            index: r as u32,
+        });
+        tail[0] = RangeEntry {
+            range: CodeRange::new(at, span.to),
+            index: nr,
+        };
+    }
+    for e in &tail {
+        t.rr.bundles[e.index as usize] = nb;
+    }
+    t.br.ranges[b as usize] = list;
+    t.br.ranges[nb as usize] = tail;
+    if trim {
+        trim_end(t, state, b);
+        trim_start(t, state, nb);
+    }
+    enqueue(t, state, b, hint);
+    enqueue(t, state, nb, hint);
+}
+
+/// Trims the end of `b`'s last ranges past their last use into the spill bundle.
+fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
+    while let Some(&last) = t.br.ranges[b as usize].last() {
+        let r = last.index as usize;
+        match t.rr.uses[r].last().map(|u| u.point) {
+            None => {
+                let spill = spill_bundle(t, state, b);
+                t.br.ranges[b as usize].pop();
+                t.rr.bundles[r] = spill;
+                t.br.ranges[spill as usize].push(last);
+                continue;
+            }
+            Some(p) => {
+                let cut = ProgPoint::before(p.inst() + 1);
+                if cut < last.range.to {
+                    let spill = spill_bundle(t, state, b);
+                    let vreg = t.rr.vregs[r];
+                    let piece = CodeRange::new(cut, last.range.to);
+                    let nr = t.new_range(piece, vreg, spill, 0);
+                    t.br.ranges[spill as usize].push(RangeEntry {
+                        range: piece,
+                        index: nr,
+                    });
+                    t.rr.spans[r].to = cut;
+                    if let Some(e) = t.br.ranges[b as usize].last_mut() {
+                        e.range.to = cut;
+                    }
+                }
+            }
+        }
+        break;
+    }
+}
+
+/// Trims the start of `b`'s first ranges before their first use into the spill bundle
+/// (not a range that starts at a def).
+fn trim_start(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
+    while let Some(&first) = t.br.ranges[b as usize].first() {
+        let r = first.index as usize;
+        if t.rr.flags[r] & RangeFlags::STARTS_AT_DEF != 0 {
+            break;
+        }
+        match t.rr.uses[r].first().map(|u| u.point) {
+            None => {
+                let spill = spill_bundle(t, state, b);
+                t.br.ranges[b as usize].remove(0);
+                t.rr.bundles[r] = spill;
+                t.br.ranges[spill as usize].push(first);
+                continue;
+            }
+            Some(p) => {
+                let cut = ProgPoint::before(p.inst());
+                if cut > first.range.from {
+                    let spill = spill_bundle(t, state, b);
+                    let vreg = t.rr.vregs[r];
+                    let piece = CodeRange::new(first.range.from, cut);
+                    let nr = t.new_range(piece, vreg, spill, 0);
+                    t.br.ranges[spill as usize].push(RangeEntry {
+                        range: piece,
+                        index: nr,
+                    });
+                    t.rr.spans[r].from = cut;
+                    if let Some(e) = t.br.ranges[b as usize].first_mut() {
+                        e.range.from = cut;
+                    }
+                }
+            }
+        }
+        break;
+    }
+}
+
+/// The points a use needs its own register over: an early def the whole instruction, a late
+/// def its late point, an early use its early point, a late use the whole instruction.
+pub fn minimal_range(u: &Use) -> CodeRange {
+    let i = u.point.inst();
+    let (before, after, next) = (
+        ProgPoint::before(i),
+        ProgPoint::after(i),
+        ProgPoint::before(i + 1),
+    );
+    match (u.point.is_after(), u.operand.kind) {
+        (false, OperandKind::Def) => CodeRange::new(before, next),
+        (false, OperandKind::Use) => CodeRange::new(before, after),
+        (true, OperandKind::Def) => CodeRange::new(after, next),
+        (true, OperandKind::Use) => CodeRange::new(before, next),
+    }
+}
+
+/// Splits bundle `b` into minimal bundles plus its spill bundle (see the module doc).
+pub(crate) fn split_into_minimal(
+    t: &mut Tables<'_>,
+    state: &mut IonState,
+    b: u32,
+    hint: Option<PReg>,
+) {
+    state.stats.minimal_splits += 1;
+    let set = t.br.spill_sets[b as usize];
+    let spill = spill_bundle(t, state, b);
+    let list = std::mem::take(&mut t.br.ranges[b as usize]);
+    for e in &list {
+        let r = e.index as usize;
+        let vreg = t.rr.vregs[r];
+        let flags = t.rr.flags[r];
+        let uses = std::mem::take(&mut t.rr.uses[r]);
+        t.rr.bundles[r] = DEAD;
+        let mut home_from = e.range.from;
+        let mut home_uses: SmallVec<[Use; 2]> = SmallVec::new();
+        for u in &uses {
+            let is_def = u.operand.kind == OperandKind::Def;
+            if u.operand.constraint == OperandConstraint::Any {
+                home_uses.push(*u);
+                continue;
+            }
+            if is_def {
+                home_from = ProgPoint::before(u.point.inst() + 1);
+            }
+            let span = minimal_range(u);
+            let nb = t.new_bundle(set);
+            let flags = if is_def { RangeFlags::STARTS_AT_DEF } else { 0 };
+            let nr = t.new_range(span, vreg, nb, flags);
+            t.rr.uses[nr as usize].push(*u);
+            t.br.ranges[nb as usize].push(RangeEntry {
+                range: span,
+                index: nr,
+            });
+            enqueue(t, state, nb, hint);
+        }
+        let home = CodeRange::new(home_from, e.range.to);
+        if !home.is_empty() {
+            let flags = if home_from == e.range.from { flags } else { 0 };
+            let nr = t.new_range(home, vreg, spill, flags);
+            t.rr.uses[nr as usize] = home_uses;
+            t.br.ranges[spill as usize].push(RangeEntry {
+                range: home,
+                index: nr,
+            });
+        }
+    }
+    let mut list = list;
+    list.clear();
+    t.br.ranges[b as usize] = list;
+}
