@@ -136,7 +136,10 @@ mod tests {
         }
         eprintln!("ion tally (reduced): {tally:?}");
         let s = tally.stats;
-        assert!(s.evictions > 0 && s.splits > 0 && s.second_chance > 0 && s.spilled > 0, "{tally:?}");
+        assert!(
+            s.evictions > 0 && s.splits > 0 && s.second_chance > 0 && s.spilled > 0,
+            "{tally:?}"
+        );
     }
 }
 
@@ -147,48 +150,35 @@ pub fn dump(f: &FlatFunction) -> String {
     for b in 0..f.num_blocks() as u32 {
         s += &format!(
             "block{b} params {:?} preds {:?} succs {:?}\n",
-            f.block_params(b).iter().map(|v| v.to_string()).collect::<Vec<_>>(),
+            f.block_params(b)
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>(),
             f.block_preds(b),
             f.block_succs(b)
         );
         for i in f.block_insts(b) {
             let ops: Vec<String> = f.inst_operands(i).iter().map(|o| o.to_string()).collect();
             let clob: Vec<String> = f.inst_clobbers(i).iter().map(|r| r.to_string()).collect();
-            s += &format!("  {i}: {:?} {} clobbers [{}]", f.kinds[i as usize], ops.join(", "), clob.join(" "));
+            s += &format!(
+                "  {i}: {:?} {} clobbers [{}]",
+                f.kinds[i as usize],
+                ops.join(", "),
+                clob.join(" ")
+            );
             if f.is_branch(i) {
                 for k in 0..f.block_succs(b).len() {
-                    s += &format!(" args{k} {:?}", f.branch_args(b, k).iter().map(|v| v.to_string()).collect::<Vec<_>>());
+                    s += &format!(
+                        " args{k} {:?}",
+                        f.branch_args(b, k)
+                            .iter()
+                            .map(|v| v.to_string())
+                            .collect::<Vec<_>>()
+                    );
                 }
             }
             s += "\n";
         }
     }
     s
-}
-#[cfg(test)]
-mod scratch_debug {
-    use super::*;
-    #[test]
-    fn find_failing_seed() {
-        for seed in 0..300u64 {
-            let f = machine_gen::seeded(seed);
-            let n = 2 + (seed % 3) as u8;
-            let env = small_env(n, seed % 2 == 0);
-            let mut ctx = IonContext::default();
-            if let Err(e) = allocate(&f, &env, &mut ctx) {
-                use crate::regalloc::regalloc2_model::{regalloc2_check, run_regalloc2};
-                let fs = PRegSet::empty();
-                let ok = std::panic::catch_unwind(|| run_regalloc2(&f, &env, fs).ok().filter(|o| regalloc2_check(&f, &env, fs, o).is_ok())).ok().flatten();
-                if ok.is_none() { continue; }
-                eprintln!("seed {seed} n {n}: {e}\n{}", dump(&f));
-                let mut ctx2 = IonContext::default();
-                crate::regalloc::ranges::build_ranges(&f, &mut ctx2.world, &mut ctx2.store);
-                let side = ctx2.world.resource::<crate::regalloc::ranges::RangeSide>();
-                for (v, l) in side.vreg_ranges.iter().enumerate().take(13) {
-                    eprintln!("v{v}: {:?}", l.iter().map(|e| e.range.to_string()).collect::<Vec<_>>());
-                }
-                break;
-            }
-        }
-    }
 }

@@ -19,9 +19,13 @@
 //! coalesced and in order); per instruction, clobbers become single-point ranges (the
 //! "after" point) on their physical registers; operands are visited at their effective
 //! point, after then before, defs before uses at one point: a def trims its range to start
-//! there (a dead def gets a one-point range), a use opens a range from the block start when
-//! the vreg is not live below it. Effective points: a branch's uses and, on an instruction
-//! with a reused input, every other use are moved to the "after" point. Of several uses of
+//! there (a dead def's range reaches the next instruction, so an early def stays apart from
+//! the late defs), a use opens a range from the block start when the vreg is not live below
+//! it. Effective points: on an instruction with a reused input, every other use is moved to
+//! the "after" point (a branch's operands are not moved: a branch with one successor reads
+//! no register, as regalloc2 requires). An early use fixed to a register the instruction
+//! clobbers or defines late, of a vreg live below it, becomes an `Any` use plus a fixup
+//! copying it into the register, reserved at the early point. Of several uses of
 //! one vreg fixed to different registers at one point, the first stays and the others are
 //! recorded as multi-fixed-register fixups (a copy the move phase inserts) with their
 //! registers reserved at that point. Block parameters are defs at the block start; every
@@ -666,14 +670,13 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                 OperandConstraint::Reuse(k) => Some(k as usize),
                 _ => None,
             });
-            let branch = f.is_branch(i);
             at.clear();
             for (k, op) in ops.iter().enumerate() {
                 let mut p = match op.pos {
                     OperandPos::Early => ProgPoint::before(i),
                     OperandPos::Late => ProgPoint::after(i),
                 };
-                if op.kind == OperandKind::Use && (branch || reused.is_some_and(|r| r != k)) {
+                if op.kind == OperandKind::Use && reused.is_some_and(|r| r != k) {
                     p = ProgPoint::after(i);
                 }
                 at.push((k, p));

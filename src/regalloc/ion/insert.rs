@@ -70,11 +70,19 @@ pub struct InsertScratch {
 }
 
 /// The point at which moves on edge `pred -> succ` go, and their priority.
+///
+/// A block with several in-edges (the entry counts one more) takes its moves before the
+/// predecessor's branch, which then has one out-edge (critical edges are split; a branch
+/// with one successor reads no register, as regalloc2 also requires); otherwise they go at
+/// the successor's start.
 fn edge_point<F: MachineRead + ?Sized>(f: &F, pred: u32, succ: u32) -> (u32, u8) {
-    if f.block_preds(succ).len() == 1 {
-        (ProgPoint::before(f.block_insts(succ).start).0, PRIO_IN_EDGE)
+    let ins = f.block_preds(succ).len() + (succ == f.entry_block()) as usize;
+    let last = f.block_insts(pred).end - 1;
+    let outs = f.block_succs(pred).len() + f.is_ret(last) as usize;
+    if ins > 1 && outs <= 1 {
+        (ProgPoint::before(last).0, PRIO_OUT_EDGE)
     } else {
-        (ProgPoint::before(f.block_insts(pred).end - 1).0, PRIO_OUT_EDGE)
+        (ProgPoint::before(f.block_insts(succ).start).0, PRIO_IN_EDGE)
     }
 }
 
@@ -132,15 +140,21 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
         let a = sc.alloc_of[r as usize];
         for u in &rr.uses[r as usize] {
             if u.slot() != crate::regalloc::ranges::Use::NO_SLOT {
-                let k = out.inst_alloc_offsets[u.point.inst() as usize] as usize + u.slot() as usize;
+                let k =
+                    out.inst_alloc_offsets[u.point.inst() as usize] as usize + u.slot() as usize;
                 out.allocs[k] = a;
             }
         }
     }
     // 2-3. Sort ranges per vreg (start, longest first).
     let spans = &*rr.spans;
-    sc.by_vreg
-        .sort_unstable_by_key(|&(v, r)| (v, spans[r as usize].from, std::cmp::Reverse(spans[r as usize].to)));
+    sc.by_vreg.sort_unstable_by_key(|&(v, r)| {
+        (
+            v,
+            spans[r as usize].from,
+            std::cmp::Reverse(spans[r as usize].to),
+        )
+    });
     // Sources at block exits.
     sc.sources.clear();
     let nb = f.num_blocks() as u32;
@@ -190,8 +204,20 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             let starts_def = rr.flags[r as usize] & RangeFlags::STARTS_AT_DEF != 0;
             let at_block = block_start(span.from, &state.block_of);
             if let Some((to, pa)) = best_before {
-                if !starts_def && to >= span.from && (to > span.from || at_block.is_none()) && pa != a {
-                    sc.moves.push((span.from.0, PRIO_REGULAR, Move { src: pa, dst: a, class }));
+                if !starts_def
+                    && to >= span.from
+                    && (to > span.from || at_block.is_none())
+                    && pa != a
+                {
+                    sc.moves.push((
+                        span.from.0,
+                        PRIO_REGULAR,
+                        Move {
+                            src: pa,
+                            dst: a,
+                            class,
+                        },
+                    ));
                     state.stats.moves_intra += 1;
                 }
             }
@@ -231,7 +257,9 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
         };
         let start = ProgPoint::before(f.block_insts(succ).start);
         let pv = param.index() as u32;
-        let lo = sc.by_vreg.partition_point(|&(w, r)| (w, spans[r as usize].from) < (pv, start));
+        let lo = sc
+            .by_vreg
+            .partition_point(|&(w, r)| (w, spans[r as usize].from) < (pv, start));
         for &(w, r) in &sc.by_vreg[lo..] {
             if w != pv || spans[r as usize].from != start {
                 break;
@@ -239,7 +267,15 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             let dst = sc.alloc_of[r as usize];
             if dst != src {
                 let (pt, prio) = edge_point(f, pred, succ);
-                sc.moves.push((pt, prio, Move { src, dst, class: param.class() }));
+                sc.moves.push((
+                    pt,
+                    prio,
+                    Move {
+                        src,
+                        dst,
+                        class: param.class(),
+                    },
+                ));
                 state.stats.moves_edge += 1;
             }
         }
@@ -255,7 +291,11 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             sc.moves.push((
                 ProgPoint::before(i).0,
                 PRIO_MULTI_FIXED,
-                Move { src, dst, class: fx.vreg.class() },
+                Move {
+                    src,
+                    dst,
+                    class: fx.vreg.class(),
+                },
             ));
             state.stats.moves_fixup += 1;
         }
@@ -271,7 +311,11 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                     sc.moves.push((
                         ProgPoint::before(i).0,
                         PRIO_REUSE,
-                        Move { src: in_a, dst: def_a, class },
+                        Move {
+                            src: in_a,
+                            dst: def_a,
+                            class,
+                        },
                     ));
                     out.allocs[base + k as usize] = def_a;
                     state.stats.moves_fixup += 1;
@@ -298,7 +342,8 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             continue;
         }
         let point = ProgPoint(p);
-        let needs_scratch = group.len() > 1 || group.iter().any(|m| m.src.is_stack() && m.dst.is_stack());
+        let needs_scratch =
+            group.len() > 1 || group.iter().any(|m| m.src.is_stack() && m.dst.is_stack());
         sc.free.clear();
         if needs_scratch {
             for class in RegClass::ALL {
@@ -330,7 +375,13 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             )
             .map_err(|source| IonError::Moves { point, source })?;
         for m in &sc.seq {
-            out.edits.push((point, Edit { from: m.src, to: m.dst }));
+            out.edits.push((
+                point,
+                Edit {
+                    from: m.src,
+                    to: m.dst,
+                },
+            ));
         }
     }
     out.num_spillslots = next_slot as usize;

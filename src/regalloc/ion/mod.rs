@@ -293,10 +293,7 @@ pub fn allocate_once<F: MachineRead + ?Sized>(
 ) -> Result<(AllocOutput, IonStats), IonError> {
     let mut ctx = IonContext::default();
     allocate(f, env, &mut ctx)?;
-    Ok((
-        std::mem::take(&mut ctx.state.output),
-        ctx.state.stats,
-    ))
+    Ok((std::mem::take(&mut ctx.state.output), ctx.state.stats))
 }
 
 /// The allocation of live range `r`: its bundle's register, else its spill set's slot.

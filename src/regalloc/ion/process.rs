@@ -221,7 +221,14 @@ pub fn process_bundles<F: MachineRead + ?Sized>(
                 .expect("range and bundle resources are inserted by RangeStore::new");
             let (rr, br, _rs, _side, counts) = t.parts();
             let mut tables = Tables { rr, br, counts };
-            run(&mut tables, env, state, (cap_r, cap_b), &mut iterations, bound)?
+            run(
+                &mut tables,
+                env,
+                state,
+                (cap_r, cap_b),
+                &mut iterations,
+                bound,
+            )?
         };
         match short {
             None => return Ok(()),
@@ -241,10 +248,7 @@ fn run(
 ) -> Result<Option<(usize, usize)>, IonError> {
     while let Some(&(_, b, hint)) = state.queue.peek() {
         let list = &t.br.ranges[b as usize];
-        let uses: usize = list
-            .iter()
-            .map(|e| t.rr.uses[e.index as usize].len())
-            .sum();
+        let uses: usize = list.iter().map(|e| t.rr.uses[e.index as usize].len()).sum();
         let need_r = t.counts.ranges + uses + list.len() + 4;
         let need_b = t.counts.bundles + uses + 3;
         if need_r > cap_r || need_b > cap_b {
@@ -304,7 +308,10 @@ pub(crate) fn candidates(
             out.push(h);
         }
     }
-    for list in [&env.preferred[class.index()], &env.non_preferred[class.index()]] {
+    for list in [
+        &env.preferred[class.index()],
+        &env.non_preferred[class.index()],
+    ] {
         let n = list.len();
         for k in 0..n {
             let r = list[(offset + k) % n];
@@ -493,7 +500,10 @@ fn process_bundle(
 fn blocked(t: &Tables<'_>, state: &IonState, b: u32, cands: &[PReg], need: Need) -> String {
     let list = &t.br.ranges[b as usize];
     let vreg = t.rr.vregs[list[0].index as usize];
-    let spans: Vec<String> = list.iter().map(|e| format!("{}:{}", t.rr.vregs[e.index as usize], e.range)).collect();
+    let spans: Vec<String> = list
+        .iter()
+        .map(|e| format!("{}:{}", t.rr.vregs[e.index as usize], e.range))
+        .collect();
     let mut s = format!("{vreg} needs {need:?} over {}", spans.join(" "));
     for &reg in cands {
         let map = &state.maps[reg.dense_index()];

@@ -23,7 +23,12 @@ use crate::regalloc::ranges::RangeStore;
 use bevy_ecs::world::World;
 
 /// Second-chance allocation of the spilled bundles (see the module doc).
-pub fn second_chance(env: &MachineEnv, world: &mut World, store: &mut RangeStore, state: &mut IonState) {
+pub fn second_chance(
+    env: &MachineEnv,
+    world: &mut World,
+    store: &mut RangeStore,
+    state: &mut IonState,
+) {
     let mut t = store
         .bundles
         .get_mut(world)

@@ -100,7 +100,9 @@ fn split_point(t: &Tables<'_>, b: u32, at: ProgPoint) -> Option<ProgPoint> {
             .iter()
             .filter(|e| e.range.to > at)
             .flat_map(|e| t.rr.uses[e.index as usize].iter())
-            .find(|u| u.point >= at && matches!(u.operand.constraint, OperandConstraint::FixedReg(_)));
+            .find(|u| {
+                u.point >= at && matches!(u.operand.constraint, OperandConstraint::FixedReg(_))
+            });
         if let Some(u) = fixed {
             let p = ProgPoint::before(u.point.inst());
             if p > start && p < end {

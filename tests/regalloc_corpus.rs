@@ -1,0 +1,86 @@
+//! Our Ion allocator on real register-allocation problems: every function Cranelift handed
+//! regalloc2 in `../shared/regalloc-corpus/` (its README gives the format), imported through
+//! the regalloc2 model, allocated by `strata::regalloc::ion`, and judged by our symbolic
+//! checker and by regalloc2's own `checker::Checker` on the original function. Prints per
+//! module: functions, instructions, edits per 100 instructions and spill slots, ours and
+//! regalloc2's side by side.
+
+mod common;
+
+use regalloc2 as ra2;
+use std::path::{Path, PathBuf};
+use strata::regalloc::checker;
+use strata::regalloc::ion::{allocate, IonContext};
+use strata::regalloc::regalloc2_model::{import, output_to_regalloc2};
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/regalloc-corpus/cranelift-x64")
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
+    let dir = corpus_dir();
+    let missing = (!dir.is_dir()).then(|| format!("{} is missing", dir.display()));
+    if !common::require("regalloc_corpus", missing) {
+        return;
+    }
+    let mut ctx = IonContext::default();
+    let mut r2ctx = ra2::Ctx::default();
+    let mut failures = Vec::new();
+    for module in files(&dir) {
+        let (mut funcs, mut insts, mut edits, mut slots, mut r2_edits, mut r2_slots) =
+            (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
+        for file in files(&module) {
+            let name = file.display().to_string();
+            let bytes = std::fs::read(&file).expect("readable");
+            let sf: ra2::serialize::SerializableFunction =
+                bincode::deserialize(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let env = sf.machine_env().clone();
+            let imp = import(&sf, &env).unwrap_or_else(|e| panic!("{name}: {e}"));
+            if let Err(e) = allocate(&imp.func, &imp.env, &mut ctx) {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+            let out = &ctx.state.output;
+            if let Err(e) = checker::check(&imp.func, &imp.env, imp.fixed_stack, out) {
+                failures.push(format!("{name}: our checker: {e}"));
+                continue;
+            }
+            let mut theirs = ra2::checker::Checker::new(&sf, &env);
+            theirs.prepare(&output_to_regalloc2(out));
+            if let Err(e) = theirs.run() {
+                failures.push(format!("{name}: regalloc2's checker: {e:?}"));
+                continue;
+            }
+            funcs += 1;
+            insts += ra2::Function::num_insts(&sf);
+            edits += out.edits.len();
+            slots += out.num_spillslots;
+            let opts = ra2::RegallocOptions::default();
+            let r2 = ra2::run_with_ctx(&sf, &env, &opts, &mut r2ctx).expect("regalloc2 allocates");
+            r2_edits += r2.edits.len();
+            r2_slots += r2.num_spillslots;
+        }
+        eprintln!(
+            "{}: {funcs} functions, {insts} instructions; edits/100 insts ours {:.1} regalloc2 {:.1}; spill slots ours {slots} regalloc2 {r2_slots}",
+            module.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+            100.0 * edits as f64 / insts.max(1) as f64,
+            100.0 * r2_edits as f64 / insts.max(1) as f64,
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "{} functions failed:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+}
