@@ -34,6 +34,7 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
         return;
     }
     let mut ctx = IonContext::default();
+    let mut dropin = strata::regalloc::Ctx::default();
     let mut r2ctx = ra2::Ctx::default();
     let mut failures = Vec::new();
     for module in files(&dir) {
@@ -61,11 +62,15 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
                 failures.push(format!("{name}: regalloc2's checker: {e:?}"));
                 continue;
             }
+            // The drop-in gives the same output in regalloc2's type.
+            let opts = ra2::RegallocOptions::default();
+            let via = strata::regalloc::run_with_ctx(&sf, &env, &opts, &mut dropin)
+                .unwrap_or_else(|e| panic!("{name}: drop-in: {e:?}"));
+            assert_eq!(via.edits.len(), out.edits.len(), "{name}: drop-in differs");
             funcs += 1;
             insts += ra2::Function::num_insts(&sf);
             edits += out.edits.len();
             slots += out.num_spillslots;
-            let opts = ra2::RegallocOptions::default();
             let r2 = ra2::run_with_ctx(&sf, &env, &opts, &mut r2ctx).expect("regalloc2 allocates");
             r2_edits += r2.edits.len();
             r2_slots += r2.num_spillslots;

@@ -32,6 +32,8 @@
 pub mod bundles;
 pub mod checker;
 pub mod corrupt;
+#[cfg(feature = "regalloc2")]
+pub mod dropin;
 pub mod flat;
 pub mod ion;
 pub mod liveness;
@@ -44,6 +46,8 @@ pub mod ranges;
 pub mod regalloc2_model;
 pub mod requirement;
 
+#[cfg(feature = "regalloc2")]
+pub use dropin::{run, run_with_ctx, Ctx};
 pub use location::{Allocation, PReg, RegClass, SpillSlot};
 pub use moves::{Move, MoveError, MoveResolver, ResolveStats, ScratchEnv};
 pub use requirement::{ConflictPoint, Requirement, RequirementMerge};

@@ -1,0 +1,88 @@
+//! Our Ion allocator through the drop-in (`strata::regalloc::run_with_ctx`) against
+//! regalloc2 0.15.2 Ion (`regalloc2::run_with_ctx`, context reused, built without
+//! `trace-log`) on the same functions of `../shared/regalloc-corpus/`, in one run.
+//!
+//! Prints per module: functions, instructions, time per instruction (sum over functions of
+//! the fastest of `REPEAT` runs, alternating allocators), edits per 100 instructions and
+//! spill slots, ours and regalloc2's, with the ratios.
+//!
+//! Run: `cargo run --release --example regalloc_compare [REPEAT]` (default 3).
+
+use regalloc2 as ra2;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .collect();
+    v.sort();
+    v
+}
+
+fn main() {
+    let repeat: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/regalloc-corpus/cranelift-x64");
+    if !dir.is_dir() {
+        eprintln!("error: {} is missing", dir.display());
+        std::process::exit(2);
+    }
+    println!(
+        "| module | functions | instructions | ns/inst ours | ns/inst regalloc2 | time ratio | edits/100 ours | edits/100 regalloc2 | spill slots ours | spill slots regalloc2 |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let opts = ra2::RegallocOptions::default();
+    let mut ours_ctx = strata::regalloc::Ctx::default();
+    let mut theirs_ctx = ra2::Ctx::default();
+    for module in files(&dir) {
+        let funcs: Vec<ra2::serialize::SerializableFunction> = files(&module)
+            .iter()
+            .map(|f| bincode::deserialize(&std::fs::read(f).expect("readable")).expect("format"))
+            .collect();
+        let (mut insts, mut t_ours, mut t_theirs) = (0usize, 0f64, 0f64);
+        let (mut e_ours, mut e_theirs, mut s_ours, mut s_theirs) = (0, 0, 0, 0);
+        for sf in &funcs {
+            let env = sf.machine_env().clone();
+            insts += ra2::Function::num_insts(sf);
+            let (mut best_o, mut best_t) = (f64::INFINITY, f64::INFINITY);
+            for _ in 0..repeat {
+                let t0 = Instant::now();
+                strata::regalloc::run_with_ctx(sf, &env, &opts, &mut ours_ctx)
+                    .expect("ours allocates");
+                best_o = best_o.min(t0.elapsed().as_secs_f64());
+                let t0 = Instant::now();
+                ra2::run_with_ctx(sf, &env, &opts, &mut theirs_ctx).expect("regalloc2 allocates");
+                best_t = best_t.min(t0.elapsed().as_secs_f64());
+            }
+            let o = strata::regalloc::run_with_ctx(sf, &env, &opts, &mut ours_ctx).expect("ours");
+            e_ours += o.edits.len();
+            s_ours += o.num_spillslots;
+            let t = ra2::run_with_ctx(sf, &env, &opts, &mut theirs_ctx).expect("regalloc2");
+            e_theirs += t.edits.len();
+            s_theirs += t.num_spillslots;
+            t_ours += best_o;
+            t_theirs += best_t;
+        }
+        let n = insts as f64;
+        println!(
+            "| {} | {} | {} | {:.0} | {:.0} | {:.2}x | {:.1} | {:.1} | {} | {} |",
+            module
+                .file_name()
+                .map(|s| s.to_string_lossy())
+                .unwrap_or_default(),
+            funcs.len(),
+            insts,
+            1e9 * t_ours / n,
+            1e9 * t_theirs / n,
+            t_ours / t_theirs,
+            100.0 * e_ours as f64 / n,
+            100.0 * e_theirs as f64 / n,
+            s_ours,
+            s_theirs
+        );
+    }
+}

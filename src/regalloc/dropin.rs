@@ -1,0 +1,89 @@
+//! A drop-in for regalloc2 0.15 (feature `regalloc2`): [`run`] and [`run_with_ctx`] take and
+//! give regalloc2's own types with exactly its signatures, and allocate with our Ion
+//! allocator ([`super::ion`]), so a regalloc2 user swaps one path:
+//!
+//! ```text
+//! - let out = regalloc2::run_with_ctx(&func, &env, &opts, &mut ctx)?;
+//! + let out = strata::regalloc::run_with_ctx(&func, &env, &opts, &mut ctx)?;
+//! ```
+//!
+//! with `ctx: strata::regalloc::Ctx` (`Default`) in place of `regalloc2::Ctx`.
+//!
+//! What: the function is read through `regalloc2::Function` into our flat form
+//! ([`super::regalloc2_model::import`]), checked for what regalloc2 rejects (critical edges,
+//! a malformed block), allocated, and the result is converted into a `regalloc2::Output`
+//! kept in the context (allocations, edits sorted by program point, spill-slot count).
+//! `options.algorithm` and `verbose_log` are accepted and ignored: ours is always Ion-style.
+//!
+//! Errors map to regalloc2's kinds where they correspond: a critical edge is `CritEdge`, an
+//! ill-formed function `BB`, impossible constraints and a non-terminating loop
+//! `TooManyLiveRegs`, an operand list longer than ours takes `TooManyOperands`.
+//!
+//! Complexity: the import is O(function size); the allocation as in [`super::ion`].
+
+use super::ion::{allocate, IonContext, IonError};
+use super::regalloc2_model::{import, output_to_regalloc2, ImportError};
+use regalloc2 as ra2;
+
+/// The reusable allocation context of the drop-in (regalloc2's `Ctx` in shape).
+#[derive(Default)]
+pub struct Ctx {
+    /// Our allocator's World and side tables.
+    pub ion: IonContext,
+    /// The last output, in regalloc2's type.
+    pub output: ra2::Output,
+}
+
+/// Allocates `func` under `env` (regalloc2's `run`).
+///
+/// # Errors
+/// As [`run_with_ctx`].
+pub fn run<F: ra2::Function>(
+    func: &F,
+    env: &ra2::MachineEnv,
+    options: &ra2::RegallocOptions,
+) -> Result<ra2::Output, ra2::RegAllocError> {
+    let mut ctx = Ctx::default();
+    run_with_ctx(func, env, options, &mut ctx)?;
+    Ok(ctx.output)
+}
+
+/// Allocates `func` under `env` reusing `ctx` (regalloc2's `run_with_ctx`); the output lives
+/// in the context.
+///
+/// # Errors
+/// `CritEdge` for an edge from a block with several successors to one with several
+/// predecessors; `BB` for an ill-formed function; `TooManyLiveRegs` for constraints no
+/// allocation satisfies; `TooManyOperands` for an operand index beyond 255.
+pub fn run_with_ctx<'a, F: ra2::Function>(
+    func: &F,
+    env: &ra2::MachineEnv,
+    _options: &ra2::RegallocOptions,
+    ctx: &'a mut Ctx,
+) -> Result<&'a ra2::Output, ra2::RegAllocError> {
+    for b in 0..func.num_blocks() {
+        let block = ra2::Block::new(b);
+        if func.block_succs(block).len() > 1 {
+            for &s in func.block_succs(block) {
+                if func.block_preds(s).len() > 1 {
+                    return Err(ra2::RegAllocError::CritEdge(block, s));
+                }
+            }
+        }
+    }
+    let imported = import(func, env).map_err(|e| match e {
+        ImportError::ReuseIndex { .. } => ra2::RegAllocError::TooManyOperands,
+        ImportError::VRegIndex(_) | ImportError::Malformed(_) => {
+            ra2::RegAllocError::BB(ra2::Block::new(0))
+        }
+    })?;
+    allocate(&imported.func, &imported.env, &mut ctx.ion).map_err(|e| match e {
+        IonError::TooManyLiveRegs { .. }
+        | IonError::NoRegisters { .. }
+        | IonError::NoTermination { .. }
+        | IonError::Moves { .. }
+        | IonError::Unallocated { .. } => ra2::RegAllocError::TooManyLiveRegs,
+    })?;
+    ctx.output = output_to_regalloc2(&ctx.ion.state.output);
+    Ok(&ctx.output)
+}
