@@ -463,6 +463,18 @@ pub struct PassOptions {
     pub placement_split: bool,
     /// The architecture `lower` writes machine code for.
     pub target: Arch,
+    /// The register allocator of the `regalloc` pass.
+    pub allocator: Allocator,
+}
+
+/// The register allocator the `regalloc` pass uses.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+pub enum Allocator {
+    /// Ours: the Ion design over live-range and bundle entities (`crate::regalloc::ion`).
+    #[default]
+    Ion,
+    /// regalloc2 0.15.2 (Ion), the reference allocator (feature `regalloc2`).
+    Regalloc2,
 }
 
 impl Default for PassOptions {
@@ -473,6 +485,7 @@ impl Default for PassOptions {
             placement_model: None,
             placement_split: false,
             target: Arch::X86_64,
+            allocator: Allocator::Ion,
         }
     }
 }

@@ -64,8 +64,9 @@ pub struct CompileArgs {
     /// the `lower` pass; needed by `--emit machine` and `--emit alloc`.
     #[arg(long, value_name = "TARGET", value_parser = parse_target)]
     pub target: Option<crate::stage::Arch>,
-    /// The register allocator of `--emit alloc`.
-    #[arg(long, value_enum, default_value = "regalloc2")]
+    /// The register allocator of `--emit alloc`: `ion` (ours, the default) or `regalloc2`
+    /// (regalloc2 0.15.2, the reference). regalloc2's checker judges either.
+    #[arg(long, value_enum, default_value = "ion")]
     pub allocator: super::machine::Allocator,
     /// With `--emit alloc`: also judge each allocation with our symbolic checker (the
     /// `check` pass); a rejection is an error naming function, block, instruction, operand

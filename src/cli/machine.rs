@@ -2,7 +2,8 @@
 //!
 //! `--emit machine` prints each function's lowered machine form (text of
 //! [`crate::machine::text`]); `--emit alloc` also allocates it with the chosen allocator
-//! (`--allocator regalloc2`, the reference), judges the allocation with regalloc2's checker
+//! (ours by default; `--allocator regalloc2`, the reference), judges the allocation with
+//! regalloc2's checker
 //! (and with `--check` with ours, the `check` pass) and prints the allocated code with its
 //! moves. With `--stats` a per-module summary goes to
 //! stderr: functions, machine instructions, vregs, operands per instruction, and for
@@ -20,13 +21,7 @@ use crate::machine::driver::{lower_module, machine_config};
 use crate::machine::MachineRead;
 use crate::stage::Arch;
 
-/// The register allocator `--emit alloc` uses.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Allocator {
-    /// regalloc2 0.15.2 (Ion), the reference allocator (feature `regalloc2`).
-    #[default]
-    Regalloc2,
-}
+pub use crate::stage::Allocator;
 
 /// Summary of one module's way to machine code (for `--stats` and `bench`).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
@@ -82,7 +77,7 @@ pub fn compile_machine(
     arch: Arch,
 ) -> Result<i32, CliError> {
     let mut config = machine_config(requested, arch);
-    if args.emit == Emit::Alloc && cfg!(feature = "regalloc2") {
+    if args.emit == Emit::Alloc {
         // Allocation runs in the pipeline's Regalloc stage, on the World's machine rows; our
         // checker in its Check stage (unless a corruption is asked for: then it judges the
         // corrupted allocation below).
@@ -93,6 +88,7 @@ pub fn compile_machine(
     }
     config.verify_each = args.verify_each;
     config.options.sccp_memory_limit = args.sccp_memory_limit;
+    config.options.allocator = args.allocator;
     let loaded = load_module(&args.file, args.input_format, args.strict)?;
     let file = super::io::input_name(&args.file);
     let lowered = lower_module(&loaded.module, &config);
@@ -173,47 +169,28 @@ type AllocReport = (String, u128, usize, usize, Option<u128>);
 
 /// Allocates `f` (or takes the allocation the pipeline made); with `--corrupt-allocation`
 /// corrupts it and lets our checker judge the result.
-#[cfg(feature = "regalloc2")]
 fn allocate(
     lowered: &crate::machine::driver::Lowered,
     f: &crate::machine::function::MachineFunction,
     arch: Arch,
     args: &CompileArgs,
 ) -> Result<AllocReport, String> {
-    match args.allocator {
-        Allocator::Regalloc2 => {
-            let mut run = match &lowered.allocation {
-                Some(run) => run.clone(),
-                None => crate::machine::driver::allocate_regalloc2(f, arch)?,
-            };
-            if let Some(kind) = args.corrupt_allocation {
-                let out = run.allocated.to_output();
-                if let Some(bad) = crate::regalloc::corrupt::corrupt(f, &out, kind, 0) {
-                    crate::machine::driver::check_ours(f, &f.name, arch, &bad)?;
-                }
-                run.checked = Some(crate::machine::driver::check_ours(f, &f.name, arch, &out)?);
-            }
-            Ok((
-                crate::machine::driver::print_allocated(f, &run.allocated),
-                run.time.as_nanos(),
-                run.allocated.edits.len(),
-                run.allocated.num_spill_slots,
-                run.checked.map(|t| t.as_nanos()),
-            ))
+    use crate::machine::driver::{allocate_machine, check_ours, print_allocated};
+    let mut run = match &lowered.allocation {
+        Some(run) => run.clone(),
+        None => allocate_machine(f, &f.name, arch, args.allocator)?,
+    };
+    if let Some(kind) = args.corrupt_allocation {
+        if let Some(bad) = crate::regalloc::corrupt::corrupt(f, &run.output, kind, 0) {
+            check_ours(f, &f.name, arch, &bad)?;
         }
+        run.checked = Some(check_ours(f, &f.name, arch, &run.output)?);
     }
-}
-
-/// Without the `regalloc2` feature there is no allocator yet (ours is part 2).
-#[cfg(not(feature = "regalloc2"))]
-fn allocate(
-    _lowered: &crate::machine::driver::Lowered,
-    f: &crate::machine::function::MachineFunction,
-    _arch: Arch,
-    _args: &CompileArgs,
-) -> Result<AllocReport, String> {
-    Err(format!(
-        "@{}: --allocator regalloc2 needs a build with the `regalloc2` feature",
-        f.name
+    Ok((
+        print_allocated(f, &run.output),
+        run.time.as_nanos(),
+        run.output.edits.len(),
+        run.output.num_spillslots,
+        run.checked.map(|t| t.as_nanos()),
     ))
 }

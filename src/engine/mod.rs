@@ -83,8 +83,8 @@
 //! | OutOfSsa | `eliminate_phis` / `convert_phis_to_block_params` | `Cfg`, `PipelineConfig` | all columns, values, phase, `ValidAnalyses`, `PassStats` |
 //! | Lower | `lower` | all columns (through `IrView`), `PipelineConfig` | `LoweredScratch`, `MachineInfo`, `Diagnostics`, `PassStats` |
 //! | Lower | `store_lowered` (exclusive) | `LoweredScratch` | machine instruction and block rows (`crate::machine::columns`), `MachineInfo` |
-//! | Regalloc | `allocate_regalloc2` (feature `regalloc2`) | machine rows, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
-//! | Check | `check_allocation` (feature `regalloc2`) | machine rows, `AllocationResult`, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
+//! | Regalloc | `allocate_registers` (ours, or regalloc2 with `--allocator regalloc2`) | machine rows, `PipelineConfig`, `IonEngine` | `AllocationResult`, `IonEngine`, `Diagnostics`, `PassStats` |
+//! | Check | `check_allocation` | machine rows, `AllocationResult`, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
 //! | End of a stage | `end_stage` when it verifies after the stage or dumps (`verify_each`, debug builds, `dump_after`); else `lap_timer` when timed (the stage's time ends, the next stage's starts); else none; `check_tables` in debug builds, before them | all columns (verify, dump), tables | `Diagnostics`, `Dumps`, `PassTimings` |
 //!
 //! Every system above visits the live slots (the machine stages hold one function, so an

@@ -17,7 +17,9 @@ use super::function::MachineFunction;
 use super::MachineRead;
 use crate::engine::{with_thread_engine, Diagnostic, PassSet, PipelineConfig, Severity};
 use crate::ir::Module;
-use crate::stage::Arch;
+use crate::regalloc::ion::{IonContext, IonStats};
+use crate::regalloc::output::AllocOutput;
+use crate::stage::{Allocator, Arch};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -26,6 +28,13 @@ use std::sync::Arc;
 pub fn machine_config(passes: PassSet, arch: Arch) -> PipelineConfig {
     let mut config = PipelineConfig::new((passes - PassSet::PHI_ELIM) | PassSet::LOWER);
     config.options.target = arch;
+    config
+}
+
+/// [`machine_config`] allocating with `allocator`.
+pub fn machine_config_with(passes: PassSet, arch: Arch, allocator: Allocator) -> PipelineConfig {
+    let mut config = machine_config(passes, arch);
+    config.options.allocator = allocator;
     config
 }
 
@@ -39,8 +48,7 @@ pub struct Lowered {
     /// Notes and errors the pipeline reported.
     pub diagnostics: Vec<Diagnostic>,
     /// The allocation the Regalloc stage made, when `regalloc` was in the pipeline.
-    #[cfg(feature = "regalloc2")]
-    pub allocation: Option<Regalloc2Run>,
+    pub allocation: Option<AllocRun>,
 }
 
 /// Runs every function of `module` through `config` (which must include `lower`) and takes
@@ -56,14 +64,11 @@ pub fn lower_module(module: &Module, config: &PipelineConfig) -> Vec<Lowered> {
                 engine.load(f.clone(), &symbols);
                 engine.run_schedule();
                 let machine = take_machine(engine.world_mut());
-                #[cfg(feature = "regalloc2")]
                 let allocation = engine
                     .world_mut()
                     .resource_mut::<super::systems::AllocationResult>()
                     .run
                     .take();
-                #[cfg(not(feature = "regalloc2"))]
-                let allocation = ();
                 (engine.take(), machine, allocation)
             });
             match run {
@@ -71,10 +76,9 @@ pub fn lower_module(module: &Module, config: &PipelineConfig) -> Vec<Lowered> {
                     name: name.clone(),
                     result: Err(format!("@{name}: internal error: {panic}")),
                     diagnostics: Vec::new(),
-                    #[cfg(feature = "regalloc2")]
                     allocation: None,
                 },
-                Ok((run, machine, _allocation)) => {
+                Ok((run, machine, allocation)) => {
                     let errors: Vec<String> = run
                         .diagnostics
                         .iter()
@@ -92,8 +96,7 @@ pub fn lower_module(module: &Module, config: &PipelineConfig) -> Vec<Lowered> {
                         name,
                         result,
                         diagnostics: run.diagnostics,
-                        #[cfg(feature = "regalloc2")]
-                        allocation: _allocation,
+                        allocation,
                     }
                 }
             }
@@ -101,17 +104,26 @@ pub fn lower_module(module: &Module, config: &PipelineConfig) -> Vec<Lowered> {
         .collect()
 }
 
-/// What allocating one function with regalloc2 produced and cost.
-#[cfg(feature = "regalloc2")]
+/// What allocating one function produced and cost.
 #[derive(Debug, Clone)]
-pub struct Regalloc2Run {
-    /// The allocation, in our vocabulary.
-    pub allocated: super::to_regalloc2::Allocated,
-    /// Wall time of `regalloc2::run` alone (presenting and checking excluded).
+pub struct AllocRun {
+    /// The allocator that made it.
+    pub allocator: Allocator,
+    /// The allocation.
+    pub output: AllocOutput,
+    /// Wall time of the allocator alone (presenting and checking excluded).
     pub time: std::time::Duration,
     /// Wall time of our checker when the `check` pass judged the allocation (`None`: it
     /// did not run).
     pub checked: Option<std::time::Duration>,
+    /// Our allocator's counters (zero for regalloc2).
+    pub stats: IonStats,
+}
+
+thread_local! {
+    /// One allocation context per thread for the driver functions (the pipeline's
+    /// `regalloc` pass keeps its own in the engine's World).
+    static ION: std::cell::RefCell<IonContext> = std::cell::RefCell::new(IonContext::default());
 }
 
 /// Allocates `f` for `arch` with regalloc2 and checks the result with regalloc2's checker.
@@ -119,32 +131,71 @@ pub struct Regalloc2Run {
 /// # Errors
 /// regalloc2's refusal or its checker's findings, prefixed with the function's name.
 #[cfg(feature = "regalloc2")]
-pub fn allocate_regalloc2(f: &MachineFunction, arch: Arch) -> Result<Regalloc2Run, String> {
-    allocate_machine(f, &f.name, arch)
+pub fn allocate_regalloc2(f: &MachineFunction, arch: Arch) -> Result<AllocRun, String> {
+    allocate_machine(f, &f.name, arch, Allocator::Regalloc2)
 }
 
-/// [`allocate_regalloc2`] for anything implementing [`MachineRead`] (the World's
-/// [`super::columns::MachineRef`] included); `name` labels errors.
+/// Allocates `f` for `arch` with `allocator`; `name` labels errors. With the feature
+/// `regalloc2`, regalloc2's checker judges the result of either allocator.
 ///
 /// # Errors
-/// As [`allocate_regalloc2`].
-#[cfg(feature = "regalloc2")]
+/// The allocator's refusal (impossible constraints) or regalloc2's checker's findings,
+/// prefixed with the function's name.
 pub fn allocate_machine<M: MachineRead>(
     f: &M,
     name: &str,
     arch: Arch,
-) -> Result<Regalloc2Run, String> {
-    use super::to_regalloc2::{allocate, check_with_regalloc2, env_to, output_from, Presented};
-    let env = env_to(&super::targets::TargetDesc::new(arch).env);
-    let presented = Presented::new(f);
+    allocator: Allocator,
+) -> Result<AllocRun, String> {
+    let env = &super::targets::TargetDesc::new(arch).env;
+    ION.with(|ctx| allocate_in(f, name, env, allocator, &mut ctx.borrow_mut()))
+}
+
+/// [`allocate_machine`] in a given context (the pipeline's).
+///
+/// # Errors
+/// As [`allocate_machine`].
+pub fn allocate_in<M: MachineRead>(
+    f: &M,
+    name: &str,
+    env: &super::MachineEnv,
+    allocator: Allocator,
+    ctx: &mut IonContext,
+) -> Result<AllocRun, String> {
     let start = std::time::Instant::now();
-    let out = allocate(&presented, &env).map_err(|e| format!("@{name}: {e}"))?;
+    let (output, stats) = match allocator {
+        Allocator::Ion => {
+            crate::regalloc::ion::allocate(f, env, ctx).map_err(|e| format!("@{name}: {e}"))?;
+            (std::mem::take(&mut ctx.state.output), ctx.state.stats)
+        }
+        #[cfg(feature = "regalloc2")]
+        Allocator::Regalloc2 => {
+            use super::to_regalloc2::{allocate, env_to, output_from, Presented};
+            let presented = Presented::new(f);
+            let out = allocate(&presented, &env_to(env)).map_err(|e| format!("@{name}: {e}"))?;
+            (output_from(&out).to_output(), IonStats::default())
+        }
+        #[cfg(not(feature = "regalloc2"))]
+        Allocator::Regalloc2 => {
+            return Err(format!(
+                "@{name}: --allocator regalloc2 needs a build with the `regalloc2` feature"
+            ))
+        }
+    };
     let time = start.elapsed();
-    check_with_regalloc2(&presented, &env, &out).map_err(|e| format!("@{name}: {e}"))?;
-    Ok(Regalloc2Run {
-        allocated: output_from(&out),
+    #[cfg(feature = "regalloc2")]
+    {
+        use super::to_regalloc2::{env_to, Presented};
+        let presented = Presented::new(f);
+        crate::regalloc::regalloc2_model::check_presented(&presented, &env_to(env), &output)
+            .map_err(|e| format!("@{name}: regalloc2's checker rejects the allocation: {e}"))?;
+    }
+    Ok(AllocRun {
+        allocator,
+        output,
         time,
         checked: None,
+        stats,
     })
 }
 
@@ -178,21 +229,20 @@ pub fn check_ours<M: MachineRead + ?Sized>(
 /// Prints `f` with its allocation: each operand followed by its location in brackets, the
 /// allocator's moves as `move FROM -> TO` lines where they happen, and a header line with
 /// the spill-slot count.
-#[cfg(feature = "regalloc2")]
-pub fn print_allocated(f: &MachineFunction, a: &super::to_regalloc2::Allocated) -> String {
+pub fn print_allocated(f: &MachineFunction, a: &AllocOutput) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     writeln!(
         out,
         "function @{} target {} spillslots {} {{",
-        f.name, f.target, a.num_spill_slots
+        f.name, f.target, a.num_spillslots
     )
     .unwrap();
     let mut e = 0;
     let moves_until = |point: u32, e: &mut usize, out: &mut String| {
-        while *e < a.edits.len() && a.edits[*e].0 <= point {
-            let (_, from, to) = a.edits[*e];
-            writeln!(out, "  move {from} -> {to}").unwrap();
+        while *e < a.edits.len() && a.edits[*e].0 .0 <= point {
+            let (_, edit) = a.edits[*e];
+            writeln!(out, "  move {} -> {}", edit.from, edit.to).unwrap();
             *e += 1;
         }
     };
@@ -208,7 +258,7 @@ pub fn print_allocated(f: &MachineFunction, a: &super::to_regalloc2::Allocated) 
             let mut line = String::new();
             super::text::print_inst(f, b, i as usize, &mut line);
             // Annotate each operand with its allocation, in operand order.
-            let allocs = a.inst_allocs(i as usize);
+            let allocs = a.inst_allocs(i);
             let mut annotated = String::new();
             let mut rest = line.as_str();
             for (k, o) in f.operands[i as usize].iter().enumerate() {

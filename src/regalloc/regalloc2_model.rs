@@ -562,3 +562,15 @@ mod fuzz_func_tests {
         );
     }
 }
+
+/// Runs regalloc2's checker on `out` for any `regalloc2::Function` (the pipeline's presented
+/// machine rows included): `Ok` when it accepts, else its findings.
+pub fn check_presented<F: ra2::Function>(
+    func: &F,
+    env: &ra2::MachineEnv,
+    out: &AllocOutput,
+) -> Result<(), String> {
+    let mut checker = ra2::checker::Checker::new(func, env);
+    checker.prepare(&output_to_regalloc2(out));
+    checker.run().map_err(|e| format!("{e:?}"))
+}
