@@ -573,3 +573,44 @@ fn emit_ll_never_writes_what_llvm_rejects() {
         text(&out.stderr)
     );
 }
+
+/// `place --emit dot` on a module of several functions prints one graph (Graphviz renders one
+/// graph per file) with a cluster per function; `dot` renders it when installed.
+#[test]
+fn place_dot_is_one_graph_with_a_cluster_per_function() {
+    for input in ["examples/sir/factorial.sir", "tests/fixtures/ll/vm.ll"] {
+        let out = strata(&["place", input, "--emit", "dot"], None);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let dot = text(&out.stdout);
+        assert_eq!(dot.matches("digraph").count(), 1, "{dot}");
+        let functions = strata(&["place", input], None);
+        let count = text(&functions.stdout).matches("function @").count();
+        assert!(count >= 2, "{input}: {}", text(&functions.stdout));
+        let clusters = dot
+            .lines()
+            .filter(|l| l.contains("subgraph cluster_f") && !l.contains("_island"))
+            .count();
+        assert_eq!(clusters, count, "{dot}");
+        // Graphviz is optional: render when it is installed.
+        if common::have("dot") {
+            let mut child = Command::new("dot")
+                .arg("-Tsvg")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(dot.as_bytes())
+                .unwrap();
+            let svg = child.wait_with_output().unwrap();
+            assert!(svg.status.success(), "{}\n{dot}", text(&svg.stderr));
+            assert!(text(&svg.stderr).is_empty(), "{}", text(&svg.stderr));
+            assert_eq!(text(&svg.stdout).matches("<svg").count(), 1);
+        }
+    }
+}
