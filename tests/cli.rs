@@ -30,16 +30,18 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// Each example's `@main` result, worked out by hand from the C it was written from.
-const EXPECTED: &[(&str, &str)] = &[
-    ("array_sum", "=> i32 31"),
-    ("bytecode_vm", "=> i32 84"),
-    ("factorial", "=> i32 120"),
-    ("fibonacci", "=> i32 6765"),
-    ("hello_printf", "hi\nsum=42\n=> i32 0"),
-    ("loop_entry", "=> i32 111"),
-    ("newton_sqrt", "=> i32 1414"),
-    ("ssa_sum", "=> i32 5050"),
+/// Each example's output and `@main` result, worked out by hand from the C it was written
+/// from. `run` prints the output on stdout, the result on stderr and exits with the result's
+/// low 8 bits, as `lli` does.
+const EXPECTED: &[(&str, &str, i64)] = &[
+    ("array_sum", "", 31),
+    ("bytecode_vm", "", 84),
+    ("factorial", "", 120),
+    ("fibonacci", "", 6765),
+    ("hello_printf", "hi\nsum=42\n", 0),
+    ("loop_entry", "", 111),
+    ("newton_sqrt", "", 1414),
+    ("ssa_sum", "", 5050),
 ];
 
 #[test]
@@ -51,11 +53,17 @@ fn run_every_example() {
         EXPECTED.len(),
         "every example needs an expected result here"
     );
-    for (name, expected) in EXPECTED {
+    for (name, output, result) in EXPECTED {
         let path = format!("examples/sir/{name}.sir");
         let out = strata(&["run", &path, "--entry", "main"], None);
-        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
-        assert_eq!(text(&out.stdout).trim_end(), *expected, "{name}");
+        assert_eq!(
+            out.status.code(),
+            Some((result & 0xff) as i32),
+            "{name}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), *output, "{name}");
+        assert_eq!(text(&out.stderr), format!("=> i32 {result}\n"), "{name}");
         let out = strata(&["verify", &path], None);
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
     }
@@ -63,7 +71,7 @@ fn run_every_example() {
 
 #[test]
 fn compile_round_trips_examples() {
-    for (name, _) in EXPECTED {
+    for (name, _, _) in EXPECTED {
         let path = format!("examples/sir/{name}.sir");
         let first = strata(&["compile", &path], None);
         assert!(first.status.success(), "{name}: {}", text(&first.stderr));
@@ -89,8 +97,10 @@ fn run_passes_arguments_by_type() {
         ],
         None,
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "=> i32 -3\n");
+    // The entry's result is the status, as with `lli --entry-function`: -3 is 253.
+    assert_eq!(out.status.code(), Some(253), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "=> i32 -3\n");
+    assert!(out.stdout.is_empty());
     let out = strata(
         &[
             "run",
@@ -281,7 +291,7 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let interpreted = strata(&["run", fixture, "--entry", "main"], None);
     assert!(
-        interpreted.status.success(),
+        text(&interpreted.stderr).starts_with("=> "),
         "{}",
         text(&interpreted.stderr)
     );
@@ -290,12 +300,9 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
         let b = Command::new("lli").arg(&out_ll).output().unwrap();
         assert_eq!(a.stdout, b.stdout);
         assert_eq!(a.status.code(), b.status.code());
-        // The interpreter agrees with lli on the program's output.
-        assert!(
-            text(&interpreted.stdout).starts_with(&text(&a.stdout)),
-            "{}",
-            text(&interpreted.stdout)
-        );
+        // The interpreter agrees with lli on the program's output and status.
+        assert_eq!(text(&interpreted.stdout), text(&a.stdout));
+        assert_eq!(interpreted.status.code(), a.status.code());
     }
     // Out-of-SSA passes cannot be exported to LLVM.
     let out = strata(
@@ -613,4 +620,25 @@ fn place_dot_is_one_graph_with_a_cluster_per_function() {
             assert_eq!(text(&svg.stdout).matches("<svg").count(), 1);
         }
     }
+}
+
+/// `run` exits with the program's status, as `lli` does: main's result or `exit`'s code, low
+/// 8 bits; the result line is on stderr and stdout holds only the program's output.
+#[test]
+fn run_exits_with_the_programs_status() {
+    let returns = "func @main() -> i32 {\nblock0:\n  ret i32 217\n}\n";
+    let out = strata(&["run", "-"], Some(returns));
+    assert_eq!(out.status.code(), Some(217), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    assert_eq!(text(&out.stderr), "=> i32 217\n");
+    let exits = "extern @exit(i32) -> void\nextern @putchar(i32) -> i32\n\
+                 func @main() -> i32 {\nblock0:\n  v0 = call i32 @putchar(i32 65)\n  \
+                 call void @exit(i32 5)\n  ret i32 0\n}\n";
+    let out = strata(&["run", "-"], Some(exits));
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "A");
+    assert_eq!(text(&out.stderr), "=> exit 5\n");
+    // 256 + 7: only the low 8 bits reach the shell, as under lli.
+    let wraps = "func @main() -> i32 {\nblock0:\n  ret i32 263\n}\n";
+    assert_eq!(strata(&["run", "-"], Some(wraps)).status.code(), Some(7));
 }

@@ -170,15 +170,20 @@ fn io_error(path: &Path, e: std::io::Error) -> CliError {
 /// Writes `text` to `path`, or to standard output when `None`, checking every write; a file
 /// is replaced atomically (see the module doc). Errors exit 4 naming the path and the OS error.
 pub fn write_output(path: Option<&Path>, text: &str) -> Result<(), CliError> {
+    write_bytes(path, text.as_bytes())
+}
+
+/// [`write_output`] for bytes that need not be UTF-8 (a program's output).
+pub fn write_bytes(path: Option<&Path>, bytes: &[u8]) -> Result<(), CliError> {
     match path {
         None => {
             let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())
+            out.write_all(bytes)
                 .and_then(|()| out.flush())
                 .map_err(|e| CliError::new(exit::IO, format!("<stdout>: {e}")))
         }
-        Some(p) if p.as_os_str() == "-" => write_output(None, text),
-        Some(p) => write_file(p, text.as_bytes()),
+        Some(p) if p.as_os_str() == "-" => write_bytes(None, bytes),
+        Some(p) => write_file(p, bytes),
     }
 }
 

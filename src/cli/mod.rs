@@ -2,8 +2,9 @@
 //!
 //! Exit codes (also in `--help`): 0 success; 1 the input has errors (parse or verification
 //! failures, invalid UTF-8, a pass reporting an error); 2 usage errors (bad flags, unknown or
-//! unavailable passes, an empty `--passes` entry); 3 the interpreted program failed (`run`);
-//! 4 I/O errors (a path that cannot be read, an output that cannot be written). `bench` runs
+//! unavailable passes, an empty `--passes` entry); 3 the interpreter stopped the program
+//! (`run`: a fault, a limit, an unsupported external; a program that finishes exits with its
+//! own status, as under `lli`); 4 I/O errors (a path that cannot be read, an output that cannot be written). `bench` runs
 //! every input it can and exits 4 if some path could not be read, else 1 if some file or
 //! function failed, else 0.
 //!
@@ -130,7 +131,9 @@ pub enum Command {
         #[arg(long)]
         strict: bool,
     },
-    /// Interpret a function of FILE and print its result, output and exit status.
+    /// Interpret a function of FILE as `lli` runs a program: its output on stdout, `=> RESULT`
+    /// on stderr, and its status (`exit`'s code, else main's integer result, low 8 bits) as
+    /// the exit code.
     Run(run::RunArgs),
     /// Batch driver: parse, verify and analyse every function of PATHS on all cores, with
     /// per-pass timings. Without PATHS it runs a built-in corpus embedded in the binary. A
@@ -160,8 +163,8 @@ fn passes_help() -> String {
     }
     s.push_str("  none          run no pass (parse and print only)\n\n");
     s.push_str(
-        "Exit codes: 0 success, 1 input has errors, 2 usage error, 3 interpreted program failed, \
-         4 I/O error.\n\
+        "Exit codes: 0 success, 1 input has errors, 2 usage error, 3 the interpreter stopped the \
+         program, 4 I/O error; a program `run` finishes exits with its own status, as under lli.\n\
          bench runs every input it can, lists each failure (file, function, stage, message) and \
          exits 4 if some path could not be read, else 1 if some file or function failed, else 0.\n\
          Output files (-o, --json) are replaced only when complete; on an error the old file stays.\n",

@@ -1,4 +1,12 @@
-//! `strata run`: interpret one function.
+//! `strata run`: interpret one function, as `lli` runs a program.
+//!
+//! Standard output gets exactly the bytes the program wrote (`printf`, `puts`, `write` to
+//! fd 1 or 2, ...); the entry's result goes to standard error as `=> RESULT` (`=> exit N`
+//! after `exit`). The exit status is the program's, as `lli` gives it: the low 8 bits of the
+//! code passed to `exit`, else of the entry's integer result (0 for `void`, floats, pointers
+//! and aggregates). A run the interpreter stops (a fault, a limit, an unsupported external)
+//! exits 3 with the error on standard error, which a program returning 3 also does: the
+//! `error:` line tells them apart.
 
 use super::{exit, load_module, CliError, InputFormat};
 use crate::interp::{self, Val};
@@ -27,7 +35,8 @@ pub struct RunArgs {
 }
 
 /// `strata run FILE --entry NAME ARGS...`: verifies the module, interprets `entry`, writes the
-/// program's output to stdout followed by a `=> RESULT` line (or `=> exit N`).
+/// program's output to stdout and a `=> RESULT` line (or `=> exit N`) to stderr; returns the
+/// program's exit status (see the module doc).
 pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
     let RunArgs {
         file,
@@ -87,29 +96,40 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
     };
     match interp::run(&module, entry, &vals, config) {
         Ok(outcome) => {
-            let mut text = String::from_utf8_lossy(&outcome.output).into_owned();
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            match (outcome.exit_code, outcome.result) {
-                (Some(code), _) => text.push_str(&format!("=> exit {code}\n")),
-                (None, Some(v)) => text.push_str(&format!("=> {v}\n")),
-                (None, None) if !outcome.result_members.is_empty() => {
-                    let ms: Vec<String> = outcome
-                        .result_members
-                        .iter()
-                        .map(|m| m.to_string())
-                        .collect();
-                    text.push_str(&format!("=> {{ {} }}\n", ms.join(", ")));
-                }
-                (None, None) => text.push_str("=> void\n"),
-            }
-            super::write_output(None, &text)?;
-            Ok(exit::OK)
+            super::io::write_bytes(None, &outcome.output)?;
+            diag!("=> {}", result_text(&outcome));
+            Ok(exit_status(&outcome))
         }
         Err(e) => Err(CliError::new(
             exit::RUNTIME,
             format!("{}: @{entry}: {e}", super::io::input_name(file)),
         )),
+    }
+}
+
+/// The `=> ...` text for the run's end: `exit N`, the result value, `{ members }` or `void`.
+fn result_text(outcome: &interp::Outcome) -> String {
+    match (outcome.exit_code, outcome.result) {
+        (Some(code), _) => format!("exit {code}"),
+        (None, Some(v)) => v.to_string(),
+        (None, None) if !outcome.result_members.is_empty() => {
+            let ms: Vec<String> = outcome
+                .result_members
+                .iter()
+                .map(|m| m.to_string())
+                .collect();
+            format!("{{ {} }}", ms.join(", "))
+        }
+        (None, None) => "void".to_string(),
+    }
+}
+
+/// The process status of a finished run, as `lli` gives it: the low 8 bits of `exit`'s code,
+/// else of an integer result, else 0.
+fn exit_status(outcome: &interp::Outcome) -> i32 {
+    match (outcome.exit_code, outcome.result) {
+        (Some(code), _) => code & 0xff,
+        (None, Some(v @ Val::Int { .. })) => (v.as_u128() & 0xff) as i32,
+        _ => exit::OK,
     }
 }
