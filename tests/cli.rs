@@ -642,3 +642,44 @@ fn run_exits_with_the_programs_status() {
     let wraps = "func @main() -> i32 {\nblock0:\n  ret i32 263\n}\n";
     assert_eq!(strata(&["run", "-"], Some(wraps)).status.code(), Some(7));
 }
+
+/// The C library families `run` provides (`<string.h>`, `<ctype.h>` through glibc's macros and
+/// the functions, formatted output to stdout and stderr), judged by `lli` on the same clang -O0
+/// module: stdout, stderr (without `run`'s `=> result` line) and exit status are equal.
+#[test]
+fn run_agrees_with_lli_on_the_c_library() {
+    let test = "cli: C library families against lli";
+    if !require(test, missing_tools(&["clang-14", "lli"])) {
+        return;
+    }
+    let dir = common::temp_dir("cli", "libc");
+    for name in ["strings", "ctype", "output"] {
+        let ll = dir.join(format!("{name}.ll"));
+        let clang = Command::new("clang-14")
+            .args(["-O0", "-S", "-emit-llvm", "-o"])
+            .arg(&ll)
+            .arg(format!("tests/c/libc/{name}.c"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(clang.status.success(), "{}", text(&clang.stderr));
+        let lli = Command::new("lli").arg(&ll).output().unwrap();
+        let ours = strata(&["run", ll.to_str().unwrap()], None);
+        let stderr = text(&ours.stderr);
+        let (program_stderr, result) = stderr
+            .trim_end()
+            .rsplit_once('\n')
+            .unwrap_or(("", stderr.trim_end()));
+        assert!(result.starts_with("=> "), "{name}: {stderr}");
+        assert!(!lli.stdout.is_empty(), "{name}");
+        assert_eq!(text(&ours.stdout), text(&lli.stdout), "{name}");
+        let program_stderr = if program_stderr.is_empty() {
+            String::new()
+        } else {
+            format!("{program_stderr}\n")
+        };
+        assert_eq!(program_stderr, text(&lli.stderr), "{name}");
+        assert_eq!(ours.status.code(), lli.status.code(), "{name}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,8 +1,9 @@
 //! `strata run`: interpret one function, as `lli` runs a program.
 //!
-//! Standard output gets exactly the bytes the program wrote (`printf`, `puts`, `write` to
-//! fd 1 or 2, ...); the entry's result goes to standard error as `=> RESULT` (`=> exit N`
-//! after `exit`). The exit status is the program's, as `lli` gives it: the low 8 bits of the
+//! Standard output gets exactly the bytes the program wrote to it (`printf`, `puts`,
+//! `write(1, ...)`, ...), standard error what it wrote there (`fprintf(stderr, ...)`, ...)
+//! followed by the entry's result as `=> RESULT` (`=> exit N` after `exit`). The C library
+//! functions the interpreter provides are listed in `strata run --help`. The exit status is the program's, as `lli` gives it: the low 8 bits of the
 //! code passed to `exit`, else of the entry's integer result (0 for `void`, floats, pointers
 //! and aggregates). A run the interpreter stops (a fault, a limit, an unsupported external)
 //! exits 3 with the error on standard error, which a program returning 3 also does: the
@@ -14,6 +15,7 @@ use std::path::PathBuf;
 
 /// Arguments of `run`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = run_help())]
 pub struct RunArgs {
     /// Input file (`-` for stdin).
     pub file: PathBuf,
@@ -97,6 +99,10 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
     match interp::run(&module, entry, &vals, config) {
         Ok(outcome) => {
             super::io::write_bytes(None, &outcome.output)?;
+            {
+                use std::io::Write as _;
+                let _ = std::io::stderr().write_all(&outcome.error_output);
+            }
             diag!("=> {}", result_text(&outcome));
             Ok(exit_status(&outcome))
         }
@@ -132,4 +138,13 @@ fn exit_status(outcome: &interp::Outcome) -> i32 {
         (None, Some(v @ Val::Int { .. })) => (v.as_u128() & 0xff) as i32,
         _ => exit::OK,
     }
+}
+
+/// `run --help`'s list of the C library functions and intrinsics the interpreter provides,
+/// from the table it dispatches on.
+fn run_help() -> String {
+    format!(
+        "External functions the interpreter provides (anything else stops the run, exit 3):{}",
+        interp::externals_help()
+    )
 }
