@@ -683,3 +683,52 @@ fn run_agrees_with_lli_on_the_c_library() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `-` reads standard input in every command that reads IR, `.ll` is recognised from its
+/// content without `--input-format`, and every such command takes `--input-format`.
+#[test]
+fn stdin_and_content_sniffing_in_every_command() {
+    let ll = std::fs::read_to_string("tests/fixtures/ll/vm.ll").unwrap();
+    let sir = std::fs::read_to_string("examples/sir/factorial.sir").unwrap();
+    for (file, source) in [
+        ("tests/fixtures/ll/vm.ll", &ll),
+        ("examples/sir/factorial.sir", &sir),
+    ] {
+        for args in [
+            &["compile"][..],
+            &["verify"],
+            &["run"],
+            &["place"],
+            &["bench", "--passes", "mem2reg"],
+        ] {
+            let direct = strata(&[args, &[file]].concat(), None);
+            let piped = strata(&[args, &["-"]].concat(), Some(source));
+            assert_eq!(
+                piped.status.code(),
+                direct.status.code(),
+                "{args:?} {file}: {}",
+                text(&piped.stderr)
+            );
+            if args[0] != "bench" {
+                assert_eq!(text(&piped.stdout), text(&direct.stdout), "{args:?} {file}");
+            }
+            let format = if file.ends_with(".ll") { "ll" } else { "sir" };
+            let forced = strata(
+                &[args, &["-", "--input-format", format]].concat(),
+                Some(source),
+            );
+            assert_eq!(
+                forced.status.code(),
+                direct.status.code(),
+                "{args:?} {file}"
+            );
+        }
+    }
+    // A file named without an extension is recognised by its content too.
+    let dir = common::temp_dir("cli", "sniff");
+    let plain = dir.join("vm-without-extension");
+    std::fs::write(&plain, &ll).unwrap();
+    let out = strata(&["verify", plain.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -21,7 +21,7 @@ pub struct CompileArgs {
     /// Output file (default stdout).
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Input format (default: from the extension, else sir).
+    /// Input format (default: from the extension, else from the content).
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
     /// Run the verifier after every transforming pass.

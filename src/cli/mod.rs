@@ -124,7 +124,7 @@ pub enum Command {
     Verify {
         /// Input file (`-` for stdin).
         file: PathBuf,
-        /// Input format (default: from the extension, else sir; needed for `.ll` on stdin).
+        /// Input format (default: from the extension, else from the content).
         #[arg(long, value_enum)]
         input_format: Option<InputFormat>,
         /// For `.ll` input: a function the importer must skip is an error.
@@ -202,27 +202,48 @@ pub struct Loaded {
     pub skipped: usize,
 }
 
-/// The input format of `path`: `format` if given, else by extension (`.ll`, otherwise sir).
-pub fn input_format(path: &Path, format: Option<InputFormat>) -> InputFormat {
-    format.unwrap_or(match path.extension().and_then(|e| e.to_str()) {
-        Some("ll") => InputFormat::Ll,
-        _ => InputFormat::Sir,
-    })
+/// The input format of `path` whose bytes are `bytes`: `format` if given, else by extension
+/// (`.ll`, `.sir`), else by content ([`io::sniff_format`]), else sir.
+pub fn input_format(path: &Path, format: Option<InputFormat>, bytes: &[u8]) -> InputFormat {
+    format
+        .or_else(|| io::format_of_extension(path))
+        .or_else(|| io::sniff_format(bytes))
+        .unwrap_or(InputFormat::Sir)
 }
 
-/// Parses a module from `path`, choosing the format by `format` or the extension. Malformed
-/// input (including an imported function the verifier rejects) is an error. For `.ll`,
-/// functions using valid constructs the importer cannot represent are skipped with a warning
-/// naming them, their line and the reason; with `strict` the first such function is an error.
+/// Reads `path` (standard input for `-`) as IR text: the text and its format (see
+/// [`input_format`]).
+pub fn read_module_text(
+    path: &Path,
+    format: Option<InputFormat>,
+) -> Result<(String, InputFormat), CliError> {
+    let bytes = io::read_bytes(path)?;
+    let format = input_format(path, format, &bytes);
+    Ok((io::decode(bytes, &io::input_name(path), format)?, format))
+}
+
+/// Parses a module from `path` (standard input for `-`), choosing the format by `format`,
+/// the extension or the content ([`input_format`]). Malformed input (including an imported
+/// function the verifier rejects) is an error. For `.ll`, functions using valid constructs
+/// the importer cannot represent are skipped with a warning naming them, their line and the
+/// reason; with `strict` the first such function is an error.
 pub fn load_module(
     path: &Path,
     format: Option<InputFormat>,
     strict: bool,
 ) -> Result<Loaded, CliError> {
-    let format = input_format(path, format);
-    let text = io::read_source(path, format)?;
-    let name = io::input_name(path);
-    let loaded = parse_text(&text, &name, format, strict)?;
+    let (text, format) = read_module_text(path, format)?;
+    load_text(&text, &io::input_name(path), format, strict)
+}
+
+/// [`load_module`] on text already read (`name` names it in messages).
+pub fn load_text(
+    text: &str,
+    name: &str,
+    format: InputFormat,
+    strict: bool,
+) -> Result<Loaded, CliError> {
+    let loaded = parse_text(text, name, format, strict)?;
     let errors = crate::verify::verify_globals(&loaded.module);
     if !errors.is_empty() {
         for e in &errors {

@@ -4,17 +4,17 @@
 //! for the whole input, a cluster per function holding its CFG coloured by target with
 //! islands outlined, so `dot -Tsvg` renders a module as one picture).
 //!
-//! Input: a file ending in `.sir` or `.ll` is a module (with `--targets MODEL`, a TOML target
-//! model; the built-in model otherwise); anything else is a placement problem in the text
-//! form of [`crate::placement::text`]. Errors carry `file:line:col`. Module functions go
+//! Input: a module is a file ending in `.sir` or `.ll`, or any file (or `-`, stdin) read with
+//! `--input-format` or whose content looks like IR ([`super::io::sniff_format`]); it is
+//! placed under `--targets MODEL` (a TOML target model; the built-in model otherwise).
+//! Anything else is a placement problem in the text form of [`crate::placement::text`]. Errors carry `file:line:col`. Module functions go
 //! through mem2reg and SCCP first, as in the pipeline (`--raw` places them as written).
 //! Unlike the pipeline's pass, which places functions one by one in parallel, `place` has
 //! the whole module: it computes the return-size summaries of every function first
 //! ([`crate::placement::sizes::summarize_module`]), so a call's result is sized from its
 //! callee's summary (the inter-procedural phase of size estimation).
 
-use super::io::read_source;
-use super::{exit, load_module, write_output, CliError, InputFormat};
+use super::{exit, load_text, write_output, CliError, InputFormat};
 use crate::placement::islands::{build_islands, DependencyKind, IslandGraph};
 use crate::placement::system::place_function_with_summaries;
 use crate::placement::targets::TargetModel;
@@ -39,8 +39,13 @@ pub enum PlaceEmit {
 /// Arguments of `place`.
 #[derive(Args, Debug)]
 pub struct PlaceArgs {
-    /// A placement problem, or a `.sir`/`.ll` module (`-` reads a problem from stdin).
+    /// A placement problem, or a `.sir`/`.ll` module (`-` reads stdin; a module is recognised
+    /// by its extension, `--input-format` or its content).
     pub file: PathBuf,
+    /// Read FILE as a module of this format (default: from the extension, else from the
+    /// content; text that looks like neither is a placement problem).
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
     /// TOML target model for module input (default: the built-in Interpreter/PostgreSQL/
     /// Embedding model; format in the `placement::targets` docs, example in
     /// examples/targets/). A bad file is an error naming FILE:LINE.
@@ -75,12 +80,16 @@ struct Report<'a> {
 /// Runs `place`; returns the exit code.
 pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
     let name = super::io::input_name(&args.file);
-    let ext = args.file.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let bytes = super::io::read_bytes(&args.file)?;
+    let module_format = args
+        .input_format
+        .or_else(|| super::io::format_of_extension(&args.file))
+        .or_else(|| super::io::sniff_format(&bytes));
     let mut solver = Solver::new();
     let opts = SolveOptions::default();
     let mut sink = Sink::default();
     let mut failed = false;
-    if ext == "sir" || ext == "ll" {
+    if let Some(format) = module_format {
         let model = match &args.targets {
             Some(path) => {
                 TargetModel::load(path)
@@ -89,7 +98,8 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
             }
             None => TargetModel::default_model(),
         };
-        let loaded = load_module(&args.file, None, false)?;
+        let text = super::io::decode(bytes, &name, format)?;
+        let loaded = load_text(&text, &name, format, false)?;
         if let Some(wanted) = &args.function {
             // As `run --entry`: a name that matches nothing is an error, not an empty result.
             if loaded.module.function(wanted).is_none() {
@@ -157,7 +167,7 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
             }
         }
     } else {
-        let text = read_source(&args.file, InputFormat::Sir)?;
+        let text = super::io::decode(bytes, &name, InputFormat::Sir)?;
         let p =
             parse_problem(&text).map_err(|e| CliError::new(exit::INPUT, format!("{name}:{e}")))?;
         match solver.solve(&p, &opts) {

@@ -31,7 +31,7 @@ pub struct RunArgs {
     /// Maximum depth of nested calls (the entry call is depth 1); deeper is an error (exit 3).
     #[arg(long, value_name = "N", default_value_t = interp::Config::default().call_depth_limit)]
     pub call_depth_limit: u32,
-    /// Input format (default: from the extension, else sir; needed for `.ll` on stdin).
+    /// Input format (default: from the extension, else from the content).
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
 }
