@@ -732,3 +732,57 @@ fn stdin_and_content_sniffing_in_every_command() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// What `compile` leaves out or cannot do is said on stderr in a line: a pass `--emit` or
+/// `--target` leaves out, a pipeline that cannot start from the input's phase (once, not once
+/// per function), and `--keep-going` only when some function would be written.
+#[test]
+fn compile_says_what_it_leaves_out_in_one_line() {
+    let destructed = strata(
+        &[
+            "compile",
+            "examples/sir/factorial.sir",
+            "--passes",
+            "mem2reg,phi-elim",
+        ],
+        None,
+    );
+    assert!(destructed.status.success(), "{}", text(&destructed.stderr));
+    let out = strata(&["compile", "-"], Some(&text(&destructed.stdout)));
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("phase destructed") && err.contains("nothing written"),
+        "{err}"
+    );
+    assert!(!err.contains("--keep-going"), "{err}");
+    // Some functions fine, one failing: --keep-going has something to write.
+    let partial = format!(
+        "{}\nfunc @extra() -> i32 {{\nblock0:\n  ret i32 1\n}}\n",
+        text(&destructed.stdout)
+    )
+    .replace("func @extra() -> i32 {", "func @extra() -> i32 phase ssa {");
+    let out = strata(&["compile", "-", "--passes", "sccp"], Some(&partial));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--keep-going writes the others"), "{err}");
+    let out = strata(
+        &[
+            "compile",
+            "examples/sir/factorial.sir",
+            "--emit",
+            "alloc",
+            "--target",
+            "x86-64",
+        ],
+        None,
+    );
+    let err = text(&out.stderr);
+    assert!(err.contains("phi-elim left out"), "{err}");
+    let out = strata(
+        &["compile", "examples/sir/factorial.sir", "--emit", "ll"],
+        None,
+    );
+    assert!(text(&out.stderr).contains("phi-elim left out"));
+}
