@@ -786,3 +786,69 @@ fn compile_says_what_it_leaves_out_in_one_line() {
     );
     assert!(text(&out.stderr).contains("phi-elim left out"));
 }
+
+/// The flags `strata <command> --help` lists (long names, and short ones such as `-o`),
+/// without `--help` itself.
+fn help_flags(command: &str) -> Vec<String> {
+    let out = strata(&[command, "--help"], None);
+    assert!(out.status.success(), "{command}: {}", text(&out.stderr));
+    let help = text(&out.stdout);
+    let options = help
+        .split_once("\nOptions:")
+        .map_or("", |(_, rest)| rest)
+        .split("\n\n\n")
+        .next()
+        .unwrap_or("");
+    let mut flags = Vec::new();
+    for line in options.lines() {
+        let t = line.trim_start();
+        if !t.starts_with('-') || line.len() - t.len() > 6 {
+            continue;
+        }
+        for word in t.split([',', ' ']).filter(|w| w.starts_with('-')) {
+            if word != "-h" && word != "--help" {
+                flags.push(word.to_string());
+            }
+        }
+    }
+    flags
+}
+
+/// The README's Commands synopsis lists every flag each command's `--help` lists.
+#[test]
+fn readme_synopsis_lists_every_flag() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let section = readme
+        .split_once("## Commands")
+        .and_then(|(_, rest)| rest.split_once("```sh"))
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(block, _)| block)
+        .expect("README has a Commands section with a sh block");
+    for command in ["compile", "verify", "run", "bench", "place"] {
+        // The command's synopsis: its `strata <command>` line and the indented lines after it.
+        let mut synopsis = String::new();
+        let mut inside = false;
+        for line in section.lines() {
+            if line.starts_with("strata ") {
+                inside = line.starts_with(&format!("strata {command} "));
+            }
+            if inside {
+                synopsis.push_str(line);
+                synopsis.push(' ');
+            }
+        }
+        assert!(
+            !synopsis.is_empty(),
+            "README has no `strata {command}` line"
+        );
+        let flags = help_flags(command);
+        assert!(flags.len() >= 2, "{command}: {flags:?}");
+        for flag in flags {
+            let listed = synopsis.match_indices(flag.as_str()).any(|(i, _)| {
+                let next = synopsis[i + flag.len()..].chars().next();
+                !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+            });
+            assert!(listed, "README's `strata {command}` synopsis lacks {flag}");
+        }
+    }
+}
