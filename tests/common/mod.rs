@@ -137,9 +137,10 @@ pub fn corpus_dir() -> PathBuf {
                 return Ok(());
             }
             announce(&format!(
-                "building the C corpora ({} missing) with scripts/corpus.sh into \
-                 target/corpus (once, several minutes; later runs reuse them)",
-                missing.join(", ")
+                "building the C corpora with scripts/corpus.sh into target/corpus ({} of {} \
+                 modules missing; once, several minutes; later runs reuse them)",
+                missing.len(),
+                3 * CORPUS_MODULES.len()
             ));
             run_script("scripts/corpus.sh")?;
             let missing = missing_corpus_files();
