@@ -187,10 +187,10 @@ impl<'m> Interpreter<'m> {
                     .map_err(|f| bad(g, format!("relocation: {f:?}")))?;
             }
         }
-        *libc = super::libc::init_image(module, &mut mem, bases).map_err(|(name, f)| {
+        *libc = super::libc::init_image(module, &mut mem, bases).map_err(|e| {
             InterpError::BadGlobal {
-                name,
-                reason: format!("C library state: {f:?}"),
+                reason: format!("C library state: {:?}", e.fault),
+                name: e.name,
             }
         })?;
         Ok(mem)

@@ -346,6 +346,16 @@ pub(super) struct LibcImage {
     pub ctype_cells: [u64; 3],
 }
 
+/// The C library state of a module's image could not be laid out.
+#[derive(Debug, thiserror::Error)]
+#[error("{name}: C library state: {fault:?}")]
+pub(super) struct SetupError {
+    /// The global or accessor whose memory failed.
+    pub name: String,
+    /// The memory fault (the memory limit, in practice).
+    pub fault: Fault,
+}
+
 /// Fills the standard streams' external globals with their handles and lays out the ctype
 /// tables the module's declarations ask for (see the module doc). Fails only when memory
 /// runs out, naming what could not be allocated.
@@ -353,7 +363,7 @@ pub(super) fn init_image(
     module: &Module,
     mem: &mut Memory,
     bases: &[u64],
-) -> Result<LibcImage, (String, Fault)> {
+) -> Result<LibcImage, SetupError> {
     for (i, g) in module.globals.iter().enumerate() {
         let name = module.symbol_name(g.symbol);
         let fd = match name {
@@ -364,7 +374,10 @@ pub(super) fn init_image(
         };
         if g.init.is_none() && g.size >= 8 && !g.constant {
             mem.init_write(bases[i], &stream_handle(fd).to_le_bytes())
-                .map_err(|f| (name.to_string(), f))?;
+                .map_err(|fault| SetupError {
+                    name: name.to_string(),
+                    fault,
+                })?;
         }
     }
     let mut image = LibcImage::default();
@@ -395,7 +408,10 @@ pub(super) fn init_image(
                 }
             })
             .collect();
-        let fail = |f| (accessor.to_string(), f);
+        let fail = |fault| SetupError {
+            name: accessor.to_string(),
+            fault,
+        };
         let label = Label::Global(symbol);
         let base = mem
             .allocate(Arena::Global, table.len() as u64, 8, label, false)

@@ -42,27 +42,33 @@ fn announce(line: &str) {
     let _ = writeln!(std::io::stderr(), "strata tests: {line}");
 }
 
+/// Why setting up the LLVM tools or the corpora failed (the message names the script or
+/// path and carries the script's output tail).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct SetupError(String);
+
 /// Runs `work` holding the exclusive lock on `target/corpus/.lock` (waiting for another test
 /// process that holds it).
-fn with_setup_lock<T>(work: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+fn with_setup_lock<T>(work: impl FnOnce() -> Result<T, SetupError>) -> Result<T, SetupError> {
     let dir = manifest_dir().join("target/corpus");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let io = |p: &Path, e: std::io::Error| SetupError(format!("{}: {e}", p.display()));
+    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     let path = dir.join(".lock");
-    let file = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    file.lock()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
+    file.lock().map_err(|e| io(&path, e))?;
     let result = work();
     let _ = file.unlock();
     result
 }
 
 /// Runs `bash SCRIPT`; on failure the error carries the last 25 lines of its output.
-fn run_script(script: &str) -> Result<(), String> {
+fn run_script(script: &str) -> Result<(), SetupError> {
     let out = Command::new("bash")
         .arg(script)
         .current_dir(manifest_dir())
         .output()
-        .map_err(|e| format!("bash {script}: {e}"))?;
+        .map_err(|e| SetupError(format!("bash {script}: {e}")))?;
     if out.status.success() {
         return Ok(());
     }
@@ -70,13 +76,16 @@ fn run_script(script: &str) -> Result<(), String> {
     log.push_str(&String::from_utf8_lossy(&out.stderr));
     let lines: Vec<&str> = log.lines().collect();
     let tail = lines[lines.len().saturating_sub(25)..].join("\n");
-    Err(format!("`bash {script}` failed ({}):\n{tail}", out.status))
+    Err(SetupError(format!(
+        "`bash {script}` failed ({}):\n{tail}",
+        out.status
+    )))
 }
 
 /// Installs the LLVM tools when one is missing (see the module doc); panics with the
 /// script's output when that fails. Does nothing with `STRATA_SKIP_CORPUS=1`.
 pub fn ensure_llvm_tools() {
-    static DONE: OnceLock<Result<(), String>> = OnceLock::new();
+    static DONE: OnceLock<Result<(), SetupError>> = OnceLock::new();
     if skip_setup() {
         return;
     }
@@ -95,9 +104,9 @@ pub fn ensure_llvm_tools() {
             );
             run_script("scripts/install-clang.sh")?;
             match LLVM_TOOLS.iter().find(|t| !have(t)) {
-                Some(t) => Err(format!(
+                Some(t) => Err(SetupError(format!(
                     "scripts/install-clang.sh ran but `{t}` does not run"
-                )),
+                ))),
                 None => Ok(()),
             }
         })
@@ -121,7 +130,7 @@ fn missing_corpus_files() -> Vec<String> {
 /// module doc); panics with the script's output when building fails. With
 /// `STRATA_SKIP_CORPUS=1` it only returns the path.
 pub fn corpus_dir() -> PathBuf {
-    static DONE: OnceLock<Result<(), String>> = OnceLock::new();
+    static DONE: OnceLock<Result<(), SetupError>> = OnceLock::new();
     let dir = manifest_dir().join("target/corpus");
     if skip_setup() {
         return dir;
@@ -148,10 +157,10 @@ pub fn corpus_dir() -> PathBuf {
                 announce("C corpora built");
                 Ok(())
             } else {
-                Err(format!(
+                Err(SetupError(format!(
                     "scripts/corpus.sh ran but {} are missing",
                     missing.join(", ")
-                ))
+                )))
             }
         })
     });
