@@ -30,16 +30,18 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// Each example's `@main` result, worked out by hand from the C it was written from.
-const EXPECTED: &[(&str, &str)] = &[
-    ("array_sum", "=> i32 31"),
-    ("bytecode_vm", "=> i32 84"),
-    ("factorial", "=> i32 120"),
-    ("fibonacci", "=> i32 6765"),
-    ("hello_printf", "hi\nsum=42\n=> i32 0"),
-    ("loop_entry", "=> i32 111"),
-    ("newton_sqrt", "=> i32 1414"),
-    ("ssa_sum", "=> i32 5050"),
+/// Each example's output and `@main` result, worked out by hand from the C it was written
+/// from. `run` prints the output on stdout, the result on stderr and exits with the result's
+/// low 8 bits, as `lli` does.
+const EXPECTED: &[(&str, &str, i64)] = &[
+    ("array_sum", "", 31),
+    ("bytecode_vm", "", 84),
+    ("factorial", "", 120),
+    ("fibonacci", "", 6765),
+    ("hello_printf", "hi\nsum=42\n", 0),
+    ("loop_entry", "", 111),
+    ("newton_sqrt", "", 1414),
+    ("ssa_sum", "", 5050),
 ];
 
 #[test]
@@ -51,11 +53,17 @@ fn run_every_example() {
         EXPECTED.len(),
         "every example needs an expected result here"
     );
-    for (name, expected) in EXPECTED {
+    for (name, output, result) in EXPECTED {
         let path = format!("examples/sir/{name}.sir");
         let out = strata(&["run", &path, "--entry", "main"], None);
-        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
-        assert_eq!(text(&out.stdout).trim_end(), *expected, "{name}");
+        assert_eq!(
+            out.status.code(),
+            Some((result & 0xff) as i32),
+            "{name}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), *output, "{name}");
+        assert_eq!(text(&out.stderr), format!("=> i32 {result}\n"), "{name}");
         let out = strata(&["verify", &path], None);
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
     }
@@ -63,7 +71,7 @@ fn run_every_example() {
 
 #[test]
 fn compile_round_trips_examples() {
-    for (name, _) in EXPECTED {
+    for (name, _, _) in EXPECTED {
         let path = format!("examples/sir/{name}.sir");
         let first = strata(&["compile", &path], None);
         assert!(first.status.success(), "{name}: {}", text(&first.stderr));
@@ -89,8 +97,10 @@ fn run_passes_arguments_by_type() {
         ],
         None,
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "=> i32 -3\n");
+    // The entry's result is the status, as with `lli --entry-function`: -3 is 253.
+    assert_eq!(out.status.code(), Some(253), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "=> i32 -3\n");
+    assert!(out.stdout.is_empty());
     let out = strata(
         &[
             "run",
@@ -281,7 +291,7 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let interpreted = strata(&["run", fixture, "--entry", "main"], None);
     assert!(
-        interpreted.status.success(),
+        text(&interpreted.stderr).starts_with("=> "),
         "{}",
         text(&interpreted.stderr)
     );
@@ -290,12 +300,9 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
         let b = Command::new("lli").arg(&out_ll).output().unwrap();
         assert_eq!(a.stdout, b.stdout);
         assert_eq!(a.status.code(), b.status.code());
-        // The interpreter agrees with lli on the program's output.
-        assert!(
-            text(&interpreted.stdout).starts_with(&text(&a.stdout)),
-            "{}",
-            text(&interpreted.stdout)
-        );
+        // The interpreter agrees with lli on the program's output and status.
+        assert_eq!(text(&interpreted.stdout), text(&a.stdout));
+        assert_eq!(interpreted.status.code(), a.status.code());
     }
     // Out-of-SSA passes cannot be exported to LLVM.
     let out = strata(
@@ -572,4 +579,276 @@ fn emit_ll_never_writes_what_llvm_rejects() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// `place --emit dot` on a module of several functions prints one graph (Graphviz renders one
+/// graph per file) with a cluster per function; `dot` renders it when installed.
+#[test]
+fn place_dot_is_one_graph_with_a_cluster_per_function() {
+    for input in ["examples/sir/factorial.sir", "tests/fixtures/ll/vm.ll"] {
+        let out = strata(&["place", input, "--emit", "dot"], None);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let dot = text(&out.stdout);
+        assert_eq!(dot.matches("digraph").count(), 1, "{dot}");
+        let functions = strata(&["place", input], None);
+        let count = text(&functions.stdout).matches("function @").count();
+        assert!(count >= 2, "{input}: {}", text(&functions.stdout));
+        let clusters = dot
+            .lines()
+            .filter(|l| l.contains("subgraph cluster_f") && !l.contains("_island"))
+            .count();
+        assert_eq!(clusters, count, "{dot}");
+        // Graphviz is optional: render when it is installed.
+        if common::have("dot") {
+            let mut child = Command::new("dot")
+                .arg("-Tsvg")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(dot.as_bytes())
+                .unwrap();
+            let svg = child.wait_with_output().unwrap();
+            assert!(svg.status.success(), "{}\n{dot}", text(&svg.stderr));
+            assert!(text(&svg.stderr).is_empty(), "{}", text(&svg.stderr));
+            assert_eq!(text(&svg.stdout).matches("<svg").count(), 1);
+        }
+    }
+}
+
+/// `run` exits with the program's status, as `lli` does: main's result or `exit`'s code, low
+/// 8 bits; the result line is on stderr and stdout holds only the program's output.
+#[test]
+fn run_exits_with_the_programs_status() {
+    let returns = "func @main() -> i32 {\nblock0:\n  ret i32 217\n}\n";
+    let out = strata(&["run", "-"], Some(returns));
+    assert_eq!(out.status.code(), Some(217), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    assert_eq!(text(&out.stderr), "=> i32 217\n");
+    let exits = "extern @exit(i32) -> void\nextern @putchar(i32) -> i32\n\
+                 func @main() -> i32 {\nblock0:\n  v0 = call i32 @putchar(i32 65)\n  \
+                 call void @exit(i32 5)\n  ret i32 0\n}\n";
+    let out = strata(&["run", "-"], Some(exits));
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "A");
+    assert_eq!(text(&out.stderr), "=> exit 5\n");
+    // 256 + 7: only the low 8 bits reach the shell, as under lli.
+    let wraps = "func @main() -> i32 {\nblock0:\n  ret i32 263\n}\n";
+    assert_eq!(strata(&["run", "-"], Some(wraps)).status.code(), Some(7));
+}
+
+/// The C library families `run` provides (`<string.h>`, `<ctype.h>` through glibc's macros and
+/// the functions, formatted output to stdout and stderr), judged by `lli` on the same clang -O0
+/// module: stdout, stderr (without `run`'s `=> result` line) and exit status are equal.
+#[test]
+fn run_agrees_with_lli_on_the_c_library() {
+    let test = "cli: C library families against lli";
+    if !require(test, missing_tools(&["clang-14", "lli"])) {
+        return;
+    }
+    let dir = common::temp_dir("cli", "libc");
+    for name in ["strings", "ctype", "output"] {
+        let ll = dir.join(format!("{name}.ll"));
+        let clang = Command::new("clang-14")
+            .args(["-O0", "-S", "-emit-llvm", "-o"])
+            .arg(&ll)
+            .arg(format!("tests/c/libc/{name}.c"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert!(clang.status.success(), "{}", text(&clang.stderr));
+        let lli = Command::new("lli").arg(&ll).output().unwrap();
+        let ours = strata(&["run", ll.to_str().unwrap()], None);
+        let stderr = text(&ours.stderr);
+        let (program_stderr, result) = stderr
+            .trim_end()
+            .rsplit_once('\n')
+            .unwrap_or(("", stderr.trim_end()));
+        assert!(result.starts_with("=> "), "{name}: {stderr}");
+        assert!(!lli.stdout.is_empty(), "{name}");
+        assert_eq!(text(&ours.stdout), text(&lli.stdout), "{name}");
+        let program_stderr = if program_stderr.is_empty() {
+            String::new()
+        } else {
+            format!("{program_stderr}\n")
+        };
+        assert_eq!(program_stderr, text(&lli.stderr), "{name}");
+        assert_eq!(ours.status.code(), lli.status.code(), "{name}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `-` reads standard input in every command that reads IR, `.ll` is recognised from its
+/// content without `--input-format`, and every such command takes `--input-format`.
+#[test]
+fn stdin_and_content_sniffing_in_every_command() {
+    let ll = std::fs::read_to_string("tests/fixtures/ll/vm.ll").unwrap();
+    let sir = std::fs::read_to_string("examples/sir/factorial.sir").unwrap();
+    for (file, source) in [
+        ("tests/fixtures/ll/vm.ll", &ll),
+        ("examples/sir/factorial.sir", &sir),
+    ] {
+        for args in [
+            &["compile"][..],
+            &["verify"],
+            &["run"],
+            &["place"],
+            &["bench", "--passes", "mem2reg"],
+        ] {
+            let direct = strata(&[args, &[file]].concat(), None);
+            let piped = strata(&[args, &["-"]].concat(), Some(source));
+            assert_eq!(
+                piped.status.code(),
+                direct.status.code(),
+                "{args:?} {file}: {}",
+                text(&piped.stderr)
+            );
+            if args[0] != "bench" {
+                assert_eq!(text(&piped.stdout), text(&direct.stdout), "{args:?} {file}");
+            }
+            let format = if file.ends_with(".ll") { "ll" } else { "sir" };
+            let forced = strata(
+                &[args, &["-", "--input-format", format]].concat(),
+                Some(source),
+            );
+            assert_eq!(
+                forced.status.code(),
+                direct.status.code(),
+                "{args:?} {file}"
+            );
+        }
+    }
+    // A file named without an extension is recognised by its content too.
+    let dir = common::temp_dir("cli", "sniff");
+    let plain = dir.join("vm-without-extension");
+    std::fs::write(&plain, &ll).unwrap();
+    let out = strata(&["verify", plain.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// What `compile` leaves out or cannot do is said on stderr in a line: a pass `--emit` or
+/// `--target` leaves out, a pipeline that cannot start from the input's phase (once, not once
+/// per function), and `--keep-going` only when some function would be written.
+#[test]
+fn compile_says_what_it_leaves_out_in_one_line() {
+    let destructed = strata(
+        &[
+            "compile",
+            "examples/sir/factorial.sir",
+            "--passes",
+            "mem2reg,phi-elim",
+        ],
+        None,
+    );
+    assert!(destructed.status.success(), "{}", text(&destructed.stderr));
+    let out = strata(&["compile", "-"], Some(&text(&destructed.stdout)));
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("phase destructed") && err.contains("nothing written"),
+        "{err}"
+    );
+    assert!(!err.contains("--keep-going"), "{err}");
+    // Some functions fine, one failing: --keep-going has something to write.
+    let partial = format!(
+        "{}\nfunc @extra() -> i32 {{\nblock0:\n  ret i32 1\n}}\n",
+        text(&destructed.stdout)
+    )
+    .replace("func @extra() -> i32 {", "func @extra() -> i32 phase ssa {");
+    let out = strata(&["compile", "-", "--passes", "sccp"], Some(&partial));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--keep-going writes the others"), "{err}");
+    let out = strata(
+        &[
+            "compile",
+            "examples/sir/factorial.sir",
+            "--emit",
+            "alloc",
+            "--target",
+            "x86-64",
+        ],
+        None,
+    );
+    let err = text(&out.stderr);
+    assert!(err.contains("phi-elim left out"), "{err}");
+    let out = strata(
+        &["compile", "examples/sir/factorial.sir", "--emit", "ll"],
+        None,
+    );
+    assert!(text(&out.stderr).contains("phi-elim left out"));
+}
+
+/// The flags `strata <command> --help` lists (long names, and short ones such as `-o`),
+/// without `--help` itself.
+fn help_flags(command: &str) -> Vec<String> {
+    let out = strata(&[command, "--help"], None);
+    assert!(out.status.success(), "{command}: {}", text(&out.stderr));
+    let help = text(&out.stdout);
+    let options = help
+        .split_once("\nOptions:")
+        .map_or("", |(_, rest)| rest)
+        .split("\n\n\n")
+        .next()
+        .unwrap_or("");
+    let mut flags = Vec::new();
+    for line in options.lines() {
+        let t = line.trim_start();
+        if !t.starts_with('-') || line.len() - t.len() > 6 {
+            continue;
+        }
+        for word in t.split([',', ' ']).filter(|w| w.starts_with('-')) {
+            if word != "-h" && word != "--help" {
+                flags.push(word.to_string());
+            }
+        }
+    }
+    flags
+}
+
+/// The README's Commands synopsis lists every flag each command's `--help` lists.
+#[test]
+fn readme_synopsis_lists_every_flag() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let section = readme
+        .split_once("## Commands")
+        .and_then(|(_, rest)| rest.split_once("```sh"))
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(block, _)| block)
+        .expect("README has a Commands section with a sh block");
+    for command in ["compile", "verify", "run", "bench", "place"] {
+        // The command's synopsis: its `strata <command>` line and the indented lines after it.
+        let mut synopsis = String::new();
+        let mut inside = false;
+        for line in section.lines() {
+            if line.starts_with("strata ") {
+                inside = line.starts_with(&format!("strata {command} "));
+            }
+            if inside {
+                synopsis.push_str(line);
+                synopsis.push(' ');
+            }
+        }
+        assert!(
+            !synopsis.is_empty(),
+            "README has no `strata {command}` line"
+        );
+        let flags = help_flags(command);
+        assert!(flags.len() >= 2, "{command}: {flags:?}");
+        for flag in flags {
+            let listed = synopsis.match_indices(flag.as_str()).any(|(i, _)| {
+                let next = synopsis[i + flag.len()..].chars().next();
+                !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+            });
+            assert!(listed, "README's `strata {command}` synopsis lacks {flag}");
+        }
+    }
 }

@@ -9,21 +9,16 @@
 //! or operations (the loop vectorizer's, not modelled yet: README "Still unsupported"),
 //! and the test prints how many it skipped.
 //!
-//! Without the corpus or `opt` the test fails naming what is missing, unless
-//! `STRATA_SKIP_CORPUS=1`.
+//! The corpus and `opt` are built and installed on first use (`tests/common`); with
+//! `STRATA_SKIP_CORPUS=1` the test prints `SKIPPED` instead when they are missing.
 
 mod common;
-use common::{export_checked, missing_tools, require, run_passes, temp_dir, vector_reason};
-use std::path::{Path, PathBuf};
+use common::{
+    corpus_dir, export_checked, missing_tools, require, run_passes, temp_dir, vector_reason,
+    CORPUS_MODULES as MODULES,
+};
+use std::path::Path;
 use strata::llvm::{import, ImportOptions};
-
-const MODULES: [&str; 8] = [
-    "zlib", "bzip2", "lua", "jq", "tcc", "xxhash", "sqlite", "jansson",
-];
-
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpus")
-}
 
 /// The names of the functions import skips in `file`, with their reasons.
 fn skipped(file: &Path) -> Vec<(String, String)> {

@@ -18,14 +18,14 @@
 //! Every module must import without skipping a function (jq's 16-byte struct values are
 //! first-class aggregates of the IR).
 //!
-//! When the corpus has not been built or `opt`/`lli` are missing the tests fail with the
-//! reason, unless `STRATA_SKIP_CORPUS=1`, which makes them print
-//! `SKIPPED: <test>: <reason>`. `lli` runs dominate their time (its JIT start-up is about a
+//! The corpus and `opt`/`lli` are built and installed on first use (`tests/common`); with
+//! `STRATA_SKIP_CORPUS=1` the tests print `SKIPPED: <test>: <reason>` instead when they are
+//! missing. `lli` runs dominate their time (its JIT start-up is about a
 //! second per Lua run), so they run on one worker thread per core; the imports and exports
 //! take a few seconds even in a debug build. `STRATA_KEEP_TMP=1` keeps the exported modules.
 
 mod common;
-use common::{export_checked, have, require, run_passes, temp_dir, vector_reason};
+use common::{corpus_dir, export_checked, have, require, run_passes, temp_dir, vector_reason};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use strata::llvm::{import, ImportOptions};
@@ -36,10 +36,6 @@ const VARIANTS: [(&str, Option<&str>); 3] = [
     ("mem2reg", Some("mem2reg")),
     ("mem2reg+sccp", Some("mem2reg,sccp")),
 ];
-
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpus")
-}
 
 /// `Some(reason)` when the corpus tests cannot run here.
 fn skip_reason(module: &str) -> Option<String> {

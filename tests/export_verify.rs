@@ -10,8 +10,8 @@
 //! functions with dead code behind constant branches
 //! ([`strata::fuzzing::sccp::dead_region_function`]).
 //!
-//! Without `opt` the test fails naming it, unless `STRATA_SKIP_CORPUS=1` (then it says
-//! `SKIPPED`); our verifier's half runs either way.
+//! `opt` is installed on first use (`tests/common`); with `STRATA_SKIP_CORPUS=1` and no
+//! `opt` the test says `SKIPPED`; our verifier's half runs either way.
 
 mod common;
 use common::{missing_tools, require, temp_dir};

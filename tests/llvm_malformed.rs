@@ -18,8 +18,8 @@
 //!
 //! `STRATA_MUTANTS=N` and `STRATA_MUTANT_SEED=S` run longer or other mutant sets.
 //!
-//! Without `opt` (or without the corpus for the corpus part) the tests fail with the reason
-//! unless `STRATA_SKIP_CORPUS=1`, which makes them print `SKIPPED: ...` instead.
+//! `opt` and the corpus are installed and built on first use (`tests/common`); with
+//! `STRATA_SKIP_CORPUS=1` the tests print `SKIPPED: ...` instead when they are missing.
 
 mod common;
 use common::{missing_tools, require, temp_dir};
@@ -398,7 +398,7 @@ fn mutated_fixtures_are_rejected_or_export_valid_ir() {
 #[test]
 fn mutated_corpus_modules_are_rejected_or_export_valid_ir() {
     let test = "mutated_corpus_modules_are_rejected_or_export_valid_ir";
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpus");
+    let corpus = common::corpus_dir();
     let modules: Vec<_> = ["zlib", "bzip2"]
         .iter()
         .map(|m| corpus.join(format!("{m}.ll")))

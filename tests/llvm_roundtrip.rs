@@ -5,9 +5,9 @@
 //! and exit status must be identical. Where the reference interpreter supports every
 //! external a program calls (`loops.c`, `vm.c`), it runs the imported module too and must
 //! agree with `lli`. Finally each module goes through mem2reg and SCCP, is exported in SSA
-//! form and must again verify and behave identically under `lli`. Without clang-14, `opt`
-//! or `lli` the tests fail with the reason (`scripts/install-clang.sh` installs them), or
-//! print `SKIPPED: ...` with `STRATA_SKIP_CORPUS=1`.
+//! form and must again verify and behave identically under `lli`. clang-14, `opt` and
+//! `lli` are installed on first use (`scripts/install-clang.sh`, from `tests/common`); with
+//! `STRATA_SKIP_CORPUS=1` the tests print `SKIPPED: ...` instead when they are missing.
 
 mod common;
 use common::{export_checked, missing_tools, require, run_passes, temp_dir};

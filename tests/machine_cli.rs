@@ -48,8 +48,26 @@ fn emit_alloc_runs_to_allocated_code_on_both_targets() {
         ]);
         assert_eq!(out.status.code(), Some(0));
         let printed = text(&out.stdout);
-        let parsed = strata::machine::text::parse_functions(&printed, "stdout").unwrap();
+        // Calls name their callees: the text parses back against the module's symbols.
+        assert!(printed.contains("call @fact"), "{printed}");
+        let module = strata::text::parse_module(
+            &std::fs::read_to_string("examples/sir/factorial.sir").unwrap(),
+            "factorial.sir",
+        )
+        .unwrap();
+        let symbols: Vec<&str> = module.symbols.iter().map(|s| s.name.as_str()).collect();
+        let parsed =
+            strata::machine::text::parse_functions_with_symbols(&printed, "stdout", &symbols)
+                .unwrap();
         assert!(!parsed.is_empty());
+        assert_eq!(
+            parsed
+                .iter()
+                .map(|f| strata::machine::text::print_function_with_symbols(f, &symbols))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            printed.trim_end_matches('\n').to_string() + "\n"
+        );
     }
 }
 

@@ -107,7 +107,7 @@ mod common;
 /// allocation of it.
 #[test]
 fn corpus_functions_lower_and_allocate() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/corpus");
+    let root = common::corpus_dir();
     for name in ["zlib.ll", "bzip2.ll", "lua.ll", "jq.ll", "tcc.ll"] {
         let path = root.join(name);
         let reason = (!path.exists())

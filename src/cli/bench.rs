@@ -19,7 +19,7 @@
 //! could not be written); otherwise 1 when some file or function failed.
 
 use super::llvm_reference::{self, IrCounts};
-use super::{exit, input_format, parse_passes, CliError, InputFormat};
+use super::{exit, parse_passes, CliError, InputFormat};
 use crate::engine::{batch, PassSet, PipelineConfig, Stage};
 use crate::ir::{Function, Module, SymbolTable};
 use rayon::prelude::*;
@@ -43,8 +43,13 @@ macro_rules! outln {
 /// Arguments of `bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// Files or directories (searched recursively for .sir and .ll files).
+    /// Files or directories (searched recursively for .sir and .ll files); `-` reads one
+    /// module from stdin.
     pub paths: Vec<PathBuf>,
+    /// Input format of `-` and of files named without a `.sir`/`.ll` extension (default:
+    /// from the content).
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
     /// Passes to run (default: the default pipeline; with --against-llvm, up to sccp).
     #[arg(long, value_name = "LIST")]
     pub passes: Option<String>,
@@ -185,6 +190,12 @@ fn collect_files(
     let mut seen = std::collections::HashSet::new();
     let wanted = |p: &Path| p.extension().is_some_and(|x| x == "sir" || x == "ll");
     for root in paths {
+        if root.as_os_str() == "-" {
+            if seen.insert(root.clone()) {
+                files.push(root.clone());
+            }
+            continue;
+        }
         let walk = walkdir::WalkDir::new(root)
             .follow_links(true)
             .sort_by_file_name();
@@ -541,10 +552,9 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     } else {
         let files = collect_files(&args.paths, &mut failures, &mut warnings);
         for f in files {
-            let format = input_format(&f, None);
-            match super::io::read_source(&f, format) {
-                Ok(text) => sources.push(Source {
-                    name: f.display().to_string(),
+            match super::read_module_text(&f, args.input_format) {
+                Ok((text, format)) => sources.push(Source {
+                    name: super::io::input_name(&f),
                     format,
                     path: Some(f),
                     text,

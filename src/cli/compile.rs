@@ -21,7 +21,7 @@ pub struct CompileArgs {
     /// Output file (default stdout).
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Input format (default: from the extension, else sir).
+    /// Input format (default: from the extension, else from the content).
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
     /// Run the verifier after every transforming pass.
@@ -131,6 +131,18 @@ fn ll_pipeline(args: &CompileArgs, requested: PassSet) -> Result<PassSet, CliErr
     Ok(requested)
 }
 
+/// Says on stderr that `--target` leaves `phi-elim` out of `requested` (lowering leaves SSA
+/// through block parameters, never through copies).
+fn note_phi_elim_left_out(arch: crate::stage::Arch, requested: PassSet) {
+    if requested.intersects(PassSet::PHI_ELIM) {
+        diag!(
+            "note: --target {}: phi-elim left out (lowering leaves SSA through block \
+             parameters; without --target, --emit sir prints phi elimination)",
+            arch.name()
+        );
+    }
+}
+
 /// Parses `--target`.
 pub(super) fn parse_target(s: &str) -> Result<crate::stage::Arch, String> {
     crate::stage::Arch::from_name(s)
@@ -156,15 +168,67 @@ struct CompileReport {
     functions: Vec<FunctionReport>,
 }
 
+/// One error message and the functions that reported it, in input order.
+struct ErrorGroup {
+    pass: String,
+    /// The message without its `function @name: ` prefix.
+    message: String,
+    functions: Vec<String>,
+}
+
+impl ErrorGroup {
+    /// `FILE: error: [pass] message`, naming the functions when there are several.
+    fn line(&self, file: &str) -> String {
+        match self.functions.as_slice() {
+            [f] => format!(
+                "{file}: error: [{}] function @{f}: {}",
+                self.pass, self.message
+            ),
+            fs => format!(
+                "{file}: error: [{}] {} (in {} functions: @{})",
+                self.pass,
+                self.message,
+                fs.len(),
+                fs.join(", @")
+            ),
+        }
+    }
+}
+
+/// Adds `message` of `pass` in `function` to `groups`: an identical message from another
+/// function joins its group.
+fn add_error(groups: &mut Vec<ErrorGroup>, pass: &str, function: &str, message: &str) {
+    let prefix = format!("function @{function}: ");
+    let message = message.strip_prefix(&prefix).unwrap_or(message);
+    match groups
+        .iter_mut()
+        .find(|g| g.pass == pass && g.message == message)
+    {
+        Some(g) => g.functions.push(function.to_string()),
+        None => groups.push(ErrorGroup {
+            pass: pass.to_string(),
+            message: message.to_string(),
+            functions: vec![function.to_string()],
+        }),
+    }
+}
+
+fn print_errors(file: &str, groups: &[ErrorGroup]) {
+    for g in groups {
+        diag!("{}", g.line(file));
+    }
+}
+
 /// Runs the pipeline on every function of `module`; returns the module after it, a report
-/// per function and the number of functions with errors. Functions whose pipeline failed are
-/// returned as they were.
+/// per function, the number of functions with errors and the errors, an identical message
+/// from several functions once (the caller prints them). Functions whose pipeline failed
+/// are returned as they were.
 fn run_pipeline(
     module: Module,
     config: &PipelineConfig,
     file: &str,
     verbose: bool,
-) -> (Module, Vec<FunctionReport>, usize) {
+) -> (Module, Vec<FunctionReport>, usize, Vec<ErrorGroup>) {
     let symbols = Arc::new(module.symbol_table());
     let mut module = module;
     let originals = module.functions.clone();
@@ -172,22 +236,23 @@ fn run_pipeline(
     let runs = batch::run_functions(functions, &symbols, config, &|| {});
     let mut reports = Vec::new();
     let mut failed = 0;
+    let mut errors = Vec::new();
     for (run, original) in runs.into_iter().zip(originals) {
         match run {
             Ok(run) => {
                 for dump in &run.dumps {
                     diag_part!("{dump}");
                 }
-                let errors = run.has_errors();
+                let has_errors = run.has_errors();
                 for d in &run.diagnostics {
-                    let error = d.severity == Severity::Error;
-                    if error || verbose {
-                        let tag = if error { "error" } else { "note" };
-                        diag!("{file}: {tag}: [{}] {}", d.pass, d.message);
+                    if d.severity == Severity::Error {
+                        add_error(&mut errors, d.pass, &original.name, &d.message);
+                    } else if verbose {
+                        diag!("{file}: note: [{}] {}", d.pass, d.message);
                     }
                 }
-                failed += errors as usize;
-                let f = if errors { original } else { run.function };
+                failed += has_errors as usize;
+                let f = if has_errors { original } else { run.function };
                 reports.push(FunctionReport {
                     name: f.name.clone(),
                     phase: f.phase,
@@ -204,7 +269,7 @@ fn run_pipeline(
                 module.functions.push(f);
             }
             Err(message) => {
-                diag!("{file}: error: {message}");
+                add_error(&mut errors, "engine", &original.name, &message);
                 failed += 1;
                 reports.push(FunctionReport {
                     name: original.name.clone(),
@@ -223,7 +288,7 @@ fn run_pipeline(
             }
         }
     }
-    (module, reports, failed)
+    (module, reports, failed, errors)
 }
 
 /// `strata compile`.
@@ -251,12 +316,14 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
                 "--emit machine and --emit alloc need --target x86-64 or --target aarch64",
             ));
         };
+        note_phi_elim_left_out(arch, requested);
         return super::machine::compile_machine(&args, requested, arch);
     }
     if args.emit == Emit::Ll {
         requested = ll_pipeline(&args, requested)?;
     }
     if let Some(arch) = args.target {
+        note_phi_elim_left_out(arch, requested);
         let machine = crate::machine::driver::machine_config(requested, arch);
         requested = machine.passes;
     }
@@ -310,7 +377,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         }
     }
     let file = super::io::input_name(&args.file);
-    let (module, reports, failed) = run_pipeline(module, &config, &file, args.verbose);
+    let (module, reports, failed, errors) = run_pipeline(module, &config, &file, args.verbose);
     if args.stats {
         for r in &reports {
             for s in &r.stats {
@@ -334,16 +401,29 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         .map(|r| format!("@{}", r.name))
         .collect();
     let mut module = module;
-    if failed > 0 && args.emit != Emit::Json {
-        let total = reports.len();
-        let list = failed_names.join(", ");
-        if !args.keep_going {
-            diag!(
-                "error: {file}: {failed} of {total} functions failed ({list}); nothing written \
-                 (--keep-going writes the others)"
-            );
-            return Ok(exit::INPUT);
+    let total = reports.len();
+    let list = failed_names.join(", ");
+    if failed > 0 && args.emit != Emit::Json && !args.keep_going {
+        // One line when every function failed for one reason; `--keep-going` only when
+        // some function has something to write.
+        match errors.as_slice() {
+            [only] if failed == total => diag!("{}; nothing written", only.line(&file)),
+            _ => {
+                print_errors(&file, &errors);
+                if failed == total {
+                    diag!("error: {file}: every function failed ({list}); nothing written");
+                } else {
+                    diag!(
+                        "error: {file}: {failed} of {total} functions failed ({list}); nothing \
+                         written (--keep-going writes the others)"
+                    );
+                }
+            }
         }
+        return Ok(exit::INPUT);
+    }
+    print_errors(&file, &errors);
+    if failed > 0 && args.emit != Emit::Json {
         let failed_set: std::collections::HashSet<&str> =
             failed_names.iter().map(|n| &n[1..]).collect();
         demote_to_declarations(&mut module, &failed_set);
@@ -406,7 +486,8 @@ pub fn verify(file: &Path, format: Option<InputFormat>, strict: bool) -> Result<
     let n = module.functions.len();
     let config = PipelineConfig::new(PassSet::VERIFY);
     let name = super::io::input_name(file);
-    let (_, _, failed) = run_pipeline(module, &config, &name, false);
+    let (_, _, failed, errors) = run_pipeline(module, &config, &name, false);
+    print_errors(&name, &errors);
     // The verdict is the command's output: a failure to write it is an I/O error.
     let (verdict, code) = if failed == 0 {
         (format!("{name}: {n} functions verified\n"), exit::OK)

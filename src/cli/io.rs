@@ -70,15 +70,61 @@ pub fn input_name(path: &Path) -> String {
 
 /// Reads `path` (standard input for `-`) as text of `format`; see the module doc.
 pub fn read_source(path: &Path, format: InputFormat) -> Result<String, CliError> {
+    decode(read_bytes(path)?, &input_name(path), format)
+}
+
+/// The bytes of `path` (standard input for `-`), checked as [`read_limited`] does.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
     let name = input_name(path);
-    let bytes = if path.as_os_str() == "-" {
-        read_limited(std::io::stdin().lock(), &name, MAX_INPUT_BYTES)?
+    if path.as_os_str() == "-" {
+        read_limited(std::io::stdin().lock(), &name, MAX_INPUT_BYTES)
     } else {
         let file = std::fs::File::open(path)
             .map_err(|e| CliError::new(exit::IO, format!("{name}: {e}")))?;
-        read_limited(file, &name, MAX_INPUT_BYTES)?
-    };
-    decode(bytes, &name, format)
+        read_limited(file, &name, MAX_INPUT_BYTES)
+    }
+}
+
+/// The format a path's extension names: `.ll` or `.sir`, else `None`.
+pub fn format_of_extension(path: &Path) -> Option<InputFormat> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("ll") => Some(InputFormat::Ll),
+        Some("sir") => Some(InputFormat::Sir),
+        _ => None,
+    }
+}
+
+/// The format `bytes` look like, from the first line that is neither blank nor a `;` comment
+/// (a `; ModuleID` comment is LLVM's): LLVM's top-level words (`source_filename`, `target`,
+/// `define`, `declare`, `attributes`, `module asm`) and sigils (`@`, `%`, `!`, `$`) mean `.ll`;
+/// strata's (`func`, `extern`, `global`, `const`, `internal`) mean `.sir`; anything else (a
+/// placement problem, an empty file) is `None`. Reads at most the first 64 KiB.
+pub fn sniff_format(bytes: &[u8]) -> Option<InputFormat> {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64 << 10)]);
+    for line in head.lines() {
+        let t = line.trim_start();
+        if t.starts_with("; ModuleID") {
+            return Some(InputFormat::Ll);
+        }
+        if t.is_empty() || t.starts_with(';') {
+            continue;
+        }
+        if t.starts_with(['@', '%', '!', '$']) {
+            return Some(InputFormat::Ll);
+        }
+        let word = t
+            .split(|c: char| c.is_whitespace() || c == '(')
+            .next()
+            .unwrap_or("");
+        return match word {
+            "source_filename" | "target" | "define" | "declare" | "attributes" | "module" => {
+                Some(InputFormat::Ll)
+            }
+            "func" | "extern" | "global" | "const" | "internal" => Some(InputFormat::Sir),
+            _ => None,
+        };
+    }
+    None
 }
 
 /// `bytes` as text of `format` (see the module doc): invalid UTF-8 is an error with exit 1
@@ -170,15 +216,20 @@ fn io_error(path: &Path, e: std::io::Error) -> CliError {
 /// Writes `text` to `path`, or to standard output when `None`, checking every write; a file
 /// is replaced atomically (see the module doc). Errors exit 4 naming the path and the OS error.
 pub fn write_output(path: Option<&Path>, text: &str) -> Result<(), CliError> {
+    write_bytes(path, text.as_bytes())
+}
+
+/// [`write_output`] for bytes that need not be UTF-8 (a program's output).
+pub fn write_bytes(path: Option<&Path>, bytes: &[u8]) -> Result<(), CliError> {
     match path {
         None => {
             let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())
+            out.write_all(bytes)
                 .and_then(|()| out.flush())
                 .map_err(|e| CliError::new(exit::IO, format!("<stdout>: {e}")))
         }
-        Some(p) if p.as_os_str() == "-" => write_output(None, text),
-        Some(p) => write_file(p, text.as_bytes()),
+        Some(p) if p.as_os_str() == "-" => write_bytes(None, bytes),
+        Some(p) => write_file(p, bytes),
     }
 }
 
@@ -259,6 +310,26 @@ mod tests {
         // An endless reader (like /dev/zero) stops at the first chunk.
         let e = read_limited(std::io::repeat(0), "zero", MAX_INPUT_BYTES).unwrap_err();
         assert!(e.message.contains("byte offset 0"), "{}", e.message);
+    }
+
+    #[test]
+    fn formats_are_recognised_from_content() {
+        let ll = InputFormat::Ll;
+        let sir = InputFormat::Sir;
+        assert_eq!(
+            sniff_format(b"; ModuleID = 'x.c'\nsource_filename"),
+            Some(ll)
+        );
+        assert_eq!(sniff_format(b"\n; comment\ndefine i32 @f() {"), Some(ll));
+        assert_eq!(sniff_format(b"%struct.S = type { i32 }"), Some(ll));
+        assert_eq!(sniff_format(b"target triple = \"x86_64\""), Some(ll));
+        assert_eq!(
+            sniff_format(b"; a .sir file\nfunc @main() -> i32 {"),
+            Some(sir)
+        );
+        assert_eq!(sniff_format(b"internal const @s size 1 align 1"), Some(sir));
+        assert_eq!(sniff_format(b"targets a b\nblock x 1"), None);
+        assert_eq!(sniff_format(b""), None);
     }
 
     #[test]

@@ -92,6 +92,13 @@ pub fn compile_machine(
     let loaded = load_module(&args.file, args.input_format, args.strict)?;
     let file = super::io::input_name(&args.file);
     let lowered = lower_module(&loaded.module, &config);
+    // Calls print their callee's name.
+    let symbols: Vec<&str> = loaded
+        .module
+        .symbols
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
     let mut summary = MachineSummary::default();
     let mut texts = Vec::new();
     let mut failed_names = Vec::new();
@@ -109,7 +116,9 @@ pub fn compile_machine(
             summary.insts += f.num_insts();
             summary.vregs += f.num_vregs;
             summary.operands += f.operands.iter().map(|o| o.len()).sum::<usize>();
-            texts.push(crate::machine::text::print_function(&f));
+            texts.push(crate::machine::text::print_function_with_symbols(
+                &f, &symbols,
+            ));
             continue;
         }
         match allocate(&l, &f, arch, args).map_err(|e| e.to_string()) {

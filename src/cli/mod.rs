@@ -2,8 +2,9 @@
 //!
 //! Exit codes (also in `--help`): 0 success; 1 the input has errors (parse or verification
 //! failures, invalid UTF-8, a pass reporting an error); 2 usage errors (bad flags, unknown or
-//! unavailable passes, an empty `--passes` entry); 3 the interpreted program failed (`run`);
-//! 4 I/O errors (a path that cannot be read, an output that cannot be written). `bench` runs
+//! unavailable passes, an empty `--passes` entry); 3 the interpreter stopped the program
+//! (`run`: a fault, a limit, an unsupported external; a program that finishes exits with its
+//! own status, as under `lli`); 4 I/O errors (a path that cannot be read, an output that cannot be written). `bench` runs
 //! every input it can and exits 4 if some path could not be read, else 1 if some file or
 //! function failed, else 0.
 //!
@@ -123,14 +124,16 @@ pub enum Command {
     Verify {
         /// Input file (`-` for stdin).
         file: PathBuf,
-        /// Input format (default: from the extension, else sir; needed for `.ll` on stdin).
+        /// Input format (default: from the extension, else from the content).
         #[arg(long, value_enum)]
         input_format: Option<InputFormat>,
         /// For `.ll` input: a function the importer must skip is an error.
         #[arg(long)]
         strict: bool,
     },
-    /// Interpret a function of FILE and print its result, output and exit status.
+    /// Interpret a function of FILE as `lli` runs a program: its output on stdout, `=> RESULT`
+    /// on stderr, and its status (`exit`'s code, else main's integer result, low 8 bits) as
+    /// the exit code.
     Run(run::RunArgs),
     /// Batch driver: parse, verify and analyse every function of PATHS on all cores, with
     /// per-pass timings. Without PATHS it runs a built-in corpus embedded in the binary. A
@@ -160,8 +163,8 @@ fn passes_help() -> String {
     }
     s.push_str("  none          run no pass (parse and print only)\n\n");
     s.push_str(
-        "Exit codes: 0 success, 1 input has errors, 2 usage error, 3 interpreted program failed, \
-         4 I/O error.\n\
+        "Exit codes: 0 success, 1 input has errors, 2 usage error, 3 the interpreter stopped the \
+         program, 4 I/O error; a program `run` finishes exits with its own status, as under lli.\n\
          bench runs every input it can, lists each failure (file, function, stage, message) and \
          exits 4 if some path could not be read, else 1 if some file or function failed, else 0.\n\
          Output files (-o, --json) are replaced only when complete; on an error the old file stays.\n",
@@ -199,27 +202,48 @@ pub struct Loaded {
     pub skipped: usize,
 }
 
-/// The input format of `path`: `format` if given, else by extension (`.ll`, otherwise sir).
-pub fn input_format(path: &Path, format: Option<InputFormat>) -> InputFormat {
-    format.unwrap_or(match path.extension().and_then(|e| e.to_str()) {
-        Some("ll") => InputFormat::Ll,
-        _ => InputFormat::Sir,
-    })
+/// The input format of `path` whose bytes are `bytes`: `format` if given, else by extension
+/// (`.ll`, `.sir`), else by content ([`io::sniff_format`]), else sir.
+pub fn input_format(path: &Path, format: Option<InputFormat>, bytes: &[u8]) -> InputFormat {
+    format
+        .or_else(|| io::format_of_extension(path))
+        .or_else(|| io::sniff_format(bytes))
+        .unwrap_or(InputFormat::Sir)
 }
 
-/// Parses a module from `path`, choosing the format by `format` or the extension. Malformed
-/// input (including an imported function the verifier rejects) is an error. For `.ll`,
-/// functions using valid constructs the importer cannot represent are skipped with a warning
-/// naming them, their line and the reason; with `strict` the first such function is an error.
+/// Reads `path` (standard input for `-`) as IR text: the text and its format (see
+/// [`input_format`]).
+pub fn read_module_text(
+    path: &Path,
+    format: Option<InputFormat>,
+) -> Result<(String, InputFormat), CliError> {
+    let bytes = io::read_bytes(path)?;
+    let format = input_format(path, format, &bytes);
+    Ok((io::decode(bytes, &io::input_name(path), format)?, format))
+}
+
+/// Parses a module from `path` (standard input for `-`), choosing the format by `format`,
+/// the extension or the content ([`input_format`]). Malformed input (including an imported
+/// function the verifier rejects) is an error. For `.ll`, functions using valid constructs
+/// the importer cannot represent are skipped with a warning naming them, their line and the
+/// reason; with `strict` the first such function is an error.
 pub fn load_module(
     path: &Path,
     format: Option<InputFormat>,
     strict: bool,
 ) -> Result<Loaded, CliError> {
-    let format = input_format(path, format);
-    let text = io::read_source(path, format)?;
-    let name = io::input_name(path);
-    let loaded = parse_text(&text, &name, format, strict)?;
+    let (text, format) = read_module_text(path, format)?;
+    load_text(&text, &io::input_name(path), format, strict)
+}
+
+/// [`load_module`] on text already read (`name` names it in messages).
+pub fn load_text(
+    text: &str,
+    name: &str,
+    format: InputFormat,
+    strict: bool,
+) -> Result<Loaded, CliError> {
+    let loaded = parse_text(text, name, format, strict)?;
     let errors = crate::verify::verify_globals(&loaded.module);
     if !errors.is_empty() {
         for e in &errors {

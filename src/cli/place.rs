@@ -1,19 +1,20 @@
 //! `strata place FILE`: place a bare placement problem, or every function of a `.sir`/`.ll`
 //! module under a target model, and print the assignment, the exact total cost, the islands
-//! and the island graph (text, `--emit json`, or `--emit dot` for Graphviz: the CFG coloured
-//! by target with islands outlined).
+//! and the island graph (text, `--emit json`, or `--emit dot` for Graphviz: one `digraph`
+//! for the whole input, a cluster per function holding its CFG coloured by target with
+//! islands outlined, so `dot -Tsvg` renders a module as one picture).
 //!
-//! Input: a file ending in `.sir` or `.ll` is a module (with `--targets MODEL`, a TOML target
-//! model; the built-in model otherwise); anything else is a placement problem in the text
-//! form of [`crate::placement::text`]. Errors carry `file:line:col`. Module functions go
+//! Input: a module is a file ending in `.sir` or `.ll`, or any file (or `-`, stdin) read with
+//! `--input-format` or whose content looks like IR ([`super::io::sniff_format`]); it is
+//! placed under `--targets MODEL` (a TOML target model; the built-in model otherwise).
+//! Anything else is a placement problem in the text form of [`crate::placement::text`]. Errors carry `file:line:col`. Module functions go
 //! through mem2reg and SCCP first, as in the pipeline (`--raw` places them as written).
 //! Unlike the pipeline's pass, which places functions one by one in parallel, `place` has
 //! the whole module: it computes the return-size summaries of every function first
 //! ([`crate::placement::sizes::summarize_module`]), so a call's result is sized from its
 //! callee's summary (the inter-procedural phase of size estimation).
 
-use super::io::read_source;
-use super::{exit, load_module, write_output, CliError, InputFormat};
+use super::{exit, load_text, write_output, CliError, InputFormat};
 use crate::placement::islands::{build_islands, DependencyKind, IslandGraph};
 use crate::placement::system::place_function_with_summaries;
 use crate::placement::targets::TargetModel;
@@ -30,15 +31,21 @@ pub enum PlaceEmit {
     Text,
     /// JSON for machines.
     Json,
-    /// Graphviz: the CFG coloured by target, islands outlined.
+    /// Graphviz: one graph, a cluster per function with its CFG coloured by target and its
+    /// islands outlined.
     Dot,
 }
 
 /// Arguments of `place`.
 #[derive(Args, Debug)]
 pub struct PlaceArgs {
-    /// A placement problem, or a `.sir`/`.ll` module (`-` reads a problem from stdin).
+    /// A placement problem, or a `.sir`/`.ll` module (`-` reads stdin; a module is recognised
+    /// by its extension, `--input-format` or its content).
     pub file: PathBuf,
+    /// Read FILE as a module of this format (default: from the extension, else from the
+    /// content; text that looks like neither is a placement problem).
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
     /// TOML target model for module input (default: the built-in Interpreter/PostgreSQL/
     /// Embedding model; format in the `placement::targets` docs, example in
     /// examples/targets/). A bad file is an error naming FILE:LINE.
@@ -72,14 +79,17 @@ struct Report<'a> {
 
 /// Runs `place`; returns the exit code.
 pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
-    let name = args.file.display().to_string();
-    let ext = args.file.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let name = super::io::input_name(&args.file);
+    let bytes = super::io::read_bytes(&args.file)?;
+    let module_format = args
+        .input_format
+        .or_else(|| super::io::format_of_extension(&args.file))
+        .or_else(|| super::io::sniff_format(&bytes));
     let mut solver = Solver::new();
     let opts = SolveOptions::default();
-    let mut out = String::new();
-    let mut json = Vec::new();
+    let mut sink = Sink::default();
     let mut failed = false;
-    if ext == "sir" || ext == "ll" {
+    if let Some(format) = module_format {
         let model = match &args.targets {
             Some(path) => {
                 TargetModel::load(path)
@@ -88,7 +98,8 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
             }
             None => TargetModel::default_model(),
         };
-        let loaded = load_module(&args.file, None, false)?;
+        let text = super::io::decode(bytes, &name, format)?;
+        let loaded = load_text(&text, &name, format, false)?;
         if let Some(wanted) = &args.function {
             // As `run --entry`: a name that matches nothing is an error, not an empty result.
             if loaded.module.function(wanted).is_none() {
@@ -147,8 +158,7 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
                     &fp.islands,
                     Some(&f.name),
                     &fp.ir.path_names,
-                    &mut out,
-                    &mut json,
+                    &mut sink,
                 ),
                 Err(e) => {
                     failed = true;
@@ -157,28 +167,47 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
             }
         }
     } else {
-        let text = read_source(&args.file, InputFormat::Sir)?;
+        let text = super::io::decode(bytes, &name, InputFormat::Sir)?;
         let p =
             parse_problem(&text).map_err(|e| CliError::new(exit::INPUT, format!("{name}:{e}")))?;
         match solver.solve(&p, &opts) {
             Ok(pl) => {
                 let g = build_islands(&p, &pl.assignment, &[], &[]);
-                emit(&args, &p, &pl, &g, None, &[], &mut out, &mut json);
+                emit(&args, &p, &pl, &g, None, &[], &mut sink);
             }
             Err(e) => {
                 return Err(CliError::new(exit::INPUT, format!("{name}: {e}")));
             }
         }
     }
-    if args.emit == PlaceEmit::Json {
-        out = serde_json::to_string_pretty(&json).expect("placement reports serialise");
-        out.push('\n');
-    }
+    let out = match args.emit {
+        PlaceEmit::Text => sink.out,
+        PlaceEmit::Json => {
+            let mut out =
+                serde_json::to_string_pretty(&sink.json).expect("placement reports serialise");
+            out.push('\n');
+            out
+        }
+        // One graph for the whole input, so Graphviz renders it as one file.
+        PlaceEmit::Dot => format!(
+            "digraph \"{}\" {{\n  node [shape=box, style=filled];\n{}}}\n",
+            dot_escape(&name),
+            sink.out
+        ),
+    };
     write_output(args.output.as_deref(), &out)?;
     Ok(if failed { exit::INPUT } else { exit::OK })
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What `place` has printed so far: text or Graphviz statements, JSON reports, and the count
+/// of placed units (functions, or the one bare problem).
+#[derive(Default)]
+struct Sink {
+    out: String,
+    json: Vec<serde_json::Value>,
+    units: usize,
+}
+
 fn emit(
     args: &PlaceArgs,
     p: &Problem,
@@ -186,9 +215,11 @@ fn emit(
     g: &IslandGraph,
     function: Option<&str>,
     paths: &[String],
-    out: &mut String,
-    json: &mut Vec<serde_json::Value>,
+    sink: &mut Sink,
 ) {
+    let unit = sink.units;
+    sink.units += 1;
+    let (out, json) = (&mut sink.out, &mut sink.json);
     let target = |b: usize| {
         let t = pl.assignment[b];
         (t != UNPLACED).then(|| p.targets[t as usize].clone())
@@ -265,48 +296,77 @@ fn emit(
                 let _ = writeln!(out, "level {l}: {}", ids.join(" "));
             }
         }
-        PlaceEmit::Dot => {
-            const COLOURS: [&str; 8] = [
-                "lightblue",
-                "lightsalmon",
-                "palegreen",
-                "khaki",
-                "plum",
-                "lightgrey",
-                "pink",
-                "lightcyan",
-            ];
-            let _ = writeln!(out, "digraph \"{}\" {{", function.unwrap_or("placement"));
-            let _ = writeln!(out, "  node [shape=box, style=filled];");
-            for (i, isl) in g.islands.iter().enumerate() {
-                if isl.synthetic {
-                    continue;
-                }
-                let _ = writeln!(
-                    out,
-                    "  subgraph cluster_{i} {{ label=\"island {i}: {}\"; style=dashed;",
-                    p.targets[isl.target as usize]
-                );
-                for &b in &isl.blocks {
-                    let _ = writeln!(
-                        out,
-                        "    n{b} [label=\"{}\\n{}\", fillcolor={}];",
-                        p.blocks[b as usize],
-                        p.targets[isl.target as usize],
-                        COLOURS[isl.target as usize % COLOURS.len()]
-                    );
-                }
-                let _ = writeln!(out, "  }}");
-            }
-            for (b, name) in p.blocks.iter().enumerate() {
-                if pl.assignment[b] == UNPLACED {
-                    let _ = writeln!(out, "  n{b} [label=\"{name}\", fillcolor=white];");
-                }
-            }
-            for e in &p.edges {
-                let _ = writeln!(out, "  n{} -> n{};", e.from, e.to);
-            }
-            let _ = writeln!(out, "}}");
+        PlaceEmit::Dot => dot_unit(p, pl, g, function, unit, out),
+    }
+}
+
+/// `s` inside a Graphviz double-quoted string.
+fn dot_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Graphviz statements for one placed unit, for the single `digraph` that `place` prints: a
+/// function is a `cluster_fK` subgraph labelled with its name (K its position in the output),
+/// each island a cluster inside it, blocks coloured by target; a bare problem's islands are
+/// clusters at the top level. Node names carry the unit (`fK_nB`), so units never share a node.
+fn dot_unit(
+    p: &Problem,
+    pl: &Placement,
+    g: &IslandGraph,
+    function: Option<&str>,
+    unit: usize,
+    out: &mut String,
+) {
+    const COLOURS: [&str; 8] = [
+        "lightblue",
+        "lightsalmon",
+        "palegreen",
+        "khaki",
+        "plum",
+        "lightgrey",
+        "pink",
+        "lightcyan",
+    ];
+    let indent = if function.is_some() { "    " } else { "  " };
+    if let Some(f) = function {
+        let _ = writeln!(
+            out,
+            "  subgraph cluster_f{unit} {{ label=\"@{}\"; style=solid;",
+            dot_escape(f)
+        );
+    }
+    for (i, isl) in g.islands.iter().enumerate() {
+        if isl.synthetic {
+            continue;
         }
+        let target = dot_escape(&p.targets[isl.target as usize]);
+        let _ = writeln!(
+            out,
+            "{indent}subgraph cluster_f{unit}_island{i} {{ label=\"island {i}: {target}\"; style=dashed;",
+        );
+        for &b in &isl.blocks {
+            let _ = writeln!(
+                out,
+                "{indent}  f{unit}_n{b} [label=\"{}\\n{target}\", fillcolor={}];",
+                dot_escape(&p.blocks[b as usize]),
+                COLOURS[isl.target as usize % COLOURS.len()]
+            );
+        }
+        let _ = writeln!(out, "{indent}}}");
+    }
+    for (b, name) in p.blocks.iter().enumerate() {
+        if pl.assignment[b] == UNPLACED {
+            let _ = writeln!(
+                out,
+                "{indent}f{unit}_n{b} [label=\"{}\", fillcolor=white];",
+                dot_escape(name)
+            );
+        }
+    }
+    for e in &p.edges {
+        let _ = writeln!(out, "{indent}f{unit}_n{} -> f{unit}_n{};", e.from, e.to);
+    }
+    if function.is_some() {
+        let _ = writeln!(out, "  }}");
     }
 }

@@ -1,4 +1,13 @@
-//! `strata run`: interpret one function.
+//! `strata run`: interpret one function, as `lli` runs a program.
+//!
+//! Standard output gets exactly the bytes the program wrote to it (`printf`, `puts`,
+//! `write(1, ...)`, ...), standard error what it wrote there (`fprintf(stderr, ...)`, ...)
+//! followed by the entry's result as `=> RESULT` (`=> exit N` after `exit`). The C library
+//! functions the interpreter provides are listed in `strata run --help`. The exit status is the program's, as `lli` gives it: the low 8 bits of the
+//! code passed to `exit`, else of the entry's integer result (0 for `void`, floats, pointers
+//! and aggregates). A run the interpreter stops (a fault, a limit, an unsupported external)
+//! exits 3 with the error on standard error, which a program returning 3 also does: the
+//! `error:` line tells them apart.
 
 use super::{exit, load_module, CliError, InputFormat};
 use crate::interp::{self, Val};
@@ -6,6 +15,7 @@ use std::path::PathBuf;
 
 /// Arguments of `run`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = run_help())]
 pub struct RunArgs {
     /// Input file (`-` for stdin).
     pub file: PathBuf,
@@ -21,13 +31,14 @@ pub struct RunArgs {
     /// Maximum depth of nested calls (the entry call is depth 1); deeper is an error (exit 3).
     #[arg(long, value_name = "N", default_value_t = interp::Config::default().call_depth_limit)]
     pub call_depth_limit: u32,
-    /// Input format (default: from the extension, else sir; needed for `.ll` on stdin).
+    /// Input format (default: from the extension, else from the content).
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
 }
 
 /// `strata run FILE --entry NAME ARGS...`: verifies the module, interprets `entry`, writes the
-/// program's output to stdout followed by a `=> RESULT` line (or `=> exit N`).
+/// program's output to stdout and a `=> RESULT` line (or `=> exit N`) to stderr; returns the
+/// program's exit status (see the module doc).
 pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
     let RunArgs {
         file,
@@ -87,29 +98,53 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
     };
     match interp::run(&module, entry, &vals, config) {
         Ok(outcome) => {
-            let mut text = String::from_utf8_lossy(&outcome.output).into_owned();
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
+            super::io::write_bytes(None, &outcome.output)?;
+            {
+                use std::io::Write as _;
+                let _ = std::io::stderr().write_all(&outcome.error_output);
             }
-            match (outcome.exit_code, outcome.result) {
-                (Some(code), _) => text.push_str(&format!("=> exit {code}\n")),
-                (None, Some(v)) => text.push_str(&format!("=> {v}\n")),
-                (None, None) if !outcome.result_members.is_empty() => {
-                    let ms: Vec<String> = outcome
-                        .result_members
-                        .iter()
-                        .map(|m| m.to_string())
-                        .collect();
-                    text.push_str(&format!("=> {{ {} }}\n", ms.join(", ")));
-                }
-                (None, None) => text.push_str("=> void\n"),
-            }
-            super::write_output(None, &text)?;
-            Ok(exit::OK)
+            diag!("=> {}", result_text(&outcome));
+            Ok(exit_status(&outcome))
         }
         Err(e) => Err(CliError::new(
             exit::RUNTIME,
             format!("{}: @{entry}: {e}", super::io::input_name(file)),
         )),
     }
+}
+
+/// The `=> ...` text for the run's end: `exit N`, the result value, `{ members }` or `void`.
+fn result_text(outcome: &interp::Outcome) -> String {
+    match (outcome.exit_code, outcome.result) {
+        (Some(code), _) => format!("exit {code}"),
+        (None, Some(v)) => v.to_string(),
+        (None, None) if !outcome.result_members.is_empty() => {
+            let ms: Vec<String> = outcome
+                .result_members
+                .iter()
+                .map(|m| m.to_string())
+                .collect();
+            format!("{{ {} }}", ms.join(", "))
+        }
+        (None, None) => "void".to_string(),
+    }
+}
+
+/// The process status of a finished run, as `lli` gives it: the low 8 bits of `exit`'s code,
+/// else of an integer result, else 0.
+fn exit_status(outcome: &interp::Outcome) -> i32 {
+    match (outcome.exit_code, outcome.result) {
+        (Some(code), _) => code & 0xff,
+        (None, Some(v @ Val::Int { .. })) => (v.as_u128() & 0xff) as i32,
+        _ => exit::OK,
+    }
+}
+
+/// `run --help`'s list of the C library functions and intrinsics the interpreter provides,
+/// from the table it dispatches on.
+fn run_help() -> String {
+    format!(
+        "External functions the interpreter provides (anything else stops the run, exit 3):{}",
+        interp::externals_help()
+    )
 }

@@ -69,6 +69,10 @@ pub struct Interpreter<'m> {
     consts: Vec<Vec<Result<Val, String>>>,
     pub(super) mem: Memory,
     pub(super) output: Vec<u8>,
+    /// Bytes written to standard error.
+    pub(super) error_output: Vec<u8>,
+    /// Where the image keeps the C library's state.
+    pub(super) libc: super::libc::LibcImage,
     pub(super) trace: Vec<String>,
     /// Bytes held by `trace` (line lengths plus a `String` header each), counted against the
     /// memory limit.
@@ -86,7 +90,8 @@ impl<'m> Interpreter<'m> {
     /// global initialisers are reported by every [`Interpreter::call`].
     pub fn new(module: &'m Module, config: Config) -> Self {
         let mut global_bases = vec![0; module.globals.len()];
-        let image = Self::build_image(module, config, &mut global_bases);
+        let mut libc = super::libc::LibcImage::default();
+        let image = Self::build_image(module, config, &mut global_bases, &mut libc);
         let digest_order = module
             .symbols
             .iter()
@@ -123,6 +128,8 @@ impl<'m> Interpreter<'m> {
             consts,
             mem: Memory::new(config.memory_limit),
             output: Vec::new(),
+            error_output: Vec::new(),
+            libc,
             trace: Vec::new(),
             trace_bytes: 0,
             steps: 0,
@@ -137,6 +144,7 @@ impl<'m> Interpreter<'m> {
         module: &Module,
         config: Config,
         bases: &mut [u64],
+        libc: &mut super::libc::LibcImage,
     ) -> Result<Memory, InterpError> {
         let mut mem = Memory::new(config.memory_limit);
         let bad = |g: &Global, reason: String| InterpError::BadGlobal {
@@ -179,6 +187,12 @@ impl<'m> Interpreter<'m> {
                     .map_err(|f| bad(g, format!("relocation: {f:?}")))?;
             }
         }
+        *libc = super::libc::init_image(module, &mut mem, bases).map_err(|e| {
+            InterpError::BadGlobal {
+                reason: format!("C library state: {:?}", e.fault),
+                name: e.name,
+            }
+        })?;
         Ok(mem)
     }
 
@@ -186,6 +200,7 @@ impl<'m> Interpreter<'m> {
     pub fn call(&mut self, function: &str, args: &[Val]) -> Result<Outcome, InterpError> {
         self.mem = self.image.clone()?;
         self.output.clear();
+        self.error_output.clear();
         self.trace.clear();
         self.trace_bytes = 0;
         self.steps = 0;
@@ -228,6 +243,7 @@ impl<'m> Interpreter<'m> {
             result,
             result_members,
             output: std::mem::take(&mut self.output),
+            error_output: std::mem::take(&mut self.error_output),
             exit_code,
             steps: self.steps,
             memory_digest: self.mem.digest(&self.digest_order),

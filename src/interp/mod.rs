@@ -37,15 +37,18 @@ mod aggregate;
 mod control;
 mod exec;
 mod externals;
+pub mod libc;
 pub mod memory;
 pub mod ops;
 mod printf;
+mod strings;
 mod value;
 
 #[cfg(test)]
 mod tests;
 
 pub use exec::Interpreter;
+pub use libc::externals_help;
 pub use memory::Fault;
 pub use ops::EvalError;
 pub use value::Val;
@@ -91,8 +94,12 @@ pub struct Outcome {
     /// An aggregate return value of the entry function, as its scalar leaves in member
     /// order (empty otherwise).
     pub result_members: Vec<Val>,
-    /// Bytes written by `putchar`, `puts`, `printf` and `write`.
+    /// Bytes written to standard output (`putchar`, `puts`, `printf`, `fprintf(stdout)`,
+    /// `write(1)`, ...).
     pub output: Vec<u8>,
+    /// Bytes written to standard error (`fprintf(stderr)`, `fputs` to `stderr`,
+    /// `write(2)`, ...).
+    pub error_output: Vec<u8>,
     /// The code passed to `exit`, if it was called.
     pub exit_code: Option<i32>,
     /// Instructions, phis and terminators executed.

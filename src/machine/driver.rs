@@ -242,7 +242,8 @@ pub fn print_allocated(f: &MachineFunction, a: &AllocOutput) -> String {
     let moves_until = |point: u32, e: &mut usize, out: &mut String| {
         while *e < a.edits.len() && a.edits[*e].0 .0 <= point {
             let (_, edit) = a.edits[*e];
-            writeln!(out, "  move {} -> {}", edit.from, edit.to).unwrap();
+            let name = |a| super::text::allocation_name(&f.target, a);
+            writeln!(out, "  move {} -> {}", name(edit.from), name(edit.to)).unwrap();
             *e += 1;
         }
     };
@@ -262,15 +263,12 @@ pub fn print_allocated(f: &MachineFunction, a: &AllocOutput) -> String {
             let mut annotated = String::new();
             let mut rest = line.as_str();
             for (k, o) in f.operands[i as usize].iter().enumerate() {
-                let text = o.to_string();
+                let text = super::text::operand_text(&f.target, o);
                 if let Some(at) = rest.find(&text) {
                     annotated.push_str(&rest[..at + text.len()]);
-                    write!(
-                        annotated,
-                        " [{}]",
-                        allocs.get(k).copied().unwrap_or_default()
-                    )
-                    .unwrap();
+                    let alloc = allocs.get(k).copied().unwrap_or_default();
+                    let alloc = super::text::allocation_name(&f.target, alloc);
+                    write!(annotated, " [{alloc}]").unwrap();
                     rest = &rest[at + text.len()..];
                 }
             }
