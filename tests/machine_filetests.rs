@@ -17,9 +17,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use strata::engine::PassSet;
 use strata::machine::driver::{
-    allocate_regalloc2, check_ours, lower_module, machine_config, print_allocated,
+    allocate_machine, allocate_regalloc2, check_ours, lower_module, machine_config, print_allocated,
 };
 use strata::machine::text::{parse_functions, print_function};
+use strata::stage::Allocator;
 use strata::stage::Arch;
 
 const MARKER: &str = "; ---- expected ----";
@@ -73,9 +74,18 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
                 let errors = strata::machine::verify::verify(f);
                 if errors.is_empty() {
                     writeln!(out, "verify @{}: ok", f.name).unwrap();
-                    match allocate_regalloc2(f, target) {
-                        Ok(run) => out += &print_allocated(f, &run.allocated),
-                        Err(e) => writeln!(out, "regalloc2: {e}").unwrap(),
+                    // Ours (regalloc2's checker judges it inside), printed; regalloc2 must
+                    // allocate the same function too.
+                    match allocate_machine(f, &f.name, target, Allocator::Ion) {
+                        Ok(run) => {
+                            check_ours(f, &f.name, target, &run.output)
+                                .unwrap_or_else(|e| panic!("{name}: {e}"));
+                            out += &print_allocated(f, &run.output)
+                        }
+                        Err(e) => writeln!(out, "ion: {e}").unwrap(),
+                    }
+                    if let Err(e) = allocate_regalloc2(f, target) {
+                        writeln!(out, "regalloc2: {e}").unwrap();
                     }
                 } else {
                     for e in errors {
@@ -97,10 +107,13 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
                     match l.result {
                         Ok(f) => {
                             out += &print_function(&f);
-                            // Allocated by regalloc2 (its checker runs inside), then ours.
-                            let verdict = allocate_regalloc2(&f, arch(t, path)).and_then(|run| {
-                                check_ours(&f, &f.name, arch(t, path), &run.allocated.to_output())
-                            });
+                            // Allocated by ours and by regalloc2 (regalloc2's checker runs
+                            // inside), each judged by our checker too.
+                            let a = arch(t, path);
+                            let verdict = allocate_machine(&f, &f.name, a, Allocator::Ion)
+                                .and_then(|run| check_ours(&f, &f.name, a, &run.output))
+                                .and_then(|_| allocate_regalloc2(&f, a))
+                                .and_then(|run| check_ours(&f, &f.name, a, &run.output));
                             match verdict {
                                 Ok(_) => writeln!(out, "allocated: both checkers accept").unwrap(),
                                 Err(e) => writeln!(out, "allocation rejected: {e}").unwrap(),

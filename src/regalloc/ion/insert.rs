@@ -23,9 +23,8 @@
 //! 5. moves are sorted by (point, priority: in-edge, regular, multi-fixed, reused input,
 //!    out-edge); each group is one parallel move, resolved by [`MoveResolver`] with the
 //!    class's scratch register, else registers free at the point, else a fresh slot;
-//! 6. intra-block redundant-move elimination drops a move whose destination already holds a
-//!    copy of its source (tracked per location, forgotten at every instruction that writes
-//!    the location and at block starts).
+//!
+//! Redundant moves are removed afterwards ([`super::redundant`]).
 //!
 //! Invariants of the output: edits sorted by point, none after a block's terminator, none
 //! stack to stack; the checker judges the rest.
@@ -67,6 +66,8 @@ pub struct InsertScratch {
     seq: Vec<Move>,
     /// Registers free at a point.
     free: Vec<PReg>,
+    /// Value numbers of redundant-move elimination.
+    pub(crate) values: rustc_hash::FxHashMap<Allocation, u32>,
 }
 
 /// The point at which moves on edge `pred -> succ` go, and their priority.

@@ -16,7 +16,8 @@
 //! - [`insert`]: per-operand allocations, moves between pieces of a vreg, across block edges
 //!   and for block parameters, multi-fixed-register fixups and reused inputs, grouped by
 //!   program point and move priority and resolved by the parallel-move resolver
-//!   ([`super::moves`]).
+//!   ([`super::moves`]);
+//! - [`redundant`]: intra-block redundant-move elimination.
 //!
 //! The live ranges and bundles are entities of the [`RangeStore`]'s World (one table each,
 //! row = index); splitting takes new rows from a reserve, and the loop stops between
@@ -40,6 +41,7 @@
 pub mod insert;
 pub mod maps;
 pub mod process;
+pub mod redundant;
 pub mod spill;
 pub mod split;
 
@@ -283,6 +285,9 @@ pub fn allocate<F: MachineRead + ?Sized>(
     spill::second_chance(env, world, store, state);
     spill::allocate_spill_slots(f, world, store, state);
     insert::insert_moves(f, env, world, store, state)?;
+    let removed = redundant::remove_redundant_moves(f, &mut state.output, &mut state.insert.values);
+    state.stats.redundant = removed;
+    state.stats.edits = state.output.edits.len();
     Ok(())
 }
 

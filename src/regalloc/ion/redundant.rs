@@ -1,0 +1,87 @@
+//! Intra-block redundant-move elimination (Ion design, "Redundant-Spill/Load Elimination").
+//!
+//! What: [`remove_redundant_moves`] walks each block's edits and instructions in execution
+//! order (moves at an instruction's "before" point, the instruction, moves at its "after"
+//! point) and numbers the value each location holds: a move gives its destination the
+//! source's value number, a def or clobber gives its location a fresh one, a block start
+//! forgets everything (a location is a copy of another only if it is so on every incoming
+//! edge; the seed takes the intra-block approximation, as here). A move whose destination
+//! already holds its source's value is dropped. This removes the reload into the register a
+//! value was just spilled from, a second spill of a value whose slot still holds it, and a
+//! move back to where a value came from.
+//!
+//! Invariants: every dropped move was a no-op on every path through its block, so the
+//! checker's verdict is unchanged.
+//!
+//! Complexity: O(edits + operands) per function, with a hash map of live value numbers.
+
+use crate::machine::{MachineRead, OperandKind};
+use crate::regalloc::location::Allocation;
+use crate::regalloc::output::AllocOutput;
+use crate::regalloc::point::ProgPoint;
+use rustc_hash::FxHashMap;
+
+/// Drops redundant moves from `out.edits` (see the module doc); returns how many.
+pub fn remove_redundant_moves<F: MachineRead + ?Sized>(
+    f: &F,
+    out: &mut AllocOutput,
+    values: &mut FxHashMap<Allocation, u32>,
+) -> usize {
+    let edits = std::mem::take(&mut out.edits);
+    let mut kept = Vec::with_capacity(edits.len());
+    let mut next = 0u32;
+    let mut fresh = || {
+        next += 1;
+        next
+    };
+    let mut e = 0;
+    let mut removed = 0;
+    for b in 0..f.num_blocks() as u32 {
+        values.clear();
+        for i in f.block_insts(b) {
+            for after in [false, true] {
+                let point = if after {
+                    ProgPoint::after(i)
+                } else {
+                    ProgPoint::before(i)
+                };
+                if after {
+                    // The instruction's effects happen between its two points.
+                    let allocs = out.inst_allocs(i);
+                    for (k, op) in f.inst_operands(i).iter().enumerate() {
+                        if op.kind == OperandKind::Def {
+                            if let Some(&a) = allocs.get(k) {
+                                values.insert(a, fresh());
+                            }
+                        }
+                    }
+                    for r in f.inst_clobbers(i).iter() {
+                        values.insert(Allocation::Reg(r), fresh());
+                    }
+                }
+                while e < edits.len() && edits[e].0 == point {
+                    let (p, edit) = edits[e];
+                    e += 1;
+                    let v = match values.get(&edit.from) {
+                        Some(&v) => v,
+                        None => {
+                            let v = fresh();
+                            values.insert(edit.from, v);
+                            v
+                        }
+                    };
+                    if values.get(&edit.to) == Some(&v) {
+                        removed += 1;
+                        continue;
+                    }
+                    values.insert(edit.to, v);
+                    kept.push((p, edit));
+                }
+            }
+        }
+    }
+    // Edits past the last instruction (none in a well-formed output) are kept as they are.
+    kept.extend_from_slice(&edits[e..]);
+    out.edits = kept;
+    removed
+}
