@@ -465,6 +465,8 @@ pub struct PassOptions {
     pub target: Arch,
     /// The register allocator of the `regalloc` pass.
     pub allocator: Allocator,
+    /// Our allocator records debug annotations per program point (`--annotate`).
+    pub annotate_alloc: bool,
 }
 
 /// The register allocator the `regalloc` pass uses.
@@ -486,6 +488,7 @@ impl Default for PassOptions {
             placement_split: false,
             target: Arch::X86_64,
             allocator: Allocator::Ion,
+            annotate_alloc: false,
         }
     }
 }

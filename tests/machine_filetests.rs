@@ -17,7 +17,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use strata::engine::PassSet;
 use strata::machine::driver::{
-    allocate_machine, allocate_regalloc2, check_ours, lower_module, machine_config, print_allocated,
+    allocate_in, allocate_machine, allocate_regalloc2, check_ours, lower_module, machine_config,
+    print_allocated, print_allocated_annotated,
 };
 use strata::machine::text::{parse_functions, print_function};
 use strata::stage::Allocator;
@@ -125,8 +126,72 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
             }
             out
         }
+        "alloc" => alloc_test(args, input, path, &name),
         other => panic!("{}: unknown test kind `{other}`", path.display()),
     }
+}
+
+/// `; test alloc TARGET [regs=N] [expect=STAT,...]`: our allocator on each function, in the
+/// target's environment cut to its first N registers per class, with `--annotate`'s
+/// annotations as the expectation; regalloc2's checker (inside `allocate_in`) and ours must
+/// accept, and every counter named by `expect=` (evictions, splits, minimal_splits,
+/// second_chance, spilled, spill_slots, moves_intra, moves_edge, moves_fixup, redundant)
+/// must be positive, so the test cannot pass without exercising what it is about.
+fn alloc_test(args: &str, input: &str, path: &Path, name: &str) -> String {
+    let mut words = args.split_whitespace();
+    let target = arch(words.next().expect("alloc needs a target"), path);
+    let (mut regs, mut expect) = (None, Vec::new());
+    for w in words {
+        if let Some(n) = w.strip_prefix("regs=") {
+            regs = Some(n.parse::<usize>().expect("regs=N"));
+        } else if let Some(list) = w.strip_prefix("expect=") {
+            expect = list.split(',').map(str::to_string).collect();
+        } else {
+            panic!("{}: unknown alloc argument `{w}`", path.display());
+        }
+    }
+    let mut env = strata::machine::targets::TargetDesc::new(target).env;
+    if let Some(n) = regs {
+        for c in 0..3 {
+            let keep_pref = env.preferred[c].len().min(n);
+            env.preferred[c].truncate(keep_pref);
+            env.non_preferred[c].truncate(n - keep_pref);
+        }
+    }
+    let fs = match parse_functions(input, name) {
+        Ok(fs) => fs,
+        Err(e) => return format!("parse error: {e}\n"),
+    };
+    let mut ctx = strata::regalloc::ion::IonContext::default();
+    ctx.state.annotate = true;
+    let mut out = String::new();
+    for f in &fs {
+        let errors = strata::machine::verify::verify(f);
+        assert!(errors.is_empty(), "{name}: @{}: {errors:?}", f.name);
+        match allocate_in(f, &f.name, &env, Allocator::Ion, &mut ctx) {
+            Ok(run) => {
+                let verdict = strata::regalloc::checker::check(
+                    f,
+                    &env,
+                    strata::machine::PRegSet::empty(),
+                    &run.output,
+                );
+                assert!(verdict.is_ok(), "{name}: our checker: {verdict:?}");
+                let stats = serde_json::to_value(run.stats).expect("stats serialise");
+                for k in &expect {
+                    let v = stats.get(k.as_str()).and_then(|v| v.as_u64());
+                    assert!(
+                        v.is_some_and(|v| v > 0),
+                        "{name}: @{}: expected some {k}, got {v:?}",
+                        f.name
+                    );
+                }
+                out += &print_allocated_annotated(f, &run.output, &run.annotations);
+            }
+            Err(e) => writeln!(out, "ion: {e}").unwrap(),
+        }
+    }
+    out
 }
 
 #[test]

@@ -72,11 +72,15 @@ pub struct BenchArgs {
     /// imports are timed after half a second of untimed ones, a warm-up).
     #[arg(long)]
     pub against_llvm: bool,
-    /// Also lower for this target (`x86-64`, `aarch64`) and allocate with regalloc2 (feature
-    /// `regalloc2`); prints per module: machine instructions, vregs, operands per
-    /// instruction, regalloc2 time per instruction, edits per 100 instructions, spill slots.
+    /// Also lower for this target (`x86-64`, `aarch64`) and allocate registers (our
+    /// allocator unless `--allocator regalloc2`); prints per module: machine instructions,
+    /// vregs, operands per instruction, the allocator's time per instruction, edits per 100
+    /// instructions, spill slots, and the functions our checker accepted.
     #[arg(long, value_name = "TARGET", value_parser = super::compile::parse_target)]
     pub target: Option<crate::stage::Arch>,
+    /// The register allocator with `--target`: `ion` (ours, the default) or `regalloc2`.
+    #[arg(long, value_enum, default_value = "ion")]
+    pub allocator: crate::stage::Allocator,
 }
 
 /// LLVM's side of one module.
@@ -510,6 +514,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
         options: crate::engine::PassOptions {
             sccp_memory_limit: args.sccp_memory_limit,
             target: args.target.unwrap_or_default(),
+            allocator: args.allocator,
             ..Default::default()
         },
         ..PipelineConfig::new(requested)
@@ -855,8 +860,12 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     if let Some(arch) = args.target {
         outln!(
             out,
-            "machine code ({}, regalloc2), per module:",
-            arch.name()
+            "machine code ({}, {}), per module:",
+            arch.name(),
+            match args.allocator {
+                crate::stage::Allocator::Ion => "our allocator",
+                crate::stage::Allocator::Regalloc2 => "regalloc2",
+            }
         );
         for m in &report.modules {
             let stat = |k: &str| m.stats.get(k).copied().unwrap_or(0);

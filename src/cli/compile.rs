@@ -68,6 +68,11 @@ pub struct CompileArgs {
     /// (regalloc2 0.15.2, the reference). regalloc2's checker judges either.
     #[arg(long, value_enum, default_value = "ion")]
     pub allocator: super::machine::Allocator,
+    /// With `--emit alloc` and our allocator: print its decisions as `; ...` lines at their
+    /// program points: merged bundles, register assignments, evictions, splits, second
+    /// chances, each live range with its location, and every inserted move with its kind.
+    #[arg(long)]
+    pub annotate: bool,
     /// With `--emit alloc`: also judge each allocation with our symbolic checker (the
     /// `check` pass); a rejection is an error naming function, block, instruction, operand
     /// and location (exit code 1). `--stats` counts the functions it judged.
@@ -298,6 +303,14 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         return Err(CliError::new(
             exit::USAGE,
             "--check judges an allocation: it needs --emit alloc and --target",
+        ));
+    }
+    if args.annotate
+        && (args.emit != Emit::Alloc || args.allocator != super::machine::Allocator::Ion)
+    {
+        return Err(CliError::new(
+            exit::USAGE,
+            "--annotate prints our allocator's decisions: it needs --emit alloc, --target and --allocator ion",
         ));
     }
     let machine_passes = PassSet::LOWER | PassSet::REGALLOC | PassSet::CHECK;

@@ -89,6 +89,7 @@ pub fn compile_machine(
     config.verify_each = args.verify_each;
     config.options.sccp_memory_limit = args.sccp_memory_limit;
     config.options.allocator = args.allocator;
+    config.options.annotate_alloc = args.annotate;
     let loaded = load_module(&args.file, args.input_format, args.strict)?;
     let file = super::io::input_name(&args.file);
     let lowered = lower_module(&loaded.module, &config);
@@ -184,7 +185,7 @@ fn allocate(
     arch: Arch,
     args: &CompileArgs,
 ) -> Result<AllocReport, String> {
-    use crate::machine::driver::{allocate_machine, check_ours, print_allocated};
+    use crate::machine::driver::{allocate_machine, check_ours, print_allocated_annotated};
     let mut run = match &lowered.allocation {
         Some(run) => run.clone(),
         None => allocate_machine(f, &f.name, arch, args.allocator)?,
@@ -196,7 +197,7 @@ fn allocate(
         run.checked = Some(check_ours(f, &f.name, arch, &run.output)?);
     }
     Ok((
-        print_allocated(f, &run.output),
+        print_allocated_annotated(f, &run.output, &run.annotations),
         run.time.as_nanos(),
         run.output.edits.len(),
         run.output.num_spillslots,

@@ -48,7 +48,17 @@ pub fn small_env(n: u8, scratch: bool) -> MachineEnv {
 
 /// Allocates `f` and judges the output; panics naming the failed property.
 pub fn check_function(ctx: &mut IonContext, f: &FlatFunction, env: &MachineEnv, tally: &mut Tally) {
-    let fixed_stack = PRegSet::empty();
+    check_function_with(ctx, f, env, PRegSet::empty(), tally)
+}
+
+/// [`check_function`] where the registers of `fixed_stack` name stack locations.
+pub fn check_function_with(
+    ctx: &mut IonContext,
+    f: &FlatFunction,
+    env: &MachineEnv,
+    fixed_stack: PRegSet,
+    tally: &mut Tally,
+) {
     match allocate(f, env, ctx) {
         Ok(()) => {}
         Err(e) => {
@@ -123,6 +133,37 @@ mod tests {
         }
         eprintln!("ion tally: {tally:?}");
         assert!(tally.accepted >= 280, "{tally:?}");
+    }
+
+    /// Functions of regalloc2's own generator with its `ion` fuzz target's constraint mix
+    /// (reuse, fixed, fixed non-allocatable, clobbers, call-site-like), in regalloc2's
+    /// fuzzing environment and with the allocatable registers cut to three per class.
+    #[cfg(feature = "regalloc2-fuzzing")]
+    #[test]
+    fn regalloc2_generator_functions() {
+        let mut ctx = IonContext::default();
+        let (mut full, mut reduced) = (Tally::default(), Tally::default());
+        let mut judged = 0;
+        for seed in 0..3000u64 {
+            if judged == 200 {
+                break;
+            }
+            let bytes = crate::fuzzing::generate::seed_bytes(seed, 8192);
+            let Some(im) = crate::fuzzing::regalloc2_input(&bytes) else {
+                continue;
+            };
+            check_function_with(&mut ctx, &im.func, &im.env, im.fixed_stack, &mut full);
+            let mut small = im.env.clone();
+            for c in 0..3 {
+                small.preferred[c].truncate(2);
+                small.non_preferred[c].truncate(1);
+            }
+            check_function_with(&mut ctx, &im.func, &small, im.fixed_stack, &mut reduced);
+            judged += 1;
+        }
+        eprintln!("regalloc2 generator: full {full:?}\nreduced {reduced:?}");
+        assert_eq!(judged, 200, "only {judged} functions drawn");
+        assert!(full.accepted >= 190, "{full:?}");
     }
 
     #[test]

@@ -118,6 +118,9 @@ pub struct AllocRun {
     pub checked: Option<std::time::Duration>,
     /// Our allocator's counters (zero for regalloc2).
     pub stats: IonStats,
+    /// Our allocator's debug annotations per program point, when the context asked for
+    /// them (`--annotate`), sorted by point.
+    pub annotations: Vec<(crate::regalloc::point::ProgPoint, String)>,
 }
 
 thread_local! {
@@ -163,9 +166,12 @@ pub fn allocate_in<M: MachineRead>(
     ctx: &mut IonContext,
 ) -> Result<AllocRun, String> {
     let start = std::time::Instant::now();
+    let mut annotations = Vec::new();
     let (output, stats) = match allocator {
         Allocator::Ion => {
             crate::regalloc::ion::allocate(f, env, ctx).map_err(|e| format!("@{name}: {e}"))?;
+            annotations = std::mem::take(&mut ctx.state.annotations);
+            annotations.sort_by_key(|a| a.0);
             (std::mem::take(&mut ctx.state.output), ctx.state.stats)
         }
         #[cfg(feature = "regalloc2")]
@@ -196,6 +202,7 @@ pub fn allocate_in<M: MachineRead>(
         time,
         checked: None,
         stats,
+        annotations,
     })
 }
 
@@ -230,6 +237,16 @@ pub fn check_ours<M: MachineRead + ?Sized>(
 /// allocator's moves as `move FROM -> TO` lines where they happen, and a header line with
 /// the spill-slot count.
 pub fn print_allocated(f: &MachineFunction, a: &AllocOutput) -> String {
+    print_allocated_annotated(f, a, &[])
+}
+
+/// [`print_allocated`] with the allocator's annotations (sorted by point) as `; ...` lines
+/// where they happen, before the moves at their point.
+pub fn print_allocated_annotated(
+    f: &MachineFunction,
+    a: &AllocOutput,
+    notes: &[(crate::regalloc::point::ProgPoint, String)],
+) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     writeln!(
@@ -239,7 +256,12 @@ pub fn print_allocated(f: &MachineFunction, a: &AllocOutput) -> String {
     )
     .unwrap();
     let mut e = 0;
-    let moves_until = |point: u32, e: &mut usize, out: &mut String| {
+    let mut n = 0;
+    let mut moves_until = |point: u32, e: &mut usize, out: &mut String| {
+        while n < notes.len() && notes[n].0 .0 <= point {
+            writeln!(out, "    ; {}", notes[n].1).unwrap();
+            n += 1;
+        }
         while *e < a.edits.len() && a.edits[*e].0 .0 <= point {
             let (_, edit) = a.edits[*e];
             let name = |a| super::text::allocation_name(&f.target, a);

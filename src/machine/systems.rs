@@ -136,6 +136,7 @@ pub fn allocate_registers(
         return;
     };
     let env = &TargetDesc::new(config.options.target).env;
+    ion.0.state.annotate = config.options.annotate_alloc;
     match super::driver::allocate_in(&f, &f.info.name, env, config.options.allocator, &mut ion.0) {
         Ok(run) => {
             stats.add("regalloc", "edits", run.output.edits.len() as u64);

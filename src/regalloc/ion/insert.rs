@@ -156,6 +156,19 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             std::cmp::Reverse(spans[r as usize].to),
         )
     });
+    if state.annotate {
+        for &(v, r) in &sc.by_vreg {
+            let span = spans[r as usize];
+            let b = rr.bundles[r as usize];
+            state.annotations.push((
+                span.from,
+                format!(
+                    "v{v} in {} over {span} (range {r}, bundle {b})",
+                    sc.alloc_of[r as usize]
+                ),
+            ));
+        }
+    }
     // Sources at block exits.
     sc.sources.clear();
     let nb = f.num_blocks() as u32;
@@ -239,6 +252,11 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                                 let (pt, prio) = edge_point(f, p, b);
                                 sc.moves.push((pt, prio, Move { src, dst: a, class }));
                                 state.stats.moves_edge += 1;
+                                super::note!(
+                                    state,
+                                    ProgPoint(pt),
+                                    "move v{v} {src} -> {a} (edge block{p} -> block{b})"
+                                );
                             }
                         }
                     }
@@ -320,6 +338,11 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                     ));
                     out.allocs[base + k as usize] = def_a;
                     state.stats.moves_fixup += 1;
+                    super::note!(
+                        state,
+                        ProgPoint::before(i),
+                        "move {in_a} -> {def_a} (reused input)"
+                    );
                 }
             }
         }

@@ -191,7 +191,23 @@ pub struct IonState {
     pub(crate) block_of: Vec<u32>,
     /// Move insertion scratch.
     pub(crate) insert: insert::InsertScratch,
+    /// Record debug annotations (`--annotate`).
+    pub annotate: bool,
+    /// Debug annotations per program point: live ranges with their locations, bundle
+    /// assignments, merges, splits, evictions and inserted moves.
+    pub annotations: Vec<(ProgPoint, String)>,
 }
+
+/// Records a debug annotation at a point when annotations are on (a macro, so the text is
+/// only formatted when they are).
+macro_rules! note {
+    ($state:expr, $point:expr, $($fmt:tt)*) => {
+        if $state.annotate {
+            $state.annotations.push(($point, format!($($fmt)*)));
+        }
+    };
+}
+pub(crate) use note;
 
 /// A reusable allocation context: a World holding the live-range and bundle tables, and the
 /// side tables (`strata::regalloc::Ctx` for drop-in users).

@@ -185,9 +185,26 @@ pub fn prepare<F: MachineRead + ?Sized>(
     state.queue.clear();
     state.stats = super::IonStats::default();
     state.output = Default::default();
+    state.annotations.clear();
     let mut tables = Tables { rr, br, counts };
     for &(_, b) in side.queue.iter() {
         tables.recompute(b);
+        if state.annotate {
+            let list = &tables.br.ranges[b as usize];
+            let mut vregs: Vec<String> = list
+                .iter()
+                .map(|e| tables.rr.vregs[e.index as usize].to_string())
+                .collect();
+            vregs.dedup();
+            if vregs.len() > 1 {
+                super::note!(
+                    state,
+                    list[0].range.from,
+                    "merged b{b}: {}",
+                    vregs.join(" ")
+                );
+            }
+        }
         let prio = tables.br.props[b as usize].priority;
         state.queue.push((prio, b, NO_HINT));
         state.stats.bundles += 1;
@@ -397,6 +414,11 @@ fn evict(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
     }
     t.br.allocs[b as usize] = Allocation::None;
     state.stats.evictions += 1;
+    super::note!(
+        state,
+        t.br.ranges[b as usize][0].range.from,
+        "evict b{b} from {reg}"
+    );
     state
         .queue
         .push((t.br.props[b as usize].priority, b, NO_HINT));
@@ -431,6 +453,11 @@ fn process_bundle(
         Need::Stack => {
             state.sets[set].required = true;
             state.stats.spilled += 1;
+            super::note!(
+                state,
+                t.br.ranges[b as usize][0].range.from,
+                "b{b} on the stack"
+            );
             return Ok(());
         }
         _ => {}
@@ -458,6 +485,7 @@ fn process_bundle(
                 Probe::Free => {
                     assign(t, state, b, reg);
                     state.stats.allocated += 1;
+                    super::note!(state, first_range.from, "b{b} -> {reg}");
                     return Ok(());
                 }
                 Probe::Conflict {

@@ -55,10 +55,14 @@ pub fn second_chance(
             Some(reg) => {
                 assign(&mut t, state, b, reg);
                 state.stats.second_chance += 1;
+                let at = t.br.ranges[b as usize][0].range.from;
+                super::note!(state, at, "second chance: b{b} -> {reg}");
             }
             None => {
                 state.sets[set].required = true;
                 state.stats.spilled += 1;
+                let at = t.br.ranges[b as usize][0].range.from;
+                super::note!(state, at, "second chance: b{b} stays on the stack");
             }
         }
     }

@@ -163,6 +163,7 @@ pub(crate) fn split(
     }
     t.br.ranges[b as usize] = list;
     t.br.ranges[nb as usize] = tail;
+    super::note!(state, at, "split b{b} at {at}: b{b} + b{nb}");
     if trim {
         trim_end(t, state, b);
         trim_start(t, state, nb);
@@ -268,6 +269,9 @@ pub(crate) fn split_into_minimal(
     hint: Option<PReg>,
 ) {
     state.stats.minimal_splits += 1;
+    if let Some(first) = t.br.ranges[b as usize].first() {
+        super::note!(state, first.range.from, "split b{b} into minimal bundles");
+    }
     let set = t.br.spill_sets[b as usize];
     let spill = spill_bundle(t, state, b);
     let list = std::mem::take(&mut t.br.ranges[b as usize]);
