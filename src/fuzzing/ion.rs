@@ -1,6 +1,6 @@
-//! Fuzz checks of the Ion allocator ([`crate::regalloc::ion`]): `ion` (runs to completion,
-//! invariants hold) and `ion_checker` (our symbolic checker and regalloc2's accept the
-//! output).
+//! Fuzz checks of the Ion allocator ([`crate::regalloc::ion`]): `ion` ([`check`]: runs to
+//! completion, invariants hold) and `ion_checker` ([`check_with_checkers`]: our symbolic
+//! checker and regalloc2's accept the output).
 //!
 //! What: [`check_function`] allocates a generated machine function ([`super::machine_gen`])
 //! with our allocator in a pooled context and judges the result:
@@ -83,6 +83,9 @@ pub fn check_function_with(
             return;
         }
     }
+    if let Err(e) = crate::regalloc::ion::check_invariants(ctx) {
+        panic!("invariant: {e}");
+    }
     let out = &ctx.state.output;
     if let Err(e) = checker::check(f, env, fixed_stack, out) {
         panic!("our checker rejects our allocation: {e}");
@@ -102,9 +105,26 @@ pub fn check_function_with(
     tally.accepted += 1;
 }
 
-/// The fuzz check: one generated function from `data`, in a register environment of 2 to 8
-/// registers per class.
+/// The `ion` fuzz check: one generated function from `data`, in a register environment of 2
+/// to 8 registers per class; the allocator runs to completion (an error only for
+/// constraints regalloc2 cannot meet either) and its invariants hold.
 pub fn check(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(f) = machine_gen::function(&mut u, &MachineGenOptions::default()) else {
+        return;
+    };
+    let n = u.int_in_range(2..=8u8).unwrap_or(8);
+    let mut ctx = IonContext::default();
+    if allocate(&f, &small_env(n, false), &mut ctx).is_ok() {
+        if let Err(e) = crate::regalloc::ion::check_invariants(&mut ctx) {
+            panic!("invariant: {e}");
+        }
+    }
+}
+
+/// The `ion_checker` fuzz check: one generated function from `data`, in a register
+/// environment of 2 to 8 registers per class; both checkers accept the allocation.
+pub fn check_with_checkers(data: &[u8]) {
     let mut u = Unstructured::new(data);
     let Ok(f) = machine_gen::function(&mut u, &MachineGenOptions::default()) else {
         return;
@@ -122,6 +142,15 @@ pub fn check(data: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fuzz_entry_points_run_on_random_bytes() {
+        for seed in 0..64u64 {
+            let bytes = crate::fuzzing::generate::seed_bytes(seed, 2048);
+            check(&bytes);
+            check_with_checkers(&bytes);
+        }
+    }
 
     #[test]
     fn generated_functions_allocate_and_check_in_the_full_environment() {

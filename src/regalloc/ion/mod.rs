@@ -337,3 +337,34 @@ pub(crate) fn range_alloc(
         a => a,
     }
 }
+
+/// Checks the allocator's invariants after [`allocate`]: the entries of every register's
+/// allocation map and of every spill slot's map are disjoint, and the ranges of every
+/// bundle are disjoint; the first violation as text.
+pub fn check_invariants(ctx: &mut IonContext) -> Result<(), String> {
+    for (p, map) in ctx.state.maps.iter().enumerate() {
+        let mut last = ProgPoint(0);
+        for (r, _) in map.iter() {
+            if r.from < last {
+                return Err(format!("register {p}: entry {r} overlaps the one before"));
+            }
+            last = r.to;
+        }
+    }
+    let mut t = ctx
+        .store
+        .bundles
+        .get_mut(&mut ctx.world)
+        .expect("range and bundle resources are inserted by RangeStore::new");
+    let (_rr, br, _rs, _side, counts) = t.parts();
+    for b in 0..counts.bundles {
+        let mut list: Vec<CodeRange> = br.ranges[b].iter().map(|e| e.range).collect();
+        list.sort_unstable();
+        for w in list.windows(2) {
+            if w[0].overlaps(w[1]) {
+                return Err(format!("bundle {b}: ranges {} and {} overlap", w[0], w[1]));
+            }
+        }
+    }
+    Ok(())
+}
