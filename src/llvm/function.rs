@@ -1035,9 +1035,9 @@ impl<'a, 'm> Lower<'a, 'm> {
             Val::Dec(_) | Val::Hex(..) => {
                 let bits = float_bits(sty, v).or_else(|e| {
                     if matches!(v, Val::Hex('K' | 'L' | 'M' | 'H' | 'R', _)) {
-                        self.unsupported(at, e)
+                        self.unsupported(at, e.to_string())
                     } else {
-                        self.err(at, e)
+                        self.err(at, e.to_string())
                     }
                 })?;
                 Ok(self.konst(ConstData {
@@ -1211,7 +1211,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         let base_op = self.operand(&base.0, &base.1)?;
         let consts: Vec<Option<i64>> = idx.iter().map(|(t, v)| const_int(t, v)).collect();
         let (offset, kinds) =
-            gep_fold(&self.m.layouts, src, &consts).or_else(|e| self.err(at, e))?;
+            gep_fold(&self.m.layouts, src, &consts).or_else(|e| self.err(at, e.to_string()))?;
         let mut indices: SmallVec<[(Operand, i64); 2]> = SmallVec::new();
         for ((t, v), k) in idx.iter().zip(&kinds) {
             if let GepIdx::Scaled(scale) = k {

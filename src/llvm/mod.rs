@@ -1013,9 +1013,9 @@ fn global_init(
         let at = c.peek();
         let v = c.parse_value()?;
         let mut buf = consts::InitBuf::default();
-        consts::eval_init(layouts, syms, &ty, &v, 0, &mut buf).map_err(|m| PErr {
-            unsupported: consts::is_unsupported(&m),
-            ..c.perr(at, m)
+        consts::eval_init(layouts, syms, &ty, &v, 0, &mut buf).map_err(|e| PErr {
+            unsupported: e.is_unsupported(),
+            ..c.perr(at, e.to_string())
         })?;
         g.init = Some(buf.bytes);
         g.relocations = buf.relocs;
