@@ -113,6 +113,52 @@ use crate::ir::{
 use bevy_ecs::prelude::*;
 use std::sync::Arc;
 
+/// A violated invariant of an [`SccpResult`] ([`SccpResult::validate`]): a solver bug, never
+/// an input error. Each variant names the block, edge or value where it fails.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidResult {
+    /// Block 0 is not reachable.
+    #[error("entry block not reachable")]
+    EntryUnreachable,
+    /// An executable edge leaves an unreachable block.
+    #[error("executable edge {from}#{succ} from unreachable {from}")]
+    EdgeFromUnreachable {
+        /// The edge's source block.
+        from: Block,
+        /// The edge's successor index in its terminator.
+        succ: usize,
+    },
+    /// An executable edge enters an unreachable block.
+    #[error("executable edge {from}#{succ} to unreachable {to}")]
+    EdgeToUnreachable {
+        /// The edge's source block.
+        from: Block,
+        /// The edge's successor index in its terminator.
+        succ: usize,
+        /// The edge's target block.
+        to: Block,
+    },
+    /// A reachable block other than the entry that no executable edge enters.
+    #[error("{0} is reachable but no executable edge enters it")]
+    NotEntered(Block),
+    /// The lattice has a cell for a value the function does not have.
+    #[error("more cells than values ({cells} cells, {values} values)")]
+    TooManyCells {
+        /// Lattice cells.
+        cells: usize,
+        /// Values of the function.
+        values: usize,
+    },
+    /// A value the function never defines has a cell other than `Unknown`.
+    #[error("cell of undefined value {value} is {cell}")]
+    UndefinedCell {
+        /// The value.
+        value: Value,
+        /// Its cell.
+        cell: LatticeValue,
+    },
+}
+
 /// Why SCCP did not run on a function (003 `SCCPError`, with Rust casing: `InvalidCFG` is
 /// [`SccpError::InvalidCfg`], `InvalidSSA` is [`SccpError::InvalidSsa`]; plus the checks the
 /// dense tables need).
@@ -650,10 +696,10 @@ impl SccpResult {
     /// The 003 invariants: the entry block is reachable, both ends of every executable edge
     /// are reachable (so every reachable block but the entry is entered by an executable
     /// edge), every cell names a value of `f` and a non-`Unknown` cell a defined one.
-    /// Returns a description of the first violation.
-    pub fn validate(&self, f: &impl IrRead) -> Result<(), String> {
+    /// Returns the first violation.
+    pub fn validate(&self, f: &impl IrRead) -> Result<(), InvalidResult> {
         if f.num_blocks() > 0 && !self.is_reachable(Block(0)) {
-            return Err("entry block not reachable".into());
+            return Err(InvalidResult::EntryUnreachable);
         }
         let mut entered = BitSet::default();
         entered.reset(f.num_blocks());
@@ -662,27 +708,34 @@ impl SccpResult {
         }
         for (b, i, t) in self.executable_edges() {
             if !self.is_reachable(b) {
-                return Err(format!("executable edge {b}#{i} from unreachable {b}"));
+                return Err(InvalidResult::EdgeFromUnreachable { from: b, succ: i });
             }
             if !self.is_reachable(t) {
-                return Err(format!("executable edge {b}#{i} to unreachable {t}"));
+                return Err(InvalidResult::EdgeToUnreachable {
+                    from: b,
+                    succ: i,
+                    to: t,
+                });
             }
             entered.insert(t.index());
         }
         for b in 0..f.num_blocks() {
             if self.reachable.contains(b) && !entered.contains(b) {
-                return Err(format!(
-                    "{} is reachable but no executable edge enters it",
-                    Block::new(b)
-                ));
+                return Err(InvalidResult::NotEntered(Block::new(b)));
             }
         }
         if self.values.len() > f.values().len() {
-            return Err("more cells than values".into());
+            return Err(InvalidResult::TooManyCells {
+                cells: self.values.len(),
+                values: f.values().len(),
+            });
         }
         for (i, c) in self.values.iter().enumerate() {
             if *c != LatticeValue::Unknown && f.values()[i].def == ValueDef::Unused {
-                return Err(format!("cell of undefined value v{i} is {c}"));
+                return Err(InvalidResult::UndefinedCell {
+                    value: Value::new(i),
+                    cell: *c,
+                });
             }
         }
         Ok(())
