@@ -7,7 +7,9 @@
 //! a fresh engine, the batch runs again one function at a time, and the function that
 //! panicked is reported as an internal error.
 
-use super::{batch_size, with_thread_engine, FunctionRun, PipelineConfig, RunReport};
+use super::{
+    batch_size, with_thread_engine, FunctionRun, InternalError, Panicked, PipelineConfig, RunReport,
+};
 use crate::ir::{Function, SymbolTable};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -22,7 +24,7 @@ pub fn run_functions(
     symbols: &Arc<SymbolTable>,
     config: &PipelineConfig,
     on_done: &(dyn Fn() + Sync),
-) -> Vec<Result<FunctionRun, String>> {
+) -> Vec<Result<FunctionRun, InternalError>> {
     in_batches(&functions, config, on_done, &|chunk| {
         with_thread_engine(config, |engine| {
             let refs: Vec<&Function> = chunk.iter().collect();
@@ -47,7 +49,7 @@ pub fn map_functions<T: Send>(
     config: &PipelineConfig,
     on_done: &(dyn Fn() + Sync),
     summarize: &(dyn Fn(&Function, RunReport) -> T + Sync),
-) -> Vec<Result<T, String>> {
+) -> Vec<Result<T, InternalError>> {
     thread_local! {
         static RESULTS: std::cell::RefCell<Vec<Function>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -67,8 +69,8 @@ pub fn map_functions<T: Send>(
     })
 }
 
-/// Runs one batch: a result per function, or the message of a panic.
-type BatchRun<'a, T> = dyn Fn(&[Function]) -> Result<Vec<T>, String> + Sync + 'a;
+/// Runs one batch: a result per function, or the panic that stopped it.
+type BatchRun<'a, T> = dyn Fn(&[Function]) -> Result<Vec<T>, Panicked> + Sync + 'a;
 
 /// Splits `functions` into batches of [`batch_size`] spread over rayon's workers, calls
 /// `run` on each (one result per function, or a panic message), and returns the results in
@@ -79,26 +81,25 @@ fn in_batches<T: Send>(
     config: &PipelineConfig,
     on_done: &(dyn Fn() + Sync),
     run: &BatchRun<'_, T>,
-) -> Vec<Result<T, String>> {
+) -> Vec<Result<T, InternalError>> {
     functions
         .par_chunks(batch_size(config))
         .flat_map_iter(|chunk| {
-            let results: Vec<Result<T, String>> = match run(chunk) {
+            let internal = |f: &Function, panic| InternalError {
+                function: f.name.clone(),
+                panic,
+            };
+            let results: Vec<Result<T, InternalError>> = match run(chunk) {
                 Ok(done) => done.into_iter().map(Ok).collect(),
                 Err(_) if chunk.len() > 1 => chunk
                     .iter()
                     .map(|f| {
                         run(std::slice::from_ref(f))
                             .map(|mut one| one.remove(0))
-                            .map_err(|panic| {
-                                format!("function @{}: internal error: {panic}", f.name)
-                            })
+                            .map_err(|panic| internal(f, panic))
                     })
                     .collect(),
-                Err(panic) => vec![Err(format!(
-                    "function @{}: internal error: {panic}",
-                    chunk[0].name
-                ))],
+                Err(panic) => vec![Err(internal(&chunk[0], panic))],
             };
             for _ in chunk {
                 on_done();

@@ -898,14 +898,34 @@ thread_local! {
     static THREAD_ENGINE: std::cell::RefCell<Option<Engine>> = const { std::cell::RefCell::new(None) };
 }
 
+/// A panic inside the pipeline (a bug, never an input error), caught by
+/// [`with_thread_engine`]: the panic's message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Panicked {
+    /// The panic payload's text (`unknown panic` if it was not a string).
+    pub message: String,
+}
+
+/// A function whose run through the pipeline panicked (see [`batch`]): the function and the
+/// panic. Its results are lost; the other functions of the batch are not.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("function @{function}: internal error: {panic}")]
+pub struct InternalError {
+    /// The function's name.
+    pub function: String,
+    /// What the pipeline panicked with.
+    pub panic: Panicked,
+}
+
 /// Runs `f` with this thread's engine (built on first use, then reused: DESIGN.md 2, rule 1),
 /// after installing `config`. If `f` panics, the engine is discarded (its World may be
-/// half-updated) and the panic is returned as an error message, so a batch driver loses only
-/// the function that triggered it.
+/// half-updated) and the panic is returned as a [`Panicked`] error, so a batch driver loses
+/// only the function that triggered it.
 pub fn with_thread_engine<R>(
     config: &PipelineConfig,
     f: impl FnOnce(&mut Engine) -> R,
-) -> Result<R, String> {
+) -> Result<R, Panicked> {
     THREAD_ENGINE.with(|cell| {
         let mut slot = cell.borrow_mut();
         let engine = match slot.as_mut() {
@@ -921,11 +941,12 @@ pub fn with_thread_engine<R>(
             Ok(r) => Ok(r),
             Err(payload) => {
                 *slot = None;
-                Err(payload
+                let message = payload
                     .downcast_ref::<String>()
                     .cloned()
                     .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_else(|| "unknown panic".to_string()))
+                    .unwrap_or_else(|| "unknown panic".to_string());
+                Err(Panicked { message })
             }
         }
     })
