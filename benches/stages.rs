@@ -215,7 +215,7 @@ fn ssa(c: &mut Criterion) {
             .iter()
             .map(|f| {
                 let mut f = f.clone();
-                strata::ssa::promote_allocas(&mut f, &symbols);
+                strata::api::promote_allocas(&mut f, &symbols);
                 f
             })
             .collect();

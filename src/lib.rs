@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod api;
 pub mod cli;
 pub mod engine;
 #[cfg(feature = "fuzzing")]

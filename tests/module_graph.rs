@@ -41,34 +41,6 @@ struct BackEdge {
 /// fails when an entry is out of date.
 const KNOWN_BACK_EDGES: &[BackEdge] = &[
     BackEdge {
-        from: "ssa",
-        to: "engine",
-        files: &[
-            "ssa/block_params.rs",
-            "ssa/mod.rs",
-            "ssa/phi_elim.rs",
-            "ssa/systems.rs",
-        ],
-        why: "the convenience entry points (`promote_allocas`, `eliminate_phis`, \
-              `convert_to_block_params`) run the pipeline through `engine::run_in_place`, \
-              their statistics read `engine::PassReport`, and mem2reg's systems grow rows \
-              with `engine::world::grow_rows`",
-    },
-    BackEdge {
-        from: "sccp",
-        to: "engine",
-        files: &["sccp/mod.rs"],
-        why: "the stage reads the stage vocabulary through the engine's re-exports, and \
-              `sccp::optimize` runs the pipeline through `engine::run_in_place`",
-    },
-    BackEdge {
-        from: "placement",
-        to: "engine",
-        files: &["placement/system.rs"],
-        why: "the placement systems grow rows with `engine::world::grow_rows` and read the \
-              pipeline's `PassSet` through the engine's re-exports",
-    },
-    BackEdge {
         from: "machine",
         to: "engine",
         files: &["machine/driver.rs"],

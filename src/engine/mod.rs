@@ -96,8 +96,8 @@ pub mod world;
 
 pub use crate::ir::{FunctionInfo, FunctionTables, IrMut, IrView, Symbols};
 pub use crate::stage::{
-    Analyses, Diagnostic, Diagnostics, Pass, PassError, PassInfo, PassOptions, PassSet, PassStats,
-    PipelineConfig, Severity, Stage, StageInfo, Stat, PASSES, STAGES,
+    Analyses, Diagnostic, Diagnostics, Pass, PassError, PassInfo, PassOptions, PassReport, PassSet,
+    PassStats, PipelineConfig, Severity, Stage, StageInfo, Stat, PASSES, STAGES,
 };
 pub use world::EntityMap;
 
@@ -543,6 +543,7 @@ impl FunctionRun {
 /// a system that runs in one finds what it needs in the other.
 pub fn init_world(world: &mut World, config: PipelineConfig) {
     world::init_resources(world);
+    world.insert_resource(crate::stage::RowGrowth(world::spawn_demanded_rows));
     world.insert_resource(config);
     world.init_resource::<PerSlot<Diagnostics>>();
     world.init_resource::<PassTimings>();
@@ -843,32 +844,6 @@ impl Engine {
     /// Highest entity index ever allocated plus one (bounded if ids are reused).
     pub fn entity_capacity(&self) -> u32 {
         self.world.entities().len()
-    }
-}
-
-/// What a pass run in place reported (see [`run_in_place`]).
-#[derive(Debug, Default)]
-pub struct PassReport {
-    /// Errors and notes reported by systems.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Statistics reported by passes.
-    pub stats: Vec<Stat>,
-}
-
-impl PassReport {
-    /// The value of statistic `pass`/`name` (0 if not reported).
-    pub fn stat(&self, pass: &str, name: &str) -> u64 {
-        self.stats
-            .iter()
-            .find(|s| s.pass == pass && s.name == name)
-            .map_or(0, |s| s.value)
-    }
-
-    /// True if any error was reported.
-    pub fn has_errors(&self) -> bool {
-        self.diagnostics
-            .iter()
-            .any(|d| d.severity == Severity::Error)
     }
 }
 

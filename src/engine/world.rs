@@ -14,8 +14,9 @@
 //! asserts this after every stage in debug builds.
 //!
 //! A pass that creates instructions or blocks first writes how many it may create into its
-//! slot's [`RowDemand`]; the exclusive system [`grow_rows`] spawns that many spare rows at
-//! the end of each slot's tables while no slice is borrowed; the pass then fills them
+//! slot's [`RowDemand`]; the exclusive system [`crate::stage::grow_rows`] (the stage's
+//! step, which calls [`spawn_demanded_rows`] through the World's `RowGrowth`) spawns that
+//! many spare rows at the end of each slot's tables while no slice is borrowed; the pass then fills them
 //! ([`crate::ir::Body::push_inst`]). Removed instructions and blocks are flagged in the
 //! `InstDead` / `BlockDead` columns, never despawned mid-pipeline.
 //!
@@ -661,7 +662,7 @@ fn placeholder_inst() -> InstKind {
 /// [`RowDemand`] (back to zero) and the tables (new rows: empty blocks ending in
 /// `unreachable`, flagged dead; removed instructions). Establishes: each slot's tables
 /// have at least `counts + demand` rows.
-pub fn grow_rows(world: &mut World) {
+pub fn spawn_demanded_rows(world: &mut World) {
     let mut wanted = [(0usize, 0usize); SLOTS];
     let mut any = false;
     {
@@ -688,7 +689,7 @@ pub fn grow_rows(world: &mut World) {
 /// Spawns spare rows at the end of slot `slot`'s tables until they have at least
 /// `want_blocks` block rows and `want_insts` instruction rows (new rows: empty blocks
 /// ending in `unreachable` and placeholder instructions, flagged dead). Needs no column
-/// borrowed. Used by [`grow_rows`] and, before a batch, by `Engine::reserve_rows`.
+/// borrowed. Used by [`spawn_demanded_rows`] and, before a batch, by `Engine::reserve_rows`.
 pub fn spawn_spare_rows(world: &mut World, slot: usize, want_blocks: usize, want_insts: usize) {
     {
         let map = &world.resource::<EntityMap>().slots[slot];
@@ -817,7 +818,7 @@ mod tests {
         world.resource_mut::<PerSlot<RowDemand>>()[0].insts = 1;
         let mut schedule = Schedule::default();
         schedule.add_systems(
-            (grow_rows, |mut ir: IrMut| {
+            (spawn_demanded_rows, |mut ir: IrMut| {
                 let mut body = ir.body();
                 let kind = body.kinds[0].clone();
                 let i = body.push_inst(kind, Default::default(), Block(0));

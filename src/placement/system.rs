@@ -38,11 +38,10 @@ use super::solve::{Placement, PlacementError, SolveOptions, Solver};
 use super::split;
 use super::targets::{ModelError, TargetModel};
 use crate::analysis::{Cfg, Sccs, ValidAnalyses};
-use crate::engine::world::grow_rows;
-use crate::engine::{
-    Analyses, Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage,
-};
 use crate::ir::{IrMut, IrRead, IrView, PerSlot, Phase, RowDemand, SymbolTable, Symbols};
+use crate::stage::{
+    grow_rows, Analyses, Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage,
+};
 use bevy_ecs::prelude::*;
 use std::sync::Arc;
 

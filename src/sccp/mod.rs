@@ -82,10 +82,10 @@
 //! invalidates from [`ValidAnalyses`], and the engine recomputes the analyses once, before
 //! the next stage that reads them.
 //!
-//! Library entry points: [`optimize`] runs the same two systems on a [`Function`] through
-//! this thread's engine ([`crate::engine::run_in_place`], with the verifier the pass
-//! requires), [`apply_sccp_transformations`] runs [`rewrite_sccp`] on a given result in a
-//! temporary World ([`crate::engine::harness::Harness`]), and [`sccp_analysis`] /
+//! Library entry points: [`crate::api::optimize_with_sccp`] runs the same two systems on a
+//! [`Function`] through this thread's engine (with the verifier the pass requires),
+//! [`crate::api::apply_sccp_transformations`] runs [`rewrite_sccp`] on a given result in a
+//! temporary World (they live in [`crate::api`], above the engine), and [`sccp_analysis`] /
 //! [`sccp_analysis_in_module`] run the solver alone on a [`Function`] (analysis only, with
 //! the function's [`Cfg`] from [`Cfg::compute`]).
 //!
@@ -102,16 +102,14 @@ pub use rewrite::{RewriteStats, Rewriter};
 pub use solver::{sccp_analysis, sccp_analysis_in_module, Solver, LATTICE_ENTRY_BYTES};
 
 use crate::analysis::{Analyses, Cfg, ValidAnalyses};
-use crate::engine::{
-    Diagnostic, Diagnostics, Pass, PassSet, PassStats, PipelineConfig, Severity, Stage, Stat,
-    Symbols,
-};
 use crate::ir::{
-    Block, Body, BodyRef, Const, ConstKind, Function, Inst, IrMut, IrRead, IrView, PerSlot, Phase,
-    SymbolTable, Value, ValueDef,
+    Block, Body, BodyRef, Const, ConstKind, Inst, IrMut, IrRead, IrView, PerSlot, Phase, Symbols,
+    Value, ValueDef,
+};
+use crate::stage::{
+    Diagnostic, Diagnostics, Pass, PassStats, PipelineConfig, Severity, Stage, Stat,
 };
 use bevy_ecs::prelude::*;
-use std::sync::Arc;
 
 /// A violated invariant of an [`SccpResult`] ([`SccpResult::validate`]): a solver bug, never
 /// an input error. Each variant names the block, edge or value where it fails.
@@ -203,7 +201,7 @@ pub enum SccpError {
         /// The phase found.
         phase: Phase,
     },
-    /// [`optimize`] only: the pipeline reported an error diagnostic (the verifier, which
+    /// [`crate::api::optimize_with_sccp`] only: the pipeline reported an error diagnostic (the verifier, which
     /// runs before SCCP, rejected the function; or SCCP itself failed). The function is
     /// unchanged.
     #[error("{message}")]
@@ -272,91 +270,6 @@ pub struct SccpScratch {
     pub rewriter: Rewriter,
     /// The fallback.
     pub folder: Folder,
-}
-
-/// Runs the `sccp` pass on `f` (003 `optimize_with_sccp`): the systems [`solve_sccp`] and
-/// [`rewrite_sccp`] through this thread's engine ([`crate::engine::run_in_place`], with the
-/// verifier the pass requires before them), with `memory_limit` as
-/// `PipelineConfig.options.sccp_memory_limit`; beyond it the rewrite falls back to local
-/// folding. `symbols` are those of `f`'s module (loads from its read-only globals fold; an
-/// empty table keeps every load). Sets the phase as described in the module doc.
-///
-/// # Errors
-/// [`SccpError::UnsupportedPhase`] from `destructed` on; [`SccpError::Rejected`] with the
-/// first error diagnostic when the verifier rejects `f` (or SCCP reports an error). `f` is
-/// then unchanged.
-pub fn optimize(
-    f: &mut Function,
-    symbols: &Arc<SymbolTable>,
-    memory_limit: usize,
-) -> Result<SccpOutcome, SccpError> {
-    // The system reports the same error; checked first so that the verifier of a later
-    // phase (which rejects phis, say) does not hide it.
-    if !f.phase.single_definition() {
-        return Err(SccpError::UnsupportedPhase { phase: f.phase });
-    }
-    let mut config = PipelineConfig::new(PassSet::SCCP);
-    config.options.sccp_memory_limit = memory_limit;
-    let report = crate::engine::run_in_place(f, symbols, &config);
-    if let Some(d) = report
-        .diagnostics
-        .iter()
-        .find(|d| d.severity == Severity::Error)
-    {
-        return Err(SccpError::Rejected {
-            message: format!("[{}] {}", d.pass, d.message),
-        });
-    }
-    let stats = RewriteStats {
-        instructions_folded: report.stat("sccp", "instructions_folded"),
-        branches_resolved: report.stat("sccp", "branches_resolved"),
-        blocks_removed: report.stat("sccp", "blocks_removed"),
-        phis_simplified: report.stat("sccp", "phis_simplified"),
-        copies_propagated: report.stat("sccp", "copies_propagated"),
-    };
-    Ok(if report.stat("sccp", "memory_limit_fallbacks") > 0 {
-        SccpOutcome::Fallback(stats)
-    } else {
-        SccpOutcome::Optimized(stats)
-    })
-}
-
-/// Applies an SCCP result to the function it was computed on (003
-/// `apply_sccp_transformations`); returns the number of transformed instructions (folded,
-/// resolved branches, simplified phis, propagated copies). Runs the system [`rewrite_sccp`]
-/// in a temporary World ([`crate::engine::harness::Harness`]) holding `f`, its CFG
-/// ([`crate::analysis::compute_cfg`]) and `result` as the [`SccpSolution`]; like the pass, it moves the phase from `ssa` to
-/// `optimized`. `result` must come from an analysis of `f` as it is now
-/// ([`sccp_analysis`]); batch code runs the pass ([`optimize`], the pipeline) instead.
-pub fn apply_sccp_transformations(f: &mut Function, result: &SccpResult) -> usize {
-    let mut h = crate::engine::harness::Harness::new(
-        std::mem::take(f),
-        &Arc::new(SymbolTable::default()),
-        PipelineConfig::new(PassSet::SCCP),
-    );
-    {
-        let mut solutions = h.world_mut().resource_mut::<PerSlot<SccpSolution>>();
-        let solution = &mut solutions[0];
-        solution.solver.set_result(result);
-        solution.status = SccpStatus::Solved;
-    }
-    h.run((crate::analysis::compute_cfg, rewrite_sccp).chain());
-    *f = h.take();
-    h.world().resource::<PerSlot<PassStats>>()[0]
-        .0
-        .iter()
-        .filter(|s| {
-            s.pass == "sccp"
-                && matches!(
-                    s.name,
-                    "instructions_folded"
-                        | "branches_resolved"
-                        | "phis_simplified"
-                        | "copies_propagated"
-                )
-        })
-        .map(|s| s.value as usize)
-        .sum()
 }
 
 /// The SCCP analysis of the function in the World (the first system of [`Stage::Sccp`]).
@@ -746,6 +659,8 @@ impl SccpResult {
 mod tests {
     use super::*;
     use crate::engine::harness::Harness;
+    use crate::ir::SymbolTable;
+    use crate::stage::PassSet;
 
     const DIAMOND: &str = "func @f(i32 v0) -> i32 phase ssa {
 block0:

@@ -213,9 +213,9 @@ impl Solver {
         Ok(&self.result)
     }
 
-    /// Replaces the result (for [`super::apply_sccp_transformations`], which hands the
+    /// Replaces the result (for [`crate::api::apply_sccp_transformations`], which hands the
     /// rewrite system a result computed elsewhere).
-    pub(super) fn set_result(&mut self, result: &SccpResult) {
+    pub fn set_result(&mut self, result: &SccpResult) {
         self.result.clone_from(result);
     }
 
@@ -978,7 +978,7 @@ fn check_use(o: Operand, f: &impl IrRead, bad: &mut Option<Operand>) -> Option<u
 /// The SCCP analysis alone on a [`Function`] outside the World (003's `sccp_analysis`):
 /// computes the function's [`Cfg`] with the analysis module's own [`Cfg::compute`] and runs
 /// a fresh [`Solver`] on it, changing nothing. Analysis only: the pass (analysis and
-/// rewrite) is [`super::optimize`] or the `sccp` stage, which run the systems
+/// rewrite) is [`crate::api::optimize_with_sccp`] or the `sccp` stage, which run the systems
 /// [`super::solve_sccp`] and [`super::rewrite_sccp`]. Without the module's symbols, loads
 /// are `Overdefined` as in 003; [`sccp_analysis_in_module`] also folds loads from read-only
 /// globals.
