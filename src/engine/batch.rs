@@ -16,7 +16,8 @@ use std::sync::Arc;
 
 /// Runs every function through the pipeline in parallel; results are in input order.
 /// Functions go to the engines in batches of [`batch_size`] (one run of the schedule per
-/// batch: [`Engine::run_batch`](super::Engine::run_batch)); a batch that panics (a bug) is
+/// batch: [`Engine::run_batch`](super::Engine::run_batch), the results copied into new
+/// functions); a batch that panics (a bug) is
 /// run again one function at a time, so only the function that raised it is lost.
 /// `on_done` is called once per finished function (for progress bars), from any thread.
 pub fn run_functions(
@@ -28,7 +29,13 @@ pub fn run_functions(
     in_batches(&functions, config, on_done, &|chunk| {
         with_thread_engine(config, |engine| {
             let refs: Vec<&Function> = chunk.iter().collect();
-            engine.run_batch(&refs, symbols)
+            let mut results = Vec::with_capacity(refs.len());
+            let reports = engine.run_batch(&refs, symbols, &mut results);
+            results
+                .into_iter()
+                .zip(reports)
+                .map(|(function, report)| FunctionRun::new(function, report))
+                .collect()
         })
     })
 }
@@ -36,7 +43,7 @@ pub fn run_functions(
 /// Runs every function of `functions` (copied into the workers' engines) through the
 /// pipeline in parallel and returns `summarize(result, report)` for each, in input order.
 /// Functions go to the engines in batches of [`batch_size`] (one run of the schedule per
-/// batch: [`Engine::run_batch_copy_into`](super::Engine::run_batch_copy_into)). Each worker
+/// batch: [`Engine::run_batch`](super::Engine::run_batch)). Each worker
 /// copies its results into functions it keeps, so `result` is lent to `summarize` and
 /// overwritten by the worker's next batch: once warm, a worker allocates and frees nothing
 /// per function for the function itself. Copying, running and summarizing all happen on
@@ -58,7 +65,7 @@ pub fn map_functions<T: Send>(
             let mut results = results.borrow_mut();
             with_thread_engine(config, |engine| {
                 let refs: Vec<&Function> = chunk.iter().collect();
-                let reports = engine.run_batch_copy_into(&refs, symbols, &mut results);
+                let reports = engine.run_batch(&refs, symbols, &mut results);
                 reports
                     .into_iter()
                     .zip(results.iter())
