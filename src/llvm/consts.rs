@@ -359,7 +359,7 @@ impl InitBuf {
 /// Resolves a constant pointer expression to `(symbol, addend)`; `Ok(None)` for null.
 pub fn const_ptr(
     layouts: &Layouts,
-    syms: &crate::llvm::function::FastMap<String, Symbol>,
+    syms: &super::hash::FastMap<String, Symbol>,
     v: &Val,
 ) -> Result<Option<(Symbol, i64)>, ConstError> {
     match v {
@@ -391,7 +391,7 @@ pub fn const_ptr(
 /// Writes the constant `v` of type `ty` at byte offset `off` of `out`.
 pub fn eval_init(
     layouts: &Layouts,
-    syms: &crate::llvm::function::FastMap<String, Symbol>,
+    syms: &super::hash::FastMap<String, Symbol>,
     ty: &LType,
     v: &Val,
     off: u64,

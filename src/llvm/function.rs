@@ -19,6 +19,7 @@
 //! only in `Phase::Ssa` functions. Complexity: O(tokens + operands).
 
 use super::consts::{const_int, float_bits, gep_fold, GepIdx};
+use super::hash::FastMap;
 use super::layout::LType;
 use super::lexer::{Tok, Token};
 use super::parse::{cast_op, Cursor, PErr, PResult, TVal, TypeCache, Val};
@@ -26,57 +27,11 @@ use super::{CallSite, LlvmParam, ModuleInfo};
 use crate::ir::*;
 use smallvec::SmallVec;
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 mod aggregate;
 mod call;
 mod inst;
-
-/// A multiplicative hasher (FxHash's scheme) for the per-function name maps: names are
-/// short and hashed often, and SipHash's flooding resistance is not worth its cost here.
-#[derive(Default, Clone, Copy)]
-pub struct NameHasher(u64);
-
-impl Hasher for NameHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Little-endian words of eight bytes, the last one padded with zeros (built byte by
-        // byte: a copy of a variable length would be a `memcpy` call per name).
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let w = rest
-                .iter()
-                .enumerate()
-                .fold(0u64, |w, (k, &b)| w | u64::from(b) << (8 * k));
-            self.write_u64(w);
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(i as u64);
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-}
-
-/// A `HashMap` with [`NameHasher`].
-pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
 
 /// A map from local names (values or block labels) to `V`. Names in canonical decimal
 /// (`%7`, `7:`, what clang writes for nearly every value and block) index a vector; other

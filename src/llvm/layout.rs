@@ -18,8 +18,8 @@
 //! overflows `u64` is an error, never a panic or a loop. Complexity: O(total type size) for
 //! the named structs, O(type size) per literal type.
 
+use super::hash::FastMap;
 use crate::ir::Type;
-use crate::llvm::function::FastMap;
 use std::fmt;
 use std::sync::Arc;
 
