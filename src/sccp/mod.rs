@@ -16,8 +16,8 @@
 //!   index); `switch` and `indirect_br` (of a `blockaddress`) resolve too (DESIGN.md 4).
 //! - Loads from read-only globals fold (003 makes loads `Overdefined` "conservative, may be
 //!   improved"; LLVM's SCCP folds these through `ConstantFoldLoadFromConstPtr`). The pass
-//!   reads the module's [`SymbolTable`]: a global that is `constant` with an initialiser is
-//!   read-only ([`SymbolTable::read_only`]; the LLVM importer leaves weak, linkonce and
+//!   reads the module's [`SymbolTable`](crate::ir::SymbolTable): a global that is `constant` with an initialiser is
+//!   read-only ([`SymbolTable::read_only`](crate::ir::SymbolTable::read_only); the LLVM importer leaves weak, linkonce and
 //!   common definitions out). The lattice has symbol-plus-offset address constants: `@g` is
 //!   offset 0 and a `gep` by constant indices moves the offset; a non-volatile load from such
 //!   an address within a read-only global is what the interpreter reads there
@@ -83,10 +83,10 @@
 //! the next stage that reads them.
 //!
 //! Library entry points: [`crate::api::optimize_with_sccp`] runs the same two systems on a
-//! [`Function`] through this thread's engine (with the verifier the pass requires),
+//! [`Function`](crate::ir::Function) through this thread's engine (with the verifier the pass requires),
 //! [`crate::api::apply_sccp_transformations`] runs [`rewrite_sccp`] on a given result in a
 //! temporary World (they live in [`crate::api`], above the engine), and [`sccp_analysis`] /
-//! [`sccp_analysis_in_module`] run the solver alone on a [`Function`] (analysis only, with
+//! [`sccp_analysis_in_module`] run the solver alone on a [`Function`](crate::ir::Function) (analysis only, with
 //! the function's [`Cfg`] from [`Cfg::compute`]).
 //!
 //! Complexity: linear in instructions + operands + edges (see [`solver`] and [`rewrite`]).

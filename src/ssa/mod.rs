@@ -51,7 +51,7 @@
 //! (stages `Mem2Reg` and `OutOfSsa`): [`plan`] and [`rename_promoted`] are the two halves of mem2reg
 //! around the row growth step; the library entry points of [`crate::api`]
 //! (`promote_allocas`, `eliminate_phis`, `convert_phis_to_block_params`) run those same
-//! systems through the engine on a [`Function`].
+//! systems through the engine on a [`Function`](crate::ir::Function).
 //!
 //! Complexity of [`plan`] and [`rename_promoted`]: O(instructions + operands) for scanning, renaming and trivial
 //! phi removal (O(placed phis + their incoming operands + uses of placed phis)), redundant
