@@ -61,12 +61,10 @@ pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::hash::{BuildHasher, Hash};
+    use std::hash::BuildHasher;
 
     fn hash(s: &str) -> u64 {
-        let mut h = BuildHasherDefault::<NameHasher>::default().build_hasher();
-        s.hash(&mut h);
-        h.finish()
+        BuildHasherDefault::<NameHasher>::default().hash_one(s)
     }
 
     /// Keys that differ in their last, partial word hash apart; keys that differ only by
