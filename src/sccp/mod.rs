@@ -6,8 +6,8 @@
 //!
 //! Algorithm: Wegman & Zadeck, "Constant propagation with conditional branches", ACM TOPLAS
 //! 13(2), 1991: optimistic propagation over the lattice of [`lattice`] with a CFG-edge
-//! worklist and an SSA-value worklist ([`solver`]), then the rewrite ([`rewrite`]). Folding
-//! uses the interpreter's scalar rules ([`crate::interp::ops`]), so a folded constant is
+//! worklist and an SSA-value worklist ([`solver`]), then the rewrite ([`rewrite`]).
+//! Folding ([`rules`]) uses the interpreter's scalar rules ([`crate::interp::ops`]), so a folded constant is
 //! exactly what execution computes and an operation that would trap (division by a constant
 //! zero, `MIN / -1`, an oversized shift) is `Overdefined` and stays in the function.
 //!
@@ -21,7 +21,7 @@
 //!   common definitions out). The lattice has symbol-plus-offset address constants: `@g` is
 //!   offset 0 and a `gep` by constant indices moves the offset; a non-volatile load from such
 //!   an address within a read-only global is what the interpreter reads there
-//!   ([`fold::load_constant`]: little-endian bytes, zero past the initialiser, a relocation's
+//!   ([`rules::load_constant`]: little-endian bytes, zero past the initialiser, a relocation's
 //!   symbol and addend for a `ptr` load at its offset). Out-of-bounds loads stay (they trap).
 //!   Other loads, calls, allocas, atomics, asm and opaque instructions are `Overdefined`, and
 //!   so is a `gep` of anything but a symbol. A symbol at a non-zero offset has no pool
@@ -94,6 +94,7 @@
 pub mod fold;
 pub mod lattice;
 pub mod rewrite;
+pub mod rules;
 pub mod solver;
 
 pub use fold::Folder;
