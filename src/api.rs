@@ -54,10 +54,7 @@ pub fn promote_allocas_skipping_params(
 
 /// The `mem2reg` pass alone (the caller hands it a valid function: no `verify` first).
 fn promote(f: &mut Function, symbols: &Arc<SymbolTable>, skip_params: bool) -> Mem2RegStats {
-    let mut config = PipelineConfig {
-        passes: PassSet::MEM2REG,
-        ..Default::default()
-    };
+    let mut config = alone(PassSet::MEM2REG);
     config.options.mem2reg_skip_params = skip_params;
     Mem2RegStats::from_report(&run_in_place(f, symbols, &config))
 }
@@ -65,11 +62,7 @@ fn promote(f: &mut Function, symbols: &Arc<SymbolTable>, skip_params: bool) -> M
 /// Eliminates the phis of `f` through the `phi-elim` systems and returns the pass's
 /// statistics; `f` ends in phase `Destructed`.
 pub fn eliminate_phis(f: &mut Function, symbols: &Arc<SymbolTable>) -> PhiElimStats {
-    let config = PipelineConfig {
-        passes: PassSet::PHI_ELIM,
-        ..Default::default()
-    };
-    PhiElimStats::from_report(&run_in_place(f, symbols, &config))
+    PhiElimStats::from_report(&run_in_place(f, symbols, &alone(PassSet::PHI_ELIM)))
 }
 
 /// Converts the phis of `f` to block parameters through the `block-params` systems and
@@ -78,11 +71,17 @@ pub fn convert_phis_to_block_params(
     f: &mut Function,
     symbols: &Arc<SymbolTable>,
 ) -> BlockParamStats {
-    let config = PipelineConfig {
-        passes: PassSet::BLOCK_PARAMS,
+    BlockParamStats::from_report(&run_in_place(f, symbols, &alone(PassSet::BLOCK_PARAMS)))
+}
+
+/// A config running `passes` alone, without the verifier [`PipelineConfig::new`] would add
+/// (the caller hands a valid function); the engine brings the analyses they read up to date
+/// at each stage's begin.
+fn alone(passes: PassSet) -> PipelineConfig {
+    PipelineConfig {
+        passes,
         ..Default::default()
-    };
-    BlockParamStats::from_report(&run_in_place(f, symbols, &config))
+    }
 }
 
 /// Runs the `sccp` pass on `f` (003 `optimize_with_sccp`): the systems `solve_sccp` and

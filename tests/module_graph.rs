@@ -177,39 +177,30 @@ fn code_only(text: &str) -> String {
     out
 }
 
-/// The index just past the item that starts at `i` (an attribute, then everything up to the
-/// `}` closing the item's first brace, or a `;` before any brace).
-fn item_end(c: &[char], mut i: usize) -> usize {
-    // Skip the attribute itself.
-    let mut depth = 0;
+/// The index just past the item that starts at `i`: its attribute, then everything up to
+/// the `}` closing the item's first brace, or a `;` before any brace.
+fn item_end(c: &[char], i: usize) -> usize {
+    let i = past_group(c, i, ('[', ']'), None);
+    past_group(c, i, ('{', '}'), Some(';'))
+}
+
+/// The index just past the `close` that balances the first `open` at or after `i`, or just
+/// past a `stop` character met outside any group first (the end of `c` if neither comes).
+fn past_group(c: &[char], mut i: usize, (open, close): (char, char), stop: Option<char>) -> usize {
+    let mut depth = 0usize;
     while i < c.len() {
-        match c[i] {
-            '[' => depth += 1,
-            ']' => {
-                depth -= 1;
-                if depth == 0 {
-                    i += 1;
-                    break;
-                }
-            }
-            _ => {}
-        }
+        let ch = c[i];
         i += 1;
-    }
-    let mut depth = 0;
-    while i < c.len() {
-        match c[i] {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return i + 1;
-                }
+        if ch == open {
+            depth += 1;
+        } else if ch == close && depth > 0 {
+            depth -= 1;
+            if depth == 0 {
+                return i;
             }
-            ';' if depth == 0 => return i + 1,
-            _ => {}
+        } else if depth == 0 && Some(ch) == stop {
+            return i;
         }
-        i += 1;
     }
     i
 }
