@@ -1,14 +1,15 @@
 //! Library entry points that run one pass on one [`Function`]: the layer above the engine.
 //!
-//! What: each function here runs the very systems of the pipeline pass of the same name
-//! through this thread's engine ([`crate::engine::run_in_place`]), so a library call and the
-//! pipeline behave the same; [`apply_sccp_transformations`] runs SCCP's rewrite system alone
-//! in a [`Harness`]. They live here, not in `ssa` or `sccp`, because they drive the engine,
+//! What: [`run_in_place`] runs any passes on one function through this thread's engine;
+//! each function after it runs the very systems of the pipeline pass of its name that way,
+//! so a library call and the pipeline behave the same; [`apply_sccp_transformations`] runs
+//! SCCP's rewrite system alone in a [`Harness`]. They live here, not in `ssa` or `sccp`, because they drive the engine,
 //! and the engine drives the stages: a stage that called back into the engine would close an
 //! import cycle (issue 24 §2; `tests/module_graph.rs` keeps the graph acyclic).
 //!
 //! | entry point | pass | specification |
 //! |---|---|---|
+//! | [`run_in_place`] | those of a [`PipelineConfig`] | |
 //! | [`promote_allocas`] | `mem2reg` | 002, invocation 2 |
 //! | [`promote_allocas_skipping_params`] | `mem2reg` with `mem2reg_skip_params` | 002, invocation 1 |
 //! | [`eliminate_phis`] | `phi-elim` | 002 (leaving SSA) |
@@ -24,15 +25,37 @@
 //! take out of the World; the thread's engine is built once (about 1 ms) and reused.
 
 use crate::engine::harness::Harness;
-use crate::engine::run_in_place;
+use crate::engine::with_thread_engine;
 use crate::ir::{Function, PerSlot, SymbolTable};
 use crate::sccp::{
     rewrite_sccp, RewriteStats, SccpError, SccpOutcome, SccpResult, SccpSolution, SccpStatus,
 };
 use crate::ssa::{BlockParamStats, Mem2RegStats, PhiElimStats};
-use crate::stage::{PassSet, PassStats, PipelineConfig, Severity};
+use crate::stage::{PassReport, PassSet, PassStats, PipelineConfig, Severity};
 use bevy_ecs::schedule::IntoScheduleConfigs;
 use std::sync::Arc;
+
+/// Runs the passes of `config` on `f` in place, through this thread's engine
+/// ([`with_thread_engine`]): the very systems of the pipeline, so a library entry point and
+/// the pipeline pass of the same name behave the same. A panic inside a system (a bug) is
+/// re-raised here, after the engine is discarded.
+pub fn run_in_place(
+    f: &mut Function,
+    symbols: &Arc<SymbolTable>,
+    config: &PipelineConfig,
+) -> PassReport {
+    let input = std::mem::take(f);
+    match with_thread_engine(config, |engine| engine.run(input, symbols)) {
+        Ok(run) => {
+            *f = run.function;
+            PassReport {
+                diagnostics: run.diagnostics,
+                stats: run.stats,
+            }
+        }
+        Err(panic) => panic!("{panic}"),
+    }
+}
 
 /// Promotes the allocas of `f` through the `mem2reg` systems (002 invocation 2: parameter
 /// allocas included unless nothing stores to them) and returns the pass's counters. `f` must

@@ -15,7 +15,8 @@
 //!   [`engine::batch::run_functions`] spreads a module over one engine per core;
 //! - [`engine::Engine::load`], [`engine::Engine::run_schedule`] and [`engine::Engine::take`]
 //!   are the three steps of `run`, for a caller who inspects the World in between;
-//! - [`api`] runs one pass on one function (`promote_allocas`, `optimize_with_sccp`, ...).
+//! - [`api`] runs passes on one function in place (`run_in_place`, `promote_allocas`,
+//!   `optimize_with_sccp`, ...).
 //!
 //! Functions come from the builder ([`ir::FunctionBuilder`]), `.sir` text
 //! ([`text::parse_module`]) or LLVM IR ([`llvm::import`]). For example, a local written on

@@ -798,28 +798,6 @@ impl Engine {
     }
 }
 
-/// Runs the passes of `config` (with their requirements) on `f` in place, through this
-/// thread's engine: the very systems of the pipeline, so a library entry point and the
-/// pipeline pass of the same name behave the same. A panic inside a system is re-raised
-/// here (after the engine is discarded).
-pub fn run_in_place(
-    f: &mut Function,
-    symbols: &Arc<SymbolTable>,
-    config: &PipelineConfig,
-) -> PassReport {
-    let input = std::mem::take(f);
-    match with_thread_engine(config, |engine| engine.run(input, symbols)) {
-        Ok(run) => {
-            *f = run.function;
-            PassReport {
-                diagnostics: run.diagnostics,
-                stats: run.stats,
-            }
-        }
-        Err(panic) => panic!("{panic}"),
-    }
-}
-
 thread_local! {
     static THREAD_ENGINE: std::cell::RefCell<Option<Engine>> = const { std::cell::RefCell::new(None) };
 }
