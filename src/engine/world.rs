@@ -155,18 +155,6 @@ impl FunctionLoader {
         set_symbols(world, symbols);
     }
 
-    /// Puts a copy of `f` into slot `slot` of `world` (and makes the slot live); see
-    /// [`FunctionLoader::load_copies`].
-    pub fn load_copy(
-        &mut self,
-        world: &mut World,
-        slot: usize,
-        f: &Function,
-        symbols: &Arc<SymbolTable>,
-    ) {
-        self.load_copies(world, slot, std::slice::from_ref(&f), symbols);
-    }
-
     /// Puts a copy of `functions[k]` into slot `first + k` of `world` (and makes those slots
     /// live), cloning each part into the pooled rows and resources in place (`clone_from`),
     /// so no intermediate function is built: cheaper than cloning and loading the clones,
@@ -341,7 +329,7 @@ impl FunctionLoader {
     /// and tables in place (`clone_from`, and the heap-free instruction and terminator
     /// copies of [`InstKind::copy_from`] and [`Terminator::copy_from`]), so neither side
     /// allocates once both are as large as the function: the World keeps its rows (the
-    /// next [`FunctionLoader::load_copy`] overwrites them in place) and `out` keeps its
+    /// next [`FunctionLoader::load_copies`] overwrites them in place) and `out` keeps its
     /// allocations for the next call. Same result as [`FunctionLoader::take`] (every row
     /// below the row counts, dead ones included), for drivers that run many functions and
     /// read each result before the next (`batch::map_functions`). The slot stays live until
@@ -782,17 +770,6 @@ fn rows_by_slot<C: Component>(world: &mut World, what: &str) -> Vec<Vec<Entity>>
         rows[s] = e.to_vec();
     }
     rows
-}
-
-/// Spawns `f` into `world` (which must hold no other function). Consumes `f`. For repeated
-/// use, keep a [`FunctionLoader`]; this builds one per call and pools nothing.
-pub fn load_function(world: &mut World, f: Function, symbols: &Arc<SymbolTable>) {
-    FunctionLoader::new(world, false).load(world, 0, f, symbols);
-}
-
-/// Moves the function out of `world` and despawns its entities, newest first.
-pub fn take_function(world: &mut World) -> Function {
-    FunctionLoader::new(world, false).take(world, 0)
 }
 
 #[cfg(test)]
