@@ -162,12 +162,12 @@ fn engine_overhead(c: &mut Criterion) {
     let mut outs = Vec::new();
     g.bench_function(
         BenchmarkId::new(format!("default-pipeline-batch-of-{batch}"), &label),
-        |b| b.iter(|| black_box(full.run_batch_copy_into(&copies, &symbols, &mut outs))),
+        |b| b.iter(|| black_box(full.run_batch(&copies, &symbols, &mut outs))),
     );
     let mut empty = Engine::new(none.clone());
     g.bench_function(
         BenchmarkId::new(format!("empty-pipeline-batch-of-{batch}"), &label),
-        |b| b.iter(|| black_box(empty.run_batch_copy_into(&copies, &symbols, &mut outs))),
+        |b| b.iter(|| black_box(empty.run_batch(&copies, &symbols, &mut outs))),
     );
     g.finish();
 }
@@ -215,7 +215,7 @@ fn ssa(c: &mut Criterion) {
             .iter()
             .map(|f| {
                 let mut f = f.clone();
-                strata::ssa::promote_allocas(&mut f, &symbols);
+                strata::api::promote_allocas(&mut f, &symbols);
                 f
             })
             .collect();

@@ -587,6 +587,53 @@ impl Diagnostics {
     }
 }
 
+/// What a pipeline run reported about one function, without the function: its diagnostics
+/// and statistics (what the library entry points of [`crate::api`] return, and what a
+/// pass's typed statistics are read from).
+#[derive(Debug, Default)]
+pub struct PassReport {
+    /// Errors and notes reported by systems.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Statistics reported by passes.
+    pub stats: Vec<Stat>,
+}
+
+impl PassReport {
+    /// The value of statistic `pass`/`name` (0 if not reported).
+    pub fn stat(&self, pass: &str, name: &str) -> u64 {
+        self.stats
+            .iter()
+            .find(|s| s.pass == pass && s.name == name)
+            .map_or(0, |s| s.value)
+    }
+
+    /// True if any error was reported.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// How the World grows its tables: the function a stage's [`grow_rows`] step calls. The
+/// engine inserts it (with every resource, in `engine::init_world`); only the engine knows
+/// every column a new row needs, and a stage must not import the engine.
+#[derive(Resource, Clone, Copy)]
+pub struct RowGrowth(pub fn(&mut World));
+
+/// Spawns the spare rows that the systems before it asked for (in each slot's
+/// `ir::RowDemand`), so the systems after it can write them: an exclusive system that calls
+/// the World's [`RowGrowth`]. A stage that adds blocks or instructions chains its planning
+/// systems, this step, and its rewriting systems (DESIGN.md 2, rule 6: rows are spawned
+/// while no column is borrowed).
+///
+/// # Panics
+/// In a World not set up by `engine::init_world` (no [`RowGrowth`]): a bug, not an input.
+pub fn grow_rows(world: &mut World) {
+    let grow = *world.resource::<RowGrowth>();
+    (grow.0)(world);
+}
+
 /// Why a pass list was rejected.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum PassError {

@@ -10,7 +10,8 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use strata::engine::{run_in_place, PassSet, PipelineConfig};
+use strata::api::run_in_place;
+use strata::engine::{PassSet, PipelineConfig};
 use strata::fuzzing::placement::{check_split_module, SplitCounts, SPLIT_MODEL};
 use strata::interp::Val;
 use strata::ir::Module;

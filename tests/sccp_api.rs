@@ -5,6 +5,7 @@
 use bevy_ecs::prelude::*;
 use std::sync::Arc;
 use strata::analysis::{Cfg, ValidAnalyses};
+use strata::api::{apply_sccp_transformations, optimize_with_sccp as optimize};
 use strata::engine::{Diagnostics, PassStats, PipelineConfig, Severity};
 use strata::ir::{Block, Function, Phase, SymbolTable, Value};
 use strata::sccp::*;

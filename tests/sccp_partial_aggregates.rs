@@ -132,7 +132,7 @@ fn extracts_of_known_members_fold_and_results_match_the_interpreter() {
             partly_known += 1;
         }
         let mut after = f.clone();
-        strata::sccp::optimize(&mut after, &symbols, usize::MAX).expect("SCCP runs");
+        strata::api::optimize_with_sccp(&mut after, &symbols, usize::MAX).expect("SCCP runs");
         assert_eq!(
             extracts(&after),
             MEMBERS as usize - known,

@@ -64,8 +64,8 @@ fn ten_thousand_functions_through_one_engine() {
     );
 }
 
-/// `Engine::run_copy_into` (rows left in the World, the result copied into one reused
-/// function) gives exactly what `Engine::run` gives, whatever the engine ran before: sizes
+/// `Engine::run_batch` of one function (rows left in the World, the result copied into one
+/// reused function) gives exactly what `Engine::run` gives, whatever the engine ran before: sizes
 /// grow and shrink, and every third function goes through `run` on the same engine, so
 /// copy-out meets rows left by a move-out and the reverse.
 #[test]
@@ -75,7 +75,7 @@ fn copied_results_equal_moved_results() {
     let mut copying = Engine::new(config.clone());
     let mut moving = Engine::new(config.clone());
     let opts = GenOptions::default();
-    let mut out = strata::ir::Function::default();
+    let mut outs = Vec::new();
     for i in 0..2_000u64 {
         let f = seeded(i, &opts);
         let expected = moving.run(f.clone(), &symbols);
@@ -84,8 +84,8 @@ fn copied_results_equal_moved_results() {
             assert_eq!(run.function, expected.function, "function {i} (moved out)");
             continue;
         }
-        let report = copying.run_copy_into(&f, &symbols, &mut out);
-        assert_eq!(out, expected.function, "function {i} (copied out)");
+        let report = copying.run_batch(&[&f], &symbols, &mut outs).remove(0);
+        assert_eq!(outs[0], expected.function, "function {i} (copied out)");
         assert_eq!(report.diagnostics, expected.diagnostics, "function {i}");
         assert_eq!(report.stats, expected.stats, "function {i}");
         strata::engine::world::check_dense(copying.world_mut());
@@ -109,11 +109,11 @@ fn reserved_rows_change_nothing() {
     strata::engine::world::check_dense(reserved.world_mut());
     let pooled = reserved.function_entity_count();
     let mut growing = Engine::new(config);
-    let mut out = strata::ir::Function::default();
+    let mut outs = Vec::new();
     for (i, f) in functions.iter().enumerate() {
         let expected = growing.run(f.clone(), &symbols);
-        let report = reserved.run_copy_into(f, &symbols, &mut out);
-        assert_eq!(out, expected.function, "function {i}");
+        let report = reserved.run_batch(&[f], &symbols, &mut outs).remove(0);
+        assert_eq!(outs[0], expected.function, "function {i}");
         assert_eq!(report.diagnostics, expected.diagnostics, "function {i}");
         assert_eq!(
             reserved.function_entity_count(),
@@ -124,7 +124,7 @@ fn reserved_rows_change_nothing() {
     strata::engine::world::check_dense(reserved.world_mut());
 }
 
-/// Batches (`Engine::run_batch_copy_into`: up to `batch_size` functions in their own slots,
+/// Batches (`Engine::run_batch`: up to `batch_size` functions in their own slots,
 /// one run of the schedule for all) give exactly what one run per function gives: the
 /// function, diagnostics and statistics, whatever the batch sizes (full and partial), the
 /// functions' sizes (growing and shrinking slot by slot) and an invalid function among them
@@ -181,7 +181,7 @@ fn check_batches(config: PipelineConfig, count: u64) -> usize {
         // Batch sizes cycle through 1..=batch, so slots see partial batches too.
         let n = (round % batch + 1).min(functions.len() - start);
         let chunk: Vec<_> = functions[start..start + n].iter().collect();
-        let reports = batched.run_batch_copy_into(&chunk, &symbols, &mut outs);
+        let reports = batched.run_batch(&chunk, &symbols, &mut outs);
         assert_eq!(reports.len(), n);
         for (k, report) in reports.iter().enumerate() {
             let i = start + k;

@@ -41,7 +41,7 @@ fn redundant_phi_sccs_match_interpreter() {
             .iter()
             .map(|f| {
                 let mut f = f.clone();
-                strata::ssa::promote_allocas(&mut f, &symbols).phis_redundant_scc_removed
+                strata::api::promote_allocas(&mut f, &symbols).phis_redundant_scc_removed
             })
             .sum();
         assert!(removed > 0, "seed {seed} no longer has a redundant phi SCC");
@@ -60,11 +60,11 @@ fn systems_run_alone_and_match_the_pipeline() {
     use std::sync::Arc;
     use strata::analysis::{compute_cfg, compute_frontiers, compute_idoms};
     use strata::engine::harness::Harness;
-    use strata::engine::world::grow_rows;
     use strata::engine::{PassSet, PassStats, PipelineConfig};
     use strata::fuzzing::generate::{self, GenOptions};
     use strata::ir::SymbolTable;
     use strata::ssa::systems::*;
+    use strata::stage::grow_rows;
 
     for passes in [PassSet::PHI_ELIM, PassSet::BLOCK_PARAMS] {
         let symbols = Arc::new(SymbolTable::default());
@@ -97,11 +97,11 @@ fn systems_run_alone_and_match_the_pipeline() {
                 .is_empty());
             let got = h.take();
             let mut want = f;
-            strata::ssa::promote_allocas(&mut want, &symbols);
+            strata::api::promote_allocas(&mut want, &symbols);
             if passes == PassSet::PHI_ELIM {
-                strata::ssa::eliminate_phis(&mut want, &symbols);
+                strata::api::eliminate_phis(&mut want, &symbols);
             } else {
-                strata::ssa::convert_phis_to_block_params(&mut want, &symbols);
+                strata::api::convert_phis_to_block_params(&mut want, &symbols);
             }
             assert_eq!(got, want, "seed {seed}");
         }

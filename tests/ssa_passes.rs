@@ -10,7 +10,7 @@ use strata::ir::{
     BinaryOp, Block, FunctionBuilder, InstKind, IntPredicate, Module, ModuleBuilder, Operand,
     Phase, Signature, Type,
 };
-use strata::ssa::{self, Reject, MAX_PHI_COPY_COST};
+use strata::ssa::{Reject, MAX_PHI_COPY_COST};
 use strata::verify as verifier;
 
 fn compile(m: &Module, passes: &str) -> (Module, Vec<strata::engine::Stat>) {
@@ -154,7 +154,7 @@ fn copy_cost_limit_drops_the_most_expensive_allocas() {
     // 600 cases x 100 locals: each local needs phis at the latch (601 edges) and the head.
     let m = dispatch_loop(600, 100);
     let mut f = m.functions[0].clone();
-    let stats = ssa::promote_allocas(&mut f, &Default::default());
+    let stats = strata::api::promote_allocas(&mut f, &Default::default());
     let dropped = stats.rejected(Reject::PhiCost);
     assert!(dropped > 0, "{stats:?}");
     assert!(stats.allocas_promoted > 0, "{stats:?}");
@@ -181,7 +181,7 @@ fn copy_cost_limit_drops_the_most_expensive_allocas() {
     // Below the limit nothing is dropped.
     let small = dispatch_loop(40, 10);
     let mut f = small.functions[0].clone();
-    let stats = ssa::promote_allocas(&mut f, &Default::default());
+    let stats = strata::api::promote_allocas(&mut f, &Default::default());
     assert_eq!(stats.rejected(Reject::PhiCost), 0);
     assert_eq!(stats.allocas_promoted, 11, "{stats:?}");
 }
@@ -211,11 +211,11 @@ fn invocations_differ_on_parameter_allocas() {
     let src = "func @f(i32 v0, i32 v1) -> i32 {\nblock0:\n  v2 = alloca i32, size 4, align 4\n  v3 = alloca i32, size 4, align 4\n  v4 = alloca i32, size 4, align 4\n  store i32 v0, v2\n  store i32 7, v4\n  v5 = load i32, v2\n  v6 = load i32, v3\n  v7 = load i32, v4\n  v8 = add i32 v5, v6\n  v9 = add i32 v8, v7\n  ret i32 v9\n}\n";
     let m = strata::text::parse_module(src, "params").unwrap();
     let mut before_inlining = m.functions[0].clone();
-    let s = ssa::promote_allocas_skipping_params(&mut before_inlining, &Default::default());
+    let s = strata::api::promote_allocas_skipping_params(&mut before_inlining, &Default::default());
     assert_eq!(s.allocas_promoted, 1);
     assert_eq!(s.rejected(Reject::ParamSkipped), 2);
     let mut after_inlining = m.functions[0].clone();
-    let s = ssa::promote_allocas(&mut after_inlining, &Default::default());
+    let s = strata::api::promote_allocas(&mut after_inlining, &Default::default());
     assert_eq!(s.allocas_promoted, 2);
     assert_eq!(s.rejected(Reject::ParamWithoutStore), 1);
     // The promoted parameter alloca goes like every promoted alloca (DESIGN.md 4); the one
@@ -276,7 +276,7 @@ fn hundred_thousand_blocks_without_recursion() {
     m.define_function(f.clone());
     let m = m.finish();
     let mut g = f;
-    let stats = ssa::promote_allocas(&mut g, &Default::default());
+    let stats = strata::api::promote_allocas(&mut g, &Default::default());
     assert_eq!(stats.allocas_promoted, 2, "{stats:?}");
     assert_eq!(stats.phis_placed, 0);
     assert_eq!(stats.loads_removed, 2 * n as u64 + 1);

@@ -773,7 +773,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
                     Err(e) => {
                         if round == 0 {
                             m.failed_functions += 1;
-                            let f = failure("engine", e);
+                            let f = failure("engine", e.to_string());
                             f.print();
                             report.failures.push(f);
                         }

@@ -284,7 +284,7 @@ fn run_pipeline(
                     diagnostics: vec![crate::engine::Diagnostic {
                         severity: Severity::Error,
                         pass: "engine",
-                        message,
+                        message: message.to_string(),
                     }],
                     stats: Vec::new(),
                     timings_us: Default::default(),
@@ -358,7 +358,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     let placement_model = match &args.targets {
         Some(path) => {
             let (_, text) = crate::placement::targets::TargetModel::load(path)
-                .map_err(|e| CliError::new(exit::INPUT, e))?;
+                .map_err(|e| CliError::new(exit::INPUT, e.to_string()))?;
             Some(Arc::<str>::from(text))
         }
         None => None,

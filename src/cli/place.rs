@@ -93,7 +93,7 @@ pub fn place(args: PlaceArgs) -> Result<i32, CliError> {
         let model = match &args.targets {
             Some(path) => {
                 TargetModel::load(path)
-                    .map_err(|e| CliError::new(exit::INPUT, e))?
+                    .map_err(|e| CliError::new(exit::INPUT, e.to_string()))?
                     .0
             }
             None => TargetModel::default_model(),

@@ -7,14 +7,17 @@
 //! a fresh engine, the batch runs again one function at a time, and the function that
 //! panicked is reported as an internal error.
 
-use super::{batch_size, with_thread_engine, FunctionRun, PipelineConfig, RunReport};
+use super::{
+    batch_size, with_thread_engine, FunctionRun, InternalError, Panicked, PipelineConfig, RunReport,
+};
 use crate::ir::{Function, SymbolTable};
 use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Runs every function through the pipeline in parallel; results are in input order.
 /// Functions go to the engines in batches of [`batch_size`] (one run of the schedule per
-/// batch: [`Engine::run_batch`](super::Engine::run_batch)); a batch that panics (a bug) is
+/// batch: [`Engine::run_batch`](super::Engine::run_batch), the results copied into new
+/// functions); a batch that panics (a bug) is
 /// run again one function at a time, so only the function that raised it is lost.
 /// `on_done` is called once per finished function (for progress bars), from any thread.
 pub fn run_functions(
@@ -22,11 +25,17 @@ pub fn run_functions(
     symbols: &Arc<SymbolTable>,
     config: &PipelineConfig,
     on_done: &(dyn Fn() + Sync),
-) -> Vec<Result<FunctionRun, String>> {
+) -> Vec<Result<FunctionRun, InternalError>> {
     in_batches(&functions, config, on_done, &|chunk| {
         with_thread_engine(config, |engine| {
             let refs: Vec<&Function> = chunk.iter().collect();
-            engine.run_batch(&refs, symbols)
+            let mut results = Vec::with_capacity(refs.len());
+            let reports = engine.run_batch(&refs, symbols, &mut results);
+            results
+                .into_iter()
+                .zip(reports)
+                .map(|(function, report)| FunctionRun::new(function, report))
+                .collect()
         })
     })
 }
@@ -34,7 +43,7 @@ pub fn run_functions(
 /// Runs every function of `functions` (copied into the workers' engines) through the
 /// pipeline in parallel and returns `summarize(result, report)` for each, in input order.
 /// Functions go to the engines in batches of [`batch_size`] (one run of the schedule per
-/// batch: [`Engine::run_batch_copy_into`](super::Engine::run_batch_copy_into)). Each worker
+/// batch: [`Engine::run_batch`](super::Engine::run_batch)). Each worker
 /// copies its results into functions it keeps, so `result` is lent to `summarize` and
 /// overwritten by the worker's next batch: once warm, a worker allocates and frees nothing
 /// per function for the function itself. Copying, running and summarizing all happen on
@@ -47,7 +56,7 @@ pub fn map_functions<T: Send>(
     config: &PipelineConfig,
     on_done: &(dyn Fn() + Sync),
     summarize: &(dyn Fn(&Function, RunReport) -> T + Sync),
-) -> Vec<Result<T, String>> {
+) -> Vec<Result<T, InternalError>> {
     thread_local! {
         static RESULTS: std::cell::RefCell<Vec<Function>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -56,7 +65,7 @@ pub fn map_functions<T: Send>(
             let mut results = results.borrow_mut();
             with_thread_engine(config, |engine| {
                 let refs: Vec<&Function> = chunk.iter().collect();
-                let reports = engine.run_batch_copy_into(&refs, symbols, &mut results);
+                let reports = engine.run_batch(&refs, symbols, &mut results);
                 reports
                     .into_iter()
                     .zip(results.iter())
@@ -67,8 +76,8 @@ pub fn map_functions<T: Send>(
     })
 }
 
-/// Runs one batch: a result per function, or the message of a panic.
-type BatchRun<'a, T> = dyn Fn(&[Function]) -> Result<Vec<T>, String> + Sync + 'a;
+/// Runs one batch: a result per function, or the panic that stopped it.
+type BatchRun<'a, T> = dyn Fn(&[Function]) -> Result<Vec<T>, Panicked> + Sync + 'a;
 
 /// Splits `functions` into batches of [`batch_size`] spread over rayon's workers, calls
 /// `run` on each (one result per function, or a panic message), and returns the results in
@@ -79,26 +88,25 @@ fn in_batches<T: Send>(
     config: &PipelineConfig,
     on_done: &(dyn Fn() + Sync),
     run: &BatchRun<'_, T>,
-) -> Vec<Result<T, String>> {
+) -> Vec<Result<T, InternalError>> {
     functions
         .par_chunks(batch_size(config))
         .flat_map_iter(|chunk| {
-            let results: Vec<Result<T, String>> = match run(chunk) {
+            let internal = |f: &Function, panic| InternalError {
+                function: f.name.clone(),
+                panic,
+            };
+            let results: Vec<Result<T, InternalError>> = match run(chunk) {
                 Ok(done) => done.into_iter().map(Ok).collect(),
                 Err(_) if chunk.len() > 1 => chunk
                     .iter()
                     .map(|f| {
                         run(std::slice::from_ref(f))
                             .map(|mut one| one.remove(0))
-                            .map_err(|panic| {
-                                format!("function @{}: internal error: {panic}", f.name)
-                            })
+                            .map_err(|panic| internal(f, panic))
                     })
                     .collect(),
-                Err(panic) => vec![Err(format!(
-                    "function @{}: internal error: {panic}",
-                    chunk[0].name
-                ))],
+                Err(panic) => vec![Err(internal(&chunk[0], panic))],
             };
             for _ in chunk {
                 on_done();

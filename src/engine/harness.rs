@@ -17,6 +17,17 @@ use bevy_ecs::schedule::{IntoScheduleConfigs, SingleThreadedExecutor};
 use bevy_ecs::system::ScheduleSystem;
 use std::sync::Arc;
 
+/// Why [`Harness::from_sir`] could not build a harness.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HarnessError {
+    /// The text does not parse (the error has its `file:line:col`).
+    #[error(transparent)]
+    Parse(#[from] crate::text::ParseError),
+    /// The text parses but defines no function.
+    #[error("the text defines no function")]
+    NoFunction,
+}
+
 /// A World with one function in it and every resource a pipeline system reads.
 pub struct Harness {
     world: World,
@@ -36,15 +47,15 @@ impl Harness {
     /// Parses `.sir` text and loads its first function (its module's symbols with it).
     ///
     /// # Errors
-    /// The parse error, or a message if the module has no function.
-    pub fn from_sir(text: &str, config: PipelineConfig) -> Result<Self, String> {
-        let module = crate::text::parse_module(text, "<harness>").map_err(|e| e.to_string())?;
+    /// [`HarnessError`]: the parse error (with its line and column), or no function.
+    pub fn from_sir(text: &str, config: PipelineConfig) -> Result<Self, HarnessError> {
+        let module = crate::text::parse_module(text, "<harness>")?;
         let symbols = Arc::new(module.symbol_table());
         let f = module
             .functions
             .into_iter()
             .next()
-            .ok_or_else(|| "the text defines no function".to_string())?;
+            .ok_or(HarnessError::NoFunction)?;
         Ok(Harness::new(f, &symbols, config))
     }
 

@@ -10,9 +10,8 @@
 //! largest function so far: [`world::FunctionLoader`]), runs the schedule with the
 //! single-threaded executor, and takes the function back out. Between load and take the
 //! function exists only as component columns: every pass is a system on those columns.
-//! Batch drivers that read each result before the next use [`Engine::run_batch_copy_into`]
-//! instead: up to [`Engine::batch_size`] functions are copied into the pooled rows of their
-//! own slots (a World holds [`SLOTS`] functions, each in its own tables: see
+//! Batch drivers use [`Engine::run_batch`] instead: up to [`Engine::batch_size`] functions
+//! are copied into the pooled rows of their own slots (a World holds [`SLOTS`] functions, each in its own tables: see
 //! [`crate::ir::access`]), the schedule runs once for all of them (every system visits each
 //! live slot), and the results are copied out into functions the caller reuses, so that
 //! once warm neither side allocates or frees per function and the schedule's fixed cost
@@ -96,8 +95,8 @@ pub mod world;
 
 pub use crate::ir::{FunctionInfo, FunctionTables, IrMut, IrView, Symbols};
 pub use crate::stage::{
-    Analyses, Diagnostic, Diagnostics, Pass, PassError, PassInfo, PassOptions, PassSet, PassStats,
-    PipelineConfig, Severity, Stage, StageInfo, Stat, PASSES, STAGES,
+    Analyses, Diagnostic, Diagnostics, Pass, PassError, PassInfo, PassOptions, PassReport, PassSet,
+    PassStats, PipelineConfig, Severity, Stage, StageInfo, Stat, PASSES, STAGES,
 };
 pub use world::EntityMap;
 
@@ -489,7 +488,7 @@ pub struct FunctionRun {
 }
 
 /// What running one function through the engine reported, without the function (see
-/// [`Engine::run_copy_into`]).
+/// [`Engine::run_batch`]).
 #[derive(Debug)]
 pub struct RunReport {
     /// Errors and notes reported by systems.
@@ -543,6 +542,7 @@ impl FunctionRun {
 /// a system that runs in one finds what it needs in the other.
 pub fn init_world(world: &mut World, config: PipelineConfig) {
     world::init_resources(world);
+    world.insert_resource(crate::stage::RowGrowth(world::spawn_demanded_rows));
     world.insert_resource(config);
     world.init_resource::<PerSlot<Diagnostics>>();
     world.init_resource::<PassTimings>();
@@ -633,7 +633,7 @@ impl Engine {
         self.schedule_key = key;
     }
 
-    /// How many functions one run of the schedule takes ([`Engine::run_batch_copy_into`]):
+    /// How many functions one run of the schedule takes ([`Engine::run_batch`]):
     /// [`SLOTS`], or one when the config runs the machine stages (their lowered form and
     /// allocation are per World) or dumps (the dump list is per run).
     pub fn batch_size(&self) -> usize {
@@ -654,45 +654,21 @@ impl Engine {
         self.take()
     }
 
-    /// [`Engine::run`] on a copy of `function`, which is copied into the World's pooled rows
-    /// in place ([`world::FunctionLoader::load_copy`]) instead of being cloned first: for
-    /// drivers that keep their functions (benchmarks, repeated runs).
-    pub fn run_copy(&mut self, function: &Function, symbols: &Arc<SymbolTable>) -> FunctionRun {
-        self.run_batch(&[function], symbols)
-            .pop()
-            .expect("one run per function")
-    }
-
-    /// [`Engine::run_copy`] with the result copied into `out` in place
-    /// ([`world::FunctionLoader::copy_out`]) instead of moved into a new function: the
-    /// World keeps its rows and `out` its allocations, so a driver that reads each result
-    /// before the next run (a batch benchmark) allocates and frees nothing per function
-    /// once warm. `out` ends up equal to the `function` field [`Engine::run_copy`] would
-    /// return; the rest of the run comes back as a [`RunReport`].
-    pub fn run_copy_into(
-        &mut self,
-        function: &Function,
-        symbols: &Arc<SymbolTable>,
-        out: &mut Function,
-    ) -> RunReport {
-        self.clear_slots();
-        self.loader.load_copy(&mut self.world, 0, function, symbols);
-        self.run_schedule();
-        self.loader.copy_out(&mut self.world, 0, out);
-        self.take_report(0, 1)
-    }
-
-    /// [`Engine::run_copy_into`] on up to [`Engine::batch_size`] functions at once: each is
-    /// copied into its own slot (function `k` into slot `k`), the schedule runs once for
-    /// all of them (each system visits every slot), and result `k` is copied into
-    /// `outs[k]` (grown to `functions.len()` if shorter). Reports come back in input order;
-    /// each gets an equal share of the run's stage times. The results equal those of one
-    /// [`Engine::run_copy_into`] per function: slots share nothing but scratch that every
-    /// system clears per function.
+    /// Runs the pipeline on up to [`Engine::batch_size`] functions at once and copies the
+    /// results into `outs`: function `k` is copied into slot `k`'s pooled rows in place
+    /// ([`world::FunctionLoader::load_copies`]), the schedule runs once for all of them
+    /// (each system visits every slot), and result `k` is copied into `outs[k]` in place
+    /// ([`world::FunctionLoader::copy_out_all`]; `outs` is grown to `functions.len()` if
+    /// shorter). The World keeps its rows and `outs` its allocations, so a driver that
+    /// reuses `outs` allocates and frees nothing per function once warm. Reports come back
+    /// in input order; each gets an equal share of the run's stage times. The results equal
+    /// those of one [`Engine::run`] per function: slots share nothing but scratch that every
+    /// system clears per function. The inputs are only read, so the caller still holds them
+    /// if the run panics.
     ///
     /// # Panics
     /// If `functions` holds more than [`Engine::batch_size`] functions.
-    pub fn run_batch_copy_into(
+    pub fn run_batch(
         &mut self,
         functions: &[&Function],
         symbols: &Arc<SymbolTable>,
@@ -707,30 +683,6 @@ impl Engine {
         let reports = (0..n).map(|slot| self.take_report(slot, n)).collect();
         self.end_batch();
         reports
-    }
-
-    /// [`Engine::run_batch_copy_into`] with the results moved out of the World
-    /// ([`world::FunctionLoader::take`]) into the runs it returns, for drivers that hand the
-    /// results on (`batch::run_functions`, behind `strata compile`). The inputs are copied
-    /// in, so the caller still holds them if the run panics.
-    ///
-    /// # Panics
-    /// If `functions` holds more than [`Engine::batch_size`] functions.
-    pub fn run_batch(
-        &mut self,
-        functions: &[&Function],
-        symbols: &Arc<SymbolTable>,
-    ) -> Vec<FunctionRun> {
-        self.run_loaded_batch(functions, symbols);
-        let n = functions.len();
-        let taken = self.loader.take_all(&mut self.world, 0, n);
-        let runs = taken
-            .into_iter()
-            .enumerate()
-            .map(|(slot, function)| FunctionRun::new(function, self.take_report(slot, n)))
-            .collect();
-        self.end_batch();
-        runs
     }
 
     /// Copies `functions` into slots `0..` and runs the schedule once for all of them.
@@ -846,66 +798,38 @@ impl Engine {
     }
 }
 
-/// What a pass run in place reported (see [`run_in_place`]).
-#[derive(Debug, Default)]
-pub struct PassReport {
-    /// Errors and notes reported by systems.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Statistics reported by passes.
-    pub stats: Vec<Stat>,
-}
-
-impl PassReport {
-    /// The value of statistic `pass`/`name` (0 if not reported).
-    pub fn stat(&self, pass: &str, name: &str) -> u64 {
-        self.stats
-            .iter()
-            .find(|s| s.pass == pass && s.name == name)
-            .map_or(0, |s| s.value)
-    }
-
-    /// True if any error was reported.
-    pub fn has_errors(&self) -> bool {
-        self.diagnostics
-            .iter()
-            .any(|d| d.severity == Severity::Error)
-    }
-}
-
-/// Runs the passes of `config` (with their requirements) on `f` in place, through this
-/// thread's engine: the very systems of the pipeline, so a library entry point and the
-/// pipeline pass of the same name behave the same. A panic inside a system is re-raised
-/// here (after the engine is discarded).
-pub fn run_in_place(
-    f: &mut Function,
-    symbols: &Arc<SymbolTable>,
-    config: &PipelineConfig,
-) -> PassReport {
-    let input = std::mem::take(f);
-    match with_thread_engine(config, |engine| engine.run(input, symbols)) {
-        Ok(run) => {
-            *f = run.function;
-            PassReport {
-                diagnostics: run.diagnostics,
-                stats: run.stats,
-            }
-        }
-        Err(panic) => panic!("{panic}"),
-    }
-}
-
 thread_local! {
     static THREAD_ENGINE: std::cell::RefCell<Option<Engine>> = const { std::cell::RefCell::new(None) };
 }
 
+/// A panic inside the pipeline (a bug, never an input error), caught by
+/// [`with_thread_engine`]: the panic's message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Panicked {
+    /// The panic payload's text (`unknown panic` if it was not a string).
+    pub message: String,
+}
+
+/// A function whose run through the pipeline panicked (see [`batch`]): the function and the
+/// panic. Its results are lost; the other functions of the batch are not.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("function @{function}: internal error: {panic}")]
+pub struct InternalError {
+    /// The function's name.
+    pub function: String,
+    /// What the pipeline panicked with.
+    pub panic: Panicked,
+}
+
 /// Runs `f` with this thread's engine (built on first use, then reused: DESIGN.md 2, rule 1),
 /// after installing `config`. If `f` panics, the engine is discarded (its World may be
-/// half-updated) and the panic is returned as an error message, so a batch driver loses only
-/// the function that triggered it.
+/// half-updated) and the panic is returned as a [`Panicked`] error, so a batch driver loses
+/// only the function that triggered it.
 pub fn with_thread_engine<R>(
     config: &PipelineConfig,
     f: impl FnOnce(&mut Engine) -> R,
-) -> Result<R, String> {
+) -> Result<R, Panicked> {
     THREAD_ENGINE.with(|cell| {
         let mut slot = cell.borrow_mut();
         let engine = match slot.as_mut() {
@@ -921,11 +845,12 @@ pub fn with_thread_engine<R>(
             Ok(r) => Ok(r),
             Err(payload) => {
                 *slot = None;
-                Err(payload
+                let message = payload
                     .downcast_ref::<String>()
                     .cloned()
                     .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_else(|| "unknown panic".to_string()))
+                    .unwrap_or_else(|| "unknown panic".to_string());
+                Err(Panicked { message })
             }
         }
     })

@@ -14,8 +14,9 @@
 //! asserts this after every stage in debug builds.
 //!
 //! A pass that creates instructions or blocks first writes how many it may create into its
-//! slot's [`RowDemand`]; the exclusive system [`grow_rows`] spawns that many spare rows at
-//! the end of each slot's tables while no slice is borrowed; the pass then fills them
+//! slot's [`RowDemand`]; the exclusive system [`crate::stage::grow_rows`] (the stage's
+//! step, which calls [`spawn_demanded_rows`] through the World's `RowGrowth`) spawns that
+//! many spare rows at the end of each slot's tables while no slice is borrowed; the pass then fills them
 //! ([`crate::ir::Body::push_inst`]). Removed instructions and blocks are flagged in the
 //! `InstDead` / `BlockDead` columns, never despawned mid-pipeline.
 //!
@@ -152,18 +153,6 @@ impl FunctionLoader {
         t.values = values;
         t.consts = consts;
         set_symbols(world, symbols);
-    }
-
-    /// Puts a copy of `f` into slot `slot` of `world` (and makes the slot live); see
-    /// [`FunctionLoader::load_copies`].
-    pub fn load_copy(
-        &mut self,
-        world: &mut World,
-        slot: usize,
-        f: &Function,
-        symbols: &Arc<SymbolTable>,
-    ) {
-        self.load_copies(world, slot, std::slice::from_ref(&f), symbols);
     }
 
     /// Puts a copy of `functions[k]` into slot `first + k` of `world` (and makes those slots
@@ -340,7 +329,7 @@ impl FunctionLoader {
     /// and tables in place (`clone_from`, and the heap-free instruction and terminator
     /// copies of [`InstKind::copy_from`] and [`Terminator::copy_from`]), so neither side
     /// allocates once both are as large as the function: the World keeps its rows (the
-    /// next [`FunctionLoader::load_copy`] overwrites them in place) and `out` keeps its
+    /// next [`FunctionLoader::load_copies`] overwrites them in place) and `out` keeps its
     /// allocations for the next call. Same result as [`FunctionLoader::take`] (every row
     /// below the row counts, dead ones included), for drivers that run many functions and
     /// read each result before the next (`batch::map_functions`). The slot stays live until
@@ -661,7 +650,7 @@ fn placeholder_inst() -> InstKind {
 /// [`RowDemand`] (back to zero) and the tables (new rows: empty blocks ending in
 /// `unreachable`, flagged dead; removed instructions). Establishes: each slot's tables
 /// have at least `counts + demand` rows.
-pub fn grow_rows(world: &mut World) {
+pub fn spawn_demanded_rows(world: &mut World) {
     let mut wanted = [(0usize, 0usize); SLOTS];
     let mut any = false;
     {
@@ -688,7 +677,7 @@ pub fn grow_rows(world: &mut World) {
 /// Spawns spare rows at the end of slot `slot`'s tables until they have at least
 /// `want_blocks` block rows and `want_insts` instruction rows (new rows: empty blocks
 /// ending in `unreachable` and placeholder instructions, flagged dead). Needs no column
-/// borrowed. Used by [`grow_rows`] and, before a batch, by `Engine::reserve_rows`.
+/// borrowed. Used by [`spawn_demanded_rows`] and, before a batch, by `Engine::reserve_rows`.
 pub fn spawn_spare_rows(world: &mut World, slot: usize, want_blocks: usize, want_insts: usize) {
     {
         let map = &world.resource::<EntityMap>().slots[slot];
@@ -783,17 +772,6 @@ fn rows_by_slot<C: Component>(world: &mut World, what: &str) -> Vec<Vec<Entity>>
     rows
 }
 
-/// Spawns `f` into `world` (which must hold no other function). Consumes `f`. For repeated
-/// use, keep a [`FunctionLoader`]; this builds one per call and pools nothing.
-pub fn load_function(world: &mut World, f: Function, symbols: &Arc<SymbolTable>) {
-    FunctionLoader::new(world, false).load(world, 0, f, symbols);
-}
-
-/// Moves the function out of `world` and despawns its entities, newest first.
-pub fn take_function(world: &mut World) -> Function {
-    FunctionLoader::new(world, false).take(world, 0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -817,7 +795,7 @@ mod tests {
         world.resource_mut::<PerSlot<RowDemand>>()[0].insts = 1;
         let mut schedule = Schedule::default();
         schedule.add_systems(
-            (grow_rows, |mut ir: IrMut| {
+            (spawn_demanded_rows, |mut ir: IrMut| {
                 let mut body = ir.body();
                 let kind = body.kinds[0].clone();
                 let i = body.push_inst(kind, Default::default(), Block(0));

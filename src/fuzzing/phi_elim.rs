@@ -1,7 +1,7 @@
 //! Oracle check of phi elimination and block-parameter conversion (DESIGN.md 5).
 //!
 //! What: [`check`] draws a module of memory-form functions from fuzz bytes, promotes every
-//! function ([`crate::ssa::promote_allocas`], checked as in
+//! function ([`crate::api::promote_allocas`], checked as in
 //! [`super::mem2reg`]), then eliminates the phis ([`eliminate_phis`]); [`check_block_params`]
 //! converts them to block parameters instead. Judged: the verifier accepts the result
 //! (phase `destructed`, or `ssa` with block parameters), no phi remains (block parameters:
@@ -14,12 +14,13 @@
 
 use super::generate;
 use super::mem2reg::{check_module_with, gen_options, promote_checked};
+use crate::api::{convert_phis_to_block_params, eliminate_phis};
 use crate::interp::{self, Val};
 use crate::ir::{
     BinaryOp, Block, Function, FunctionBuilder, InstKind, IntPredicate, ModuleBuilder, Operand,
     Phase, Signature, Type,
 };
-use crate::ssa::{convert_phis_to_block_params, eliminate_phis, ParamAllocas};
+use crate::ssa::ParamAllocas;
 use arbitrary::Unstructured;
 
 fn no_phis(f: &Function) -> bool {

@@ -32,10 +32,11 @@
 //! Complexity: linear generation; interpretation bounded by the step budget.
 
 use super::generate_ssa::{ssa_function, SsaGenOptions};
+use crate::api::optimize_with_sccp as optimize;
 use crate::engine::{with_thread_engine, PassSet, PipelineConfig};
 use crate::interp::{self, InterpError, Val};
 use crate::ir::{Block, Function, InstKind, Module, ModuleBuilder, Operand, Type, Value};
-use crate::sccp::{optimize, sccp_analysis_in_module, SccpSolution, SccpStatus};
+use crate::sccp::{sccp_analysis_in_module, SccpSolution, SccpStatus};
 use arbitrary::{Result, Unstructured};
 use std::sync::Arc;
 

@@ -147,17 +147,38 @@ pub fn alloc_size(ty: Type) -> u64 {
     }
 }
 
+/// Why an aggregate shape cannot be a type: the limit it exceeds. A shape has no source
+/// position; the `.sir` parser and the LLVM importer report it at the type's line and column.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AggregateError {
+    /// A `void` field or element.
+    #[error("an aggregate member cannot be void")]
+    VoidMember,
+    /// More than [`MAX_MEMBERS`] struct fields.
+    #[error("a struct value has more than {MAX_MEMBERS} members")]
+    TooManyMembers,
+    /// More than [`MAX_MEMBERS`] array elements.
+    #[error("an array value has more than {MAX_MEMBERS} elements")]
+    TooManyElements,
+    /// An allocation size beyond [`MAX_BYTES`].
+    #[error("an aggregate value larger than {MAX_BYTES} bytes")]
+    TooLarge,
+    /// The process already interned 2^24 distinct shapes.
+    #[error("more than 2^24 distinct aggregate types")]
+    TooManyTypes,
+}
+
 impl Type {
     /// Interns an aggregate shape and returns its type. Errors name the limit exceeded: a
     /// `void` member, more than [`MAX_MEMBERS`] members, more than [`MAX_BYTES`] bytes, or
     /// more than 2^24 distinct shapes.
-    pub fn aggregate(shape: AggShape) -> Result<Type, String> {
+    pub fn aggregate(shape: AggShape) -> Result<Type, AggregateError> {
         let members: &[Type] = match &shape {
             AggShape::Struct { fields, .. } => fields,
             AggShape::Array { elem, .. } => std::slice::from_ref(elem),
         };
         if members.contains(&Type::Void) {
-            return Err("an aggregate member cannot be void".into());
+            return Err(AggregateError::VoidMember);
         }
         if let Some(&id) = table()
             .read()
@@ -170,9 +191,7 @@ impl Type {
         let (size, align, offsets) = match &shape {
             AggShape::Struct { fields, packed } => {
                 if fields.len() as u64 > MAX_MEMBERS {
-                    return Err(format!(
-                        "a struct value has more than {MAX_MEMBERS} members"
-                    ));
+                    return Err(AggregateError::TooManyMembers);
                 }
                 let (mut off, mut align) = (0u64, 1u64);
                 let mut offsets = Vec::with_capacity(fields.len());
@@ -187,9 +206,7 @@ impl Type {
             }
             AggShape::Array { len, elem } => {
                 if *len as u64 > MAX_MEMBERS {
-                    return Err(format!(
-                        "an array value has more than {MAX_MEMBERS} elements"
-                    ));
+                    return Err(AggregateError::TooManyElements);
                 }
                 let step = alloc_size(*elem);
                 let offsets = (0..*len as u64).map(|i| i * step).collect();
@@ -197,7 +214,7 @@ impl Type {
             }
         };
         if size > MAX_BYTES {
-            return Err(format!("an aggregate value larger than {MAX_BYTES} bytes"));
+            return Err(AggregateError::TooLarge);
         }
         let mut t = table().write().unwrap_or_else(|e| e.into_inner());
         if let Some(&id) = t.index.get(&shape) {
@@ -205,7 +222,7 @@ impl Type {
         }
         let n = t.infos.len() as u32;
         if n >= 1 << 24 {
-            return Err("more than 2^24 distinct aggregate types".into());
+            return Err(AggregateError::TooManyTypes);
         }
         let [a, b, c, _] = n.to_le_bytes();
         let id = AggId([a, b, c]);
@@ -221,7 +238,7 @@ impl Type {
     }
 
     /// `{ fields... }` (not packed); see [`Type::aggregate`].
-    pub fn struct_of(fields: &[Type]) -> Result<Type, String> {
+    pub fn struct_of(fields: &[Type]) -> Result<Type, AggregateError> {
         Type::aggregate(AggShape::Struct {
             fields: fields.into(),
             packed: false,
@@ -229,7 +246,7 @@ impl Type {
     }
 
     /// `[len x elem]`; see [`Type::aggregate`].
-    pub fn array_of(len: u32, elem: Type) -> Result<Type, String> {
+    pub fn array_of(len: u32, elem: Type) -> Result<Type, AggregateError> {
         Type::aggregate(AggShape::Array { len, elem })
     }
 

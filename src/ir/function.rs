@@ -182,7 +182,7 @@ impl Clone for ConstPool {
     }
 
     /// Field by field, so the tables keep their allocations (the engine copies a pool
-    /// into its World this way once per function: `FunctionLoader::load_copy`).
+    /// into its World this way once per function: `FunctionLoader::load_copies`).
     fn clone_from(&mut self, source: &Self) {
         self.data.clone_from(&source.data);
         self.index.clone_from(&source.index);

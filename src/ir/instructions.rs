@@ -638,7 +638,7 @@ impl InstKind {
     /// memory ([`InstKind::owns_no_heap`], nearly every instruction) is copied as its 64
     /// bytes, which costs about a fifth of the derived `clone_from` (a match, the lists'
     /// `extend`, the drop of `self`); the engine copies every instruction of a function into
-    /// the World this way (`FunctionLoader::load_copy`).
+    /// the World this way (`FunctionLoader::load_copies`).
     #[inline]
     pub fn copy_from(&mut self, source: &InstKind) {
         if source.owns_no_heap() {
@@ -1002,7 +1002,7 @@ impl Terminator {
     /// `*self = source.clone()`, building the usual argument-free `jump`, `br`, `ret` and
     /// `unreachable` directly (the derived `clone_from` drops `self` and clones each
     /// target's argument list); the engine copies every block's terminator into the World
-    /// this way (`FunctionLoader::load_copy`).
+    /// this way (`FunctionLoader::load_copies`).
     #[inline]
     pub fn copy_from(&mut self, source: &Terminator) {
         let bare = |t: &Target| t.args.is_empty();

@@ -19,7 +19,7 @@ mod names;
 mod types;
 
 pub use access::*;
-pub use aggregate::{AggId, AggInfo, AggShape};
+pub use aggregate::{AggId, AggInfo, AggShape, AggregateError};
 pub use body::*;
 pub use builder::{FunctionBuilder, ModuleBuilder};
 pub use entities::{Block, Const, Inst, Symbol, Value};

@@ -13,7 +13,7 @@
 //! IR treats a short `init` as zero-filled), so `zeroinitializer` of a huge array costs
 //! nothing, and no initialiser may grow the buffer beyond [`MAX_INIT_BYTES`].
 
-use super::layout::{LType, Layouts};
+use super::layout::{LType, LayoutError, Layouts};
 use super::parse::Val;
 use crate::ir::{Relocation, Symbol, Type};
 
@@ -43,43 +43,199 @@ pub fn const_int(ty: &LType, v: &Val) -> Option<i64> {
     }
 }
 
-/// True if an initializer error from this module is about valid LLVM that strata does not
-/// evaluate (its message says "not supported" or starts with "unsupported"), rather than
-/// about malformed input.
-pub fn is_unsupported(msg: &str) -> bool {
-    msg.starts_with("unsupported") || msg.contains("not supported")
+/// Why a constant (a float literal, a folded `getelementptr`, a global initialiser) could not
+/// be evaluated. Constants carry no position of their own: the importer wraps the error in a
+/// `parse::PErr` at the constant's line and column, malformed or unsupported as
+/// [`ConstError::is_unsupported`] says.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConstError {
+    /// A type involved has no layout.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// Hex float digits that do not parse (`prefix` is `"K"` for `x86_fp80`, else empty).
+    #[error("invalid hex float 0x{prefix}{digits}")]
+    InvalidHexFloat {
+        /// The letter after `0x`, if any.
+        prefix: &'static str,
+        /// The digits as written.
+        digits: String,
+    },
+    /// An `0xK` literal without exactly 20 hex digits.
+    #[error("x86_fp80 literal 0xK{0} does not have 20 hex digits")]
+    Fp80Digits(String),
+    /// An `0xK` literal for a type other than `x86_fp80`.
+    #[error("x86_fp80 literal 0xK{digits} for {ty}")]
+    Fp80For {
+        /// The digits as written.
+        digits: String,
+        /// The literal's type.
+        ty: Type,
+    },
+    /// An `0xH` (half) literal for `float` or `double`.
+    #[error("half literal 0xH{digits} for {ty}")]
+    HalfFor {
+        /// The digits as written.
+        digits: String,
+        /// The literal's type.
+        ty: Type,
+    },
+    /// A hex float form strata does not convert (`0xL`, `0xM`, `0xR`, ...).
+    #[error("unsupported float literal 0x{prefix}{digits}")]
+    UnsupportedFloat {
+        /// The letter after `0x`.
+        prefix: char,
+        /// The digits as written.
+        digits: String,
+    },
+    /// Something other than a float literal where one is expected.
+    #[error("expected a float literal")]
+    ExpectedFloat,
+    /// A float literal of a non-float type.
+    #[error("float literal for non-float type {0}")]
+    NonFloat(Type),
+    /// A struct index in `getelementptr` that is not a constant.
+    #[error("a struct index in getelementptr must be a constant")]
+    DynamicStructIndex,
+    /// A struct index past the struct's last field.
+    #[error("struct index {index} out of range for {ty}")]
+    StructIndex {
+        /// The index as written.
+        index: i64,
+        /// The struct type.
+        ty: LType,
+    },
+    /// A `getelementptr` index into a type that has no elements.
+    #[error("getelementptr cannot index into {0}")]
+    NotIndexable(LType),
+    /// An initialiser offset that does not fit `u64`.
+    #[error("initializer offset overflows")]
+    OffsetOverflow,
+    /// An initialiser image beyond [`MAX_INIT_BYTES`].
+    #[error("initializer larger than {MAX_INIT_BYTES} bytes is not supported")]
+    TooLarge,
+    /// `@name` that names no global or function.
+    #[error("undefined symbol @{0}")]
+    UndefinedSymbol(String),
+    /// A constant `getelementptr` with a non-constant index.
+    #[error("non-constant getelementptr index in a constant is not supported")]
+    DynamicGepIndex,
+    /// `inttoptr` of a non-zero integer in an initialiser.
+    #[error("inttoptr of a non-zero constant in an initializer is not supported")]
+    IntToPtr,
+    /// A constant expression strata does not evaluate (its keyword).
+    #[error("constant expression `{0}` is not supported")]
+    Expr(String),
+    /// A constant `icmp` where a pointer is expected.
+    #[error("constant expression `icmp` in a pointer initializer")]
+    IcmpPointer,
+    /// `blockaddress` in an initialiser.
+    #[error("blockaddress in an initializer is not supported")]
+    BlockAddress,
+    /// Something other than a pointer constant where one is expected.
+    #[error("expected a pointer constant")]
+    ExpectedPointer,
+    /// A `c"..."` string whose length does not match its array type.
+    #[error("string of {len} bytes initializes {ty}")]
+    StringLength {
+        /// Bytes in the string.
+        len: usize,
+        /// The initialised type.
+        ty: LType,
+    },
+    /// An integer initialiser that is not a literal or `ptrtoint` of a pointer.
+    #[error("unsupported integer initializer for {0}")]
+    IntInit(LType),
+    /// A `half`, `bfloat` or `fp128` initialiser that is not a hex literal.
+    #[error("unsupported {0} initializer")]
+    FloatInit(LType),
+    /// An array, vector or struct type initialised by a non-aggregate.
+    #[error("expected an aggregate for {0}")]
+    ExpectedAggregate(LType),
+    /// Array or vector elements whose count or types do not match.
+    #[error("initializer elements do not match {0}")]
+    Elements(LType),
+    /// Struct fields whose types do not match.
+    #[error("initializer fields do not match {0}")]
+    Fields(LType),
+    /// A struct initialiser with the wrong number of fields.
+    #[error("initializer has {len} fields for {ty}")]
+    FieldCount {
+        /// Fields written.
+        len: usize,
+        /// The struct type.
+        ty: LType,
+    },
+    /// An initialiser of a type strata does not lay out in memory.
+    #[error("unsupported initializer type {0}")]
+    InitType(LType),
+}
+
+impl ConstError {
+    /// True if the error is about valid LLVM that strata does not evaluate (the function or
+    /// global may be skipped), false if the input is malformed.
+    pub fn is_unsupported(&self) -> bool {
+        use ConstError::*;
+        matches!(
+            self,
+            UnsupportedFloat { .. }
+                | TooLarge
+                | DynamicGepIndex
+                | IntToPtr
+                | Expr(_)
+                | BlockAddress
+                | IntInit(_)
+                | FloatInit(_)
+                | InitType(_)
+        )
+    }
 }
 
 /// Float bits for a literal of scalar type `ty` (`F32` bits in the low 32, `F80` in the low
 /// 80). An `x86_fp80` literal is `0xK` + 20 hex digits of its bits, or a `double` literal
 /// (decimal or `0x` + 16 digits), converted exactly as LLVM's parser does.
-pub fn float_bits(ty: Type, v: &Val) -> Result<u128, String> {
+pub fn float_bits(ty: Type, v: &Val) -> Result<u128, ConstError> {
     if let Val::Hex('K', digits) = v {
         return match ty {
-            Type::F80 if digits.len() == 20 => u128::from_str_radix(digits, 16)
-                .map_err(|_| format!("invalid hex float 0xK{digits}")),
-            Type::F80 => Err(format!(
-                "x86_fp80 literal 0xK{digits} does not have 20 hex digits"
-            )),
-            _ => Err(format!("x86_fp80 literal 0xK{digits} for {ty}")),
+            Type::F80 if digits.len() == 20 => {
+                u128::from_str_radix(digits, 16).map_err(|_| ConstError::InvalidHexFloat {
+                    prefix: "K",
+                    digits: digits.to_string(),
+                })
+            }
+            Type::F80 => Err(ConstError::Fp80Digits(digits.to_string())),
+            _ => Err(ConstError::Fp80For {
+                digits: digits.to_string(),
+                ty,
+            }),
         };
     }
     let dbits = match v {
         Val::Dec(x) => x.to_bits(),
         Val::Hex('x', digits) if !digits.is_empty() && digits.len() <= 16 => {
-            u64::from_str_radix(digits, 16).map_err(|_| format!("invalid hex float 0x{digits}"))?
+            u64::from_str_radix(digits, 16).map_err(|_| ConstError::InvalidHexFloat {
+                prefix: "",
+                digits: digits.to_string(),
+            })?
         }
         Val::Hex('H', digits) if ty == Type::F32 || ty == Type::F64 => {
-            return Err(format!("half literal 0xH{digits} for {ty}"));
+            return Err(ConstError::HalfFor {
+                digits: digits.to_string(),
+                ty,
+            });
         }
-        Val::Hex(c, d) => return Err(format!("unsupported float literal 0x{c}{d}")),
-        _ => return Err("expected a float literal".into()),
+        Val::Hex(c, d) => {
+            return Err(ConstError::UnsupportedFloat {
+                prefix: *c,
+                digits: d.to_string(),
+            })
+        }
+        _ => return Err(ConstError::ExpectedFloat),
     };
     Ok(match ty {
         Type::F64 => dbits as u128,
         Type::F32 => f64_bits_to_f32_bits(dbits) as u128,
         Type::F80 => crate::ir::fp80::from_f64(f64::from_bits(dbits)),
-        _ => return Err(format!("float literal for non-float type {ty}")),
+        _ => return Err(ConstError::NonFloat(ty)),
     })
 }
 
@@ -121,7 +277,7 @@ pub fn gep_fold(
     layouts: &Layouts,
     src: &LType,
     consts: &[Option<i64>],
-) -> Result<(i64, Vec<GepIdx>), String> {
+) -> Result<(i64, Vec<GepIdx>), ConstError> {
     let mut offset = 0i64;
     let mut out = Vec::with_capacity(consts.len());
     let mut cur: &LType = src;
@@ -130,14 +286,18 @@ pub fn gep_fold(
         if i == 0 {
             scale = layouts.size_align(cur)?.0 as i64;
         } else if let Some((fields, packed)) = layouts.struct_fields(cur) {
-            let k = c.ok_or("a struct index in getelementptr must be a constant")?;
+            let k = c.ok_or(ConstError::DynamicStructIndex)?;
+            let out_of_range = || ConstError::StructIndex {
+                index: k,
+                ty: cur.clone(),
+            };
             if k < 0 || k as usize >= fields.len() {
-                return Err(format!("struct index {k} out of range for {cur}"));
+                return Err(out_of_range());
             }
             let field_off = match cur {
                 LType::Named(n) => layouts
                     .named_offset(n, k as usize)?
-                    .ok_or_else(|| format!("struct index {k} out of range for {cur}"))?,
+                    .ok_or_else(out_of_range)?,
                 _ => layouts.struct_layout(fields, packed)?.offsets[k as usize],
             };
             offset = offset.wrapping_add(field_off as i64);
@@ -150,7 +310,7 @@ pub fn gep_fold(
                     scale = layouts.size_align(e)?.0 as i64;
                     cur = e;
                 }
-                other => return Err(format!("getelementptr cannot index into {other}")),
+                other => return Err(ConstError::NotIndexable(other.clone())),
             }
         }
         match c {
@@ -178,17 +338,15 @@ pub struct InitBuf {
 }
 
 impl InitBuf {
-    fn write(&mut self, off: u64, data: &[u8]) -> Result<(), String> {
+    fn write(&mut self, off: u64, data: &[u8]) -> Result<(), ConstError> {
         let Some(last) = data.iter().rposition(|&b| b != 0) else {
             return Ok(());
         };
         let end = off
             .checked_add(last as u64 + 1)
-            .ok_or("initializer offset overflows")?;
+            .ok_or(ConstError::OffsetOverflow)?;
         if end > MAX_INIT_BYTES {
-            return Err(format!(
-                "initializer larger than {MAX_INIT_BYTES} bytes is not supported"
-            ));
+            return Err(ConstError::TooLarge);
         }
         if self.bytes.len() < end as usize {
             self.bytes.resize(end as usize, 0);
@@ -201,51 +359,52 @@ impl InitBuf {
 /// Resolves a constant pointer expression to `(symbol, addend)`; `Ok(None)` for null.
 pub fn const_ptr(
     layouts: &Layouts,
-    syms: &crate::llvm::function::FastMap<String, Symbol>,
+    syms: &super::hash::FastMap<String, Symbol>,
     v: &Val,
-) -> Result<Option<(Symbol, i64)>, String> {
+) -> Result<Option<(Symbol, i64)>, ConstError> {
     match v {
         Val::Null | Val::Zero | Val::Undef | Val::Poison => Ok(None),
         Val::Global(n, _) => syms
             .get(n.as_ref())
             .map(|&s| Some((s, 0)))
-            .ok_or_else(|| format!("undefined symbol @{n}")),
+            .ok_or_else(|| ConstError::UndefinedSymbol(n.to_string())),
         Val::Cast(crate::ir::CastOp::Bitcast, inner, _) => const_ptr(layouts, syms, &inner.1),
         Val::Gep(src, base, idx) => {
             let consts: Vec<Option<i64>> = idx.iter().map(|(t, v)| const_int(t, v)).collect();
             if consts.iter().any(|c| c.is_none()) {
-                return Err(
-                    "non-constant getelementptr index in a constant is not supported".into(),
-                );
+                return Err(ConstError::DynamicGepIndex);
             }
             let (off, _) = gep_fold(layouts, src, &consts)?;
             Ok(const_ptr(layouts, syms, &base.1)?.map(|(s, a)| (s, a.wrapping_add(off))))
         }
         Val::Cast(crate::ir::CastOp::IntToPtr, inner, _) => match &inner.1 {
             Val::Int(0) | Val::Zero => Ok(None),
-            _ => Err("inttoptr of a non-zero constant in an initializer is not supported".into()),
+            _ => Err(ConstError::IntToPtr),
         },
-        Val::OtherExpr(w, _) => Err(format!("constant expression `{w}` is not supported")),
-        Val::Icmp(..) => Err("constant expression `icmp` in a pointer initializer".into()),
-        Val::BlockAddr(..) => Err("blockaddress in an initializer is not supported".into()),
-        _ => Err("expected a pointer constant".into()),
+        Val::OtherExpr(w, _) => Err(ConstError::Expr(w.to_string())),
+        Val::Icmp(..) => Err(ConstError::IcmpPointer),
+        Val::BlockAddr(..) => Err(ConstError::BlockAddress),
+        _ => Err(ConstError::ExpectedPointer),
     }
 }
 
 /// Writes the constant `v` of type `ty` at byte offset `off` of `out`.
 pub fn eval_init(
     layouts: &Layouts,
-    syms: &crate::llvm::function::FastMap<String, Symbol>,
+    syms: &super::hash::FastMap<String, Symbol>,
     ty: &LType,
     v: &Val,
     off: u64,
     out: &mut InitBuf,
-) -> Result<(), String> {
+) -> Result<(), ConstError> {
     match v {
         Val::Null | Val::Zero | Val::Undef | Val::Poison => return Ok(()),
         Val::Bytes(b) => {
             if !matches!(ty, LType::Array(n, e) if *n == b.len() as u64 && **e == LType::Int(8)) {
-                return Err(format!("string of {} bytes initializes {ty}", b.len()));
+                return Err(ConstError::StringLength {
+                    len: b.len(),
+                    ty: ty.clone(),
+                });
             }
             return out.write(off, b);
         }
@@ -266,7 +425,7 @@ pub fn eval_init(
                     }
                     return Ok(());
                 }
-                _ => return Err(format!("unsupported integer initializer for {ty}")),
+                _ => return Err(ConstError::IntInit(ty.clone())),
             };
             let n = (bits.div_ceil(8) as usize).min(16);
             out.write(off, &x.to_le_bytes()[..n])
@@ -290,7 +449,7 @@ pub fn eval_init(
                 }
                 out.write(off, &bytes)
             }
-            _ => Err(format!("unsupported {ty} initializer")),
+            _ => Err(ConstError::FloatInit(ty.clone())),
         },
         LType::Ptr(_) | LType::OpaquePtr => {
             if let Some((s, a)) = const_ptr(layouts, syms, v)? {
@@ -304,24 +463,24 @@ pub fn eval_init(
         }
         LType::Array(n, e) | LType::Vector(n, e) => {
             let Val::Agg(elems) = v else {
-                return Err(format!("expected an aggregate for {ty}"));
+                return Err(ConstError::ExpectedAggregate(ty.clone()));
             };
             if elems.len() as u64 != *n || elems.iter().any(|(t, _)| t != &**e) {
-                return Err(format!("initializer elements do not match {ty}"));
+                return Err(ConstError::Elements(ty.clone()));
             }
             let size = layouts.size_align(e)?.0;
             for (i, (t, ev)) in elems.iter().enumerate() {
                 let o = (i as u64)
                     .checked_mul(size)
                     .and_then(|x| x.checked_add(off))
-                    .ok_or("initializer offset overflows")?;
+                    .ok_or(ConstError::OffsetOverflow)?;
                 eval_init(layouts, syms, t, ev, o, out)?;
             }
             Ok(())
         }
         LType::Struct { .. } | LType::Named(_) => {
             let Val::Agg(elems) = v else {
-                return Err(format!("expected an aggregate for {ty}"));
+                return Err(ConstError::ExpectedAggregate(ty.clone()));
             };
             let offsets = match ty {
                 LType::Named(n) => layouts.named(n)?.offsets,
@@ -329,29 +488,35 @@ pub fn eval_init(
                     if fields.len() != elems.len()
                         || fields.iter().zip(elems).any(|(f, (t, _))| f != t)
                     {
-                        return Err(format!("initializer fields do not match {ty}"));
+                        return Err(ConstError::Fields(ty.clone()));
                     }
                     layouts.struct_layout(fields, *packed)?.offsets
                 }
                 _ => unreachable!(),
             };
             if offsets.len() != elems.len() {
-                return Err(format!("initializer has {} fields for {ty}", elems.len()));
+                return Err(ConstError::FieldCount {
+                    len: elems.len(),
+                    ty: ty.clone(),
+                });
             }
             for (i, (t, ev)) in elems.iter().enumerate() {
-                let o = offsets.get(i).ok_or("too many struct initializer fields")?;
+                let o = offsets.get(i).ok_or(ConstError::FieldCount {
+                    len: elems.len(),
+                    ty: ty.clone(),
+                })?;
                 eval_init(
                     layouts,
                     syms,
                     t,
                     ev,
-                    off.checked_add(*o).ok_or("offset overflows")?,
+                    off.checked_add(*o).ok_or(ConstError::OffsetOverflow)?,
                     out,
                 )?;
             }
             Ok(())
         }
-        _ => Err(format!("unsupported initializer type {ty}")),
+        _ => Err(ConstError::InitType(ty.clone())),
     }
 }
 
@@ -359,6 +524,53 @@ pub fn eval_init(
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    /// The typed classification agrees with the message rule the importer used before
+    /// errors were types: "unsupported ..." or "... not supported" means valid but
+    /// unmodelled input; every other message means malformed input.
+    #[test]
+    fn unsupported_errors_say_so() {
+        let ty = LType::Int(32);
+        let errors = [
+            ConstError::Layout(LayoutError::Opaque("T".into())),
+            ConstError::InvalidHexFloat {
+                prefix: "K",
+                digits: "zz".into(),
+            },
+            ConstError::Fp80Digits("1".into()),
+            ConstError::UnsupportedFloat {
+                prefix: 'L',
+                digits: "0".into(),
+            },
+            ConstError::ExpectedFloat,
+            ConstError::StructIndex {
+                index: 3,
+                ty: ty.clone(),
+            },
+            ConstError::OffsetOverflow,
+            ConstError::TooLarge,
+            ConstError::UndefinedSymbol("g".into()),
+            ConstError::DynamicGepIndex,
+            ConstError::IntToPtr,
+            ConstError::Expr("add".into()),
+            ConstError::IcmpPointer,
+            ConstError::BlockAddress,
+            ConstError::ExpectedPointer,
+            ConstError::IntInit(ty.clone()),
+            ConstError::FloatInit(LType::Half),
+            ConstError::ExpectedAggregate(ty.clone()),
+            ConstError::InitType(LType::Void),
+        ];
+        for e in errors {
+            let m = e.to_string();
+            let by_words = m.starts_with("unsupported") || m.contains("not supported");
+            assert_eq!(e.is_unsupported(), by_words, "{m}");
+        }
+        assert_eq!(
+            ConstError::StructIndex { index: 3, ty }.to_string(),
+            "struct index 3 out of range for i32"
+        );
+    }
 
     #[test]
     fn floats_narrow_and_widen() {

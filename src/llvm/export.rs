@@ -34,7 +34,7 @@
 //! An asm goto that ends its block (followed by a jump) prints as a `callbr` terminator.
 //!
 //! Debug information is stripped from the whole module as LLVM's `strip-debug` would
-//! ([`debug`]): functions printed from the IR have no locations, and the module's debug
+//! (the private `export::debug` module): functions printed from the IR have no locations, and the module's debug
 //! metadata, which import checks only loosely, is not re-emitted.
 //!
 //! Limits: block parameters are not exported, nor an asm goto with several results or in

@@ -19,6 +19,7 @@
 //! only in `Phase::Ssa` functions. Complexity: O(tokens + operands).
 
 use super::consts::{const_int, float_bits, gep_fold, GepIdx};
+use super::hash::FastMap;
 use super::layout::LType;
 use super::lexer::{Tok, Token};
 use super::parse::{cast_op, Cursor, PErr, PResult, TVal, TypeCache, Val};
@@ -26,57 +27,11 @@ use super::{CallSite, LlvmParam, ModuleInfo};
 use crate::ir::*;
 use smallvec::SmallVec;
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 mod aggregate;
 mod call;
 mod inst;
-
-/// A multiplicative hasher (FxHash's scheme) for the per-function name maps: names are
-/// short and hashed often, and SipHash's flooding resistance is not worth its cost here.
-#[derive(Default, Clone, Copy)]
-pub struct NameHasher(u64);
-
-impl Hasher for NameHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Little-endian words of eight bytes, the last one padded with zeros (built byte by
-        // byte: a copy of a variable length would be a `memcpy` call per name).
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let w = rest
-                .iter()
-                .enumerate()
-                .fold(0u64, |w, (k, &b)| w | u64::from(b) << (8 * k));
-            self.write_u64(w);
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(i as u64);
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-}
-
-/// A `HashMap` with [`NameHasher`].
-pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<NameHasher>>;
 
 /// A map from local names (values or block labels) to `V`. Names in canonical decimal
 /// (`%7`, `7:`, what clang writes for nearly every value and block) index a vector; other
@@ -1035,9 +990,9 @@ impl<'a, 'm> Lower<'a, 'm> {
             Val::Dec(_) | Val::Hex(..) => {
                 let bits = float_bits(sty, v).or_else(|e| {
                     if matches!(v, Val::Hex('K' | 'L' | 'M' | 'H' | 'R', _)) {
-                        self.unsupported(at, e)
+                        self.unsupported(at, e.to_string())
                     } else {
-                        self.err(at, e)
+                        self.err(at, e.to_string())
                     }
                 })?;
                 Ok(self.konst(ConstData {
@@ -1211,7 +1166,7 @@ impl<'a, 'm> Lower<'a, 'm> {
         let base_op = self.operand(&base.0, &base.1)?;
         let consts: Vec<Option<i64>> = idx.iter().map(|(t, v)| const_int(t, v)).collect();
         let (offset, kinds) =
-            gep_fold(&self.m.layouts, src, &consts).or_else(|e| self.err(at, e))?;
+            gep_fold(&self.m.layouts, src, &consts).or_else(|e| self.err(at, e.to_string()))?;
         let mut indices: SmallVec<[(Operand, i64); 2]> = SmallVec::new();
         for ((t, v), k) in idx.iter().zip(&kinds) {
             if let GepIdx::Scaled(scale) = k {

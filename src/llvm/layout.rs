@@ -18,8 +18,8 @@
 //! overflows `u64` is an error, never a panic or a loop. Complexity: O(total type size) for
 //! the named structs, O(type size) per literal type.
 
+use super::hash::FastMap;
 use crate::ir::Type;
-use crate::llvm::function::FastMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -239,6 +239,31 @@ pub struct StructLayout {
     pub offsets: Vec<u64>,
 }
 
+/// Why a type has no layout. Carries the type's name or text; the importer adds the line and
+/// column of the construct that asked (see `parse::PErr`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    /// A named struct contains itself by value (directly or through other structs).
+    #[error("type %{0} contains itself")]
+    ContainsItself(Arc<str>),
+    /// Named structs nest by value more than 64 deep.
+    #[error("type %{0} is nested too deeply")]
+    TooDeep(Arc<str>),
+    /// A named type the module does not define.
+    #[error("undefined type %{0}")]
+    Undefined(Arc<str>),
+    /// An `opaque` named type used by value.
+    #[error("opaque type %{0} has no size")]
+    Opaque(Arc<str>),
+    /// `void`, a function type or an unmodelled type used by value.
+    #[error("type {0} has no size")]
+    Unsized(LType),
+    /// A size that does not fit `u64`; the payload says whose ("struct size", "array
+    /// size", "vector size" or plain "size").
+    #[error("{0} overflows")]
+    Overflow(&'static str),
+}
+
 /// A named struct definition: `Some(body)` or `None` for `opaque`.
 pub type NamedBody = Option<LType>;
 
@@ -246,7 +271,7 @@ pub type NamedBody = Option<LType>;
 #[derive(Clone, Default, Debug)]
 pub struct Layouts {
     bodies: FastMap<String, NamedBody>,
-    cache: FastMap<String, Result<StructLayout, String>>,
+    cache: FastMap<String, Result<StructLayout, LayoutError>>,
 }
 
 /// Names of the named structs `t` contains by value (not behind a pointer).
@@ -305,16 +330,14 @@ impl Layouts {
             return;
         }
         if depth > 64 {
-            self.cache.insert(
-                name.to_string(),
-                Err(format!("type %{name} is nested too deeply")),
-            );
+            self.cache
+                .insert(name.to_string(), Err(LayoutError::TooDeep(name.into())));
             return;
         }
         // Provisional entry: a by-value cycle back to `name` sees this error.
         self.cache.insert(
             name.to_string(),
-            Err(format!("type %{name} contains itself")),
+            Err(LayoutError::ContainsItself(name.into())),
         );
         let mut deps = Vec::new();
         if let Some(Some(body)) = self.bodies.get(name) {
@@ -332,19 +355,19 @@ impl Layouts {
         &self,
         name: &str,
         visiting: &mut Vec<String>,
-    ) -> Result<StructLayout, String> {
+    ) -> Result<StructLayout, LayoutError> {
         if let Some(r) = self.cache.get(name) {
             return r.clone();
         }
         if visiting.iter().any(|v| v == name) {
-            return Err(format!("type %{name} contains itself"));
+            return Err(LayoutError::ContainsItself(name.into()));
         }
         if visiting.len() > 64 {
-            return Err(format!("type %{name} is nested too deeply"));
+            return Err(LayoutError::TooDeep(name.into()));
         }
         match self.bodies.get(name) {
-            None => Err(format!("undefined type %{name}")),
-            Some(None) => Err(format!("opaque type %{name} has no size")),
+            None => Err(LayoutError::Undefined(name.into())),
+            Some(None) => Err(LayoutError::Opaque(name.into())),
             Some(Some(LType::Struct { fields, packed })) => {
                 visiting.push(name.to_string());
                 let r = self.struct_layout_in(fields, *packed, visiting);
@@ -367,7 +390,11 @@ impl Layouts {
     }
 
     /// Layout of a struct with these fields.
-    pub fn struct_layout(&self, fields: &[LType], packed: bool) -> Result<StructLayout, String> {
+    pub fn struct_layout(
+        &self,
+        fields: &[LType],
+        packed: bool,
+    ) -> Result<StructLayout, LayoutError> {
         self.struct_layout_in(fields, packed, &mut Vec::new())
     }
 
@@ -376,19 +403,21 @@ impl Layouts {
         fields: &[LType],
         packed: bool,
         visiting: &mut Vec<String>,
-    ) -> Result<StructLayout, String> {
+    ) -> Result<StructLayout, LayoutError> {
         let mut offset = 0u64;
         let mut align = 1u64;
         let mut offsets = Vec::with_capacity(fields.len());
         for f in fields {
             let (s, a) = self.size_align_in(f, visiting)?;
             let a = if packed { 1 } else { a };
-            offset = round_up(offset, a).ok_or("struct size overflows")?;
+            offset = round_up(offset, a).ok_or(LayoutError::Overflow("struct size"))?;
             offsets.push(offset);
-            offset = offset.checked_add(s).ok_or("struct size overflows")?;
+            offset = offset
+                .checked_add(s)
+                .ok_or(LayoutError::Overflow("struct size"))?;
             align = align.max(a);
         }
-        let size = round_up(offset, align).ok_or("struct size overflows")?;
+        let size = round_up(offset, align).ok_or(LayoutError::Overflow("struct size"))?;
         Ok(StructLayout {
             size,
             align,
@@ -398,7 +427,7 @@ impl Layouts {
 
     /// Byte offset of field `k` of a named struct (from the cache of
     /// [`Layouts::compute_all`] without copying the layout; `None` past the last field).
-    pub fn named_offset(&self, name: &str, k: usize) -> Result<Option<u64>, String> {
+    pub fn named_offset(&self, name: &str, k: usize) -> Result<Option<u64>, LayoutError> {
         match self.cache.get(name) {
             Some(Ok(l)) => Ok(l.offsets.get(k).copied()),
             Some(Err(e)) => Err(e.clone()),
@@ -407,7 +436,7 @@ impl Layouts {
     }
 
     /// Layout of a named struct (cached by [`Layouts::compute_all`]).
-    pub fn named(&self, name: &str) -> Result<StructLayout, String> {
+    pub fn named(&self, name: &str) -> Result<StructLayout, LayoutError> {
         match self.cache.get(name) {
             Some(r) => r.clone(),
             None => self.named_layout_uncached(name, &mut Vec::new()),
@@ -415,11 +444,15 @@ impl Layouts {
     }
 
     /// Allocation size and ABI alignment of a type, in bytes.
-    pub fn size_align(&self, t: &LType) -> Result<(u64, u64), String> {
+    pub fn size_align(&self, t: &LType) -> Result<(u64, u64), LayoutError> {
         self.size_align_in(t, &mut Vec::new())
     }
 
-    fn size_align_in(&self, t: &LType, visiting: &mut Vec<String>) -> Result<(u64, u64), String> {
+    fn size_align_in(
+        &self,
+        t: &LType,
+        visiting: &mut Vec<String>,
+    ) -> Result<(u64, u64), LayoutError> {
         Ok(match t {
             LType::Int(n) => {
                 let align = match *n {
@@ -429,7 +462,10 @@ impl Layouts {
                     _ => 8,
                 };
                 let bytes = (*n as u64).div_ceil(8);
-                (round_up(bytes, align).ok_or("size overflows")?, align)
+                (
+                    round_up(bytes, align).ok_or(LayoutError::Overflow("size"))?,
+                    align,
+                )
             }
             LType::Half | LType::BFloat => (2, 2),
             LType::Float => (4, 4),
@@ -438,7 +474,7 @@ impl Layouts {
             LType::Ptr(_) | LType::OpaquePtr => (8, 8),
             LType::Named(n) => {
                 if visiting.iter().any(|v| **v == **n) {
-                    return Err(format!("type %{n} contains itself"));
+                    return Err(LayoutError::ContainsItself(n.clone()));
                 }
                 match self.cache.get(&**n) {
                     Some(Ok(l)) => (l.size, l.align),
@@ -455,22 +491,28 @@ impl Layouts {
             }
             LType::Array(n, e) => {
                 let (s, a) = self.size_align_in(e, visiting)?;
-                (s.checked_mul(*n).ok_or("array size overflows")?, a)
+                (
+                    s.checked_mul(*n)
+                        .ok_or(LayoutError::Overflow("array size"))?,
+                    a,
+                )
             }
             LType::Vector(n, e) => {
                 let (s, _) = self.size_align_in(e, visiting)?;
-                let total = s.checked_mul(*n).ok_or("vector size overflows")?;
+                let total = s
+                    .checked_mul(*n)
+                    .ok_or(LayoutError::Overflow("vector size"))?;
                 let align = total
                     .checked_next_power_of_two()
-                    .ok_or("vector size overflows")?
+                    .ok_or(LayoutError::Overflow("vector size"))?
                     .max(1);
                 (
-                    round_up(total, align).ok_or("vector size overflows")?,
+                    round_up(total, align).ok_or(LayoutError::Overflow("vector size"))?,
                     align,
                 )
             }
             LType::Void | LType::Other(_) | LType::Func { .. } => {
-                return Err(format!("type {t} has no size"));
+                return Err(LayoutError::Unsized(t.clone()));
             }
         })
     }

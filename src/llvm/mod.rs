@@ -77,6 +77,7 @@
 pub mod consts;
 pub mod export;
 pub mod function;
+pub mod hash;
 pub mod items;
 pub mod layout;
 pub mod lexer;
@@ -277,7 +278,7 @@ pub struct ModuleInfo {
     /// Named struct layouts.
     pub layouts: Layouts,
     /// Symbols by name.
-    pub symbols: crate::llvm::function::FastMap<String, Symbol>,
+    pub symbols: hash::FastMap<String, Symbol>,
     /// Strata signatures of functions and declarations by symbol index (`None` for globals
     /// and for functions whose signature is not representable).
     pub signatures: Vec<Option<Signature>>,
@@ -544,7 +545,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
     // Pass 3: symbols.
     let mut names: Vec<String> = Vec::new();
     let mut defs: Vec<SymDef> = Vec::new();
-    let mut symbols: crate::llvm::function::FastMap<String, Symbol> = Default::default();
+    let mut symbols: hash::FastMap<String, Symbol> = Default::default();
     // LLVM reads `source_filename` and `target` only before every other entity.
     let mut past_header = false;
     for (k, &(a, b)) in items.iter().enumerate() {
@@ -992,7 +993,7 @@ pub fn check_align(c: &Cursor<'_>, at: Token, a: u64) -> PResult<()> {
 fn global_init(
     c: &mut Cursor<'_>,
     layouts: &Layouts,
-    syms: &crate::llvm::function::FastMap<String, Symbol>,
+    syms: &hash::FastMap<String, Symbol>,
     defined: &validate::Defined,
     g: &mut Global,
 ) -> PResult<()> {
@@ -1013,9 +1014,9 @@ fn global_init(
         let at = c.peek();
         let v = c.parse_value()?;
         let mut buf = consts::InitBuf::default();
-        consts::eval_init(layouts, syms, &ty, &v, 0, &mut buf).map_err(|m| PErr {
-            unsupported: consts::is_unsupported(&m),
-            ..c.perr(at, m)
+        consts::eval_init(layouts, syms, &ty, &v, 0, &mut buf).map_err(|e| PErr {
+            unsupported: e.is_unsupported(),
+            ..c.perr(at, e.to_string())
         })?;
         g.init = Some(buf.bytes);
         g.relocations = buf.relocs;

@@ -12,7 +12,7 @@
 //!
 //! Complexity: linear in the tokens consumed.
 
-use super::function::FastMap;
+use super::hash::FastMap;
 use super::layout::LType;
 use super::lexer::{line_col, unescape, Tok, Token};
 use std::borrow::Cow;

@@ -217,7 +217,7 @@ pub fn is_keyword(w: &str) -> bool {
 }
 
 /// The hasher of the name sets here (names are short: FxHash's scheme, not SipHash).
-type Hasher = std::hash::BuildHasherDefault<super::function::NameHasher>;
+type Hasher = std::hash::BuildHasherDefault<super::hash::NameHasher>;
 
 /// Attribute groups (`#N`) and metadata nodes (`!N`, `!name`) the module defines.
 #[derive(Default, Debug)]

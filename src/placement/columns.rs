@@ -132,7 +132,7 @@ pub type PlacementSlices<'w> = (
 );
 
 /// Every slot's placement columns (`None` for a slot without block rows), obtained once
-/// for all slots ([`crate::ir::access::slot_columns`]).
+/// for all slots (`crate::ir::access::slot_columns`).
 pub fn slot_rows<'w>(
     columns: &'w mut Query<PlacementColumnsMut>,
 ) -> [Option<PlacementSlices<'w>>; crate::ir::SLOTS] {

@@ -35,7 +35,7 @@ pub mod targets;
 pub mod text;
 
 pub use cost::{brute_force, objective, UNPLACED};
-pub use problem::{Cost, Problem, TargetSet, FORBIDDEN, MAX_TARGETS};
+pub use problem::{Cost, Problem, ProblemError, TargetSet, FORBIDDEN, MAX_TARGETS};
 pub use solve::{Placement, PlacementError, SolveOptions, SolveStats, Solver};
 pub use text::{parse_problem, print_problem, ProblemParseError};
 

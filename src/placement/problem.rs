@@ -188,28 +188,74 @@ impl Problem {
     /// Checks the shape invariants of the module doc.
     ///
     /// # Errors
-    /// A message naming the first violation.
-    pub fn validate(&self) -> Result<(), String> {
+    /// The first violation.
+    pub fn validate(&self) -> Result<(), ProblemError> {
         let k = self.num_targets();
         if k == 0 {
-            return Err("a placement problem needs at least one target".into());
+            return Err(ProblemError::NoTargets);
         }
         if k > MAX_TARGETS {
-            return Err(format!("{k} targets; at most {MAX_TARGETS} are supported"));
+            return Err(ProblemError::TooManyTargets(k));
         }
         if self.block_cost.len() != self.blocks.len() * k {
-            return Err("block cost table does not match blocks × targets".into());
+            return Err(ProblemError::BlockCostShape {
+                costs: self.block_cost.len(),
+                blocks: self.blocks.len(),
+                targets: k,
+            });
         }
         if self.matrices.len() != self.edges.len() * k * k {
-            return Err("matrix table does not match edges × targets²".into());
+            return Err(ProblemError::MatrixShape {
+                entries: self.matrices.len(),
+                edges: self.edges.len(),
+                targets: k,
+            });
         }
         for (i, e) in self.edges.iter().enumerate() {
             if e.from as usize >= self.blocks.len() || e.to as usize >= self.blocks.len() {
-                return Err(format!("edge {i} names a block out of range"));
+                return Err(ProblemError::EdgeOutOfRange { edge: i });
             }
         }
         Ok(())
     }
+}
+
+/// A violated shape invariant of a [`Problem`] ([`Problem::validate`]), naming the table or
+/// edge at fault.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProblemError {
+    /// The problem has no target.
+    #[error("a placement problem needs at least one target")]
+    NoTargets,
+    /// More targets than a domain bit set holds.
+    #[error("{0} targets; at most {MAX_TARGETS} are supported")]
+    TooManyTargets(usize),
+    /// The block cost table is not blocks × targets long.
+    #[error("block cost table does not match blocks × targets ({costs} entries for {blocks} blocks × {targets} targets)")]
+    BlockCostShape {
+        /// Entries in the table.
+        costs: usize,
+        /// Blocks.
+        blocks: usize,
+        /// Targets.
+        targets: usize,
+    },
+    /// The matrix table is not edges × targets² long.
+    #[error("matrix table does not match edges × targets² ({entries} entries for {edges} edges, {targets} targets)")]
+    MatrixShape {
+        /// Entries in the table.
+        entries: usize,
+        /// Edges.
+        edges: usize,
+        /// Targets.
+        targets: usize,
+    },
+    /// An edge whose end is not a block of the problem.
+    #[error("edge {edge} names a block out of range")]
+    EdgeOutOfRange {
+        /// Index of the edge in [`Problem::edges`].
+        edge: usize,
+    },
 }
 
 /// One merged directed constraint between two distinct reachable blocks (its matrix and

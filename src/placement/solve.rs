@@ -132,7 +132,7 @@ pub struct Placement {
 pub enum PlacementError {
     /// The problem's shape is invalid.
     #[error("invalid placement problem: {0}")]
-    Invalid(String),
+    Invalid(#[from] super::problem::ProblemError),
     /// Arc consistency left a reachable block without targets.
     #[error("no target can run block(s) {}: every target is unsupported there or has no allowed transition to a neighbour", .0.join(", "))]
     EmptyDomain(Vec<String>),
@@ -206,7 +206,7 @@ impl Solver {
     /// left after AC-3, the transition rules are jointly unsatisfiable, or the step budget
     /// ran out.
     pub fn solve(&mut self, p: &Problem, opts: &SolveOptions) -> Result<Placement, PlacementError> {
-        p.validate().map_err(PlacementError::Invalid)?;
+        p.validate()?;
         // The constraint tables are scratch too: rebuilt in place, returned after the solve.
         let mut c = std::mem::take(&mut self.constraints);
         c.rebuild(p);

@@ -36,13 +36,12 @@ use super::ir::{build_problem_in, fuse, BuildScratch, IrProblem};
 use super::islands::{build_islands, IslandGraph};
 use super::solve::{Placement, PlacementError, SolveOptions, Solver};
 use super::split;
-use super::targets::TargetModel;
+use super::targets::{ModelError, TargetModel};
 use crate::analysis::{Cfg, Sccs, ValidAnalyses};
-use crate::engine::world::grow_rows;
-use crate::engine::{
-    Analyses, Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage,
-};
 use crate::ir::{IrMut, IrRead, IrView, PerSlot, Phase, RowDemand, SymbolTable, Symbols};
+use crate::stage::{
+    grow_rows, Analyses, Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage,
+};
 use bevy_ecs::prelude::*;
 use std::sync::Arc;
 
@@ -162,8 +161,8 @@ impl PlacementModel {
     /// Makes the model the one `source` describes (parsing only when the text changed).
     ///
     /// # Errors
-    /// The model file's error (with its line), as text.
-    pub fn select(&mut self, source: Option<&Arc<str>>) -> Result<(), String> {
+    /// The model text's error (with its line and column for a TOML error).
+    pub fn select(&mut self, source: Option<&Arc<str>>) -> Result<(), ModelError> {
         let same = match (&self.source, source) {
             (None, None) => true,
             (Some(a), Some(b)) => Arc::ptr_eq(a, b) || **a == **b,
@@ -173,7 +172,7 @@ impl PlacementModel {
             return Ok(());
         }
         self.model = Arc::new(match source {
-            Some(text) => TargetModel::parse(text).map_err(|e| e.to_string())?,
+            Some(text) => TargetModel::parse(text)?,
             None => TargetModel::default_model(),
         });
         self.source = source.cloned();
@@ -221,7 +220,7 @@ pub fn place_blocks(
             diagnostics[s].0.push(Diagnostic {
                 severity: Severity::Error,
                 pass: "placement",
-                message: format!("target model: {e}"),
+                message: e.to_string(),
             });
             continue;
         }

@@ -178,7 +178,7 @@ struct ModelFile {
 }
 
 /// Why a model was rejected.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ModelError {
     /// Not valid TOML or not the model's shape, at a 1-based line and column of the text.
     #[error("target model: line {line}, column {column}: {message}")]
@@ -193,6 +193,40 @@ pub enum ModelError {
     /// A semantic error.
     #[error("target model: {0}")]
     Invalid(String),
+}
+
+/// Why a model file could not be used ([`TargetModel::load`]): the file's path with the
+/// reason, and for a TOML error its line and column.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ModelFileError {
+    /// The file could not be read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The reader's error.
+        source: std::sync::Arc<std::io::Error>,
+    },
+    /// Not valid TOML or not the model's shape, at a 1-based line and column of the file.
+    #[error("{}:{line}:{column}: target model: {message}", path.display())]
+    Toml {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Line of the error (1-based).
+        line: usize,
+        /// Column of the error (1-based, in characters).
+        column: usize,
+        /// What is wrong (the TOML reader's message, without its source excerpt).
+        message: String,
+    },
+    /// Valid TOML that is not a valid model.
+    #[error("{}: {source}", path.display())]
+    Invalid {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        source: ModelError,
+    },
 }
 
 /// A resolved target model: dense tables by target index and kind index.
@@ -272,21 +306,27 @@ impl TargetModel {
     /// Reads and parses the model file at `path`; returns the model and the file's text.
     ///
     /// # Errors
-    /// `PATH: message` when the file cannot be read or the model is invalid, and
-    /// `PATH:LINE:COLUMN: message` for a TOML error.
-    pub fn load(path: &std::path::Path) -> Result<(TargetModel, String), String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    /// [`ModelFileError`]: `PATH: message` when the file cannot be read or the model is
+    /// invalid, and `PATH:LINE:COLUMN: target model: message` for a TOML error.
+    pub fn load(path: &std::path::Path) -> Result<(TargetModel, String), ModelFileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ModelFileError::Read {
+            path: path.to_path_buf(),
+            source: std::sync::Arc::new(source),
+        })?;
+        let path = path.to_path_buf();
         match TargetModel::parse(&text) {
             Ok(model) => Ok((model, text)),
             Err(ModelError::Toml {
                 line,
                 column,
                 message,
-            }) => Err(format!(
-                "{}:{line}:{column}: target model: {message}",
-                path.display()
-            )),
-            Err(e) => Err(format!("{}: {e}", path.display())),
+            }) => Err(ModelFileError::Toml {
+                path,
+                line,
+                column,
+                message,
+            }),
+            Err(source) => Err(ModelFileError::Invalid { path, source }),
         }
     }
 

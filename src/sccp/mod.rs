@@ -6,8 +6,8 @@
 //!
 //! Algorithm: Wegman & Zadeck, "Constant propagation with conditional branches", ACM TOPLAS
 //! 13(2), 1991: optimistic propagation over the lattice of [`lattice`] with a CFG-edge
-//! worklist and an SSA-value worklist ([`solver`]), then the rewrite ([`rewrite`]). Folding
-//! uses the interpreter's scalar rules ([`crate::interp::ops`]), so a folded constant is
+//! worklist and an SSA-value worklist ([`solver`]), then the rewrite ([`rewrite`]).
+//! Folding ([`rules`]) uses the interpreter's scalar rules ([`crate::interp::ops`]), so a folded constant is
 //! exactly what execution computes and an operation that would trap (division by a constant
 //! zero, `MIN / -1`, an oversized shift) is `Overdefined` and stays in the function.
 //!
@@ -16,12 +16,12 @@
 //!   index); `switch` and `indirect_br` (of a `blockaddress`) resolve too (DESIGN.md 4).
 //! - Loads from read-only globals fold (003 makes loads `Overdefined` "conservative, may be
 //!   improved"; LLVM's SCCP folds these through `ConstantFoldLoadFromConstPtr`). The pass
-//!   reads the module's [`SymbolTable`]: a global that is `constant` with an initialiser is
-//!   read-only ([`SymbolTable::read_only`]; the LLVM importer leaves weak, linkonce and
+//!   reads the module's [`SymbolTable`](crate::ir::SymbolTable): a global that is `constant` with an initialiser is
+//!   read-only ([`SymbolTable::read_only`](crate::ir::SymbolTable::read_only); the LLVM importer leaves weak, linkonce and
 //!   common definitions out). The lattice has symbol-plus-offset address constants: `@g` is
 //!   offset 0 and a `gep` by constant indices moves the offset; a non-volatile load from such
 //!   an address within a read-only global is what the interpreter reads there
-//!   ([`fold::load_constant`]: little-endian bytes, zero past the initialiser, a relocation's
+//!   ([`rules::load_constant`]: little-endian bytes, zero past the initialiser, a relocation's
 //!   symbol and addend for a `ptr` load at its offset). Out-of-bounds loads stay (they trap).
 //!   Other loads, calls, allocas, atomics, asm and opaque instructions are `Overdefined`, and
 //!   so is a `gep` of anything but a symbol. A symbol at a non-zero offset has no pool
@@ -82,11 +82,11 @@
 //! invalidates from [`ValidAnalyses`], and the engine recomputes the analyses once, before
 //! the next stage that reads them.
 //!
-//! Library entry points: [`optimize`] runs the same two systems on a [`Function`] through
-//! this thread's engine ([`crate::engine::run_in_place`], with the verifier the pass
-//! requires), [`apply_sccp_transformations`] runs [`rewrite_sccp`] on a given result in a
-//! temporary World ([`crate::engine::harness::Harness`]), and [`sccp_analysis`] /
-//! [`sccp_analysis_in_module`] run the solver alone on a [`Function`] (analysis only, with
+//! Library entry points: [`crate::api::optimize_with_sccp`] runs the same two systems on a
+//! [`Function`](crate::ir::Function) through this thread's engine (with the verifier the pass requires),
+//! [`crate::api::apply_sccp_transformations`] runs [`rewrite_sccp`] on a given result in a
+//! temporary World (they live in [`crate::api`], above the engine), and [`sccp_analysis`] /
+//! [`sccp_analysis_in_module`] run the solver alone on a [`Function`](crate::ir::Function) (analysis only, with
 //! the function's [`Cfg`] from [`Cfg::compute`]).
 //!
 //! Complexity: linear in instructions + operands + edges (see [`solver`] and [`rewrite`]).
@@ -94,6 +94,7 @@
 pub mod fold;
 pub mod lattice;
 pub mod rewrite;
+pub mod rules;
 pub mod solver;
 
 pub use fold::Folder;
@@ -102,16 +103,60 @@ pub use rewrite::{RewriteStats, Rewriter};
 pub use solver::{sccp_analysis, sccp_analysis_in_module, Solver, LATTICE_ENTRY_BYTES};
 
 use crate::analysis::{Analyses, Cfg, ValidAnalyses};
-use crate::engine::{
-    Diagnostic, Diagnostics, Pass, PassSet, PassStats, PipelineConfig, Severity, Stage, Stat,
-    Symbols,
-};
 use crate::ir::{
-    Block, Body, BodyRef, Const, ConstKind, Function, Inst, IrMut, IrRead, IrView, PerSlot, Phase,
-    SymbolTable, Value, ValueDef,
+    Block, Body, BodyRef, Const, ConstKind, Inst, IrMut, IrRead, IrView, PerSlot, Phase, Symbols,
+    Value, ValueDef,
+};
+use crate::stage::{
+    Diagnostic, Diagnostics, Pass, PassStats, PipelineConfig, Severity, Stage, Stat,
 };
 use bevy_ecs::prelude::*;
-use std::sync::Arc;
+
+/// A violated invariant of an [`SccpResult`] ([`SccpResult::validate`]): a solver bug, never
+/// an input error. Each variant names the block, edge or value where it fails.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidResult {
+    /// Block 0 is not reachable.
+    #[error("entry block not reachable")]
+    EntryUnreachable,
+    /// An executable edge leaves an unreachable block.
+    #[error("executable edge {from}#{succ} from unreachable {from}")]
+    EdgeFromUnreachable {
+        /// The edge's source block.
+        from: Block,
+        /// The edge's successor index in its terminator.
+        succ: usize,
+    },
+    /// An executable edge enters an unreachable block.
+    #[error("executable edge {from}#{succ} to unreachable {to}")]
+    EdgeToUnreachable {
+        /// The edge's source block.
+        from: Block,
+        /// The edge's successor index in its terminator.
+        succ: usize,
+        /// The edge's target block.
+        to: Block,
+    },
+    /// A reachable block other than the entry that no executable edge enters.
+    #[error("{0} is reachable but no executable edge enters it")]
+    NotEntered(Block),
+    /// The lattice has a cell for a value the function does not have.
+    #[error("more cells than values ({cells} cells, {values} values)")]
+    TooManyCells {
+        /// Lattice cells.
+        cells: usize,
+        /// Values of the function.
+        values: usize,
+    },
+    /// A value the function never defines has a cell other than `Unknown`.
+    #[error("cell of undefined value {value} is {cell}")]
+    UndefinedCell {
+        /// The value.
+        value: Value,
+        /// Its cell.
+        cell: LatticeValue,
+    },
+}
 
 /// Why SCCP did not run on a function (003 `SCCPError`, with Rust casing: `InvalidCFG` is
 /// [`SccpError::InvalidCfg`], `InvalidSSA` is [`SccpError::InvalidSsa`]; plus the checks the
@@ -157,7 +202,7 @@ pub enum SccpError {
         /// The phase found.
         phase: Phase,
     },
-    /// [`optimize`] only: the pipeline reported an error diagnostic (the verifier, which
+    /// [`crate::api::optimize_with_sccp`] only: the pipeline reported an error diagnostic (the verifier, which
     /// runs before SCCP, rejected the function; or SCCP itself failed). The function is
     /// unchanged.
     #[error("{message}")]
@@ -226,91 +271,6 @@ pub struct SccpScratch {
     pub rewriter: Rewriter,
     /// The fallback.
     pub folder: Folder,
-}
-
-/// Runs the `sccp` pass on `f` (003 `optimize_with_sccp`): the systems [`solve_sccp`] and
-/// [`rewrite_sccp`] through this thread's engine ([`crate::engine::run_in_place`], with the
-/// verifier the pass requires before them), with `memory_limit` as
-/// `PipelineConfig.options.sccp_memory_limit`; beyond it the rewrite falls back to local
-/// folding. `symbols` are those of `f`'s module (loads from its read-only globals fold; an
-/// empty table keeps every load). Sets the phase as described in the module doc.
-///
-/// # Errors
-/// [`SccpError::UnsupportedPhase`] from `destructed` on; [`SccpError::Rejected`] with the
-/// first error diagnostic when the verifier rejects `f` (or SCCP reports an error). `f` is
-/// then unchanged.
-pub fn optimize(
-    f: &mut Function,
-    symbols: &Arc<SymbolTable>,
-    memory_limit: usize,
-) -> Result<SccpOutcome, SccpError> {
-    // The system reports the same error; checked first so that the verifier of a later
-    // phase (which rejects phis, say) does not hide it.
-    if !f.phase.single_definition() {
-        return Err(SccpError::UnsupportedPhase { phase: f.phase });
-    }
-    let mut config = PipelineConfig::new(PassSet::SCCP);
-    config.options.sccp_memory_limit = memory_limit;
-    let report = crate::engine::run_in_place(f, symbols, &config);
-    if let Some(d) = report
-        .diagnostics
-        .iter()
-        .find(|d| d.severity == Severity::Error)
-    {
-        return Err(SccpError::Rejected {
-            message: format!("[{}] {}", d.pass, d.message),
-        });
-    }
-    let stats = RewriteStats {
-        instructions_folded: report.stat("sccp", "instructions_folded"),
-        branches_resolved: report.stat("sccp", "branches_resolved"),
-        blocks_removed: report.stat("sccp", "blocks_removed"),
-        phis_simplified: report.stat("sccp", "phis_simplified"),
-        copies_propagated: report.stat("sccp", "copies_propagated"),
-    };
-    Ok(if report.stat("sccp", "memory_limit_fallbacks") > 0 {
-        SccpOutcome::Fallback(stats)
-    } else {
-        SccpOutcome::Optimized(stats)
-    })
-}
-
-/// Applies an SCCP result to the function it was computed on (003
-/// `apply_sccp_transformations`); returns the number of transformed instructions (folded,
-/// resolved branches, simplified phis, propagated copies). Runs the system [`rewrite_sccp`]
-/// in a temporary World ([`crate::engine::harness::Harness`]) holding `f`, its CFG
-/// ([`crate::analysis::compute_cfg`]) and `result` as the [`SccpSolution`]; like the pass, it moves the phase from `ssa` to
-/// `optimized`. `result` must come from an analysis of `f` as it is now
-/// ([`sccp_analysis`]); batch code runs the pass ([`optimize`], the pipeline) instead.
-pub fn apply_sccp_transformations(f: &mut Function, result: &SccpResult) -> usize {
-    let mut h = crate::engine::harness::Harness::new(
-        std::mem::take(f),
-        &Arc::new(SymbolTable::default()),
-        PipelineConfig::new(PassSet::SCCP),
-    );
-    {
-        let mut solutions = h.world_mut().resource_mut::<PerSlot<SccpSolution>>();
-        let solution = &mut solutions[0];
-        solution.solver.set_result(result);
-        solution.status = SccpStatus::Solved;
-    }
-    h.run((crate::analysis::compute_cfg, rewrite_sccp).chain());
-    *f = h.take();
-    h.world().resource::<PerSlot<PassStats>>()[0]
-        .0
-        .iter()
-        .filter(|s| {
-            s.pass == "sccp"
-                && matches!(
-                    s.name,
-                    "instructions_folded"
-                        | "branches_resolved"
-                        | "phis_simplified"
-                        | "copies_propagated"
-                )
-        })
-        .map(|s| s.value as usize)
-        .sum()
 }
 
 /// The SCCP analysis of the function in the World (the first system of [`Stage::Sccp`]).
@@ -650,10 +610,10 @@ impl SccpResult {
     /// The 003 invariants: the entry block is reachable, both ends of every executable edge
     /// are reachable (so every reachable block but the entry is entered by an executable
     /// edge), every cell names a value of `f` and a non-`Unknown` cell a defined one.
-    /// Returns a description of the first violation.
-    pub fn validate(&self, f: &impl IrRead) -> Result<(), String> {
+    /// Returns the first violation.
+    pub fn validate(&self, f: &impl IrRead) -> Result<(), InvalidResult> {
         if f.num_blocks() > 0 && !self.is_reachable(Block(0)) {
-            return Err("entry block not reachable".into());
+            return Err(InvalidResult::EntryUnreachable);
         }
         let mut entered = BitSet::default();
         entered.reset(f.num_blocks());
@@ -662,27 +622,34 @@ impl SccpResult {
         }
         for (b, i, t) in self.executable_edges() {
             if !self.is_reachable(b) {
-                return Err(format!("executable edge {b}#{i} from unreachable {b}"));
+                return Err(InvalidResult::EdgeFromUnreachable { from: b, succ: i });
             }
             if !self.is_reachable(t) {
-                return Err(format!("executable edge {b}#{i} to unreachable {t}"));
+                return Err(InvalidResult::EdgeToUnreachable {
+                    from: b,
+                    succ: i,
+                    to: t,
+                });
             }
             entered.insert(t.index());
         }
         for b in 0..f.num_blocks() {
             if self.reachable.contains(b) && !entered.contains(b) {
-                return Err(format!(
-                    "{} is reachable but no executable edge enters it",
-                    Block::new(b)
-                ));
+                return Err(InvalidResult::NotEntered(Block::new(b)));
             }
         }
         if self.values.len() > f.values().len() {
-            return Err("more cells than values".into());
+            return Err(InvalidResult::TooManyCells {
+                cells: self.values.len(),
+                values: f.values().len(),
+            });
         }
         for (i, c) in self.values.iter().enumerate() {
             if *c != LatticeValue::Unknown && f.values()[i].def == ValueDef::Unused {
-                return Err(format!("cell of undefined value v{i} is {c}"));
+                return Err(InvalidResult::UndefinedCell {
+                    value: Value::new(i),
+                    cell: *c,
+                });
             }
         }
         Ok(())
@@ -693,6 +660,8 @@ impl SccpResult {
 mod tests {
     use super::*;
     use crate::engine::harness::Harness;
+    use crate::ir::SymbolTable;
+    use crate::stage::PassSet;
 
     const DIAMOND: &str = "func @f(i32 v0) -> i32 phase ssa {
 block0:

@@ -53,8 +53,8 @@
 //! phis), plus for step 6 O(phi entries) times the number of simplification rounds (at most
 //! the longest chain of dependent phis, usually 1-2).
 
-use super::fold::{condition, resolved_successor};
 use super::lattice::{AggConsts, Constant, LatticeValue};
+use super::rules::{condition, resolved_successor};
 use super::BitSet;
 use crate::analysis::Cfg;
 use crate::ir::{

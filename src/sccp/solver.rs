@@ -73,13 +73,13 @@
 //! its block becomes reachable (and for aggregates). Worklist items carry the kind in two
 //! high bits, so instruction, block and phi entry indices are below 2^30.
 
-use super::fold::{condition, eval_inst, narrow_width, resolved_successor};
-use super::lattice::{AggConsts, LatticeValue};
+use super::lattice::LatticeValue;
+use super::rules::{condition, const_cell, eval_inst, resolved_successor};
 use super::{BitSet, SccpError, SccpResult};
 use crate::analysis::Cfg;
 use crate::ir::{
-    Block, ConstData, ConstKind, ConstPool, Function, Inst, InstKind, IrRead, Operand, SymbolTable,
-    Terminator, Value, ValueDef,
+    Block, ConstKind, Function, Inst, InstKind, IrRead, Operand, SymbolTable, Terminator, Value,
+    ValueDef,
 };
 
 /// Bytes charged per lattice entry by the memory estimate (003).
@@ -213,9 +213,9 @@ impl Solver {
         Ok(&self.result)
     }
 
-    /// Replaces the result (for [`super::apply_sccp_transformations`], which hands the
+    /// Replaces the result (for [`crate::api::apply_sccp_transformations`], which hands the
     /// rewrite system a result computed elsewhere).
-    pub(super) fn set_result(&mut self, result: &SccpResult) {
+    pub fn set_result(&mut self, result: &SccpResult) {
         self.result.clone_from(result);
     }
 
@@ -911,27 +911,6 @@ fn depends_on_operands(kind: &InstKind, results: &[Value], fold_address: bool) -
         }
 }
 
-/// The cell of a pool constant whose data is `d`. An integer of at most 64 bits, the common
-/// constant, is masked here directly: it is what [`Constant::of_pool`] (and
-/// [`crate::interp::Val::uint`]) makes of it; aggregates go through the table.
-#[inline(always)]
-pub(super) fn const_cell(
-    aggregates: &mut AggConsts,
-    consts: &ConstPool,
-    c: crate::ir::Const,
-    d: ConstData,
-) -> LatticeValue {
-    if let (ConstKind::Int(b), Some(w)) = (d.kind, narrow_width(d.ty)) {
-        return LatticeValue::scalar(crate::interp::Val::Int {
-            ty: d.ty,
-            bits: b & (u64::MAX >> (64 - w)) as u128,
-        });
-    }
-    aggregates
-        .of_pool(consts, c)
-        .map_or(LatticeValue::Overdefined, LatticeValue::Const)
-}
-
 /// One operand of an instruction while the solver reads the function: checks it, lists the
 /// instruction (`user`) as a user of a value operand when `listed` (the use counts in
 /// `use_start`, the pair in `pairs`), and moves `user` to the next phi entry for a phi.
@@ -978,7 +957,7 @@ fn check_use(o: Operand, f: &impl IrRead, bad: &mut Option<Operand>) -> Option<u
 /// The SCCP analysis alone on a [`Function`] outside the World (003's `sccp_analysis`):
 /// computes the function's [`Cfg`] with the analysis module's own [`Cfg::compute`] and runs
 /// a fresh [`Solver`] on it, changing nothing. Analysis only: the pass (analysis and
-/// rewrite) is [`super::optimize`] or the `sccp` stage, which run the systems
+/// rewrite) is [`crate::api::optimize_with_sccp`] or the `sccp` stage, which run the systems
 /// [`super::solve_sccp`] and [`super::rewrite_sccp`]. Without the module's symbols, loads
 /// are `Overdefined` as in 003; [`sccp_analysis_in_module`] also folds loads from read-only
 /// globals.
@@ -990,7 +969,7 @@ pub fn sccp_analysis(f: &Function, memory_limit: usize) -> Result<SccpResult, Sc
 }
 
 /// [`sccp_analysis`] with the symbols of `f`'s module, so that loads from its read-only
-/// globals fold ([`super::fold::load_constant`]).
+/// globals fold ([`super::rules::load_constant`]).
 ///
 /// # Errors
 /// As [`Solver::analyze`].

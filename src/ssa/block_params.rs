@@ -28,7 +28,7 @@
 
 use crate::analysis::Cfg;
 use crate::ir::{
-    Block, Body, BodyRef, Function, InstKind, IrRead, Operand, Target, Terminator, Value, ValueDef,
+    Block, Body, BodyRef, InstKind, IrRead, Operand, Target, Terminator, Value, ValueDef,
 };
 use crate::stage::PassStats;
 use bevy_ecs::resource::Resource;
@@ -62,7 +62,7 @@ impl BlockParamStats {
     }
 
     /// The counters a pipeline run reported under `block-params`.
-    pub fn from_report(report: &crate::engine::PassReport) -> Self {
+    pub fn from_report(report: &crate::stage::PassReport) -> Self {
         BlockParamStats {
             params: report.stat("block-params", "block_params"),
             args: report.stat("block-params", "branch_args"),
@@ -243,21 +243,4 @@ pub fn convert(f: &mut Body<'_>, cfg: &Cfg, scratch: &mut BlockParamScratch) -> 
         f.block_insts[bi].drain(..phis.len());
     }
     stats
-}
-
-/// Converts the phis of `f` to block parameters through the engine's `block-params`
-/// systems (the pipeline pass of the same name) and returns its statistics.
-pub fn convert_phis_to_block_params(
-    f: &mut Function,
-    symbols: &std::sync::Arc<crate::ir::SymbolTable>,
-) -> BlockParamStats {
-    let report = crate::engine::run_in_place(
-        f,
-        symbols,
-        &crate::engine::PipelineConfig {
-            passes: crate::engine::PassSet::BLOCK_PARAMS,
-            ..Default::default()
-        },
-    );
-    BlockParamStats::from_report(&report)
 }

@@ -7,7 +7,7 @@
 //! one promotion round keeps it; LLVM's `PromotePass` repeats promotion until nothing more
 //! is promotable, and its second round promotes `%y` once the first replaced the loads of
 //! `%p.addr` by `%y`. This step reaches the same result within one mem2reg run, between
-//! two [`super::promotable::scan`]s (mem2reg's plan calls it only when the first scan
+//! two `promotable::scan`s (mem2reg's plan calls it only when the first scan
 //! rejected an alloca for a stored address, and scans again if it forwarded): a pointer slot `S` whose every store stores one alloca `A`
 //! (after forwarding of the slots feeding those stores: chains of helpers calling helpers
 //! resolve in rounds) and whose every load is dominated by one of those stores has its

@@ -29,9 +29,9 @@
 //! trampolines on critical edges; phase [`Phase::Destructed`](crate::ir::Phase)), and
 //! [`block_params`] converts phis to block parameters and branch arguments instead.
 //!
-//! Two invocations (002): [`promote_allocas_skipping_params`] skips the first N entry-block
-//! allocas (N = number of parameters: the inliner stores arguments into them);
-//! [`promote_allocas`] includes them unless nothing in the IR stores to them. The pipeline
+//! Two invocations (002): [`crate::api::promote_allocas_skipping_params`] skips the first N
+//! entry-block allocas (N = number of parameters: the inliner stores arguments into them);
+//! [`crate::api::promote_allocas`] includes them unless nothing in the IR stores to them. The pipeline
 //! pass `mem2reg` uses the second by default (strata has no inliner between the two: after
 //! import every parameter alloca is an ordinary local with an explicit store), the first
 //! with `PassOptions::mem2reg_skip_params`. Promoted parameter allocas are removed like
@@ -49,9 +49,9 @@
 //!
 //! The systems in [`systems`] run these steps on the function's columns in the World
 //! (stages `Mem2Reg` and `OutOfSsa`): [`plan`] and [`rename_promoted`] are the two halves of mem2reg
-//! around the engine's row growth; the library entry points ([`promote_allocas`],
-//! [`eliminate_phis`], [`convert_phis_to_block_params`]) run those same systems through the
-//! engine on a [`Function`].
+//! around the row growth step; the library entry points of [`crate::api`]
+//! (`promote_allocas`, `eliminate_phis`, `convert_phis_to_block_params`) run those same
+//! systems through the engine on a [`Function`](crate::ir::Function).
 //!
 //! Complexity of [`plan`] and [`rename_promoted`]: O(instructions + operands) for scanning, renaming and trivial
 //! phi removal (O(placed phis + their incoming operands + uses of placed phis)), redundant
@@ -69,15 +69,14 @@ pub mod rename;
 pub mod systems;
 pub mod trivial_phis;
 
-pub use block_params::{convert_phis_to_block_params, BlockParamScratch, BlockParamStats};
-pub use phi_elim::{eliminate_phis, PhiElimScratch, PhiElimStats};
+pub use block_params::{BlockParamScratch, BlockParamStats};
+pub use phi_elim::{PhiElimScratch, PhiElimStats};
 pub use promotable::ParamAllocas;
 pub use systems::{configure, init_resources};
 
 use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
-use crate::ir::{Block, Body, Function, Phase, SymbolTable, Value};
+use crate::ir::{Block, Body, Phase, Value};
 use crate::stage::PassStats;
-use std::sync::Arc;
 
 /// Largest alloca (allocation size and type size, in bytes) that can live in a register
 /// (002: the width of a general-purpose register on a 64-bit target). The one exception is
@@ -247,7 +246,7 @@ impl Mem2RegStats {
     }
 
     /// The counters a pipeline run reported under `mem2reg`.
-    pub fn from_report(report: &crate::engine::PassReport) -> Self {
+    pub fn from_report(report: &crate::stage::PassReport) -> Self {
         let get = |name| report.stat("mem2reg", name);
         let mut stats = Mem2RegStats {
             allocas_seen: get("allocas_seen"),
@@ -401,43 +400,12 @@ pub fn rename_promoted(
     *stats
 }
 
-/// Promotes the allocas of `f` through the engine's `mem2reg` systems (the pipeline pass of
-/// the same name: 002 invocation 2, parameter allocas included unless nothing stores to
-/// them) and returns the counters. `f` must be valid; `symbols` are those of its module
-/// (debug builds verify after the pass and resolve callees with them).
-pub fn promote_allocas(f: &mut Function, symbols: &Arc<SymbolTable>) -> Mem2RegStats {
-    promote_in_engine(f, symbols, false)
-}
-
-/// 002 invocation 1 (before inlining): as [`promote_allocas`] but the first N entry-block
-/// allocas (N = number of parameters) are not promoted. The pipeline runs this with
-/// `PassOptions::mem2reg_skip_params`.
-pub fn promote_allocas_skipping_params(
-    f: &mut Function,
-    symbols: &Arc<SymbolTable>,
-) -> Mem2RegStats {
-    promote_in_engine(f, symbols, true)
-}
-
-fn promote_in_engine(
-    f: &mut Function,
-    symbols: &Arc<SymbolTable>,
-    skip_params: bool,
-) -> Mem2RegStats {
-    // The pass alone, as the caller hands it a valid function (no `verify` first).
-    let mut config = crate::engine::PipelineConfig {
-        passes: crate::engine::PassSet::MEM2REG,
-        ..Default::default()
-    };
-    config.options.mem2reg_skip_params = skip_params;
-    let report = crate::engine::run_in_place(f, symbols, &config);
-    Mem2RegStats::from_report(&report)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{BinaryOp, FunctionBuilder, InstKind, Operand, Signature, Type};
+    use crate::api::promote_allocas;
+    use crate::ir::{BinaryOp, FunctionBuilder, InstKind, Operand, Signature, SymbolTable, Type};
+    use std::sync::Arc;
 
     #[test]
     fn reasons_are_indexed_in_order() {

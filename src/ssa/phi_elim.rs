@@ -47,8 +47,8 @@
 
 use crate::analysis::Cfg;
 use crate::ir::{
-    Block, Body, BodyRef, Function, Inst, InstKind, IrRead, Operand, Target, Terminator, Type,
-    Value, ValueData, ValueDef,
+    Block, Body, BodyRef, Inst, InstKind, IrRead, Operand, Target, Terminator, Type, Value,
+    ValueData, ValueDef,
 };
 use crate::stage::PassStats;
 use bevy_ecs::resource::Resource;
@@ -84,7 +84,7 @@ impl PhiElimStats {
     }
 
     /// The counters a pipeline run reported under `phi-elim`.
-    pub fn from_report(report: &crate::engine::PassReport) -> Self {
+    pub fn from_report(report: &crate::stage::PassReport) -> Self {
         PhiElimStats {
             phis: report.stat("phi-elim", "phis_eliminated"),
             copies: report.stat("phi-elim", "copies_emitted"),
@@ -431,21 +431,4 @@ pub(crate) fn edge_values(
             }
         }
     }
-}
-
-/// Eliminates the phis of `f` through the engine's `phi-elim` systems (the pipeline pass of
-/// the same name) and returns its statistics; `f` ends in phase `Destructed`.
-pub fn eliminate_phis(
-    f: &mut Function,
-    symbols: &std::sync::Arc<crate::ir::SymbolTable>,
-) -> PhiElimStats {
-    let report = crate::engine::run_in_place(
-        f,
-        symbols,
-        &crate::engine::PipelineConfig {
-            passes: crate::engine::PassSet::PHI_ELIM,
-            ..Default::default()
-        },
-    );
-    PhiElimStats::from_report(&report)
 }

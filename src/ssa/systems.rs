@@ -1,7 +1,7 @@
 //! The SSA systems of the schedule: mem2reg in [`Stage::Mem2Reg`], phi elimination and
 //! block-parameter conversion in [`Stage::OutOfSsa`].
 //!
-//! Each pass is a plan system and a rewrite system around the engine's exclusive
+//! Each pass is a plan system and a rewrite system around the exclusive step
 //! [`grow_rows`], because the rewrite creates instructions or blocks and spawning needs no
 //! column borrowed (DESIGN.md 2, rule 6): the plan system reads the columns, works out an
 //! upper bound on the rows the rewrite creates and writes it to [`RowDemand`]; `grow_rows`
@@ -23,9 +23,8 @@ use super::{
     block_params, phi_elim, BlockParamScratch, Mem2RegScratch, ParamAllocas, PhiElimScratch,
 };
 use crate::analysis::{Analyses, Cfg, DomTree, DominanceFrontiers, ValidAnalyses};
-use crate::engine::world::grow_rows;
 use crate::ir::{IrMut, IrView, PerSlot, Phase, RowDemand};
-use crate::stage::{Pass, PassStats, PipelineConfig, Stage};
+use crate::stage::{grow_rows, Pass, PassStats, PipelineConfig, Stage};
 use bevy_ecs::prelude::*;
 
 /// Plans mem2reg (002 steps 1-2: promotable allocas, phi placement with the cost limit) for

@@ -405,7 +405,7 @@ impl<'a> Parser<'a> {
                 packed,
             }
         };
-        Type::aggregate(shape).map_err(|m| self.err_at(&start, m))
+        Type::aggregate(shape).map_err(|e| self.err_at(&start, e.to_string()))
     }
 
     pub(super) fn string(&mut self, what: &str) -> Result<String, ParseError> {

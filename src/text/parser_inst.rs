@@ -571,16 +571,16 @@ mod tests {
     use crate::text::{parse_module, print_module};
 
     /// Parses `ty lit` as the operand of `copy` and returns its constant.
-    fn lit(ty: &str, text: &str) -> Result<ConstData, String> {
+    fn lit(ty: &str, text: &str) -> Result<ConstData, crate::text::ParseError> {
         let src = format!("func @f() -> void {{\nblock0:\n  v0 = copy {ty} {text}\n  ret\n}}\n");
-        let m = parse_module(&src, "lit.sir").map_err(|e| e.to_string())?;
+        let m = parse_module(&src, "lit.sir")?;
         let f = &m.functions[0];
         match &f.insts[0].kind {
             InstKind::Copy {
                 src: Operand::Const(c),
                 ..
             } => Ok(f.consts.get(*c)),
-            k => Err(format!("not a constant: {k:?}")),
+            k => panic!("`copy {ty} {text}` parsed to a non-constant: {k:?}"),
         }
     }
 

@@ -715,8 +715,8 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 arg,
             } => {
                 self.expect(*arg, *from, || op(1));
-                if let Err(m) = check_cast(*cop, *from, *to) {
-                    self.error(m);
+                if !cast_fits(*cop, *from, *to) {
+                    self.error(format!("`{cop}` cannot convert {from} to {to}"));
                 }
             }
             InstKind::Select {
@@ -999,9 +999,9 @@ impl fmt::Display for OpcodeName<'_> {
     }
 }
 
-/// Checks that a cast's source and target types suit its operation.
-fn check_cast(op: CastOp, from: Type, to: Type) -> Result<(), String> {
-    let ok = match op {
+/// True if a cast's source and target types suit its operation.
+fn cast_fits(op: CastOp, from: Type, to: Type) -> bool {
+    match op {
         CastOp::Trunc => from.is_int() && to.is_int() && to.bits() < from.bits(),
         CastOp::ZExt | CastOp::SExt => from.is_int() && to.is_int() && to.bits() > from.bits(),
         CastOp::FpTrunc => from.is_float() && to.is_float() && to.bits() < from.bits(),
@@ -1016,11 +1016,6 @@ fn check_cast(op: CastOp, from: Type, to: Type) -> Result<(), String> {
                 && !to.is_aggregate()
                 && from.bits() == to.bits()
         }
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("`{op}` cannot convert {from} to {to}"))
     }
 }
 

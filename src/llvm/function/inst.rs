@@ -336,7 +336,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     .m
                     .layouts
                     .size_align(&ty)
-                    .or_else(|e| self.err(op_tok, e))?;
+                    .or_else(|e| self.err(op_tok, e.to_string()))?;
                 let elem_size = size;
                 let mut dynamic: Option<Operand> = None;
                 while self.c.peek().kind == Tok::Comma {
