@@ -274,7 +274,7 @@ fn run_pipeline(
                 module.functions.push(f);
             }
             Err(message) => {
-                add_error(&mut errors, "engine", &original.name, &message);
+                add_error(&mut errors, "engine", &original.name, &message.to_string());
                 failed += 1;
                 reports.push(FunctionReport {
                     name: original.name.clone(),

@@ -345,6 +345,7 @@ pub fn build_schedule(world: &mut World) -> Schedule {
     crate::sccp::configure(&mut schedule);
     crate::placement::system::configure(&mut schedule);
     crate::machine::systems::configure(&mut schedule);
+    crate::regalloc::systems::configure(&mut schedule);
     schedule
         .initialize(world)
         .expect("pipeline schedule is well formed");
@@ -553,6 +554,7 @@ pub fn init_world(world: &mut World, config: PipelineConfig) {
     crate::sccp::init_resources(world);
     crate::placement::system::init_resources(world);
     crate::machine::systems::init_resources(world);
+    crate::regalloc::systems::init_resources(world);
 }
 
 /// How many functions an engine running `config` takes per run of its schedule (see

@@ -66,7 +66,7 @@ pub fn lower_module(module: &Module, config: &PipelineConfig) -> Vec<Lowered> {
                 let machine = take_machine(engine.world_mut());
                 let allocation = engine
                     .world_mut()
-                    .resource_mut::<super::systems::AllocationResult>()
+                    .resource_mut::<crate::regalloc::systems::AllocationResult>()
                     .run
                     .take();
                 (engine.take(), machine, allocation)

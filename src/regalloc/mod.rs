@@ -45,6 +45,7 @@ pub mod ranges;
 #[cfg(feature = "regalloc2")]
 pub mod regalloc2_model;
 pub mod requirement;
+pub mod systems;
 
 #[cfg(feature = "regalloc2")]
 pub use dropin::{run, run_with_ctx, Ctx};
