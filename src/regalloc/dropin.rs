@@ -77,6 +77,7 @@ pub fn run_with_ctx<'a, F: ra2::Function>(
             ra2::RegAllocError::BB(ra2::Block::new(0))
         }
     })?;
+    ctx.ion.state.fixed_stack = imported.fixed_stack;
     allocate(&imported.func, &imported.env, &mut ctx.ion).map_err(|e| match e {
         IonError::TooManyLiveRegs { .. }
         | IonError::NoRegisters { .. }

@@ -21,8 +21,8 @@
 //! point, after then before, defs before uses at one point: a def trims its range to start
 //! there (a dead def's range reaches the next instruction, so an early def stays apart from
 //! the late defs), a use opens a range from the block start when the vreg is not live below
-//! it. Effective points: on an instruction with a reused input, every other use is moved to
-//! the "after" point (a branch's operands are not moved: a branch with one successor reads
+//! it. Effective points: on an instruction with a reused input, every use of another vreg is
+//! moved to the "after" point (a branch's operands are not moved: a branch with one successor reads
 //! no register, as regalloc2 requires). An early use fixed to a register the instruction
 //! clobbers or defines late, of a vreg live below it, becomes an `Any` use plus a fixup
 //! copying it into the register, reserved at the early point. Of several uses of
@@ -666,8 +666,9 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                     ProgPoint::before(i + 1),
                 ));
             }
-            let reused: Option<usize> = ops.iter().find_map(|o| match o.constraint {
-                OperandConstraint::Reuse(k) => Some(k as usize),
+            // The reused input's vreg: its other uses in this instruction stay early too.
+            let reused: Option<VReg> = ops.iter().find_map(|o| match o.constraint {
+                OperandConstraint::Reuse(k) => ops.get(k as usize).map(|u| u.vreg),
                 _ => None,
             });
             at.clear();
@@ -676,7 +677,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                     OperandPos::Early => ProgPoint::before(i),
                     OperandPos::Late => ProgPoint::after(i),
                 };
-                if op.kind == OperandKind::Use && reused.is_some_and(|r| r != k) {
+                if op.kind == OperandKind::Use && reused.is_some_and(|r| r != op.vreg) {
                     p = ProgPoint::after(i);
                 }
                 at.push((k, p));

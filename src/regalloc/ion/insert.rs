@@ -366,6 +366,14 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             continue;
         }
         let point = ProgPoint(p);
+        // A register naming a stack location is a slot to the resolver (pseudo slot numbers
+        // above every real one), so it never emits a move between two of them.
+        if !state.fixed_stack.is_empty() {
+            for m in group.iter_mut() {
+                m.src = to_pseudo_slot(m.src, state.fixed_stack);
+                m.dst = to_pseudo_slot(m.dst, state.fixed_stack);
+            }
+        }
         let needs_scratch =
             group.len() > 1 || group.iter().any(|m| m.src.is_stack() && m.dst.is_stack());
         sc.free.clear();
@@ -402,8 +410,8 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             out.edits.push((
                 point,
                 Edit {
-                    from: m.src,
-                    to: m.dst,
+                    from: from_pseudo_slot(m.src),
+                    to: from_pseudo_slot(m.dst),
                 },
             ));
         }
@@ -413,4 +421,26 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     state.stats.edits = out.edits.len();
     let _ = (VReg::new(0, RegClass::Int), CodeRange::default());
     Ok(())
+}
+
+/// First pseudo slot number standing for a fixed-stack register (its dense index added).
+const PSEUDO_SLOT: u32 = u32::MAX - 256;
+
+fn to_pseudo_slot(a: Allocation, fixed_stack: crate::machine::PRegSet) -> Allocation {
+    match a {
+        Allocation::Reg(r) if fixed_stack.contains(r) => {
+            Allocation::Stack(SpillSlot(PSEUDO_SLOT + r.dense_index() as u32))
+        }
+        a => a,
+    }
+}
+
+fn from_pseudo_slot(a: Allocation) -> Allocation {
+    match a {
+        Allocation::Stack(SpillSlot(s)) if s >= PSEUDO_SLOT => {
+            let d = (s - PSEUDO_SLOT) as u8;
+            Allocation::Reg(super::process::preg_from_dense(d))
+        }
+        a => a,
+    }
 }

@@ -191,6 +191,9 @@ pub struct IonState {
     pub(crate) block_of: Vec<u32>,
     /// Move insertion scratch.
     pub(crate) insert: insert::InsertScratch,
+    /// Registers that name stack locations (regalloc2's fixed stack slots): moves between
+    /// them are stack to stack. Set by the caller; empty for real targets.
+    pub fixed_stack: crate::machine::PRegSet,
     /// Record debug annotations (`--annotate`).
     pub annotate: bool,
     /// Debug annotations per program point: live ranges with their locations, bundle
@@ -246,15 +249,18 @@ pub enum Need {
     Fixed(PReg),
     /// A spill slot.
     Stack,
+    /// Exactly this register, which names a stack location (regalloc2's fixed stack slot).
+    FixedStack(PReg),
 }
 
 impl Need {
-    /// The need of an operand constraint.
-    pub fn of(c: OperandConstraint) -> Need {
+    /// The need of an operand constraint; registers in `fixed_stack` name stack locations.
+    pub fn of(c: OperandConstraint, fixed_stack: crate::machine::PRegSet) -> Need {
         match c {
             OperandConstraint::Any => Need::Any,
             OperandConstraint::Reg | OperandConstraint::Reuse(_) => Need::Reg,
             OperandConstraint::Limit(n) => Need::Limit(n),
+            OperandConstraint::FixedReg(r) if fixed_stack.contains(r) => Need::FixedStack(r),
             OperandConstraint::FixedReg(r) => Need::Fixed(r),
             OperandConstraint::Stack => Need::Stack,
         }
@@ -267,6 +273,8 @@ impl Need {
             (Any, x) | (x, Any) => Some(x),
             (Reg, Reg) => Some(Reg),
             (Stack, Stack) => Some(Stack),
+            (Stack, FixedStack(r)) | (FixedStack(r), Stack) => Some(FixedStack(r)),
+            (FixedStack(a), FixedStack(b)) if a == b => Some(FixedStack(a)),
             (Limit(a), Limit(b)) => Some(Limit(a.min(b))),
             (Limit(a), Reg) | (Reg, Limit(a)) => Some(Limit(a)),
             (Fixed(a), Fixed(b)) if a == b => Some(Fixed(a)),

@@ -96,16 +96,26 @@ impl Tables<'_> {
             }
         }
         // Minimal (the seed: "covers only one instruction", made exact as regalloc2 does):
-        // one range, at most one use, and the range inside that use's minimal range.
+        // one range, its uses at one instruction, and the range inside the union of their
+        // minimal ranges.
         let minimal = match &list[..] {
-            [only] => match &self.rr.uses[only.index as usize][..] {
-                [] => true,
-                [u] => {
-                    let m = super::split::minimal_range(u);
-                    m.from <= only.range.from && only.range.to <= m.to
+            [only] => {
+                let uses = &self.rr.uses[only.index as usize];
+                match uses.first() {
+                    None => true,
+                    Some(u0) => {
+                        let inst = u0.point.inst();
+                        let (mut from, mut to) = (ProgPoint(u32::MAX), ProgPoint(0));
+                        let same = uses.iter().all(|u| {
+                            let m = super::split::minimal_range(u);
+                            from = from.min(m.from);
+                            to = to.max(m.to);
+                            u.point.inst() == inst
+                        });
+                        same && from <= only.range.from && only.range.to <= to
+                    }
                 }
-                _ => false,
-            },
+            }
             _ => false,
         };
         let spill_weight = match minimal {
@@ -131,11 +141,15 @@ impl Tables<'_> {
     }
 
     /// The requirement of bundle `b`, or the point of the first use that conflicts.
-    pub fn requirement(&self, b: u32) -> Result<Need, ProgPoint> {
+    pub fn requirement(
+        &self,
+        b: u32,
+        fixed_stack: crate::machine::PRegSet,
+    ) -> Result<Need, ProgPoint> {
         let mut need = Need::Any;
         for e in &self.br.ranges[b as usize] {
             for u in &self.rr.uses[e.index as usize] {
-                match need.meet(Need::of(u.operand.constraint)) {
+                match need.meet(Need::of(u.operand.constraint, fixed_stack)) {
                     Some(n) => need = n,
                     None => return Err(u.point),
                 }
@@ -306,7 +320,7 @@ pub(crate) fn candidates(
     offset: usize,
 ) -> SmallVec<[PReg; 64]> {
     let mut out: SmallVec<[PReg; 64]> = SmallVec::new();
-    if let Need::Fixed(r) = need {
+    if let Need::Fixed(r) | Need::FixedStack(r) = need {
         out.push(r);
         return out;
     }
@@ -433,7 +447,7 @@ fn process_bundle(
     hint: Option<PReg>,
 ) -> Result<(), IonError> {
     let set = t.br.spill_sets[b as usize] as usize;
-    let need = match t.requirement(b) {
+    let need = match t.requirement(b, state.fixed_stack) {
         Err(at) => {
             split::split(t, state, b, at, hint, false);
             return Ok(());
@@ -539,7 +553,16 @@ fn blocked(t: &Tables<'_>, state: &IonState, b: u32, cands: &[PReg], need: Need)
         match holder {
             Some((r, RESERVED)) => s += &format!("; {reg} is reserved over {r}"),
             Some((r, owner)) => {
-                s += &format!("; {reg} holds {} over {r}", t.rr.vregs[owner as usize])
+                let ob = t.rr.bundles[owner as usize] as usize;
+                s += &format!(
+                    "; {reg} holds {} over {r} (bundle {ob}, weight {}, uses {:?})",
+                    t.rr.vregs[owner as usize],
+                    t.br.props[ob].spill_weight,
+                    t.rr.uses[owner as usize]
+                        .iter()
+                        .map(|u| format!("{}@{}", u.operand, u.point))
+                        .collect::<Vec<_>>()
+                )
             }
             None => {}
         }

@@ -22,7 +22,7 @@
 //! Complexity: O(ranges + uses) of the bundle split.
 
 use super::process::{Tables, DEAD};
-use super::{IonState, MAX_SPLITS_PER_SPILL_SET};
+use super::{IonState, Need, MAX_SPLITS_PER_SPILL_SET};
 use crate::machine::{OperandConstraint, OperandKind};
 use crate::regalloc::bundles::BundleProps;
 use crate::regalloc::location::PReg;
@@ -283,6 +283,9 @@ pub(crate) fn split_into_minimal(
         t.rr.bundles[r] = DEAD;
         let mut home_from = e.range.from;
         let mut home_uses: SmallVec<[Use; 2]> = SmallVec::new();
+        // Uses needing a location at one instruction share one minimal bundle when their
+        // needs meet (several register uses of one value need one register, not several).
+        let mut group: Option<(u32, Need, CodeRange, SmallVec<[Use; 2]>)> = None;
         for u in &uses {
             let is_def = u.operand.kind == OperandKind::Def;
             if u.operand.constraint == OperandConstraint::Any {
@@ -293,15 +296,24 @@ pub(crate) fn split_into_minimal(
                 home_from = ProgPoint::before(u.point.inst() + 1);
             }
             let span = minimal_range(u);
-            let nb = t.new_bundle(set);
-            let flags = if is_def { RangeFlags::STARTS_AT_DEF } else { 0 };
-            let nr = t.new_range(span, vreg, nb, flags);
-            t.rr.uses[nr as usize].push(*u);
-            t.br.ranges[nb as usize].push(RangeEntry {
-                range: span,
-                index: nr,
-            });
-            enqueue(t, state, nb, hint);
+            let need = Need::of(u.operand.constraint, state.fixed_stack);
+            if let Some((inst, gneed, gspan, guses)) = &mut group {
+                if *inst == u.point.inst() {
+                    if let Some(m) = gneed.meet(need) {
+                        *gneed = m;
+                        *gspan = CodeRange::new(gspan.from.min(span.from), gspan.to.max(span.to));
+                        guses.push(*u);
+                        continue;
+                    }
+                }
+            }
+            if let Some(g) = group.take() {
+                minimal_bundle(t, state, set, vreg, g.2, g.3, hint);
+            }
+            group = Some((u.point.inst(), need, span, SmallVec::from_slice(&[*u])));
+        }
+        if let Some(g) = group.take() {
+            minimal_bundle(t, state, set, vreg, g.2, g.3, hint);
         }
         let home = CodeRange::new(home_from, e.range.to);
         if !home.is_empty() {
@@ -317,4 +329,26 @@ pub(crate) fn split_into_minimal(
     let mut list = list;
     list.clear();
     t.br.ranges[b as usize] = list;
+}
+
+/// A bundle of one minimal range holding `uses` (a def among them makes it start at the def).
+fn minimal_bundle(
+    t: &mut Tables<'_>,
+    state: &mut IonState,
+    set: u32,
+    vreg: crate::machine::VReg,
+    span: CodeRange,
+    uses: SmallVec<[Use; 2]>,
+    hint: Option<PReg>,
+) {
+    let nb = t.new_bundle(set);
+    let def = uses.iter().any(|u| u.operand.kind == OperandKind::Def);
+    let flags = if def { RangeFlags::STARTS_AT_DEF } else { 0 };
+    let nr = t.new_range(span, vreg, nb, flags);
+    t.rr.uses[nr as usize] = uses;
+    t.br.ranges[nb as usize].push(RangeEntry {
+        range: span,
+        index: nr,
+    });
+    enqueue(t, state, nb, hint);
 }
