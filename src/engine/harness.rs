@@ -26,6 +26,9 @@ pub enum HarnessError {
     /// The text parses but defines no function.
     #[error("the text defines no function")]
     NoFunction,
+    /// Machine text (`.mir`) does not parse.
+    #[error(transparent)]
+    MachineParse(#[from] crate::machine::text::ParseError),
 }
 
 /// A World with one function in it and every resource a pipeline system reads.
@@ -57,6 +60,25 @@ impl Harness {
             .next()
             .ok_or(HarnessError::NoFunction)?;
         Ok(Harness::new(f, &symbols, config))
+    }
+
+    /// Parses machine text (`.mir`, the grammar of [`crate::machine::text`]) and loads its
+    /// first function into the machine rows, as lowering leaves it, with `config` as the
+    /// pipeline config (no IR function is loaded): the World the allocation systems read.
+    ///
+    /// # Errors
+    /// [`HarnessError`]: the parse error, or no function.
+    pub fn from_mir(text: &str, config: PipelineConfig) -> Result<Self, HarnessError> {
+        let f = crate::machine::text::parse_functions(text, "<harness>")?
+            .into_iter()
+            .next()
+            .ok_or(HarnessError::NoFunction)?;
+        let mut world = World::new();
+        super::init_world(&mut world, config);
+        world.resource_scope(
+            |world, mut loader: Mut<crate::machine::columns::MachineLoader>| loader.load(world, f),
+        );
+        Ok(Harness { world })
     }
 
     /// Runs `systems` once, in the order they are configured (single-threaded executor).

@@ -8,7 +8,8 @@
 //! (b) coverage against liveness: every vreg live into a block has a range holding the
 //!     block's first point, every vreg live out of a block one holding its last point;
 //! (c) every operand that names a value is a use of exactly one range of its vreg, unless it
-//!     is a decoupled multi-fixed use (then a fixup names it);
+//!     is a decoupled multi-fixed use (then a fixup names it; an early fixed use beside a
+//!     clobber of its register keeps its use and has a fixup too);
 //! (d) every merged bundle has one class and a requirement that is not `Conflict` unless a
 //!     single vreg's uses already conflict;
 //! (e) the same function built again in the same World gives the same tables (pooling).
@@ -112,10 +113,12 @@ pub fn check_function(h: &mut Harness, f: &FlatFunction) {
                 .flat_map(|e| rr.uses[e.index as usize].iter())
                 .filter(|u| u.point.inst() == i && u.slot() == k as u8)
                 .count();
+            // A decoupled use has no range of its own; a fixup whose two slots are one (an
+            // early fixed use next to a clobber of its register) keeps its use, as `Any`.
             let decoupled = side
                 .multi_fixed
                 .iter()
-                .any(|x| x.point.inst() == i && x.to_slot == k as u8);
+                .any(|x| x.point.inst() == i && x.to_slot == k as u8 && x.from_slot != x.to_slot);
             assert_eq!(
                 n + decoupled as usize,
                 1,

@@ -268,12 +268,18 @@ fn overlaps(big: &[RangeEntry], runs: &[u32], small: &[RangeEntry]) -> bool {
 /// Builds, merges and queues the bundles of `f`, whose live ranges [`super::ranges::build_ranges`]
 /// built (see the module doc). Columns written: every bundle column and `RangeBundle`.
 pub fn merge_bundles<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &mut RangeStore) {
-    let nv = f.num_vregs();
-    store.reserve(world, 0, nv);
+    store.reserve(world, 0, f.num_vregs());
     let mut t = store
         .bundles
         .get_mut(world)
         .expect("range and bundle resources are inserted by RangeStore::new");
+    merge_bundles_in(f, &mut t);
+}
+
+/// The `merge_bundles` phase on the tables ([`merge_bundles`] without the reserve: the
+/// bundle table must hold a row per vreg).
+pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>) {
+    let nv = f.num_vregs();
     let rr = range_rows(&mut t.ranges);
     let br = bundle_rows(&mut t.bundles);
     let side = &mut *t.side;

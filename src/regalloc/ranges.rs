@@ -249,12 +249,6 @@ pub fn range_rows<'a>(q: &'a mut Query<'_, '_, RangeColumnsMut>) -> RangeRows<'a
 pub struct RangeStore {
     range_rows: Vec<Entity>,
     bundle_rows: Vec<Entity>,
-    /// Cached access for [`build_ranges`].
-    pub(crate) build: SystemState<(
-        Query<'static, 'static, RangeColumnsMut>,
-        ResMut<'static, RangeSide>,
-        ResMut<'static, RangeCounts>,
-    )>,
     /// Cached access for bundle phases.
     pub(crate) bundles: SystemState<super::bundles::BundleTables<'static, 'static>>,
 }
@@ -268,7 +262,6 @@ impl RangeStore {
         RangeStore {
             range_rows: Vec::new(),
             bundle_rows: Vec::new(),
-            build: SystemState::new(world),
             bundles: SystemState::new(world),
         }
     }
@@ -457,12 +450,36 @@ pub fn use_weight(op: &Operand, depth: u32) -> u16 {
     w.min(u16::MAX as u32) as u16
 }
 
-/// Builds the live ranges of `f` into the World's live-range table (see the module doc).
+/// Builds the live ranges of `f` into the World's live-range table (see the module doc):
+/// [`compute_liveness`], rows reserved for its bound, then [`build_live_ranges`].
 /// Columns written: every live-range column; resources: [`RangeSide`], [`RangeCounts`].
 pub fn build_ranges<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &mut RangeStore) {
-    let mut live = std::mem::take(&mut world.resource_mut::<RangeSide>().liveness);
-    liveness::compute_lists_into(f, &mut live);
-    let mut bound = live.ins.len();
+    let bound = {
+        let mut t = store
+            .bundles
+            .get_mut(world)
+            .expect("range resources are inserted by RangeStore::new");
+        compute_liveness(f, &mut t)
+    };
+    store.reserve(world, bound, 0);
+    let mut t = store
+        .bundles
+        .get_mut(world)
+        .expect("range resources are inserted by RangeStore::new");
+    build_live_ranges(f, &mut t);
+}
+
+/// The `compute_liveness` phase: exact live-in/live-out lists of `f` into
+/// [`RangeSide::liveness`]; returns the number of live-range rows the scan can need (live-ins
+/// plus defs plus block parameters), which the caller reserves before
+/// [`build_live_ranges`].
+pub fn compute_liveness<F: MachineRead + ?Sized>(
+    f: &F,
+    t: &mut super::bundles::BundleTables<'_, '_>,
+) -> usize {
+    let (_, _, side, _, _) = t.parts();
+    liveness::compute_lists_into(f, &mut side.liveness);
+    let mut bound = side.liveness.ins.len();
     for b in 0..f.num_blocks() as MBlock {
         bound += f.block_params(b).len();
         for i in f.block_insts(b) {
@@ -473,18 +490,22 @@ pub fn build_ranges<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &m
                 .count();
         }
     }
-    store.reserve(world, bound, 0);
-    let (mut q, mut side, mut counts) = store
-        .build
-        .get_mut(world)
-        .expect("range resources are inserted by RangeStore::new");
-    let rows = range_rows(&mut q);
-    side.liveness = live;
-    let n = scan(f, rows, &mut side);
+    bound
+}
+
+/// The `build_live_ranges` phase: the reverse scan over `f` (liveness computed, rows
+/// reserved). Reads [`RangeSide::liveness`]; writes every live-range column, the other
+/// [`RangeSide`] tables and [`RangeCounts::ranges`].
+pub fn build_live_ranges<F: MachineRead + ?Sized>(
+    f: &F,
+    t: &mut super::bundles::BundleTables<'_, '_>,
+) {
+    let (rows, _, side, _, counts) = t.parts();
+    let n = scan(f, rows, side);
     counts.ranges = n;
     if cfg!(debug_assertions) {
-        let rows = range_rows(&mut q);
-        if let Err(e) = check_ranges(&rows.spans[..n], &rows.uses[..n], &side) {
+        let (rows, _, side, _, _) = t.parts();
+        if let Err(e) = check_ranges(&rows.spans[..n], &rows.uses[..n], side) {
             panic!("live-range invariant broken: {e}");
         }
     }

@@ -199,6 +199,8 @@ pub struct IonState {
     /// Debug annotations per program point: live ranges with their locations, bundle
     /// assignments, merges, splits, evictions and inserted moves.
     pub annotations: Vec<(ProgPoint, String)>,
+    /// Iterations of the allocation loop so far (across growth rounds).
+    pub iterations: usize,
 }
 
 /// Records a debug annotation at a point when annotations are on (a macro, so the text is
@@ -291,7 +293,14 @@ impl Need {
 }
 
 /// Allocates registers for `f` under `env` with the context's tables (see the module doc);
-/// the result in `ctx.state.output`. `fixed_stack` lists registers that name stack locations.
+/// the result in `ctx.state.output`. The phases run in the order the Regalloc stage chains
+/// them as systems (`crate::regalloc::systems`): `compute_liveness`, `build_live_ranges`,
+/// `merge_bundles`, `queue_bundles`, `process_bundles` (growing the tables between rounds),
+/// `allocate_spill_bundles`, `allocate_spill_slots`, `insert_moves` (with `resolve_moves`),
+/// `remove_redundant_moves`.
+///
+/// # Errors
+/// See [`IonError`].
 pub fn allocate<F: MachineRead + ?Sized>(
     f: &F,
     env: &MachineEnv,
@@ -304,15 +313,35 @@ pub fn allocate<F: MachineRead + ?Sized>(
     } = ctx;
     build_ranges(f, world, store);
     super::bundles::merge_bundles(f, world, store);
-    process::prepare(f, world, store, state);
-    process::process_bundles(f, env, world, store, state)?;
-    spill::second_chance(env, world, store, state);
-    spill::allocate_spill_slots(f, world, store, state);
-    insert::insert_moves(f, env, world, store, state)?;
+    {
+        let mut t = store.bundles.get_mut(world).expect("tables");
+        process::prepare(f, &mut t, state);
+    }
+    loop {
+        let capacity = store.rows();
+        let short = {
+            let mut t = store.bundles.get_mut(world).expect("tables");
+            process::process_bundles(f, env, &mut t, state, capacity)?
+        };
+        match short {
+            None => break,
+            Some((r, b)) => store.reserve(world, r, b),
+        }
+    }
+    let mut t = store.bundles.get_mut(world).expect("tables");
+    spill::second_chance(env, &mut t, state);
+    spill::allocate_spill_slots(state);
+    insert::insert_moves(f, &mut t, state)?;
+    insert::resolve_moves(f, env, state)?;
+    finish(f, state);
+    Ok(())
+}
+
+/// The `remove_redundant_moves` phase and the final counters.
+pub fn finish<F: MachineRead + ?Sized>(f: &F, state: &mut IonState) {
     let removed = redundant::remove_redundant_moves(f, &mut state.output, &mut state.insert.values);
     state.stats.redundant = removed;
     state.stats.edits = state.output.edits.len();
-    Ok(())
 }
 
 /// Convenience: allocates `f` in a fresh context and returns the output and counters.

@@ -30,11 +30,10 @@ use super::maps::RESERVED;
 use super::split;
 use super::{IonError, IonState, Need, SetState, MAX_WEIGHT, MINIMAL_FIXED_WEIGHT, MINIMAL_WEIGHT};
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint};
-use crate::regalloc::bundles::{BundleProps, BundleRows};
+use crate::regalloc::bundles::{BundleProps, BundleRows, BundleTables};
 use crate::regalloc::location::{Allocation, PReg, RegClass};
 use crate::regalloc::point::ProgPoint;
-use crate::regalloc::ranges::{RangeCounts, RangeRows, RangeStore};
-use bevy_ecs::world::World;
+use crate::regalloc::ranges::{RangeCounts, RangeRows};
 use smallvec::SmallVec;
 
 /// Marks a live range that no bundle holds any more (replaced by a minimal split).
@@ -159,17 +158,12 @@ impl Tables<'_> {
     }
 }
 
-/// Fills the side tables for the function whose bundles were just merged.
-pub fn prepare<F: MachineRead + ?Sized>(
-    f: &F,
-    world: &mut World,
-    store: &mut RangeStore,
-    state: &mut IonState,
-) {
-    let mut t = store
-        .bundles
-        .get_mut(world)
-        .expect("range and bundle resources are inserted by RangeStore::new");
+/// The `queue_bundles` phase: fills the side tables for the function whose bundles were
+/// just merged: register maps with the fixed reservations, spill-set state (extents of the
+/// original bundles), bundle properties and the allocation queue, the instruction-to-block
+/// table. Reads the bundle and live-range columns and [`crate::regalloc::ranges::RangeSide`];
+/// writes [`BundleProps`] and `state`.
+pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, state: &mut IonState) {
     let (rr, br, rs, side, counts) = t.parts();
     state.maps.resize_with(192, Default::default);
     state.maps.iter_mut().for_each(|m| m.clear());
@@ -200,6 +194,7 @@ pub fn prepare<F: MachineRead + ?Sized>(
     state.stats = super::IonStats::default();
     state.output = Default::default();
     state.annotations.clear();
+    state.iterations = 0;
     let mut tables = Tables { rr, br, counts };
     for &(_, b) in side.queue.iter() {
         tables.recompute(b);
@@ -232,40 +227,27 @@ pub fn prepare<F: MachineRead + ?Sized>(
     }
 }
 
-/// Runs the allocation loop to an empty queue (see the module doc), growing the tables
-/// between iterations when splitting needs rows.
+/// The `process_bundles` phase: runs the allocation loop until the queue is empty (`None`)
+/// or the reserve of rows (`capacity`: live-range and bundle rows) runs short, returning the
+/// row counts to reserve before calling again (see the module doc). Reads and writes the
+/// bundle and live-range columns and `state`.
+///
+/// # Errors
+/// Impossible constraints, no register of a needed class, or the iteration bound.
 pub fn process_bundles<F: MachineRead + ?Sized>(
     f: &F,
     env: &MachineEnv,
-    world: &mut World,
-    store: &mut RangeStore,
+    t: &mut BundleTables<'_, '_>,
     state: &mut IonState,
-) -> Result<(), IonError> {
+    capacity: (usize, usize),
+) -> Result<Option<(usize, usize)>, IonError> {
     let bound = 64 * (f.num_insts() + state.stats.bundles) + 100_000;
-    let mut iterations = 0usize;
-    loop {
-        let (cap_r, cap_b) = store.rows();
-        let short = {
-            let mut t = store
-                .bundles
-                .get_mut(world)
-                .expect("range and bundle resources are inserted by RangeStore::new");
-            let (rr, br, _rs, _side, counts) = t.parts();
-            let mut tables = Tables { rr, br, counts };
-            run(
-                &mut tables,
-                env,
-                state,
-                (cap_r, cap_b),
-                &mut iterations,
-                bound,
-            )?
-        };
-        match short {
-            None => return Ok(()),
-            Some((r, b)) => store.reserve(world, r, b),
-        }
-    }
+    let (rr, br, _rs, _side, counts) = t.parts();
+    let mut tables = Tables { rr, br, counts };
+    let mut iterations = state.iterations;
+    let r = run(&mut tables, env, state, capacity, &mut iterations, bound);
+    state.iterations = iterations;
+    r
 }
 
 /// The loop proper; returns the row counts to reserve when the reserve runs short.

@@ -18,21 +18,11 @@ use super::maps::RegMap;
 use super::process::{assign, candidates, Tables};
 use super::{IonState, Need, SLOT_PROBES};
 use crate::machine::MachineEnv;
-use crate::machine::MachineRead;
-use crate::regalloc::ranges::RangeStore;
-use bevy_ecs::world::World;
+use crate::regalloc::bundles::BundleTables;
 
-/// Second-chance allocation of the spilled bundles (see the module doc).
-pub fn second_chance(
-    env: &MachineEnv,
-    world: &mut World,
-    store: &mut RangeStore,
-    state: &mut IonState,
-) {
-    let mut t = store
-        .bundles
-        .get_mut(world)
-        .expect("range and bundle resources are inserted by RangeStore::new");
+/// The `allocate_spill_bundles` phase: second-chance allocation of the spilled bundles (see
+/// the module doc). Reads and writes the bundle columns and `state`.
+pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut IonState) {
     let (rr, br, _rs, _side, counts) = t.parts();
     let mut t = Tables { rr, br, counts };
     let list = std::mem::take(&mut state.spilled);
@@ -69,13 +59,9 @@ pub fn second_chance(
     state.spilled = list;
 }
 
-/// Assigns spill slots to the spill sets that need one (see the module doc).
-pub fn allocate_spill_slots<F: MachineRead + ?Sized>(
-    _f: &F,
-    _world: &mut World,
-    _store: &mut RangeStore,
-    state: &mut IonState,
-) {
+/// The `allocate_spill_slots` phase: assigns spill slots to the spill sets that need one
+/// (see the module doc). Reads and writes `state` only.
+pub fn allocate_spill_slots(state: &mut IonState) {
     for class_slots in state.slots.iter_mut() {
         class_slots.clear();
     }
