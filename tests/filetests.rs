@@ -199,7 +199,7 @@ fn compile(mut m: Module, args: &str) -> String {
     let symbols = Arc::new(m.symbol_table());
     let functions = std::mem::take(&mut m.functions);
     let mut out = String::new();
-    for run in batch::run_functions(functions, &symbols, &config, &|| {}) {
+    for run in batch::run_functions(&functions, &symbols, &config, &|| {}) {
         let run = run.unwrap();
         for d in &run.diagnostics {
             writeln!(out, "{:?} [{}] {}", d.severity, d.pass, d.message).unwrap();

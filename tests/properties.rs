@@ -86,7 +86,7 @@ fn analysis_pipeline_returns_functions_unchanged() {
         let symbols = Arc::new(m.symbol_table());
         let originals = m.functions.clone();
         let runs =
-            batch::run_functions(std::mem::take(&mut m.functions), &symbols, &config, &|| {});
+            batch::run_functions(&std::mem::take(&mut m.functions), &symbols, &config, &|| {});
         for (run, original) in runs.into_iter().zip(originals) {
             let run = run.unwrap();
             assert!(!run.has_errors(), "seed {seed}: {:?}", run.diagnostics);

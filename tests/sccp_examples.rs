@@ -24,7 +24,7 @@ fn examples_keep_their_behaviour() {
         let mut after = before.clone();
         let symbols = Arc::new(after.symbol_table());
         let functions = std::mem::take(&mut after.functions);
-        for run in batch::run_functions(functions, &symbols, &config, &|| {}) {
+        for run in batch::run_functions(&functions, &symbols, &config, &|| {}) {
             let run = run.unwrap();
             assert!(
                 !run.has_errors(),

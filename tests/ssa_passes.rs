@@ -21,7 +21,7 @@ fn compile(m: &Module, passes: &str) -> (Module, Vec<strata::engine::Stat>) {
     let symbols = Arc::new(m.symbol_table());
     let mut out = m.clone();
     let mut stats = Vec::new();
-    out.functions = batch::run_functions(m.functions.clone(), &symbols, &config, &|| {})
+    out.functions = batch::run_functions(&m.functions, &symbols, &config, &|| {})
         .into_iter()
         .map(|r| {
             let r = r.unwrap();

@@ -236,9 +236,10 @@ fn run_pipeline(
 ) -> (Module, Vec<FunctionReport>, usize, Vec<ErrorGroup>) {
     let symbols = Arc::new(module.symbol_table());
     let mut module = module;
-    let originals = module.functions.clone();
-    let functions = std::mem::take(&mut module.functions);
-    let runs = batch::run_functions(functions, &symbols, config, &|| {});
+    // The engines copy each function in; the originals stay here for the functions whose
+    // pipeline fails (nothing is cloned).
+    let originals = std::mem::take(&mut module.functions);
+    let runs = batch::run_functions(&originals, &symbols, config, &|| {});
     let mut reports = Vec::new();
     let mut failed = 0;
     let mut errors = Vec::new();

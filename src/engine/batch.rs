@@ -21,12 +21,12 @@ use std::sync::Arc;
 /// run again one function at a time, so only the function that raised it is lost.
 /// `on_done` is called once per finished function (for progress bars), from any thread.
 pub fn run_functions(
-    functions: Vec<Function>,
+    functions: &[Function],
     symbols: &Arc<SymbolTable>,
     config: &PipelineConfig,
     on_done: &(dyn Fn() + Sync),
 ) -> Vec<Result<FunctionRun, InternalError>> {
-    in_batches(&functions, config, on_done, &|chunk| {
+    in_batches(functions, config, on_done, &|chunk| {
         with_thread_engine(config, |engine| {
             let refs: Vec<&Function> = chunk.iter().collect();
             let mut results = Vec::with_capacity(refs.len());
@@ -57,6 +57,23 @@ pub fn map_functions<T: Send>(
     on_done: &(dyn Fn() + Sync),
     summarize: &(dyn Fn(&Function, RunReport) -> T + Sync),
 ) -> Vec<Result<T, InternalError>> {
+    map_functions_in_world(functions, symbols, config, on_done, &|f, report, _| {
+        summarize(f, report)
+    })
+}
+
+/// [`map_functions`] whose `summarize` also gets the worker engine's World after the batch:
+/// the machine stages leave their results there (the lowered function's rows, the
+/// allocation), and with machine passes a batch is one function ([`batch_size`]), so the
+/// World holds exactly that function's. The machine driver takes them out this way, so the
+/// machine stages run through the same batch driver as the rest.
+pub fn map_functions_in_world<T: Send>(
+    functions: &[Function],
+    symbols: &Arc<SymbolTable>,
+    config: &PipelineConfig,
+    on_done: &(dyn Fn() + Sync),
+    summarize: &(dyn Fn(&Function, RunReport, &mut bevy_ecs::world::World) -> T + Sync),
+) -> Vec<Result<T, InternalError>> {
     thread_local! {
         static RESULTS: std::cell::RefCell<Vec<Function>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -69,7 +86,7 @@ pub fn map_functions<T: Send>(
                 reports
                     .into_iter()
                     .zip(results.iter())
-                    .map(|(report, result)| summarize(result, report))
+                    .map(|(report, result)| summarize(result, report, engine.world_mut()))
                     .collect()
             })
         })

@@ -15,12 +15,11 @@
 use super::columns::take_machine;
 use super::function::MachineFunction;
 use super::MachineRead;
-use crate::engine::{with_thread_engine, Diagnostic, PassSet, PipelineConfig, Severity};
+use crate::engine::{Diagnostic, PassSet, PipelineConfig, Severity};
 use crate::ir::Module;
 use crate::regalloc::ion::{IonContext, IonStats};
 use crate::regalloc::output::AllocOutput;
 use crate::stage::{Allocator, Arch};
-use rayon::prelude::*;
 use std::sync::Arc;
 
 /// `passes` with phi elimination replaced by block parameters and `lower` added, lowering
@@ -51,55 +50,52 @@ pub struct Lowered {
     pub allocation: Option<AllocRun>,
 }
 
-/// Runs every function of `module` through `config` (which must include `lower`) and takes
-/// each lowered function out of the World. Results are in input order.
+/// Runs every function of `module` through `config` (which must include `lower`) with the
+/// batch driver ([`crate::engine::batch::map_functions_in_world`]: the functions are copied
+/// into the worker engines, the module is not cloned) and takes each lowered function and
+/// its allocation out of the World. Results are in input order.
 pub fn lower_module(module: &Module, config: &PipelineConfig) -> Vec<Lowered> {
     let symbols = Arc::new(module.symbol_table());
-    module
-        .functions
-        .par_iter()
-        .map(|f| {
+    let runs = crate::engine::batch::map_functions_in_world(
+        &module.functions,
+        &symbols,
+        config,
+        &|| {},
+        &|f, report, world| {
+            let machine = take_machine(world);
+            let allocation = world
+                .resource_mut::<crate::regalloc::systems::AllocationResult>()
+                .run
+                .take();
             let name = f.name.clone();
-            let run = with_thread_engine(config, |engine| {
-                engine.load(f.clone(), &symbols);
-                engine.run_schedule();
-                let machine = take_machine(engine.world_mut());
-                let allocation = engine
-                    .world_mut()
-                    .resource_mut::<crate::regalloc::systems::AllocationResult>()
-                    .run
-                    .take();
-                (engine.take(), machine, allocation)
-            });
-            match run {
-                Err(panic) => Lowered {
-                    name: name.clone(),
-                    result: Err(format!("@{name}: internal error: {panic}")),
-                    diagnostics: Vec::new(),
-                    allocation: None,
-                },
-                Ok((run, machine, allocation)) => {
-                    let errors: Vec<String> = run
-                        .diagnostics
-                        .iter()
-                        .filter(|d| d.severity == Severity::Error)
-                        .map(|d| format!("[{}] {}", d.pass, d.message))
-                        .collect();
-                    let result = match (errors.is_empty(), machine) {
-                        (true, Some(m)) => Ok(m),
-                        (true, None) => {
-                            Err(format!("@{name}: lowering produced no machine function"))
-                        }
-                        (false, _) => Err(errors.join("; ")),
-                    };
-                    Lowered {
-                        name,
-                        result,
-                        diagnostics: run.diagnostics,
-                        allocation,
-                    }
-                }
+            let errors: Vec<String> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .map(|d| format!("[{}] {}", d.pass, d.message))
+                .collect();
+            let result = match (errors.is_empty(), machine) {
+                (true, Some(m)) => Ok(m),
+                (true, None) => Err(format!("@{name}: lowering produced no machine function")),
+                (false, _) => Err(errors.join("; ")),
+            };
+            Lowered {
+                name,
+                result,
+                diagnostics: report.diagnostics,
+                allocation,
             }
+        },
+    );
+    runs.into_iter()
+        .zip(&module.functions)
+        .map(|(run, f)| {
+            run.unwrap_or_else(|e| Lowered {
+                name: f.name.clone(),
+                result: Err(format!("@{}: internal error: {}", f.name, e.panic)),
+                diagnostics: Vec::new(),
+                allocation: None,
+            })
         })
         .collect()
 }
