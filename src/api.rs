@@ -192,3 +192,95 @@ pub fn apply_sccp_transformations(f: &mut Function, result: &SccpResult) -> usiz
         .map(|s| s.value as usize)
         .sum()
 }
+
+// ---- Driving modules to machine code (lowering, then register allocation). ----
+
+/// `passes` with phi elimination replaced by block parameters and `lower` added, lowering
+/// for `arch`.
+pub fn machine_config(
+    passes: crate::engine::PassSet,
+    arch: crate::stage::Arch,
+) -> crate::engine::PipelineConfig {
+    let mut config = crate::engine::PipelineConfig::new(
+        (passes - crate::engine::PassSet::PHI_ELIM) | crate::engine::PassSet::LOWER,
+    );
+    config.options.target = arch;
+    config
+}
+
+/// [`machine_config`] allocating with `allocator`.
+pub fn machine_config_with(
+    passes: crate::engine::PassSet,
+    arch: crate::stage::Arch,
+    allocator: crate::stage::Allocator,
+) -> crate::engine::PipelineConfig {
+    let mut config = machine_config(passes, arch);
+    config.options.allocator = allocator;
+    config
+}
+
+/// One function's way through lowering.
+#[derive(Debug)]
+pub struct Lowered {
+    /// The function's name.
+    pub name: String,
+    /// The machine function, or every error diagnostic joined (`[pass] message`).
+    pub result: Result<crate::machine::function::MachineFunction, String>,
+    /// Notes and errors the pipeline reported.
+    pub diagnostics: Vec<crate::engine::Diagnostic>,
+    /// The allocation the Regalloc stage made, when `regalloc` was in the pipeline.
+    pub allocation: Option<crate::regalloc::driver::AllocRun>,
+}
+
+/// Runs every function of `module` through `config` (which must include `lower`) with the
+/// batch driver ([`crate::engine::batch::map_functions_in_world`]: the functions are copied
+/// into the worker engines, the module is not cloned) and takes each lowered function and
+/// its allocation out of the World. Results are in input order.
+pub fn lower_module(
+    module: &crate::ir::Module,
+    config: &crate::engine::PipelineConfig,
+) -> Vec<Lowered> {
+    let symbols = std::sync::Arc::new(module.symbol_table());
+    let runs = crate::engine::batch::map_functions_in_world(
+        &module.functions,
+        &symbols,
+        config,
+        &|| {},
+        &|f, report, world| {
+            let machine = crate::machine::columns::take_machine(world);
+            let allocation = world
+                .resource_mut::<crate::regalloc::systems::AllocationResult>()
+                .run
+                .take();
+            let name = f.name.clone();
+            let errors: Vec<String> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == crate::engine::Severity::Error)
+                .map(|d| format!("[{}] {}", d.pass, d.message))
+                .collect();
+            let result = match (errors.is_empty(), machine) {
+                (true, Some(m)) => Ok(m),
+                (true, None) => Err(format!("@{name}: lowering produced no machine function")),
+                (false, _) => Err(errors.join("; ")),
+            };
+            Lowered {
+                name,
+                result,
+                diagnostics: report.diagnostics,
+                allocation,
+            }
+        },
+    );
+    runs.into_iter()
+        .zip(&module.functions)
+        .map(|(run, f)| {
+            run.unwrap_or_else(|e| Lowered {
+                name: f.name.clone(),
+                result: Err(format!("@{}: internal error: {}", f.name, e.panic)),
+                diagnostics: Vec::new(),
+                allocation: None,
+            })
+        })
+        .collect()
+}

@@ -84,6 +84,7 @@ pub mod llvm;
 pub mod machine;
 pub mod placement;
 pub mod regalloc;
+pub mod registers;
 pub mod sccp;
 pub mod ssa;
 pub mod stage;

@@ -5,9 +5,10 @@
 //! regalloc2, with both regalloc2's checker and ours accepting each allocation.
 
 use std::path::Path;
+use strata::api::{lower_module, machine_config};
 use strata::engine::PassSet;
-use strata::machine::driver::{allocate_machine, check_ours, lower_module, machine_config};
 use strata::machine::function::MachineFunction;
+use strata::regalloc::driver::{allocate_machine, check_ours};
 use strata::stage::Allocator;
 
 /// Allocates `f` with ours and with regalloc2; regalloc2's checker judges each inside

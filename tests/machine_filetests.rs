@@ -15,12 +15,13 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use strata::api::{lower_module, machine_config};
 use strata::engine::PassSet;
-use strata::machine::driver::{
-    allocate_in, allocate_machine, allocate_regalloc2, check_ours, lower_module, machine_config,
-    print_allocated, print_allocated_annotated,
-};
 use strata::machine::text::{parse_functions, print_function};
+use strata::regalloc::driver::{
+    allocate_in, allocate_machine, allocate_regalloc2, check_ours, print_allocated,
+    print_allocated_annotated,
+};
 use strata::stage::Allocator;
 use strata::stage::Arch;
 

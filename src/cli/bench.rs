@@ -504,7 +504,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     };
     let requested = match args.target {
         Some(arch) => {
-            crate::machine::driver::machine_config(requested, arch).passes
+            crate::api::machine_config(requested, arch).passes
                 | ((PassSet::REGALLOC | PassSet::CHECK) & PassSet::available())
         }
         None => requested,

@@ -338,7 +338,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     }
     if let Some(arch) = args.target {
         note_phi_elim_left_out(arch, requested);
-        let machine = crate::machine::driver::machine_config(requested, arch);
+        let machine = crate::api::machine_config(requested, arch);
         requested = machine.passes;
     }
     let dump_after = match args.dump_after.as_deref() {

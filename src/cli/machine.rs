@@ -16,8 +16,8 @@
 
 use super::compile::CompileArgs;
 use super::{exit, load_module, write_output, CliError, Emit};
+use crate::api::{lower_module, machine_config};
 use crate::engine::PassSet;
-use crate::machine::driver::{lower_module, machine_config};
 use crate::machine::MachineRead;
 use crate::stage::Arch;
 
@@ -180,12 +180,12 @@ type AllocReport = (String, u128, usize, usize, Option<u128>);
 /// Allocates `f` (or takes the allocation the pipeline made); with `--corrupt-allocation`
 /// corrupts it and lets our checker judge the result.
 fn allocate(
-    lowered: &crate::machine::driver::Lowered,
+    lowered: &crate::api::Lowered,
     f: &crate::machine::function::MachineFunction,
     arch: Arch,
     args: &CompileArgs,
 ) -> Result<AllocReport, String> {
-    use crate::machine::driver::{allocate_machine, check_ours, print_allocated_annotated};
+    use crate::regalloc::driver::{allocate_machine, check_ours, print_allocated_annotated};
     let mut run = match &lowered.allocation {
         Some(run) => run.clone(),
         None => allocate_machine(f, &f.name, arch, args.allocator)?,

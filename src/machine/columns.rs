@@ -401,7 +401,7 @@ mod tests {
     use super::*;
     use crate::machine::function::{MachineBuilder, Opcode};
     use crate::machine::OperandConstraint as C;
-    use crate::regalloc::RegClass;
+    use crate::registers::RegClass;
 
     fn sample(n: usize) -> MachineFunction {
         let mut m = MachineBuilder::default();

@@ -22,7 +22,7 @@
 //! Invariants of a finished function: those of [`super`] (checked by [`super::verify`]).
 
 use super::{MBlock, MInst, MachineRead, Operand, PRegSet, VReg};
-use crate::regalloc::RegClass;
+use crate::registers::RegClass;
 use smallvec::SmallVec;
 use std::ops::Range;
 

@@ -54,7 +54,7 @@ use crate::ir::{
     Block, Callee, CastOp, Const, ConstKind, Inst, InstKind, IrRead, Operand, Terminator, Type,
     Value,
 };
-use crate::regalloc::{PReg, RegClass};
+use crate::registers::{PReg, RegClass};
 use smallvec::{smallvec, SmallVec};
 
 /// Why a function could not be lowered: what, and where.

@@ -24,20 +24,18 @@
 //! Complexity: every accessor is O(1) and returns a slice into the machine function.
 
 pub mod columns;
-pub mod driver;
 pub mod env;
 pub mod function;
 pub mod lower;
-pub mod operand;
+pub use crate::registers::operand;
 pub mod parts;
 pub mod systems;
 pub mod targets;
 pub mod text;
-#[cfg(feature = "regalloc2")]
-pub mod to_regalloc2;
 pub mod verify;
 
-pub use env::{MachineEnv, PRegSet};
+pub use crate::registers::PRegSet;
+pub use env::MachineEnv;
 pub use operand::{Operand, OperandConstraint, OperandKind, OperandPos, VReg};
 
 use std::ops::Range;
@@ -79,9 +77,9 @@ pub trait MachineRead {
     /// The physical registers `inst` clobbers (their values are lost across it).
     fn inst_clobbers(&self, inst: MInst) -> PRegSet;
     /// Spill slots a value of `class` takes (in units of the smallest slot).
-    fn spill_slot_size(&self, class: crate::regalloc::RegClass) -> usize {
+    fn spill_slot_size(&self, class: crate::registers::RegClass) -> usize {
         match class {
-            crate::regalloc::RegClass::Vector => 2,
+            crate::registers::RegClass::Vector => 2,
             _ => 1,
         }
     }

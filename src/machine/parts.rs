@@ -38,7 +38,7 @@
 //! Complexity: O(parts) per type.
 
 use crate::ir::Type;
-use crate::regalloc::RegClass;
+use crate::registers::RegClass;
 use smallvec::SmallVec;
 
 /// Most scalar parts one value may have.

@@ -29,7 +29,7 @@
 pub use crate::stage::Arch;
 
 use super::{MachineEnv, PRegSet};
-use crate::regalloc::{PReg, RegClass};
+use crate::registers::{PReg, RegClass};
 
 /// What lowering needs to know about a target besides its [`MachineEnv`].
 #[derive(Clone, Debug)]

@@ -57,7 +57,7 @@ use super::function::{BranchArgs, MachineFunction, MachineOp, Opcode, Operands};
 use super::{
     MBlock, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos, PRegSet, VReg,
 };
-use crate::regalloc::{PReg, RegClass};
+use crate::registers::{PReg, RegClass};
 use smallvec::SmallVec;
 use std::fmt::Write as _;
 
@@ -82,10 +82,10 @@ pub fn reg_name(target: &str, r: PReg) -> String {
 }
 
 /// An allocation as `target` names it: a register by its name (see [`reg_name`]), a spill
-/// slot or `none` as [`Allocation`](crate::regalloc::Allocation) prints them.
-pub fn allocation_name(target: &str, a: crate::regalloc::Allocation) -> String {
+/// slot or `none` as [`Allocation`](crate::registers::Allocation) prints them.
+pub fn allocation_name(target: &str, a: crate::registers::Allocation) -> String {
     match a {
-        crate::regalloc::Allocation::Reg(r) => reg_name(target, r),
+        crate::registers::Allocation::Reg(r) => reg_name(target, r),
         other => other.to_string(),
     }
 }

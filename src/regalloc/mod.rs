@@ -32,12 +32,13 @@
 pub mod bundles;
 pub mod checker;
 pub mod corrupt;
+pub mod driver;
 #[cfg(feature = "regalloc2")]
 pub mod dropin;
 pub mod flat;
 pub mod ion;
 pub mod liveness;
-pub mod location;
+pub use crate::registers::location;
 pub mod moves;
 pub mod output;
 pub mod point;
@@ -46,6 +47,8 @@ pub mod ranges;
 pub mod regalloc2_model;
 pub mod requirement;
 pub mod systems;
+#[cfg(feature = "regalloc2")]
+pub mod to_regalloc2;
 
 #[cfg(feature = "regalloc2")]
 pub use dropin::{run, run_with_ctx, Ctx};

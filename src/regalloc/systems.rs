@@ -258,7 +258,7 @@ pub fn remove_redundant_moves(world: &mut World) {
     world.resource_mut::<IonTables>().started = None;
 }
 
-/// The finished allocation as an [`crate::machine::driver::AllocRun`], and regalloc2's
+/// The finished allocation as an [`crate::regalloc::driver::AllocRun`], and regalloc2's
 /// checker's verdict (always `Ok` without the feature).
 #[allow(clippy::type_complexity)]
 fn publish(
@@ -266,7 +266,7 @@ fn publish(
     env: &crate::machine::MachineEnv,
     state: &mut IonState,
 ) -> (
-    (crate::machine::driver::AllocRun, String),
+    (crate::regalloc::driver::AllocRun, String),
     Result<(), String>,
 ) {
     let output = std::mem::take(&mut state.output);
@@ -274,7 +274,7 @@ fn publish(
     annotations.sort_by_key(|a| a.0);
     #[cfg(feature = "regalloc2")]
     let verdict = {
-        use crate::machine::to_regalloc2::{env_to, Presented};
+        use crate::regalloc::to_regalloc2::{env_to, Presented};
         crate::regalloc::regalloc2_model::check_presented(&Presented::new(f), &env_to(env), &output)
     };
     #[cfg(not(feature = "regalloc2"))]
@@ -282,7 +282,7 @@ fn publish(
         let _ = env;
         Ok(())
     };
-    let run = crate::machine::driver::AllocRun {
+    let run = crate::regalloc::driver::AllocRun {
         allocator: Allocator::Ion,
         output,
         time: std::time::Duration::ZERO,
@@ -298,7 +298,7 @@ fn publish(
 #[derive(Resource, Default, Debug)]
 pub struct AllocationResult {
     /// The allocation and what it cost.
-    pub run: Option<crate::machine::driver::AllocRun>,
+    pub run: Option<crate::regalloc::driver::AllocRun>,
 }
 
 /// The `regalloc` pass with `--allocator regalloc2`: allocates the machine function in the
@@ -325,7 +325,7 @@ pub fn allocate_with_regalloc2(
     };
     let env = &TargetDesc::new(config.options.target).env;
     let mut unused = ion::IonContext::default();
-    match crate::machine::driver::allocate_in(
+    match crate::regalloc::driver::allocate_in(
         &f,
         &f.info.name,
         env,
@@ -364,7 +364,8 @@ pub fn check_allocation(
     let (Some(f), Some(run)) = (view.body(), result.run.as_mut()) else {
         return;
     };
-    match crate::machine::driver::check_ours(&f, &f.info.name, config.options.target, &run.output) {
+    match crate::regalloc::driver::check_ours(&f, &f.info.name, config.options.target, &run.output)
+    {
         Ok(time) => {
             run.checked = Some(time);
             stats.add("check", "functions", 1);

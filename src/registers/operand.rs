@@ -16,7 +16,7 @@
 
 use std::fmt;
 
-use crate::regalloc::{PReg, RegClass};
+use super::location::{PReg, RegClass};
 
 /// A virtual register: a dense index and a register class packed in a `u32` (index in the
 /// high 30 bits, class in the low 2), so vregs compare and hash as integers.

@@ -7,7 +7,7 @@
 //! regalloc2's types once (regalloc2's trait returns slices of its own types, and our
 //! [`VReg`](super::operand::VReg)/[`Operand`](super::operand::Operand) are packed differently), in flat vectors with per-instruction and
 //! per-block offsets. The conversions of classes, registers, operands and allocations are
-//! [`crate::regalloc::regalloc2_model`]'s, shared with the importing direction.
+//! [`super::regalloc2_model`]'s, shared with the importing direction.
 //!
 //! [`allocate`] runs `regalloc2::run` (the Ion algorithm; SSA validation in debug builds) and
 //! [`check_with_regalloc2`] runs regalloc2's own `checker::Checker` on the result.
@@ -18,16 +18,16 @@
 //! Complexity: presenting is O(instructions + operands + edges); converting the output
 //! O(operands + edits).
 
-use super::{MBlock, MachineEnv, MachineRead};
-pub use crate::regalloc::regalloc2_model::preg_to;
-pub use crate::regalloc::regalloc2_model::{alloc_from, operand_to, preg_from};
-use crate::regalloc::regalloc2_model::{class_from, vreg_to};
-use crate::regalloc::Allocation;
+pub use super::regalloc2_model::preg_to;
+pub use super::regalloc2_model::{alloc_from, operand_to, preg_from};
+use super::regalloc2_model::{class_from, vreg_to};
+use crate::machine::{MBlock, MachineEnv, MachineRead};
+use crate::registers::Allocation;
 use regalloc2 as ra2;
 
 /// Our environment as regalloc2's (no fixed stack slots).
 pub fn env_to(env: &MachineEnv) -> ra2::MachineEnv {
-    crate::regalloc::regalloc2_model::to_regalloc2_env(env, super::PRegSet::empty())
+    super::regalloc2_model::to_regalloc2_env(env, crate::registers::PRegSet::empty())
 }
 
 /// A machine function in regalloc2's types (see the module doc).
@@ -187,11 +187,11 @@ pub struct Allocated {
 }
 
 impl Allocated {
-    /// The same allocation in [`crate::regalloc::output::AllocOutput`]'s shape (what our
+    /// The same allocation in [`super::output::AllocOutput`]'s shape (what our
     /// checker judges). O(operands + edits).
-    pub fn to_output(&self) -> crate::regalloc::output::AllocOutput {
-        use crate::regalloc::output::{AllocOutput, Edit};
-        use crate::regalloc::point::ProgPoint;
+    pub fn to_output(&self) -> super::output::AllocOutput {
+        use super::output::{AllocOutput, Edit};
+        use super::point::ProgPoint;
         let n = self.alloc_start.len().saturating_sub(1);
         AllocOutput {
             allocs: self.allocs.clone(),

@@ -1,104 +1,21 @@
-//! Driving modules to machine code: the pipeline with lowering, then allocation by regalloc2
-//! and regalloc2's checker, with the measurements `strata compile --emit alloc` and the
-//! corpus tests report.
+//! Allocating one machine function with our allocator or regalloc2, judging allocations
+//! with our symbolic checker, and printing allocated code: what `strata compile --emit
+//! alloc`, the corpus tests and the pipeline's `regalloc` pass use.
 //!
-//! What: [`machine_config`] turns a pass set into one that leaves SSA by block parameters
-//! and lowers for a target; [`lower_module`] runs every function through the per-thread
-//! engines (rayon, results in input order) and takes the lowered function out of the World;
-//! [`allocate_regalloc2`] (feature `regalloc2`) allocates one machine function, times
-//! `regalloc2::run` alone and judges the result with regalloc2's checker;
-//! [`check_ours`] judges an allocation with our symbolic checker (the `check` pass and
-//! `--check`); [`print_allocated`] prints allocated code with its moves.
+//! What: [`allocate_machine`] / [`allocate_in`] allocate any [`MachineRead`] function (the
+//! World's machine rows included) with [`Allocator::Ion`] or [`Allocator::Regalloc2`],
+//! time the allocator alone and (feature `regalloc2`) judge the result with regalloc2's
+//! checker; [`check_ours`] judges an allocation with our symbolic checker (the `check` pass
+//! and `--check`); [`print_allocated`] prints allocated code with its moves (and
+//! [`print_allocated_annotated`] with our allocator's annotations).
 //!
-//! Complexity: linear in the module plus what regalloc2 costs.
+//! Complexity: linear in the function plus what the allocator costs.
 
-use super::columns::take_machine;
-use super::function::MachineFunction;
-use super::MachineRead;
-use crate::engine::{Diagnostic, PassSet, PipelineConfig, Severity};
-use crate::ir::Module;
+use crate::machine::function::MachineFunction;
+use crate::machine::MachineRead;
 use crate::regalloc::ion::{IonContext, IonStats};
 use crate::regalloc::output::AllocOutput;
 use crate::stage::{Allocator, Arch};
-use std::sync::Arc;
-
-/// `passes` with phi elimination replaced by block parameters and `lower` added, lowering
-/// for `arch`.
-pub fn machine_config(passes: PassSet, arch: Arch) -> PipelineConfig {
-    let mut config = PipelineConfig::new((passes - PassSet::PHI_ELIM) | PassSet::LOWER);
-    config.options.target = arch;
-    config
-}
-
-/// [`machine_config`] allocating with `allocator`.
-pub fn machine_config_with(passes: PassSet, arch: Arch, allocator: Allocator) -> PipelineConfig {
-    let mut config = machine_config(passes, arch);
-    config.options.allocator = allocator;
-    config
-}
-
-/// One function's way through lowering.
-#[derive(Debug)]
-pub struct Lowered {
-    /// The function's name.
-    pub name: String,
-    /// The machine function, or every error diagnostic joined (`[pass] message`).
-    pub result: Result<MachineFunction, String>,
-    /// Notes and errors the pipeline reported.
-    pub diagnostics: Vec<Diagnostic>,
-    /// The allocation the Regalloc stage made, when `regalloc` was in the pipeline.
-    pub allocation: Option<AllocRun>,
-}
-
-/// Runs every function of `module` through `config` (which must include `lower`) with the
-/// batch driver ([`crate::engine::batch::map_functions_in_world`]: the functions are copied
-/// into the worker engines, the module is not cloned) and takes each lowered function and
-/// its allocation out of the World. Results are in input order.
-pub fn lower_module(module: &Module, config: &PipelineConfig) -> Vec<Lowered> {
-    let symbols = Arc::new(module.symbol_table());
-    let runs = crate::engine::batch::map_functions_in_world(
-        &module.functions,
-        &symbols,
-        config,
-        &|| {},
-        &|f, report, world| {
-            let machine = take_machine(world);
-            let allocation = world
-                .resource_mut::<crate::regalloc::systems::AllocationResult>()
-                .run
-                .take();
-            let name = f.name.clone();
-            let errors: Vec<String> = report
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == Severity::Error)
-                .map(|d| format!("[{}] {}", d.pass, d.message))
-                .collect();
-            let result = match (errors.is_empty(), machine) {
-                (true, Some(m)) => Ok(m),
-                (true, None) => Err(format!("@{name}: lowering produced no machine function")),
-                (false, _) => Err(errors.join("; ")),
-            };
-            Lowered {
-                name,
-                result,
-                diagnostics: report.diagnostics,
-                allocation,
-            }
-        },
-    );
-    runs.into_iter()
-        .zip(&module.functions)
-        .map(|(run, f)| {
-            run.unwrap_or_else(|e| Lowered {
-                name: f.name.clone(),
-                result: Err(format!("@{}: internal error: {}", f.name, e.panic)),
-                diagnostics: Vec::new(),
-                allocation: None,
-            })
-        })
-        .collect()
-}
 
 /// What allocating one function produced and cost.
 #[derive(Debug, Clone)]
@@ -146,7 +63,7 @@ pub fn allocate_machine<M: MachineRead>(
     arch: Arch,
     allocator: Allocator,
 ) -> Result<AllocRun, String> {
-    let env = &super::targets::TargetDesc::new(arch).env;
+    let env = &crate::machine::targets::TargetDesc::new(arch).env;
     ION.with(|ctx| allocate_in(f, name, env, allocator, &mut ctx.borrow_mut()))
 }
 
@@ -157,7 +74,7 @@ pub fn allocate_machine<M: MachineRead>(
 pub fn allocate_in<M: MachineRead>(
     f: &M,
     name: &str,
-    env: &super::MachineEnv,
+    env: &crate::machine::MachineEnv,
     allocator: Allocator,
     ctx: &mut IonContext,
 ) -> Result<AllocRun, String> {
@@ -214,13 +131,13 @@ pub fn check_ours<M: MachineRead + ?Sized>(
     arch: Arch,
     out: &crate::regalloc::output::AllocOutput,
 ) -> Result<std::time::Duration, String> {
-    let env = &super::targets::TargetDesc::new(arch).env;
+    let env = &crate::machine::targets::TargetDesc::new(arch).env;
     let start = std::time::Instant::now();
-    let verdict = crate::regalloc::checker::check(f, env, super::PRegSet::empty(), out);
+    let verdict = crate::regalloc::checker::check(f, env, crate::machine::PRegSet::empty(), out);
     let time = start.elapsed();
     verdict.map(|()| time).map_err(|e| {
         let block = e.inst().and_then(|i| {
-            (0..f.num_blocks() as super::MBlock).find(|&b| f.block_insts(b).contains(&i))
+            (0..f.num_blocks() as crate::machine::MBlock).find(|&b| f.block_insts(b).contains(&i))
         });
         match block {
             Some(b) => format!("@{name}: our checker rejects the allocation: block{b}: {e}"),
@@ -260,7 +177,7 @@ pub fn print_allocated_annotated(
         }
         while *e < a.edits.len() && a.edits[*e].0 .0 <= point {
             let (_, edit) = a.edits[*e];
-            let name = |a| super::text::allocation_name(&f.target, a);
+            let name = |a| crate::machine::text::allocation_name(&f.target, a);
             writeln!(out, "  move {} -> {}", name(edit.from), name(edit.to)).unwrap();
             *e += 1;
         }
@@ -275,17 +192,17 @@ pub fn print_allocated_annotated(
         for i in f.block_insts(b as u32) {
             moves_until(i << 1, &mut e, &mut out);
             let mut line = String::new();
-            super::text::print_inst(f, b, i as usize, &mut line);
+            crate::machine::text::print_inst(f, b, i as usize, &mut line);
             // Annotate each operand with its allocation, in operand order.
             let allocs = a.inst_allocs(i);
             let mut annotated = String::new();
             let mut rest = line.as_str();
             for (k, o) in f.operands[i as usize].iter().enumerate() {
-                let text = super::text::operand_text(&f.target, o);
+                let text = crate::machine::text::operand_text(&f.target, o);
                 if let Some(at) = rest.find(&text) {
                     annotated.push_str(&rest[..at + text.len()]);
                     let alloc = allocs.get(k).copied().unwrap_or_default();
-                    let alloc = super::text::allocation_name(&f.target, alloc);
+                    let alloc = crate::machine::text::allocation_name(&f.target, alloc);
                     write!(annotated, " [{alloc}]").unwrap();
                     rest = &rest[at + text.len()..];
                 }
