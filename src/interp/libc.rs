@@ -1,13 +1,13 @@
 //! The table of built-in external functions: the one place that says which C library
 //! functions and LLVM intrinsics the interpreter runs, what each is called and which header
-//! it belongs to. The interpreter dispatches on [`lookup`]'s answer (an exhaustive `match` on
-//! [`Ext`]) and `strata run --help` prints [`externals_help`], both from [`EXTERNALS`], so the
+//! it belongs to. The interpreter dispatches on `lookup`'s answer (an exhaustive `match` on
+//! `Ext`) and `strata run --help` prints [`externals_help`], both from [`EXTERNALS`], so the
 //! list a user reads is the list that runs.
 //!
 //! Also here: the C library state a module's image needs before `main` runs. `stdin`,
 //! `stdout` and `stderr` (external globals holding a `FILE *`, as clang emits them for
 //! glibc) are filled with stream handles, addresses in a reserved range that is never memory
-//! ([`STREAM_BASE`]); `fprintf`, `fputs`, `fputc`, `putc` and `fwrite` accept the handles of
+//! (`STREAM_BASE`); `fprintf`, `fputs`, `fputc`, `putc` and `fwrite` accept the handles of
 //! `stdout` and `stderr`. The character-class tables behind glibc's `<ctype.h>` macros
 //! (`__ctype_b_loc`, `__ctype_toupper_loc`, `__ctype_tolower_loc`, which clang -O0 code calls
 //! for `isdigit(c)` and friends) are laid out in the globals arena for the C locale, when the

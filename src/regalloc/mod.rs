@@ -1,33 +1,32 @@
-//! Register allocation (issue 13, part 1), first slice.
+//! Register allocation: our allocator after the Ion design
+//! (`../shared/seeds/004_a35bf7de693e4d8a.txt`), the pipeline's default, and regalloc2 0.15.2
+//! as the reference and oracle.
 //!
-//! What part 1 will contain (specification: the "Ion" design in
-//! `../shared/seeds/004_a35bf7de693e4d8a.txt`): the machine form and its lowering for x86-64
-//! and aarch64, the regalloc2 model both ways, liveness, live ranges and bundles as entities,
-//! bundle merging, the requirements lattice, the parallel-move resolver and a symbolic
-//! checker, with the whole pipeline running to allocated code through regalloc2.
+//! The phases, in the order the Regalloc stage chains them as systems ([`systems`]) over
+//! live-range and bundle entities of the engine's World:
+//! - [`liveness`]: exact live-in/live-out by backward dataflow (dense and chunked sets);
+//! - [`ranges`]: live ranges by one reverse scan (the `compute_liveness` and
+//!   `build_live_ranges` systems);
+//! - [`bundles`]: one bundle per vreg, merged across reused inputs and block-parameter flows
+//!   (`merge_bundles`), with spill sets and the allocation queue;
+//! - [`ion`]: the queue's properties (`queue_bundles`), the allocation loop with probing,
+//!   eviction and splitting (`process_bundles`), second-chance allocation
+//!   (`allocate_spill_bundles`), spill slots (`allocate_spill_slots`), per-operand allocations
+//!   and moves (`insert_moves`), their resolution (`resolve_moves`, through [`moves`]) and
+//!   redundant-move elimination (`remove_redundant_moves`);
+//! - [`checker`]: the symbolic checker (the Check stage's `check_allocation`).
 //!
-//! What this slice provides, self-contained and independent of the World:
-//! - [`location`]: the machine vocabulary: register classes, physical registers, spill
-//!   slots and the [`Allocation`] of a value (none, a register or a slot).
-//! - [`requirement`]: the requirements lattice (Unknown, Any(class), Stack(class),
-//!   FixedReg(reg), Conflict) with its meet and an accumulator that records the first
-//!   conflict point.
-//! - [`moves`]: the parallel-move resolver: parallel moves in, sequential moves out, cycles
-//!   broken through a scratch location, never a stack-to-stack move.
+//! Around them: the vocabulary re-exported from [`crate::registers`] ([`location`]);
+//! [`requirement`] (the seed's lattice, used by merging), [`point`] (program points),
+//! [`output`] (results in `regalloc2::Output`'s shape), [`flat`] (an owned machine
+//! function for interchange and tests), [`driver`] (allocate any machine function, check,
+//! print), [`corrupt`] (checker tests); with the feature `regalloc2`: [`regalloc2_model`]
+//! (any `regalloc2::Function` in, outputs both ways), [`to_regalloc2`] (a machine function
+//! presented to regalloc2) and [`dropin`] ([`run`], [`run_with_ctx`], [`Ctx`] with
+//! regalloc2's own signatures).
 //!
-//! - [`point`]: program points packed in a `u32` and half-open code ranges.
-//! - [`flat`]: an owned, flat [`crate::machine::MachineRead`] function (import and test
-//!   form); [`regalloc2_model`] (feature `regalloc2`): import of any `regalloc2::Function`
-//!   with its `MachineEnv`, export of flat functions, output conversion.
-//! - [`liveness`]: exact live-in/live-out by backward dataflow (dense and chunked sets).
-//! - [`ranges`], [`bundles`]: live ranges and bundles as entities in the World, built by one
-//!   reverse scan, merged, with spill sets, properties and the allocation queue.
-//! - [`output`], [`checker`]: an allocation result in `regalloc2::Output`'s shape and the
-//!   symbolic checker that judges it.
-//!
-//! Fuzz checks: `fuzzing::moves` (resolver, abstract interpreter), `fuzzing::liveness`
-//! (brute-force path search), `fuzzing::bundle_merge` (invariants, coverage, pooling) and
-//! `fuzzing::checker` (agreement with regalloc2's checker, corruptions caught).
+//! Fuzz checks: `fuzzing::ion` (`ion`, `ion_checker`), `fuzzing::moves`,
+//! `fuzzing::liveness`, `fuzzing::bundle_merge`, `fuzzing::checker`.
 
 pub mod bundles;
 pub mod checker;

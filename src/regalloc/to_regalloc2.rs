@@ -5,7 +5,7 @@
 //!
 //! What: [`Presented`] converts the operand, edge, parameter and branch-argument lists into
 //! regalloc2's types once (regalloc2's trait returns slices of its own types, and our
-//! [`VReg`](super::operand::VReg)/[`Operand`](super::operand::Operand) are packed differently), in flat vectors with per-instruction and
+//! [`VReg`](crate::registers::VReg)/[`Operand`](crate::registers::Operand) are packed differently), in flat vectors with per-instruction and
 //! per-block offsets. The conversions of classes, registers, operands and allocations are
 //! [`super::regalloc2_model`]'s, shared with the importing direction.
 //!

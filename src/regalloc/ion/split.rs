@@ -1,7 +1,7 @@
 //! Splitting bundles (Ion design, "How to Split", "Spill Bundle and Splitting", and the
 //! fallback of splitting a bundle into minimal bundles).
 //!
-//! What: [`split`] cuts a bundle at a program point into two bundles of the same spill set
+//! What: `split` cuts a bundle at a program point into two bundles of the same spill set
 //! (a live range under the point is cut too; its uses go to the side of their point), trims
 //! the loose ends around the cut into the spill set's spill bundle (the end of the first
 //! half past its last use, the start of the second half before its first use, unless that
@@ -10,7 +10,7 @@
 //! to the next instruction's "before" point (no move can sit between an instruction's uses
 //! and defs); with a fixed-register use ahead, to just before that use.
 //!
-//! [`split_into_minimal`] (after [`super::MAX_SPLITS_PER_SPILL_SET`] splits of one spill
+//! `split_into_minimal` (after [`super::MAX_SPLITS_PER_SPILL_SET`] splits of one spill
 //! set, or for a bundle spanning one instruction) gives every use that needs a register a
 //! bundle of its own covering just its instruction, and moves each whole range, with its
 //! `Any` uses, into the spill bundle from the def on; the spill bundle's range is the value's
