@@ -255,6 +255,19 @@ pub enum Need {
     FixedStack(PReg),
 }
 
+impl std::fmt::Display for Need {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Need::Any => f.write_str("any location"),
+            Need::Reg => f.write_str("a register"),
+            Need::Limit(n) => write!(f, "a register below index {n}"),
+            Need::Fixed(r) => write!(f, "register {r}"),
+            Need::Stack => f.write_str("a stack slot"),
+            Need::FixedStack(r) => write!(f, "stack location {r}"),
+        }
+    }
+}
+
 impl Need {
     /// The need of an operand constraint; registers in `fixed_stack` name stack locations.
     pub fn of(c: OperandConstraint, fixed_stack: crate::machine::PRegSet) -> Need {

@@ -524,27 +524,22 @@ fn process_bundle(
 fn blocked(t: &Tables<'_>, state: &IonState, b: u32, cands: &[PReg], need: Need) -> String {
     let list = &t.br.ranges[b as usize];
     let vreg = t.rr.vregs[list[0].index as usize];
-    let spans: Vec<String> = list
-        .iter()
-        .map(|e| format!("{}:{}", t.rr.vregs[e.index as usize], e.range))
-        .collect();
-    let mut s = format!("{vreg} needs {need:?} over {}", spans.join(" "));
+    let spans: Vec<String> = list.iter().map(|e| e.range.to_string()).collect();
+    let mut s = format!("{vreg} needs {need} over {}", spans.join(" "));
     for &reg in cands {
         let map = &state.maps[reg.dense_index()];
-        let holder = list.iter().find_map(|e| map.first_overlap(e.range));
-        match holder {
+        match list.iter().find_map(|e| map.first_overlap(e.range)) {
             Some((r, RESERVED)) => s += &format!("; {reg} is reserved over {r}"),
             Some((r, owner)) => {
-                let ob = t.rr.bundles[owner as usize] as usize;
+                let uses: Vec<String> = t.rr.uses[owner as usize]
+                    .iter()
+                    .map(|u| format!("{} at {}", u.operand, u.point))
+                    .collect();
                 s += &format!(
-                    "; {reg} holds {} over {r} (bundle {ob}, weight {}, uses {:?})",
+                    "; {reg} holds {} over {r} ({})",
                     t.rr.vregs[owner as usize],
-                    t.br.props[ob].spill_weight,
-                    t.rr.uses[owner as usize]
-                        .iter()
-                        .map(|u| format!("{}@{}", u.operand, u.point))
-                        .collect::<Vec<_>>()
-                )
+                    uses.join(", ")
+                );
             }
             None => {}
         }
