@@ -1,8 +1,10 @@
 //! Generators and per-system oracle checks.
 //!
 //! Each check is `pub fn check(data: &[u8])` over a system run alone and judged by its oracle
-//! (DESIGN.md 5). `cargo test` runs every check briefly on stable; `fuzz/` holds the
-//! cargo-fuzz shims of the same names for long runs on nightly.
+//! (DESIGN.md 5); [`lowering`] (generated functions lowered and allocated) and
+//! [`pipeline`] (the default pipeline as a whole) judge the systems together. `cargo test`
+//! runs every check briefly on stable; `fuzz/` holds the cargo-fuzz shims of the same names
+//! for long runs on nightly.
 
 pub mod bundle_merge;
 #[cfg(feature = "regalloc2")]
@@ -13,10 +15,12 @@ pub mod generate_ssa;
 pub mod ion;
 pub mod liveness;
 pub mod llvm_import;
+pub mod lowering;
 pub mod machine_gen;
 pub mod mem2reg;
 pub mod moves;
 pub mod phi_elim;
+pub mod pipeline;
 pub mod placement;
 pub mod sccp;
 pub mod text;
