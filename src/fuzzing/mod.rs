@@ -1,10 +1,11 @@
 //! Generators and per-system oracle checks.
 //!
 //! Each check is `pub fn check(data: &[u8])` over a system run alone and judged by its oracle
-//! (DESIGN.md 5); [`lowering`] (generated functions lowered and allocated) and
-//! [`pipeline`] (the default pipeline as a whole) judge the systems together. `cargo test`
-//! runs every check briefly on stable; `fuzz/` holds the cargo-fuzz shims of the same names
-//! for long runs on nightly.
+//! (DESIGN.md 5); [`targets::TARGETS`] names one per system, including [`lowering`]
+//! (generated functions lowered and allocated) and [`pipeline`] (the default pipeline as a
+//! whole). `cargo test` runs every check briefly on stable; `strata fuzz SYSTEM` runs one on
+//! random inputs on every core ([`runner`]), and `fuzz/` holds the cargo-fuzz shims of the
+//! same names for long runs on nightly (`fuzz/README.md`).
 
 pub mod bundle_merge;
 #[cfg(feature = "regalloc2")]
@@ -22,7 +23,9 @@ pub mod moves;
 pub mod phi_elim;
 pub mod pipeline;
 pub mod placement;
+pub mod runner;
 pub mod sccp;
+pub mod targets;
 pub mod text;
 
 /// The options of regalloc2's generator that its `ion` fuzz target uses (reuse, fixed,
