@@ -884,20 +884,16 @@ fn fuzz_reproduce_runs_the_check_once() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("input.bin");
     std::fs::write(&input, b"func @f() -> i32 {\nblock0:\n  ret i32 0\n}\n").unwrap();
-    let path = input.to_str().unwrap();
-    for system in ["text", "pipeline", "lowering"] {
-        let out = strata(&["fuzz", system, "--reproduce", path], None);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{system}: {}",
-            text(&out.stderr)
-        );
-        assert!(
-            text(&out.stdout).contains("passes"),
-            "{}",
-            text(&out.stdout)
-        );
+    // Fuzz inputs are binary: NUL bytes are read like any other.
+    let binary = dir.path().join("binary.bin");
+    std::fs::write(&binary, [0u8, 1, 0, 255, 0, 7, 0, 0, 42]).unwrap();
+    for path in [input.to_str().unwrap(), binary.to_str().unwrap()] {
+        for system in ["text", "pipeline", "lowering"] {
+            let out = strata(&["fuzz", system, "--reproduce", path], None);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{system} {path}: {err}");
+            assert!(text(&out.stdout).contains("passes"), "{err}");
+        }
     }
     let missing = dir.path().join("missing.bin");
     let out = strata(

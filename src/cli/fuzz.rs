@@ -111,7 +111,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<i32, CliError> {
 
 /// Runs the check once on `file`'s bytes.
 fn reproduce(target: &Target, file: &Path) -> Result<i32, CliError> {
-    let data = io::read_bytes(file)?;
+    let data = read_input(file)?;
     match runner::run_once(target, &data) {
         Ok(()) => {
             println_checked(&format!(
@@ -131,6 +131,31 @@ fn reproduce(target: &Target, file: &Path) -> Result<i32, CliError> {
             Ok(exit::INPUT)
         }
     }
+}
+
+/// The bytes of `path` (standard input for `-`), any bytes (NUL included: unlike IR text, a
+/// fuzz input is binary), at most [`io::MAX_INPUT_BYTES`].
+fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
+    use std::io::Read as _;
+    let name = io::input_name(path);
+    let limit = io::MAX_INPUT_BYTES;
+    let mut data = Vec::new();
+    let read = if path.as_os_str() == "-" {
+        std::io::stdin()
+            .lock()
+            .take(limit + 1)
+            .read_to_end(&mut data)
+    } else {
+        std::fs::File::open(path).and_then(|f| f.take(limit + 1).read_to_end(&mut data))
+    };
+    read.map_err(|e| CliError::new(exit::IO, format!("{name}: {e}")))?;
+    if data.len() as u64 > limit {
+        return Err(CliError::new(
+            exit::INPUT,
+            format!("{name}: input larger than the limit of {limit} bytes"),
+        ));
+    }
+    Ok(data)
 }
 
 /// [`runner::run`] with a progress line on stderr when it is a terminal.

@@ -10,7 +10,7 @@
 //! do all of them when the time is up. [`run_once`] runs a check once on given bytes (the
 //! reproducer).
 //!
-//! Panics: while a run lasts, [`QuietPanics`] replaces the panic hook with one that prints
+//! Panics: while a run lasts, `QuietPanics` replaces the panic hook with one that prints
 //! nothing and records the message, with its location (and a backtrace when
 //! `RUST_BACKTRACE` asks for one), in a thread-local; the last panic on the worker's thread
 //! is the one that escaped the check (panics the check catches itself come before it). The
