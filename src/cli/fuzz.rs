@@ -167,24 +167,26 @@ fn run_with_progress(target: &Target, opts: &RunOptions) -> Result<RunSummary, C
             indicatif::ProgressDrawTarget::stderr_with_hz(1),
         );
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {msg}")
-                .expect("valid progress template"),
+            indicatif::ProgressStyle::with_template("{msg}").expect("valid progress template"),
         );
         Some(bar)
     } else {
         None
     };
+    // indicatif's rate limit lets a burst through at the start: redraw on whole seconds.
+    let mut shown = 0;
     let mut tick = |executions: u64, elapsed: Duration| {
-        if let Some(bar) = &bar {
-            let secs = elapsed.as_secs_f64().max(1e-9);
-            bar.set_message(format!(
-                "fuzz {}: {executions} executions, {secs:.0}/{} s, {:.0} execs/s",
-                target.name,
-                opts.duration.as_secs(),
-                executions as f64 / secs
-            ));
-            bar.tick();
+        let Some(bar) = &bar else { return };
+        if elapsed.as_secs() <= shown {
+            return;
         }
+        shown = elapsed.as_secs();
+        bar.set_message(format!(
+            "fuzz {}: {executions} executions, {shown}/{} s, {:.0} execs/s",
+            target.name,
+            opts.duration.as_secs(),
+            executions as f64 / elapsed.as_secs_f64()
+        ));
     };
     let summary =
         runner::run(target, opts, &mut tick).map_err(|e| CliError::new(exit::IO, e.to_string()));
