@@ -79,34 +79,45 @@ pub fn fuzz(args: FuzzArgs) -> Result<i32, CliError> {
         ..RunOptions::default()
     };
     let summary = run_with_progress(target, &opts)?;
-    if let Some(failure) = &summary.failure {
-        let path = args.out.join(format!(
-            "{}-{:016x}.bin",
-            target.name,
-            runner::hash(&failure.input)
-        ));
-        std::fs::create_dir_all(&args.out)
-            .map_err(|e| CliError::new(exit::IO, format!("{}: {e}", args.out.display())))?;
-        io::write_bytes(Some(&path), &failure.input)?;
-        print_summary(target, &summary, &opts);
-        diag!(
-            "error: fuzz {}: the check failed (worker {}, seed {}):\n{}",
-            target.name,
-            failure.worker,
-            seed.wrapping_add(failure.worker as u64),
-            failure.message
-        );
-        diag!(
-            "input: {} ({} bytes)\nreproduce: strata fuzz {} --reproduce {}",
-            path.display(),
-            failure.input.len(),
-            target.name,
-            path.display()
-        );
-        return Ok(exit::INPUT);
-    }
     print_summary(target, &summary, &opts);
-    Ok(exit::OK)
+    match &summary.failure {
+        Some(failure) => report_failure(target, failure, seed, &args.out),
+        None => Ok(exit::OK),
+    }
+}
+
+/// Prints `failure`'s message, writes its input to `out/<system>-<hash>.bin` and prints the
+/// command that reproduces it: exit 1, or 4 when the input cannot be written (the message
+/// is printed first, so it is not lost).
+fn report_failure(
+    target: &Target,
+    failure: &runner::Failure,
+    seed: u64,
+    out: &Path,
+) -> Result<i32, CliError> {
+    diag!(
+        "error: fuzz {}: the check failed (worker {}, drawing from seed {}):\n{}",
+        target.name,
+        failure.worker,
+        seed.wrapping_add(failure.worker as u64),
+        failure.message
+    );
+    let path = out.join(format!(
+        "{}-{:016x}.bin",
+        target.name,
+        runner::hash(&failure.input)
+    ));
+    std::fs::create_dir_all(out)
+        .map_err(|e| CliError::new(exit::IO, format!("{}: {e}", out.display())))?;
+    io::write_bytes(Some(&path), &failure.input)?;
+    diag!(
+        "input: {} ({} bytes)\nreproduce: strata fuzz {} --reproduce {}",
+        path.display(),
+        failure.input.len(),
+        target.name,
+        path.display()
+    );
+    Ok(exit::INPUT)
 }
 
 /// Runs the check once on `file`'s bytes.
