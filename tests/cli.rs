@@ -824,7 +824,7 @@ fn readme_synopsis_lists_every_flag() {
         .and_then(|(_, rest)| rest.split_once("```"))
         .map(|(block, _)| block)
         .expect("README has a Commands section with a sh block");
-    for command in ["compile", "verify", "run", "bench", "place"] {
+    for command in ["compile", "verify", "run", "bench", "place", "fuzz"] {
         // The command's synopsis: its `strata <command>` line and the indented lines after it.
         let mut synopsis = String::new();
         let mut inside = false;
@@ -851,4 +851,54 @@ fn readme_synopsis_lists_every_flag() {
             assert!(listed, "README's `strata {command}` synopsis lacks {flag}");
         }
     }
+}
+
+/// `strata fuzz text --seconds 1` runs the check for about a second on every core and prints
+/// its summary line: executions, seconds, execs/s and the seed.
+#[test]
+fn fuzz_runs_a_system_and_prints_executions_per_second() {
+    let out = strata(&["fuzz", "text", "--seconds", "1"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
+    assert!(summary.starts_with("fuzz text: "), "{summary}");
+    for part in ["executions in", "execs/s", "seed ", "no failure"] {
+        assert!(summary.contains(part), "{part}: {summary}");
+    }
+}
+
+/// An unknown system is a usage error that lists the systems.
+#[test]
+fn fuzz_unknown_system_is_a_usage_error() {
+    let out = strata(&["fuzz", "nosuch", "--seconds", "1"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    for system in ["text", "sccp", "lowering", "ion_checker", "pipeline"] {
+        assert!(err.contains(system), "{system}: {err}");
+    }
+}
+
+/// `--reproduce` runs the check once on a file's bytes: exit 0 when it passes, 4 when the
+/// file cannot be read.
+#[test]
+fn fuzz_reproduce_runs_the_check_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input.bin");
+    std::fs::write(&input, b"func @f() -> i32 {\nblock0:\n  ret i32 0\n}\n").unwrap();
+    // Fuzz inputs are binary: NUL bytes are read like any other.
+    let binary = dir.path().join("binary.bin");
+    std::fs::write(&binary, [0u8, 1, 0, 255, 0, 7, 0, 0, 42]).unwrap();
+    for path in [input.to_str().unwrap(), binary.to_str().unwrap()] {
+        for system in ["text", "pipeline", "lowering"] {
+            let out = strata(&["fuzz", system, "--reproduce", path], None);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{system} {path}: {err}");
+            assert!(text(&out.stdout).contains("passes"), "{err}");
+        }
+    }
+    let missing = dir.path().join("missing.bin");
+    let out = strata(
+        &["fuzz", "text", "--reproduce", missing.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
 }

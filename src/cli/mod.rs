@@ -1,4 +1,4 @@
-//! The `strata` command line: `compile`, `verify`, `run`, `bench` and `place` (clap).
+//! The `strata` command line: `compile`, `verify`, `run`, `bench`, `place` and `fuzz` (clap).
 //!
 //! Exit codes (also in `--help`): 0 success; 1 the input has errors (parse or verification
 //! failures, invalid UTF-8, a pass reporting an error); 2 usage errors (bad flags, unknown or
@@ -6,7 +6,8 @@
 //! (`run`: a fault, a limit, an unsupported external; a program that finishes exits with its
 //! own status, as under `lli`); 4 I/O errors (a path that cannot be read, an output that cannot be written). `bench` runs
 //! every input it can and exits 4 if some path could not be read, else 1 if some file or
-//! function failed, else 0.
+//! function failed, else 0. `fuzz` exits 1 when a check fails (the input is written, with
+//! the command that reproduces it).
 //!
 //! Faults lose nothing ([`io`]): outputs are written atomically and every write is checked;
 //! `compile` writes nothing when a function fails (unless `--keep-going`); `bench` reports
@@ -32,6 +33,8 @@ macro_rules! diag_part {
 mod bench;
 mod compile;
 mod corpus;
+#[cfg(feature = "fuzzing")]
+mod fuzz;
 pub mod io;
 pub mod llvm_reference;
 pub mod machine;
@@ -144,6 +147,12 @@ pub enum Command {
     /// Place a placement problem (or every function of a `.sir`/`.ll` module under a target
     /// model) and print the assignment, the exact cost, the islands and the island graph.
     Place(place::PlaceArgs),
+    /// Run a system's fuzz check (the one `fuzz/fuzz_targets/SYSTEM.rs` runs under
+    /// cargo-fuzz) on random inputs on every core, on stable Rust, printing executions per
+    /// second; on a failure write the input to OUT, print the command that reproduces it and
+    /// exit 1.
+    #[cfg(feature = "fuzzing")]
+    Fuzz(fuzz::FuzzArgs),
 }
 
 fn passes_help() -> String {
@@ -164,7 +173,8 @@ fn passes_help() -> String {
     s.push_str("  none          run no pass (parse and print only)\n\n");
     s.push_str(
         "Exit codes: 0 success, 1 input has errors, 2 usage error, 3 the interpreter stopped the \
-         program, 4 I/O error; a program `run` finishes exits with its own status, as under lli.\n\
+         program, 4 I/O error; a program `run` finishes exits with its own status, as under lli; \
+         fuzz exits 1 when a check fails.\n\
          bench runs every input it can, lists each failure (file, function, stage, message) and \
          exits 4 if some path could not be read, else 1 if some file or function failed, else 0.\n\
          Output files (-o, --json) are replaced only when complete; on an error the old file stays.\n",
@@ -332,6 +342,8 @@ pub fn main() -> i32 {
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::bench(args),
         Command::Place(args) => place::place(args),
+        #[cfg(feature = "fuzzing")]
+        Command::Fuzz(args) => fuzz::fuzz(args),
     };
     match result {
         Ok(code) => code,

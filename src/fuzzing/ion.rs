@@ -194,6 +194,20 @@ pub fn dump(f: &FlatFunction) -> String {
 mod tests {
     use super::*;
 
+    /// Found by `strata fuzz ion_checker --seed 11` within seconds: at instruction 31 (an
+    /// early def, a reused input and a fixed use in a cut-down environment) ours reports
+    /// impossible register constraints where regalloc2 allocates, which this strict check
+    /// counts as a failure. `strata fuzz ion_checker --reproduce
+    /// tests/fixtures/fuzz/ion_checker-dfe4480476f1568f.bin` prints the function.
+    #[test]
+    #[ignore = "known failure of the allocator, left to its owner: ours refuses where regalloc2 allocates"]
+    fn regression_refusal_where_regalloc2_allocates() {
+        check_with_checkers(include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/fuzz/ion_checker-dfe4480476f1568f.bin"
+        )));
+    }
+
     #[test]
     fn fuzz_entry_points_run_on_random_bytes() {
         for seed in 0..64u64 {

@@ -1,8 +1,11 @@
 //! Generators and per-system oracle checks.
 //!
 //! Each check is `pub fn check(data: &[u8])` over a system run alone and judged by its oracle
-//! (DESIGN.md 5). `cargo test` runs every check briefly on stable; `fuzz/` holds the
-//! cargo-fuzz shims of the same names for long runs on nightly.
+//! (DESIGN.md 5); [`targets::TARGETS`] names one per system, including [`lowering`]
+//! (generated functions lowered and allocated) and [`pipeline`] (the default pipeline as a
+//! whole). `cargo test` runs every check briefly on stable; `strata fuzz SYSTEM` runs one on
+//! random inputs on every core ([`runner`]), and `fuzz/` holds the cargo-fuzz shims of the
+//! same names for long runs on nightly (`fuzz/README.md`).
 
 pub mod bundle_merge;
 #[cfg(feature = "regalloc2")]
@@ -13,12 +16,16 @@ pub mod generate_ssa;
 pub mod ion;
 pub mod liveness;
 pub mod llvm_import;
+pub mod lowering;
 pub mod machine_gen;
 pub mod mem2reg;
 pub mod moves;
 pub mod phi_elim;
+pub mod pipeline;
 pub mod placement;
+pub mod runner;
 pub mod sccp;
+pub mod targets;
 pub mod text;
 
 /// The options of regalloc2's generator that its `ion` fuzz target uses (reuse, fixed,

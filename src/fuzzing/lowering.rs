@@ -1,0 +1,105 @@
+//! Oracle check of lowering: generated functions through the default pipeline to block
+//! parameters, lowered for x86-64 and aarch64, verified and allocated.
+//!
+//! What: [`check`] draws a memory-form module ([`super::generate::module`]) or, one time in
+//! four, an SSA function with phis, aggregates and `f64` ([`super::generate_ssa::ssa_function`]),
+//! and runs it through [`crate::api::lower_module`] with [`crate::api::machine_config`] of the
+//! default pipeline (verify, mem2reg, SCCP, placement, block parameters, `lower`) for each
+//! target. Judged, per function and target:
+//! (a) lowering succeeds (no error diagnostic, no refusal: every type the generators make is
+//!     lowered, aggregates and `f64` included);
+//! (b) the machine verifier ([`crate::machine::verify::verify`]) accepts the machine function;
+//! (c) our allocator ([`crate::regalloc::driver::allocate_machine`] with
+//!     [`Allocator::Ion`]) allocates it in the target's full register environment (with
+//!     feature `regalloc2`, regalloc2's checker judges the allocation inside that call);
+//! (d) our symbolic checker ([`crate::regalloc::driver::check_ours`]) accepts the allocation.
+//!
+//! What the machine code computes is not compared (there is no machine interpreter); the
+//! checker proves that the allocation preserves the lowered program's dataflow, and the
+//! `pipeline` check ([`super::pipeline`]) judges the passes before lowering.
+//!
+//! Complexity: the pipeline, lowering and one allocation and two checker runs per function
+//! and target; generated functions have at most a dozen blocks.
+
+use super::generate;
+use super::generate_ssa::{ssa_function, SsaGenOptions};
+use crate::api::{lower_module, machine_config};
+use crate::engine::PassSet;
+use crate::ir::{Module, ModuleBuilder};
+use crate::regalloc::driver::{allocate_machine, check_ours};
+use crate::stage::{Allocator, Arch};
+use arbitrary::Unstructured;
+
+/// Fuzz entry point: panics if lowering refuses a generated function, or if the machine
+/// verifier, our allocator or a checker rejects its result (see the module doc).
+pub fn check(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(kind) = u.int_in_range(0u8..=3) else {
+        return;
+    };
+    let module = if kind == 0 {
+        ssa_function(&mut u, &SsaGenOptions::default()).map(|f| {
+            let mut m = ModuleBuilder::new();
+            m.declare_function(&f.name, f.signature.clone());
+            m.define_function(f);
+            m.finish()
+        })
+    } else {
+        generate::module(&mut u, &generate::GenOptions::default())
+    };
+    let Ok(module) = module else { return };
+    for arch in Arch::ALL {
+        check_module(&module, arch);
+    }
+}
+
+/// Lowers every function of `module` for `arch` and judges each (see the module doc).
+pub fn check_module(module: &Module, arch: Arch) {
+    let config = machine_config(PassSet::default_pipeline(), arch);
+    for lowered in lower_module(module, &config) {
+        let f = match lowered.result {
+            Ok(f) => f,
+            Err(e) => panic!(
+                "@{} ({}): lowering failed: {e}\n{}",
+                lowered.name,
+                arch.name(),
+                crate::text::print_module(module)
+            ),
+        };
+        let errors = crate::machine::verify::verify(&f);
+        assert!(
+            errors.is_empty(),
+            "@{} ({}): the machine verifier rejects the lowered function: {errors:?}\n{}",
+            f.name,
+            arch.name(),
+            crate::machine::text::print_function(&f)
+        );
+        let run = allocate_machine(&f, &f.name, arch, Allocator::Ion).unwrap_or_else(|e| {
+            panic!(
+                "({}): allocation failed: {e}\n{}",
+                arch.name(),
+                crate::machine::text::print_function(&f)
+            )
+        });
+        if let Err(e) = check_ours(&f, &f.name, arch, &run.output) {
+            panic!(
+                "({}): {e}\n{}",
+                arch.name(),
+                crate::machine::text::print_function(&f)
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzzing::generate::seed_bytes;
+
+    #[test]
+    fn lowering_check_passes_on_seeded_inputs() {
+        for seed in 0..64u64 {
+            check(&seed_bytes(seed, 3000));
+        }
+    }
+}
