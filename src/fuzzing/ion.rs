@@ -150,6 +150,46 @@ pub fn check_with_checkers(data: &[u8]) {
     );
 }
 
+/// A plain dump of a flat function (for failure reports).
+pub fn dump(f: &FlatFunction) -> String {
+    use crate::machine::MachineRead;
+    let mut s = String::new();
+    for b in 0..f.num_blocks() as u32 {
+        s += &format!(
+            "block{b} params {:?} preds {:?} succs {:?}\n",
+            f.block_params(b)
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>(),
+            f.block_preds(b),
+            f.block_succs(b)
+        );
+        for i in f.block_insts(b) {
+            let ops: Vec<String> = f.inst_operands(i).iter().map(|o| o.to_string()).collect();
+            let clob: Vec<String> = f.inst_clobbers(i).iter().map(|r| r.to_string()).collect();
+            s += &format!(
+                "  {i}: {:?} {} clobbers [{}]",
+                f.kinds[i as usize],
+                ops.join(", "),
+                clob.join(" ")
+            );
+            if f.is_branch(i) {
+                for k in 0..f.block_succs(b).len() {
+                    s += &format!(
+                        " args{k} {:?}",
+                        f.branch_args(b, k)
+                            .iter()
+                            .map(|v| v.to_string())
+                            .collect::<Vec<_>>()
+                    );
+                }
+            }
+            s += "\n";
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,44 +270,4 @@ mod tests {
             "{tally:?}"
         );
     }
-}
-
-/// A plain dump of a flat function (for failure reports).
-pub fn dump(f: &FlatFunction) -> String {
-    use crate::machine::MachineRead;
-    let mut s = String::new();
-    for b in 0..f.num_blocks() as u32 {
-        s += &format!(
-            "block{b} params {:?} preds {:?} succs {:?}\n",
-            f.block_params(b)
-                .iter()
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>(),
-            f.block_preds(b),
-            f.block_succs(b)
-        );
-        for i in f.block_insts(b) {
-            let ops: Vec<String> = f.inst_operands(i).iter().map(|o| o.to_string()).collect();
-            let clob: Vec<String> = f.inst_clobbers(i).iter().map(|r| r.to_string()).collect();
-            s += &format!(
-                "  {i}: {:?} {} clobbers [{}]",
-                f.kinds[i as usize],
-                ops.join(", "),
-                clob.join(" ")
-            );
-            if f.is_branch(i) {
-                for k in 0..f.block_succs(b).len() {
-                    s += &format!(
-                        " args{k} {:?}",
-                        f.branch_args(b, k)
-                            .iter()
-                            .map(|v| v.to_string())
-                            .collect::<Vec<_>>()
-                    );
-                }
-            }
-            s += "\n";
-        }
-    }
-    s
 }
