@@ -1,0 +1,298 @@
+//! The timed phase of `strata bench`: this shard's functions of every loaded module through
+//! the pipeline, `repeat` times, on all cores.
+//!
+//! [`prepare`] turns the loaded modules into work (the shard's functions of each, with their
+//! indices in the module, and the module's counts over them); [`run_rounds`] runs them with
+//! the batch driver, summing per-stage times every round and counts, statistics, failures and
+//! output hashes in the first round only.
+//!
+//! Invariants: every worker builds its engine before the clock starts, with each batch slot's
+//! tables sized for the largest function that lands in it; a function's output hash depends
+//! on its printed result and its index in its module only (not on the worker or shard).
+//! Complexity: linear in the shard's functions per round; hashing prints each function once.
+
+use super::inputs::{global_failures, Loaded, Source};
+use super::report::{BenchReport, Failure, ModuleReport};
+use super::shard::{self, Shard};
+use crate::engine::{batch, PipelineConfig, Stage};
+use crate::ir::{Function, SymbolTable};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// One module's work in this shard.
+pub(super) struct ModuleWork<'a> {
+    /// The whole module's symbols (calls may name functions of other shards).
+    symbols: Arc<SymbolTable>,
+    /// This shard's functions of the module, in module order.
+    functions: Vec<Function>,
+    /// Their indices in the module.
+    indices: Vec<usize>,
+    /// The counts so far.
+    pub report: ModuleReport,
+    /// Where it came from.
+    pub source: &'a Source,
+    /// Wrapping sum of the functions' hashes (see `shard.rs`).
+    hash: u64,
+    /// CPU seconds per stage summed over the rounds.
+    stage_sums: [f64; Stage::ALL.len()],
+    /// Statistics of the first round.
+    stats: Vec<crate::engine::Stat>,
+}
+
+impl ModuleWork<'_> {
+    /// The module's report, with times per run.
+    pub fn into_report(mut self) -> ModuleReport {
+        self.report.output_hash = format!("{:016x}", self.hash);
+        self.report
+    }
+}
+
+/// How the rounds run.
+#[derive(Clone, Copy)]
+pub(super) struct RunOptions {
+    /// Rounds (at least 1); times are averaged over them.
+    pub repeat: u32,
+    /// Print and hash every function's result in the first round.
+    pub hash: bool,
+}
+
+/// What the bench keeps of one function's run (the function itself is dropped on the worker).
+struct RunSummary {
+    instructions: usize,
+    /// `(pass, message)` of each error diagnostic (the function failed if there is one).
+    errors: Vec<(&'static str, String)>,
+    timings: [Duration; Stage::ALL.len()],
+    stats: Vec<crate::engine::Stat>,
+    /// FNV-1a of the printed result (0 when not hashing).
+    text_hash: u64,
+}
+
+/// The work of this shard: parse and global failures go to `report`; every other module
+/// keeps the functions `shard` owns (all without one).
+pub(super) fn prepare<'a>(
+    sources: &'a [Source],
+    loaded: Vec<Loaded>,
+    shard: Option<Shard>,
+    report: &mut BenchReport,
+) -> Vec<ModuleWork<'a>> {
+    let mut modules = Vec::new();
+    for (source, result) in sources.iter().zip(loaded) {
+        let result = result
+            .map_err(|message| vec![Failure::file(source.name.clone(), "parse", message)])
+            .and_then(
+                |(module, skipped, seconds)| match global_failures(&module, &source.name) {
+                    g if g.is_empty() => Ok((module, skipped, seconds)),
+                    g => Err(g),
+                },
+            );
+        match result {
+            Ok(m) => modules.push((source, m)),
+            Err(failures) => {
+                for f in failures {
+                    f.print();
+                    report.failures.push(f);
+                }
+            }
+        }
+    }
+    let owner = shard.map(|s| {
+        let weights: Vec<Vec<usize>> = modules
+            .iter()
+            .map(|(_, (m, _, _))| m.functions.iter().map(|f| f.live_inst_count()).collect())
+            .collect();
+        shard::assign(&weights, s.count)
+    });
+    let mut work = Vec::new();
+    for (k, (source, (module, skipped, seconds))) in modules.into_iter().enumerate() {
+        let symbols = Arc::new(module.symbol_table());
+        let (indices, functions): (Vec<usize>, Vec<Function>) = module
+            .functions
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| match (&owner, shard) {
+                (Some(owner), Some(s)) => owner[k][*i] == s.index,
+                _ => true,
+            })
+            .unzip();
+        let report = ModuleReport {
+            name: source
+                .path
+                .as_ref()
+                .and_then(|p| p.file_stem())
+                .map_or(source.name.clone(), |s| s.to_string_lossy().into_owned()),
+            file: source.name.clone(),
+            functions: functions.len(),
+            blocks: functions.iter().map(|f| f.live_block_count()).sum(),
+            instructions: functions.iter().map(|f| f.live_inst_count()).sum(),
+            skipped_functions: skipped,
+            parse_seconds: seconds,
+            ..Default::default()
+        };
+        work.push(ModuleWork {
+            symbols,
+            functions,
+            indices,
+            report,
+            source,
+            hash: 0,
+            stage_sums: [0.0; Stage::ALL.len()],
+            stats: Vec::new(),
+        });
+    }
+    work
+}
+
+/// Sizes every worker's engine for the work before the clock starts: the pipeline time is
+/// per function, and a batch user builds engines once per thread. Function `i` of a module
+/// always runs in slot `i % batch` (batches are fixed chunks of each module's list),
+/// whichever worker takes the batch, so each slot gets twice the rows of its largest.
+fn reserve_engines(work: &[ModuleWork<'_>], config: &PipelineConfig) {
+    let batch = crate::engine::batch_size(config);
+    let mut largest = vec![(0usize, 0usize); batch];
+    for w in work {
+        for (i, f) in w.functions.iter().enumerate() {
+            let (b, n) = &mut largest[i % batch];
+            *b = (*b).max(f.blocks.len());
+            *n = (*n).max(f.insts.len());
+        }
+    }
+    rayon::broadcast(|_| {
+        let _ = crate::engine::with_thread_engine(config, |engine| {
+            for (slot, &(blocks, insts)) in largest.iter().enumerate() {
+                engine.reserve_slot_rows(slot, 2 * blocks, 2 * insts);
+            }
+        });
+    });
+}
+
+/// Runs every round; returns the pipeline's wall seconds per run. Failures go to `report`.
+pub(super) fn run_rounds(
+    work: &mut [ModuleWork<'_>],
+    config: &PipelineConfig,
+    options: RunOptions,
+    report: &mut BenchReport,
+) -> f64 {
+    let repeat = options.repeat.max(1);
+    let total: usize = work.iter().map(|w| w.functions.len()).sum::<usize>() * repeat as usize;
+    let bar = indicatif::ProgressBar::new(total as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} functions {per_sec} eta {eta}",
+        )
+        .expect("valid progress template"),
+    );
+    reserve_engines(work, config);
+    let wall = Instant::now();
+    for round in 0..repeat {
+        for w in work.iter_mut() {
+            let first = round == 0;
+            let symbols = &w.symbols;
+            let summaries = batch::map_functions(
+                &w.functions,
+                symbols,
+                config,
+                &|| bar.inc(1),
+                &|result, run| RunSummary {
+                    instructions: result.live_inst_count(),
+                    errors: run
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d.severity == crate::engine::Severity::Error)
+                        .map(|d| (d.pass, d.message.clone()))
+                        .collect(),
+                    timings: run.timings,
+                    // Statistics are summed over the first round only.
+                    stats: if first { run.stats } else { Vec::new() },
+                    text_hash: if first && options.hash {
+                        shard::fnv1a(crate::text::print_function(result, symbols).as_bytes())
+                    } else {
+                        0
+                    },
+                },
+            );
+            for (j, summary) in summaries.into_iter().enumerate() {
+                w.record(j, summary, first, report);
+            }
+        }
+    }
+    bar.finish_and_clear();
+    let wall = wall.elapsed().as_secs_f64() / repeat as f64;
+    for w in work.iter_mut() {
+        for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
+            *w.report
+                .stage_seconds
+                .entry(s.name().to_string())
+                .or_default() += w.stage_sums[*s as usize] / repeat as f64;
+        }
+        for s in &w.stats {
+            *w.report
+                .stats
+                .entry(format!("{}.{}", s.pass, s.name))
+                .or_default() += s.value;
+        }
+    }
+    wall
+}
+
+impl ModuleWork<'_> {
+    /// Adds function `j`'s (of this shard's list) run to the sums.
+    fn record(
+        &mut self,
+        j: usize,
+        summary: Result<RunSummary, crate::engine::InternalError>,
+        first: bool,
+        report: &mut BenchReport,
+    ) {
+        let index = self.indices[j];
+        let failure = |stage: &str, message: String| Failure {
+            file: self.source.name.clone(),
+            function: Some(self.functions[j].name.clone()),
+            index: Some(index),
+            stage: stage.to_string(),
+            message,
+        };
+        match summary {
+            Ok(run) => {
+                for (sum, t) in self.stage_sums.iter_mut().zip(&run.timings) {
+                    *sum += t.as_secs_f64();
+                }
+                if !first {
+                    return;
+                }
+                let mut failures = Vec::new();
+                for (pass, message) in run.errors.iter() {
+                    failures.push(failure(pass, message.clone()));
+                }
+                self.report.output_instructions += run.instructions;
+                self.report.failed_functions += !run.errors.is_empty() as usize;
+                if run.text_hash != 0 {
+                    self.hash = self
+                        .hash
+                        .wrapping_add(shard::function_hash(index, run.text_hash));
+                }
+                for s in &run.stats {
+                    match self
+                        .stats
+                        .iter_mut()
+                        .find(|t| t.pass == s.pass && t.name == s.name)
+                    {
+                        Some(t) => t.value += s.value,
+                        None => self.stats.push(*s),
+                    }
+                }
+                for f in failures {
+                    f.print();
+                    report.failures.push(f);
+                }
+            }
+            Err(e) => {
+                if first {
+                    self.report.failed_functions += 1;
+                    let f = failure("engine", e.to_string());
+                    f.print();
+                    report.failures.push(f);
+                }
+            }
+        }
+    }
+}
