@@ -149,6 +149,23 @@ fn add_into(into: &mut ModuleReport, m: ModuleReport) {
     if into.llvm.is_none() {
         into.llvm = m.llvm;
     }
+    into.accepted_by_regalloc2_checker += m.accepted_by_regalloc2_checker;
+    if into.alloc_round_seconds.len() < m.alloc_round_seconds.len() {
+        into.alloc_round_seconds
+            .resize(m.alloc_round_seconds.len(), 0.0);
+    }
+    for (a, b) in into
+        .alloc_round_seconds
+        .iter_mut()
+        .zip(m.alloc_round_seconds)
+    {
+        *a += b;
+    }
+    match (&mut into.regalloc2, m.regalloc2) {
+        (Some(a), Some(b)) => add_into(a, *b),
+        (a @ None, b) => *a = b,
+        (Some(_), None) => {}
+    }
 }
 
 /// The merged report (see the module doc).

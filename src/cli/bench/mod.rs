@@ -32,6 +32,7 @@ macro_rules! outln {
     }};
 }
 
+mod compare;
 mod inputs;
 mod llvm;
 mod merge;
@@ -85,8 +86,14 @@ pub struct BenchArgs {
     /// SCCP lattice memory limit in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 100 * 1024)]
     pub sccp_memory_limit: usize,
-    /// For each .ll input, also run LLVM 14's opt on it and print both side by side (our
-    /// imports are timed after half a second of untimed ones, a warm-up).
+    /// Also measure an anchor in the same run and print both side by side (repeatable):
+    /// `llvm`: LLVM 14's opt on each .ll input (our imports are timed after half a second of
+    /// untimed ones, a warm-up); `regalloc2`: regalloc2 allocating the same functions (with
+    /// `--target`, x86-64 by default), ratios as medians of the `--repeat` rounds after an
+    /// uncounted warm-up round.
+    #[arg(long, value_enum, value_name = "ANCHOR")]
+    pub compare: Vec<Anchor>,
+    /// The same as `--compare llvm`.
     #[arg(long)]
     pub against_llvm: bool,
     /// Also lower for this target (`x86-64`, `aarch64`) and allocate registers (our
@@ -100,6 +107,32 @@ pub struct BenchArgs {
     pub allocator: crate::stage::Allocator,
 }
 
+/// What `--compare` measures ours against.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Anchor {
+    /// LLVM 14's `opt` (import, mem2reg, SCCP).
+    Llvm,
+    /// regalloc2 0.15 (register allocation, with `--target`).
+    Regalloc2,
+}
+
+impl BenchArgs {
+    /// `--compare llvm` or `--against-llvm`.
+    fn llvm(&self) -> bool {
+        self.against_llvm || self.compare.contains(&Anchor::Llvm)
+    }
+
+    /// `--compare regalloc2`.
+    fn regalloc2(&self) -> bool {
+        self.compare.contains(&Anchor::Regalloc2)
+    }
+
+    /// `--target`, or the default target with `--compare regalloc2`.
+    fn target(&self) -> Option<crate::stage::Arch> {
+        self.target.or(self.regalloc2().then(Default::default))
+    }
+}
+
 /// Subcommands of `bench`.
 #[derive(clap::Subcommand, Debug)]
 pub enum BenchCommand {
@@ -111,11 +144,17 @@ pub enum BenchCommand {
 
 /// The pipeline `bench` runs, from `--passes`, `--against-llvm` and `--target`.
 fn pipeline_config(args: &BenchArgs) -> Result<PipelineConfig, CliError> {
-    let requested = match (&args.passes, args.against_llvm) {
+    if args.regalloc2() && args.allocator == crate::stage::Allocator::Regalloc2 {
+        return Err(CliError::new(
+            exit::USAGE,
+            "--compare regalloc2 compares our allocator with regalloc2: leave out --allocator regalloc2",
+        ));
+    }
+    let requested = match (&args.passes, args.llvm()) {
         (None, true) => PassSet::default_pipeline() - (PassSet::PHI_ELIM | PassSet::BLOCK_PARAMS),
         _ => parse_passes(args.passes.as_deref())?,
     };
-    let requested = match args.target {
+    let requested = match args.target() {
         Some(arch) => {
             crate::api::machine_config(requested, arch).passes
                 | ((PassSet::REGALLOC | PassSet::CHECK) & PassSet::available())
@@ -126,7 +165,7 @@ fn pipeline_config(args: &BenchArgs) -> Result<PipelineConfig, CliError> {
         time_passes: true,
         options: crate::engine::PassOptions {
             sccp_memory_limit: args.sccp_memory_limit,
-            target: args.target.unwrap_or_default(),
+            target: args.target().unwrap_or_default(),
             allocator: args.allocator,
             ..Default::default()
         },
@@ -235,7 +274,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     let config = pipeline_config(&args)?;
     // Against LLVM, both sides run alone on one thread (opt is single-threaded; two workers
     // on two cores slow each other's per-function times by up to a third).
-    let jobs = args.jobs.or(args.against_llvm.then_some(1));
+    let jobs = args.jobs.or(args.llvm().then_some(1));
     if let Some(n) = jobs {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
@@ -256,8 +295,8 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
             .map(|p| p.info().name.to_string())
             .collect(),
         shard: args.shard.map(|s| s.to_string()),
-        target: args.target.map(|a| a.name().to_string()),
-        allocator: args.target.map(|_| {
+        target: args.target().map(|a| a.name().to_string()),
+        allocator: args.target().map(|_| {
             match args.allocator {
                 crate::stage::Allocator::Ion => "ion",
                 crate::stage::Allocator::Regalloc2 => "regalloc2",
@@ -272,16 +311,38 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     }
     report.failures = failures;
 
-    let (loaded, parse_seconds) = load_all(&sources, args.against_llvm, repeat);
+    let (loaded, parse_seconds) = load_all(&sources, args.llvm(), repeat);
     report.parse_seconds = parse_seconds;
     let mut work = run::prepare(&sources, loaded, args.shard, &mut report);
     let options = run::RunOptions {
         repeat,
         hash: args.json.is_some(),
+        warm_up: args.regalloc2(),
+        quiet: false,
     };
     report.pipeline_wall_seconds = run::run_rounds(&mut work, &config, options, &mut report);
+    if args.regalloc2() {
+        // The anchor: the same functions, the same pipeline, regalloc2 allocating.
+        let mut anchor: Vec<_> = work.iter().map(run::ModuleWork::fresh_copy).collect();
+        let mut anchor_config = config.clone();
+        anchor_config.options.allocator = crate::stage::Allocator::Regalloc2;
+        let options = run::RunOptions {
+            hash: false,
+            quiet: true,
+            ..options
+        };
+        run::run_rounds(
+            &mut anchor,
+            &anchor_config,
+            options,
+            &mut BenchReport::default(),
+        );
+        for (w, a) in work.iter_mut().zip(anchor) {
+            w.report.regalloc2 = Some(Box::new(a.into_report()));
+        }
+    }
 
-    if args.against_llvm {
+    if args.llvm() {
         for w in &mut work {
             if let (Some(path), InputFormat::Ll) = (&w.source.path, w.source.format) {
                 match llvm::llvm_side(path, repeat) {

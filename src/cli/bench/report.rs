@@ -40,6 +40,16 @@ pub(super) struct ModuleReport {
     #[serde(default)]
     pub output_hash: String,
     pub llvm: Option<LlvmSide>,
+    /// The allocator's seconds in each counted round (with `--target`; the warm-up round of
+    /// `--compare` is not among them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alloc_round_seconds: Vec<f64>,
+    /// Functions allocated whose allocation regalloc2's checker accepted (with `--target`).
+    #[serde(default)]
+    pub accepted_by_regalloc2_checker: usize,
+    /// regalloc2 on the same functions (`--compare regalloc2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regalloc2: Option<Box<ModuleReport>>,
 }
 
 /// One failure: a path that could not be read, a file that did not parse, or a function
@@ -236,6 +246,7 @@ impl BenchReport {
                 outln!(out, "  {:<20} {}", m.name, machine_summary(m).line());
             }
         }
+        super::compare::print_regalloc2_table(&mut out, &self.modules);
         print_llvm_tables(&mut out, &self.modules);
         if !self.warnings.is_empty() {
             outln!(out, "warnings          {}", self.warnings.len());

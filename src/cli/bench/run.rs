@@ -40,6 +40,30 @@ pub(super) struct ModuleWork<'a> {
 }
 
 impl ModuleWork<'_> {
+    /// The same functions with nothing counted yet (the anchor side of `--compare`).
+    pub fn fresh_copy(&self) -> Self {
+        ModuleWork {
+            symbols: self.symbols.clone(),
+            functions: self.functions.clone(),
+            indices: self.indices.clone(),
+            report: ModuleReport {
+                name: self.report.name.clone(),
+                file: self.report.file.clone(),
+                functions: self.report.functions,
+                blocks: self.report.blocks,
+                instructions: self.report.instructions,
+                skipped_functions: self.report.skipped_functions,
+                ..Default::default()
+            },
+            source: self.source,
+            hash: 0,
+            stage_sums: [0.0; Stage::ALL.len()],
+            stats: Vec::new(),
+        }
+    }
+}
+
+impl ModuleWork<'_> {
     /// The module's report, with times per run.
     pub fn into_report(mut self) -> ModuleReport {
         self.report.output_hash = format!("{:016x}", self.hash);
@@ -54,6 +78,10 @@ pub(super) struct RunOptions {
     pub repeat: u32,
     /// Print and hash every function's result in the first round.
     pub hash: bool,
+    /// Run one round first that is neither timed nor counted.
+    pub warm_up: bool,
+    /// Do not print failures as they happen (the anchor side of `--compare`).
+    pub quiet: bool,
 }
 
 /// What the bench keeps of one function's run (the function itself is dropped on the worker).
@@ -65,6 +93,8 @@ struct RunSummary {
     stats: Vec<crate::engine::Stat>,
     /// FNV-1a of the printed result (0 when not hashing).
     text_hash: u64,
+    /// The allocator's nanoseconds (`regalloc.time_ns`), every round.
+    alloc_ns: u64,
 }
 
 /// The work of this shard: parse and global failures go to `report`; every other module
@@ -173,7 +203,9 @@ pub(super) fn run_rounds(
     report: &mut BenchReport,
 ) -> f64 {
     let repeat = options.repeat.max(1);
-    let total: usize = work.iter().map(|w| w.functions.len()).sum::<usize>() * repeat as usize;
+    let warm = options.warm_up as u32;
+    let rounds = repeat + warm;
+    let total: usize = work.iter().map(|w| w.functions.len()).sum::<usize>() * rounds as usize;
     let bar = indicatif::ProgressBar::new(total as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
@@ -182,10 +214,18 @@ pub(super) fn run_rounds(
         .expect("valid progress template"),
     );
     reserve_engines(work, config);
-    let wall = Instant::now();
-    for round in 0..repeat {
+    let mut wall = Instant::now();
+    for round in 0..rounds {
+        if round == warm {
+            wall = Instant::now();
+        }
+        if round >= warm {
+            for w in work.iter_mut() {
+                w.report.alloc_round_seconds.push(0.0);
+            }
+        }
         for w in work.iter_mut() {
-            let first = round == 0;
+            let first = round == warm;
             let symbols = &w.symbols;
             let summaries = batch::map_functions(
                 &w.functions,
@@ -202,6 +242,12 @@ pub(super) fn run_rounds(
                         .collect(),
                     timings: run.timings,
                     // Statistics are summed over the first round only.
+                    alloc_ns: run
+                        .stats
+                        .iter()
+                        .filter(|s| s.pass == "regalloc" && s.name == "time_ns")
+                        .map(|s| s.value)
+                        .sum(),
                     stats: if first { run.stats } else { Vec::new() },
                     text_hash: if first && options.hash {
                         shard::fnv1a(crate::text::print_function(result, symbols).as_bytes())
@@ -210,14 +256,21 @@ pub(super) fn run_rounds(
                     },
                 },
             );
+            if round < warm {
+                continue;
+            }
             for (j, summary) in summaries.into_iter().enumerate() {
-                w.record(j, summary, first, report);
+                w.record(j, summary, first, options.quiet, report);
             }
         }
     }
     bar.finish_and_clear();
     let wall = wall.elapsed().as_secs_f64() / repeat as f64;
     for w in work.iter_mut() {
+        if w.report.alloc_round_seconds.iter().all(|&s| s == 0.0) {
+            // No allocator ran.
+            w.report.alloc_round_seconds.clear();
+        }
         for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
             *w.report
                 .stage_seconds
@@ -241,6 +294,7 @@ impl ModuleWork<'_> {
         j: usize,
         summary: Result<RunSummary, crate::engine::InternalError>,
         first: bool,
+        quiet: bool,
         report: &mut BenchReport,
     ) {
         let index = self.indices[j];
@@ -256,6 +310,9 @@ impl ModuleWork<'_> {
                 for (sum, t) in self.stage_sums.iter_mut().zip(&run.timings) {
                     *sum += t.as_secs_f64();
                 }
+                if let Some(last) = self.report.alloc_round_seconds.last_mut() {
+                    *last += run.alloc_ns as f64 * 1e-9;
+                }
                 if !first {
                     return;
                 }
@@ -265,6 +322,13 @@ impl ModuleWork<'_> {
                 }
                 self.report.output_instructions += run.instructions;
                 self.report.failed_functions += !run.errors.is_empty() as usize;
+                // Allocated, and regalloc2's checker (in the regalloc pass) accepted it.
+                let allocated = run
+                    .stats
+                    .iter()
+                    .any(|s| s.pass == "regalloc" && s.name == "time_ns");
+                self.report.accepted_by_regalloc2_checker +=
+                    (allocated && run.errors.iter().all(|e| e.0 != "regalloc")) as usize;
                 if run.text_hash != 0 {
                     self.hash = self
                         .hash
@@ -281,7 +345,9 @@ impl ModuleWork<'_> {
                     }
                 }
                 for f in failures {
-                    f.print();
+                    if !quiet {
+                        f.print();
+                    }
                     report.failures.push(f);
                 }
             }
@@ -289,7 +355,9 @@ impl ModuleWork<'_> {
                 if first {
                     self.report.failed_functions += 1;
                     let f = failure("engine", e.to_string());
-                    f.print();
+                    if !quiet {
+                        f.print();
+                    }
                     report.failures.push(f);
                 }
             }
