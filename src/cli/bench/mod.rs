@@ -33,6 +33,7 @@ macro_rules! outln {
 }
 
 mod compare;
+mod html;
 mod inputs;
 mod llvm;
 mod merge;
@@ -80,6 +81,10 @@ pub struct BenchArgs {
     /// result in input order).
     #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
+    /// Write a self-contained HTML page with charts (time per stage, ours/anchor ratios,
+    /// allocator time against function size, edits per 100 instructions) to DIR/index.html.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
     /// Number of generated functions added to the built-in corpus.
     #[arg(long, default_value_t = 2000)]
     pub generated: usize,
@@ -356,7 +361,28 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
         report.add_module(w.into_report());
     }
     report.recompute_rates();
-    Ok(write_report(&report, args.json.as_deref()))
+    let mut code = write_report(&report, args.json.as_deref());
+    if let Some(dir) = &args.report {
+        let points: Vec<(f64, f64)> = report
+            .modules
+            .iter()
+            .flat_map(|m| &m.alloc_points)
+            .map(|&(insts, ns)| (insts as f64, ns as f64 / 1e3))
+            .collect();
+        let page = html::page(&report, &points);
+        let path = dir.join("index.html");
+        let written = std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::new(exit::IO, format!("{}: {e}", dir.display())))
+            .and_then(|()| super::write_output(Some(&path), &page));
+        match written {
+            Ok(()) => diag!("strata bench: report written to {}", path.display()),
+            Err(e) => {
+                diag!("error: {}", e.message);
+                code = exit::IO;
+            }
+        }
+    }
+    Ok(code)
 }
 
 /// Prints the summary and writes the JSON; returns the exit code (4 when either write

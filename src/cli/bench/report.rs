@@ -50,6 +50,10 @@ pub(super) struct ModuleReport {
     /// regalloc2 on the same functions (`--compare regalloc2`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regalloc2: Option<Box<ModuleReport>>,
+    /// (machine instructions, allocator nanoseconds) of each allocated function, first
+    /// counted round (for `--report`; not in the JSON).
+    #[serde(skip)]
+    pub alloc_points: Vec<(u64, u64)>,
 }
 
 /// One failure: a path that could not be read, a file that did not parse, or a function

@@ -321,6 +321,15 @@ impl ModuleWork<'_> {
                     failures.push(failure(pass, message.clone()));
                 }
                 self.report.output_instructions += run.instructions;
+                if run.alloc_ns > 0 {
+                    let insts = run
+                        .stats
+                        .iter()
+                        .filter(|s| s.pass == "lower" && s.name == "machine_insts")
+                        .map(|s| s.value)
+                        .sum();
+                    self.report.alloc_points.push((insts, run.alloc_ns));
+                }
                 self.report.failed_functions += !run.errors.is_empty() as usize;
                 // Allocated, and regalloc2's checker (in the regalloc pass) accepted it.
                 let allocated = run
