@@ -1,6 +1,6 @@
 //! `strata bench --shard K/N` and `strata bench merge`: the shards of a corpus merged give the
 //! unsharded report in everything but times, and the output hash is the same for any
-//! `--jobs` and any sharding.
+//! `--jobs` and any sharding (of the IR, and of the allocated code with `--target`).
 
 use serde_json::Value;
 use std::path::Path;
@@ -132,4 +132,20 @@ fn merge_refuses_an_incomplete_set_of_shards() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+#[test]
+fn allocated_code_hashes_the_same_for_any_jobs_and_sharding() {
+    let input = ["bench", "examples/sir", "--target", "x86-64", "--jobs", "2"];
+    let whole = check_sharding("machine", &input, 2, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let one = report(
+        &["bench", "examples/sir", "--target", "x86-64", "--jobs", "1"],
+        &dir.path().join("one.json"),
+        0,
+    );
+    assert_eq!(one["output_hash"], whole["output_hash"]);
+    // The printed result is the allocated code, not the IR before lowering.
+    let ir = report(&["bench", "examples/sir"], &dir.path().join("ir.json"), 0);
+    assert_ne!(ir["output_hash"], whole["output_hash"]);
 }

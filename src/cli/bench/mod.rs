@@ -78,7 +78,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
     /// Write a JSON report here (with `output_hash`, a hash of every function's printed
-    /// result in input order).
+    /// result in input order: its allocated code with `--target`, else its IR).
     #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
     /// Write a self-contained HTML page with charts (time per stage, ours/anchor ratios,

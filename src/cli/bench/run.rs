@@ -172,6 +172,29 @@ pub(super) fn prepare<'a>(
     work
 }
 
+/// A function's printed result: its allocated machine code when the pipeline lowered and
+/// allocated it without error (taken out of the worker's World), else its IR.
+fn printed(
+    result: &Function,
+    run: &crate::engine::RunReport,
+    symbols: &SymbolTable,
+    world: &mut bevy_ecs::world::World,
+) -> String {
+    let failed = run
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == crate::engine::Severity::Error);
+    let machine = crate::machine::columns::take_machine(world);
+    let allocation = world
+        .get_resource_mut::<crate::regalloc::systems::AllocationResult>()
+        .and_then(|mut r| r.run.take());
+    match (failed, machine, allocation) {
+        (false, Some(m), Some(a)) => crate::regalloc::driver::print_allocated(&m, &a.output),
+        (false, Some(m), None) => crate::machine::text::print_function(&m),
+        _ => crate::text::print_function(result, symbols),
+    }
+}
+
 /// Sizes every worker's engine for the work before the clock starts: the pipeline time is
 /// per function, and a batch user builds engines once per thread. Function `i` of a module
 /// always runs in slot `i % batch` (batches are fixed chunks of each module's list),
@@ -227,33 +250,36 @@ pub(super) fn run_rounds(
         for w in work.iter_mut() {
             let first = round == warm;
             let symbols = &w.symbols;
-            let summaries = batch::map_functions(
+            let summaries = batch::map_functions_in_world(
                 &w.functions,
                 symbols,
                 config,
                 &|| bar.inc(1),
-                &|result, run| RunSummary {
-                    instructions: result.live_inst_count(),
-                    errors: run
-                        .diagnostics
-                        .iter()
-                        .filter(|d| d.severity == crate::engine::Severity::Error)
-                        .map(|d| (d.pass, d.message.clone()))
-                        .collect(),
-                    timings: run.timings,
-                    // Statistics are summed over the first round only.
-                    alloc_ns: run
-                        .stats
-                        .iter()
-                        .filter(|s| s.pass == "regalloc" && s.name == "time_ns")
-                        .map(|s| s.value)
-                        .sum(),
-                    stats: if first { run.stats } else { Vec::new() },
-                    text_hash: if first && options.hash {
-                        shard::fnv1a(crate::text::print_function(result, symbols).as_bytes())
+                &|result, run, world| {
+                    let text_hash = if first && options.hash {
+                        shard::fnv1a(printed(result, &run, symbols, world).as_bytes())
                     } else {
                         0
-                    },
+                    };
+                    RunSummary {
+                        instructions: result.live_inst_count(),
+                        errors: run
+                            .diagnostics
+                            .iter()
+                            .filter(|d| d.severity == crate::engine::Severity::Error)
+                            .map(|d| (d.pass, d.message.clone()))
+                            .collect(),
+                        timings: run.timings,
+                        alloc_ns: run
+                            .stats
+                            .iter()
+                            .filter(|s| s.pass == "regalloc" && s.name == "time_ns")
+                            .map(|s| s.value)
+                            .sum(),
+                        // Statistics are summed over the first round only.
+                        stats: if first { run.stats } else { Vec::new() },
+                        text_hash,
+                    }
                 },
             );
             if round < warm {
