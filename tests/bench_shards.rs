@@ -34,6 +34,7 @@ fn is_time(key: &str) -> bool {
     key.ends_with("seconds")
         || key.ends_with("_per_second")
         || key.ends_with("_ns")
+        || key.contains("time")
         || key == "threads"
 }
 
@@ -74,6 +75,16 @@ fn check_sharding(name: &str, input: &[&str], n: usize, code: i32) -> Value {
     args.extend(shards.iter().map(|p| p.to_str().unwrap()));
     let merged = report(&args, &dir.path().join(format!("{name}-merged.json")), code);
     assert_eq!(without_times(&merged), without_times(&whole), "{name}");
+    // The merged histogram of per-function times counts every function once.
+    let timed: u64 = merged["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["function_time_histogram"].as_object().unwrap().values())
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(Some(timed), whole["functions"].as_u64(), "{name}");
+    assert!(merged["function_time_percentiles"]["p50"].as_f64().unwrap() > 0.0);
     let hash = whole["output_hash"].as_str().unwrap();
     assert_eq!(hash.len(), 16, "{hash}");
     whole

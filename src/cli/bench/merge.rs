@@ -2,7 +2,8 @@
 //!
 //! Algorithm: modules are joined on their input (`file`), in the order they first appear
 //! (every shard lists every loaded module, in input order, so this is the input order).
-//! Per module, the counts, statistics and stage times are summed, the output hashes are added
+//! Per module, the counts, statistics, stage times and per-function time histograms (from
+//! which the percentiles are recomputed) are summed, the output hashes are added
 //! (wrapping; see `shard.rs`), and what belongs to the module rather than to its functions
 //! (functions the importer skipped, LLVM's side) is taken from the first report. Failures of
 //! whole files (every shard sees them) are kept once, in order; function failures are put in
@@ -150,6 +151,9 @@ fn add_into(into: &mut ModuleReport, m: ModuleReport) {
         into.llvm = m.llvm;
     }
     into.accepted_by_regalloc2_checker += m.accepted_by_regalloc2_checker;
+    for (b, n) in m.function_time_histogram {
+        *into.function_time_histogram.entry(b).or_default() += n;
+    }
     if into.alloc_round_seconds.len() < m.alloc_round_seconds.len() {
         into.alloc_round_seconds
             .resize(m.alloc_round_seconds.len(), 0.0);

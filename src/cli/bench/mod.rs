@@ -33,6 +33,7 @@ macro_rules! outln {
 }
 
 mod compare;
+mod histogram;
 mod html;
 mod inputs;
 mod llvm;

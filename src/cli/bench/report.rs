@@ -54,6 +54,10 @@ pub(super) struct ModuleReport {
     /// counted round (for `--report`; not in the JSON).
     #[serde(skip)]
     pub alloc_points: Vec<(u64, u64)>,
+    /// Each function's pipeline CPU time (all stages, first counted round) as a histogram:
+    /// bucket (see `histogram.rs`) to functions.
+    #[serde(default)]
+    pub function_time_histogram: BTreeMap<u32, u64>,
 }
 
 /// One failure: a path that could not be read, a file that did not parse, or a function
@@ -135,6 +139,10 @@ pub(super) struct BenchReport {
     pub functions_per_second: f64,
     pub instructions_per_second: f64,
     pub stage_cpu_seconds: BTreeMap<String, f64>,
+    /// Percentiles of the functions' pipeline CPU times in seconds (`p50`, `p90`, `p99`,
+    /// `max`), read from the modules' histograms (within 12.5%).
+    #[serde(default)]
+    pub function_time_percentiles: BTreeMap<String, f64>,
     /// Pass statistics summed over all functions, keyed `pass.name` (one run).
     pub stats: BTreeMap<String, u64>,
     /// Every failure, in input order (see the module doc).
@@ -180,6 +188,16 @@ impl BenchReport {
         self.instructions_per_second =
             self.instructions as f64 / self.pipeline_wall_seconds.max(1e-9);
         self.output_hash = output_hash(&self.modules);
+        let mut all: BTreeMap<u32, u64> = BTreeMap::new();
+        for m in &self.modules {
+            for (&b, &n) in &m.function_time_histogram {
+                *all.entry(b).or_default() += n;
+            }
+        }
+        self.function_time_percentiles = [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0)]
+            .into_iter()
+            .filter_map(|(k, q)| Some((k.to_string(), super::histogram::quantile(&all, q)?)))
+            .collect();
     }
 
     /// The exit code the report stands for: 4 when a path could not be read, else 1 when
@@ -234,6 +252,23 @@ impl BenchReport {
             self.functions_per_second,
             self.instructions_per_second / 1e6
         );
+        let p = |k: &str| {
+            self.function_time_percentiles
+                .get(k)
+                .copied()
+                .unwrap_or(0.0)
+                * 1e6
+        };
+        if !self.function_time_percentiles.is_empty() {
+            outln!(
+                out,
+                "per function      p50 {:.1} µs, p90 {:.1} µs, p99 {:.1} µs, max {:.1} µs cpu",
+                p("p50"),
+                p("p90"),
+                p("p99"),
+                p("max")
+            );
+        }
         for (stage, secs) in &self.stage_cpu_seconds {
             outln!(out, "  {stage:<15} {:.3} ms cpu", secs * 1e3);
         }

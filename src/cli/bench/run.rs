@@ -347,6 +347,12 @@ impl ModuleWork<'_> {
                     failures.push(failure(pass, message.clone()));
                 }
                 self.report.output_instructions += run.instructions;
+                let ns: u128 = run.timings.iter().map(Duration::as_nanos).sum();
+                *self
+                    .report
+                    .function_time_histogram
+                    .entry(super::histogram::bucket(ns as u64))
+                    .or_default() += 1;
                 if run.alloc_ns > 0 {
                     let insts = run
                         .stats
