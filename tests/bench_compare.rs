@@ -1,6 +1,9 @@
 //! `strata bench --compare regalloc2`: both allocators on the same functions in one run, the
-//! rounds counted without the warm-up, and the old flag names still accepted.
+//! rounds counted without the warm-up, and the old flag names still accepted; against LLVM,
+//! every ratio is a median of the runs' ratios.
 
+mod common;
+use common::{missing_tools, require};
 use serde_json::Value;
 use std::process::{Command, Output};
 
@@ -71,4 +74,51 @@ fn compare_regalloc2_with_regalloc2_as_ours_is_a_usage_error() {
         "regalloc2",
     ]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn llvm_ratios_are_medians_of_the_runs() {
+    if !require("bench --compare llvm", missing_tools(&["opt"])) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("l.json");
+    let o = strata(&[
+        "bench",
+        "tests/fixtures/ll",
+        "--compare",
+        "llvm",
+        "--repeat",
+        "3",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for m in report["modules"].as_array().unwrap() {
+        assert_eq!(
+            m["llvm"]["round_seconds"].as_array().unwrap().len(),
+            3,
+            "{m}"
+        );
+        assert_eq!(m["parse_round_seconds"].as_array().unwrap().len(), 3, "{m}");
+        assert_eq!(
+            m["stage_round_seconds"]["mem2reg"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3,
+            "{m}"
+        );
+        let name = m["name"].as_str().unwrap();
+        let row = stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("against LLVM 14 opt"))
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row for {name}: {stdout}"));
+        let comparable = m["skipped_functions"] == 0;
+        let medians = row.matches("x [").count();
+        assert_eq!(medians, if comparable { 4 } else { 0 }, "{row}");
+    }
 }

@@ -4,7 +4,8 @@
 //! For each `.ll` input, `opt -time-passes` runs `mem2reg,sccp` `repeat` times (seconds per
 //! timer are averaged), and `opt -S` after `mem2reg` and after `mem2reg,sccp` gives the counts
 //! its passes changed. The tables print ours against theirs as ratios (ours / LLVM, lower is
-//! better).
+//! better); a time ratio is the median over the runs of run r's ours / opt's run r, with the
+//! min-max (our runs are the counted rounds, after an uncounted warm-up).
 //!
 //! Invariant: a module whose import skipped functions that LLVM processed covers less code
 //! than LLVM's, so its ratios print `n/c` (not comparable). Complexity: three `opt` runs per
@@ -26,15 +27,23 @@ pub(super) struct LlvmSide {
     pub after_mem2reg: IrCounts,
     /// After `opt -passes=mem2reg,sccp`.
     pub after_sccp: IrCounts,
+    /// Seconds per timer of each `opt -time-passes` run (`seconds` is their mean).
+    #[serde(default)]
+    pub round_seconds: Vec<BTreeMap<String, f64>>,
 }
 
 /// Runs `opt` on `path`: timers averaged over `repeat` runs, and the counts.
 pub(super) fn llvm_side(path: &Path, repeat: u32) -> Result<LlvmSide, String> {
     let mut seconds: BTreeMap<String, f64> = BTreeMap::new();
+    let mut round_seconds = Vec::new();
     for _ in 0..repeat {
-        for (k, v) in llvm_reference::time_passes(path, "mem2reg,sccp")? {
-            *seconds.entry(k).or_default() += v / repeat as f64;
+        let round: BTreeMap<String, f64> = llvm_reference::time_passes(path, "mem2reg,sccp")?
+            .into_iter()
+            .collect();
+        for (k, v) in &round {
+            *seconds.entry(k.clone()).or_default() += v / repeat as f64;
         }
+        round_seconds.push(round);
     }
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     Ok(LlvmSide {
@@ -42,6 +51,7 @@ pub(super) fn llvm_side(path: &Path, repeat: u32) -> Result<LlvmSide, String> {
         input: llvm_reference::count(&text),
         after_mem2reg: llvm_reference::counts_after(path, "mem2reg")?,
         after_sccp: llvm_reference::counts_after(path, "mem2reg,sccp")?,
+        round_seconds,
     })
 }
 
@@ -98,10 +108,15 @@ pub(super) fn print_llvm_tables(out: &mut String, modules: &[ModuleReport]) {
             l.input.functions
         );
     }
-    outln!(out, "\nagainst LLVM 14 opt (ms, one thread; ratio = ours / LLVM, lower is better; n/c = not comparable)");
     outln!(
         out,
-        "{:<12} {:>9} {:>9} {:>7}   {:>9} {:>9} {:>7}   {:>11} {:>11} {:>7}   {:>9} {:>9} {:>7}",
+        "\nagainst LLVM 14 opt (ms per run, mean of {} run(s), one thread; ratio = ours / LLVM, \
+         the median [min-max] of the runs' ratios, lower is better; n/c = not comparable)",
+        with[0].1.round_seconds.len().max(1)
+    );
+    outln!(
+        out,
+        "{:<18} {:>9} {:>9} {:>17}   {:>9} {:>9} {:>17}   {:>11} {:>11} {:>17}   {:>9} {:>9} {:>17}",
         "module",
         "import",
         "ParseIR",
@@ -118,26 +133,65 @@ pub(super) fn print_llvm_tables(out: &mut String, modules: &[ModuleReport]) {
     );
     for (m, l) in &with {
         let ok = m.skipped_functions == 0 && m.functions == l.input.functions;
-        let ratio = |a: f64, b: f64| ratio_if(ok, a, b);
+        // Ours and theirs per run: `ours(stages)` sums our stages, `theirs(timers)` opt's.
+        let ours = |stages: &[&str]| -> Vec<f64> {
+            (0..m.parse_round_seconds.len())
+                .map(|r| {
+                    stages
+                        .iter()
+                        .map(|s| match *s {
+                            "parse" => m.parse_round_seconds[r],
+                            s => m
+                                .stage_round_seconds
+                                .get(s)
+                                .and_then(|v| v.get(r))
+                                .copied()
+                                .unwrap_or(0.0),
+                        })
+                        .sum()
+                })
+                .collect()
+        };
+        let theirs = |timers: &[&str]| -> Vec<f64> {
+            l.round_seconds
+                .iter()
+                .map(|r| timers.iter().filter_map(|t| r.get(*t)).sum())
+                .collect()
+        };
+        let ratio =
+            |a: f64, b: f64, ours: Vec<f64>, theirs: Vec<f64>| match super::compare::round_ratios(
+                &ours, &theirs,
+            ) {
+                Some((mid, lo, hi)) if ok && ours.len() == theirs.len() => {
+                    format!("{mid:.2}x [{lo:.2}-{hi:.2}]")
+                }
+                _ => ratio_if(ok, a, b),
+            };
+        let analyses = ["PromotePass", "DominatorTreeAnalysis", "AssumptionAnalysis"];
         let ours_m2r = stage(m, "mem2reg");
         let ours_all = ours_m2r + stage(m, "cfg") + stage(m, "dominance");
         let theirs_all =
             t(l, "PromotePass") + t(l, "DominatorTreeAnalysis") + t(l, "AssumptionAnalysis");
         outln!(out,
-            "{:<12} {:>9} {:>9} {:>7}   {:>9} {:>9} {:>7}   {:>11} {:>11} {:>7}   {:>9} {:>9} {:>7}",
+            "{:<18} {:>9} {:>9} {:>17}   {:>9} {:>9} {:>17}   {:>11} {:>11} {:>17}   {:>9} {:>9} {:>17}",
             m.name,
             ms(m.parse_seconds),
             ms(t(l, "Parse IR")),
-            ratio(m.parse_seconds, t(l, "Parse IR")),
+            ratio(m.parse_seconds, t(l, "Parse IR"), ours(&["parse"]), theirs(&["Parse IR"])),
             ms(ours_m2r),
             ms(t(l, "PromotePass")),
-            ratio(ours_m2r, t(l, "PromotePass")),
+            ratio(ours_m2r, t(l, "PromotePass"), ours(&["mem2reg"]), theirs(&["PromotePass"])),
             ms(ours_all),
             ms(theirs_all),
-            ratio(ours_all, theirs_all),
+            ratio(
+                ours_all,
+                theirs_all,
+                ours(&["mem2reg", "cfg", "dominance"]),
+                theirs(&analyses)
+            ),
             ms(stage(m, "sccp")),
             ms(t(l, "SCCPPass")),
-            ratio(stage(m, "sccp"), t(l, "SCCPPass")),
+            ratio(stage(m, "sccp"), t(l, "SCCPPass"), ours(&["sccp"]), theirs(&["SCCPPass"])),
         );
     }
     outln!(

@@ -151,6 +151,18 @@ fn add_into(into: &mut ModuleReport, m: ModuleReport) {
         into.llvm = m.llvm;
     }
     into.accepted_by_regalloc2_checker += m.accepted_by_regalloc2_checker;
+    for (stage, rounds) in m.stage_round_seconds {
+        let into = into.stage_round_seconds.entry(stage).or_default();
+        if into.len() < rounds.len() {
+            into.resize(rounds.len(), 0.0);
+        }
+        for (a, b) in into.iter_mut().zip(rounds) {
+            *a += b;
+        }
+    }
+    if into.parse_round_seconds.is_empty() {
+        into.parse_round_seconds = m.parse_round_seconds;
+    }
     for (b, n) in m.function_time_histogram {
         *into.function_time_histogram.entry(b).or_default() += n;
     }

@@ -232,12 +232,17 @@ fn gather(
     sources
 }
 
-/// Parses or imports every source; returns the results and the parse seconds of one run.
-fn load_all(sources: &[Source], against_llvm: bool, repeat: u32) -> (Vec<inputs::Loaded>, f64) {
+/// Parses or imports every source; returns the results, the parse seconds of one run and,
+/// against LLVM, each source's parse seconds in every timed run.
+fn load_all(
+    sources: &[Source],
+    against_llvm: bool,
+    repeat: u32,
+) -> (Vec<inputs::Loaded>, f64, Vec<Vec<f64>>) {
     let start = Instant::now();
     if !against_llvm {
         let loaded = sources.par_iter().map(load).collect();
-        return (loaded, start.elapsed().as_secs_f64());
+        return (loaded, start.elapsed().as_secs_f64(), Vec::new());
     }
     // Side by side with opt, which parses one file on one thread: import the files one at a
     // time (not competing for cores) and average over the repeats as for opt. Untimed
@@ -253,23 +258,30 @@ fn load_all(sources: &[Source], against_llvm: bool, repeat: u32) -> (Vec<inputs:
         }
     }
     let start = Instant::now();
+    let mut rounds = Vec::new();
     let loaded = sources
         .iter()
         .map(|source| {
-            let mut total = 0.0;
+            let mut times = Vec::new();
             let mut last = None;
             for _ in 0..repeat {
                 let r = load(source);
                 if let Ok((_, _, secs)) = &r {
-                    total += secs;
+                    times.push(*secs);
                 }
                 last = Some(r);
             }
+            let mean = times.iter().sum::<f64>() / repeat as f64;
+            rounds.push(times);
             last.expect("repeat is at least 1")
-                .map(|(m, skipped, _)| (m, skipped, total / repeat as f64))
+                .map(|(m, skipped, _)| (m, skipped, mean))
         })
         .collect();
-    (loaded, start.elapsed().as_secs_f64() / repeat as f64)
+    (
+        loaded,
+        start.elapsed().as_secs_f64() / repeat as f64,
+        rounds,
+    )
 }
 
 /// `strata bench`.
@@ -317,14 +329,21 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     }
     report.failures = failures;
 
-    let (loaded, parse_seconds) = load_all(&sources, args.llvm(), repeat);
+    let (loaded, parse_seconds, parse_rounds) = load_all(&sources, args.llvm(), repeat);
     report.parse_seconds = parse_seconds;
     let mut work = run::prepare(&sources, loaded, args.shard, &mut report);
+    for w in &mut work {
+        let i = sources.iter().position(|s| std::ptr::eq(s, w.source));
+        if let Some(times) = i.and_then(|i| parse_rounds.get(i)) {
+            w.report.parse_round_seconds = times.clone();
+        }
+    }
     let options = run::RunOptions {
         repeat,
         hash: args.json.is_some(),
-        warm_up: args.regalloc2(),
+        warm_up: !args.compare.is_empty() || args.against_llvm,
         quiet: false,
+        keep_rounds: args.llvm(),
     };
     report.pipeline_wall_seconds = run::run_rounds(&mut work, &config, options, &mut report);
     if args.regalloc2() {

@@ -58,6 +58,12 @@ pub(super) struct ModuleReport {
     /// bucket (see `histogram.rs`) to functions.
     #[serde(default)]
     pub function_time_histogram: BTreeMap<u32, u64>,
+    /// With `--compare llvm`: the parse seconds of each timed run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parse_round_seconds: Vec<f64>,
+    /// With `--compare llvm`: CPU seconds per stage in each counted round.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stage_round_seconds: BTreeMap<String, Vec<f64>>,
 }
 
 /// One failure: a path that could not be read, a file that did not parse, or a function

@@ -37,6 +37,8 @@ pub(super) struct ModuleWork<'a> {
     stage_sums: [f64; Stage::ALL.len()],
     /// Statistics of the first round.
     stats: Vec<crate::engine::Stat>,
+    /// CPU seconds per stage in each counted round.
+    stage_rounds: Vec<[f64; Stage::ALL.len()]>,
 }
 
 impl ModuleWork<'_> {
@@ -59,6 +61,7 @@ impl ModuleWork<'_> {
             hash: 0,
             stage_sums: [0.0; Stage::ALL.len()],
             stats: Vec::new(),
+            stage_rounds: Vec::new(),
         }
     }
 }
@@ -82,6 +85,8 @@ pub(super) struct RunOptions {
     pub warm_up: bool,
     /// Do not print failures as they happen (the anchor side of `--compare`).
     pub quiet: bool,
+    /// Keep each round's stage times in the report (`--compare llvm`).
+    pub keep_rounds: bool,
 }
 
 /// What the bench keeps of one function's run (the function itself is dropped on the worker).
@@ -167,6 +172,7 @@ pub(super) fn prepare<'a>(
             hash: 0,
             stage_sums: [0.0; Stage::ALL.len()],
             stats: Vec::new(),
+            stage_rounds: Vec::new(),
         });
     }
     work
@@ -245,6 +251,7 @@ pub(super) fn run_rounds(
         if round >= warm {
             for w in work.iter_mut() {
                 w.report.alloc_round_seconds.push(0.0);
+                w.stage_rounds.push([0.0; Stage::ALL.len()]);
             }
         }
         for w in work.iter_mut() {
@@ -298,6 +305,12 @@ pub(super) fn run_rounds(
             w.report.alloc_round_seconds.clear();
         }
         for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
+            if options.keep_rounds {
+                w.report.stage_round_seconds.insert(
+                    s.name().to_string(),
+                    w.stage_rounds.iter().map(|r| r[*s as usize]).collect(),
+                );
+            }
             *w.report
                 .stage_seconds
                 .entry(s.name().to_string())
@@ -338,6 +351,11 @@ impl ModuleWork<'_> {
                 }
                 if let Some(last) = self.report.alloc_round_seconds.last_mut() {
                     *last += run.alloc_ns as f64 * 1e-9;
+                }
+                if let Some(last) = self.stage_rounds.last_mut() {
+                    for (sum, t) in last.iter_mut().zip(&run.timings) {
+                        *sum += t.as_secs_f64();
+                    }
                 }
                 if !first {
                     return;
