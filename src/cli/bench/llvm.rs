@@ -83,10 +83,6 @@ pub(super) fn print_llvm_tables(out: &mut String, modules: &[ModuleReport]) {
     if with.is_empty() {
         return;
     }
-    let ms = |s: f64| format!("{:.2}", s * 1e3);
-    let stage = |m: &ModuleReport, s: &str| m.stage_seconds.get(s).copied().unwrap_or(0.0);
-    let t = |l: &LlvmSide, s: &str| l.seconds.get(s).copied().unwrap_or(0.0);
-    let stat = |m: &ModuleReport, s: &str| m.stats.get(s).copied().unwrap_or(0);
     outln!(
         out,
         "\nfunctions imported of those defined (a module with skipped functions is not comparable)"
@@ -108,6 +104,18 @@ pub(super) fn print_llvm_tables(out: &mut String, modules: &[ModuleReport]) {
             l.input.functions
         );
     }
+    print_time_table(out, &with);
+    print_result_tables(out, &with);
+}
+
+/// One module with LLVM's side.
+type Pair<'a> = (&'a ModuleReport, &'a LlvmSide);
+
+/// The times side by side (import, mem2reg, mem2reg with its analyses, SCCP).
+fn print_time_table(out: &mut String, with: &[Pair<'_>]) {
+    let ms = |s: f64| format!("{:.2}", s * 1e3);
+    let stage = |m: &ModuleReport, s: &str| m.stage_seconds.get(s).copied().unwrap_or(0.0);
+    let t = |l: &LlvmSide, s: &str| l.seconds.get(s).copied().unwrap_or(0.0);
     outln!(
         out,
         "\nagainst LLVM 14 opt (ms per run, mean of {} run(s), one thread; ratio = ours / LLVM, \
@@ -131,7 +139,7 @@ pub(super) fn print_llvm_tables(out: &mut String, modules: &[ModuleReport]) {
         "SCCPPass",
         "ratio"
     );
-    for (m, l) in &with {
+    for (m, l) in with {
         let ok = m.skipped_functions == 0 && m.functions == l.input.functions;
         // Ours and theirs per run: `ours(stages)` sums our stages, `theirs(timers)` opt's.
         let ours = |stages: &[&str]| -> Vec<f64> {
@@ -194,6 +202,11 @@ pub(super) fn print_llvm_tables(out: &mut String, modules: &[ModuleReport]) {
             ratio(stage(m, "sccp"), t(l, "SCCPPass"), ours(&["sccp"]), theirs(&["SCCPPass"])),
         );
     }
+}
+
+/// What mem2reg and SCCP did on each side.
+fn print_result_tables(out: &mut String, with: &[Pair<'_>]) {
+    let stat = |m: &ModuleReport, s: &str| m.stats.get(s).copied().unwrap_or(0);
     outln!(
         out,
         "\nmem2reg result (phis placed; allocas promoted of allocas seen; allocas left after mem2reg)"
@@ -210,7 +223,7 @@ pub(super) fn print_llvm_tables(out: &mut String, modules: &[ModuleReport]) {
         "left ours",
         "left LLVM"
     );
-    for (m, l) in &with {
+    for (m, l) in with {
         let ok = m.skipped_functions == 0 && m.functions == l.input.functions;
         let ratio = |a: f64, b: f64| ratio_if(ok, a, b);
         let ours = stat(m, "mem2reg.phis_placed");
@@ -255,7 +268,7 @@ pub(super) fn print_llvm_tables(out: &mut String, modules: &[ModuleReport]) {
         "blocks ours",
         "blocks LLVM"
     );
-    for (m, l) in &with {
+    for (m, l) in with {
         let (a, b) = (&l.after_mem2reg, &l.after_sccp);
         outln!(
             out,
