@@ -92,9 +92,15 @@ fn llvm_ratios_are_medians_of_the_runs() {
         "3",
         "--json",
         json.to_str().unwrap(),
+        "--report",
+        dir.path().to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
+    // The page draws the same medians.
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(html.contains("<title>vm: LLVM mem2reg "), "{html}");
+    assert!(html.contains("<title>vm: LLVM sccp "), "{html}");
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     for m in report["modules"].as_array().unwrap() {
         assert_eq!(

@@ -1,9 +1,9 @@
 //! `strata bench --report DIR`: the report as one self-contained HTML page (`DIR/index.html`)
 //! with inline SVG charts drawn here, no script, no style sheet or font from elsewhere.
 //!
-//! Charts: CPU time per stage (bars); our/anchor ratios per module (bars: regalloc2's median
-//! allocator-time ratio with `--compare regalloc2`, LLVM's mem2reg and SCCP ratios with
-//! `--compare llvm`, a line at 1.0); allocator time against function size (a scatter, one
+//! Charts: CPU time per stage (bars); our/anchor ratios per module (bars, each the median
+//! over the runs as in the text: regalloc2's allocator-time ratio with `--compare regalloc2`,
+//! LLVM's mem2reg and SCCP ratios with `--compare llvm`, a line at 1.0); allocator time against function size (a scatter, one
 //! point per function, machine instructions against microseconds); edits per 100 machine
 //! instructions per module (bars, ours and regalloc2's). A chart without data is left out with
 //! a sentence saying why, so every `<svg>` on the page has data marks (elements of class
@@ -205,13 +205,12 @@ pub(super) fn page(report: &BenchReport, points: &[(f64, f64)]) -> String {
         if let Some(l) = &m.llvm {
             let ok = m.skipped_functions == 0 && m.functions == l.input.functions;
             for (series, ours, theirs) in [(1, "mem2reg", "PromotePass"), (2, "sccp", "SCCPPass")] {
-                let ours = m.stage_seconds.get(ours).copied().unwrap_or(0.0);
-                let theirs = l.seconds.get(theirs).copied().unwrap_or(0.0);
-                if ok && theirs > 0.0 {
+                let median = super::llvm::round_ratio(m, l, &[ours], &[theirs]);
+                if let (true, Some((mid, _, _))) = (ok, median) {
                     ratios.push(Bar {
                         label: m.name.clone(),
                         series,
-                        value: ours / theirs,
+                        value: mid,
                     });
                 }
             }

@@ -108,6 +108,41 @@ pub(super) fn print_llvm_tables(out: &mut String, modules: &[ModuleReport]) {
     print_result_tables(out, &with);
 }
 
+/// The median [min, max] over the runs of our `stages` (`parse` is the import) against
+/// opt's `timers`, summed per run; `None` without per-run times on both sides.
+pub(super) fn round_ratio(
+    m: &ModuleReport,
+    l: &LlvmSide,
+    stages: &[&str],
+    timers: &[&str],
+) -> Option<(f64, f64, f64)> {
+    let ours: Vec<f64> = (0..m.parse_round_seconds.len())
+        .map(|r| {
+            stages
+                .iter()
+                .map(|s| match *s {
+                    "parse" => m.parse_round_seconds[r],
+                    s => m
+                        .stage_round_seconds
+                        .get(s)
+                        .and_then(|v| v.get(r))
+                        .copied()
+                        .unwrap_or(0.0),
+                })
+                .sum()
+        })
+        .collect();
+    let theirs: Vec<f64> = l
+        .round_seconds
+        .iter()
+        .map(|r| timers.iter().filter_map(|t| r.get(*t)).sum())
+        .collect();
+    if ours.len() != theirs.len() {
+        return None;
+    }
+    super::compare::round_ratios(&ours, &theirs)
+}
+
 /// One module with LLVM's side.
 type Pair<'a> = (&'a ModuleReport, &'a LlvmSide);
 
@@ -141,40 +176,12 @@ fn print_time_table(out: &mut String, with: &[Pair<'_>]) {
     );
     for (m, l) in with {
         let ok = m.skipped_functions == 0 && m.functions == l.input.functions;
-        // Ours and theirs per run: `ours(stages)` sums our stages, `theirs(timers)` opt's.
-        let ours = |stages: &[&str]| -> Vec<f64> {
-            (0..m.parse_round_seconds.len())
-                .map(|r| {
-                    stages
-                        .iter()
-                        .map(|s| match *s {
-                            "parse" => m.parse_round_seconds[r],
-                            s => m
-                                .stage_round_seconds
-                                .get(s)
-                                .and_then(|v| v.get(r))
-                                .copied()
-                                .unwrap_or(0.0),
-                        })
-                        .sum()
-                })
-                .collect()
+        let ratio = |a: f64, b: f64, stages: &[&str], timers: &[&str]| match round_ratio(
+            m, l, stages, timers,
+        ) {
+            Some((mid, lo, hi)) if ok => format!("{mid:.2}x [{lo:.2}-{hi:.2}]"),
+            _ => ratio_if(ok, a, b),
         };
-        let theirs = |timers: &[&str]| -> Vec<f64> {
-            l.round_seconds
-                .iter()
-                .map(|r| timers.iter().filter_map(|t| r.get(*t)).sum())
-                .collect()
-        };
-        let ratio =
-            |a: f64, b: f64, ours: Vec<f64>, theirs: Vec<f64>| match super::compare::round_ratios(
-                &ours, &theirs,
-            ) {
-                Some((mid, lo, hi)) if ok && ours.len() == theirs.len() => {
-                    format!("{mid:.2}x [{lo:.2}-{hi:.2}]")
-                }
-                _ => ratio_if(ok, a, b),
-            };
         let analyses = ["PromotePass", "DominatorTreeAnalysis", "AssumptionAnalysis"];
         let ours_m2r = stage(m, "mem2reg");
         let ours_all = ours_m2r + stage(m, "cfg") + stage(m, "dominance");
@@ -185,21 +192,21 @@ fn print_time_table(out: &mut String, with: &[Pair<'_>]) {
             m.name,
             ms(m.parse_seconds),
             ms(t(l, "Parse IR")),
-            ratio(m.parse_seconds, t(l, "Parse IR"), ours(&["parse"]), theirs(&["Parse IR"])),
+            ratio(m.parse_seconds, t(l, "Parse IR"), &["parse"], &["Parse IR"]),
             ms(ours_m2r),
             ms(t(l, "PromotePass")),
-            ratio(ours_m2r, t(l, "PromotePass"), ours(&["mem2reg"]), theirs(&["PromotePass"])),
+            ratio(ours_m2r, t(l, "PromotePass"), &["mem2reg"], &["PromotePass"]),
             ms(ours_all),
             ms(theirs_all),
             ratio(
                 ours_all,
                 theirs_all,
-                ours(&["mem2reg", "cfg", "dominance"]),
-                theirs(&analyses)
+                &["mem2reg", "cfg", "dominance"],
+                &analyses
             ),
             ms(stage(m, "sccp")),
             ms(t(l, "SCCPPass")),
-            ratio(stage(m, "sccp"), t(l, "SCCPPass"), ours(&["sccp"]), theirs(&["SCCPPass"])),
+            ratio(stage(m, "sccp"), t(l, "SCCPPass"), &["sccp"], &["SCCPPass"]),
         );
     }
 }
