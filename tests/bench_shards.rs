@@ -136,6 +136,30 @@ fn merge_refuses_an_incomplete_set_of_shards() {
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("missing 1/2"), "{err}");
+    // Shards of different pipelines do not add up.
+    let other = dir.path().join("1.json");
+    report(
+        &[
+            "bench",
+            "--generated",
+            "5",
+            "--shard",
+            "1/2",
+            "--passes",
+            "verify",
+        ],
+        &other,
+        0,
+    );
+    let o = strata(&[
+        "bench",
+        "merge",
+        path.to_str().unwrap(),
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("passes differs"), "{err}");
     let o = strata(&["bench", "--shard", "2/2"]);
     assert_eq!(
         o.status.code(),

@@ -57,6 +57,18 @@ pub enum MergeError {
     /// The shards are not one complete set.
     #[error("the reports are not the shards 0/N .. N-1/N of one run, each once: {0}")]
     Shards(String),
+    /// The reports ran different pipelines (or, for shards, on different inputs).
+    #[error("{path}: {what} differs from the first report's ({first} against {this})")]
+    Mismatch {
+        /// The report that differs.
+        path: PathBuf,
+        /// What differs (`passes`, `target`, `allocator`, `repeat`, `inputs`).
+        what: &'static str,
+        /// The first report's value.
+        first: String,
+        /// This report's value.
+        this: String,
+    },
 }
 
 impl From<MergeError> for CliError {
@@ -84,8 +96,58 @@ pub fn merge(args: MergeArgs) -> Result<i32, CliError> {
             })?;
         reports.push(report);
     }
+    check_same_run(&reports, &args.reports)?;
     let merged = merge_reports(reports)?;
     Ok(super::write_report(&merged, args.json.as_deref()))
+}
+
+/// Checks that the reports ran the same pipeline (and, shards, on the same inputs): a sum of
+/// different pipelines is no report of anything.
+fn check_same_run(reports: &[BenchReport], paths: &[PathBuf]) -> Result<(), MergeError> {
+    let Some(first) = reports.first() else {
+        return Ok(());
+    };
+    for (r, path) in reports.iter().zip(paths).skip(1) {
+        let sharded = r.shard.is_some() && first.shard.is_some();
+        let fields: [(&'static str, String, String, bool); 5] = [
+            ("passes", first.passes.join(","), r.passes.join(","), true),
+            (
+                "target",
+                format!("{:?}", first.target),
+                format!("{:?}", r.target),
+                true,
+            ),
+            (
+                "allocator",
+                format!("{:?}", first.allocator),
+                format!("{:?}", r.allocator),
+                true,
+            ),
+            (
+                "repeat",
+                first.repeat.to_string(),
+                r.repeat.to_string(),
+                true,
+            ),
+            (
+                "inputs",
+                first.inputs.to_string(),
+                r.inputs.to_string(),
+                sharded,
+            ),
+        ];
+        for (what, a, b, checked) in fields {
+            if checked && a != b {
+                return Err(MergeError::Mismatch {
+                    path: path.clone(),
+                    what,
+                    first: a,
+                    this: b,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks that the reports are one complete set of shards (`Ok(true)`), or no shards at all
@@ -222,7 +284,11 @@ fn merge_reports(reports: Vec<BenchReport>) -> Result<BenchReport, MergeError> {
                 file_failures.push(f);
             }
         }
-        for m in r.modules {
+        for mut m in r.modules {
+            if m.file.is_empty() {
+                // A report from before modules carried their input.
+                m.file = m.name.clone();
+            }
             match position.get(&m.file) {
                 Some(&i) => add_into(&mut modules[i], m),
                 None => {
