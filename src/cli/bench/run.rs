@@ -3,8 +3,10 @@
 //!
 //! [`prepare`] turns the loaded modules into work (the shard's functions of each, with their
 //! indices in the module, and the module's counts over them); [`run_rounds`] runs them with
-//! the batch driver, summing per-stage times every round and counts, statistics, failures and
-//! output hashes in the first round only.
+//! the batch driver, summing per-stage times every round and counts, statistics and failures
+//! in the first counted round only; an optional warm-up round before is neither timed nor
+//! counted, and with `--json` one untimed round after prints and hashes every result (so the
+//! hashing does not change any time).
 //!
 //! Invariants: every worker builds its engine before the clock starts, with each batch slot's
 //! tables sized for the largest function that lands in it; a function's output hash depends
@@ -79,7 +81,7 @@ impl ModuleWork<'_> {
 pub(super) struct RunOptions {
     /// Rounds (at least 1); times are averaged over them.
     pub repeat: u32,
-    /// Print and hash every function's result in the first round.
+    /// Print and hash every function's result, in one more round after the timed ones.
     pub hash: bool,
     /// Run one round first that is neither timed nor counted.
     pub warm_up: bool,
@@ -233,7 +235,10 @@ pub(super) fn run_rounds(
 ) -> f64 {
     let repeat = options.repeat.max(1);
     let warm = options.warm_up as u32;
-    let rounds = repeat + warm;
+    // Printing every function costs about as much as the pipeline: the hashes come from one
+    // more round after the timed ones, so `--json` does not change any time.
+    let hash_round = warm + repeat;
+    let rounds = hash_round + options.hash as u32;
     let total: usize = work.iter().map(|w| w.functions.len()).sum::<usize>() * rounds as usize;
     let bar = indicatif::ProgressBar::new(total as u64);
     bar.set_style(
@@ -244,11 +249,16 @@ pub(super) fn run_rounds(
     );
     reserve_engines(work, config);
     let mut wall = Instant::now();
+    let mut wall_seconds = None;
     for round in 0..rounds {
         if round == warm {
             wall = Instant::now();
         }
-        if round >= warm {
+        if round == hash_round {
+            wall_seconds = Some(wall.elapsed().as_secs_f64());
+        }
+        let counted = round >= warm && round < hash_round;
+        if counted {
             for w in work.iter_mut() {
                 w.report.alloc_round_seconds.push(0.0);
                 w.stage_rounds.push([0.0; Stage::ALL.len()]);
@@ -263,7 +273,7 @@ pub(super) fn run_rounds(
                 config,
                 &|| bar.inc(1),
                 &|result, run, world| {
-                    let text_hash = if first && options.hash {
+                    let text_hash = if round == hash_round {
                         shard::fnv1a(printed(result, &run, symbols, world).as_bytes())
                     } else {
                         0
@@ -289,7 +299,16 @@ pub(super) fn run_rounds(
                     }
                 },
             );
-            if round < warm {
+            if round == hash_round {
+                for (j, summary) in summaries.iter().enumerate() {
+                    if let Ok(run) = summary {
+                        w.hash = w
+                            .hash
+                            .wrapping_add(shard::function_hash(w.indices[j], run.text_hash));
+                    }
+                }
+            }
+            if !counted {
                 continue;
             }
             for (j, summary) in summaries.into_iter().enumerate() {
@@ -298,7 +317,7 @@ pub(super) fn run_rounds(
         }
     }
     bar.finish_and_clear();
-    let wall = wall.elapsed().as_secs_f64() / repeat as f64;
+    let wall = wall_seconds.unwrap_or_else(|| wall.elapsed().as_secs_f64()) / repeat as f64;
     for w in work.iter_mut() {
         if w.report.alloc_round_seconds.iter().all(|&s| s == 0.0) {
             // No allocator ran.
@@ -388,11 +407,6 @@ impl ModuleWork<'_> {
                     .any(|s| s.pass == "regalloc" && s.name == "time_ns");
                 self.report.accepted_by_regalloc2_checker +=
                     (allocated && run.errors.iter().all(|e| e.0 != "regalloc")) as usize;
-                if run.text_hash != 0 {
-                    self.hash = self
-                        .hash
-                        .wrapping_add(shard::function_hash(index, run.text_hash));
-                }
                 for s in &run.stats {
                     match self
                         .stats
