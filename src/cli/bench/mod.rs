@@ -340,7 +340,7 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
     }
     let options = run::RunOptions {
         repeat,
-        hash: args.json.is_some(),
+        hash: args.json.is_some() || args.report.is_some(),
         warm_up: !args.compare.is_empty() || args.against_llvm,
         quiet: false,
         keep_rounds: args.llvm(),

@@ -159,8 +159,11 @@ pub(super) struct BenchReport {
 }
 
 /// The report's output hash: FNV-1a over the modules' 64-bit hashes (little-endian) in
-/// input order, as 16 hex digits.
+/// input order, as 16 hex digits; empty when some module was not hashed (no `--json`).
 pub(super) fn output_hash(modules: &[ModuleReport]) -> String {
+    if modules.iter().any(|m| m.output_hash.is_empty()) {
+        return String::new();
+    }
     let mut bytes = Vec::with_capacity(8 * modules.len());
     for m in modules {
         let h = u64::from_str_radix(&m.output_hash, 16).unwrap_or(0);
@@ -244,7 +247,9 @@ impl BenchReport {
             self.instructions,
             self.output_instructions
         );
-        outln!(out, "output hash       {}", self.output_hash);
+        if !self.output_hash.is_empty() {
+            outln!(out, "output hash       {}", self.output_hash);
+        }
         outln!(
             out,
             "parse             {:.3} ms ({:.2} M instructions/s)",

@@ -33,8 +33,8 @@ pub(super) struct ModuleWork<'a> {
     pub report: ModuleReport,
     /// Where it came from.
     pub source: &'a Source,
-    /// Wrapping sum of the functions' hashes (see `shard.rs`).
-    hash: u64,
+    /// Wrapping sum of the functions' hashes (see `shard.rs`), once the hash round ran.
+    hash: Option<u64>,
     /// CPU seconds per stage summed over the rounds.
     stage_sums: [f64; Stage::ALL.len()],
     /// Statistics of the first round.
@@ -60,7 +60,7 @@ impl ModuleWork<'_> {
                 ..Default::default()
             },
             source: self.source,
-            hash: 0,
+            hash: None,
             stage_sums: [0.0; Stage::ALL.len()],
             stats: Vec::new(),
             stage_rounds: Vec::new(),
@@ -71,7 +71,9 @@ impl ModuleWork<'_> {
 impl ModuleWork<'_> {
     /// The module's report, with times per run.
     pub fn into_report(mut self) -> ModuleReport {
-        self.report.output_hash = format!("{:016x}", self.hash);
+        if let Some(hash) = self.hash {
+            self.report.output_hash = format!("{hash:016x}");
+        }
         self.report
     }
 }
@@ -171,7 +173,7 @@ pub(super) fn prepare<'a>(
             indices,
             report,
             source,
-            hash: 0,
+            hash: None,
             stage_sums: [0.0; Stage::ALL.len()],
             stats: Vec::new(),
             stage_rounds: Vec::new(),
@@ -300,13 +302,13 @@ pub(super) fn run_rounds(
                 },
             );
             if round == hash_round {
+                let mut hash = 0u64;
                 for (j, summary) in summaries.iter().enumerate() {
                     if let Ok(run) = summary {
-                        w.hash = w
-                            .hash
-                            .wrapping_add(shard::function_hash(w.indices[j], run.text_hash));
+                        hash = hash.wrapping_add(shard::function_hash(w.indices[j], run.text_hash));
                     }
                 }
+                w.hash = Some(hash);
             }
             if !counted {
                 continue;
