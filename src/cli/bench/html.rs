@@ -3,11 +3,12 @@
 //!
 //! Charts: CPU time per stage (bars); our/anchor ratios per module (bars, each the median
 //! over the runs as in the text: regalloc2's allocator-time ratio with `--compare regalloc2`,
-//! LLVM's mem2reg and SCCP ratios with `--compare llvm`, a line at 1.0); allocator time against function size (a scatter, one
-//! point per function, machine instructions against microseconds); edits per 100 machine
-//! instructions per module (bars, ours and regalloc2's). A chart without data is left out with
-//! a sentence saying why, so every `<svg>` on the page has data marks (elements of class
-//! `mark`). After the charts, the text summary as `<pre>`.
+//! LLVM's mem2reg and SCCP ratios with `--compare llvm`, a line at 1.0); allocator time
+//! against function size (a log-log scatter, one point per function, machine instructions
+//! against microseconds); edits per 100 machine instructions per module (bars, ours and
+//! regalloc2's). A chart without data is left out with a sentence saying why, so every
+//! `<svg>` on the page has data marks (elements of class `mark`). After the charts, the text
+//! summary as `<pre>`.
 //!
 //! Invariants: every text is escaped ([`escape`]); the page is well formed (every element
 //! closed, SVG in the HTML namespace's inline form). Complexity: linear in modules, stages
@@ -117,11 +118,40 @@ fn bar_chart(
     s
 }
 
-/// A scatter of `(x, y)` points with axes from 0 to the maxima.
+/// The decades `[lo, hi]` (powers of ten, `lo < hi`) that hold every positive value of `xs`.
+fn decades(xs: impl Iterator<Item = f64>) -> (i32, i32) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for x in xs.filter(|x| *x > 0.0 && x.is_finite()) {
+        lo = lo.min(x.log10());
+        hi = hi.max(x.log10());
+    }
+    if lo > hi {
+        return (0, 1);
+    }
+    let (lo, hi) = (lo.floor() as i32, hi.ceil() as i32);
+    (lo, hi.max(lo + 1))
+}
+
+/// `10^k` as a plain number (`0.01`, `1`, `1000`).
+fn power_of_ten(k: i32) -> String {
+    if k >= 0 {
+        format!("{}", 10u64.pow(k as u32))
+    } else {
+        format!("{:.*}", (-k) as usize, 10f64.powi(k))
+    }
+}
+
+/// A scatter of `(x, y)` points on log-log axes (sizes and times span decades), with a tick
+/// and a grid line at every power of ten; points with a zero coordinate sit on the axis.
 fn scatter(title: &str, x_label: &str, y_label: &str, points: &[(f64, f64)]) -> String {
-    let (left, top, width, height) = (60.0, 20.0, 600.0, 300.0);
-    let max_x = points.iter().map(|p| p.0).fold(0.0f64, f64::max).max(1e-12);
-    let max_y = points.iter().map(|p| p.1).fold(0.0f64, f64::max).max(1e-12);
+    let (left, top, width, height) = (70.0, 20.0, 590.0, 300.0);
+    let (x0, x1) = decades(points.iter().map(|p| p.0));
+    let (y0, y1) = decades(points.iter().map(|p| p.1));
+    let px =
+        |x: f64| left + width * (x.max(1e-300).log10() - x0 as f64).max(0.0) / (x1 - x0) as f64;
+    let py = |y: f64| {
+        top + height - height * (y.max(1e-300).log10() - y0 as f64).max(0.0) / (y1 - y0) as f64
+    };
     let mut s = String::new();
     let _ = write!(
         s,
@@ -130,6 +160,29 @@ fn scatter(title: &str, x_label: &str, y_label: &str, points: &[(f64, f64)]) -> 
         escape(title),
         escape(title)
     );
+    for k in x0..=x1 {
+        let x = px(10f64.powi(k));
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{}\" stroke=\"#ddd\"/>\
+             <text x=\"{x:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
+            top + height,
+            top + height + 14.0,
+            power_of_ten(k)
+        );
+    }
+    for k in y0..=y1 {
+        let y = py(10f64.powi(k));
+        let _ = writeln!(
+            s,
+            "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" stroke=\"#ddd\"/>\
+             <text x=\"{}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
+            left + width,
+            left - 4.0,
+            y + 4.0,
+            power_of_ten(k)
+        );
+    }
     let _ = writeln!(
         s,
         "<line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333\"/>\
@@ -144,8 +197,8 @@ fn scatter(title: &str, x_label: &str, y_label: &str, points: &[(f64, f64)]) -> 
             s,
             "<circle class=\"mark\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{}\" \
              fill-opacity=\"0.6\"><title>{x} {}, {y:.2} {}</title></circle>",
-            left + width * x / max_x,
-            top + height - height * y / max_y,
+            px(x),
+            py(y),
             COLOURS[0],
             escape(x_label),
             escape(y_label)
@@ -153,16 +206,12 @@ fn scatter(title: &str, x_label: &str, y_label: &str, points: &[(f64, f64)]) -> 
     }
     let _ = writeln!(
         s,
-        "<text x=\"{left}\" y=\"{}\" font-size=\"11\">0</text>\
-         <text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">{max_x:.0} {}</text>\
-         <text x=\"4\" y=\"{}\" font-size=\"11\">{max_y:.1}</text>\
-         <text x=\"4\" y=\"{}\" font-size=\"11\">{}</text>\n</svg>",
-        top + height + 14.0,
-        left + width,
-        top + height + 14.0,
+        "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{} (log)</text>\
+         <text x=\"4\" y=\"{}\" font-size=\"11\">{} (log)</text>\n</svg>",
+        left + width / 2.0,
+        top + height + 32.0,
         escape(x_label),
-        top + 10.0,
-        top + 24.0,
+        top - 6.0,
         escape(y_label)
     );
     s
@@ -287,4 +336,20 @@ pub(super) fn page(report: &BenchReport, points: &[(f64, f64)]) -> String {
         escape(&report.summary())
     );
     page
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decades_cover_the_values() {
+        assert_eq!(decades([3.0, 700.0].into_iter()), (0, 3));
+        assert_eq!(decades([0.05, 0.0].into_iter()), (-2, -1));
+        assert_eq!(decades(std::iter::empty()), (0, 1));
+        assert_eq!(decades([10.0].into_iter()), (1, 2));
+        assert_eq!(power_of_ten(3), "1000");
+        assert_eq!(power_of_ten(-2), "0.01");
+        assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+    }
 }
