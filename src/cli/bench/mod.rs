@@ -4,10 +4,13 @@
 //! files), split the functions into shards when asked (`shard.rs`), run every function of
 //! this shard through the pipeline on all cores with per-thread engines, showing progress on
 //! a terminal, then report counts, per-stage CPU time and throughput per module and in total
-//! (`report.rs`: text on stdout, optional JSON). With `--against-llvm`, each `.ll` input is
-//! also given to LLVM 14's `opt` and the two are printed side by side as ratios (`llvm.rs`).
-//! `strata bench merge` (`merge.rs`) reads the JSON reports of shards and prints and writes
-//! the report of the whole.
+//! (`report.rs`: text on stdout, optional JSON; `histogram.rs`: per-function time
+//! percentiles; `html.rs`: the `--report` page). With `--compare llvm`, each `.ll` input is
+//! also given to LLVM 14's `opt` (`llvm.rs`); with `--compare regalloc2`, regalloc2 allocates
+//! the same functions (`compare.rs`); both print side by side as ratios, each the median of
+//! the `--repeat` rounds' ratios after an uncounted warm-up round. `strata bench merge`
+//! (`merge.rs`) reads the JSON reports of shards and prints and writes the report of the
+//! whole.
 //!
 //! Faults: one bad input never sinks the batch. A path that cannot be walked or read, a file
 //! that is not UTF-8 text or does not parse, a module whose globals are invalid and every
