@@ -78,7 +78,7 @@ pub fn parse_time_passes(report: &str) -> BTreeMap<String, f64> {
 }
 
 /// Sizes of a module as printed by `opt -S`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IrCounts {
     /// Function definitions.
     pub functions: usize,
