@@ -22,10 +22,9 @@
 //! and target; generated functions have at most a dozen blocks.
 
 use super::generate;
-use super::generate_ssa::{ssa_function, SsaGenOptions};
 use crate::api::{lower_module, machine_config};
 use crate::engine::PassSet;
-use crate::ir::{Module, ModuleBuilder};
+use crate::ir::Module;
 use crate::regalloc::driver::{allocate_machine, check_ours};
 use crate::stage::{Allocator, Arch};
 use arbitrary::Unstructured;
@@ -34,20 +33,9 @@ use arbitrary::Unstructured;
 /// verifier, our allocator or a checker rejects its result (see the module doc).
 pub fn check(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(kind) = u.int_in_range(0u8..=3) else {
+    let Ok(module) = super::draw_module(&mut u, &generate::GenOptions::default()) else {
         return;
     };
-    let module = if kind == 0 {
-        ssa_function(&mut u, &SsaGenOptions::default()).map(|f| {
-            let mut m = ModuleBuilder::new();
-            m.declare_function(&f.name, f.signature.clone());
-            m.define_function(f);
-            m.finish()
-        })
-    } else {
-        generate::module(&mut u, &generate::GenOptions::default())
-    };
-    let Ok(module) = module else { return };
     for arch in Arch::ALL {
         check_module(&module, arch);
     }

@@ -56,3 +56,21 @@ pub fn regalloc2_input(data: &[u8]) -> Option<crate::regalloc::regalloc2_model::
             .expect("regalloc2's generator makes importable functions"),
     )
 }
+
+/// A module drawn from `u`: one time in four a single function in SSA form from
+/// [`generate_ssa`] (as a module of its own), otherwise a memory-form module from
+/// [`generate::module`] with `options`. The lowering and pipeline checks share it.
+pub fn draw_module(
+    u: &mut arbitrary::Unstructured<'_>,
+    options: &generate::GenOptions,
+) -> arbitrary::Result<crate::ir::Module> {
+    if u.int_in_range(0u8..=3)? == 0 {
+        let f = generate_ssa::ssa_function(u, &generate_ssa::SsaGenOptions::default())?;
+        let mut m = crate::ir::ModuleBuilder::new();
+        m.declare_function(&f.name, f.signature.clone());
+        m.define_function(f);
+        Ok(m.finish())
+    } else {
+        generate::module(u, options)
+    }
+}

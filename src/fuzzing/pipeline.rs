@@ -21,32 +21,18 @@
 //! Complexity: the pipeline (linear passes, placement's exact solve on small problems) plus
 //! interpretation bounded by the step budget, per function and variant.
 
-use super::generate;
-use super::generate_ssa::{ssa_function, SsaGenOptions};
 use super::mem2reg::check_module_with;
 use crate::api::run_in_place;
 use crate::engine::{PassSet, PipelineConfig, Severity};
-use crate::ir::ModuleBuilder;
 use arbitrary::Unstructured;
 
 /// Fuzz entry point: panics if the default pipeline (or its block-parameter variant)
 /// reports an error on a valid function, leaves invalid IR or changes what it computes.
 pub fn check(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(kind) = u.int_in_range(0u8..=3) else {
+    let Ok(module) = super::draw_module(&mut u, &super::mem2reg::gen_options()) else {
         return;
     };
-    let module = if kind == 0 {
-        ssa_function(&mut u, &SsaGenOptions::default()).map(|f| {
-            let mut m = ModuleBuilder::new();
-            m.declare_function(&f.name, f.signature.clone());
-            m.define_function(f);
-            m.finish()
-        })
-    } else {
-        generate::module(&mut u, &super::mem2reg::gen_options())
-    };
-    let Ok(module) = module else { return };
     let seed = u.arbitrary::<u64>().unwrap_or(0);
     let default = PassSet::default_pipeline();
     let block_params = (default - PassSet::PHI_ELIM) | PassSet::BLOCK_PARAMS;

@@ -172,6 +172,18 @@ pub(crate) fn split(
     enqueue(t, state, nb, hint);
 }
 
+/// Puts `piece`, cut off range `r` of bundle `b` (no uses), into a new range of the spill
+/// bundle.
+fn spill_piece(t: &mut Tables<'_>, state: &mut IonState, b: u32, r: usize, piece: CodeRange) {
+    let spill = spill_bundle(t, state, b);
+    let vreg = t.rr.vregs[r];
+    let nr = t.new_range(piece, vreg, spill, 0);
+    t.br.ranges[spill as usize].push(RangeEntry {
+        range: piece,
+        index: nr,
+    });
+}
+
 /// Trims the end of `b`'s last ranges past their last use into the spill bundle.
 fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
     while let Some(&last) = t.br.ranges[b as usize].last() {
@@ -187,14 +199,7 @@ fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
             Some(p) => {
                 let cut = ProgPoint::before(p.inst() + 1);
                 if cut < last.range.to {
-                    let spill = spill_bundle(t, state, b);
-                    let vreg = t.rr.vregs[r];
-                    let piece = CodeRange::new(cut, last.range.to);
-                    let nr = t.new_range(piece, vreg, spill, 0);
-                    t.br.ranges[spill as usize].push(RangeEntry {
-                        range: piece,
-                        index: nr,
-                    });
+                    spill_piece(t, state, b, r, CodeRange::new(cut, last.range.to));
                     t.rr.spans[r].to = cut;
                     if let Some(e) = t.br.ranges[b as usize].last_mut() {
                         e.range.to = cut;
@@ -225,14 +230,7 @@ fn trim_start(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
             Some(p) => {
                 let cut = ProgPoint::before(p.inst());
                 if cut > first.range.from {
-                    let spill = spill_bundle(t, state, b);
-                    let vreg = t.rr.vregs[r];
-                    let piece = CodeRange::new(first.range.from, cut);
-                    let nr = t.new_range(piece, vreg, spill, 0);
-                    t.br.ranges[spill as usize].push(RangeEntry {
-                        range: piece,
-                        index: nr,
-                    });
+                    spill_piece(t, state, b, r, CodeRange::new(first.range.from, cut));
                     t.rr.spans[r].from = cut;
                     if let Some(e) = t.br.ranges[b as usize].first_mut() {
                         e.range.from = cut;
