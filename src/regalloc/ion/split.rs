@@ -212,33 +212,41 @@ fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
 }
 
 /// Trims the start of `b`'s first ranges before their first use into the spill bundle
-/// (not a range that starts at a def).
+/// (not a range that starts at a def). Leading ranges without uses move as one run, so a
+/// long value with many use-free ranges costs linear time.
 fn trim_start(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
-    while let Some(&first) = t.br.ranges[b as usize].first() {
-        let r = first.index as usize;
-        if t.rr.flags[r] & RangeFlags::STARTS_AT_DEF != 0 {
-            break;
+    let list = &t.br.ranges[b as usize];
+    let empty = list
+        .iter()
+        .take_while(|e| {
+            let r = e.index as usize;
+            t.rr.flags[r] & RangeFlags::STARTS_AT_DEF == 0 && t.rr.uses[r].is_empty()
+        })
+        .count();
+    if empty > 0 {
+        let spill = spill_bundle(t, state, b);
+        let moved: SmallVec<[RangeEntry; 4]> = t.br.ranges[b as usize].drain(..empty).collect();
+        for e in &moved {
+            t.rr.bundles[e.index as usize] = spill;
         }
-        match t.rr.uses[r].first().map(|u| u.point) {
-            None => {
-                let spill = spill_bundle(t, state, b);
-                t.br.ranges[b as usize].remove(0);
-                t.rr.bundles[r] = spill;
-                t.br.ranges[spill as usize].push(first);
-                continue;
-            }
-            Some(p) => {
-                let cut = ProgPoint::before(p.inst());
-                if cut > first.range.from {
-                    spill_piece(t, state, b, r, CodeRange::new(first.range.from, cut));
-                    t.rr.spans[r].from = cut;
-                    if let Some(e) = t.br.ranges[b as usize].first_mut() {
-                        e.range.from = cut;
-                    }
-                }
+        t.br.ranges[spill as usize].extend_from_slice(&moved);
+    }
+    let Some(&first) = t.br.ranges[b as usize].first() else {
+        return;
+    };
+    let r = first.index as usize;
+    if t.rr.flags[r] & RangeFlags::STARTS_AT_DEF != 0 {
+        return;
+    }
+    if let Some(p) = t.rr.uses[r].first().map(|u| u.point) {
+        let cut = ProgPoint::before(p.inst());
+        if cut > first.range.from {
+            spill_piece(t, state, b, r, CodeRange::new(first.range.from, cut));
+            t.rr.spans[r].from = cut;
+            if let Some(e) = t.br.ranges[b as usize].first_mut() {
+                e.range.from = cut;
             }
         }
-        break;
     }
 }
 
