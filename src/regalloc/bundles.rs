@@ -24,7 +24,9 @@
 //! two sorted runs in linear time), so each entry is re-sorted O(log n) times. After merging,
 //! each bundle is sorted once. The 50,000-flow shape is a criterion bench.
 //!
-//! After merging: spill sets are assigned one per non-empty bundle; properties are
+//! After merging: spill sets are assigned one per non-empty bundle, as entities of the
+//! spill-set table ([`SpillSet`], [`SpillSetState`], [`SpillSetExtents`]: the set's class
+//! and slot size, what allocation decides for it, and the original bundle's extents); properties are
 //! computed: priority = sum of range lengths in instructions; spill weight = sum of use
 //! weights / priority; flags MINIMAL (all ranges within one instruction), FIXED (a
 //! fixed-register use), STACK (a stack use); every non-empty bundle enters the allocation
@@ -123,8 +125,9 @@ pub type BundleColumnsMut = (
     &'static mut BundleAlloc,
 );
 
-/// A spill set: the bundles that came from one merged bundle share it (part 2 splits).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A spill set (column of spill-set entities, row = spill-set index): the bundles that came
+/// from one merged bundle share it when the allocator splits them.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpillSet {
     /// The register class of its values.
     pub class: RegClass,
@@ -134,13 +137,95 @@ pub struct SpillSet {
     pub slots: u8,
 }
 
+impl Default for SpillSet {
+    fn default() -> Self {
+        SpillSet {
+            class: RegClass::Int,
+            bundle: u32::MAX,
+            slots: 1,
+        }
+    }
+}
+
+/// What allocation decided for a spill set (column of spill-set entities).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpillSetState {
+    /// Register hint: the last register a bundle of the set got.
+    pub hint: Option<crate::registers::PReg>,
+    /// The set's spill bundle (`u32::MAX` when none yet).
+    pub spill_bundle: u32,
+    /// Splits of the set's bundles so far.
+    pub splits: u32,
+    /// Some bundle of the set lives on the stack.
+    pub required: bool,
+    /// The assigned slot (meaningful when `required`).
+    pub slot: u32,
+}
+
+impl Default for SpillSetState {
+    fn default() -> Self {
+        SpillSetState {
+            hint: None,
+            spill_bundle: u32::MAX,
+            splits: 0,
+            required: false,
+            slot: 0,
+        }
+    }
+}
+
+/// The extents of the spill set's original bundle (column of spill-set entities): its slot
+/// is reserved over all of them, so a value reloaded and not redefined is still there.
+#[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct SpillSetExtents(pub SmallVec<[super::point::CodeRange; 4]>);
+
+/// The spill-set columns, mutable.
+pub type SpillSetColumnsMut = (
+    &'static mut SpillSet,
+    &'static mut SpillSetState,
+    &'static mut SpillSetExtents,
+);
+
+/// The spill-set table's slices (index = spill-set index).
+pub struct SetRows<'a> {
+    /// `info[s]`.
+    pub info: &'a mut [SpillSet],
+    /// `state[s]`.
+    pub state: &'a mut [SpillSetState],
+    /// `extents[s]`.
+    pub extents: &'a mut [SmallVec<[super::point::CodeRange; 4]>],
+}
+
+/// The spill-set table's slices from a contiguous query (empty before the first reserve).
+pub fn set_rows<'a>(q: &'a mut Query<'_, '_, SpillSetColumnsMut>) -> SetRows<'a> {
+    use bevy_ecs::change_detection::ContiguousMut;
+    let mut it = q
+        .contiguous_iter_mut()
+        .unwrap_or_else(|e| panic!("spill-set columns are not dense: {e:?}"));
+    let Some((a, b, c)) = it.next() else {
+        return SetRows {
+            info: &mut [],
+            state: &mut [],
+            extents: &mut [],
+        };
+    };
+    debug_assert!(it.next().is_none(), "spill sets span more than one table");
+    // SAFETY: `SpillSetExtents` is repr(transparent); the others are used as they are.
+    unsafe {
+        SetRows {
+            info: ContiguousMut::bypass_change_detection_split(a).0,
+            state: ContiguousMut::bypass_change_detection_split(b).0,
+            extents: rows_mut(ContiguousMut::bypass_change_detection_split(c).0),
+        }
+    }
+}
+
 /// Side tables of bundle merging.
 #[derive(Resource, Default, Debug)]
 pub struct BundleSide {
     /// Run lengths of each bundle's entry vector during merging.
     pub runs: Vec<SmallVec<[u32; 2]>>,
-    /// Spill sets, indexed by [`BundleSpillSet`].
-    pub spill_sets: Vec<SpillSet>,
     /// The allocation queue: (priority, bundle), highest priority first.
     pub queue: BinaryHeap<(u32, u32)>,
     /// Merges done and refused (overlap, requirement conflict, class).
@@ -169,12 +254,35 @@ pub struct MergeStats {
 pub struct BundleTables<'w, 's> {
     ranges: Query<'w, 's, RangeColumnsMut>,
     bundles: Query<'w, 's, BundleColumnsMut>,
+    sets: Query<'w, 's, SpillSetColumnsMut>,
     range_side: ResMut<'w, RangeSide>,
     side: ResMut<'w, BundleSide>,
     counts: ResMut<'w, RangeCounts>,
 }
 
 impl<'w, 's> BundleTables<'w, 's> {
+    /// All three tables as row slices and the side tables, borrowed at once.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn all(
+        &mut self,
+    ) -> (
+        RangeRows<'_>,
+        BundleRows<'_>,
+        SetRows<'_>,
+        &mut RangeSide,
+        &mut BundleSide,
+        &mut RangeCounts,
+    ) {
+        (
+            range_rows(&mut self.ranges),
+            bundle_rows(&mut self.bundles),
+            set_rows(&mut self.sets),
+            &mut self.range_side,
+            &mut self.side,
+            &mut self.counts,
+        )
+    }
+
     /// Both tables as row slices and the side tables, borrowed at once (the allocation
     /// phases' view).
     pub(crate) fn parts(
@@ -269,6 +377,7 @@ fn overlaps(big: &[RangeEntry], runs: &[u32], small: &[RangeEntry]) -> bool {
 /// built (see the module doc). Columns written: every bundle column and `RangeBundle`.
 pub fn merge_bundles<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &mut RangeStore) {
     store.reserve(world, 0, f.num_vregs());
+    store.reserve_sets(world, f.num_vregs());
     let mut t = store
         .bundles
         .get_mut(world)
@@ -277,11 +386,12 @@ pub fn merge_bundles<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &
 }
 
 /// The `merge_bundles` phase on the tables ([`merge_bundles`] without the reserve: the
-/// bundle table must hold a row per vreg).
+/// bundle and spill-set tables must hold a row per vreg).
 pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>) {
     let nv = f.num_vregs();
     let rr = range_rows(&mut t.ranges);
     let br = bundle_rows(&mut t.bundles);
+    let sets = set_rows(&mut t.sets);
     let side = &mut *t.side;
     let rs = &*t.range_side;
     t.counts.bundles = nv;
@@ -408,7 +518,7 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         br.props[small] = BundleProps::default();
     }
     // Sort once, assign spill sets, compute properties, queue.
-    side.spill_sets.clear();
+    let mut nsets = 0usize;
     side.queue.clear();
     for b in 0..nv {
         if side.runs[b].len() > 1 {
@@ -419,12 +529,16 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             continue;
         }
         let class = rs_class(&br.ranges[b], rr.vregs).unwrap_or(RegClass::Int);
-        br.spill_sets[b] = side.spill_sets.len() as u32;
-        side.spill_sets.push(SpillSet {
+        br.spill_sets[b] = nsets as u32;
+        sets.info[nsets] = SpillSet {
             class,
             bundle: b as u32,
-            slots: f.spill_slot_size(class) as u8,
-        });
+            slots: f.spill_slot_size(class).max(1) as u8,
+        };
+        sets.state[nsets] = SpillSetState::default();
+        sets.extents[nsets].clear();
+        sets.extents[nsets].extend(br.ranges[b].iter().map(|e| e.range));
+        nsets += 1;
         let mut priority = 0u32;
         let mut weight = 0u64;
         for e in &br.ranges[b] {
@@ -447,9 +561,10 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         };
         side.queue.push((priority, b as u32));
     }
+    t.counts.sets = nsets;
     if cfg!(debug_assertions) {
         let counts = *t.counts;
-        if let Err(e) = check_rows(&rr, &br, rs, side, counts) {
+        if let Err(e) = check_rows(&rr, &br, rs, counts) {
             panic!("bundle invariant broken: {e}");
         }
     }
@@ -468,7 +583,7 @@ pub fn check_bundles(world: &mut World, store: &mut RangeStore) -> Result<(), St
     let counts = *t.counts;
     let rr = range_rows(&mut t.ranges);
     let br = bundle_rows(&mut t.bundles);
-    check_rows(&rr, &br, &t.range_side, &t.side, counts)
+    check_rows(&rr, &br, &t.range_side, counts)
 }
 
 /// [`check_bundles`] on the tables' slices.
@@ -476,7 +591,6 @@ fn check_rows(
     rr: &super::ranges::RangeRows<'_>,
     br: &BundleRows<'_>,
     range_side: &RangeSide,
-    side: &BundleSide,
     counts: RangeCounts,
 ) -> Result<(), String> {
     super::ranges::check_ranges(
@@ -510,7 +624,7 @@ fn check_rows(
             }
             listed[e.index as usize] = true;
         }
-        if !list.is_empty() && br.spill_sets[b] as usize >= side.spill_sets.len() {
+        if !list.is_empty() && br.spill_sets[b] as usize >= counts.sets {
             return Err(format!("bundle {b}: no spill set"));
         }
     }

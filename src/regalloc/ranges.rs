@@ -181,6 +181,8 @@ pub struct RangeCounts {
     pub ranges: usize,
     /// Bundle rows in use.
     pub bundles: usize,
+    /// Spill-set rows in use.
+    pub sets: usize,
 }
 
 /// The live-range columns, mutable.
@@ -249,6 +251,7 @@ pub fn range_rows<'a>(q: &'a mut Query<'_, '_, RangeColumnsMut>) -> RangeRows<'a
 pub struct RangeStore {
     range_rows: Vec<Entity>,
     bundle_rows: Vec<Entity>,
+    set_rows: Vec<Entity>,
     /// Cached access for bundle phases.
     pub(crate) bundles: SystemState<super::bundles::BundleTables<'static, 'static>>,
 }
@@ -262,6 +265,7 @@ impl RangeStore {
         RangeStore {
             range_rows: Vec::new(),
             bundle_rows: Vec::new(),
+            set_rows: Vec::new(),
             bundles: SystemState::new(world),
         }
     }
@@ -289,7 +293,22 @@ impl RangeStore {
         }
     }
 
-    /// Rows the tables hold (in use or spare).
+    /// Makes sure the spill-set table holds at least `sets` rows (merging makes at most one
+    /// per vreg), spawning only the missing ones, at the end.
+    pub fn reserve_sets(&mut self, world: &mut World, sets: usize) {
+        if sets > self.set_rows.len() {
+            let extra = sets - self.set_rows.len();
+            self.set_rows.extend(world.spawn_batch((0..extra).map(|_| {
+                (
+                    super::bundles::SpillSet::default(),
+                    super::bundles::SpillSetState::default(),
+                    super::bundles::SpillSetExtents::default(),
+                )
+            })));
+        }
+    }
+
+    /// Live-range and bundle rows the tables hold (in use or spare).
     pub fn rows(&self) -> (usize, usize) {
         (self.range_rows.len(), self.bundle_rows.len())
     }

@@ -10,11 +10,11 @@
 //! | [`allocate_with_regalloc2`] (with `--allocator regalloc2`) | machine rows, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
 //! | [`compute_liveness`] | machine rows | `RangeSide` (liveness); spawns live-range and bundle rows up to the function's bound |
 //! | [`build_live_ranges`] | machine rows, `RangeSide` (liveness) | live-range columns, `RangeSide`, `RangeCounts` |
-//! | [`merge_bundles`] | machine rows, live-range columns | bundle columns, `RangeBundle`, `BundleSide` |
-//! | [`queue_bundles`] | bundle and live-range columns, `RangeSide`, `BundleSide` | `BundleProps`, `IonTables` (maps, spill sets, queue) |
-//! | [`process_bundles`] | `IonTables`, both tables | both tables (splits spawn rows between rounds), `IonTables` |
-//! | [`allocate_spill_bundles`] | `IonTables`, bundle columns | `BundleAlloc`, `IonTables` |
-//! | [`allocate_spill_slots`] | `IonTables` | `IonTables` (slots) |
+//! | [`merge_bundles`] | machine rows, live-range columns | bundle and spill-set columns, `RangeBundle`, `BundleSide` |
+//! | [`queue_bundles`] | bundle and live-range columns, `RangeSide`, `BundleSide` | `BundleProps`, `IonTables` (maps, queue) |
+//! | [`process_bundles`] | `IonTables`, the three tables | live-range and bundle tables (splits spawn rows between rounds), `SpillSetState`, `IonTables` |
+//! | [`allocate_spill_bundles`] | `IonTables`, bundle and spill-set columns | `BundleAlloc`, `SpillSetState`, `IonTables` |
+//! | [`allocate_spill_slots`] | spill-set columns, `IonTables` | `SpillSetState` (slots), `IonTables` |
 //! | [`insert_moves`] | machine rows, both tables, `RangeSide` | `IonTables` (allocations, moves) |
 //! | [`resolve_moves`] | machine rows, `IonTables` | `IonTables` (edits) |
 //! | [`remove_redundant_moves`] | machine rows, `IonTables` | `AllocationResult`, `Diagnostics`, `PassStats` |
@@ -135,6 +135,7 @@ pub fn compute_liveness(world: &mut World) {
             (ranges::compute_liveness(&f, &mut t), f.num_vregs())
         };
         store.reserve(world, bound, nv);
+        store.reserve_sets(world, nv);
     });
 }
 
@@ -192,8 +193,8 @@ pub fn allocate_spill_bundles(world: &mut World) {
 
 /// The `allocate_spill_slots` system (see [`ion::spill::allocate_spill_slots`]).
 pub fn allocate_spill_slots(world: &mut World) {
-    with_phase(world, |_, _, _, state| {
-        ion::spill::allocate_spill_slots(state);
+    with_phase(world, |_, _, t, state| {
+        ion::spill::allocate_spill_slots(t, state);
         Ok(())
     });
 }
@@ -505,7 +506,7 @@ block3:
         run_until(&mut h, 3);
         let side = h.world().resource::<BundleSide>();
         assert!(side.merges.merged > 0, "{:?}", side.merges);
-        assert!(!side.spill_sets.is_empty());
+        assert!(h.world().resource::<RangeCounts>().sets > 0);
     }
 
     #[test]
@@ -533,11 +534,14 @@ block3:
     fn spill_phases_leave_every_set_a_location() {
         let mut h = harness();
         run_until(&mut h, 7);
-        let t = tables(&h);
-        let slots = t.state.output.num_spillslots;
-        assert!(t
-            .state
-            .sets
+        let slots = tables(&h).state.output.num_spillslots;
+        let sets = h.world().resource::<RangeCounts>().sets;
+        let mut q = h
+            .world_mut()
+            .query::<&crate::regalloc::bundles::SpillSetState>();
+        let states: Vec<_> = q.iter(h.world()).take(sets).copied().collect();
+        assert_eq!(states.len(), sets, "a spill-set row per spill set");
+        assert!(states
             .iter()
             .filter(|s| s.required)
             .all(|s| (s.slot as usize) < slots));

@@ -98,7 +98,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     t: &mut BundleTables<'_, '_>,
     state: &mut IonState,
 ) -> Result<(), IonError> {
-    let (rr, br, rs, _side, counts) = t.parts();
+    let (rr, br, sets, rs, _side, counts) = t.all();
     let nr = counts.ranges;
     let sc = &mut state.insert;
     // 1. Locations and operand allocations.
@@ -110,7 +110,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             sc.alloc_of.push(Allocation::None);
             continue;
         }
-        let a = range_alloc(br.allocs, br.spill_sets, &state.sets, b);
+        let a = range_alloc(br.allocs, br.spill_sets, sets.state, b);
         if a == Allocation::None {
             return Err(IonError::Unallocated {
                 vreg: rr.vregs[r].index(),

@@ -19,11 +19,12 @@
 //!   ([`super::moves`]);
 //! - [`redundant`]: intra-block redundant-move elimination.
 //!
-//! The live ranges and bundles are entities of the [`RangeStore`]'s World (one table each,
-//! row = index); splitting takes new rows from a reserve, and the loop stops between
-//! iterations to grow the tables when the reserve runs low, so slices are never held across
-//! a spawn. Per-register maps, the queue, spill-set state and output vectors are side tables
-//! in [`IonState`], cleared and reused between functions.
+//! The live ranges, bundles and spill sets are entities of the [`RangeStore`]'s World (one
+//! table each, row = index; in the pipeline, the engine's World); splitting takes new rows
+//! from a reserve, and the loop stops between iterations to grow the tables when the reserve
+//! runs low, so slices are never held across a spawn. Per-register maps, the queue, slot
+//! maps and output vectors are side tables in [`IonState`], cleared and reused between
+//! functions.
 //!
 //! Errors: impossible constraints (more values fixed to one register at one point than
 //! exist, a minimal bundle that no register can hold) and a loop past its iteration bound
@@ -145,27 +146,6 @@ pub struct IonStats {
     pub redundant: usize,
 }
 
-/// What the allocator keeps per spill set.
-#[derive(Clone, Debug)]
-pub struct SetState {
-    /// Register hint: the last register a bundle of the set got.
-    pub hint: Option<PReg>,
-    /// The spill bundle (`u32::MAX` when none yet).
-    pub spill_bundle: u32,
-    /// Splits so far.
-    pub splits: u32,
-    /// Some bundle of the set lives on the stack.
-    pub required: bool,
-    /// The assigned slot.
-    pub slot: u32,
-    /// The set's class.
-    pub class: RegClass,
-    /// Slot units a value takes.
-    pub size: u8,
-    /// The extents of the original bundle's ranges (the slot is reserved over all).
-    pub extents: Vec<CodeRange>,
-}
-
 /// Side tables of the allocation phases, cleared and reused between functions.
 #[derive(Default)]
 pub struct IonState {
@@ -173,8 +153,6 @@ pub struct IonState {
     pub maps: Vec<RegMap>,
     /// The allocation queue: (priority, bundle, hint register bits or `u8::MAX`).
     pub queue: std::collections::BinaryHeap<(u32, u32, u8)>,
-    /// Per spill set.
-    pub sets: Vec<SetState>,
     /// Bundles for second-chance allocation.
     pub spilled: Vec<u32>,
     /// Counters.
@@ -343,7 +321,7 @@ pub fn allocate<F: MachineRead + ?Sized>(
     }
     let mut t = store.bundles.get_mut(world).expect("tables");
     spill::second_chance(env, &mut t, state);
-    spill::allocate_spill_slots(state);
+    spill::allocate_spill_slots(&mut t, state);
     insert::insert_moves(f, &mut t, state)?;
     insert::resolve_moves(f, env, state)?;
     finish(f, state);
@@ -371,7 +349,7 @@ pub fn allocate_once<F: MachineRead + ?Sized>(
 pub(crate) fn range_alloc(
     bundle_alloc: &[Allocation],
     spill_sets: &[u32],
-    sets: &[SetState],
+    sets: &[crate::regalloc::bundles::SpillSetState],
     bundle: u32,
 ) -> Allocation {
     match bundle_alloc[bundle as usize] {
@@ -406,7 +384,7 @@ pub fn check_invariants(ctx: &mut IonContext) -> Result<(), String> {
         .bundles
         .get_mut(&mut ctx.world)
         .expect("range and bundle resources are inserted by RangeStore::new");
-    let (_rr, br, _rs, _side, counts) = t.parts();
+    let (_rr, br, _sets, _rs, _side, counts) = t.all();
     for b in 0..counts.bundles {
         let mut list: Vec<CodeRange> = br.ranges[b].iter().map(|e| e.range).collect();
         list.sort_unstable();

@@ -28,9 +28,9 @@
 
 use super::maps::RESERVED;
 use super::split;
-use super::{IonError, IonState, Need, SetState, MAX_WEIGHT, MINIMAL_FIXED_WEIGHT, MINIMAL_WEIGHT};
+use super::{IonError, IonState, Need, MAX_WEIGHT, MINIMAL_FIXED_WEIGHT, MINIMAL_WEIGHT};
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint};
-use crate::regalloc::bundles::{BundleProps, BundleRows, BundleTables};
+use crate::regalloc::bundles::{BundleProps, BundleRows, BundleTables, SetRows};
 use crate::regalloc::location::{Allocation, PReg, RegClass};
 use crate::regalloc::point::ProgPoint;
 use crate::regalloc::ranges::{RangeCounts, RangeRows};
@@ -45,6 +45,7 @@ pub const NO_HINT: u8 = u8::MAX;
 pub(crate) struct Tables<'a> {
     pub rr: RangeRows<'a>,
     pub br: BundleRows<'a>,
+    pub sets: SetRows<'a>,
     pub counts: &'a mut RangeCounts,
 }
 
@@ -164,7 +165,7 @@ impl Tables<'_> {
 /// table. Reads the bundle and live-range columns and [`crate::regalloc::ranges::RangeSide`];
 /// writes [`BundleProps`] and `state`.
 pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, state: &mut IonState) {
-    let (rr, br, rs, side, counts) = t.parts();
+    let (rr, br, sets, rs, side, counts) = t.all();
     state.maps.resize_with(192, Default::default);
     state.maps.iter_mut().for_each(|m| m.clear());
     for (p, list) in rs.preg_ranges.iter().enumerate() {
@@ -172,30 +173,18 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
             state.maps[p].reserve(r);
         }
     }
-    state.sets.clear();
-    for s in &side.spill_sets {
-        let extents = br.ranges[s.bundle as usize]
-            .iter()
-            .map(|e| e.range)
-            .collect();
-        state.sets.push(SetState {
-            hint: None,
-            spill_bundle: u32::MAX,
-            splits: 0,
-            required: false,
-            slot: 0,
-            class: s.class,
-            size: s.slots.max(1),
-            extents,
-        });
-    }
     state.spilled.clear();
     state.queue.clear();
     state.stats = super::IonStats::default();
     state.output = Default::default();
     state.annotations.clear();
     state.iterations = 0;
-    let mut tables = Tables { rr, br, counts };
+    let mut tables = Tables {
+        rr,
+        br,
+        sets,
+        counts,
+    };
     for &(_, b) in side.queue.iter() {
         tables.recompute(b);
         if state.annotate {
@@ -242,8 +231,13 @@ pub fn process_bundles<F: MachineRead + ?Sized>(
     capacity: (usize, usize),
 ) -> Result<Option<(usize, usize)>, IonError> {
     let bound = 64 * (f.num_insts() + state.stats.bundles) + 100_000;
-    let (rr, br, _rs, _side, counts) = t.parts();
-    let mut tables = Tables { rr, br, counts };
+    let (rr, br, sets, _rs, _side, counts) = t.all();
+    let mut tables = Tables {
+        rr,
+        br,
+        sets,
+        counts,
+    };
     let mut iterations = state.iterations;
     let r = run(&mut tables, env, state, capacity, &mut iterations, bound);
     state.iterations = iterations;
@@ -394,7 +388,7 @@ pub(crate) fn assign(t: &mut Tables<'_>, state: &mut IonState, b: u32, reg: PReg
     }
     t.br.allocs[b as usize] = Allocation::Reg(reg);
     let s = t.br.spill_sets[b as usize] as usize;
-    if let Some(set) = state.sets.get_mut(s) {
+    if let Some(set) = t.sets.state.get_mut(s) {
         set.hint = Some(reg);
     }
 }
@@ -438,7 +432,7 @@ fn process_bundle(
     };
     match need {
         Need::Any => {
-            let spill = state.sets[set].spill_bundle;
+            let spill = t.sets.state[set].spill_bundle;
             if spill != u32::MAX && spill != b {
                 split::move_to_spill_bundle(t, b, spill);
             } else {
@@ -447,7 +441,7 @@ fn process_bundle(
             return Ok(());
         }
         Need::Stack => {
-            state.sets[set].required = true;
+            t.sets.state[set].required = true;
             state.stats.spilled += 1;
             super::note!(
                 state,
@@ -458,10 +452,10 @@ fn process_bundle(
         }
         _ => {}
     }
-    let class = state.sets[set].class;
+    let class = t.sets.info[set].class;
     let first_range = t.br.ranges[b as usize][0].range;
     let offset = b as usize + first_range.from.inst() as usize;
-    let cands = candidates(env, class, need, [state.sets[set].hint, hint], offset);
+    let cands = candidates(env, class, need, [t.sets.state[set].hint, hint], offset);
     if cands.is_empty() {
         return Err(IonError::NoRegisters {
             inst: first_range.from.inst(),

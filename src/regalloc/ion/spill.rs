@@ -23,8 +23,13 @@ use crate::regalloc::bundles::BundleTables;
 /// The `allocate_spill_bundles` phase: second-chance allocation of the spilled bundles (see
 /// the module doc). Reads and writes the bundle columns and `state`.
 pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut IonState) {
-    let (rr, br, _rs, _side, counts) = t.parts();
-    let mut t = Tables { rr, br, counts };
+    let (rr, br, sets, _rs, _side, counts) = t.all();
+    let mut t = Tables {
+        rr,
+        br,
+        sets,
+        counts,
+    };
     let list = std::mem::take(&mut state.spilled);
     for &b in &list {
         if t.br.ranges[b as usize].is_empty() || t.br.allocs[b as usize].as_reg().is_some() {
@@ -32,9 +37,15 @@ pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut
         }
         t.br.ranges[b as usize].sort_unstable();
         let set = t.br.spill_sets[b as usize] as usize;
-        let class = state.sets[set].class;
+        let class = t.sets.info[set].class;
         let offset = b as usize;
-        let cands = candidates(env, class, Need::Reg, [state.sets[set].hint, None], offset);
+        let cands = candidates(
+            env,
+            class,
+            Need::Reg,
+            [t.sets.state[set].hint, None],
+            offset,
+        );
         let free = cands.into_iter().find(|&reg| {
             let map = &state.maps[reg.dense_index()];
             t.br.ranges[b as usize]
@@ -49,7 +60,7 @@ pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut
                 super::note!(state, at, "second chance: b{b} -> {reg}");
             }
             None => {
-                state.sets[set].required = true;
+                t.sets.state[set].required = true;
                 state.stats.spilled += 1;
                 let at = t.br.ranges[b as usize][0].range.from;
                 super::note!(state, at, "second chance: b{b} stays on the stack");
@@ -60,21 +71,22 @@ pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut
 }
 
 /// The `allocate_spill_slots` phase: assigns spill slots to the spill sets that need one
-/// (see the module doc). Reads and writes `state` only.
-pub fn allocate_spill_slots(state: &mut IonState) {
+/// (see the module doc). Reads and writes the spill-set columns and `state`.
+pub fn allocate_spill_slots(t: &mut BundleTables<'_, '_>, state: &mut IonState) {
+    let (_, _, sets, _, _, counts) = t.all();
     for class_slots in state.slots.iter_mut() {
         class_slots.clear();
     }
     let mut next = 0u32;
-    for s in 0..state.sets.len() {
-        if !state.sets[s].required {
+    for s in 0..counts.sets {
+        if !sets.state[s].required {
             continue;
         }
-        let size = state.sets[s].size as usize;
+        let size = sets.info[s].slots.max(1) as usize;
         if state.slots.len() <= size {
             state.slots.resize_with(size + 1, Vec::new);
         }
-        let extents = std::mem::take(&mut state.sets[s].extents);
+        let extents = &sets.extents[s];
         let list = &mut state.slots[size];
         let fits = |map: &RegMap| extents.iter().all(|&r| map.first_overlap(r).is_none());
         let found = list.iter().take(SLOT_PROBES).position(|(_, m)| fits(m));
@@ -86,12 +98,11 @@ pub fn allocate_spill_slots(state: &mut IonState) {
                 (slot, RegMap::default())
             }
         };
-        for &r in &extents {
+        for &r in extents.iter() {
             map.insert(r, s as u32);
         }
         list.push((slot, map));
-        state.sets[s].slot = slot;
-        state.sets[s].extents = extents;
+        sets.state[s].slot = slot;
     }
     state.output.num_spillslots = next as usize;
     state.stats.spill_slots = next as usize;

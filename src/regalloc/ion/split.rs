@@ -34,12 +34,12 @@ use smallvec::SmallVec;
 /// when absent.
 pub(crate) fn spill_bundle(t: &mut Tables<'_>, state: &mut IonState, b: u32) -> u32 {
     let set = t.br.spill_sets[b as usize];
-    let existing = state.sets[set as usize].spill_bundle;
+    let existing = t.sets.state[set as usize].spill_bundle;
     if existing != u32::MAX {
         return existing;
     }
     let s = t.new_bundle(set);
-    state.sets[set as usize].spill_bundle = s;
+    t.sets.state[set as usize].spill_bundle = s;
     state.spilled.push(s);
     state.stats.spill_bundles += 1;
     s
@@ -125,7 +125,7 @@ pub(crate) fn split(
     let set = t.br.spill_sets[b as usize] as usize;
     let list = &t.br.ranges[b as usize];
     let spans_one = list[0].range.from.inst() == list[list.len() - 1].range.to.prev().inst();
-    if spans_one || state.sets[set].splits >= MAX_SPLITS_PER_SPILL_SET {
+    if spans_one || t.sets.state[set].splits >= MAX_SPLITS_PER_SPILL_SET {
         split_into_minimal(t, state, b, hint);
         return;
     }
@@ -133,7 +133,7 @@ pub(crate) fn split(
         split_into_minimal(t, state, b, hint);
         return;
     };
-    state.sets[set].splits += 1;
+    t.sets.state[set].splits += 1;
     state.stats.splits += 1;
     let mut list = std::mem::take(&mut t.br.ranges[b as usize]);
     let idx = list.partition_point(|e| e.range.to <= at);
