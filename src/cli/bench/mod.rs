@@ -8,7 +8,8 @@
 //! files), split the functions into shards when asked (`shard.rs`), run every function of
 //! this shard through the pipeline on all cores with per-thread engines, showing progress on
 //! a terminal, then report counts, per-stage CPU time and throughput per module and in total
-//! (`report.rs`: text on stdout, optional JSON; `histogram.rs`: per-function time
+//! (`report.rs`: text on stdout, optional JSON; `legend.rs`: what each counter means and the
+//! headline results; `histogram.rs`: per-function time
 //! percentiles; `html.rs`: the `--report` page). With `--compare llvm`, each `.ll` input is
 //! also given to LLVM 14's `opt` (`llvm.rs`); with `--compare regalloc2`, regalloc2 allocates
 //! the same functions (`compare.rs`); both print side by side as ratios, each the median of
@@ -43,6 +44,7 @@ mod compare;
 mod histogram;
 mod html;
 mod inputs;
+mod legend;
 mod llvm;
 mod merge;
 mod report;
