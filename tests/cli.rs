@@ -243,6 +243,44 @@ fn bench_builtin_corpus_and_json() {
 }
 
 #[test]
+fn default_bench_runs_the_whole_pipeline_and_explains_itself() {
+    let out = strata(&["bench", "--generated", "5"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let ran = stdout
+        .lines()
+        .find(|l| l.starts_with("Ran "))
+        .unwrap_or_else(|| panic!("no Ran sentence: {stdout}"));
+    for step in [
+        "import",
+        "mem2reg",
+        "sccp",
+        "lower (x86-64)",
+        "regalloc (ours)",
+        "check",
+    ] {
+        assert!(ran.contains(step), "{step} missing: {ran}");
+    }
+    assert!(ran.contains("5 generated functions"), "{ran}");
+    // Every counter line carries a unit and a meaning.
+    assert!(
+        stdout.contains("allocas_promoted") && stdout.contains("allocas turned into SSA values"),
+        "{stdout}"
+    );
+    let verdict = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("check ") && l.contains("accepted by our checker"))
+        .unwrap_or_else(|| panic!("no checker verdict: {stdout}"));
+    assert!(verdict.contains(" of "), "{verdict}");
+    // The middle end alone: no machine passes.
+    let out = strata(&["bench", "--generated", "5", "--target", "none"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains("regalloc"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("Ran ")), "{stdout}");
+}
+
+#[test]
 fn sccp_memory_limit_note_is_verbose() {
     let args = [
         "compile",

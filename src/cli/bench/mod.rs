@@ -1,10 +1,15 @@
 //! `strata bench`: the batch driver.
 //!
+//! The pipeline by default is the whole one: the default middle-end passes, then lowering
+//! for `--target` (x86-64 when not given), our allocator and the check; `--target none`, an
+//! explicit `--passes` or `--compare llvm` run the middle end only.
+//!
 //! Phases: find the inputs (`inputs.rs`), parse or import every one (in parallel across
 //! files), split the functions into shards when asked (`shard.rs`), run every function of
 //! this shard through the pipeline on all cores with per-thread engines, showing progress on
 //! a terminal, then report counts, per-stage CPU time and throughput per module and in total
-//! (`report.rs`: text on stdout, optional JSON; `histogram.rs`: per-function time
+//! (`report.rs`: text on stdout, optional JSON; `legend.rs`: what each counter means and the
+//! headline results; `histogram.rs`: per-function time
 //! percentiles; `html.rs`: the `--report` page). With `--compare llvm`, each `.ll` input is
 //! also given to LLVM 14's `opt` (`llvm.rs`); with `--compare regalloc2`, regalloc2 allocates
 //! the same functions (`compare.rs`); both print side by side as ratios, each the median of
@@ -39,6 +44,7 @@ mod compare;
 mod histogram;
 mod html;
 mod inputs;
+mod legend;
 mod llvm;
 mod merge;
 mod report;
@@ -67,7 +73,8 @@ pub struct BenchArgs {
     /// from the content).
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
-    /// Passes to run (default: the default pipeline; with --against-llvm, up to sccp).
+    /// Passes to run, exactly (default: the default pipeline, then with a target lowering,
+    /// allocation and the check; with --against-llvm, up to sccp).
     #[arg(long, value_name = "LIST")]
     pub passes: Option<String>,
     /// Worker threads (default: all cores; one with --against-llvm). `--threads` is an alias.
@@ -105,13 +112,15 @@ pub struct BenchArgs {
     /// The same as `--compare llvm`.
     #[arg(long)]
     pub against_llvm: bool,
-    /// Also lower for this target (`x86-64`, `aarch64`) and allocate registers (our
-    /// allocator unless `--allocator regalloc2`); prints per module: machine instructions,
-    /// vregs, operands per instruction, the allocator's time per instruction, edits per 100
-    /// instructions, spill slots, and the functions our checker accepted.
-    #[arg(long, value_name = "TARGET", value_parser = super::compile::parse_target)]
-    pub target: Option<crate::stage::Arch>,
-    /// The register allocator with `--target`: `ion` (ours, the default) or `regalloc2`.
+    /// Lower for this target (`x86-64`, `aarch64`), allocate registers (our allocator
+    /// unless `--allocator regalloc2`) and check the allocation; prints per module: machine
+    /// instructions, vregs, operands per instruction, the allocator's time per instruction,
+    /// edits per 100 instructions, spill slots, and the functions our checker accepted.
+    /// Default: x86-64, unless `--passes` or `--compare llvm` is given (then the middle end
+    /// only); `none` runs the middle end only.
+    #[arg(long, value_name = "TARGET", value_parser = parse_bench_target)]
+    pub target: Option<BenchTarget>,
+    /// The register allocator with a target: `ion` (ours, the default) or `regalloc2`.
     #[arg(long, value_enum, default_value = "ion")]
     pub allocator: crate::stage::Allocator,
 }
@@ -136,9 +145,37 @@ impl BenchArgs {
         self.compare.contains(&Anchor::Regalloc2)
     }
 
-    /// `--target`, or the default target with `--compare regalloc2`.
+    /// The target the run lowers for: `--target` (`none`: no target); without it the
+    /// default target (x86-64), unless the run asked for exactly some passes (`--passes`)
+    /// or measures the middle end against LLVM (`--compare llvm`) without `--compare
+    /// regalloc2`.
     fn target(&self) -> Option<crate::stage::Arch> {
-        self.target.or(self.regalloc2().then(Default::default))
+        match self.target {
+            Some(BenchTarget::Arch(arch)) => Some(arch),
+            Some(BenchTarget::None) => None,
+            None if self.regalloc2() => Some(Default::default()),
+            None if self.passes.is_some() || self.llvm() => None,
+            None => Some(Default::default()),
+        }
+    }
+}
+
+/// `--target`: a machine, or `none` (the middle end only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BenchTarget {
+    /// No lowering, allocation or check.
+    None,
+    /// Lower for this machine, allocate and check.
+    Arch(crate::stage::Arch),
+}
+
+/// Parses `--target`: `none` or a target name.
+fn parse_bench_target(s: &str) -> Result<BenchTarget, String> {
+    match s {
+        "none" => Ok(BenchTarget::None),
+        _ => super::compile::parse_target(s)
+            .map(BenchTarget::Arch)
+            .map_err(|e| format!("{e}, or none")),
     }
 }
 

@@ -222,9 +222,92 @@ impl BenchReport {
         }
     }
 
-    /// The text summary (stdout).
+    /// The first line of the summary: what ran on what, in words.
+    fn ran_sentence(&self) -> String {
+        let mut steps = vec!["import".to_string()];
+        for p in &self.passes {
+            steps.push(
+                match (p.as_str(), &self.target, self.allocator.as_deref()) {
+                    ("lower", Some(arch), _) => format!("lower ({arch})"),
+                    ("regalloc", _, Some("regalloc2")) => "regalloc (regalloc2)".to_string(),
+                    ("regalloc", _, _) => "regalloc (ours)".to_string(),
+                    _ => p.clone(),
+                },
+            );
+        }
+        let examples = self
+            .modules
+            .iter()
+            .filter(|m| m.file.starts_with("builtin:") && m.file != "builtin:generated")
+            .count();
+        let generated = self.modules.iter().find(|m| m.file == "builtin:generated");
+        let what = match generated {
+            Some(g) => format!(
+                "{examples} example programs and {} generated functions",
+                g.functions
+            ),
+            None => format!("{} input files", self.inputs),
+        };
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        format!(
+            "Ran {} on {what}: {}, {}, {}, on {}, {}.",
+            steps.join(", "),
+            plural(self.modules.len(), "module"),
+            plural(self.functions, "function"),
+            plural(self.instructions, "instruction"),
+            plural(self.threads, "thread"),
+            plural(self.repeat as usize, "round"),
+        )
+    }
+
+    /// Each stage's CPU time per run and its share of the total (import included).
+    fn stage_table(&self, out: &mut String) {
+        // In pipeline order (a stage this build does not know goes last).
+        let mut stages: Vec<(&String, &f64)> = self.stage_cpu_seconds.iter().collect();
+        let order = |k: &str| crate::stage::Stage::ALL.iter().position(|s| s.name() == k);
+        stages.sort_by_key(|(k, _)| order(k).unwrap_or(usize::MAX));
+        let rows: Vec<(&str, f64)> = std::iter::once(("import", self.parse_seconds))
+            .chain(stages.into_iter().map(|(k, v)| (k.as_str(), *v)))
+            .collect();
+        let total: f64 = rows.iter().map(|r| r.1).sum();
+        outln!(out, "  {:<15} {:>12} {:>7}", "stage", "ms cpu", "share");
+        for (stage, secs) in &rows {
+            outln!(
+                out,
+                "  {stage:<15} {:>12.3} {:>6.1}%",
+                secs * 1e3,
+                100.0 * secs / total.max(1e-12)
+            );
+        }
+        outln!(
+            out,
+            "  {:<15} {:>12.3} {:>6.1}%",
+            "total",
+            total * 1e3,
+            100.0
+        );
+    }
+
+    /// The text summary (stdout): what ran on what, the time per stage, the counters with
+    /// their meanings, the headline results, then the details.
     pub fn summary(&self) -> String {
         let mut out = String::new();
+        outln!(out, "{}", self.ran_sentence());
+        outln!(out);
+        outln!(out, "Time per stage (per run):");
+        self.stage_table(&mut out);
+        outln!(out);
+        outln!(out, "Counters by pass (value, unit, meaning; one run):");
+        super::legend::print_counters(&mut out, &self.stats);
+        outln!(out);
+        outln!(out, "Results:");
+        // Judged: every function that reached the checker (accepted, or failed there).
+        let judged = self.passes.iter().any(|p| p == "check").then(|| {
+            self.functions - self.failed_functions
+                + self.failures.iter().filter(|f| f.stage == "check").count()
+        });
+        super::legend::print_headline(&mut out, &self.stats, judged);
+        outln!(out);
         outln!(out, "inputs            {}", self.inputs);
         outln!(out, "threads           {}", self.threads);
         if let Some(shard) = &self.shard {
@@ -279,12 +362,6 @@ impl BenchReport {
                 p("p99"),
                 p("max")
             );
-        }
-        for (stage, secs) in &self.stage_cpu_seconds {
-            outln!(out, "  {stage:<15} {:.3} ms cpu", secs * 1e3);
-        }
-        for (name, value) in &self.stats {
-            outln!(out, "  {name:<40} {value}");
         }
         if let Some(arch) = &self.target {
             let allocator = match self.allocator.as_deref() {

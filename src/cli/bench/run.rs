@@ -242,7 +242,24 @@ pub(super) fn run_rounds(
     let hash_round = warm + repeat;
     let rounds = hash_round + options.hash as u32;
     let total: usize = work.iter().map(|w| w.functions.len()).sum::<usize>() * rounds as usize;
-    let bar = indicatif::ProgressBar::new(total as u64);
+    // The bar appears on a terminal once the run has taken a second (a short run prints
+    // nothing); elsewhere each round that took over a second is one plain line.
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr()) && !options.quiet;
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total as u64),
+        indicatif::ProgressDrawTarget::hidden(),
+    );
+    let started = Instant::now();
+    let shown = std::sync::atomic::AtomicBool::new(false);
+    let tick = || {
+        bar.inc(1);
+        if tty
+            && started.elapsed() > Duration::from_secs(1)
+            && !shown.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    };
     bar.set_style(
         indicatif::ProgressStyle::with_template(
             "{bar:40} {pos}/{len} functions {per_sec} eta {eta}",
@@ -259,6 +276,7 @@ pub(super) fn run_rounds(
         if round == hash_round {
             wall_seconds = Some(wall.elapsed().as_secs_f64());
         }
+        let round_start = Instant::now();
         let counted = round >= warm && round < hash_round;
         if counted {
             for w in work.iter_mut() {
@@ -273,7 +291,7 @@ pub(super) fn run_rounds(
                 &w.functions,
                 symbols,
                 config,
-                &|| bar.inc(1),
+                &tick,
                 &|result, run, world| {
                     let text_hash = if round == hash_round {
                         shard::fnv1a(printed(result, &run, symbols, world).as_bytes())
@@ -316,6 +334,18 @@ pub(super) fn run_rounds(
             for (j, summary) in summaries.into_iter().enumerate() {
                 w.record(j, summary, first, options.quiet, report);
             }
+        }
+        let secs = round_start.elapsed().as_secs_f64();
+        if !tty && !options.quiet && secs > 1.0 {
+            let what = match round {
+                r if r < warm => "warm-up round".to_string(),
+                r if r == hash_round => "hashing round".to_string(),
+                r => format!("round {} of {repeat}", r - warm + 1),
+            };
+            diag!(
+                "strata bench: {what}: {} functions in {secs:.1} s",
+                total / rounds as usize
+            );
         }
     }
     bar.finish_and_clear();
