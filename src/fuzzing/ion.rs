@@ -213,6 +213,18 @@ mod tests {
         )));
     }
 
+    /// Found by `strata fuzz ion_checker` (30 s): a minimal bundle for a use of a block
+    /// parameter in its block's first instruction starts at the block without the def flag,
+    /// and was given the parameter's old value over the back edge as if it were live in,
+    /// which displaced the parameter move into the same register. Both checkers must accept.
+    #[test]
+    fn regression_parameter_piece_is_not_live_in() {
+        check_with_checkers(include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/fuzz/ion_checker-df067ed19da73593.bin"
+        )));
+    }
+
     #[test]
     fn fuzz_entry_points_run_on_random_bytes() {
         for seed in 0..64u64 {

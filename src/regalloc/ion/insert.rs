@@ -244,7 +244,12 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                 if start >= span.to {
                     break;
                 }
-                if !(start == span.from && starts_def) {
+                // Only a value live into the block comes over its edges: a block parameter
+                // (even a piece of one that starts at the block without the def flag, such
+                // as a minimal bundle for a use in the first instruction) gets its value from
+                // the parameter moves below.
+                let live_in = rs.liveness.livein(b as usize).binary_search(&v).is_ok();
+                if live_in && !(start == span.from && starts_def) {
                     for &p in f.block_preds(b) {
                         if let Some(src) = source(&sc.sources, v, p) {
                             if src != a {
@@ -373,7 +378,10 @@ pub fn resolve_moves<F: MachineRead + ?Sized>(
         let gend = g + sc.moves[g..].partition_point(|&(q, qp, _)| (q, qp) == (p, prio));
         group.clear();
         for &(_, _, m) in &sc.moves[g..gend] {
-            if m.src != m.dst && !group.iter().any(|x| x.dst == m.dst) {
+            // Exact duplicates (two ranges of one value in one slot) are one move; two
+            // different sources for one destination are left for the resolver to refuse
+            // (an allocator bug must not be hidden by dropping one of them).
+            if m.src != m.dst && !group.iter().any(|x| x.dst == m.dst && x.src == m.src) {
                 group.push(m);
             }
         }
