@@ -225,6 +225,18 @@ mod tests {
         )));
     }
 
+    /// Found by `strata fuzz ion_checker` (2 min): a value used in two fixed registers by an
+    /// instruction with a reused input (so its uses sit at the late point) had its second
+    /// register reserved from the late point only, while the fixup copy runs before the
+    /// instruction, over another value given that register there.
+    #[test]
+    fn regression_multi_fixed_copy_register_reserved_from_the_copy() {
+        check_with_checkers(include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/fuzz/ion_checker-060608f7bca0adb2.bin"
+        )));
+    }
+
     #[test]
     fn fuzz_entry_points_run_on_random_bytes() {
         for seed in 0..64u64 {

@@ -773,8 +773,11 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                                     to_reg: reg,
                                     vreg: op.vreg,
                                 });
+                                // The fixup's copy runs before the instruction, so the
+                                // register is reserved from there to the use's point (a
+                                // use moved to the late point holds it all through).
                                 side.preg_ranges[reg.dense_index()]
-                                    .push(CodeRange::new(p, p.next()));
+                                    .push(CodeRange::new(ProgPoint::before(i), p.next()));
                                 continue;
                             }
                         }
