@@ -237,6 +237,26 @@ mod tests {
         )));
     }
 
+    /// Found by `strata fuzz ion_checker` (twice in four minutes): an early use fixed to a
+    /// register the instruction clobbers, of a vreg that dies there but is held to the late
+    /// point because another input is reused, was refused as impossible; it takes the same
+    /// fixup as a use whose vreg lives on (regalloc2 issue 53).
+    #[test]
+    fn regression_fixed_use_held_late_beside_a_clobber() {
+        for bytes in [
+            &include_bytes!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/fixtures/fuzz/ion_checker-0baf7ec883328df6.bin"
+            ))[..],
+            &include_bytes!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/fixtures/fuzz/ion_checker-adcb39b593c714f2.bin"
+            ))[..],
+        ] {
+            check_with_checkers(bytes);
+        }
+    }
+
     #[test]
     fn fuzz_entry_points_run_on_random_bytes() {
         for seed in 0..64u64 {

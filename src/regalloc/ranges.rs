@@ -666,12 +666,20 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
         for i in insts.clone().rev() {
             let ops_in = f.inst_operands(i);
             // An early use fixed to a register that the instruction also clobbers or defines
-            // late, of a vreg live below it, cannot keep that register across the
+            // late, of a vreg live below it (or held to the late point), cannot keep that
+            // register across the
             // instruction: it reads the vreg from anywhere and a fixup copies it into the
             // register, reserved at the early point (Ion's multi-fixed mechanism; regalloc2
             // issue 53).
             ops_local.clear();
             ops_local.extend_from_slice(ops_in);
+            // A use of another vreg than a reused input is held to the late point (below), so
+            // such a fixed use collides with a clobber of its register even when its vreg
+            // dies here: it takes the same fixup.
+            let reused_vreg: Option<VReg> = ops_in.iter().find_map(|o| match o.constraint {
+                OperandConstraint::Reuse(k) => ops_in.get(k as usize).map(|u| u.vreg),
+                _ => None,
+            });
             for k in 0..ops_local.len() {
                 let op = ops_local[k];
                 if let (OperandKind::Use, OperandPos::Early, OperandConstraint::FixedReg(reg)) =
@@ -682,8 +690,9 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                             && o.pos == OperandPos::Late
                             && o.constraint == OperandConstraint::FixedReg(reg)
                     });
+                    let held_late = reused_vreg.is_some_and(|r| r != op.vreg);
                     if is_value(op.vreg)
-                        && live_contains!(op.vreg.index())
+                        && (live_contains!(op.vreg.index()) || held_late)
                         && (late_def || f.inst_clobbers(i).contains(reg))
                     {
                         let p = ProgPoint::before(i);
