@@ -310,9 +310,18 @@ pub(crate) fn candidates(
     let allocatable = |r: PReg| {
         env.preferred[class.index()].contains(&r) || env.non_preferred[class.index()].contains(&r)
     };
+    // Registers already listed, by index within the class (one word: no quadratic search).
+    let mut seen = 0u64;
+    let mut push = |r: PReg, out: &mut SmallVec<[PReg; 64]>| {
+        let bit = 1u64 << r.index();
+        if ok(r) && seen & bit == 0 {
+            seen |= bit;
+            out.push(r);
+        }
+    };
     for h in hints.into_iter().flatten() {
-        if ok(h) && allocatable(h) && !out.contains(&h) {
-            out.push(h);
+        if h.class() == class && allocatable(h) {
+            push(h, &mut out);
         }
     }
     for list in [
@@ -321,10 +330,7 @@ pub(crate) fn candidates(
     ] {
         let n = list.len();
         for k in 0..n {
-            let r = list[(offset + k) % n];
-            if ok(r) && !out.contains(&r) {
-                out.push(r);
-            }
+            push(list[(offset + k) % n], &mut out);
         }
     }
     out
