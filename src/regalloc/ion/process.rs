@@ -49,7 +49,28 @@ pub(crate) struct Tables<'a> {
     pub counts: &'a mut RangeCounts,
 }
 
-impl Tables<'_> {
+impl<'a> Tables<'a> {
+    /// The three tables of `t` as the allocator's view, with the two side tables.
+    pub fn of(
+        t: &'a mut BundleTables<'_, '_>,
+    ) -> (
+        Tables<'a>,
+        &'a mut crate::regalloc::ranges::RangeSide,
+        &'a mut crate::regalloc::bundles::BundleSide,
+    ) {
+        let (rr, br, sets, rs, side, counts) = t.all();
+        (
+            Tables {
+                rr,
+                br,
+                sets,
+                counts,
+            },
+            rs,
+            side,
+        )
+    }
+
     /// A new live-range row (the reserve was checked by the caller).
     pub fn new_range(
         &mut self,
@@ -165,7 +186,7 @@ impl Tables<'_> {
 /// table. Reads the bundle and live-range columns and [`crate::regalloc::ranges::RangeSide`];
 /// writes [`BundleProps`] and `state`.
 pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, state: &mut IonState) {
-    let (rr, br, sets, rs, side, counts) = t.all();
+    let (mut tables, rs, side) = Tables::of(t);
     state.maps.resize_with(192, Default::default);
     state.maps.iter_mut().for_each(|m| m.clear());
     for (p, list) in rs.preg_ranges.iter().enumerate() {
@@ -179,12 +200,6 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
     state.output = Default::default();
     state.annotations.clear();
     state.iterations = 0;
-    let mut tables = Tables {
-        rr,
-        br,
-        sets,
-        counts,
-    };
     for &(_, b) in side.queue.iter() {
         tables.recompute(b);
         if state.annotate {
@@ -231,13 +246,7 @@ pub fn process_bundles<F: MachineRead + ?Sized>(
     capacity: (usize, usize),
 ) -> Result<Option<(usize, usize)>, IonError> {
     let bound = 64 * (f.num_insts() + state.stats.bundles) + 100_000;
-    let (rr, br, sets, _rs, _side, counts) = t.all();
-    let mut tables = Tables {
-        rr,
-        br,
-        sets,
-        counts,
-    };
+    let (mut tables, _, _) = Tables::of(t);
     let mut iterations = state.iterations;
     let r = run(&mut tables, env, state, capacity, &mut iterations, bound);
     state.iterations = iterations;

@@ -23,13 +23,7 @@ use crate::regalloc::bundles::BundleTables;
 /// The `allocate_spill_bundles` phase: second-chance allocation of the spilled bundles (see
 /// the module doc). Reads and writes the bundle columns and `state`.
 pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut IonState) {
-    let (rr, br, sets, _rs, _side, counts) = t.all();
-    let mut t = Tables {
-        rr,
-        br,
-        sets,
-        counts,
-    };
+    let (mut t, _, _) = Tables::of(t);
     let list = std::mem::take(&mut state.spilled);
     for &b in &list {
         if t.br.ranges[b as usize].is_empty() || t.br.allocs[b as usize].as_reg().is_some() {
