@@ -55,6 +55,11 @@ pub struct IonTables {
     pub state: IonState,
     /// When the current function's allocation started (`None`: not allocating it).
     started: Option<std::time::Instant>,
+    /// The target's register environment, which `compute_liveness` builds when the target
+    /// changes (the phases read it; building it in each was ten constructions a function).
+    env: crate::machine::MachineEnv,
+    /// The target `env` was built for.
+    env_target: Option<crate::stage::Arch>,
 }
 
 impl IonTables {
@@ -66,6 +71,8 @@ impl IonTables {
             access: SystemState::new(world),
             state: IonState::default(),
             started: None,
+            env: Default::default(),
+            env_target: None,
         }
     }
 }
@@ -86,13 +93,14 @@ fn with_phase(
         if tables.started.is_none() {
             return;
         }
-        let IonTables { access, state, .. } = &mut *tables;
-        let (view, mut t, config) = access.get_mut(world).expect("allocation resources present");
+        let IonTables {
+            access, state, env, ..
+        } = &mut *tables;
+        let (view, mut t, _) = access.get_mut(world).expect("allocation resources present");
         let Some(f) = view.body() else {
             return;
         };
-        let env = TargetDesc::new(config.options.target).env;
-        let failure = phase(&f, &env, &mut t, state)
+        let failure = phase(&f, env, &mut t, state)
             .err()
             .map(|e| format!("@{}: {e}", f.info.name));
         if let Some(message) = failure {
@@ -119,6 +127,8 @@ pub fn compute_liveness(world: &mut World) {
             store,
             state,
             started,
+            env,
+            env_target,
         } = &mut *tables;
         let (bound, nv) = {
             let (view, mut t, config) =
@@ -131,6 +141,10 @@ pub fn compute_liveness(world: &mut World) {
             };
             *started = Some(std::time::Instant::now());
             state.annotate = config.options.annotate_alloc;
+            if *env_target != Some(config.options.target) {
+                *env = TargetDesc::new(config.options.target).env;
+                *env_target = Some(config.options.target);
+            }
             use crate::machine::MachineRead;
             (ranges::compute_liveness(&f, &mut t), f.num_vregs())
         };
