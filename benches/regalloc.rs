@@ -22,7 +22,7 @@ use strata::machine::PRegSet;
 use strata::regalloc::bundles::merge_bundles;
 use strata::regalloc::liveness::{self, ChunkedSet, DenseSet};
 use strata::regalloc::ranges::{build_ranges, RangeStore};
-use strata::regalloc::regalloc2_model::Regalloc2Flat;
+use strata::regalloc::to_regalloc2::Presented;
 use strata::regalloc::{Allocation, Move, MoveResolver, PReg, RegClass, ScratchEnv, SpillSlot};
 
 fn reg(i: u8) -> Allocation {
@@ -98,14 +98,17 @@ fn bench_moves(c: &mut Criterion) {
 /// whose function regalloc2 allocates without panicking (regalloc2 0.15.2 panics with "Could
 /// not allocate minimal bundle" on seed 7's 1,000-instruction function, which ended the
 /// whole bench run there). Says so when it moves on.
-fn allocatable(n: usize, renv: &regalloc2::MachineEnv) -> strata::regalloc::flat::FlatFunction {
+fn allocatable(
+    n: usize,
+    renv: &regalloc2::MachineEnv,
+) -> strata::machine::function::MachineFunction {
     let opts = regalloc2::RegallocOptions::default();
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let mut found = None;
     for seed in 7..57u64 {
         let f = machine_gen::sized(seed, n);
-        let rf = Regalloc2Flat::new(&f);
+        let rf = Presented::new(&f);
         let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             regalloc2::run(&rf, renv, &opts).is_ok()
         }))
@@ -127,7 +130,7 @@ fn bench_phases(c: &mut Criterion) {
     let renv = strata::regalloc::regalloc2_model::to_regalloc2_env(&env, PRegSet::empty());
     for n in [100usize, 1000, 10000] {
         let f = allocatable(n, &renv);
-        let insts = f.kinds.len() as u64;
+        let insts = f.ops.len() as u64;
         let mut g = c.benchmark_group("phases");
         g.throughput(Throughput::Elements(insts));
         g.bench_function(BenchmarkId::new("liveness_dense", n), |b| {
@@ -145,7 +148,7 @@ fn bench_phases(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("bundles", n), |b| {
             b.iter(|| merge_bundles(&f, &mut world, &mut store))
         });
-        let rf = Regalloc2Flat::new(&f);
+        let rf = Presented::new(&f);
         let opts = regalloc2::RegallocOptions::default();
         g.bench_function(BenchmarkId::new("regalloc2_total", n), |b| {
             b.iter(|| black_box(regalloc2::run(&rf, &renv, &opts).map(|o| o.edits.len())))
@@ -181,7 +184,7 @@ fn bench_liveness_cutoff(c: &mut Criterion) {
     let mut g = c.benchmark_group("liveness_cutoff");
     for n in [300usize, 1000, 2000, 3000, 4000, 6000] {
         let f = machine_gen::sized(7, n);
-        g.throughput(Throughput::Elements(f.kinds.len() as u64));
+        g.throughput(Throughput::Elements(f.ops.len() as u64));
         g.bench_function(BenchmarkId::new("dense", n), |b| {
             b.iter(|| black_box(liveness::compute::<DenseSet, _>(&f).visits))
         });

@@ -17,10 +17,10 @@
 //! Complexity: O(ranges x uses) per input.
 
 use super::machine_gen::{self, MachineGenOptions};
+use crate::machine::function::MachineFunction;
 use crate::machine::{MachineRead, OperandKind};
 use crate::regalloc::bundles::merge_bundles;
 use crate::regalloc::bundles::{bundle_rows, check_bundles, BundleColumnsMut};
-use crate::regalloc::flat::FlatFunction;
 use crate::regalloc::point::ProgPoint;
 use crate::regalloc::ranges::{
     build_ranges, range_rows, RangeColumnsMut, RangeCounts, RangeSide, RangeStore,
@@ -68,7 +68,7 @@ fn snapshot(h: &mut Harness) -> String {
 }
 
 /// Builds and judges one function; panics naming the violated property.
-pub fn check_function(h: &mut Harness, f: &FlatFunction) {
+pub fn check_function(h: &mut Harness, f: &MachineFunction) {
     build_ranges(f, &mut h.world, &mut h.store);
     merge_bundles(f, &mut h.world, &mut h.store);
     check_bundles(&mut h.world, &mut h.store).unwrap_or_else(|e| panic!("invariant: {e}"));
@@ -104,7 +104,7 @@ pub fn check_function(h: &mut Harness, f: &FlatFunction) {
     // (c)
     for i in 0..f.num_insts() as u32 {
         for (k, op) in f.inst_operands(i).iter().enumerate() {
-            if !FlatFunction::is_value(op.vreg) {
+            if !op.vreg.is_value() {
                 continue;
             }
             let v = op.vreg.index();
@@ -167,50 +167,46 @@ pub fn check(data: &[u8]) {
 
 /// A function where `n` predecessors each define a vreg and pass it to one join block's
 /// parameter: `n` blockparam flows into one bundle (the shape of regalloc2's issue 203).
-pub fn fan_in(n: usize) -> FlatFunction {
+pub fn fan_in(n: usize) -> MachineFunction {
+    use crate::machine::function::{MachineOp, Opcode};
     use crate::machine::{Operand, OperandConstraint, PRegSet, VReg};
-    use crate::regalloc::flat::FlatInstKind;
     use crate::regalloc::RegClass;
+    use smallvec::{smallvec, SmallVec};
     let v = |i: usize| VReg::new(i as u32, RegClass::Int).expect("in range");
-    let mut f = FlatFunction {
+    let (op, branch) = (MachineOp::new(Opcode::Op), MachineOp::new(Opcode::Branch));
+    let none = PRegSet::empty();
+    let mut f = MachineFunction {
         num_vregs: n + 1,
-        ..FlatFunction::default()
+        ..MachineFunction::default()
     };
     let join = n as u32 + 1;
     // Entry: a branch to every predecessor.
-    f.block_insts.push(0..1);
-    f.kinds.push(FlatInstKind::Branch);
-    f.operands.push(Vec::new());
-    f.clobbers.push(PRegSet::empty());
+    f.push_inst(branch, &[], none);
+    f.close_block();
     f.succs.push((1..=n as u32).collect());
-    f.preds.push(Vec::new());
-    f.params.push(Vec::new());
-    f.branch_args.push(vec![Vec::new(); n]);
+    f.params.push(SmallVec::new());
+    f.branch_args
+        .push(std::iter::repeat_n(&[][..], n).collect());
     for k in 0..n {
-        let start = f.kinds.len() as u32;
-        f.kinds.push(FlatInstKind::Op);
-        f.operands
-            .push(vec![Operand::def(v(k + 1), OperandConstraint::Reg)]);
-        f.kinds.push(FlatInstKind::Branch);
-        f.operands.push(Vec::new());
-        f.clobbers.extend([PRegSet::empty(); 2]);
-        f.block_insts.push(start..start + 2);
-        f.succs.push(vec![join]);
-        f.preds.push(vec![0]);
-        f.params.push(Vec::new());
-        f.branch_args.push(vec![vec![v(k + 1)]]);
+        f.push_inst(op, &[Operand::def(v(k + 1), OperandConstraint::Reg)], none);
+        f.push_inst(branch, &[], none);
+        f.close_block();
+        f.succs.push(smallvec![join]);
+        f.params.push(SmallVec::new());
+        f.branch_args
+            .push(std::iter::once(&[v(k + 1)][..]).collect());
     }
-    let start = f.kinds.len() as u32;
-    f.kinds.push(FlatInstKind::Ret);
-    f.operands
-        .push(vec![Operand::use_(v(0), OperandConstraint::Reg)]);
-    f.clobbers.push(PRegSet::empty());
-    f.block_insts.push(start..start + 1);
-    f.succs.push(Vec::new());
-    f.preds.push((1..=n as u32).collect());
-    f.params.push(vec![v(0)]);
-    f.branch_args.push(Vec::new());
-    debug_assert_eq!(f.validate(), Ok(()));
+    f.push_inst(
+        MachineOp::new(Opcode::Ret),
+        &[Operand::use_(v(0), OperandConstraint::Reg)],
+        none,
+    );
+    f.close_block();
+    f.succs.push(SmallVec::new());
+    f.params.push(smallvec![v(0)]);
+    f.branch_args.push(Default::default());
+    f.compute_preds();
+    debug_assert_eq!(crate::machine::verify::verify(&f), Vec::new());
     f
 }
 

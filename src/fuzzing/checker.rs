@@ -20,10 +20,10 @@
 //! Complexity: one regalloc2 run and 2 x (1 + corruptions) checker runs per input.
 
 use super::machine_gen::{self, MachineGenOptions};
+use crate::machine::function::MachineFunction;
 use crate::machine::{MachineEnv, PRegSet};
 use crate::regalloc::checker;
 pub use crate::regalloc::corrupt::{corrupt, Corruption};
-use crate::regalloc::flat::FlatFunction;
 use crate::regalloc::regalloc2_model::{regalloc2_check, run_regalloc2};
 use arbitrary::Unstructured;
 
@@ -41,7 +41,7 @@ pub struct Tally {
 
 /// Allocates `f` with regalloc2, checks agreement, applies corruptions; panics on a
 /// disagreement that the module doc forbids.
-pub fn check_function(f: &FlatFunction, env: &MachineEnv, pick: usize, tally: &mut Tally) {
+pub fn check_function(f: &MachineFunction, env: &MachineEnv, pick: usize, tally: &mut Tally) {
     let fixed_stack = PRegSet::empty();
     let Ok(Ok(out)) = std::panic::catch_unwind(|| run_regalloc2(f, env, fixed_stack)) else {
         tally.skipped += 1;

@@ -17,9 +17,9 @@
 //! [`RegMap::insert`]: crate::regalloc::ion::maps::RegMap::insert
 
 use super::machine_gen::{self, MachineGenOptions};
+use crate::machine::function::MachineFunction;
 use crate::machine::{MachineEnv, PRegSet};
 use crate::regalloc::checker;
-use crate::regalloc::flat::FlatFunction;
 use crate::regalloc::ion::{allocate, IonContext, IonStats};
 use crate::regalloc::location::{PReg, RegClass};
 use arbitrary::Unstructured;
@@ -49,7 +49,12 @@ pub fn small_env(n: u8, scratch: bool) -> MachineEnv {
 }
 
 /// Allocates `f` and judges the output; panics naming the failed property.
-pub fn check_function(ctx: &mut IonContext, f: &FlatFunction, env: &MachineEnv, tally: &mut Tally) {
+pub fn check_function(
+    ctx: &mut IonContext,
+    f: &MachineFunction,
+    env: &MachineEnv,
+    tally: &mut Tally,
+) {
     check_function_with(ctx, f, env, PRegSet::empty(), true, tally)
 }
 
@@ -60,7 +65,7 @@ pub fn check_function(ctx: &mut IonContext, f: &FlatFunction, env: &MachineEnv, 
 /// allocatable registers only).
 pub fn check_function_with(
     ctx: &mut IonContext,
-    f: &FlatFunction,
+    f: &MachineFunction,
     env: &MachineEnv,
     fixed_stack: PRegSet,
     strict: bool,
@@ -155,44 +160,18 @@ pub fn check_with_checkers(data: &[u8]) {
     );
 }
 
-/// A plain dump of a flat function (for failure reports).
-pub fn dump(f: &FlatFunction) -> String {
-    use crate::machine::MachineRead;
-    let mut s = String::new();
-    for b in 0..f.num_blocks() as u32 {
-        s += &format!(
-            "block{b} params {:?} preds {:?} succs {:?}\n",
-            f.block_params(b)
-                .iter()
-                .map(|v| v.to_string())
-                .collect::<Vec<_>>(),
-            f.block_preds(b),
-            f.block_succs(b)
-        );
-        for i in f.block_insts(b) {
-            let ops: Vec<String> = f.inst_operands(i).iter().map(|o| o.to_string()).collect();
-            let clob: Vec<String> = f.inst_clobbers(i).iter().map(|r| r.to_string()).collect();
-            s += &format!(
-                "  {i}: {:?} {} clobbers [{}]",
-                f.kinds[i as usize],
-                ops.join(", "),
-                clob.join(" ")
-            );
-            if f.is_branch(i) {
-                for k in 0..f.block_succs(b).len() {
-                    s += &format!(
-                        " args{k} {:?}",
-                        f.branch_args(b, k)
-                            .iter()
-                            .map(|v| v.to_string())
-                            .collect::<Vec<_>>()
-                    );
-                }
-            }
-            s += "\n";
-        }
+/// A generated function as machine text (for failure reports; a `.mir` filetest can start
+/// from it): the generator's nameless, targetless function prints as `@generated` with
+/// target `generic` (generic register names).
+pub fn dump(f: &MachineFunction) -> String {
+    let mut named = f.clone();
+    if named.name.is_empty() {
+        named.name = "generated".into();
     }
-    s
+    if named.target.is_empty() {
+        named.target = "generic".into();
+    }
+    crate::machine::text::print_function(&named)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! A generator of machine functions ([`FlatFunction`]) that are valid by construction.
+//! A generator of machine functions ([`MachineFunction`]) that are valid by construction.
 //!
 //! What: [`function`] draws, from fuzz bytes, a machine function in the shape regalloc2 and
 //! our allocator phases accept: a spine of blocks (block `i` falls through to `i + 1`, the
@@ -16,18 +16,20 @@
 //! is fixed for at most one vreg among the uses, at most once among the defs, and never both
 //! for a late use and a def; a clobbered register is never a fixed def's register; at most
 //! 5 register-constrained operands per class and instruction, below the 6 allocatable
-//! registers of a class. Functions pass [`FlatFunction::validate`].
+//! registers of a class. Functions pass the machine verifier ([`crate::machine::verify`]);
+//! their instructions are [`Opcode::Op`] and [`Opcode::Branch`] (known by their operands).
 //!
 //! Complexity: O(blocks^2) for dominators in the worst case (iterative), O(instructions x
 //! operands) otherwise.
 
 use crate::analysis::order::postorder;
+use crate::machine::function::{MachineFunction, MachineOp, Opcode};
 use crate::machine::{
     MachineEnv, Operand, OperandConstraint, OperandKind, OperandPos, PRegSet, VReg,
 };
-use crate::regalloc::flat::{FlatFunction, FlatInstKind};
 use crate::regalloc::{PReg, RegClass};
 use arbitrary::{Result, Unstructured};
+use smallvec::SmallVec;
 
 /// Allocatable registers per class in [`env()`]: indices `0..REGS` (the last two
 /// non-preferred); fixed constraints and clobbers use these too.
@@ -146,7 +148,7 @@ fn reverse_postorder_layout(succs: Vec<Vec<u32>>) -> Vec<Vec<u32>> {
 }
 
 struct Gen {
-    f: FlatFunction,
+    f: MachineFunction,
     /// `defs[b]`: vregs defined in block `b` (parameters and instruction defs).
     defs: Vec<Vec<VReg>>,
     idom: Vec<Option<u32>>,
@@ -196,7 +198,7 @@ fn class(u: &mut Unstructured<'_>) -> Result<RegClass> {
 /// The function [`function`] draws with default options from
 /// [`seed_bytes`](crate::fuzzing::generate::seed_bytes)`(seed, 4096)`: the generated input
 /// that tests and benches share, reproducible from its seed alone.
-pub fn seeded(seed: u64) -> FlatFunction {
+pub fn seeded(seed: u64) -> MachineFunction {
     let bytes = crate::fuzzing::generate::seed_bytes(seed, 4096);
     function(
         &mut Unstructured::new(&bytes),
@@ -206,7 +208,7 @@ pub fn seeded(seed: u64) -> FlatFunction {
 }
 
 /// Draws a machine function (see the module doc).
-pub fn function(u: &mut Unstructured<'_>, opts: &MachineGenOptions) -> Result<FlatFunction> {
+pub fn function(u: &mut Unstructured<'_>, opts: &MachineGenOptions) -> Result<MachineFunction> {
     let spine = u.int_in_range(1..=opts.max_blocks.max(1))?;
     // CFG over spine blocks: fall through, plus maybe a second target.
     let mut succs: Vec<Vec<u32>> = vec![Vec::new(); spine];
@@ -263,12 +265,12 @@ pub fn function(u: &mut Unstructured<'_>, opts: &MachineGenOptions) -> Result<Fl
         stack.extend(children[b].iter().rev());
     }
     let mut g = Gen {
-        f: FlatFunction::default(),
+        f: MachineFunction::default(),
         defs: vec![Vec::new(); n],
         idom,
     };
     let mut body: Vec<Vec<(Vec<Operand>, PRegSet)>> = vec![Vec::new(); n];
-    g.f.params = vec![Vec::new(); n];
+    g.f.params = vec![SmallVec::new(); n];
     for &b in &order {
         let single_succ_preds = preds[b].iter().all(|&p| succs[p as usize].len() == 1);
         if b != 0 && single_succ_preds && u.ratio(1, 2)? {
@@ -321,11 +323,8 @@ pub fn function(u: &mut Unstructured<'_>, opts: &MachineGenOptions) -> Result<Fl
     // Lay out: blocks in index order, terminator last.
     let mut f = g.f;
     for b in 0..n {
-        let start = f.kinds.len() as u32;
         for (ops, clobbers) in std::mem::take(&mut body[b]) {
-            f.kinds.push(FlatInstKind::Op);
-            f.operands.push(ops);
-            f.clobbers.push(clobbers);
+            f.push_inst(MachineOp::new(Opcode::Op), &ops, clobbers);
         }
         let mut term_ops = Vec::new();
         if succs[b].is_empty() {
@@ -338,18 +337,19 @@ pub fn function(u: &mut Unstructured<'_>, opts: &MachineGenOptions) -> Result<Fl
                 };
                 term_ops.push(Operand::use_(v, c));
             }
-            f.kinds.push(FlatInstKind::Ret);
+            f.push_inst(MachineOp::new(Opcode::Ret), &term_ops, PRegSet::empty());
         } else {
-            f.kinds.push(FlatInstKind::Branch);
+            f.push_inst(MachineOp::new(Opcode::Branch), &term_ops, PRegSet::empty());
         }
-        f.operands.push(term_ops);
-        f.clobbers.push(PRegSet::empty());
-        f.block_insts.push(start..f.kinds.len() as u32);
+        f.close_block();
     }
-    f.succs = succs;
-    f.preds = preds;
-    f.branch_args = args;
-    debug_assert_eq!(f.validate(), Ok(()));
+    f.succs = succs.into_iter().map(SmallVec::from_vec).collect();
+    f.preds = preds.into_iter().map(SmallVec::from_vec).collect();
+    f.branch_args = args
+        .iter()
+        .map(|lists| lists.iter().map(Vec::as_slice).collect())
+        .collect();
+    debug_assert_eq!(crate::machine::verify::verify(&f), Vec::new());
     Ok(f)
 }
 
@@ -490,7 +490,7 @@ fn instruction(
 }
 
 /// A deterministic function of about `n` instructions (seeded bytes; for benchmarks).
-pub fn sized(seed: u64, n: usize) -> FlatFunction {
+pub fn sized(seed: u64, n: usize) -> MachineFunction {
     let opts = MachineGenOptions {
         max_blocks: (n / 5).max(1),
         max_insts_per_block: 8,
@@ -504,7 +504,7 @@ pub fn sized(seed: u64, n: usize) -> FlatFunction {
         let bytes = super::generate::seed_bytes(s, n * 64 + 256);
         let mut u = Unstructured::new(&bytes);
         if let Ok(f) = function(&mut u, &opts) {
-            let len = f.kinds.len();
+            let len = f.ops.len();
             if len * 4 >= n * 3 && len * 4 <= n * 5 {
                 return f;
             }
@@ -522,7 +522,8 @@ mod tests {
         let mut shapes = [0usize; 4];
         for seed in 0..500u64 {
             let f = seeded(seed);
-            f.validate().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let defects = crate::machine::verify::verify(&f);
+            assert!(defects.is_empty(), "seed {seed}: {defects:?}");
             let ops = f.operands.iter().flatten();
             for o in ops {
                 match o.constraint {
@@ -531,7 +532,7 @@ mod tests {
                     _ => {}
                 }
             }
-            shapes[2] += f.params.iter().map(Vec::len).sum::<usize>();
+            shapes[2] += f.params.iter().map(SmallVec::len).sum::<usize>();
             shapes[3] += f.clobbers.iter().filter(|c| !c.is_empty()).count();
         }
         assert!(
@@ -544,7 +545,7 @@ mod tests {
     fn sized_hits_its_target() {
         for n in [100, 1000] {
             let f = sized(1, n);
-            assert!(f.kinds.len() * 4 >= n * 3 && f.kinds.len() * 4 <= n * 5);
+            assert!(f.ops.len() * 4 >= n * 3 && f.ops.len() * 4 <= n * 5);
         }
     }
 }

@@ -157,6 +157,10 @@ opcodes! {
     /// An IR operation lowering keeps as a placeholder of the right operand shape (`imm` =
     /// the IR instruction index), for example `va_arg`; emission would need its sequence.
     Opaque = "opaque",
+    /// An instruction known only by its operands and clobbers: the form of a function
+    /// imported from a `regalloc2::Function` or drawn by the machine generator, where the
+    /// allocator needs no mnemonic.
+    Op = "op",
     /// Unconditional branch (terminator, one successor).
     Jump = "jump",
     /// Branch on a 0/1 register: successor 0 if non-zero, else successor 1.
@@ -165,6 +169,9 @@ opcodes! {
     CaseBr = "casebr",
     /// Jump through a register to one of the successors.
     JumpInd = "jumpind",
+    /// A branch to its successors known only by its operands (the terminator of an imported
+    /// regalloc2 function or a generated one, see [`Opcode::Op`]).
+    Branch = "branch",
     /// Return (terminator).
     Ret = "ret",
     /// Trap (`unreachable`; terminator without successors).
@@ -183,6 +190,7 @@ impl Opcode {
                 | Opcode::Br
                 | Opcode::CaseBr
                 | Opcode::JumpInd
+                | Opcode::Branch
                 | Opcode::Ret
                 | Opcode::Trap
         )
@@ -296,6 +304,17 @@ impl BranchArgs {
     }
 }
 
+impl<'a> FromIterator<&'a [VReg]> for BranchArgs {
+    /// The branch arguments of successors 0, 1, ... in order.
+    fn from_iter<I: IntoIterator<Item = &'a [VReg]>>(lists: I) -> BranchArgs {
+        let mut args = BranchArgs::default();
+        for list in lists {
+            args.push(list);
+        }
+        args
+    }
+}
+
 /// A machine function out of the World (see the module doc).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MachineFunction {
@@ -323,6 +342,37 @@ pub struct MachineFunction {
     pub num_vregs: usize,
     /// Frame slots (`alloca`s): `(size, align)` in bytes, indexed by `frameaddr`'s immediate.
     pub frame_slots: Vec<(u32, u32)>,
+}
+
+impl MachineFunction {
+    /// Appends an instruction to the block being laid out (the one [`Self::close_block`]
+    /// ends next) and returns its index.
+    pub fn push_inst(&mut self, op: MachineOp, operands: &[Operand], clobbers: PRegSet) -> MInst {
+        self.ops.push(op);
+        self.operands.push(Operands::from_slice(operands));
+        self.clobbers.push(clobbers);
+        (self.ops.len() - 1) as MInst
+    }
+
+    /// Ends the block being laid out: it holds the instructions pushed since the previous
+    /// block ended. Parameters, successors, predecessors and branch arguments are the
+    /// caller's to fill. Returns the block's index.
+    pub fn close_block(&mut self) -> MBlock {
+        let start = self.insts.last().map_or(0, |r| r.end);
+        self.insts.push(start..self.ops.len() as MInst);
+        (self.insts.len() - 1) as MBlock
+    }
+
+    /// Recomputes the predecessor lists from the successor lists (one entry per edge, in
+    /// block order). Successors must name existing blocks.
+    pub fn compute_preds(&mut self) {
+        self.preds = vec![SmallVec::new(); self.succs.len()];
+        for (b, succs) in self.succs.iter().enumerate() {
+            for &s in succs {
+                self.preds[s as usize].push(b as MBlock);
+            }
+        }
+    }
 }
 
 impl MachineRead for MachineFunction {

@@ -65,7 +65,7 @@ pub fn lower(
                         message: format!(
                             "@{}: the machine verifier rejects the lowered function: {}",
                             f.name,
-                            errors.join("; ")
+                            super::verify::describe(&errors)
                         ),
                     });
                     return;

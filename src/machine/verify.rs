@@ -1,96 +1,280 @@
 //! The machine verifier: checks the invariants of [`super`] on anything that implements
 //! [`MachineRead`].
 //!
-//! What is checked (each failure is one message naming the block or instruction):
+//! What is checked (each failure is one [`MachineDefect`] naming the block or instruction):
 //! - block instruction ranges partition `0..num_insts` in block order, and no block is empty;
 //! - the last instruction of every block is its one terminator (branch or return), no other
 //!   instruction is one, and a return has no successors;
 //! - predecessor lists are the inverse of the successor lists (as multisets of edges);
 //! - branch arguments match the successor's parameters in number and class;
 //! - every vreg is below `num_vregs` and has at most one def (an operand def or a block
-//!   parameter), exactly one if it is used; operand constraints are well formed (`Reuse` on a def naming a use of the
-//!   same class, `FixedReg` of the operand's class, `Limit` not zero);
+//!   parameter), exactly one if it is used; operand constraints are well formed (`Reuse` on a
+//!   def naming a use of the same class, `FixedReg` of the operand's class, `Limit` not zero).
+//!   An operand naming no value ([`VReg::NO_VALUE`], a fixed non-allocatable register) is
+//!   exempt from the vreg rules;
 //! - no critical edge (a block with several successors whose successor has several
 //!   predecessors).
 //!
 //! Complexity: O(blocks + edges + operands + vregs).
 
-use super::{MBlock, MachineRead, OperandConstraint, OperandKind};
+use super::{MBlock, MInst, MachineRead, OperandConstraint, OperandKind, VReg};
+use crate::registers::PReg;
+
+/// One violation of the machine form's invariants.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MachineDefect {
+    /// A block's instruction range does not continue the layout.
+    #[error("block{block}: instructions {start}..{end} do not continue the layout at {next}")]
+    Layout {
+        /// The block.
+        block: MBlock,
+        /// Its first instruction.
+        start: MInst,
+        /// One past its last instruction.
+        end: MInst,
+        /// Where the previous block ended.
+        next: MInst,
+    },
+    /// A block without instructions.
+    #[error("block{0}: empty (a block ends with a terminator)")]
+    EmptyBlock(MBlock),
+    /// A block's last instruction is not a terminator.
+    #[error("inst{inst} (block{block}): the last instruction is no terminator")]
+    MissingTerminator {
+        /// The instruction.
+        inst: MInst,
+        /// Its block.
+        block: MBlock,
+    },
+    /// A terminator before the end of its block.
+    #[error("inst{inst} (block{block}): terminator before the end of its block")]
+    EarlyTerminator {
+        /// The instruction.
+        inst: MInst,
+        /// Its block.
+        block: MBlock,
+    },
+    /// A block ending in a return has successors.
+    #[error("block{0}: ends in a return but has successors")]
+    ReturnWithSuccessors(MBlock),
+    /// A successor index out of range.
+    #[error("block{block}: successor {position} is block{succ}, out of range")]
+    SuccessorRange {
+        /// The block.
+        block: MBlock,
+        /// The position in its successor list.
+        position: usize,
+        /// The successor named.
+        succ: MBlock,
+    },
+    /// Arguments and parameters differ in number.
+    #[error("block{block}: passes {args} arguments to block{succ}, which has {params} parameters")]
+    ArgumentCount {
+        /// The branching block.
+        block: MBlock,
+        /// The successor.
+        succ: MBlock,
+        /// Arguments passed.
+        args: usize,
+        /// Parameters of the successor.
+        params: usize,
+    },
+    /// An argument and its parameter differ in class.
+    #[error(
+        "block{block}: argument {arg} passed to parameter {param} of block{succ}: classes differ"
+    )]
+    ArgumentClass {
+        /// The branching block.
+        block: MBlock,
+        /// The successor.
+        succ: MBlock,
+        /// The argument.
+        arg: VReg,
+        /// The parameter.
+        param: VReg,
+    },
+    /// Instructions after the last block.
+    #[error("instructions {0}..{1} belong to no block")]
+    Orphans(MInst, usize),
+    /// A predecessor list that is not the inverse of the successor lists.
+    #[error("block{block}: predecessors {listed:?} but the edges into it come from {edges:?}")]
+    Predecessors {
+        /// The block.
+        block: MBlock,
+        /// Its predecessor list, sorted.
+        listed: Vec<MBlock>,
+        /// The sources of the edges into it, sorted.
+        edges: Vec<MBlock>,
+    },
+    /// A critical edge.
+    #[error("critical edge block{0} -> block{1} is not split")]
+    CriticalEdge(MBlock, MBlock),
+    /// A vreg at or beyond `num_vregs`.
+    #[error("{at}: {vreg} is beyond num_vregs {num_vregs}")]
+    VRegRange {
+        /// Where (`block3`, `inst7 operand 1`).
+        at: String,
+        /// The vreg.
+        vreg: VReg,
+        /// The function's vreg count.
+        num_vregs: usize,
+    },
+    /// A malformed reuse constraint.
+    #[error("inst{inst} operand {operand}: reuse({target}) must be on a def and name a use of the same class")]
+    Reuse {
+        /// The instruction.
+        inst: MInst,
+        /// The operand.
+        operand: usize,
+        /// The operand it names.
+        target: u8,
+    },
+    /// A fixed register of another class than its operand's vreg.
+    #[error("inst{inst} operand {operand}: fixed({reg}) is not of {vreg}'s class")]
+    FixedClass {
+        /// The instruction.
+        inst: MInst,
+        /// The operand.
+        operand: usize,
+        /// The register.
+        reg: PReg,
+        /// The vreg.
+        vreg: VReg,
+    },
+    /// `Limit(0)`.
+    #[error("inst{inst} operand {operand}: limit(0) admits no register")]
+    EmptyLimit {
+        /// The instruction.
+        inst: MInst,
+        /// The operand.
+        operand: usize,
+    },
+    /// A vreg with several defs.
+    #[error("v{vreg} is defined {defs} times")]
+    SeveralDefs {
+        /// The vreg index.
+        vreg: usize,
+        /// Its def count.
+        defs: u32,
+    },
+    /// A used vreg without a def.
+    #[error("v{0} is used but never defined")]
+    Undefined(usize),
+}
+
+/// The defects as one line, `; `-separated (for diagnostics).
+pub fn describe(defects: &[MachineDefect]) -> String {
+    defects
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
 
 /// Checks `f`; returns the violations found (empty when well formed).
-pub fn verify(f: &impl MachineRead) -> Vec<String> {
+pub fn verify(f: &impl MachineRead) -> Vec<MachineDefect> {
     let mut errors = Vec::new();
+    if !check_layout(f, &mut errors) {
+        return errors;
+    }
+    check_edges(f, &mut errors);
+    check_vregs(f, &mut errors);
+    errors
+}
+
+/// Block ranges, terminators, successors and branch arguments. False when the layout is so
+/// broken that the other checks would index out of range.
+fn check_layout(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) -> bool {
     let nb = f.num_blocks();
     let ni = f.num_insts();
     let mut next = 0u32;
-    let mut preds_expected: Vec<Vec<MBlock>> = vec![Vec::new(); nb];
     for b in 0..nb as MBlock {
         let r = f.block_insts(b);
         if r.start != next || r.end < r.start || r.end as usize > ni {
-            errors.push(format!(
-                "block{b}: instructions {}..{} do not continue the layout at {next}",
-                r.start, r.end
-            ));
-            return errors;
+            errors.push(MachineDefect::Layout {
+                block: b,
+                start: r.start,
+                end: r.end,
+                next,
+            });
+            return false;
         }
         next = r.end;
         if r.is_empty() {
-            errors.push(format!("block{b}: empty (a block ends with a terminator)"));
+            errors.push(MachineDefect::EmptyBlock(b));
             continue;
         }
         for i in r.clone() {
             let term = f.is_branch(i) || f.is_ret(i);
             if i + 1 == r.end && !term {
-                errors.push(format!(
-                    "inst{i} (block{b}): the last instruction is no terminator"
-                ));
+                errors.push(MachineDefect::MissingTerminator { inst: i, block: b });
             } else if i + 1 != r.end && term {
-                errors.push(format!(
-                    "inst{i} (block{b}): terminator before the end of its block"
-                ));
+                errors.push(MachineDefect::EarlyTerminator { inst: i, block: b });
             }
         }
-        let last = r.end - 1;
         let succs = f.block_succs(b);
-        if f.is_ret(last) && !succs.is_empty() {
-            errors.push(format!("block{b}: ends in a return but has successors"));
+        if f.is_ret(r.end - 1) && !succs.is_empty() {
+            errors.push(MachineDefect::ReturnWithSuccessors(b));
         }
         for (k, &s) in succs.iter().enumerate() {
             if s as usize >= nb {
-                errors.push(format!("block{b}: successor {k} is block{s}, out of range"));
+                errors.push(MachineDefect::SuccessorRange {
+                    block: b,
+                    position: k,
+                    succ: s,
+                });
                 continue;
             }
-            preds_expected[s as usize].push(b);
             let args = f.branch_args(b, k);
             let params = f.block_params(s);
             if args.len() != params.len() {
-                errors.push(format!(
-                    "block{b}: passes {} arguments to block{s}, which has {} parameters",
-                    args.len(),
-                    params.len()
-                ));
-            } else if let Some((a, p)) = args
+                errors.push(MachineDefect::ArgumentCount {
+                    block: b,
+                    succ: s,
+                    args: args.len(),
+                    params: params.len(),
+                });
+            } else if let Some((&arg, &param)) = args
                 .iter()
                 .zip(params)
                 .find(|(a, p)| a.class() != p.class())
             {
-                errors.push(format!(
-                    "block{b}: argument {a} passed to parameter {p} of block{s}: classes differ"
-                ));
+                errors.push(MachineDefect::ArgumentClass {
+                    block: b,
+                    succ: s,
+                    arg,
+                    param,
+                });
             }
         }
     }
     if next as usize != ni {
-        errors.push(format!("instructions {next}..{ni} belong to no block"));
+        errors.push(MachineDefect::Orphans(next, ni));
     }
-    for (b, expected) in preds_expected.iter_mut().enumerate() {
-        let mut got = f.block_preds(b as MBlock).to_vec();
-        got.sort_unstable();
-        expected.sort_unstable();
-        if got != *expected {
-            errors.push(format!(
-                "block{b}: predecessors {got:?} but the edges into it come from {expected:?}"
-            ));
+    true
+}
+
+/// Predecessor lists against the successor lists; critical edges.
+fn check_edges(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) {
+    let nb = f.num_blocks();
+    let mut edges: Vec<Vec<MBlock>> = vec![Vec::new(); nb];
+    for b in 0..nb as MBlock {
+        for &s in f.block_succs(b) {
+            if let Some(e) = edges.get_mut(s as usize) {
+                e.push(b);
+            }
+        }
+    }
+    for (b, edges) in edges.iter_mut().enumerate() {
+        let mut listed = f.block_preds(b as MBlock).to_vec();
+        listed.sort_unstable();
+        edges.sort_unstable();
+        if listed != *edges {
+            errors.push(MachineDefect::Predecessors {
+                block: b as MBlock,
+                listed,
+                edges: std::mem::take(edges),
+            });
         }
     }
     for b in 0..nb as MBlock {
@@ -98,36 +282,45 @@ pub fn verify(f: &impl MachineRead) -> Vec<String> {
         if succs.len() > 1 {
             for &s in succs {
                 if (s as usize) < nb && f.block_preds(s).len() > 1 {
-                    errors.push(format!("critical edge block{b} -> block{s} is not split"));
+                    errors.push(MachineDefect::CriticalEdge(b, s));
                 }
             }
         }
     }
-    // One def per vreg.
+}
+
+/// One def per vreg, a def for every use, well-formed constraints.
+fn check_vregs(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) {
+    let nb = f.num_blocks();
     let nv = f.num_vregs();
     let mut defs = vec![0u32; nv];
     let mut used = vec![false; nv];
-    let mut def_of = |v: super::VReg, at: &dyn Fn() -> String, errors: &mut Vec<String>| match defs
-        .get_mut(v.index())
-    {
-        Some(d) => *d += 1,
-        None => errors.push(format!("{}: {v} is beyond num_vregs {nv}", at())),
+    let beyond = |at: String, vreg: VReg| MachineDefect::VRegRange {
+        at,
+        vreg,
+        num_vregs: nv,
     };
     for b in 0..nb as MBlock {
         for &p in f.block_params(b) {
-            def_of(p, &|| format!("block{b}"), &mut errors);
+            match defs.get_mut(p.index()) {
+                Some(d) => *d += 1,
+                None => errors.push(beyond(format!("block{b}"), p)),
+            }
         }
     }
-    for i in 0..ni as u32 {
+    for i in 0..f.num_insts() as MInst {
         let ops = f.inst_operands(i);
         for (k, o) in ops.iter().enumerate() {
-            let at = || format!("inst{i} operand {k}");
-            if o.kind == OperandKind::Def {
-                def_of(o.vreg, &at, &mut errors);
-            } else if o.vreg.index() >= nv {
-                errors.push(format!("{}: {} is beyond num_vregs {nv}", at(), o.vreg));
+            if !o.vreg.is_value() {
+                continue;
+            }
+            let slot = if o.kind == OperandKind::Def {
+                defs.get_mut(o.vreg.index()).map(|d| *d += 1)
             } else {
-                used[o.vreg.index()] = true;
+                used.get_mut(o.vreg.index()).map(|u| *u = true)
+            };
+            if slot.is_none() {
+                errors.push(beyond(format!("inst{i} operand {k}"), o.vreg));
             }
             match o.constraint {
                 OperandConstraint::Reuse(u) => {
@@ -136,17 +329,26 @@ pub fn verify(f: &impl MachineRead) -> Vec<String> {
                             t.kind == OperandKind::Use && t.vreg.class() == o.vreg.class()
                         });
                     if !ok {
-                        errors.push(format!(
-                            "{}: reuse({u}) must be on a def and name a use of the same class",
-                            at()
-                        ));
+                        errors.push(MachineDefect::Reuse {
+                            inst: i,
+                            operand: k,
+                            target: u,
+                        });
                     }
                 }
-                OperandConstraint::FixedReg(r) if r.class() != o.vreg.class() => {
-                    errors.push(format!("{}: fixed({r}) is not of {}'s class", at(), o.vreg));
+                OperandConstraint::FixedReg(reg) if reg.class() != o.vreg.class() => {
+                    errors.push(MachineDefect::FixedClass {
+                        inst: i,
+                        operand: k,
+                        reg,
+                        vreg: o.vreg,
+                    });
                 }
                 OperandConstraint::Limit(0) => {
-                    errors.push(format!("{}: limit(0) admits no register", at()));
+                    errors.push(MachineDefect::EmptyLimit {
+                        inst: i,
+                        operand: k,
+                    });
                 }
                 _ => {}
             }
@@ -163,10 +365,9 @@ pub fn verify(f: &impl MachineRead) -> Vec<String> {
     }
     for (v, &d) in defs.iter().enumerate() {
         if d > 1 {
-            errors.push(format!("v{v} is defined {d} times"));
+            errors.push(MachineDefect::SeveralDefs { vreg: v, defs: d });
         } else if d == 0 && used[v] {
-            errors.push(format!("v{v} is used but never defined"));
+            errors.push(MachineDefect::Undefined(v));
         }
     }
-    errors
 }

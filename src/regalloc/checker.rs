@@ -26,7 +26,6 @@
 //! Complexity: O(iterations x (instructions + edits) x locations) with hash-map states; the
 //! iteration count is bounded by the lattice height (sets only shrink).
 
-use super::flat::FlatFunction;
 use super::location::{Allocation, PReg};
 use super::output::AllocOutput;
 use super::point::ProgPoint;
@@ -229,7 +228,7 @@ impl<F: MachineRead + ?Sized> Ctx<'_, F> {
             for phase in 0..4 {
                 for (k, op) in ops.iter().enumerate() {
                     let a = allocs[k];
-                    let is_value = FlatFunction::is_value(op.vreg);
+                    let is_value = op.vreg.is_value();
                     let v = op.vreg.index() as u32;
                     match (phase, op.kind, op.pos) {
                         (0, OperandKind::Use, OperandPos::Early)

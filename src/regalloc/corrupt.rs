@@ -12,15 +12,10 @@
 //!
 //! Complexity: O(operands^2 per instruction + edits) for one corruption.
 
-use super::flat::NO_VREG;
 use super::output::{AllocOutput, Edit};
 use super::point::ProgPoint;
 use super::{Allocation, SpillSlot};
-use crate::machine::{MachineRead, OperandKind, VReg};
-
-fn is_value(vreg: VReg) -> bool {
-    vreg.index() != NO_VREG as usize
-}
+use crate::machine::{MachineRead, OperandKind};
 
 /// The corruptions [`corrupt`] can apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -81,8 +76,8 @@ pub fn corrupt<F: MachineRead + ?Sized>(
                             && ops[b].kind == OperandKind::Use
                             && ops[a].vreg != ops[b].vreg
                             && allocs[a] != allocs[b]
-                            && is_value(ops[a].vreg)
-                            && is_value(ops[b].vreg);
+                            && ops[a].vreg.is_value()
+                            && ops[b].vreg.is_value();
                         let clobber_ok = c == Corruption::Swap
                             || (allocs[a].as_reg().is_some()
                                 && ops[a].vreg.class() == ops[b].vreg.class());

@@ -107,7 +107,7 @@ pub fn allocate_in<M: MachineRead>(
         use super::to_regalloc2::{env_to, Presented};
         let presented = Presented::new(f);
         crate::regalloc::regalloc2_model::check_presented(&presented, &env_to(env), &output)
-            .map_err(|e| format!("@{name}: regalloc2's checker rejects the allocation: {e}"))?;
+            .map_err(|e| format!("@{name}: {e}"))?;
     }
     Ok(AllocRun {
         allocator,

@@ -8,7 +8,7 @@
 //! `livein(b) = gen(b) U (liveout(b) - kill(b))`. Blocks are visited in postorder from the
 //! entry (successors before predecessors, so acyclic code converges in one pass) with a
 //! worklist of blocks whose live-out grew. The result is exact (the least fixpoint), not an
-//! over-approximation. Operands naming no value ([`super::flat::NO_VREG`]) are skipped.
+//! over-approximation. Operands naming no value ([`crate::registers::VReg::NO_VALUE`]) are skipped.
 //!
 //! Two set representations implement [`LiveSet`]: [`DenseSet`], one bit per vreg; and
 //! [`ChunkedSet`], the seed's chunked sparse bitset (a hash map from a 64-vreg chunk index to
@@ -43,7 +43,7 @@
 //! for dense, live chunks for chunked); for reducible CFGs visited in postorder the iteration
 //! count is bounded by loop nesting depth + 2.
 
-use crate::machine::{MBlock, MachineRead, OperandKind, VReg};
+use crate::machine::{MBlock, MachineRead, OperandKind};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -262,10 +262,6 @@ pub struct Liveness<S = DenseSet> {
     pub visits: usize,
 }
 
-fn is_value(v: VReg) -> bool {
-    super::flat::FlatFunction::is_value(v)
-}
-
 /// Blocks in postorder of a depth-first walk from the entry, then unreachable blocks.
 pub fn postorder<F: MachineRead + ?Sized>(f: &F) -> Vec<MBlock> {
     let n = f.num_blocks();
@@ -294,13 +290,13 @@ pub fn compute<S: LiveSet, F: MachineRead + ?Sized>(f: &F) -> Liveness<S> {
         for i in insts.rev() {
             let ops = f.inst_operands(i);
             for op in ops.iter().filter(|o| o.kind == OperandKind::Def) {
-                if is_value(op.vreg) {
+                if op.vreg.is_value() {
                     g.remove(op.vreg.index());
                     k.insert(op.vreg.index());
                 }
             }
             for op in ops.iter().filter(|o| o.kind == OperandKind::Use) {
-                if is_value(op.vreg) {
+                if op.vreg.is_value() {
                     g.insert(op.vreg.index());
                 }
             }
@@ -434,13 +430,13 @@ pub fn brute_force<F: MachineRead + ?Sized>(f: &F) -> (Vec<Vec<usize>>, Vec<Vec<
             let ops = f.inst_operands(i);
             if ops
                 .iter()
-                .any(|o| o.kind == OperandKind::Use && is_value(o.vreg) && o.vreg.index() == v)
+                .any(|o| o.kind == OperandKind::Use && o.vreg.is_value() && o.vreg.index() == v)
             {
                 return First::Read;
             }
             if ops
                 .iter()
-                .any(|o| o.kind == OperandKind::Def && is_value(o.vreg) && o.vreg.index() == v)
+                .any(|o| o.kind == OperandKind::Def && o.vreg.is_value() && o.vreg.index() == v)
             {
                 return First::Write;
             }

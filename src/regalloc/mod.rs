@@ -18,8 +18,7 @@
 //!
 //! Around them: the vocabulary re-exported from [`crate::registers`] ([`location`]);
 //! [`requirement`] (the seed's lattice, used by merging), [`point`] (program points),
-//! [`output`] (results in `regalloc2::Output`'s shape), [`flat`] (an owned machine
-//! function for interchange and tests), [`driver`] (allocate any machine function, check,
+//! [`output`] (results in `regalloc2::Output`'s shape), [`driver`] (allocate any machine function, check,
 //! print), [`corrupt`] (checker tests); with the feature `regalloc2`: [`regalloc2_model`]
 //! (any `regalloc2::Function` in, outputs both ways), [`to_regalloc2`] (a machine function
 //! presented to regalloc2) and [`dropin`] ([`run`], [`run_with_ctx`], [`Ctx`] with
@@ -34,7 +33,6 @@ pub mod corrupt;
 pub mod driver;
 #[cfg(feature = "regalloc2")]
 pub mod dropin;
-pub mod flat;
 pub mod ion;
 pub mod liveness;
 pub use crate::registers::location;

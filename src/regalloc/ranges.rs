@@ -530,10 +530,6 @@ pub fn build_live_ranges<F: MachineRead + ?Sized>(
     }
 }
 
-fn is_value(v: VReg) -> bool {
-    super::flat::FlatFunction::is_value(v)
-}
-
 /// The reverse scan; returns the number of ranges.
 fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSide) -> usize {
     let RangeRows {
@@ -691,7 +687,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                             && o.constraint == OperandConstraint::FixedReg(reg)
                     });
                     let held_late = reused_vreg.is_some_and(|r| r != op.vreg);
-                    if is_value(op.vreg)
+                    if op.vreg.is_value()
                         && (live_contains!(op.vreg.index()) || held_late)
                         && (late_def || f.inst_clobbers(i).contains(reg))
                     {
@@ -736,7 +732,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
             for idx in 0..at.len() {
                 let (k, p) = at[idx];
                 let op = ops[k];
-                if !is_value(op.vreg) {
+                if !op.vreg.is_value() {
                     if let OperandConstraint::FixedReg(r) = op.constraint {
                         side.preg_ranges[r.dense_index()].push(CodeRange::new(p, p.next()));
                     }
@@ -845,7 +841,7 @@ fn class_table<F: MachineRead + ?Sized>(f: &F) -> Vec<Option<VReg>> {
         }
         for i in f.block_insts(b) {
             for o in f.inst_operands(i) {
-                if is_value(o.vreg) {
+                if o.vreg.is_value() {
                     t[o.vreg.index()] = Some(o.vreg);
                 }
             }

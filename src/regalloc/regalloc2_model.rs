@@ -1,19 +1,21 @@
 //! The regalloc2 model, import direction (and the export of flat functions for tests).
 //!
 //! What: [`import`] reads any `regalloc2::Function` with its `regalloc2::MachineEnv` into a
-//! [`FlatFunction`] (which implements [`MachineRead`]) and our [`MachineEnv`], so a
+//! [`MachineFunction`] (the owned machine form, which implements [`MachineRead`]; its
+//! instructions are [`Opcode::Op`] and [`Opcode::Branch`], known by their operands) and our
+//! [`MachineEnv`], so a
 //! regalloc2 user hands us their functions unchanged and every allocator phase reads them.
 //! Everything converts one to one: classes, registers, vregs, operands (kind, position,
 //! constraint: any, reg, stack, fixed, reuse, limit), clobbers, block parameters and branch
 //! arguments. Two things have no field in our model and are reported beside it in
 //! [`Imported`]: regalloc2's fixed stack slots (registers that name stack locations) and
-//! its fixed non-allocatable operands (no vreg; marked with [`NO_VREG`]).
+//! its fixed non-allocatable operands (no vreg; marked with [`VReg::NO_VALUE`]).
+//! [`import_into`] refills a caller's function, so a reused one allocates nothing once warm.
 //!
-//! [`Regalloc2Flat`] presents a [`FlatFunction`] back as a `regalloc2::Function` (for tests,
-//! fuzz checks and benches: regalloc2 allocates generated functions and its checker judges
-//! them); [`to_regalloc2_env`] and [`output_from_regalloc2`] / [`output_to_regalloc2`]
-//! convert environments and outputs. Presenting the World's machine form is the lowering
-//! side's adapter, not this one.
+//! [`to_regalloc2_env`] and [`output_from_regalloc2`] / [`output_to_regalloc2`] convert
+//! environments and outputs; [`run_regalloc2`] and [`regalloc2_check`] run regalloc2 and its
+//! checker on any [`MachineRead`] (for tests, fuzz checks and benches) through
+//! [`super::to_regalloc2::Presented`], the one presenter of our machine form to regalloc2.
 //!
 //! Errors: a reuse index beyond 255 or a limit beyond 2^16 is refused ([`ImportError`]);
 //! a limit of 64 or more is every register (hardware indices are below 64) and imports as
@@ -21,10 +23,11 @@
 //!
 //! Complexity: O(instructions + operands + edges) for every conversion.
 
-use super::flat::{FlatFunction, FlatInstKind, NO_VREG};
 use super::location::{Allocation, PReg, RegClass, SpillSlot};
 use super::output::{AllocOutput, Edit};
 use super::point::ProgPoint;
+use super::to_regalloc2::{Presented, Regalloc2Error};
+use crate::machine::function::{MachineFunction, MachineOp, Opcode};
 use crate::machine::{
     MachineEnv, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos, PRegSet, VReg,
 };
@@ -34,7 +37,7 @@ use regalloc2 as ra2;
 #[derive(Clone, Debug)]
 pub struct Imported {
     /// The function.
-    pub func: FlatFunction,
+    pub func: MachineFunction,
     /// The allocatable registers and scratch registers.
     pub env: MachineEnv,
     /// Registers that regalloc2's environment declares as fixed stack slots: a location
@@ -61,7 +64,7 @@ pub enum ImportError {
     VRegIndex(usize),
     /// The imported function breaks a structural invariant.
     #[error("imported function is malformed: {0}")]
-    Malformed(#[from] super::flat::FlatError),
+    Malformed(crate::machine::verify::MachineDefect),
 }
 
 /// regalloc2's class as ours.
@@ -94,7 +97,7 @@ pub fn preg_to(r: PReg) -> ra2::PReg {
 
 fn vreg_from(v: ra2::VReg) -> Result<VReg, ImportError> {
     let index = if v == ra2::VReg::invalid() {
-        NO_VREG
+        VReg::NO_VALUE
     } else {
         u32::try_from(v.vreg()).map_err(|_| ImportError::VRegIndex(v.vreg()))?
     };
@@ -110,7 +113,8 @@ fn set_from(s: ra2::PRegSet) -> PRegSet {
     s.into_iter().map(preg_from).collect()
 }
 
-fn set_to(s: PRegSet) -> ra2::PRegSet {
+/// Our register set as regalloc2's.
+pub(crate) fn set_to(s: PRegSet) -> ra2::PRegSet {
     s.iter().map(preg_to).collect()
 }
 
@@ -163,14 +167,12 @@ fn operand_from(inst: usize, k: usize, op: ra2::Operand) -> Result<Operand, Impo
     })
 }
 
-/// Our operand as regalloc2's. An operand without a value (the [`NO_VREG`] marker of a
+/// Our operand as regalloc2's. An operand without a value (the [`VReg::NO_VALUE`] marker of a
 /// regalloc2 function we imported) is regalloc2's fixed non-allocatable operand; `Limit(n)`
 /// becomes `Limit` of the largest power of two not above `n` (regalloc2 requires a power of
 /// two, and a smaller limit only narrows the registers allowed).
 pub fn operand_to(op: &Operand) -> ra2::Operand {
-    if let (OperandConstraint::FixedReg(r), false) =
-        (op.constraint, FlatFunction::is_value(op.vreg))
-    {
+    if let (OperandConstraint::FixedReg(r), false) = (op.constraint, op.vreg.is_value()) {
         return ra2::Operand::fixed_nonallocatable(preg_to(r));
     }
     let constraint = match op.constraint {
@@ -236,57 +238,51 @@ pub fn to_regalloc2_env(env: &MachineEnv, fixed_stack: PRegSet) -> ra2::MachineE
 }
 
 /// Imports a regalloc2 function and environment (see the module doc).
+///
+/// # Errors
+/// As [`import_into`].
 pub fn import<F: ra2::Function>(f: &F, env: &ra2::MachineEnv) -> Result<Imported, ImportError> {
+    let mut func = MachineFunction::default();
+    let (env, fixed_stack) = import_into(f, env, &mut func)?;
+    Ok(Imported {
+        func,
+        env,
+        fixed_stack,
+    })
+}
+
+/// Imports a regalloc2 function into `out` (cleared first; its vectors keep their
+/// capacity) and returns our environment with the registers that name fixed stack slots.
+///
+/// # Errors
+/// [`ImportError`] for a reuse index beyond 255, a vreg index beyond ours, or a function
+/// the machine verifier rejects (the first defect).
+pub fn import_into<F: ra2::Function>(
+    f: &F,
+    env: &ra2::MachineEnv,
+    out: &mut MachineFunction,
+) -> Result<(MachineEnv, PRegSet), ImportError> {
     let nb = f.num_blocks();
-    let mut out = FlatFunction {
-        num_vregs: f.num_vregs(),
-        ..FlatFunction::default()
+    clear(out);
+    out.num_vregs = f.num_vregs();
+    let blocks = |list: &[ra2::Block]| list.iter().map(|s| s.index() as u32).collect();
+    let vregs = |list: &[ra2::VReg]| -> Result<smallvec::SmallVec<[VReg; 2]>, ImportError> {
+        list.iter().map(|&v| vreg_from(v)).collect()
     };
     for b in 0..nb {
         let block = ra2::Block::new(b);
         let r = f.block_insns(block);
         let (first, end) = (r.first().index(), r.first().index() + r.len());
-        out.block_insts.push(first as u32..end as u32);
-        out.succs.push(
-            f.block_succs(block)
-                .iter()
-                .map(|s| s.index() as u32)
-                .collect(),
-        );
-        out.preds.push(
-            f.block_preds(block)
-                .iter()
-                .map(|s| s.index() as u32)
-                .collect(),
-        );
-        out.params.push(
-            f.block_params(block)
-                .iter()
-                .map(|&v| vreg_from(v))
-                .collect::<Result<_, _>>()?,
-        );
-        let last = ra2::Inst::new(end - 1);
-        let mut args = Vec::new();
-        if f.is_branch(last) {
-            for s in 0..f.block_succs(block).len() {
-                args.push(
-                    f.branch_blockparams(block, last, s)
-                        .iter()
-                        .map(|&v| vreg_from(v))
-                        .collect::<Result<_, _>>()?,
-                );
-            }
-        }
-        out.branch_args.push(args);
         for i in first..end {
             let inst = ra2::Inst::new(i);
-            out.kinds.push(if f.is_branch(inst) {
-                FlatInstKind::Branch
+            let opcode = if f.is_branch(inst) {
+                Opcode::Branch
             } else if f.is_ret(inst) {
-                FlatInstKind::Ret
+                Opcode::Ret
             } else {
-                FlatInstKind::Op
-            });
+                Opcode::Op
+            };
+            out.ops.push(MachineOp::new(opcode));
             out.operands.push(
                 f.inst_operands(inst)
                     .iter()
@@ -296,107 +292,39 @@ pub fn import<F: ra2::Function>(f: &F, env: &ra2::MachineEnv) -> Result<Imported
             );
             out.clobbers.push(set_from(f.inst_clobbers(inst)));
         }
-    }
-    out.validate()?;
-    let (env, fixed_stack) = env_from(env);
-    Ok(Imported {
-        func: out,
-        env,
-        fixed_stack,
-    })
-}
-
-/// A [`FlatFunction`] presented as a `regalloc2::Function` (operands, parameters and
-/// arguments converted once, up front).
-pub struct Regalloc2Flat<'a> {
-    func: &'a FlatFunction,
-    operands: Vec<Vec<ra2::Operand>>,
-    params: Vec<Vec<ra2::VReg>>,
-    args: Vec<Vec<Vec<ra2::VReg>>>,
-    succs: Vec<Vec<ra2::Block>>,
-    preds: Vec<Vec<ra2::Block>>,
-}
-
-impl<'a> Regalloc2Flat<'a> {
-    /// Presents `func` to regalloc2.
-    pub fn new(func: &'a FlatFunction) -> Self {
-        let blocks = |v: &Vec<u32>| v.iter().map(|&b| ra2::Block::new(b as usize)).collect();
-        Regalloc2Flat {
-            func,
-            operands: func
-                .operands
-                .iter()
-                .map(|ops| ops.iter().map(operand_to).collect())
-                .collect(),
-            params: func
-                .params
-                .iter()
-                .map(|p| p.iter().copied().map(vreg_to).collect())
-                .collect(),
-            args: func
-                .branch_args
-                .iter()
-                .map(|a| {
-                    a.iter()
-                        .map(|v| v.iter().copied().map(vreg_to).collect())
-                        .collect()
-                })
-                .collect(),
-            succs: func.succs.iter().map(blocks).collect(),
-            preds: func.preds.iter().map(blocks).collect(),
+        out.insts.push(first as u32..end as u32);
+        out.succs.push(blocks(f.block_succs(block)));
+        out.preds.push(blocks(f.block_preds(block)));
+        out.params.push(vregs(f.block_params(block))?);
+        let last = ra2::Inst::new(end - 1);
+        let mut args = crate::machine::function::BranchArgs::default();
+        if f.is_branch(last) {
+            for s in 0..f.block_succs(block).len() {
+                args.push(&vregs(f.branch_blockparams(block, last, s))?);
+            }
         }
+        out.branch_args.push(args);
     }
+    if let Some(defect) = crate::machine::verify::verify(&*out).into_iter().next() {
+        return Err(ImportError::Malformed(defect));
+    }
+    Ok(env_from(env))
 }
 
-impl ra2::Function for Regalloc2Flat<'_> {
-    fn num_insts(&self) -> usize {
-        self.func.num_insts()
-    }
-    fn num_blocks(&self) -> usize {
-        self.func.num_blocks()
-    }
-    fn entry_block(&self) -> ra2::Block {
-        ra2::Block::new(0)
-    }
-    fn block_insns(&self, block: ra2::Block) -> ra2::InstRange {
-        let r = &self.func.block_insts[block.index()];
-        ra2::InstRange::new(
-            ra2::Inst::new(r.start as usize),
-            ra2::Inst::new(r.end as usize),
-        )
-    }
-    fn block_succs(&self, block: ra2::Block) -> &[ra2::Block] {
-        &self.succs[block.index()]
-    }
-    fn block_preds(&self, block: ra2::Block) -> &[ra2::Block] {
-        &self.preds[block.index()]
-    }
-    fn block_params(&self, block: ra2::Block) -> &[ra2::VReg] {
-        &self.params[block.index()]
-    }
-    fn is_ret(&self, insn: ra2::Inst) -> bool {
-        self.func.is_ret(insn.index() as u32)
-    }
-    fn is_branch(&self, insn: ra2::Inst) -> bool {
-        self.func.is_branch(insn.index() as u32)
-    }
-    fn branch_blockparams(&self, block: ra2::Block, _: ra2::Inst, succ: usize) -> &[ra2::VReg] {
-        self.args[block.index()]
-            .get(succ)
-            .map_or(&[], Vec::as_slice)
-    }
-    fn inst_operands(&self, insn: ra2::Inst) -> &[ra2::Operand] {
-        &self.operands[insn.index()]
-    }
-    fn inst_clobbers(&self, insn: ra2::Inst) -> ra2::PRegSet {
-        set_to(self.func.clobbers[insn.index()])
-    }
-    fn num_vregs(&self) -> usize {
-        self.func.num_vregs
-    }
-    fn spillslot_size(&self, class: ra2::RegClass) -> usize {
-        self.func.spill_slot_size(class_from(class))
-    }
+/// Empties `f`, keeping its vectors' capacity.
+fn clear(f: &mut MachineFunction) {
+    f.name.clear();
+    f.target.clear();
+    f.ops.clear();
+    f.operands.clear();
+    f.clobbers.clear();
+    f.insts.clear();
+    f.params.clear();
+    f.succs.clear();
+    f.preds.clear();
+    f.branch_args.clear();
+    f.frame_slots.clear();
+    f.num_vregs = 0;
 }
 
 /// regalloc2's output in our shape.
@@ -445,13 +373,17 @@ pub fn output_to_regalloc2(out: &AllocOutput) -> ra2::Output {
     }
 }
 
-/// Runs regalloc2 (Ion) on a flat function; the result in our shape.
+/// Runs regalloc2 (Ion, SSA validation on) on any machine function; the result in our
+/// shape.
+///
+/// # Errors
+/// regalloc2's own error.
 pub fn run_regalloc2(
-    func: &FlatFunction,
+    func: &impl MachineRead,
     env: &MachineEnv,
     fixed_stack: PRegSet,
 ) -> Result<AllocOutput, ra2::RegAllocError> {
-    let f = Regalloc2Flat::new(func);
+    let f = Presented::new(func);
     let env = to_regalloc2_env(env, fixed_stack);
     let opts = ra2::RegallocOptions {
         validate_ssa: true,
@@ -460,18 +392,21 @@ pub fn run_regalloc2(
     ra2::run(&f, &env, &opts).map(|o| output_from_regalloc2(&o))
 }
 
-/// Runs regalloc2's own checker on `out` for `func`: `Ok` when it accepts.
+/// Runs regalloc2's own checker on `out` for any machine function.
+///
+/// # Errors
+/// [`Regalloc2Error::Check`] with the checker's findings.
 pub fn regalloc2_check(
-    func: &FlatFunction,
+    func: &impl MachineRead,
     env: &MachineEnv,
     fixed_stack: PRegSet,
     out: &AllocOutput,
-) -> Result<(), String> {
-    let f = Regalloc2Flat::new(func);
-    let env = to_regalloc2_env(env, fixed_stack);
-    let mut checker = ra2::checker::Checker::new(&f, &env);
-    checker.prepare(&output_to_regalloc2(out));
-    checker.run().map_err(|e| format!("{e:?}"))
+) -> Result<(), Regalloc2Error> {
+    check_presented(
+        &Presented::new(func),
+        &to_regalloc2_env(env, fixed_stack),
+        out,
+    )
 }
 
 #[cfg(all(test, feature = "fuzzing"))]
@@ -511,7 +446,7 @@ mod tests {
             let f = machine_gen::seeded(seed);
             let env = machine_gen::env(true);
             let back = import(
-                &Regalloc2Flat::new(&f),
+                &Presented::new(&f),
                 &to_regalloc2_env(&env, PRegSet::empty()),
             )
             .unwrap();
@@ -564,13 +499,18 @@ mod fuzz_func_tests {
 }
 
 /// Runs regalloc2's checker on `out` for any `regalloc2::Function` (the pipeline's presented
-/// machine rows included): `Ok` when it accepts, else its findings.
+/// machine rows included).
+///
+/// # Errors
+/// [`Regalloc2Error::Check`] with the checker's findings.
 pub fn check_presented<F: ra2::Function>(
     func: &F,
     env: &ra2::MachineEnv,
     out: &AllocOutput,
-) -> Result<(), String> {
+) -> Result<(), Regalloc2Error> {
     let mut checker = ra2::checker::Checker::new(func, env);
     checker.prepare(&output_to_regalloc2(out));
-    checker.run().map_err(|e| format!("{e:?}"))
+    checker
+        .run()
+        .map_err(|e| Regalloc2Error::Check(format!("{e:?}")))
 }

@@ -267,22 +267,28 @@ pub fn remove_redundant_moves(world: &mut World) {
             .push(Diagnostic {
                 severity: Severity::Error,
                 pass: "regalloc",
-                message: format!("@{name}: regalloc2's checker rejects the allocation: {e}"),
+                message: format!("@{name}: {e}"),
             }),
     }
     world.resource_mut::<IonTables>().started = None;
 }
 
+/// regalloc2's checker's verdict on our allocation (feature `regalloc2`).
+#[cfg(feature = "regalloc2")]
+type Regalloc2Verdict = Result<(), crate::regalloc::to_regalloc2::Regalloc2Error>;
+/// Without the feature there is no second checker: always `Ok`.
+#[cfg(not(feature = "regalloc2"))]
+type Regalloc2Verdict = Result<(), std::convert::Infallible>;
+
 /// The finished allocation as an [`crate::regalloc::driver::AllocRun`], and regalloc2's
 /// checker's verdict (always `Ok` without the feature).
-#[allow(clippy::type_complexity)]
 fn publish(
     f: &crate::machine::columns::MachineRef<'_>,
     env: &crate::machine::MachineEnv,
     state: &mut IonState,
 ) -> (
     (crate::regalloc::driver::AllocRun, String),
-    Result<(), String>,
+    Regalloc2Verdict,
 ) {
     let output = std::mem::take(&mut state.output);
     let mut annotations = std::mem::take(&mut state.annotations);

@@ -20,7 +20,7 @@
 
 pub use super::regalloc2_model::preg_to;
 pub use super::regalloc2_model::{alloc_from, operand_to, preg_from};
-use super::regalloc2_model::{class_from, vreg_to};
+use super::regalloc2_model::{class_from, set_to, vreg_to};
 use crate::machine::{MBlock, MachineEnv, MachineRead};
 use crate::registers::Allocation;
 use regalloc2 as ra2;
@@ -66,11 +66,7 @@ impl<'a, M: MachineRead> Presented<'a, M> {
         for i in 0..ni as u32 {
             p.operand_start.push(p.operands.len() as u32);
             p.operands.extend(f.inst_operands(i).iter().map(operand_to));
-            let mut c = ra2::PRegSet::empty();
-            for r in f.inst_clobbers(i).iter() {
-                c.add(preg_to(r));
-            }
-            p.clobbers.push(c);
+            p.clobbers.push(set_to(f.inst_clobbers(i)));
         }
         p.operand_start.push(p.operands.len() as u32);
         let mut succ_edges = Vec::new();

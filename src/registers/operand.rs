@@ -29,6 +29,24 @@ impl VReg {
     /// The largest index a virtual register may have.
     pub const MAX_INDEX: u32 = (1 << 30) - 1;
 
+    /// The index that marks an operand naming no value: a mention of a fixed,
+    /// non-allocatable register (regalloc2's `Operand::fixed_nonallocatable`). Liveness and
+    /// live ranges skip such operands; the checker only checks their allocation.
+    pub const NO_VALUE: u32 = Self::MAX_INDEX;
+
+    /// The operand marker of a fixed non-allocatable register of `class` (see
+    /// [`VReg::NO_VALUE`]).
+    pub const fn no_value(class: RegClass) -> VReg {
+        VReg {
+            bits: (Self::NO_VALUE << 2) | class as u32,
+        }
+    }
+
+    /// Whether this vreg names a value (is not the [`VReg::NO_VALUE`] marker).
+    pub const fn is_value(self) -> bool {
+        self.index() != Self::NO_VALUE as usize
+    }
+
     /// Virtual register `index` of `class`, or `None` when `index > MAX_INDEX`.
     pub const fn new(index: u32, class: RegClass) -> Option<VReg> {
         if index > Self::MAX_INDEX {

@@ -35,7 +35,6 @@ use super::process::DEAD;
 use super::{range_alloc, IonError, IonState};
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint, OperandKind};
 use crate::regalloc::bundles::BundleTables;
-use crate::regalloc::flat::FlatFunction;
 use crate::regalloc::location::{Allocation, PReg, RegClass, SpillSlot};
 use crate::regalloc::moves::{Move, MoveResolver, ScratchEnv};
 use crate::regalloc::output::Edit;
@@ -128,9 +127,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
         out.inst_alloc_offsets.push(out.allocs.len() as u32);
         for op in f.inst_operands(i) {
             let a = match op.constraint {
-                OperandConstraint::FixedReg(r) if !FlatFunction::is_value(op.vreg) => {
-                    Allocation::Reg(r)
-                }
+                OperandConstraint::FixedReg(r) if !op.vreg.is_value() => Allocation::Reg(r),
                 _ => Allocation::None,
             };
             out.allocs.push(a);
