@@ -110,7 +110,7 @@ pub fn check_function(h: &mut Harness, f: &MachineFunction) {
             let v = op.vreg.index();
             let n = side.vreg_ranges[v]
                 .iter()
-                .flat_map(|e| rr.uses[e.index as usize].iter())
+                .flat_map(|e| rr.uses[e.index.index()].iter())
                 .filter(|u| u.point.inst() == i && u.slot() == k as u8)
                 .count();
             // A decoupled use has no range of its own; a fixup whose two slots are one (an
@@ -135,14 +135,14 @@ pub fn check_function(h: &mut Harness, f: &MachineFunction) {
         if list.is_empty() {
             continue;
         }
-        let c = rr.vregs[list[0].index as usize].class();
+        let c = rr.vregs[list[0].index.index()].class();
         assert!(
-            list.iter().all(|e| rr.vregs[e.index as usize].class() == c),
+            list.iter().all(|e| rr.vregs[e.index.index()].class() == c),
             "bundle {b} mixes classes"
         );
         let mut vs: Vec<usize> = list
             .iter()
-            .map(|e| rr.vregs[e.index as usize].index())
+            .map(|e| rr.vregs[e.index.index()].index())
             .collect();
         vs.sort_unstable();
         vs.dedup();

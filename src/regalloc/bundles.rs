@@ -40,6 +40,7 @@
 //! Complexity: O(N log^2 N) for N ranges in the worst case; O(N) in the common case of
 //! one-run bundles.
 
+use super::handles::{BundleIndex, SpillSetIndex};
 use super::location::{Allocation, RegClass};
 use super::point::ProgPoint;
 use super::ranges::{
@@ -58,14 +59,14 @@ use std::collections::BinaryHeap;
 #[repr(transparent)]
 pub struct BundleRanges(pub SmallVec<[RangeEntry; 4]>);
 
-/// The bundle's spill set index (`u32::MAX` for none).
+/// The bundle's spill set ([`SpillSetIndex::NONE`] for none).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(transparent)]
-pub struct BundleSpillSet(pub u32);
+pub struct BundleSpillSet(pub SpillSetIndex);
 
 impl Default for BundleSpillSet {
     fn default() -> Self {
-        BundleSpillSet(u32::MAX)
+        BundleSpillSet(SpillSetIndex::NONE)
     }
 }
 
@@ -132,7 +133,7 @@ pub struct SpillSet {
     /// The register class of its values.
     pub class: RegClass,
     /// The bundle it was created for.
-    pub bundle: u32,
+    pub bundle: BundleIndex,
     /// Slots a value takes.
     pub slots: u8,
 }
@@ -141,7 +142,7 @@ impl Default for SpillSet {
     fn default() -> Self {
         SpillSet {
             class: RegClass::Int,
-            bundle: u32::MAX,
+            bundle: BundleIndex::NONE,
             slots: 1,
         }
     }
@@ -152,8 +153,8 @@ impl Default for SpillSet {
 pub struct SpillSetState {
     /// Register hint: the last register a bundle of the set got.
     pub hint: Option<crate::registers::PReg>,
-    /// The set's spill bundle (`u32::MAX` when none yet).
-    pub spill_bundle: u32,
+    /// The set's spill bundle ([`BundleIndex::NONE`] when none yet).
+    pub spill_bundle: BundleIndex,
     /// Splits of the set's bundles so far.
     pub splits: u32,
     /// Some bundle of the set lives on the stack.
@@ -166,7 +167,7 @@ impl Default for SpillSetState {
     fn default() -> Self {
         SpillSetState {
             hint: None,
-            spill_bundle: u32::MAX,
+            spill_bundle: BundleIndex::NONE,
             splits: 0,
             required: false,
             slot: 0,
@@ -227,7 +228,7 @@ pub struct BundleSide {
     /// Run lengths of each bundle's entry vector during merging.
     pub runs: Vec<SmallVec<[u32; 2]>>,
     /// The allocation queue: (priority, bundle), highest priority first.
-    pub queue: BinaryHeap<(u32, u32)>,
+    pub queue: BinaryHeap<(u32, BundleIndex)>,
     /// Merges done and refused (overlap, requirement conflict, class).
     pub merges: MergeStats,
 }
@@ -309,7 +310,7 @@ pub struct BundleRows<'a> {
     /// `ranges[b]`.
     pub ranges: &'a mut [SmallVec<[RangeEntry; 4]>],
     /// `spill_sets[b]`.
-    pub spill_sets: &'a mut [u32],
+    pub spill_sets: &'a mut [SpillSetIndex],
     /// `props[b]`.
     pub props: &'a mut [BundleProps],
     /// `reqs[b]`.
@@ -404,12 +405,12 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         br.ranges[v].clear();
         br.ranges[v].extend_from_slice(list);
         br.allocs[v] = Allocation::None;
-        br.spill_sets[v] = u32::MAX;
+        br.spill_sets[v] = SpillSetIndex::NONE;
         let mut req = RequirementMerge::<ProgPoint>::new();
         let mut flags = 0;
         for e in list {
-            rr.bundles[e.index as usize] = v as u32;
-            for u in &rr.uses[e.index as usize] {
+            rr.bundles[e.index.index()] = BundleIndex::new(v);
+            for u in &rr.uses[e.index.index()] {
                 req.add(use_requirement(u), u.point);
                 match u.operand.constraint {
                     OperandConstraint::FixedReg(_) => flags |= BundleProps::FIXED,
@@ -425,10 +426,8 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         };
         side.runs[v].push(list.len() as u32);
     }
-    let bundle_of = |v: usize, rbundles: &[u32]| -> Option<u32> {
-        rs.vreg_ranges[v]
-            .first()
-            .map(|e| rbundles[e.index as usize])
+    let bundle_of = |v: usize, rbundles: &[BundleIndex]| -> Option<BundleIndex> {
+        rs.vreg_ranges[v].first().map(|e| rbundles[e.index.index()])
     };
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     for b in 0..f.num_blocks() as MBlock {
@@ -456,7 +455,7 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         let (Some(a), Some(b)) = (bundle_of(x, rr.bundles), bundle_of(y, rr.bundles)) else {
             continue;
         };
-        let (a, b) = (a as usize, b as usize);
+        let (a, b) = (a.index(), b.index());
         if a == b {
             side.merges.same += 1;
             continue;
@@ -497,7 +496,7 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         }
         side.merges.merged += 1;
         for e in &scratch {
-            rr.bundles[e.index as usize] = big as u32;
+            rr.bundles[e.index.index()] = BundleIndex::new(big);
         }
         br.ranges[small].clear();
         side.runs[small].clear();
@@ -525,14 +524,14 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             br.ranges[b].sort_unstable();
         }
         if br.ranges[b].is_empty() {
-            br.spill_sets[b] = u32::MAX;
+            br.spill_sets[b] = SpillSetIndex::NONE;
             continue;
         }
         let class = rs_class(&br.ranges[b], rr.vregs).unwrap_or(RegClass::Int);
-        br.spill_sets[b] = nsets as u32;
+        br.spill_sets[b] = SpillSetIndex::new(nsets);
         sets.info[nsets] = SpillSet {
             class,
-            bundle: b as u32,
+            bundle: BundleIndex::new(b),
             slots: f.spill_slot_size(class).max(1) as u8,
         };
         sets.state[nsets] = SpillSetState::default();
@@ -543,7 +542,7 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         let mut weight = 0u64;
         for e in &br.ranges[b] {
             priority += e.range.len().div_ceil(2);
-            weight += rr.uses[e.index as usize]
+            weight += rr.uses[e.index.index()]
                 .iter()
                 .map(|u| u.weight() as u64)
                 .sum::<u64>();
@@ -559,7 +558,7 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             spill_weight: weight as f32 / priority.max(1) as f32,
             flags,
         };
-        side.queue.push((priority, b as u32));
+        side.queue.push((priority, BundleIndex::new(b)));
     }
     t.counts.sets = nsets;
     if cfg!(debug_assertions) {
@@ -571,7 +570,7 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
 }
 
 fn rs_class(list: &[RangeEntry], vregs: &[crate::machine::VReg]) -> Option<RegClass> {
-    list.first().map(|e| vregs[e.index as usize].class())
+    list.first().map(|e| vregs[e.index.index()].class())
 }
 
 /// Checks the bundle invariants (module doc) on the World's tables; the first violation.
@@ -610,21 +609,23 @@ fn check_rows(
             }
         }
         for e in list {
-            if rr.bundles[e.index as usize] != b as u32 {
+            if rr.bundles[e.index.index()] != BundleIndex::new(b) {
                 return Err(format!(
                     "bundle {b}: range {} says bundle {}",
-                    e.index, rr.bundles[e.index as usize]
+                    e.index,
+                    rr.bundles[e.index.index()]
                 ));
             }
-            if rr.spans[e.index as usize] != e.range {
+            if rr.spans[e.index.index()] != e.range {
                 return Err(format!(
                     "bundle {b}: entry {} differs from range {}",
-                    e.range, rr.spans[e.index as usize]
+                    e.range,
+                    rr.spans[e.index.index()]
                 ));
             }
-            listed[e.index as usize] = true;
+            listed[e.index.index()] = true;
         }
-        if !list.is_empty() && br.spill_sets[b] as usize >= counts.sets {
+        if !list.is_empty() && br.spill_sets[b].index() >= counts.sets {
             return Err(format!("bundle {b}: no spill set"));
         }
     }

@@ -9,10 +9,14 @@
 //!
 //! with `ctx: strata::regalloc::Ctx` (`Default`) in place of `regalloc2::Ctx`.
 //!
-//! What: the function is read through `regalloc2::Function` into our flat form
-//! ([`super::regalloc2_model::import`]), checked for what regalloc2 rejects (critical edges,
-//! a malformed block), allocated, and the result is converted into a `regalloc2::Output`
-//! kept in the context (allocations, edits sorted by program point, spill-slot count).
+//! What: the function is read through `regalloc2::Function` into our owned machine form
+//! ([`super::regalloc2_model::import_into`], into a function the context keeps and refills,
+//! so a warm context allocates nothing for it), checked for what regalloc2 rejects (critical
+//! edges, a malformed block), allocated, and the result is converted into a
+//! `regalloc2::Output` kept in the context (allocations, edits sorted by program point,
+//! spill-slot count). The import is a copy: regalloc2's trait hands out slices of its own
+//! packed types, which our phases do not read, as the LLVM importer copies LLVM's text into
+//! our IR.
 //! `options.algorithm` and `verbose_log` are accepted and ignored: ours is always Ion-style.
 //!
 //! Errors map to regalloc2's kinds where they correspond: a critical edge is `CritEdge`, an
@@ -22,7 +26,8 @@
 //! Complexity: the import is O(function size); the allocation as in [`super::ion`].
 
 use super::ion::{allocate, IonContext, IonError};
-use super::regalloc2_model::{import, output_to_regalloc2, ImportError};
+use super::regalloc2_model::{import_into, output_to_regalloc2, ImportError};
+use crate::machine::function::MachineFunction;
 use regalloc2 as ra2;
 
 /// The reusable allocation context of the drop-in (regalloc2's `Ctx` in shape).
@@ -32,6 +37,8 @@ pub struct Ctx {
     pub ion: IonContext,
     /// The last output, in regalloc2's type.
     pub output: ra2::Output,
+    /// The last function, imported (refilled by each call).
+    pub func: MachineFunction,
 }
 
 /// Allocates `func` under `env` (regalloc2's `run`).
@@ -71,14 +78,14 @@ pub fn run_with_ctx<'a, F: ra2::Function>(
             }
         }
     }
-    let imported = import(func, env).map_err(|e| match e {
+    let (env, fixed_stack) = import_into(func, env, &mut ctx.func).map_err(|e| match e {
         ImportError::ReuseIndex { .. } => ra2::RegAllocError::TooManyOperands,
         ImportError::VRegIndex(_) | ImportError::Malformed(_) => {
             ra2::RegAllocError::BB(ra2::Block::new(0))
         }
     })?;
-    ctx.ion.state.fixed_stack = imported.fixed_stack;
-    allocate(&imported.func, &imported.env, &mut ctx.ion).map_err(|e| match e {
+    ctx.ion.state.fixed_stack = fixed_stack;
+    allocate(&ctx.func, &env, &mut ctx.ion).map_err(|e| match e {
         IonError::TooManyLiveRegs { .. }
         | IonError::NoRegisters { .. }
         | IonError::NoTermination { .. }

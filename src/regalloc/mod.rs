@@ -33,6 +33,7 @@ pub mod corrupt;
 pub mod driver;
 #[cfg(feature = "regalloc2")]
 pub mod dropin;
+pub mod handles;
 pub mod ion;
 pub mod liveness;
 pub use crate::registers::location;
@@ -49,6 +50,7 @@ pub mod to_regalloc2;
 
 #[cfg(feature = "regalloc2")]
 pub use dropin::{run, run_with_ctx, Ctx};
+pub use handles::{BundleIndex, LiveRangeIndex, SpillSetIndex};
 pub use location::{Allocation, PReg, RegClass, SpillSlot};
 pub use moves::{Move, MoveError, MoveResolver, ResolveStats, ScratchEnv};
 pub use requirement::{ConflictPoint, Requirement, RequirementMerge};

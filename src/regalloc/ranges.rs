@@ -49,6 +49,7 @@
 //! O(n log n) for the blockparam sorts; nothing is O(blocks x vregs), so 50,000 blockparam
 //! flows into one block cost about 10x 5,000 (`fan_in` bench).
 
+use super::handles::{BundleIndex, LiveRangeIndex};
 use super::liveness::{self, LiveLists};
 use super::location::{PReg, RegClass};
 use super::point::{CodeRange, ProgPoint};
@@ -107,10 +108,10 @@ impl Default for RangeVReg {
     }
 }
 
-/// The bundle holding the range (a bundle index).
+/// The bundle holding the range.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(transparent)]
-pub struct RangeBundle(pub u32);
+pub struct RangeBundle(pub BundleIndex);
 
 /// The range's uses, sorted by point.
 #[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
@@ -134,8 +135,8 @@ impl RangeFlags {
 pub struct RangeEntry {
     /// The extent.
     pub range: CodeRange,
-    /// The range index (row of the live-range table).
-    pub index: u32,
+    /// The range (row of the live-range table).
+    pub index: LiveRangeIndex,
 }
 
 /// A recorded multi-fixed-register fixup: operand `to_slot` of the instruction at `point`
@@ -201,7 +202,7 @@ pub struct RangeRows<'a> {
     /// `vregs[r]`.
     pub vregs: &'a mut [VReg],
     /// `bundles[r]`.
-    pub bundles: &'a mut [u32],
+    pub bundles: &'a mut [BundleIndex],
     /// `uses[r]`.
     pub uses: &'a mut [SmallVec<[Use; 2]>],
     /// `flags[r]`.
@@ -552,7 +553,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
     side.multi_fixed.clear();
     let classes = class_table(f);
     let mut count = 0usize;
-    let mut cur = vec![u32::MAX; nv];
+    let mut cur = vec![LiveRangeIndex::NONE; nv];
     // The scan's live set: `v` is live iff `mark[v] == gen`; a new block takes a new
     // generation, so clearing costs nothing (a dense set cleared per block is
     // O(blocks x vregs), quadratic on wide fan-ins). `nlive` counts members.
@@ -589,14 +590,14 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
             count += 1;
             spans[k] = r;
             vregs[k] = v;
-            bundles[k] = u32::MAX;
+            bundles[k] = BundleIndex::NONE;
             uses[k].clear();
             flags[k] = 0;
             side.vreg_ranges[v.index()].push(RangeEntry {
                 range: r,
-                index: k as u32,
+                index: LiveRangeIndex::new(k),
             });
-            k as u32
+            LiveRangeIndex::new(k)
         }};
     }
     // Operand scratch: (operand index, effective point).
@@ -615,8 +616,8 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
             // Coalesce with the range of the next block when it starts where this block ends.
             let last = side.vreg_ranges[v].last().copied();
             match last {
-                Some(e) if spans[e.index as usize].from == block_to => {
-                    spans[e.index as usize].from = block_from;
+                Some(e) if spans[e.index.index()].from == block_to => {
+                    spans[e.index.index()].from = block_from;
                     if let Some(last) = side.vreg_ranges[v].last_mut() {
                         last.range.from = block_from;
                     }
@@ -650,7 +651,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                         cur[v] = new_range!(a, CodeRange::new(block_from, p.next()));
                     }
                     let op = Operand::use_(a, OperandConstraint::Any);
-                    uses[cur[v] as usize].push(Use::new(
+                    uses[cur[v].index()].push(Use::new(
                         op,
                         p,
                         Use::NO_SLOT,
@@ -744,7 +745,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                     OperandKind::Def => {
                         let r = if live_contains!(v) {
                             let r = cur[v];
-                            spans[r as usize].from = p;
+                            spans[r.index()].from = p;
                             let e = side.vreg_ranges[v]
                                 .last_mut()
                                 .expect("live vreg has a range");
@@ -756,8 +757,8 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                             // early def (a temporary) is kept apart from the late defs.
                             new_range!(op.vreg, CodeRange::new(p, ProgPoint::before(i + 1)))
                         };
-                        uses[r as usize].push(Use::new(op, p, k as u8, weight));
-                        flags[r as usize] |= RangeFlags::STARTS_AT_DEF;
+                        uses[r.index()].push(Use::new(op, p, k as u8, weight));
+                        flags[r.index()] |= RangeFlags::STARTS_AT_DEF;
                         live_remove!(v);
                     }
                     OperandKind::Use => {
@@ -790,7 +791,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                             live_insert!(v);
                             cur[v] = new_range!(op.vreg, CodeRange::new(block_from, p.next()));
                         }
-                        uses[cur[v] as usize].push(Use::new(op, p, k as u8, weight));
+                        uses[cur[v].index()].push(Use::new(op, p, k as u8, weight));
                     }
                 }
             }
@@ -802,7 +803,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
             } else {
                 new_range!(p, CodeRange::new(block_from, block_from.next()))
             };
-            flags[r as usize] |= RangeFlags::STARTS_AT_DEF;
+            flags[r.index()] |= RangeFlags::STARTS_AT_DEF;
             live_remove!(v);
             for &pred in f.block_preds(b) {
                 side.blockparam_ins.push((p, b, pred));
@@ -866,13 +867,14 @@ pub fn check_ranges(
             }
         }
         for e in list {
-            if spans[e.index as usize] != e.range {
+            if spans[e.index.index()] != e.range {
                 return Err(format!(
                     "vreg {v}: entry {} differs from range {}",
-                    e.range, spans[e.index as usize]
+                    e.range,
+                    spans[e.index.index()]
                 ));
             }
-            for u in &uses[e.index as usize] {
+            for u in &uses[e.index.index()] {
                 if !e.range.contains(u.point) {
                     return Err(format!(
                         "vreg {v}: use at {} outside range {}",

@@ -35,6 +35,7 @@ use super::process::DEAD;
 use super::{range_alloc, IonError, IonState};
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint, OperandKind};
 use crate::regalloc::bundles::BundleTables;
+use crate::regalloc::handles::LiveRangeIndex;
 use crate::regalloc::location::{Allocation, PReg, RegClass, SpillSlot};
 use crate::regalloc::moves::{Move, MoveResolver, ScratchEnv};
 use crate::regalloc::output::Edit;
@@ -52,7 +53,7 @@ const PRIO_OUT_EDGE: u8 = 4;
 #[derive(Default)]
 pub struct InsertScratch {
     /// (vreg, range) of every live range, sorted.
-    by_vreg: Vec<(u32, u32)>,
+    by_vreg: Vec<(u32, LiveRangeIndex)>,
     /// `alloc_of[r]`: location of range `r`.
     alloc_of: Vec<Allocation>,
     /// (vreg, block, location) of a vreg at each block exit a range covers.
@@ -117,7 +118,8 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             });
         }
         sc.alloc_of.push(a);
-        sc.by_vreg.push((rr.vregs[r].index() as u32, r as u32));
+        sc.by_vreg
+            .push((rr.vregs[r].index() as u32, LiveRangeIndex::new(r)));
     }
     let out = &mut state.output;
     out.allocs.clear();
@@ -134,8 +136,8 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
         }
     }
     for &(_, r) in &sc.by_vreg {
-        let a = sc.alloc_of[r as usize];
-        for u in &rr.uses[r as usize] {
+        let a = sc.alloc_of[r.index()];
+        for u in &rr.uses[r.index()] {
             if u.slot() != crate::regalloc::ranges::Use::NO_SLOT {
                 let k =
                     out.inst_alloc_offsets[u.point.inst() as usize] as usize + u.slot() as usize;
@@ -148,19 +150,19 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     sc.by_vreg.sort_unstable_by_key(|&(v, r)| {
         (
             v,
-            spans[r as usize].from,
-            std::cmp::Reverse(spans[r as usize].to),
+            spans[r.index()].from,
+            std::cmp::Reverse(spans[r.index()].to),
         )
     });
     if state.annotate {
         for &(v, r) in &sc.by_vreg {
-            let span = spans[r as usize];
-            let b = rr.bundles[r as usize];
+            let span = spans[r.index()];
+            let b = rr.bundles[r.index()];
             state.annotations.push((
                 span.from,
                 format!(
                     "v{v} in {} over {span} (range {r}, bundle {b})",
-                    sc.alloc_of[r as usize]
+                    sc.alloc_of[r.index()]
                 ),
             ));
         }
@@ -169,14 +171,14 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     sc.sources.clear();
     let nb = f.num_blocks() as u32;
     for &(v, r) in &sc.by_vreg {
-        let span = spans[r as usize];
+        let span = spans[r.index()];
         let mut b = state.block_of[span.from.inst() as usize];
         while b < nb {
             let exit = ProgPoint::after(f.block_insts(b).end - 1);
             if span.to <= exit || span.from > exit {
                 break;
             }
-            sc.sources.push((v, b, sc.alloc_of[r as usize]));
+            sc.sources.push((v, b, sc.alloc_of[r.index()]));
             b += 1;
         }
     }
@@ -204,14 +206,14 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
         let mut best_all: Option<(ProgPoint, Allocation)> = None;
         let mut last_from = ProgPoint(0);
         for &(_, r) in &sc.by_vreg[k..end] {
-            let span = spans[r as usize];
-            let a = sc.alloc_of[r as usize];
-            let class = rr.vregs[r as usize].class();
+            let span = spans[r.index()];
+            let a = sc.alloc_of[r.index()];
+            let class = rr.vregs[r.index()].class();
             if span.from > last_from {
                 best_before = best_all;
                 last_from = span.from;
             }
-            let starts_def = rr.flags[r as usize] & RangeFlags::STARTS_AT_DEF != 0;
+            let starts_def = rr.flags[r.index()] & RangeFlags::STARTS_AT_DEF != 0;
             let at_block = block_start(span.from, &state.block_of);
             if let Some((to, pa)) = best_before {
                 if !starts_def
@@ -279,12 +281,12 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
         let pv = param.index() as u32;
         let lo = sc
             .by_vreg
-            .partition_point(|&(w, r)| (w, spans[r as usize].from) < (pv, start));
+            .partition_point(|&(w, r)| (w, spans[r.index()].from) < (pv, start));
         for &(w, r) in &sc.by_vreg[lo..] {
-            if w != pv || spans[r as usize].from != start {
+            if w != pv || spans[r.index()].from != start {
                 break;
             }
-            let dst = sc.alloc_of[r as usize];
+            let dst = sc.alloc_of[r.index()];
             if dst != src {
                 let (pt, prio) = edge_point(f, pred, succ);
                 sc.moves.push((

@@ -8,31 +8,58 @@
 //! start point alone answers "what overlaps `[from, to)`" as a backward walk from the last
 //! entry starting before `to`, stopping at the first entry that ends at or before `from`.
 //!
-//! Invariants: entries of one map are disjoint; an owner is a live-range index or
-//! [`RESERVED`].
+//! The same map serves spill slots: a slot's map records which spill set holds the slot
+//! where (the owner type is the map's parameter, [`MapOwner`]).
+//!
+//! Invariants: entries of one map are disjoint; an owner is a live-range handle or
+//! [`RESERVED`] in a register's map, a spill-set handle in a slot's map.
 //!
 //! Complexity: insert, remove O(log n); an overlap query O(log n + k) for k overlaps.
 
+use crate::regalloc::handles::{LiveRangeIndex, SpillSetIndex};
 use crate::regalloc::point::{CodeRange, ProgPoint};
 use std::collections::BTreeMap;
 
 /// The owner of a reserved (fixed) entry: no live range, cannot be evicted.
-pub const RESERVED: u32 = u32::MAX;
+pub const RESERVED: LiveRangeIndex = LiveRangeIndex::NONE;
 
-/// The allocation map of one register: start point -> (end point, owner).
-#[derive(Clone, Debug, Default)]
-pub struct RegMap {
-    entries: BTreeMap<u32, (u32, u32)>,
+/// What may own an entry of a [`RegMap`]: a live range (register maps) or a spill set
+/// (slot maps); `RESERVED` is the owner of a reservation.
+pub trait MapOwner: Copy + Eq + std::fmt::Debug {
+    /// The owner of a reservation.
+    const RESERVED: Self;
 }
 
-impl RegMap {
+impl MapOwner for LiveRangeIndex {
+    const RESERVED: Self = RESERVED;
+}
+
+impl MapOwner for SpillSetIndex {
+    const RESERVED: Self = SpillSetIndex::NONE;
+}
+
+/// The allocation map of one register (or spill slot): start point -> (end point, owner).
+#[derive(Clone, Debug)]
+pub struct RegMap<O: MapOwner = LiveRangeIndex> {
+    entries: BTreeMap<u32, (u32, O)>,
+}
+
+impl<O: MapOwner> Default for RegMap<O> {
+    fn default() -> Self {
+        RegMap {
+            entries: BTreeMap::new(),
+        }
+    }
+}
+
+impl<O: MapOwner> RegMap<O> {
     /// Empties the map.
     pub fn clear(&mut self) {
         self.entries.clear();
     }
 
     /// Records `range` as held by `owner`. The caller guarantees no overlap.
-    pub fn insert(&mut self, range: CodeRange, owner: u32) {
+    pub fn insert(&mut self, range: CodeRange, owner: O) {
         debug_assert!(
             self.first_overlap(range).is_none(),
             "allocation map overlap at {range}"
@@ -49,7 +76,7 @@ impl RegMap {
             if t < from {
                 break;
             }
-            if owner != RESERVED {
+            if owner != O::RESERVED {
                 debug_assert!(t <= range.from.0, "reservation over a live range");
                 continue;
             }
@@ -60,7 +87,7 @@ impl RegMap {
         for f in joined {
             self.entries.remove(&f);
         }
-        self.entries.insert(from, (to, RESERVED));
+        self.entries.insert(from, (to, O::RESERVED));
     }
 
     /// Removes the entry starting at `from` (a range previously inserted).
@@ -70,7 +97,7 @@ impl RegMap {
 
     /// Calls `visit(entry, owner)` for every entry overlapping `range`, latest first; stops
     /// when `visit` returns false.
-    pub fn overlaps(&self, range: CodeRange, mut visit: impl FnMut(CodeRange, u32) -> bool) {
+    pub fn overlaps(&self, range: CodeRange, mut visit: impl FnMut(CodeRange, O) -> bool) {
         for (&f, &(t, owner)) in self.entries.range(..range.to.0).rev() {
             if t <= range.from.0 {
                 break;
@@ -82,7 +109,7 @@ impl RegMap {
     }
 
     /// The earliest entry overlapping `range`, if any.
-    pub fn first_overlap(&self, range: CodeRange) -> Option<(CodeRange, u32)> {
+    pub fn first_overlap(&self, range: CodeRange) -> Option<(CodeRange, O)> {
         let mut first = None;
         self.overlaps(range, |r, o| {
             first = Some((r, o));
@@ -108,7 +135,7 @@ impl RegMap {
     }
 
     /// Every entry in order (tests and invariant checks).
-    pub fn iter(&self) -> impl Iterator<Item = (CodeRange, u32)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (CodeRange, O)> + '_ {
         self.entries
             .iter()
             .map(|(&f, &(t, o))| (CodeRange::new(ProgPoint(f), ProgPoint(t)), o))
@@ -125,18 +152,19 @@ mod tests {
 
     #[test]
     fn overlap_queries_find_every_entry_and_only_those() {
+        let l = LiveRangeIndex;
         let mut m = RegMap::default();
-        m.insert(r(0, 4), 1);
-        m.insert(r(6, 8), 2);
-        m.insert(r(8, 12), 3);
+        m.insert(r(0, 4), l(1));
+        m.insert(r(6, 8), l(2));
+        m.insert(r(8, 12), l(3));
         let mut seen = Vec::new();
         m.overlaps(r(3, 9), |_, o| {
             seen.push(o);
             true
         });
-        assert_eq!(seen, vec![3, 2, 1]);
+        assert_eq!(seen, vec![l(3), l(2), l(1)]);
         assert!(m.first_overlap(r(4, 6)).is_none());
-        assert_eq!(m.first_overlap(r(5, 20)).map(|x| x.1), Some(2));
+        assert_eq!(m.first_overlap(r(5, 20)).map(|x| x.1), Some(l(2)));
         m.reserve(r(12, 13));
         m.reserve(r(13, 14));
         m.reserve(r(12, 13));

@@ -51,6 +51,7 @@ use super::output::AllocOutput;
 use super::point::{CodeRange, ProgPoint};
 use super::ranges::{build_ranges, RangeStore};
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint};
+use crate::regalloc::handles::{BundleIndex, SpillSetIndex};
 use bevy_ecs::world::World;
 use maps::RegMap;
 
@@ -152,17 +153,17 @@ pub struct IonState {
     /// Allocation map per register (dense index).
     pub maps: Vec<RegMap>,
     /// The allocation queue: (priority, bundle, hint register bits or `u8::MAX`).
-    pub queue: std::collections::BinaryHeap<(u32, u32, u8)>,
+    pub queue: std::collections::BinaryHeap<(u32, BundleIndex, u8)>,
     /// Bundles for second-chance allocation.
-    pub spilled: Vec<u32>,
+    pub spilled: Vec<BundleIndex>,
     /// Counters.
     pub stats: IonStats,
     /// Scratch: conflicting bundles of one probe.
-    pub(crate) conflicts: Vec<u32>,
+    pub(crate) conflicts: Vec<BundleIndex>,
     /// Scratch: the best eviction set so far.
-    pub(crate) best_conflicts: Vec<u32>,
+    pub(crate) best_conflicts: Vec<BundleIndex>,
     /// Spill slots per size class: (slot, its map), in probe order.
-    pub(crate) slots: Vec<Vec<(u32, RegMap)>>,
+    pub(crate) slots: Vec<Vec<(u32, RegMap<SpillSetIndex>)>>,
     /// The output being built.
     pub output: AllocOutput,
     /// `block_of[i]`: block of instruction `i`.
@@ -348,14 +349,14 @@ pub fn allocate_once<F: MachineRead + ?Sized>(
 /// The allocation of live range `r`: its bundle's register, else its spill set's slot.
 pub(crate) fn range_alloc(
     bundle_alloc: &[Allocation],
-    spill_sets: &[u32],
+    spill_sets: &[SpillSetIndex],
     sets: &[crate::regalloc::bundles::SpillSetState],
-    bundle: u32,
+    bundle: BundleIndex,
 ) -> Allocation {
-    match bundle_alloc[bundle as usize] {
+    match bundle_alloc[bundle.index()] {
         Allocation::None => {
-            let s = spill_sets[bundle as usize];
-            match sets.get(s as usize) {
+            let s = spill_sets[bundle.index()];
+            match sets.get(s.index()) {
                 Some(set) if set.required => {
                     Allocation::Stack(super::location::SpillSlot(set.slot))
                 }

@@ -31,13 +31,14 @@ use super::split;
 use super::{IonError, IonState, Need, MAX_WEIGHT, MINIMAL_FIXED_WEIGHT, MINIMAL_WEIGHT};
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint};
 use crate::regalloc::bundles::{BundleProps, BundleRows, BundleTables, SetRows};
+use crate::regalloc::handles::{BundleIndex, LiveRangeIndex, SpillSetIndex};
 use crate::regalloc::location::{Allocation, PReg, RegClass};
 use crate::regalloc::point::ProgPoint;
 use crate::regalloc::ranges::{RangeCounts, RangeRows};
 use smallvec::SmallVec;
 
 /// Marks a live range that no bundle holds any more (replaced by a minimal split).
-pub const DEAD: u32 = u32::MAX;
+pub const DEAD: BundleIndex = BundleIndex::NONE;
 /// "No hint" in a queue entry.
 pub const NO_HINT: u8 = u8::MAX;
 
@@ -76,9 +77,9 @@ impl<'a> Tables<'a> {
         &mut self,
         span: crate::regalloc::point::CodeRange,
         vreg: crate::machine::VReg,
-        bundle: u32,
+        bundle: BundleIndex,
         flags: u8,
-    ) -> u32 {
+    ) -> LiveRangeIndex {
         let k = self.counts.ranges;
         self.counts.ranges += 1;
         self.rr.spans[k] = span;
@@ -86,11 +87,11 @@ impl<'a> Tables<'a> {
         self.rr.bundles[k] = bundle;
         self.rr.uses[k].clear();
         self.rr.flags[k] = flags;
-        k as u32
+        LiveRangeIndex::new(k)
     }
 
     /// A new, empty bundle row of spill set `set`.
-    pub fn new_bundle(&mut self, set: u32) -> u32 {
+    pub fn new_bundle(&mut self, set: SpillSetIndex) -> BundleIndex {
         let k = self.counts.bundles;
         self.counts.bundles += 1;
         self.br.ranges[k].clear();
@@ -98,16 +99,16 @@ impl<'a> Tables<'a> {
         self.br.props[k] = BundleProps::default();
         self.br.reqs[k] = crate::regalloc::requirement::Requirement::Unknown;
         self.br.allocs[k] = Allocation::None;
-        k as u32
+        BundleIndex::new(k)
     }
 
     /// Recomputes priority, spill weight and flags of bundle `b` from its ranges.
-    pub fn recompute(&mut self, b: u32) {
-        let list = &self.br.ranges[b as usize];
+    pub fn recompute(&mut self, b: BundleIndex) {
+        let list = &self.br.ranges[b.index()];
         let (mut priority, mut weight, mut flags) = (0u32, 0u64, 0u8);
         for e in list {
             priority += e.range.len();
-            for u in &self.rr.uses[e.index as usize] {
+            for u in &self.rr.uses[e.index.index()] {
                 weight += u.weight() as u64;
                 match u.operand.constraint {
                     OperandConstraint::FixedReg(_) => flags |= BundleProps::FIXED,
@@ -121,7 +122,7 @@ impl<'a> Tables<'a> {
         // minimal ranges.
         let minimal = match &list[..] {
             [only] => {
-                let uses = &self.rr.uses[only.index as usize];
+                let uses = &self.rr.uses[only.index.index()];
                 match uses.first() {
                     None => true,
                     Some(u0) => {
@@ -154,7 +155,7 @@ impl<'a> Tables<'a> {
             }
             _ => (weight as f32 / priority.max(1) as f32).min(MAX_WEIGHT),
         };
-        self.br.props[b as usize] = BundleProps {
+        self.br.props[b.index()] = BundleProps {
             priority,
             spill_weight,
             flags,
@@ -164,12 +165,12 @@ impl<'a> Tables<'a> {
     /// The requirement of bundle `b`, or the point of the first use that conflicts.
     pub fn requirement(
         &self,
-        b: u32,
+        b: BundleIndex,
         fixed_stack: crate::machine::PRegSet,
     ) -> Result<Need, ProgPoint> {
         let mut need = Need::Any;
-        for e in &self.br.ranges[b as usize] {
-            for u in &self.rr.uses[e.index as usize] {
+        for e in &self.br.ranges[b.index()] {
+            for u in &self.rr.uses[e.index.index()] {
                 match need.meet(Need::of(u.operand.constraint, fixed_stack)) {
                     Some(n) => need = n,
                     None => return Err(u.point),
@@ -203,10 +204,10 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
     for &(_, b) in side.queue.iter() {
         tables.recompute(b);
         if state.annotate {
-            let list = &tables.br.ranges[b as usize];
+            let list = &tables.br.ranges[b.index()];
             let mut vregs: Vec<String> = list
                 .iter()
-                .map(|e| tables.rr.vregs[e.index as usize].to_string())
+                .map(|e| tables.rr.vregs[e.index.index()].to_string())
                 .collect();
             vregs.dedup();
             if vregs.len() > 1 {
@@ -218,7 +219,7 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
                 );
             }
         }
-        let prio = tables.br.props[b as usize].priority;
+        let prio = tables.br.props[b.index()].priority;
         state.queue.push((prio, b, NO_HINT));
         state.stats.bundles += 1;
     }
@@ -263,8 +264,8 @@ fn run(
     bound: usize,
 ) -> Result<Option<(usize, usize)>, IonError> {
     while let Some(&(_, b, hint)) = state.queue.peek() {
-        let list = &t.br.ranges[b as usize];
-        let uses: usize = list.iter().map(|e| t.rr.uses[e.index as usize].len()).sum();
+        let list = &t.br.ranges[b.index()];
+        let uses: usize = list.iter().map(|e| t.rr.uses[e.index.index()].len()).sum();
         let need_r = t.counts.ranges + uses + list.len() + 4;
         let need_b = t.counts.bundles + uses + 3;
         if need_r > cap_r || need_b > cap_b {
@@ -277,7 +278,7 @@ fn run(
                 iterations: *iterations,
             });
         }
-        if t.br.ranges[b as usize].is_empty() {
+        if t.br.ranges[b.index()].is_empty() {
             continue;
         }
         state.stats.processed += 1;
@@ -357,14 +358,14 @@ enum Probe {
 
 /// Probes `reg` for bundle `b`; conflicting bundles land in `state.conflicts`. Stops early
 /// (reporting a cost of at least `limit`) once the cost reaches `limit`.
-fn probe(t: &Tables<'_>, state: &mut IonState, b: u32, reg: PReg, limit: f32) -> Probe {
+fn probe(t: &Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg, limit: f32) -> Probe {
     let map = &state.maps[reg.dense_index()];
     let conflicts = &mut state.conflicts;
     conflicts.clear();
     let mut first: Option<ProgPoint> = None;
     let mut reserved = false;
     let mut max_weight = 0f32;
-    for e in &t.br.ranges[b as usize] {
+    for e in &t.br.ranges[b.index()] {
         map.overlaps(e.range, |r, owner| {
             let at = r.from.max(e.range.from);
             if first.is_none_or(|f| at < f) {
@@ -373,10 +374,10 @@ fn probe(t: &Tables<'_>, state: &mut IonState, b: u32, reg: PReg, limit: f32) ->
             if owner == RESERVED {
                 reserved = true;
             } else {
-                let ob = t.rr.bundles[owner as usize];
+                let ob = t.rr.bundles[owner.index()];
                 if !conflicts.contains(&ob) {
                     conflicts.push(ob);
-                    max_weight = max_weight.max(t.br.props[ob as usize].spill_weight);
+                    max_weight = max_weight.max(t.br.props[ob.index()].spill_weight);
                 }
             }
             true
@@ -396,37 +397,37 @@ fn probe(t: &Tables<'_>, state: &mut IonState, b: u32, reg: PReg, limit: f32) ->
 }
 
 /// Gives bundle `b` register `reg` (the map must be free over its ranges).
-pub(crate) fn assign(t: &mut Tables<'_>, state: &mut IonState, b: u32, reg: PReg) {
+pub(crate) fn assign(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg) {
     let map = &mut state.maps[reg.dense_index()];
-    for e in &t.br.ranges[b as usize] {
+    for e in &t.br.ranges[b.index()] {
         map.insert(e.range, e.index);
     }
-    t.br.allocs[b as usize] = Allocation::Reg(reg);
-    let s = t.br.spill_sets[b as usize] as usize;
+    t.br.allocs[b.index()] = Allocation::Reg(reg);
+    let s = t.br.spill_sets[b.index()].index();
     if let Some(set) = t.sets.state.get_mut(s) {
         set.hint = Some(reg);
     }
 }
 
 /// Takes bundle `b` out of its register and queues it again.
-fn evict(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
-    let Allocation::Reg(reg) = t.br.allocs[b as usize] else {
+fn evict(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
+    let Allocation::Reg(reg) = t.br.allocs[b.index()] else {
         return;
     };
     let map = &mut state.maps[reg.dense_index()];
-    for e in &t.br.ranges[b as usize] {
+    for e in &t.br.ranges[b.index()] {
         map.remove(e.range.from);
     }
-    t.br.allocs[b as usize] = Allocation::None;
+    t.br.allocs[b.index()] = Allocation::None;
     state.stats.evictions += 1;
     super::note!(
         state,
-        t.br.ranges[b as usize][0].range.from,
+        t.br.ranges[b.index()][0].range.from,
         "evict b{b} from {reg}"
     );
     state
         .queue
-        .push((t.br.props[b as usize].priority, b, NO_HINT));
+        .push((t.br.props[b.index()].priority, b, NO_HINT));
 }
 
 /// Processes one bundle taken off the queue (see the module doc).
@@ -434,10 +435,10 @@ fn process_bundle(
     t: &mut Tables<'_>,
     env: &MachineEnv,
     state: &mut IonState,
-    b: u32,
+    b: BundleIndex,
     hint: Option<PReg>,
 ) -> Result<(), IonError> {
-    let set = t.br.spill_sets[b as usize] as usize;
+    let set = t.br.spill_sets[b.index()].index();
     let need = match t.requirement(b, state.fixed_stack) {
         Err(at) => {
             split::split(t, state, b, at, hint, false);
@@ -448,7 +449,7 @@ fn process_bundle(
     match need {
         Need::Any => {
             let spill = t.sets.state[set].spill_bundle;
-            if spill != u32::MAX && spill != b {
+            if !spill.is_none() && spill != b {
                 split::move_to_spill_bundle(t, b, spill);
             } else {
                 state.spilled.push(b);
@@ -460,7 +461,7 @@ fn process_bundle(
             state.stats.spilled += 1;
             super::note!(
                 state,
-                t.br.ranges[b as usize][0].range.from,
+                t.br.ranges[b.index()][0].range.from,
                 "b{b} on the stack"
             );
             return Ok(());
@@ -468,8 +469,8 @@ fn process_bundle(
         _ => {}
     }
     let class = t.sets.info[set].class;
-    let first_range = t.br.ranges[b as usize][0].range;
-    let offset = b as usize + first_range.from.inst() as usize;
+    let first_range = t.br.ranges[b.index()][0].range;
+    let offset = b.index() + first_range.from.inst() as usize;
     let cands = candidates(env, class, need, [t.sets.state[set].hint, hint], offset);
     if cands.is_empty() {
         return Err(IonError::NoRegisters {
@@ -477,8 +478,8 @@ fn process_bundle(
             class,
         });
     }
-    let weight = t.br.props[b as usize].spill_weight;
-    let minimal = t.br.props[b as usize].flags & BundleProps::MINIMAL != 0;
+    let weight = t.br.props[b.index()].spill_weight;
+    let minimal = t.br.props[b.index()].flags & BundleProps::MINIMAL != 0;
     let mut attempts = 0;
     loop {
         attempts += 1;
@@ -530,9 +531,9 @@ fn process_bundle(
 }
 
 /// Says what holds each candidate register where bundle `b` needs it (for the error).
-fn blocked(t: &Tables<'_>, state: &IonState, b: u32, cands: &[PReg], need: Need) -> String {
-    let list = &t.br.ranges[b as usize];
-    let vreg = t.rr.vregs[list[0].index as usize];
+fn blocked(t: &Tables<'_>, state: &IonState, b: BundleIndex, cands: &[PReg], need: Need) -> String {
+    let list = &t.br.ranges[b.index()];
+    let vreg = t.rr.vregs[list[0].index.index()];
     let spans: Vec<String> = list.iter().map(|e| e.range.to_string()).collect();
     let mut s = format!("{vreg} needs {need} over {}", spans.join(" "));
     for &reg in cands {
@@ -540,13 +541,13 @@ fn blocked(t: &Tables<'_>, state: &IonState, b: u32, cands: &[PReg], need: Need)
         match list.iter().find_map(|e| map.first_overlap(e.range)) {
             Some((r, RESERVED)) => s += &format!("; {reg} is reserved over {r}"),
             Some((r, owner)) => {
-                let uses: Vec<String> = t.rr.uses[owner as usize]
+                let uses: Vec<String> = t.rr.uses[owner.index()]
                     .iter()
                     .map(|u| format!("{} at {}", u.operand, u.point))
                     .collect();
                 s += &format!(
                     "; {reg} holds {} over {r} ({})",
-                    t.rr.vregs[owner as usize],
+                    t.rr.vregs[owner.index()],
                     uses.join(", ")
                 );
             }

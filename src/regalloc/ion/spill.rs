@@ -19,6 +19,7 @@ use super::process::{assign, candidates, Tables};
 use super::{IonState, Need, SLOT_PROBES};
 use crate::machine::MachineEnv;
 use crate::regalloc::bundles::BundleTables;
+use crate::regalloc::handles::SpillSetIndex;
 
 /// The `allocate_spill_bundles` phase: second-chance allocation of the spilled bundles (see
 /// the module doc). Reads and writes the bundle columns and `state`.
@@ -26,13 +27,13 @@ pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut
     let (mut t, _, _) = Tables::of(t);
     let list = std::mem::take(&mut state.spilled);
     for &b in &list {
-        if t.br.ranges[b as usize].is_empty() || t.br.allocs[b as usize].as_reg().is_some() {
+        if t.br.ranges[b.index()].is_empty() || t.br.allocs[b.index()].as_reg().is_some() {
             continue;
         }
-        t.br.ranges[b as usize].sort_unstable();
-        let set = t.br.spill_sets[b as usize] as usize;
+        t.br.ranges[b.index()].sort_unstable();
+        let set = t.br.spill_sets[b.index()].index();
         let class = t.sets.info[set].class;
-        let offset = b as usize;
+        let offset = b.index();
         let cands = candidates(
             env,
             class,
@@ -42,7 +43,7 @@ pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut
         );
         let free = cands.into_iter().find(|&reg| {
             let map = &state.maps[reg.dense_index()];
-            t.br.ranges[b as usize]
+            t.br.ranges[b.index()]
                 .iter()
                 .all(|e| map.first_overlap(e.range).is_none())
         });
@@ -50,13 +51,13 @@ pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut
             Some(reg) => {
                 assign(&mut t, state, b, reg);
                 state.stats.second_chance += 1;
-                let at = t.br.ranges[b as usize][0].range.from;
+                let at = t.br.ranges[b.index()][0].range.from;
                 super::note!(state, at, "second chance: b{b} -> {reg}");
             }
             None => {
                 t.sets.state[set].required = true;
                 state.stats.spilled += 1;
-                let at = t.br.ranges[b as usize][0].range.from;
+                let at = t.br.ranges[b.index()][0].range.from;
                 super::note!(state, at, "second chance: b{b} stays on the stack");
             }
         }
@@ -82,7 +83,8 @@ pub fn allocate_spill_slots(t: &mut BundleTables<'_, '_>, state: &mut IonState) 
         }
         let extents = &sets.extents[s];
         let list = &mut state.slots[size];
-        let fits = |map: &RegMap| extents.iter().all(|&r| map.first_overlap(r).is_none());
+        let fits =
+            |map: &RegMap<SpillSetIndex>| extents.iter().all(|&r| map.first_overlap(r).is_none());
         let found = list.iter().take(SLOT_PROBES).position(|(_, m)| fits(m));
         let (slot, mut map) = match found {
             Some(k) => list.remove(k),
@@ -93,7 +95,7 @@ pub fn allocate_spill_slots(t: &mut BundleTables<'_, '_>, state: &mut IonState) 
             }
         };
         for &r in extents.iter() {
-            map.insert(r, s as u32);
+            map.insert(r, SpillSetIndex::new(s));
         }
         list.push((slot, map));
         sets.state[s].slot = slot;

@@ -25,6 +25,7 @@ use super::process::{Tables, DEAD};
 use super::{IonState, Need, MAX_SPLITS_PER_SPILL_SET};
 use crate::machine::{OperandConstraint, OperandKind};
 use crate::regalloc::bundles::BundleProps;
+use crate::regalloc::handles::{BundleIndex, LiveRangeIndex, SpillSetIndex};
 use crate::regalloc::location::PReg;
 use crate::regalloc::point::{CodeRange, ProgPoint};
 use crate::regalloc::ranges::{RangeEntry, RangeFlags, Use};
@@ -32,55 +33,59 @@ use smallvec::SmallVec;
 
 /// The spill bundle of bundle `b`'s spill set, created (and put on the second-chance list)
 /// when absent.
-pub(crate) fn spill_bundle(t: &mut Tables<'_>, state: &mut IonState, b: u32) -> u32 {
-    let set = t.br.spill_sets[b as usize];
-    let existing = t.sets.state[set as usize].spill_bundle;
-    if existing != u32::MAX {
+pub(crate) fn spill_bundle(
+    t: &mut Tables<'_>,
+    state: &mut IonState,
+    b: BundleIndex,
+) -> BundleIndex {
+    let set = t.br.spill_sets[b.index()];
+    let existing = t.sets.state[set.index()].spill_bundle;
+    if !existing.is_none() {
         return existing;
     }
     let s = t.new_bundle(set);
-    t.sets.state[set as usize].spill_bundle = s;
+    t.sets.state[set.index()].spill_bundle = s;
     state.spilled.push(s);
     state.stats.spill_bundles += 1;
     s
 }
 
 /// Moves every range of bundle `b` into `spill` (whose range list stays unsorted).
-pub(crate) fn move_to_spill_bundle(t: &mut Tables<'_>, b: u32, spill: u32) {
-    let list = std::mem::take(&mut t.br.ranges[b as usize]);
+pub(crate) fn move_to_spill_bundle(t: &mut Tables<'_>, b: BundleIndex, spill: BundleIndex) {
+    let list = std::mem::take(&mut t.br.ranges[b.index()]);
     for e in &list {
-        t.rr.bundles[e.index as usize] = spill;
+        t.rr.bundles[e.index.index()] = spill;
     }
-    t.br.ranges[spill as usize].extend_from_slice(&list);
+    t.br.ranges[spill.index()].extend_from_slice(&list);
     let mut list = list;
     list.clear();
-    t.br.ranges[b as usize] = list;
+    t.br.ranges[b.index()] = list;
 }
 
 fn hint_bits(hint: Option<PReg>) -> u8 {
     hint.map_or(super::process::NO_HINT, |r| r.dense_index() as u8)
 }
 
-fn enqueue(t: &mut Tables<'_>, state: &mut IonState, b: u32, hint: Option<PReg>) {
-    if t.br.ranges[b as usize].is_empty() {
+fn enqueue(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex, hint: Option<PReg>) {
+    if t.br.ranges[b.index()].is_empty() {
         return;
     }
     t.recompute(b);
     state
         .queue
-        .push((t.br.props[b as usize].priority, b, hint_bits(hint)));
+        .push((t.br.props[b.index()].priority, b, hint_bits(hint)));
 }
 
 /// Adjusts a split point as the seed says; `None` when no point strictly inside the bundle
 /// is left (the caller splits into minimal bundles).
-fn split_point(t: &Tables<'_>, b: u32, at: ProgPoint) -> Option<ProgPoint> {
-    let list = &t.br.ranges[b as usize];
+fn split_point(t: &Tables<'_>, b: BundleIndex, at: ProgPoint) -> Option<ProgPoint> {
+    let list = &t.br.ranges[b.index()];
     let start = list[0].range.from;
     let end = list[list.len() - 1].range.to;
     let mut at = if at <= start {
         let first_use = list
             .iter()
-            .find_map(|e| t.rr.uses[e.index as usize].first().map(|u| u.point));
+            .find_map(|e| t.rr.uses[e.index.index()].first().map(|u| u.point));
         match first_use {
             Some(p) if p.inst() == start.inst() => ProgPoint::before(p.inst() + 1),
             Some(p) => ProgPoint::before(p.inst()),
@@ -94,12 +99,12 @@ fn split_point(t: &Tables<'_>, b: u32, at: ProgPoint) -> Option<ProgPoint> {
     if at >= end {
         at = ProgPoint::before(end.prev().inst());
     }
-    if t.br.props[b as usize].flags & BundleProps::FIXED != 0 {
+    if t.br.props[b.index()].flags & BundleProps::FIXED != 0 {
         // Just before the first fixed-register use at or after the point, if inside.
         let fixed = list
             .iter()
             .filter(|e| e.range.to > at)
-            .flat_map(|e| t.rr.uses[e.index as usize].iter())
+            .flat_map(|e| t.rr.uses[e.index.index()].iter())
             .find(|u| {
                 u.point >= at && matches!(u.operand.constraint, OperandConstraint::FixedReg(_))
             });
@@ -117,15 +122,15 @@ fn split_point(t: &Tables<'_>, b: u32, at: ProgPoint) -> Option<ProgPoint> {
 pub(crate) fn split(
     t: &mut Tables<'_>,
     state: &mut IonState,
-    b: u32,
+    b: BundleIndex,
     at: ProgPoint,
     hint: Option<PReg>,
     trim: bool,
 ) {
-    let set = t.br.spill_sets[b as usize] as usize;
-    let list = &t.br.ranges[b as usize];
+    let set = t.br.spill_sets[b.index()];
+    let list = &t.br.ranges[b.index()];
     let spans_one = list[0].range.from.inst() == list[list.len() - 1].range.to.prev().inst();
-    if spans_one || t.sets.state[set].splits >= MAX_SPLITS_PER_SPILL_SET {
+    if spans_one || t.sets.state[set.index()].splits >= MAX_SPLITS_PER_SPILL_SET {
         split_into_minimal(t, state, b, hint);
         return;
     }
@@ -133,25 +138,25 @@ pub(crate) fn split(
         split_into_minimal(t, state, b, hint);
         return;
     };
-    t.sets.state[set].splits += 1;
+    t.sets.state[set.index()].splits += 1;
     state.stats.splits += 1;
-    let mut list = std::mem::take(&mut t.br.ranges[b as usize]);
+    let mut list = std::mem::take(&mut t.br.ranges[b.index()]);
     let idx = list.partition_point(|e| e.range.to <= at);
-    let nb = t.new_bundle(set as u32);
+    let nb = t.new_bundle(set);
     let mut tail: SmallVec<[RangeEntry; 4]> = list.drain(idx..).collect();
     if tail[0].range.from < at {
         // Cut the range under the point.
-        let r = tail[0].index as usize;
+        let r = tail[0].index.index();
         let span = t.rr.spans[r];
         let vreg = t.rr.vregs[r];
         let k = t.rr.uses[r].partition_point(|u| u.point < at);
         let rest: SmallVec<[Use; 2]> = t.rr.uses[r].drain(k..).collect();
         let nr = t.new_range(CodeRange::new(at, span.to), vreg, nb, 0);
-        t.rr.uses[nr as usize] = rest;
+        t.rr.uses[nr.index()] = rest;
         t.rr.spans[r].to = at;
         list.push(RangeEntry {
             range: CodeRange::new(span.from, at),
-            index: r as u32,
+            index: LiveRangeIndex::new(r),
         });
         tail[0] = RangeEntry {
             range: CodeRange::new(at, span.to),
@@ -159,10 +164,10 @@ pub(crate) fn split(
         };
     }
     for e in &tail {
-        t.rr.bundles[e.index as usize] = nb;
+        t.rr.bundles[e.index.index()] = nb;
     }
-    t.br.ranges[b as usize] = list;
-    t.br.ranges[nb as usize] = tail;
+    t.br.ranges[b.index()] = list;
+    t.br.ranges[nb.index()] = tail;
     super::note!(state, at, "split b{b} at {at}: b{b} + b{nb}");
     if trim {
         trim_end(t, state, b);
@@ -174,26 +179,32 @@ pub(crate) fn split(
 
 /// Puts `piece`, cut off range `r` of bundle `b` (no uses), into a new range of the spill
 /// bundle.
-fn spill_piece(t: &mut Tables<'_>, state: &mut IonState, b: u32, r: usize, piece: CodeRange) {
+fn spill_piece(
+    t: &mut Tables<'_>,
+    state: &mut IonState,
+    b: BundleIndex,
+    r: usize,
+    piece: CodeRange,
+) {
     let spill = spill_bundle(t, state, b);
     let vreg = t.rr.vregs[r];
     let nr = t.new_range(piece, vreg, spill, 0);
-    t.br.ranges[spill as usize].push(RangeEntry {
+    t.br.ranges[spill.index()].push(RangeEntry {
         range: piece,
         index: nr,
     });
 }
 
 /// Trims the end of `b`'s last ranges past their last use into the spill bundle.
-fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
-    while let Some(&last) = t.br.ranges[b as usize].last() {
-        let r = last.index as usize;
+fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
+    while let Some(&last) = t.br.ranges[b.index()].last() {
+        let r = last.index.index();
         match t.rr.uses[r].last().map(|u| u.point) {
             None => {
                 let spill = spill_bundle(t, state, b);
-                t.br.ranges[b as usize].pop();
+                t.br.ranges[b.index()].pop();
                 t.rr.bundles[r] = spill;
-                t.br.ranges[spill as usize].push(last);
+                t.br.ranges[spill.index()].push(last);
                 continue;
             }
             Some(p) => {
@@ -201,7 +212,7 @@ fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
                 if cut < last.range.to {
                     spill_piece(t, state, b, r, CodeRange::new(cut, last.range.to));
                     t.rr.spans[r].to = cut;
-                    if let Some(e) = t.br.ranges[b as usize].last_mut() {
+                    if let Some(e) = t.br.ranges[b.index()].last_mut() {
                         e.range.to = cut;
                     }
                 }
@@ -214,27 +225,27 @@ fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
 /// Trims the start of `b`'s first ranges before their first use into the spill bundle
 /// (not a range that starts at a def). Leading ranges without uses move as one run, so a
 /// long value with many use-free ranges costs linear time.
-fn trim_start(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
-    let list = &t.br.ranges[b as usize];
+fn trim_start(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
+    let list = &t.br.ranges[b.index()];
     let empty = list
         .iter()
         .take_while(|e| {
-            let r = e.index as usize;
+            let r = e.index.index();
             t.rr.flags[r] & RangeFlags::STARTS_AT_DEF == 0 && t.rr.uses[r].is_empty()
         })
         .count();
     if empty > 0 {
         let spill = spill_bundle(t, state, b);
-        let moved: SmallVec<[RangeEntry; 4]> = t.br.ranges[b as usize].drain(..empty).collect();
+        let moved: SmallVec<[RangeEntry; 4]> = t.br.ranges[b.index()].drain(..empty).collect();
         for e in &moved {
-            t.rr.bundles[e.index as usize] = spill;
+            t.rr.bundles[e.index.index()] = spill;
         }
-        t.br.ranges[spill as usize].extend_from_slice(&moved);
+        t.br.ranges[spill.index()].extend_from_slice(&moved);
     }
-    let Some(&first) = t.br.ranges[b as usize].first() else {
+    let Some(&first) = t.br.ranges[b.index()].first() else {
         return;
     };
-    let r = first.index as usize;
+    let r = first.index.index();
     if t.rr.flags[r] & RangeFlags::STARTS_AT_DEF != 0 {
         return;
     }
@@ -243,7 +254,7 @@ fn trim_start(t: &mut Tables<'_>, state: &mut IonState, b: u32) {
         if cut > first.range.from {
             spill_piece(t, state, b, r, CodeRange::new(first.range.from, cut));
             t.rr.spans[r].from = cut;
-            if let Some(e) = t.br.ranges[b as usize].first_mut() {
+            if let Some(e) = t.br.ranges[b.index()].first_mut() {
                 e.range.from = cut;
             }
         }
@@ -271,18 +282,18 @@ pub fn minimal_range(u: &Use) -> CodeRange {
 pub(crate) fn split_into_minimal(
     t: &mut Tables<'_>,
     state: &mut IonState,
-    b: u32,
+    b: BundleIndex,
     hint: Option<PReg>,
 ) {
     state.stats.minimal_splits += 1;
-    if let Some(first) = t.br.ranges[b as usize].first() {
+    if let Some(first) = t.br.ranges[b.index()].first() {
         super::note!(state, first.range.from, "split b{b} into minimal bundles");
     }
-    let set = t.br.spill_sets[b as usize];
+    let set = t.br.spill_sets[b.index()];
     let spill = spill_bundle(t, state, b);
-    let list = std::mem::take(&mut t.br.ranges[b as usize]);
+    let list = std::mem::take(&mut t.br.ranges[b.index()]);
     for e in &list {
-        let r = e.index as usize;
+        let r = e.index.index();
         let vreg = t.rr.vregs[r];
         let flags = t.rr.flags[r];
         let uses = std::mem::take(&mut t.rr.uses[r]);
@@ -325,8 +336,8 @@ pub(crate) fn split_into_minimal(
         if !home.is_empty() {
             let flags = if home_from == e.range.from { flags } else { 0 };
             let nr = t.new_range(home, vreg, spill, flags);
-            t.rr.uses[nr as usize] = home_uses;
-            t.br.ranges[spill as usize].push(RangeEntry {
+            t.rr.uses[nr.index()] = home_uses;
+            t.br.ranges[spill.index()].push(RangeEntry {
                 range: home,
                 index: nr,
             });
@@ -334,14 +345,14 @@ pub(crate) fn split_into_minimal(
     }
     let mut list = list;
     list.clear();
-    t.br.ranges[b as usize] = list;
+    t.br.ranges[b.index()] = list;
 }
 
 /// A bundle of one minimal range holding `uses` (a def among them makes it start at the def).
 fn minimal_bundle(
     t: &mut Tables<'_>,
     state: &mut IonState,
-    set: u32,
+    set: SpillSetIndex,
     vreg: crate::machine::VReg,
     span: CodeRange,
     uses: SmallVec<[Use; 2]>,
@@ -351,8 +362,8 @@ fn minimal_bundle(
     let def = uses.iter().any(|u| u.operand.kind == OperandKind::Def);
     let flags = if def { RangeFlags::STARTS_AT_DEF } else { 0 };
     let nr = t.new_range(span, vreg, nb, flags);
-    t.rr.uses[nr as usize] = uses;
-    t.br.ranges[nb as usize].push(RangeEntry {
+    t.rr.uses[nr.index()] = uses;
+    t.br.ranges[nb.index()].push(RangeEntry {
         range: span,
         index: nr,
     });
