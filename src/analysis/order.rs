@@ -12,26 +12,39 @@
 //!
 //! Complexity: O(n + edges) time, O(n) space.
 
+/// A graph node named by a dense index below the node count (a block index, a machine
+/// block handle).
+pub trait Node: Copy {
+    /// The dense index.
+    fn dense_index(self) -> usize;
+}
+
+impl Node for u32 {
+    fn dense_index(self) -> usize {
+        self as usize
+    }
+}
+
 /// The depth-first postorder of the nodes reachable from `roots` (taken in order, each
 /// skipped if an earlier walk reached it) in a graph of `n` nodes whose successors are
 /// `succs(node)`. Panics if a successor is `n` or above.
-pub fn postorder<'a>(
+pub fn postorder<'a, N: Node + 'a>(
     n: usize,
-    roots: impl IntoIterator<Item = u32>,
-    succs: impl Fn(u32) -> &'a [u32],
-) -> Vec<u32> {
+    roots: impl IntoIterator<Item = N>,
+    succs: impl Fn(N) -> &'a [N],
+) -> Vec<N> {
     let mut out = Vec::with_capacity(n);
     let mut seen = vec![false; n];
-    let mut stack: Vec<(u32, usize)> = Vec::new();
+    let mut stack: Vec<(N, usize)> = Vec::new();
     for root in roots {
-        if std::mem::replace(&mut seen[root as usize], true) {
+        if std::mem::replace(&mut seen[root.dense_index()], true) {
             continue;
         }
         stack.push((root, 0));
         while let Some(&mut (b, ref mut k)) = stack.last_mut() {
             if let Some(&s) = succs(b).get(*k) {
                 *k += 1;
-                if !std::mem::replace(&mut seen[s as usize], true) {
+                if !std::mem::replace(&mut seen[s.dense_index()], true) {
                     stack.push((s, 0));
                 }
             } else {

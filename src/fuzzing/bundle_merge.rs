@@ -18,6 +18,7 @@
 
 use super::machine_gen::{self, MachineGenOptions};
 use crate::machine::function::MachineFunction;
+use crate::machine::MBlock;
 use crate::machine::{MachineRead, OperandKind};
 use crate::regalloc::bundles::merge_bundles;
 use crate::regalloc::bundles::{bundle_rows, check_bundles, BundleColumnsMut};
@@ -85,7 +86,7 @@ pub fn check_function(h: &mut Harness, f: &MachineFunction) {
     let covered = |v: usize, p: ProgPoint| side.vreg_ranges[v].iter().any(|e| e.range.contains(p));
     // (b)
     for b in 0..f.num_blocks() {
-        let insts = f.block_insts(b as u32);
+        let insts = f.block_insts(MBlock::new(b));
         for &v in side.liveness.livein(b) {
             let v = v as usize;
             assert!(
@@ -102,7 +103,7 @@ pub fn check_function(h: &mut Harness, f: &MachineFunction) {
         }
     }
     // (c)
-    for i in 0..f.num_insts() as u32 {
+    for i in f.insts() {
         for (k, op) in f.inst_operands(i).iter().enumerate() {
             if !op.vreg.is_value() {
                 continue;
@@ -183,7 +184,7 @@ pub fn fan_in(n: usize) -> MachineFunction {
     // Entry: a branch to every predecessor.
     f.push_inst(branch, &[], none);
     f.close_block();
-    f.succs.push((1..=n as u32).collect());
+    f.succs.push((1..=n as u32).map(MBlock).collect());
     f.params.push(SmallVec::new());
     f.branch_args
         .push(std::iter::repeat_n(&[][..], n).collect());
@@ -191,7 +192,7 @@ pub fn fan_in(n: usize) -> MachineFunction {
         f.push_inst(op, &[Operand::def(v(k + 1), OperandConstraint::Reg)], none);
         f.push_inst(branch, &[], none);
         f.close_block();
-        f.succs.push(smallvec![join]);
+        f.succs.push(smallvec![MBlock(join)]);
         f.params.push(SmallVec::new());
         f.branch_args
             .push(std::iter::once(&[v(k + 1)][..]).collect());

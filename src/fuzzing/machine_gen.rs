@@ -24,6 +24,7 @@
 
 use crate::analysis::order::postorder;
 use crate::machine::function::{MachineFunction, MachineOp, Opcode};
+use crate::machine::MBlock;
 use crate::machine::{
     MachineEnv, Operand, OperandConstraint, OperandKind, OperandPos, PRegSet, VReg,
 };
@@ -343,8 +344,9 @@ pub fn function(u: &mut Unstructured<'_>, opts: &MachineGenOptions) -> Result<Ma
         }
         f.close_block();
     }
-    f.succs = succs.into_iter().map(SmallVec::from_vec).collect();
-    f.preds = preds.into_iter().map(SmallVec::from_vec).collect();
+    let blocks = |list: Vec<u32>| list.into_iter().map(MBlock).collect();
+    f.succs = succs.into_iter().map(blocks).collect();
+    f.preds = preds.into_iter().map(blocks).collect();
     f.branch_args = args
         .iter()
         .map(|lists| lists.iter().map(Vec::as_slice).collect())

@@ -30,11 +30,10 @@
 //! Complexity: load and take O(blocks + instructions); [`MachineView::body`] O(1).
 
 use super::function::{BranchArgs, MachineFunction, MachineOp, Operands};
-use super::{MBlock, MInst, MachineRead, Operand, PRegSet, VReg};
+use super::{InstRange, MBlock, MInst, MachineRead, Operand, PRegSet, VReg};
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 use smallvec::SmallVec;
-use std::ops::Range;
 
 /// A machine instruction's operation (column).
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
@@ -54,7 +53,7 @@ pub struct MInstClobbers(pub PRegSet);
 /// A machine block's instruction range (column).
 #[derive(Component, Clone, Debug, PartialEq, Default)]
 #[repr(transparent)]
-pub struct MBlockInsts(pub Range<MInst>);
+pub struct MBlockInsts(pub InstRange);
 
 /// A machine block's parameters (column).
 #[derive(Component, Clone, Debug, PartialEq, Default)]
@@ -248,7 +247,7 @@ impl MachineLoader {
             f.clobbers.push(c.0);
         }
         for (r, p, s, pr, args) in self.blocks.iter_mut(world).take(info.blocks) {
-            f.insts.push(r.0.clone());
+            f.insts.push(r.0);
             f.params.push(std::mem::take(&mut p.into_inner().0));
             f.succs.push(std::mem::take(&mut s.into_inner().0));
             f.preds.push(std::mem::take(&mut pr.into_inner().0));
@@ -343,7 +342,7 @@ pub struct MachineRef<'a> {
     /// `clobbers[MInst]`.
     pub clobbers: &'a [PRegSet],
     /// `insts[MBlock]`.
-    pub insts: &'a [Range<MInst>],
+    pub insts: &'a [InstRange],
     /// `params[MBlock]`.
     pub params: &'a [SmallVec<[VReg; 2]>],
     /// `succs[MBlock]`.
@@ -366,33 +365,33 @@ impl MachineRead for MachineRef<'_> {
     fn num_vregs(&self) -> usize {
         self.info.num_vregs
     }
-    fn block_insts(&self, block: MBlock) -> Range<MInst> {
-        self.insts[block as usize].clone()
+    fn block_insts(&self, block: MBlock) -> InstRange {
+        self.insts[block.index()]
     }
     fn block_succs(&self, block: MBlock) -> &[MBlock] {
-        &self.succs[block as usize]
+        &self.succs[block.index()]
     }
     fn block_preds(&self, block: MBlock) -> &[MBlock] {
-        &self.preds[block as usize]
+        &self.preds[block.index()]
     }
     fn block_params(&self, block: MBlock) -> &[VReg] {
-        &self.params[block as usize]
+        &self.params[block.index()]
     }
     fn is_ret(&self, inst: MInst) -> bool {
-        self.ops[inst as usize].opcode.is_ret()
+        self.ops[inst.index()].opcode.is_ret()
     }
     fn is_branch(&self, inst: MInst) -> bool {
-        let op = self.ops[inst as usize].opcode;
+        let op = self.ops[inst.index()].opcode;
         op.is_terminator() && !op.is_ret()
     }
     fn branch_args(&self, block: MBlock, succ: usize) -> &[VReg] {
-        self.branch_args[block as usize].get(succ)
+        self.branch_args[block.index()].get(succ)
     }
     fn inst_operands(&self, inst: MInst) -> &[Operand] {
-        &self.operands[inst as usize]
+        &self.operands[inst.index()]
     }
     fn inst_clobbers(&self, inst: MInst) -> PRegSet {
-        self.clobbers[inst as usize]
+        self.clobbers[inst.index()]
     }
 }
 
@@ -445,7 +444,7 @@ mod tests {
                 let view = state.get(&world).unwrap();
                 let body = view.body().unwrap();
                 assert_eq!(body.num_insts(), n + 1);
-                assert_eq!(body.inst_operands(1), f.inst_operands(1));
+                assert_eq!(body.inst_operands(MInst(1)), f.inst_operands(MInst(1)));
                 assert!(crate::machine::verify::verify(&body).is_empty());
                 seen = Some(body.num_blocks());
             }

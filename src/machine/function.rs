@@ -21,10 +21,9 @@
 //!
 //! Invariants of a finished function: those of [`super`] (checked by [`super::verify`]).
 
-use super::{MBlock, MInst, MachineRead, Operand, PRegSet, VReg};
+use super::{InstRange, MBlock, MInst, MachineRead, Operand, PRegSet, VReg};
 use crate::registers::RegClass;
 use smallvec::SmallVec;
-use std::ops::Range;
 
 macro_rules! opcodes {
     ($($(#[$doc:meta])* $variant:ident = $text:literal,)*) => {
@@ -329,7 +328,7 @@ pub struct MachineFunction {
     /// `clobbers[MInst]`.
     pub clobbers: Vec<PRegSet>,
     /// `insts[MBlock]`: contiguous instruction ranges in block order.
-    pub insts: Vec<Range<MInst>>,
+    pub insts: Vec<InstRange>,
     /// `params[MBlock]`.
     pub params: Vec<SmallVec<[VReg; 2]>>,
     /// `succs[MBlock]`.
@@ -351,16 +350,17 @@ impl MachineFunction {
         self.ops.push(op);
         self.operands.push(Operands::from_slice(operands));
         self.clobbers.push(clobbers);
-        (self.ops.len() - 1) as MInst
+        MInst::new(self.ops.len() - 1)
     }
 
     /// Ends the block being laid out: it holds the instructions pushed since the previous
     /// block ended. Parameters, successors, predecessors and branch arguments are the
     /// caller's to fill. Returns the block's index.
     pub fn close_block(&mut self) -> MBlock {
-        let start = self.insts.last().map_or(0, |r| r.end);
-        self.insts.push(start..self.ops.len() as MInst);
-        (self.insts.len() - 1) as MBlock
+        let start = self.insts.last().map_or(MInst(0), |r| r.end);
+        self.insts
+            .push(InstRange::new(start, MInst::new(self.ops.len())));
+        MBlock::new(self.insts.len() - 1)
     }
 
     /// Recomputes the predecessor lists from the successor lists (one entry per edge, in
@@ -369,7 +369,7 @@ impl MachineFunction {
         self.preds = vec![SmallVec::new(); self.succs.len()];
         for (b, succs) in self.succs.iter().enumerate() {
             for &s in succs {
-                self.preds[s as usize].push(b as MBlock);
+                self.preds[s.index()].push(MBlock::new(b));
             }
         }
     }
@@ -385,33 +385,33 @@ impl MachineRead for MachineFunction {
     fn num_vregs(&self) -> usize {
         self.num_vregs
     }
-    fn block_insts(&self, block: MBlock) -> Range<MInst> {
-        self.insts[block as usize].clone()
+    fn block_insts(&self, block: MBlock) -> InstRange {
+        self.insts[block.index()]
     }
     fn block_succs(&self, block: MBlock) -> &[MBlock] {
-        &self.succs[block as usize]
+        &self.succs[block.index()]
     }
     fn block_preds(&self, block: MBlock) -> &[MBlock] {
-        &self.preds[block as usize]
+        &self.preds[block.index()]
     }
     fn block_params(&self, block: MBlock) -> &[VReg] {
-        &self.params[block as usize]
+        &self.params[block.index()]
     }
     fn is_ret(&self, inst: MInst) -> bool {
-        self.ops[inst as usize].opcode.is_ret()
+        self.ops[inst.index()].opcode.is_ret()
     }
     fn is_branch(&self, inst: MInst) -> bool {
-        let op = self.ops[inst as usize].opcode;
+        let op = self.ops[inst.index()].opcode;
         op.is_terminator() && !op.is_ret()
     }
     fn branch_args(&self, block: MBlock, succ: usize) -> &[VReg] {
-        self.branch_args[block as usize].get(succ)
+        self.branch_args[block.index()].get(succ)
     }
     fn inst_operands(&self, inst: MInst) -> &[Operand] {
-        &self.operands[inst as usize]
+        &self.operands[inst.index()]
     }
     fn inst_clobbers(&self, inst: MInst) -> PRegSet {
-        self.clobbers[inst as usize]
+        self.clobbers[inst.index()]
     }
 }
 
@@ -469,12 +469,12 @@ impl MachineBuilder {
     /// Appends an empty block and returns its index.
     pub fn block(&mut self) -> MBlock {
         self.blocks.push(BuildBlock::default());
-        (self.blocks.len() - 1) as MBlock
+        MBlock::new(self.blocks.len() - 1)
     }
 
     /// Appends an instruction to `block`.
     pub fn push(&mut self, block: MBlock, op: MachineOp, operands: Operands, clobbers: PRegSet) {
-        self.blocks[block as usize].insts.push(BuildInst {
+        self.blocks[block.index()].insts.push(BuildInst {
             op,
             operands,
             clobbers,
@@ -489,7 +489,7 @@ impl MachineBuilder {
         let mut npreds = vec![0u32; self.blocks.len()];
         for b in &self.blocks {
             for (s, _) in &b.succs {
-                if let Some(n) = npreds.get_mut(*s as usize) {
+                if let Some(n) = npreds.get_mut(s.index()) {
                     *n += 1;
                 }
             }
@@ -501,11 +501,11 @@ impl MachineBuilder {
             }
             for e in 0..self.blocks[b].succs.len() {
                 let (s, _) = self.blocks[b].succs[e];
-                if npreds.get(s as usize).copied().unwrap_or(0) < 2 {
+                if npreds.get(s.index()).copied().unwrap_or(0) < 2 {
                     continue;
                 }
                 let args = std::mem::take(&mut self.blocks[b].succs[e].1);
-                let edge = self.blocks.len() as MBlock;
+                let edge = MBlock::new(self.blocks.len());
                 self.blocks.push(BuildBlock {
                     insts: vec![BuildInst {
                         op: MachineOp::new(Opcode::Jump),
@@ -524,9 +524,9 @@ impl MachineBuilder {
         // a block visited before all its predecessors poisons its successors' state).
         let n = self.blocks.len();
         let order = reverse_postorder(&self.blocks);
-        let mut new_index = vec![0 as MBlock; n];
+        let mut new_index = vec![MBlock(0); n];
         for (k, &b) in order.iter().enumerate() {
-            new_index[b] = k as MBlock;
+            new_index[b] = MBlock::new(k);
         }
         let mut slots: Vec<Option<BuildBlock>> = self.blocks.into_iter().map(Some).collect();
         self.blocks = order
@@ -534,7 +534,7 @@ impl MachineBuilder {
             .map(|&b| {
                 let mut block = slots[b].take().expect("each block is laid out once");
                 for (s, _) in &mut block.succs {
-                    if let Some(&k) = new_index.get(*s as usize) {
+                    if let Some(&k) = new_index.get(s.index()) {
                         *s = k;
                     }
                 }
@@ -550,21 +550,21 @@ impl MachineBuilder {
             ..Default::default()
         };
         for (b, block) in self.blocks.into_iter().enumerate() {
-            let start = f.ops.len() as MInst;
+            let start = MInst::new(f.ops.len());
             for i in block.insts {
                 f.ops.push(i.op);
                 f.operands.push(i.operands);
                 f.clobbers.push(i.clobbers);
             }
-            f.insts.push(start..f.ops.len() as MInst);
+            f.insts.push(InstRange::new(start, MInst::new(f.ops.len())));
             f.params.push(block.params);
             let mut args = BranchArgs::default();
             let mut succs = SmallVec::new();
             for (s, a) in &block.succs {
                 succs.push(*s);
                 args.push(a);
-                if let Some(p) = f.preds.get_mut(*s as usize) {
-                    p.push(b as MBlock);
+                if let Some(p) = f.preds.get_mut(s.index()) {
+                    p.push(MBlock::new(b));
                 }
             }
             f.succs.push(succs);
@@ -587,7 +587,7 @@ fn reverse_postorder(blocks: &[BuildBlock]) -> Vec<usize> {
     while let Some(&mut (b, ref mut next)) = stack.last_mut() {
         if let Some(&(s, _)) = blocks[b].succs.get(*next) {
             *next += 1;
-            let s = s as usize;
+            let s = s.index();
             if s < n && !seen[s] {
                 seen[s] = true;
                 stack.push((s, 0));
@@ -626,7 +626,7 @@ mod tests {
             smallvec::smallvec![Op::use_(c, C::Reg)],
             PRegSet::empty(),
         );
-        m.blocks[b0 as usize].succs =
+        m.blocks[b0.index()].succs =
             smallvec::smallvec![(b1, SmallVec::new()), (b2, smallvec::smallvec![c])];
         m.push(
             b1,
@@ -634,8 +634,8 @@ mod tests {
             Operands::new(),
             PRegSet::empty(),
         );
-        m.blocks[b1 as usize].succs = smallvec::smallvec![(b2, smallvec::smallvec![c])];
-        m.blocks[b2 as usize].params = smallvec::smallvec![p];
+        m.blocks[b1.index()].succs = smallvec::smallvec![(b2, smallvec::smallvec![c])];
+        m.blocks[b2.index()].params = smallvec::smallvec![p];
         m.push(
             b2,
             MachineOp::new(Opcode::Ret),
@@ -645,12 +645,12 @@ mod tests {
         let f = m.finish("f", "x86-64");
         // Laid out in reverse postorder: b0, edge block, b1, b2.
         assert_eq!(f.num_blocks(), 4);
-        assert_eq!(f.block_succs(0), &[2, 1]);
-        assert_eq!(f.branch_args(0, 1), &[] as &[VReg]);
-        assert_eq!(f.block_succs(1), &[3]);
-        assert_eq!(f.branch_args(1, 0), &[c]);
-        assert_eq!(f.block_preds(3), &[1, 2]);
-        assert_eq!(f.block_insts(1), 2..3);
+        assert_eq!(f.block_succs(MBlock(0)), &[MBlock(2), MBlock(1)]);
+        assert_eq!(f.branch_args(MBlock(0), 1), &[] as &[VReg]);
+        assert_eq!(f.block_succs(MBlock(1)), &[MBlock(3)]);
+        assert_eq!(f.branch_args(MBlock(1), 0), &[c]);
+        assert_eq!(f.block_preds(MBlock(3)), &[MBlock(1), MBlock(2)]);
+        assert_eq!(f.block_insts(MBlock(1)), InstRange::new(MInst(2), MInst(3)));
         assert!(crate::machine::verify::verify(&f).is_empty());
     }
 }

@@ -85,7 +85,7 @@ pub fn lower_function(
         m: MachineBuilder::default(),
         vmap: vec![None; ir.values().len()],
         mblock: vec![None; ir.num_blocks()],
-        cur: 0,
+        cur: MBlock(0),
         place: (Block::new(0), None),
     };
     l.run()?;
@@ -420,7 +420,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             for &p in ir.block_params(block) {
                 params.extend(self.value_parts(p)?);
             }
-            self.m.blocks[self.cur as usize].params = params;
+            self.m.blocks[self.cur.index()].params = params;
             if b == 0 && prologue.is_none() {
                 self.lower_args()?;
             }
@@ -1443,7 +1443,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
     }
 
     fn set_succs(&mut self, succs: SmallVec<[(MBlock, SmallVec<[VReg; 2]>); 2]>) {
-        self.m.blocks[self.cur as usize].succs = succs;
+        self.m.blocks[self.cur.index()].succs = succs;
     }
 
     fn lower_terminator(&mut self, term: &Terminator) -> R<()> {
@@ -1486,7 +1486,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                         self.target(default)?
                     } else {
                         self.m.blocks.push(BuildBlock::default());
-                        ((self.m.blocks.len() - 1) as MBlock, SmallVec::new())
+                        (MBlock::new(self.m.blocks.len() - 1), SmallVec::new())
                     };
                     let chain = next.0;
                     self.emit1(

@@ -40,10 +40,160 @@ pub use operand::{Operand, OperandConstraint, OperandKind, OperandPos, VReg};
 
 use std::ops::Range;
 
-/// A block of a machine function: a dense index in layout order.
-pub type MBlock = u32;
-/// An instruction of a machine function: a dense index in layout order.
-pub type MInst = u32;
+/// A block of a machine function: a dense index in layout order (a row of the machine
+/// block table). Prints as its bare index (`block{b}` in text).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct MBlock(pub u32);
+
+/// An instruction of a machine function: a dense index in layout order (a row of the
+/// machine instruction table). Prints as its bare index.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(transparent)]
+pub struct MInst(pub u32);
+
+impl MBlock {
+    /// The block of row `index`.
+    pub const fn new(index: usize) -> MBlock {
+        MBlock(index as u32)
+    }
+    /// The row index.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl MInst {
+    /// The instruction of row `index`.
+    pub const fn new(index: usize) -> MInst {
+        MInst(index as u32)
+    }
+    /// The row index.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+    /// The instruction after this one in layout.
+    pub const fn next(self) -> MInst {
+        MInst(self.0 + 1)
+    }
+    /// The instruction before this one in layout (this one must not be the first).
+    pub const fn prev(self) -> MInst {
+        MInst(self.0 - 1)
+    }
+}
+
+impl std::ops::Add<u32> for MInst {
+    type Output = MInst;
+    /// The instruction `n` places later in layout.
+    fn add(self, n: u32) -> MInst {
+        MInst(self.0 + n)
+    }
+}
+
+impl std::ops::Sub<u32> for MInst {
+    type Output = MInst;
+    /// The instruction `n` places earlier in layout.
+    fn sub(self, n: u32) -> MInst {
+        MInst(self.0 - n)
+    }
+}
+
+impl std::ops::AddAssign<u32> for MInst {
+    fn add_assign(&mut self, n: u32) {
+        self.0 += n;
+    }
+}
+
+impl crate::analysis::order::Node for MBlock {
+    fn dense_index(self) -> usize {
+        self.index()
+    }
+}
+
+impl std::str::FromStr for MBlock {
+    type Err = std::num::ParseIntError;
+    /// A block index in decimal.
+    fn from_str(s: &str) -> Result<MBlock, Self::Err> {
+        s.parse().map(MBlock)
+    }
+}
+
+impl std::fmt::Display for MBlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::fmt::Display for MInst {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// The iterator over an [`InstRange`]'s instructions, in layout order.
+pub type InstIter = std::iter::Map<Range<u32>, fn(u32) -> MInst>;
+
+/// The iterator over a function's blocks ([`MachineRead::blocks`]), in layout order.
+pub type BlockIter = std::iter::Map<Range<u32>, fn(u32) -> MBlock>;
+
+/// The instructions of a block: the half-open layout range `[start, end)`. A `Range<MInst>`
+/// cannot be iterated (its `Step` trait is unstable), so this range is its own iterator
+/// source: `for i in f.block_insts(b)` visits `start`, `start + 1`, ... in layout order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct InstRange {
+    /// The first instruction.
+    pub start: MInst,
+    /// One past the last instruction.
+    pub end: MInst,
+}
+
+impl InstRange {
+    /// `[start, end)`.
+    pub const fn new(start: MInst, end: MInst) -> InstRange {
+        InstRange { start, end }
+    }
+    /// Number of instructions.
+    pub const fn len(self) -> usize {
+        (self.end.0 - self.start.0) as usize
+    }
+    /// Whether the range holds no instruction.
+    pub const fn is_empty(self) -> bool {
+        self.end.0 <= self.start.0
+    }
+    /// Whether `inst` is in the range.
+    pub const fn contains(self, inst: MInst) -> bool {
+        self.start.0 <= inst.0 && inst.0 < self.end.0
+    }
+    /// The last instruction (the block's terminator); the range must not be empty.
+    pub const fn last(self) -> MInst {
+        MInst(self.end.0 - 1)
+    }
+    /// The instructions in layout order.
+    pub fn iter(self) -> InstIter {
+        (self.start.0..self.end.0).map(MInst as fn(u32) -> MInst)
+    }
+    /// The instructions in reverse layout order.
+    pub fn rev(self) -> std::iter::Rev<InstIter> {
+        self.iter().rev()
+    }
+    /// The range as row indices.
+    pub const fn rows(self) -> Range<usize> {
+        self.start.0 as usize..self.end.0 as usize
+    }
+}
+
+impl IntoIterator for InstRange {
+    type Item = MInst;
+    type IntoIter = InstIter;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// Blocks `0..n` as handles.
+pub fn block_range(n: usize) -> BlockIter {
+    (0..n as u32).map(MBlock as fn(u32) -> MBlock)
+}
 
 /// Read access to a machine function, the shape every allocator phase reads.
 pub trait MachineRead {
@@ -55,10 +205,18 @@ pub trait MachineRead {
     fn num_vregs(&self) -> usize;
     /// The entry block.
     fn entry_block(&self) -> MBlock {
-        0
+        MBlock(0)
+    }
+    /// Every block, in layout order.
+    fn blocks(&self) -> BlockIter {
+        block_range(self.num_blocks())
+    }
+    /// Every instruction, in layout order.
+    fn insts(&self) -> InstRange {
+        InstRange::new(MInst(0), MInst::new(self.num_insts()))
     }
     /// The instructions of `block`, a contiguous range of instruction indices.
-    fn block_insts(&self, block: MBlock) -> Range<MInst>;
+    fn block_insts(&self, block: MBlock) -> InstRange;
     /// The successors of `block`, in the order of its terminator's targets.
     fn block_succs(&self, block: MBlock) -> &[MBlock];
     /// The predecessors of `block` (one entry per edge).

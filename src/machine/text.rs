@@ -57,6 +57,7 @@ use super::function::{BranchArgs, MachineFunction, MachineOp, Opcode, Operands};
 use super::{
     MBlock, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos, PRegSet, VReg,
 };
+use crate::machine::{InstRange, MInst};
 use crate::registers::{PReg, RegClass};
 use smallvec::SmallVec;
 use std::fmt::Write as _;
@@ -241,9 +242,9 @@ pub fn print_function_with_symbols(f: &MachineFunction, symbols: &[&str]) -> Str
             out.push(')');
         }
         out.push_str(":\n");
-        for i in f.block_insts(b as MBlock) {
+        for i in f.block_insts(MBlock::new(b)) {
             out.push_str("  ");
-            print_inst_with_symbols(f, b, i as usize, symbols, &mut out);
+            print_inst_with_symbols(f, b, i.index(), symbols, &mut out);
             out.push('\n');
         }
     }
@@ -647,7 +648,7 @@ pub fn parse_functions_with_symbols(
             continue;
         }
         if let Some(b) = parse_block_name(head) {
-            if b as usize != f.insts.len() {
+            if b.index() != f.insts.len() {
                 return Err(p.err(
                     line_no,
                     col,
@@ -667,7 +668,7 @@ pub fn parse_functions_with_symbols(
                 return Err(p.err(line_no, l.col(), "text after the block header"));
             }
             let at = f.ops.len() as u32;
-            f.insts.push(at..at);
+            f.insts.push(InstRange::new(MInst(at), MInst(at)));
             f.params.push(params);
             f.succs.push(SmallVec::new());
             f.branch_args.push(BranchArgs::default());
@@ -677,7 +678,7 @@ pub fn parse_functions_with_symbols(
         let Some(block) = f.insts.len().checked_sub(1) else {
             return Err(p.err(line_no, col, "instruction before the first block header"));
         };
-        if f.insts[block].end as usize != f.ops.len()
+        if f.insts[block].end.index() != f.ops.len()
             || f.insts[block].end > f.insts[block].start
                 && f.ops[f.ops.len() - 1].opcode.is_terminator()
         {
@@ -808,14 +809,14 @@ fn finish(p: &Parser<'_>, f: &mut MachineFunction, line: usize) -> Result<(), Pa
     f.preds = vec![SmallVec::new(); nb];
     for b in 0..nb {
         for &s in &f.succs[b] {
-            if s as usize >= nb {
+            if s.index() >= nb {
                 return Err(p.err(
                     line,
                     1,
                     format!("block{b} branches to block{s}, which does not exist"),
                 ));
             }
-            f.preds[s as usize].push(b as MBlock);
+            f.preds[s.index()].push(MBlock::new(b));
         }
     }
     let mut max = 0;
@@ -900,8 +901,8 @@ block2(v4i):
         assert_eq!(parse_functions(&printed, "t").unwrap(), fs);
         let f = &fs[0];
         assert_eq!(f.num_vregs, 8);
-        assert_eq!(f.block_preds(1), &[0, 2]);
-        assert_eq!(f.inst_clobbers(3).iter().count(), 3);
+        assert_eq!(f.block_preds(MBlock(1)), &[MBlock(0), MBlock(2)]);
+        assert_eq!(f.inst_clobbers(MInst(3)).iter().count(), 3);
         assert_eq!(f.ops[4].imm, -4);
         assert_eq!(f.frame_slots, vec![(8, 8), (16, 16)]);
     }

@@ -187,10 +187,10 @@ pub fn verify(f: &impl MachineRead) -> Vec<MachineDefect> {
 fn check_layout(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) -> bool {
     let nb = f.num_blocks();
     let ni = f.num_insts();
-    let mut next = 0u32;
-    for b in 0..nb as MBlock {
+    let mut next = MInst(0);
+    for b in f.blocks() {
         let r = f.block_insts(b);
-        if r.start != next || r.end < r.start || r.end as usize > ni {
+        if r.start != next || r.end < r.start || r.end.index() > ni {
             errors.push(MachineDefect::Layout {
                 block: b,
                 start: r.start,
@@ -199,12 +199,12 @@ fn check_layout(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) -> bool {
             });
             return false;
         }
-        next = r.end;
+        next = MInst(r.end.0);
         if r.is_empty() {
             errors.push(MachineDefect::EmptyBlock(b));
             continue;
         }
-        for i in r.clone() {
+        for i in r {
             let term = f.is_branch(i) || f.is_ret(i);
             if i + 1 == r.end && !term {
                 errors.push(MachineDefect::MissingTerminator { inst: i, block: b });
@@ -217,7 +217,7 @@ fn check_layout(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) -> bool {
             errors.push(MachineDefect::ReturnWithSuccessors(b));
         }
         for (k, &s) in succs.iter().enumerate() {
-            if s as usize >= nb {
+            if s.index() >= nb {
                 errors.push(MachineDefect::SuccessorRange {
                     block: b,
                     position: k,
@@ -248,8 +248,8 @@ fn check_layout(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) -> bool {
             }
         }
     }
-    if next as usize != ni {
-        errors.push(MachineDefect::Orphans(next, ni));
+    if next.index() != ni {
+        errors.push(MachineDefect::Orphans(MInst(next.0), ni));
     }
     true
 }
@@ -258,30 +258,30 @@ fn check_layout(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) -> bool {
 fn check_edges(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) {
     let nb = f.num_blocks();
     let mut edges: Vec<Vec<MBlock>> = vec![Vec::new(); nb];
-    for b in 0..nb as MBlock {
+    for b in crate::machine::block_range(nb) {
         for &s in f.block_succs(b) {
-            if let Some(e) = edges.get_mut(s as usize) {
+            if let Some(e) = edges.get_mut(s.index()) {
                 e.push(b);
             }
         }
     }
     for (b, edges) in edges.iter_mut().enumerate() {
-        let mut listed = f.block_preds(b as MBlock).to_vec();
+        let mut listed = f.block_preds(MBlock::new(b)).to_vec();
         listed.sort_unstable();
         edges.sort_unstable();
         if listed != *edges {
             errors.push(MachineDefect::Predecessors {
-                block: b as MBlock,
+                block: MBlock::new(b),
                 listed,
                 edges: std::mem::take(edges),
             });
         }
     }
-    for b in 0..nb as MBlock {
+    for b in crate::machine::block_range(nb) {
         let succs = f.block_succs(b);
         if succs.len() > 1 {
             for &s in succs {
-                if (s as usize) < nb && f.block_preds(s).len() > 1 {
+                if s.index() < nb && f.block_preds(s).len() > 1 {
                     errors.push(MachineDefect::CriticalEdge(b, s));
                 }
             }
@@ -300,7 +300,7 @@ fn check_vregs(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) {
         vreg,
         num_vregs: nv,
     };
-    for b in 0..nb as MBlock {
+    for b in crate::machine::block_range(nb) {
         for &p in f.block_params(b) {
             match defs.get_mut(p.index()) {
                 Some(d) => *d += 1,
@@ -308,7 +308,7 @@ fn check_vregs(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) {
             }
         }
     }
-    for i in 0..f.num_insts() as MInst {
+    for i in f.insts() {
         let ops = f.inst_operands(i);
         for (k, o) in ops.iter().enumerate() {
             if !o.vreg.is_value() {
@@ -354,7 +354,7 @@ fn check_vregs(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) {
             }
         }
     }
-    for b in 0..nb as MBlock {
+    for b in crate::machine::block_range(nb) {
         for k in 0..f.block_succs(b).len() {
             for a in f.branch_args(b, k) {
                 if let Some(u) = used.get_mut(a.index()) {

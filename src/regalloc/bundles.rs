@@ -48,7 +48,7 @@ use super::ranges::{
     RangeStore, Use,
 };
 use super::requirement::{Requirement, RequirementMerge};
-use crate::machine::{MBlock, MachineRead, OperandConstraint, OperandKind};
+use crate::machine::{MachineRead, OperandConstraint, OperandKind};
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 use smallvec::SmallVec;
@@ -430,7 +430,7 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         rs.vreg_ranges[v].first().map(|e| rbundles[e.index.index()])
     };
     let mut pairs: Vec<(usize, usize)> = Vec::new();
-    for b in 0..f.num_blocks() as MBlock {
+    for b in f.blocks() {
         for i in f.block_insts(b) {
             let ops = f.inst_operands(i);
             for op in ops {

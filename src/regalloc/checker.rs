@@ -29,6 +29,7 @@
 use super::location::{Allocation, PReg};
 use super::output::AllocOutput;
 use super::point::ProgPoint;
+use crate::machine::MInst;
 use crate::machine::{
     MBlock, MachineEnv, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos, PRegSet,
 };
@@ -127,7 +128,7 @@ impl CheckError {
             CheckError::Unsorted { at, .. }
             | CheckError::EditAfterTerminator { at, .. }
             | CheckError::StackToStack { at, .. }
-            | CheckError::BadEdit { at, .. } => Some(at.inst()),
+            | CheckError::BadEdit { at, .. } => Some(at.inst().0),
         }
     }
 }
@@ -224,7 +225,7 @@ impl<F: MachineRead + ?Sized> Ctx<'_, F> {
                 e += 1;
             }
             let ops = self.f.inst_operands(i);
-            let allocs = self.out.inst_allocs(i);
+            let allocs = self.out.inst_allocs(i.0);
             for phase in 0..4 {
                 for (k, op) in ops.iter().enumerate() {
                     let a = allocs[k];
@@ -236,7 +237,7 @@ impl<F: MachineRead + ?Sized> Ctx<'_, F> {
                             if check && is_value && !state.holds(a, v) =>
                         {
                             return Err(CheckError::WrongValue {
-                                inst: i,
+                                inst: i.0,
                                 operand: k,
                                 op: *op,
                                 alloc: a,
@@ -323,7 +324,7 @@ pub fn check<F: MachineRead + ?Sized>(
         });
     }
     for i in 0..ni as u32 {
-        let (got, want) = (out.inst_allocs(i).len(), f.inst_operands(i).len());
+        let (got, want) = (out.inst_allocs(i).len(), f.inst_operands(MInst(i)).len());
         let start = out.inst_alloc_offsets[i as usize] as usize;
         let end = out
             .inst_alloc_offsets
@@ -334,17 +335,17 @@ pub fn check<F: MachineRead + ?Sized>(
         }
     }
     // Structure: edits.
-    let mut block_of_inst = vec![0 as MBlock; ni];
-    for b in 0..f.num_blocks() as MBlock {
+    let mut block_of_inst = vec![MBlock(0); ni];
+    for b in f.blocks() {
         for i in f.block_insts(b) {
-            block_of_inst[i as usize] = b;
+            block_of_inst[i.index()] = b;
         }
     }
     for (index, &(at, e)) in out.edits.iter().enumerate() {
         if index > 0 && out.edits[index - 1].0 > at {
             return Err(CheckError::Unsorted { index, at });
         }
-        if at.inst() as usize >= ni || e.from == Allocation::None || e.to == Allocation::None {
+        if at.inst().index() >= ni || e.from == Allocation::None || e.to == Allocation::None {
             return Err(CheckError::BadEdit { index, at });
         }
         let i = at.inst();
@@ -352,7 +353,7 @@ pub fn check<F: MachineRead + ?Sized>(
             return Err(CheckError::EditAfterTerminator {
                 index,
                 at,
-                block: block_of_inst[i as usize],
+                block: block_of_inst[i.index()],
             });
         }
         if ctx.is_stack(e.from) && ctx.is_stack(e.to) {
@@ -366,7 +367,7 @@ pub fn check<F: MachineRead + ?Sized>(
     }
     // Constraints.
     for i in 0..ni as u32 {
-        for (k, op) in f.inst_operands(i).iter().enumerate() {
+        for (k, op) in f.inst_operands(MInst(i)).iter().enumerate() {
             let a = out.inst_allocs(i)[k];
             if !ctx.constraint_ok(i, op, a) {
                 return Err(CheckError::Constraint {
@@ -391,7 +392,7 @@ pub fn check<F: MachineRead + ?Sized>(
         &out.edits[lo..hi]
     };
     let mut block_in: Vec<Option<State>> = vec![None; nb];
-    block_in[f.entry_block() as usize] = Some(State::default());
+    block_in[f.entry_block().index()] = Some(State::default());
     let order: Vec<MBlock> = {
         let mut po = super::liveness::postorder(f);
         po.reverse();
@@ -399,36 +400,36 @@ pub fn check<F: MachineRead + ?Sized>(
     };
     let mut rpo_index = vec![0usize; nb];
     for (k, &b) in order.iter().enumerate() {
-        rpo_index[b as usize] = k;
+        rpo_index[b.index()] = k;
     }
     let mut queued = vec![false; nb];
     let mut work = std::collections::BTreeSet::new();
     work.insert((0usize, f.entry_block()));
-    queued[f.entry_block() as usize] = true;
+    queued[f.entry_block().index()] = true;
     while let Some((_, b)) = work.pop_first() {
-        queued[b as usize] = false;
-        let Some(mut state) = block_in[b as usize].clone() else {
+        queued[b.index()] = false;
+        let Some(mut state) = block_in[b.index()].clone() else {
             continue;
         };
         ctx.run_block(b, &mut state, edits_of(b), false)?;
         for s in 0..f.block_succs(b).len() {
             let succ = f.block_succs(b)[s];
             let es = edge_state(f, b, s, &state);
-            let changed = match &mut block_in[succ as usize] {
+            let changed = match &mut block_in[succ.index()] {
                 slot @ None => {
                     *slot = Some(es);
                     true
                 }
                 Some(cur) => cur.meet(&es),
             };
-            if changed && !queued[succ as usize] {
-                queued[succ as usize] = true;
-                work.insert((rpo_index[succ as usize], succ));
+            if changed && !queued[succ.index()] {
+                queued[succ.index()] = true;
+                work.insert((rpo_index[succ.index()], succ));
             }
         }
     }
-    for b in 0..nb as MBlock {
-        if let Some(mut state) = block_in[b as usize].clone() {
+    for b in crate::machine::block_range(nb) {
+        if let Some(mut state) = block_in[b.index()].clone() {
             ctx.run_block(b, &mut state, edits_of(b), true)?;
         }
     }

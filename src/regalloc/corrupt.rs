@@ -15,6 +15,7 @@
 use super::output::{AllocOutput, Edit};
 use super::point::ProgPoint;
 use super::{Allocation, SpillSlot};
+use crate::machine::MInst;
 use crate::machine::{MachineRead, OperandKind};
 
 /// The corruptions [`corrupt`] can apply.
@@ -57,9 +58,9 @@ pub fn corrupt<F: MachineRead + ?Sized>(
     match c {
         Corruption::Swap | Corruption::Clobber => {
             let mut sites = Vec::new();
-            for i in 0..f.num_insts() as u32 {
+            for i in f.insts() {
                 let ops = f.inst_operands(i);
-                let allocs = out.inst_allocs(i);
+                let allocs = out.inst_allocs(i.0);
                 for a in 0..ops.len() {
                     for b in a + 1..ops.len() {
                         // A reused input is left alone: regalloc2 0.15.2's checker does not
@@ -91,7 +92,7 @@ pub fn corrupt<F: MachineRead + ?Sized>(
                 return None;
             }
             let (i, a, b) = sites[pick % sites.len()];
-            let base = out.inst_alloc_offsets[i as usize] as usize;
+            let base = out.inst_alloc_offsets[i.index()] as usize;
             if c == Corruption::Swap {
                 o.allocs.swap(base + a, base + b);
             } else {
@@ -129,7 +130,7 @@ pub fn corrupt<F: MachineRead + ?Sized>(
         }
         Corruption::StackToStack => {
             let i = (pick % f.num_insts()) as u32;
-            let at = ProgPoint::before(i);
+            let at = ProgPoint::before(MInst(i));
             let n = out.num_spillslots as u32;
             let pos = o.edits.partition_point(|x| x.0 <= at);
             o.edits.insert(

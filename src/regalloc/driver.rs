@@ -12,6 +12,7 @@
 //! Complexity: linear in the function plus what the allocator costs.
 
 use crate::machine::function::MachineFunction;
+use crate::machine::MBlock;
 use crate::machine::MachineRead;
 use crate::regalloc::ion::{IonContext, IonStats};
 use crate::regalloc::output::AllocOutput;
@@ -137,7 +138,8 @@ pub fn check_ours<M: MachineRead + ?Sized>(
     let time = start.elapsed();
     verdict.map(|()| time).map_err(|e| {
         let block = e.inst().and_then(|i| {
-            (0..f.num_blocks() as crate::machine::MBlock).find(|&b| f.block_insts(b).contains(&i))
+            f.blocks()
+                .find(|&b| f.block_insts(b).contains(crate::machine::MInst(i)))
         });
         match block {
             Some(b) => format!("@{name}: our checker rejects the allocation: block{b}: {e}"),
@@ -189,15 +191,15 @@ pub fn print_allocated_annotated(
             write!(out, "({})", p.join(", ")).unwrap();
         }
         out.push_str(":\n");
-        for i in f.block_insts(b as u32) {
-            moves_until(i << 1, &mut e, &mut out);
+        for i in f.block_insts(MBlock::new(b)) {
+            moves_until(i.0 << 1, &mut e, &mut out);
             let mut line = String::new();
-            crate::machine::text::print_inst(f, b, i as usize, &mut line);
+            crate::machine::text::print_inst(f, b, i.index(), &mut line);
             // Annotate each operand with its allocation, in operand order.
-            let allocs = a.inst_allocs(i);
+            let allocs = a.inst_allocs(i.0);
             let mut annotated = String::new();
             let mut rest = line.as_str();
-            for (k, o) in f.operands[i as usize].iter().enumerate() {
+            for (k, o) in f.operands[i.index()].iter().enumerate() {
                 let text = crate::machine::text::operand_text(&f.target, o);
                 if let Some(at) = rest.find(&text) {
                     annotated.push_str(&rest[..at + text.len()]);
@@ -209,7 +211,7 @@ pub fn print_allocated_annotated(
             }
             annotated.push_str(rest);
             writeln!(out, "  {annotated}").unwrap();
-            moves_until((i << 1) | 1, &mut e, &mut out);
+            moves_until((i.0 << 1) | 1, &mut e, &mut out);
         }
     }
     out.push_str("}\n");

@@ -265,7 +265,7 @@ pub struct Liveness<S = DenseSet> {
 /// Blocks in postorder of a depth-first walk from the entry, then unreachable blocks.
 pub fn postorder<F: MachineRead + ?Sized>(f: &F) -> Vec<MBlock> {
     let n = f.num_blocks();
-    let roots = std::iter::once(f.entry_block()).chain(0..n as MBlock);
+    let roots = std::iter::once(f.entry_block()).chain(f.blocks());
     crate::analysis::order::postorder(n, roots, |b| f.block_succs(b))
 }
 
@@ -274,11 +274,11 @@ pub fn compute<S: LiveSet, F: MachineRead + ?Sized>(f: &F) -> Liveness<S> {
     let (nb, nv) = (f.num_blocks(), f.num_vregs());
     let mut gen: Vec<S> = Vec::with_capacity(nb);
     let mut kill: Vec<S> = Vec::with_capacity(nb);
-    for b in 0..nb as MBlock {
+    for b in crate::machine::block_range(nb) {
         let (mut g, mut k) = (S::with_capacity(nv), S::with_capacity(nv));
         // Backward over the block: a def kills, a use generates.
         let insts = f.block_insts(b);
-        if let Some(last) = insts.clone().last() {
+        if let Some(last) = insts.iter().next_back() {
             if f.is_branch(last) {
                 for s in 0..f.block_succs(b).len() {
                     for &v in f.branch_args(b, s) {
@@ -316,19 +316,19 @@ pub fn compute<S: LiveSet, F: MachineRead + ?Sized>(f: &F) -> Liveness<S> {
     let mut work: Vec<MBlock> = order.iter().rev().copied().collect();
     let mut visits = 0;
     while let Some(b) = work.pop() {
-        queued[b as usize] = false;
+        queued[b.index()] = false;
         visits += 1;
-        let mut out = std::mem::take(&mut liveout[b as usize]);
+        let mut out = std::mem::take(&mut liveout[b.index()]);
         for &s in f.block_succs(b) {
-            out.union_with(&livein[s as usize]);
+            out.union_with(&livein[s.index()]);
         }
         // livein = gen | (out - kill)
-        let grew = livein[b as usize].union_minus(&out, &kill[b as usize]);
-        liveout[b as usize] = out;
+        let grew = livein[b.index()].union_minus(&out, &kill[b.index()]);
+        liveout[b.index()] = out;
         if grew {
             for &p in f.block_preds(b) {
-                if !queued[p as usize] {
-                    queued[p as usize] = true;
+                if !queued[p.index()] {
+                    queued[p.index()] = true;
                     work.push(p);
                 }
             }
@@ -451,20 +451,22 @@ pub fn brute_force<F: MachineRead + ?Sized>(f: &F) -> (Vec<Vec<usize>>, Vec<Vec<
     };
     let mut livein = vec![Vec::new(); nb];
     for v in 0..f.num_vregs() {
-        let firsts: Vec<First> = (0..nb as MBlock).map(|b| first(b, v)).collect();
+        let firsts: Vec<First> = crate::machine::block_range(nb)
+            .map(|b| first(b, v))
+            .collect();
         // live(b) iff first(b) == Read, or Through and some successor is live: backward
         // reachability from the reading blocks through pass-through blocks.
         let mut live = vec![false; nb];
-        let mut stack: Vec<MBlock> = (0..nb as MBlock)
-            .filter(|&b| firsts[b as usize] == First::Read)
+        let mut stack: Vec<MBlock> = crate::machine::block_range(nb)
+            .filter(|&b| firsts[b.index()] == First::Read)
             .collect();
         for &b in &stack {
-            live[b as usize] = true;
+            live[b.index()] = true;
         }
         while let Some(b) = stack.pop() {
             for &p in f.block_preds(b) {
-                if !live[p as usize] && firsts[p as usize] == First::Through {
-                    live[p as usize] = true;
+                if !live[p.index()] && firsts[p.index()] == First::Through {
+                    live[p.index()] = true;
                     stack.push(p);
                 }
             }
@@ -475,12 +477,12 @@ pub fn brute_force<F: MachineRead + ?Sized>(f: &F) -> (Vec<Vec<usize>>, Vec<Vec<
             }
         }
     }
-    let liveout = (0..nb as MBlock)
+    let liveout = crate::machine::block_range(nb)
         .map(|b| {
             let mut out: Vec<usize> = f
                 .block_succs(b)
                 .iter()
-                .flat_map(|&s| livein[s as usize].iter().copied())
+                .flat_map(|&s| livein[s.index()].iter().copied())
                 .collect();
             out.sort_unstable();
             out.dedup();

@@ -9,6 +9,7 @@
 //!
 //! Complexity: every operation is O(1).
 
+use crate::machine::MInst;
 use std::fmt;
 
 /// An instruction index and a before/after position, packed in a `u32`.
@@ -18,16 +19,16 @@ pub struct ProgPoint(pub u32);
 
 impl ProgPoint {
     /// The point just before instruction `inst` (where its early operands are).
-    pub const fn before(inst: u32) -> ProgPoint {
-        ProgPoint(inst << 1)
+    pub const fn before(inst: MInst) -> ProgPoint {
+        ProgPoint(inst.0 << 1)
     }
     /// The point just after instruction `inst` (where its late operands are).
-    pub const fn after(inst: u32) -> ProgPoint {
-        ProgPoint((inst << 1) | 1)
+    pub const fn after(inst: MInst) -> ProgPoint {
+        ProgPoint((inst.0 << 1) | 1)
     }
-    /// The instruction index.
-    pub const fn inst(self) -> u32 {
-        self.0 >> 1
+    /// The instruction.
+    pub const fn inst(self) -> MInst {
+        MInst(self.0 >> 1)
     }
     /// Whether this is an "after" point.
     pub const fn is_after(self) -> bool {
@@ -99,16 +100,25 @@ mod tests {
 
     #[test]
     fn points_pack_and_order() {
-        let (b, a) = (ProgPoint::before(7), ProgPoint::after(7));
-        assert!(b < a && a < ProgPoint::before(8));
-        assert_eq!((a.inst(), a.is_after(), b.is_after()), (7, true, false));
+        let (b, a) = (ProgPoint::before(MInst(7)), ProgPoint::after(MInst(7)));
+        assert!(b < a && a < ProgPoint::before(MInst(8)));
+        assert_eq!(
+            (a.inst(), a.is_after(), b.is_after()),
+            (MInst(7), true, false)
+        );
         assert_eq!(b.next(), a);
         assert_eq!(a.prev(), b);
         assert_eq!(a.to_string(), "7a");
-        let r = CodeRange::new(b, ProgPoint::before(9));
-        assert!(r.contains(a) && !r.contains(ProgPoint::before(9)));
-        assert!(r.overlaps(CodeRange::new(ProgPoint::after(8), ProgPoint::before(10))));
-        assert!(!r.overlaps(CodeRange::new(ProgPoint::before(9), ProgPoint::before(10))));
+        let r = CodeRange::new(b, ProgPoint::before(MInst(9)));
+        assert!(r.contains(a) && !r.contains(ProgPoint::before(MInst(9))));
+        assert!(r.overlaps(CodeRange::new(
+            ProgPoint::after(MInst(8)),
+            ProgPoint::before(MInst(10))
+        )));
+        assert!(!r.overlaps(CodeRange::new(
+            ProgPoint::before(MInst(9)),
+            ProgPoint::before(MInst(10))
+        )));
         assert_eq!(r.len(), 4);
     }
 }

@@ -336,23 +336,23 @@ fn depth_first<F: MachineRead + ?Sized>(f: &F) -> DepthFirst {
     let mut next = 0u32;
     let entry = f.entry_block();
     let mut stack: Vec<(MBlock, usize)> = vec![(entry, 0)];
-    d.pre[entry as usize] = next;
+    d.pre[entry.index()] = next;
     next += 1;
-    on_stack[entry as usize] = true;
+    on_stack[entry.index()] = true;
     while let Some(&mut (b, ref mut k)) = stack.last_mut() {
         if let Some(&s) = f.block_succs(b).get(*k) {
             *k += 1;
-            if d.pre[s as usize] == u32::MAX {
-                d.pre[s as usize] = next;
+            if d.pre[s.index()] == u32::MAX {
+                d.pre[s.index()] = next;
                 next += 1;
-                on_stack[s as usize] = true;
+                on_stack[s.index()] = true;
                 stack.push((s, 0));
-            } else if on_stack[s as usize] {
+            } else if on_stack[s.index()] {
                 d.back.push((s, b));
             }
         } else {
-            on_stack[b as usize] = false;
-            d.last[b as usize] = next - 1;
+            on_stack[b.index()] = false;
+            d.last[b.index()] = next - 1;
             stack.pop();
         }
     }
@@ -379,17 +379,17 @@ pub fn loop_depths<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
     }
     // Headers innermost (largest preorder) first; tails grouped per header.
     d.back
-        .sort_unstable_by_key(|&(h, t)| (std::cmp::Reverse(d.pre[h as usize]), t));
-    let mut rep: Vec<MBlock> = (0..n as MBlock).collect();
+        .sort_unstable_by_key(|&(h, t)| (std::cmp::Reverse(d.pre[h.index()]), t));
+    let mut rep: Vec<MBlock> = crate::machine::block_range(n).collect();
     fn find(rep: &mut [MBlock], mut b: MBlock) -> MBlock {
-        while rep[b as usize] != b {
-            let up = rep[rep[b as usize] as usize];
-            rep[b as usize] = up;
+        while rep[b.index()] != b {
+            let up = rep[rep[b.index()].index()];
+            rep[b.index()] = up;
             b = up;
         }
         b
     }
-    const NONE: MBlock = MBlock::MAX;
+    const NONE: MBlock = MBlock(u32::MAX);
     // Innermost header of each block, and the enclosing header of each header.
     let mut inner = vec![NONE; n];
     let mut parent = vec![NONE; n];
@@ -401,10 +401,10 @@ pub fn loop_depths<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
     let mut exits: Vec<Vec<MBlock>> = vec![Vec::new(); n];
     for group in d.back.chunk_by(|a, b| a.0 == b.0) {
         let h = group[0].0;
-        let (lo, hi) = (d.pre[h as usize], d.last[h as usize]);
+        let (lo, hi) = (d.pre[h.index()], d.last[h.index()]);
         headers.push(h);
-        inner[h as usize] = h;
-        mark[h as usize] = h;
+        inner[h.index()] = h;
+        mark[h.index()] = h;
         work.clear();
         body.clear();
         for &(_, t) in group {
@@ -413,19 +413,19 @@ pub fn loop_depths<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
         }
         let mut out: Vec<MBlock> = Vec::new();
         while let Some(x) = work.pop() {
-            if mark[x as usize] == h {
+            if mark[x.index()] == h {
                 continue;
             }
-            mark[x as usize] = h;
+            mark[x.index()] = h;
             body.push(x);
             // A collapsed inner loop is entered through its header's predecessors and
             // through its members' predecessors from outside its subtree (irreducible).
-            let inner_out = std::mem::take(&mut exits[x as usize]);
+            let inner_out = std::mem::take(&mut exits[x.index()]);
             for &p in f.block_preds(x).iter().chain(&inner_out) {
-                let pp = d.pre[p as usize];
+                let pp = d.pre[p.index()];
                 if pp >= lo && pp <= hi {
                     let r = find(&mut rep, p);
-                    if mark[r as usize] != h {
+                    if mark[r.index()] != h {
                         work.push(r);
                     }
                 } else if pp != u32::MAX {
@@ -433,26 +433,26 @@ pub fn loop_depths<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
                 }
             }
         }
-        exits[h as usize] = out;
+        exits[h.index()] = out;
         for &x in &body {
-            rep[x as usize] = h;
-            if inner[x as usize] == x {
-                parent[x as usize] = h; // an inner loop's header
+            rep[x.index()] = h;
+            if inner[x.index()] == x {
+                parent[x.index()] = h; // an inner loop's header
             } else {
-                inner[x as usize] = h;
+                inner[x.index()] = h;
             }
         }
     }
     // Loop depth of each header, outermost first (parents have smaller preorder).
     let mut loop_depth = vec![0u32; n];
     for &h in headers.iter().rev() {
-        let p = parent[h as usize];
-        loop_depth[h as usize] = 1 + if p == NONE { 0 } else { loop_depth[p as usize] };
+        let p = parent[h.index()];
+        loop_depth[h.index()] = 1 + if p == NONE { 0 } else { loop_depth[p.index()] };
     }
     for b in 0..n {
         let h = inner[b];
         if h != NONE {
-            depth[b] = loop_depth[h as usize];
+            depth[b] = loop_depth[h.index()];
         }
     }
     depth
@@ -500,7 +500,7 @@ pub fn compute_liveness<F: MachineRead + ?Sized>(
     let (_, _, side, _, _) = t.parts();
     liveness::compute_lists_into(f, &mut side.liveness);
     let mut bound = side.liveness.ins.len();
-    for b in 0..f.num_blocks() as MBlock {
+    for b in f.blocks() {
         bound += f.block_params(b).len();
         for i in f.block_insts(b) {
             bound += f
@@ -603,14 +603,14 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
     // Operand scratch: (operand index, effective point).
     let mut at: Vec<(usize, ProgPoint)> = Vec::new();
     let mut ops_local: SmallVec<[Operand; 8]> = SmallVec::new();
-    for b in (0..f.num_blocks() as MBlock).rev() {
+    for b in f.blocks().rev() {
         let insts = f.block_insts(b);
         let block_from = ProgPoint::before(insts.start);
         let block_to = ProgPoint::before(insts.end);
-        let depth = side.loop_depth[b as usize];
+        let depth = side.loop_depth[b.index()];
         gen += 1;
         nlive = 0;
-        for k in side.liveness.out_start[b as usize]..side.liveness.out_start[b as usize + 1] {
+        for k in side.liveness.out_start[b.index()]..side.liveness.out_start[b.index() + 1] {
             let v = side.liveness.outs[k as usize] as usize;
             live_insert!(v);
             // Coalesce with the range of the next block when it starts where this block ends.
@@ -660,7 +660,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                 }
             }
         }
-        for i in insts.clone().rev() {
+        for i in insts.rev() {
             let ops_in = f.inst_operands(i);
             // An early use fixed to a register that the instruction also clobbers or defines
             // late, of a vreg live below it (or held to the late point), cannot keep that
@@ -810,10 +810,10 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
             }
         }
         debug_assert!(
-            nlive == side.liveness.livein(b as usize).len()
+            nlive == side.liveness.livein(b.index()).len()
                 && side
                     .liveness
-                    .livein(b as usize)
+                    .livein(b.index())
                     .iter()
                     .all(|&v| live_contains!(v as usize)),
             "block {b}: scan and liveness disagree on live-ins"
@@ -836,7 +836,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
 /// Classes of every vreg, from defs, uses, parameters and arguments.
 fn class_table<F: MachineRead + ?Sized>(f: &F) -> Vec<Option<VReg>> {
     let mut t = vec![None; f.num_vregs()];
-    for b in 0..f.num_blocks() as MBlock {
+    for b in f.blocks() {
         for &p in f.block_params(b) {
             t[p.index()] = Some(p);
         }
@@ -901,10 +901,10 @@ mod tests {
         headers.sort_unstable();
         headers.dedup();
         for h in headers {
-            let (lo, hi) = (d.pre[h as usize], d.last[h as usize]);
+            let (lo, hi) = (d.pre[h.index()], d.last[h.index()]);
             let mut seen = vec![false; f.num_blocks()];
-            seen[h as usize] = true;
-            depth[h as usize] += 1;
+            seen[h.index()] = true;
+            depth[h.index()] += 1;
             let mut work: Vec<MBlock> = d
                 .back
                 .iter()
@@ -912,13 +912,13 @@ mod tests {
                 .map(|&(_, t)| t)
                 .collect();
             while let Some(b) = work.pop() {
-                if seen[b as usize] {
+                if seen[b.index()] {
                     continue;
                 }
-                seen[b as usize] = true;
-                depth[b as usize] += 1;
+                seen[b.index()] = true;
+                depth[b.index()] += 1;
                 for &p in f.block_preds(b) {
-                    let pp = d.pre[p as usize];
+                    let pp = d.pre[p.index()];
                     if pp >= lo && pp <= hi {
                         work.push(p);
                     }

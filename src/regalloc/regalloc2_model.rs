@@ -28,6 +28,7 @@ use super::output::{AllocOutput, Edit};
 use super::point::ProgPoint;
 use super::to_regalloc2::{Presented, Regalloc2Error};
 use crate::machine::function::{MachineFunction, MachineOp, Opcode};
+use crate::machine::{InstRange, MBlock, MInst};
 use crate::machine::{
     MachineEnv, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos, PRegSet, VReg,
 };
@@ -265,7 +266,7 @@ pub fn import_into<F: ra2::Function>(
     let nb = f.num_blocks();
     clear(out);
     out.num_vregs = f.num_vregs();
-    let blocks = |list: &[ra2::Block]| list.iter().map(|s| s.index() as u32).collect();
+    let blocks = |list: &[ra2::Block]| list.iter().map(|s| MBlock::new(s.index())).collect();
     let vregs = |list: &[ra2::VReg]| -> Result<smallvec::SmallVec<[VReg; 2]>, ImportError> {
         list.iter().map(|&v| vreg_from(v)).collect()
     };
@@ -292,7 +293,8 @@ pub fn import_into<F: ra2::Function>(
             );
             out.clobbers.push(set_from(f.inst_clobbers(inst)));
         }
-        out.insts.push(first as u32..end as u32);
+        out.insts
+            .push(InstRange::new(MInst::new(first), MInst::new(end)));
         out.succs.push(blocks(f.block_succs(block)));
         out.preds.push(blocks(f.block_preds(block)));
         out.params.push(vregs(f.block_params(block))?);

@@ -21,6 +21,7 @@
 pub use super::regalloc2_model::preg_to;
 pub use super::regalloc2_model::{alloc_from, operand_to, preg_from};
 use super::regalloc2_model::{class_from, set_to, vreg_to};
+use crate::machine::MInst;
 use crate::machine::{MBlock, MachineEnv, MachineRead};
 use crate::registers::Allocation;
 use regalloc2 as ra2;
@@ -65,17 +66,18 @@ impl<'a, M: MachineRead> Presented<'a, M> {
         };
         for i in 0..ni as u32 {
             p.operand_start.push(p.operands.len() as u32);
-            p.operands.extend(f.inst_operands(i).iter().map(operand_to));
-            p.clobbers.push(set_to(f.inst_clobbers(i)));
+            p.operands
+                .extend(f.inst_operands(MInst(i)).iter().map(operand_to));
+            p.clobbers.push(set_to(f.inst_clobbers(MInst(i))));
         }
         p.operand_start.push(p.operands.len() as u32);
         let mut succ_edges = Vec::new();
-        for b in 0..nb as MBlock {
+        for b in crate::machine::block_range(nb) {
             p.param_start.push(p.params.len() as u32);
             p.params
                 .extend(f.block_params(b).iter().copied().map(vreg_to));
             for (k, &s) in f.block_succs(b).iter().enumerate() {
-                succ_edges.push(ra2::Block::new(s as usize));
+                succ_edges.push(ra2::Block::new(s.index()));
                 p.arg_start.push(p.args.len() as u32);
                 p.args
                     .extend(f.branch_args(b, k).iter().copied().map(vreg_to));
@@ -85,20 +87,17 @@ impl<'a, M: MachineRead> Presented<'a, M> {
         p.arg_start.push(p.args.len() as u32);
         // Successors first, then predecessors, in one vector.
         let mut at = 0;
-        for b in 0..nb as MBlock {
+        for b in crate::machine::block_range(nb) {
             p.succ_start.push(at);
             at += f.block_succs(b).len() as u32;
         }
         p.succ_start.push(at);
         p.edges = succ_edges;
         let base = p.edges.len() as u32;
-        for b in 0..nb as MBlock {
+        for b in crate::machine::block_range(nb) {
             p.pred_start.push(base + (p.edges.len() as u32 - base));
-            p.edges.extend(
-                f.block_preds(b)
-                    .iter()
-                    .map(|&x| ra2::Block::new(x as usize)),
-            );
+            p.edges
+                .extend(f.block_preds(b).iter().map(|&x| ra2::Block::new(x.index())));
         }
         p.pred_start.push(p.edges.len() as u32);
         p
@@ -118,13 +117,13 @@ impl<M: MachineRead> ra2::Function for Presented<'_, M> {
         self.f.num_blocks()
     }
     fn entry_block(&self) -> ra2::Block {
-        ra2::Block::new(self.f.entry_block() as usize)
+        ra2::Block::new(self.f.entry_block().index())
     }
     fn block_insns(&self, block: ra2::Block) -> ra2::InstRange {
-        let r = self.f.block_insts(block.index() as MBlock);
+        let r = self.f.block_insts(MBlock::new(block.index()));
         ra2::InstRange::new(
-            ra2::Inst::new(r.start as usize),
-            ra2::Inst::new(r.end as usize),
+            ra2::Inst::new(r.start.index()),
+            ra2::Inst::new(r.end.index()),
         )
     }
     fn block_succs(&self, block: ra2::Block) -> &[ra2::Block] {
@@ -140,10 +139,10 @@ impl<M: MachineRead> ra2::Function for Presented<'_, M> {
         &self.params[self.param_start[b] as usize..self.param_start[b + 1] as usize]
     }
     fn is_ret(&self, insn: ra2::Inst) -> bool {
-        self.f.is_ret(insn.index() as u32)
+        self.f.is_ret(MInst::new(insn.index()))
     }
     fn is_branch(&self, insn: ra2::Inst) -> bool {
-        self.f.is_branch(insn.index() as u32)
+        self.f.is_branch(MInst::new(insn.index()))
     }
     fn branch_blockparams(
         &self,

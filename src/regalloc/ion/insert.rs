@@ -33,6 +33,7 @@
 
 use super::process::DEAD;
 use super::{range_alloc, IonError, IonState};
+use crate::machine::MBlock;
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint, OperandKind};
 use crate::regalloc::bundles::BundleTables;
 use crate::regalloc::handles::LiveRangeIndex;
@@ -76,9 +77,9 @@ pub struct InsertScratch {
 /// predecessor's branch, which then has one out-edge (critical edges are split; a branch
 /// with one successor reads no register, as regalloc2 also requires); otherwise they go at
 /// the successor's start.
-fn edge_point<F: MachineRead + ?Sized>(f: &F, pred: u32, succ: u32) -> (u32, u8) {
+fn edge_point<F: MachineRead + ?Sized>(f: &F, pred: MBlock, succ: MBlock) -> (u32, u8) {
     let ins = f.block_preds(succ).len() + (succ == f.entry_block()) as usize;
-    let last = f.block_insts(pred).end - 1;
+    let last = f.block_insts(pred).last();
     let outs = f.block_succs(pred).len() + f.is_ret(last) as usize;
     if ins > 1 && outs <= 1 {
         (ProgPoint::before(last).0, PRIO_OUT_EDGE)
@@ -125,7 +126,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     out.allocs.clear();
     out.inst_alloc_offsets.clear();
     out.edits.clear();
-    for i in 0..f.num_insts() as u32 {
+    for i in f.insts() {
         out.inst_alloc_offsets.push(out.allocs.len() as u32);
         for op in f.inst_operands(i) {
             let a = match op.constraint {
@@ -139,8 +140,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
         let a = sc.alloc_of[r.index()];
         for u in &rr.uses[r.index()] {
             if u.slot() != crate::regalloc::ranges::Use::NO_SLOT {
-                let k =
-                    out.inst_alloc_offsets[u.point.inst() as usize] as usize + u.slot() as usize;
+                let k = out.inst_alloc_offsets[u.point.inst().index()] as usize + u.slot() as usize;
                 out.allocs[k] = a;
             }
         }
@@ -172,9 +172,9 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     let nb = f.num_blocks() as u32;
     for &(v, r) in &sc.by_vreg {
         let span = spans[r.index()];
-        let mut b = state.block_of[span.from.inst() as usize];
+        let mut b = state.block_of[span.from.inst().index()];
         while b < nb {
-            let exit = ProgPoint::after(f.block_insts(b).end - 1);
+            let exit = ProgPoint::after(f.block_insts(MBlock(b)).end - 1);
             if span.to <= exit || span.from > exit {
                 break;
             }
@@ -194,8 +194,8 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     };
     sc.moves.clear();
     let block_start = |p: ProgPoint, block_of: &[u32]| -> Option<u32> {
-        let b = block_of[p.inst() as usize];
-        (ProgPoint::before(f.block_insts(b).start) == p).then_some(b)
+        let b = block_of[p.inst().index()];
+        (ProgPoint::before(f.block_insts(MBlock(b)).start) == p).then_some(b)
     };
     let mut k = 0;
     while k < sc.by_vreg.len() {
@@ -234,12 +234,12 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                 }
             }
             // Block starts covered by this range where the vreg is live in.
-            let mut b = state.block_of[span.from.inst() as usize];
+            let mut b = state.block_of[span.from.inst().index()];
             if at_block.is_none() {
                 b += 1;
             }
             while b < nb {
-                let start = ProgPoint::before(f.block_insts(b).start);
+                let start = ProgPoint::before(f.block_insts(MBlock(b)).start);
                 if start >= span.to {
                     break;
                 }
@@ -249,10 +249,10 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                 // the parameter moves below.
                 let live_in = rs.liveness.livein(b as usize).binary_search(&v).is_ok();
                 if live_in && !(start == span.from && starts_def) {
-                    for &p in f.block_preds(b) {
-                        if let Some(src) = source(&sc.sources, v, p) {
+                    for &p in f.block_preds(MBlock(b)) {
+                        if let Some(src) = source(&sc.sources, v, p.0) {
                             if src != a {
-                                let (pt, prio) = edge_point(f, p, b);
+                                let (pt, prio) = edge_point(f, p, MBlock(b));
                                 sc.moves.push((pt, prio, Move { src, dst: a, class }));
                                 state.stats.moves_edge += 1;
                                 super::note!(
@@ -274,7 +274,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     }
     // Block-parameter flows.
     for &(arg, pred, succ, param) in &rs.blockparam_outs {
-        let Some(src) = source(&sc.sources, arg.index() as u32, pred) else {
+        let Some(src) = source(&sc.sources, arg.index() as u32, pred.0) else {
             continue;
         };
         let start = ProgPoint::before(f.block_insts(succ).start);
@@ -305,7 +305,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     // 4. Multi-fixed fixups, then reused inputs.
     for fx in &rs.multi_fixed {
         let i = fx.point.inst();
-        let base = out.inst_alloc_offsets[i as usize] as usize;
+        let base = out.inst_alloc_offsets[i.index()] as usize;
         let src = out.allocs[base + fx.from_slot as usize];
         let dst = Allocation::Reg(fx.to_reg);
         out.allocs[base + fx.to_slot as usize] = dst;
@@ -322,9 +322,9 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             state.stats.moves_fixup += 1;
         }
     }
-    for i in 0..f.num_insts() as u32 {
+    for i in f.insts() {
         let ops = f.inst_operands(i);
-        let base = out.inst_alloc_offsets[i as usize] as usize;
+        let base = out.inst_alloc_offsets[i.index()] as usize;
         for (d, op) in ops.iter().enumerate() {
             if let (OperandKind::Def, OperandConstraint::Reuse(k)) = (op.kind, op.constraint) {
                 let (def_a, in_a) = (out.allocs[base + d], out.allocs[base + k as usize]);

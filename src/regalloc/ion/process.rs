@@ -225,9 +225,9 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
     }
     state.block_of.clear();
     state.block_of.resize(f.num_insts(), 0);
-    for b in 0..f.num_blocks() as u32 {
+    for b in f.blocks() {
         for i in f.block_insts(b) {
-            state.block_of[i as usize] = b;
+            state.block_of[i.index()] = b.0;
         }
     }
 }
@@ -470,11 +470,11 @@ fn process_bundle(
     }
     let class = t.sets.info[set].class;
     let first_range = t.br.ranges[b.index()][0].range;
-    let offset = b.index() + first_range.from.inst() as usize;
+    let offset = b.index() + first_range.from.inst().index();
     let cands = candidates(env, class, need, [t.sets.state[set].hint, hint], offset);
     if cands.is_empty() {
         return Err(IonError::NoRegisters {
-            inst: first_range.from.inst(),
+            inst: first_range.from.inst().0,
             class,
         });
     }
@@ -513,7 +513,7 @@ fn process_bundle(
         if minimal {
             if !can_evict {
                 return Err(IonError::TooManyLiveRegs {
-                    inst: first_range.from.inst(),
+                    inst: first_range.from.inst().0,
                     what: blocked(t, state, b, &cands, need),
                 });
             }

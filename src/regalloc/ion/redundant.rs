@@ -36,7 +36,7 @@ pub fn remove_redundant_moves<F: MachineRead + ?Sized>(
     };
     let mut e = 0;
     let mut removed = 0;
-    for b in 0..f.num_blocks() as u32 {
+    for b in f.blocks() {
         values.clear();
         for i in f.block_insts(b) {
             for after in [false, true] {
@@ -47,7 +47,7 @@ pub fn remove_redundant_moves<F: MachineRead + ?Sized>(
                 };
                 if after {
                     // The instruction's effects happen between its two points.
-                    let allocs = out.inst_allocs(i);
+                    let allocs = out.inst_allocs(i.0);
                     for (k, op) in f.inst_operands(i).iter().enumerate() {
                         if op.kind == OperandKind::Def {
                             if let Some(&a) = allocs.get(k) {

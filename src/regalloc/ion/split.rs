@@ -315,7 +315,7 @@ pub(crate) fn split_into_minimal(
             let span = minimal_range(u);
             let need = Need::of(u.operand.constraint, state.fixed_stack);
             if let Some((inst, gneed, gspan, guses)) = &mut group {
-                if *inst == u.point.inst() {
+                if *inst == u.point.inst().0 {
                     if let Some(m) = gneed.meet(need) {
                         *gneed = m;
                         *gspan = CodeRange::new(gspan.from.min(span.from), gspan.to.max(span.to));
@@ -327,7 +327,7 @@ pub(crate) fn split_into_minimal(
             if let Some(g) = group.take() {
                 minimal_bundle(t, state, set, vreg, g.2, g.3, hint);
             }
-            group = Some((u.point.inst(), need, span, SmallVec::from_slice(&[*u])));
+            group = Some((u.point.inst().0, need, span, SmallVec::from_slice(&[*u])));
         }
         if let Some(g) = group.take() {
             minimal_bundle(t, state, set, vreg, g.2, g.3, hint);
