@@ -37,12 +37,15 @@ mod aggregate;
 mod control;
 mod exec;
 mod externals;
+pub mod lanes;
 pub mod libc;
 pub mod memory;
 pub mod ops;
 mod printf;
 mod strings;
 mod value;
+mod vector;
+pub use vector::mask_lanes;
 
 #[cfg(test)]
 mod tests;

@@ -149,6 +149,15 @@ impl LType {
                 crate::ir::AggShape::Array { len, elem } => {
                     LType::Array(*len as u64, Arc::new(LType::from_scalar(*elem)))
                 }
+                crate::ir::AggShape::Vector { len, elem } => {
+                    LType::Vector(*len as u64, Arc::new(LType::from_scalar(*elem)))
+                }
+            },
+            Type::Vec(id) => match &id.info().shape {
+                crate::ir::AggShape::Vector { len, elem } => {
+                    LType::Vector(*len as u64, Arc::new(LType::from_scalar(*elem)))
+                }
+                _ => LType::Void,
             },
         }
     }
