@@ -87,7 +87,7 @@ impl AggArena {
         scalar: &dyn Fn(Const) -> Result<Val, String>,
     ) -> Result<Val, String> {
         let data = pool.get(c);
-        let Some(info) = members_info(data.ty) else {
+        let Some(info) = data.ty.shape_info() else {
             return scalar(c);
         };
         let mut members = Vec::with_capacity(info.len());
@@ -116,7 +116,7 @@ impl AggArena {
 
     /// The zero (and `undef`) value of any value type.
     pub(super) fn zero(&mut self, ty: Type) -> Result<Val, String> {
-        match members_info(ty) {
+        match ty.shape_info() {
             None => Val::zero(ty).ok_or_else(|| format!("no zero of type {ty}")),
             Some(info) => {
                 let mut members = Vec::with_capacity(info.len());
@@ -127,15 +127,6 @@ impl AggArena {
                     .ok_or_else(|| "aggregate constants exceed memory".to_string())
             }
         }
-    }
-}
-
-/// The members of an aggregate type or the lanes of a vector type (both are member lists
-/// of the arena at run time); `None` for a scalar type.
-pub(super) fn members_info(ty: Type) -> Option<&'static crate::ir::AggInfo> {
-    match ty {
-        Type::Agg(id) | Type::Vec(id) => Some(id.info()),
-        _ => None,
     }
 }
 

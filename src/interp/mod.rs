@@ -45,7 +45,6 @@ mod printf;
 mod strings;
 mod value;
 mod vector;
-pub use vector::mask_lanes;
 
 #[cfg(test)]
 mod tests;

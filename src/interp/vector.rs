@@ -9,7 +9,7 @@
 
 use super::exec::{Interpreter, Pc};
 use super::{lanes, InterpError, Val};
-use crate::ir::{ConstKind, Function, InstKind, Operand, Type};
+use crate::ir::{Function, InstKind, Operand, Type};
 
 impl Interpreter<'_> {
     /// The lanes of a vector operand of type `ty`, or the scalar itself for a scalar `ty`.
@@ -160,34 +160,7 @@ impl Interpreter<'_> {
     }
 }
 
-/// The lanes of a shuffle mask constant of `f`'s pool: an index, or `None` for `undef`;
-/// `None` if the constant is not a mask of `lanes` lanes.
-pub(crate) fn shuffle_mask(
-    f: &Function,
-    mask: crate::ir::Const,
-    lanes: u32,
-) -> Option<Vec<Option<u32>>> {
-    mask_lanes(&f.consts, mask, lanes)
-}
-
-/// [`shuffle_mask`] on a constant pool.
-pub fn mask_lanes(
-    pool: &crate::ir::ConstPool,
-    mask: crate::ir::Const,
-    lanes: u32,
-) -> Option<Vec<Option<u32>>> {
-    let d = pool.try_get(mask)?;
-    match d.kind {
-        ConstKind::Undef => Some(vec![None; lanes as usize]),
-        ConstKind::Aggregate(_) => pool
-            .members(mask)?
-            .iter()
-            .map(|&l| match pool.try_get(l)?.kind {
-                ConstKind::Undef => Some(None),
-                ConstKind::Int(k) => u32::try_from(k).ok().map(Some),
-                _ => None,
-            })
-            .collect(),
-        _ => None,
-    }
+/// The lanes of a shuffle mask constant of `f`'s pool ([`crate::ir::ConstPool::mask_lanes`]).
+fn shuffle_mask(f: &Function, mask: crate::ir::Const, lanes: u32) -> Option<Vec<Option<u32>>> {
+    f.consts.mask_lanes(mask, lanes)
 }

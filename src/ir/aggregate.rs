@@ -344,6 +344,15 @@ impl Type {
         }
     }
 
+    /// The members of an aggregate type or the lanes of a vector type (with their layout);
+    /// `None` for a scalar type.
+    pub fn shape_info(self) -> Option<&'static AggInfo> {
+        match self {
+            Type::Agg(id) | Type::Vec(id) => Some(id.info()),
+            _ => None,
+        }
+    }
+
     /// Type and byte offset of member `i` of an aggregate type; `None` for a scalar or an
     /// index out of range.
     pub fn member(self, i: usize) -> Option<(Type, u64)> {

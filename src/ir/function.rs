@@ -262,6 +262,25 @@ impl ConstPool {
         }
     }
 
+    /// The lanes of a `shufflevector` mask constant: an index per lane, `None` for an
+    /// `undef` lane (a whole `undef` mask has `lanes` of them); `None` if `mask` is not a
+    /// constant vector of integers below 2^32.
+    pub fn mask_lanes(&self, mask: Const, lanes: u32) -> Option<Vec<Option<u32>>> {
+        match self.try_get(mask)?.kind {
+            ConstKind::Undef => Some(vec![None; lanes as usize]),
+            ConstKind::Aggregate(_) => self
+                .members(mask)?
+                .iter()
+                .map(|&l| match self.try_get(l)?.kind {
+                    ConstKind::Undef => Some(None),
+                    ConstKind::Int(k) => u32::try_from(k).ok().map(Some),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        }
+    }
+
     /// The zero of any value type (`zeroinitializer` for aggregates and vectors: every
     /// member or lane zero).
     pub fn zero(&mut self, ty: Type) -> Const {

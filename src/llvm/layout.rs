@@ -117,6 +117,10 @@ impl LType {
                 let len = u32::try_from(*n).ok()?;
                 return Type::array_of(len, member(e)?).ok();
             }
+            LType::Vector(n, e) => {
+                let len = u32::try_from(*n).ok()?;
+                return Type::vector_of(len, member(e)?).ok();
+            }
             LType::Named(n) => match layouts?.bodies.get(&**n) {
                 Some(Some(body)) => return body.value_type_in(layouts, depth + 1),
                 _ => return None,

@@ -21,6 +21,7 @@
 //! Complexity: every rule is O(operands) (a `switch` O(cases)).
 
 use super::lattice::{AggConsts, Constant, LatticeValue};
+use super::vector::is_vector_op;
 use crate::interp::{ops, Val};
 use crate::ir::{
     ConstData, ConstKind, ConstPool, InstKind, IntPredicate, Operand, Symbol, SymbolTable,
@@ -82,9 +83,13 @@ pub fn eval_inst(
     op: impl Fn(Operand) -> LatticeValue,
     memory: Option<&SymbolTable>,
     aggregates: &mut AggConsts,
+    consts: &ConstPool,
 ) -> LatticeValue {
     use LatticeValue::{Overdefined, Unknown};
     let fold = |r: Option<Val>| r.map_or(Overdefined, LatticeValue::scalar);
+    if is_vector_op(kind) {
+        return super::vector::eval_vector(kind, op, aggregates, consts);
+    }
     match kind {
         InstKind::Gep {
             base,
