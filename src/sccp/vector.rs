@@ -199,19 +199,26 @@ pub(super) fn eval_vector(
             value,
             index,
         } => {
-            if both(*vec, *value) || matches!(op(*index), LatticeValue::Unknown) {
+            // Lane by lane, as `insertvalue` member by member: an unknown lane inserted
+            // into a known vector is a partly known cell whose other lanes still fold
+            // when extracted.
+            let i = match op(*index) {
+                LatticeValue::Unknown => return LatticeValue::Unknown,
+                LatticeValue::Const(Constant::Scalar(v @ Val::Int { .. })) => v.as_u128(),
+                _ => return LatticeValue::Overdefined,
+            };
+            let (v, x) = (op(*vec), op(*value));
+            if matches!(v, LatticeValue::Unknown) || matches!(x, LatticeValue::Unknown) {
                 return LatticeValue::Unknown;
             }
-            let mut v = get!(*vec, *ty);
-            let x = get!(*value, ty.lane());
-            let i = get!(*index, Type::I64)
-                .first()
-                .map_or(u128::MAX, |k| k.as_u128());
-            match v.get_mut(i.min(usize::MAX as u128) as usize) {
-                Some(slot) => *slot = x[0],
+            let Some(mut lanes) = aggregates.member_cells(v, ty.lanes() as usize) else {
+                return LatticeValue::Overdefined;
+            };
+            match lanes.get_mut(i.min(usize::MAX as u128) as usize) {
+                Some(slot) => *slot = x,
                 None => return LatticeValue::Overdefined,
             }
-            cell_of(aggregates, *ty, Ok(v))
+            aggregates.build(*ty, &lanes)
         }
         InstKind::ShuffleVector {
             ty,
