@@ -1161,17 +1161,15 @@ impl<'a, 'm> Lower<'a, 'm> {
 
     fn gep(&mut self, src: &LType, base: &TVal<'a>, idx: &[TVal<'a>]) -> PResult<Operand> {
         let at = self.at;
-        if let LType::Vector(_, e) = &base.0 {
-            // Valid LLVM (a lane-wise GEP, from the -O2 vectorizer); vectors are not modelled.
-            if e.is_ptr() {
-                return self.unsupported(
-                    at,
-                    format!(
-                        "getelementptr of a vector of pointers {} is not supported",
-                        base.0
-                    ),
-                );
-            }
+        // A lane-wise GEP (from the -O2 vectorizer): a vector base or vector indices.
+        let vector_lanes = std::iter::once(&base.0)
+            .chain(idx.iter().map(|(t, _)| t))
+            .find_map(|t| match t {
+                LType::Vector(n, _) => Some(*n),
+                _ => None,
+            });
+        if let Some(n) = vector_lanes {
+            return self.vector_gep(src, base, idx, n);
         }
         if !base.0.is_ptr() {
             return self.err(at, format!("getelementptr base of type {}", base.0));
@@ -1184,14 +1182,6 @@ impl<'a, 'm> Lower<'a, 'm> {
         for ((t, v), k) in idx.iter().zip(&kinds) {
             if let GepIdx::Scaled(scale) = k {
                 let st = self.scalar(t, at)?;
-                if st.is_vector() {
-                    // Valid LLVM (a vector of addresses); vectors of pointers are not
-                    // computed by `gep`.
-                    return self.unsupported(
-                        at,
-                        format!("getelementptr with a vector index {t} is not supported"),
-                    );
-                }
                 if !st.is_int() {
                     return self.err(at, format!("getelementptr index of type {t}"));
                 }
