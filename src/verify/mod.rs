@@ -874,7 +874,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 }
             }
             InstKind::ExtractElement { ty, vec, index } => {
-                self.check_vector_type(*ty, &name);
+                self.check_vector_type(*ty, name);
                 self.expect(*vec, *ty, || op(1));
                 self.expect_with(*index, || op(2), Type::is_int, "an integer");
             }
@@ -884,7 +884,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 value,
                 index,
             } => {
-                self.check_vector_type(*ty, &name);
+                self.check_vector_type(*ty, name);
                 self.expect(*vec, *ty, || op(1));
                 self.expect(*value, ty.lane(), || op(2));
                 self.expect_with(*index, || op(3), Type::is_int, "an integer");
@@ -896,7 +896,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 b,
                 mask,
             } => {
-                self.check_vector_type(*ty, &name);
+                self.check_vector_type(*ty, name);
                 self.expect(*a, *ty, || op(1));
                 self.expect(*b, *ty, || op(2));
                 self.check_shuffle_mask(*ty, *result, *mask);
