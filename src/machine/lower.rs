@@ -450,7 +450,16 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             return Err(self.err(format!("{message} (a vector parameter or result)")));
         }
         for b in (0..reach.len()).filter(|&b| reach[b]) {
-            for &i in ir.block_insts(Block::new(b)) {
+            let block = Block::new(b);
+            if ir
+                .block_params(block)
+                .iter()
+                .any(|&v| ir.values()[v.index()].ty.is_vector())
+            {
+                self.place = (block, None);
+                return Err(self.err(format!("{message} (a vector block parameter)")));
+            }
+            for &i in ir.block_insts(block) {
                 let mut vector = ir
                     .inst_results(i)
                     .iter()
