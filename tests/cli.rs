@@ -376,8 +376,9 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         let modules = report["modules"].as_array().unwrap();
-        // aggregate_allocas, aggregates, floats, long_double, misc, named_signatures, vm
-        assert_eq!(modules.len(), 7);
+        // aggregate_allocas, aggregates, floats, long_double, misc, named_signatures,
+        // vector_gep, vectors, vm
+        assert_eq!(modules.len(), 9);
         for m in modules {
             assert!(
                 m["llvm"]["seconds"]["PromotePass"].as_f64().is_some(),

@@ -5,16 +5,15 @@
 //! `--emit ll` guard). The `-O0` modules' behaviour under `lli` is `tests/corpus_lli.rs`.
 //!
 //! Skips: a `-g` module must skip exactly what its `-O0` twin skips (debug records never
-//! make a function unsupported); an `-O2` module may skip only functions with vector types
-//! or operations (the loop vectorizer's, not modelled yet: README "Still unsupported"),
-//! and the test prints how many it skipped.
+//! make a function unsupported); an `-O2` module skips none (the loop vectorizer's vectors
+//! are IR values), and the test prints how many each skipped.
 //!
 //! The corpus and `opt` are built and installed on first use (`tests/common`); with
 //! `STRATA_SKIP_CORPUS=1` the test prints `SKIPPED` instead when they are missing.
 
 mod common;
 use common::{
-    corpus_dir, export_checked, missing_tools, require, run_passes, temp_dir, vector_reason,
+    corpus_dir, export_checked, missing_tools, require, run_passes, temp_dir,
     CORPUS_MODULES as MODULES,
 };
 use std::path::Path;
@@ -71,13 +70,17 @@ fn debug_info_and_o2_modules_import_transform_and_verify() {
                     file.display()
                 );
             } else {
-                let other: Vec<_> = imp
+                // No function is skipped at -O2 either (vectors are IR values).
+                let skipped: Vec<_> = imp
                     .skipped
                     .iter()
-                    .filter(|s| !vector_reason(&s.reason))
                     .map(|s| format!("@{} ({})", s.name, s.reason))
                     .collect();
-                assert!(other.is_empty(), "{}: skipped {other:?}", file.display());
+                assert!(
+                    skipped.is_empty(),
+                    "{}: skipped {skipped:?}",
+                    file.display()
+                );
             }
             report.push(format!(
                 "{module}.{flavour}: {} functions, {} skipped",

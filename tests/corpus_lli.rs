@@ -25,7 +25,7 @@
 //! take a few seconds even in a debug build. `STRATA_KEEP_TMP=1` keeps the exported modules.
 
 mod common;
-use common::{corpus_dir, export_checked, have, require, run_passes, temp_dir, vector_reason};
+use common::{corpus_dir, export_checked, have, require, run_passes, temp_dir};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use strata::llvm::{import, ImportOptions};
@@ -67,10 +67,9 @@ fn build_variant(module: &str, passes: Option<&str>, out: &Path) {
     let ll = corpus_dir().join(format!("{module}.ll"));
     let src = std::fs::read_to_string(&ll).unwrap();
     let mut imp = import(&src, module, &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-    // Vector skips (README "Still unsupported") only in xxhash, whose SSE2 helpers use them.
-    let allowed = |reason: &str| module == "xxhash" && vector_reason(reason);
+    // Every function imports (xxhash's SSE2 helpers too: vectors are IR values).
     assert!(
-        imp.skipped.iter().all(|s| allowed(&s.reason)),
+        imp.skipped.is_empty(),
         "{module}: skipped {:?}",
         imp.skipped
     );

@@ -8,7 +8,8 @@
 //! Inputs: memory-form functions and modules with calls ([`strata::fuzzing::generate`]),
 //! SSA functions with phis, loops and switches ([`strata::fuzzing::generate_ssa`]) and
 //! functions with dead code behind constant branches
-//! ([`strata::fuzzing::sccp::dead_region_function`]).
+//! ([`strata::fuzzing::sccp::dead_region_function`]) and functions computing with vectors
+//! ([`strata::fuzzing::vectors::vector_function`]).
 //!
 //! `opt` is installed on first use (`tests/common`); with `STRATA_SKIP_CORPUS=1` and no
 //! `opt` the test says `SKIPPED`; our verifier's half runs either way.
@@ -22,6 +23,7 @@ use strata::engine::{Engine, PassSet, PipelineConfig};
 use strata::fuzzing::generate::{self, seed_bytes, GenOptions};
 use strata::fuzzing::generate_ssa::{ssa_function, SsaGenOptions};
 use strata::fuzzing::sccp::dead_region_function;
+use strata::fuzzing::vectors::vector_function;
 use strata::ir::{InstKind, Module, ModuleBuilder, Operand, Phase};
 use strata::llvm::{export, import, ImportOptions, LlvmContext};
 
@@ -55,7 +57,20 @@ fn inputs() -> Vec<Module> {
             out.push(m);
         }
     }
-    assert!(out.len() >= 30, "only {} inputs generated", out.len());
+    // Functions computing with vectors (element ops, shuffles, lane-wise selects and casts,
+    // vector slots).
+    for seed in 0..12u64 {
+        let data = seed_bytes(0xe1_7ec0 + seed, 2048);
+        if let Ok(f) = vector_function(&mut arbitrary::Unstructured::new(&data)) {
+            let m = module_of(f);
+            assert!(
+                strata::verify::verify_module(&m).is_empty(),
+                "generator made invalid IR"
+            );
+            out.push(m);
+        }
+    }
+    assert!(out.len() >= 40, "only {} inputs generated", out.len());
     out
 }
 

@@ -89,6 +89,8 @@ fn round_trip(ll: &Path, dir: &Path, interpret_o0: bool) -> Vec<String> {
                     | "aggregate_allocas"
                     | "long_double"
                     | "named_signatures"
+                    | "vectors"
+                    | "vector_gep"
             ),
         );
     }
@@ -163,9 +165,15 @@ fn c_programs_round_trip_through_import_and_export() {
                 _ => {}
             }
             // Programs that use only what the importer models, at every flavour: aggregates,
-            // restrict in always_inline helpers (noalias scope metadata), volatile atomics.
-            let complete = matches!(stem.as_str(), "aggregates" | "misc" | "restrict_atomics");
-            if complete && (label != "O2" || stem == "restrict_atomics") {
+            // restrict in always_inline helpers (noalias scope metadata), volatile atomics,
+            // vectors (SSE2 intrinsics and vector_size).
+            let complete = matches!(
+                stem.as_str(),
+                "aggregates" | "misc" | "restrict_atomics" | "vectors"
+            );
+            if complete
+                && (label != "O2" || matches!(stem.as_str(), "restrict_atomics" | "vectors"))
+            {
                 assert!(
                     skipped.is_empty(),
                     "{} ({label}): skipped {skipped:?}",
@@ -197,6 +205,8 @@ fn committed_fixtures_round_trip() {
         "aggregate_allocas",
         "long_double",
         "named_signatures",
+        "vectors",
+        "vector_gep",
     ] {
         let skipped = round_trip(&fdir.join(format!("{name}.ll")), &dir, true);
         assert!(skipped.is_empty(), "{name}: skipped {skipped:?}");

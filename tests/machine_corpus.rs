@@ -60,15 +60,21 @@ fn modules() -> Vec<(String, strata::ir::Module)> {
 
 #[test]
 fn every_function_lowers_and_both_allocators_allocate_it() {
-    let mut functions = 0;
+    let (mut functions, mut vector_refusals) = (0, 0);
     let mut failures = Vec::new();
     for arch in Arch::ALL {
         let config = machine_config(PassSet::default_pipeline(), arch);
         for (name, module) in modules() {
             for lowered in lower_module(&module, &config) {
-                // Nothing is refused: aggregates, i128 and x86_fp80 are split into parts.
+                // Nothing is refused: aggregates, i128 and x86_fp80 are split into parts;
+                // vector values (the vector fixtures) are not lowered yet, a located
+                // refusal, counted.
                 let f = match lowered.result {
                     Ok(f) => f,
+                    Err(e) if e.to_string().contains("vector values are not lowered yet") => {
+                        vector_refusals += 1;
+                        continue;
+                    }
                     Err(e) => {
                         failures.push((0, format!("{name} ({}): refused: {e}", arch.name())));
                         continue;
@@ -100,6 +106,9 @@ fn every_function_lowers_and_both_allocators_allocate_it() {
         panic!("{} functions fail; smallest:\n{}", failures.len(), f.1);
     }
     assert!(functions > 20, "only {functions} functions lowered");
+    if vector_refusals > 0 {
+        eprintln!("{vector_refusals} functions with vector values not lowered yet");
+    }
     eprintln!("{functions} functions allocated and accepted by both checkers, none refused");
 }
 
@@ -129,27 +138,22 @@ fn corpus_functions_lower_and_allocate() {
         }
         let text = std::fs::read_to_string(&path).unwrap();
         let imported = strata::llvm::import(&text, name, &Default::default()).unwrap();
-        // A function the importer skipped would escape the "every function" claim; only
-        // vector code (issue 21, open) may be skipped, and it is counted.
-        let other: Vec<String> = imported
+        // A function the importer skipped would escape the "every function" claim.
+        let skipped: Vec<String> = imported
             .skipped
             .iter()
-            .filter(|s| !common::vector_reason(&s.reason))
             .map(|s| format!("@{} ({})", s.name, s.reason))
             .collect();
-        assert!(other.is_empty(), "{name}: skipped {other:?}");
-        if !imported.skipped.is_empty() {
-            eprintln!(
-                "{name}: {} functions with vector values skipped by the importer",
-                imported.skipped.len()
-            );
-        }
+        assert!(skipped.is_empty(), "{name}: skipped {skipped:?}");
         let module = imported.module;
         for arch in Arch::ALL {
             let config = machine_config(PassSet::default_pipeline(), arch);
             let mut failures = Vec::new();
             let lowered = lower_module(&module, &config);
             assert!(!lowered.is_empty(), "{name}: no function");
+            // Vector values import (issue 21) but are not lowered yet: the only refusal
+            // allowed, with its located message, and counted.
+            let mut vectors = 0;
             for l in lowered {
                 match l.result {
                     Ok(f) => {
@@ -157,8 +161,17 @@ fn corpus_functions_lower_and_allocate() {
                             failures.push(e.chars().take(300).collect::<String>());
                         }
                     }
+                    Err(e) if e.to_string().contains("vector values are not lowered yet") => {
+                        vectors += 1
+                    }
                     Err(e) => failures.push(format!("refused: {e}")),
                 }
+            }
+            if vectors > 0 {
+                eprintln!(
+                    "{name} ({}): {vectors} functions with vector values not lowered yet",
+                    arch.name()
+                );
             }
             assert!(
                 failures.is_empty(),

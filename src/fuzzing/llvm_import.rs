@@ -106,6 +106,15 @@ const SPLICE: &[&str] = &[
     "zeroinitializer",
     "undef",
     "null",
+    "<4 x i32>",
+    "<2 x i8*>",
+    "<0 x float>",
+    "<i32 1, i32 poison>",
+    "<2 x i1> <i1 true, i1 undef>",
+    "extractelement",
+    "insertelement",
+    "shufflevector",
+    "<2 x i32> <i32 7, i32 undef>",
 ];
 
 /// One mutation of `src` chosen by `rng`.
@@ -171,9 +180,10 @@ pub fn mutate(src: &str, rng: &mut Rng) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    const FIXTURES: [&str; 2] = [
+    const FIXTURES: [&str; 3] = [
         include_str!("../../tests/fixtures/ll/floats.ll"),
         include_str!("../../tests/fixtures/ll/misc.ll"),
+        include_str!("../../tests/fixtures/ll/vectors.ll"),
     ];
 
     #[test]

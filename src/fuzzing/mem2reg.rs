@@ -1,7 +1,8 @@
 //! Oracle check of SSA construction (DESIGN.md 5).
 //!
 //! What: [`check`] draws a module of memory-form functions from fuzz bytes
-//! ([`generate::module`]), promotes every function with both invocations
+//! ([`generate::module`]; one time in eight a function computing with vectors,
+//! [`super::vectors::vector_function`]), promotes every function with both invocations
 //! ([`ParamAllocas::Skip`] and [`ParamAllocas::IncludeStored`]) and judges:
 //! (a) the verifier accepts every result (phase `ssa`);
 //! (b) the interpreter gives the same result, output, exit code, memory digest and
@@ -49,7 +50,18 @@ pub fn gen_options() -> GenOptions {
 /// Fuzz entry point: panics only if promotion is wrong (see the module doc).
 pub fn check(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(m) = generate::module(&mut u, &gen_options()) else {
+    // One input in eight computes with vectors (whole-vector slots are promoted).
+    let m = if u.ratio(1u8, 8).unwrap_or(false) {
+        super::vectors::vector_function(&mut u).map(|f| {
+            let mut m = crate::ir::ModuleBuilder::new();
+            m.declare_function(&f.name, f.signature.clone());
+            m.define_function(f);
+            m.finish()
+        })
+    } else {
+        generate::module(&mut u, &gen_options())
+    };
+    let Ok(m) = m else {
         return;
     };
     let seed = u.arbitrary::<u64>().unwrap_or(0);

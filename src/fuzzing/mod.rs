@@ -27,6 +27,7 @@ pub mod runner;
 pub mod sccp;
 pub mod targets;
 pub mod text;
+pub mod vectors;
 
 /// The options of regalloc2's generator that its `ion` fuzz target uses (reuse, fixed,
 /// fixed non-allocatable, clobbers, reference types, call-site-like constraints).

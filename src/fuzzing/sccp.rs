@@ -20,6 +20,10 @@
 //! (d) after a full (not fallback) run, a second run changes nothing (idempotence);
 //! (e) after a full run, every live block is reachable from the entry in the CFG.
 //!
+//! One input in twelve is a function computing with vectors
+//! ([`super::vectors::vector_function`]): SCCP folds their lanes with the interpreter's
+//! semantics, so (c) holds lane for lane.
+//!
 //! Besides the generators above, [`dead_region_function`] puts dead code behind constant
 //! branches and switches (with and without cases) whose dead block ends in a branch or
 //! switch on a value the reachable entry defines.
@@ -59,7 +63,7 @@ fn argument(u: &mut Unstructured, ty: Type) -> Result<Val> {
 /// breaks its own invariants (see the module doc).
 pub fn check(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(kind) = u.int_in_range(0u8..=10) else {
+    let Ok(kind) = u.int_in_range(0u8..=11) else {
         return;
     };
     let m = match kind {
@@ -67,6 +71,7 @@ pub fn check(data: &[u8]) {
         1 => super::generate::module(&mut u, &Default::default()),
         8 => table_module(&mut u),
         9 | 10 => dead_region_function(&mut u).map(module_of),
+        11 => super::vectors::vector_function(&mut u).map(module_of),
         _ => ssa_function(&mut u, &SsaGenOptions::default()).map(module_of),
     };
     let Ok(mut m) = m else { return };

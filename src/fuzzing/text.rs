@@ -94,6 +94,18 @@ const TOKENS: &[&str] = &[
     "fixed 1",
     "volatile",
     "phase ssa",
+    "<",
+    ">",
+    "<4 x i32>",
+    "<0 x i8>",
+    "<2 x <2 x i8>>",
+    "<4294967296 x i1>",
+    "<i32 1, i32 undef>",
+    "zeroinitializer",
+    "extractelement <4 x i32> v0, i32 9",
+    "insertelement <2 x f64> v1, f64 1.0, i64 v0",
+    "shufflevector <2 x i8> v0, v0, <3 x i32> <i32 3, i32 undef, i32 0>",
+    "shufflevector <2 x i8> v0, v0, <1 x i32> <i32 v1>",
 ];
 
 /// Applies byte-level mutations chosen by `data` to `seed_text` and runs [`check`].
@@ -181,6 +193,7 @@ pub const SEEDS: &[&str] = &[
     include_str!("../../examples/sir/hello_printf.sir"),
     include_str!("../../examples/sir/loop_entry.sir"),
     include_str!("../../examples/sir/ssa_sum.sir"),
+    include_str!("../../tests/filetests/text/vectors.sir"),
 ];
 
 #[cfg(test)]

@@ -87,7 +87,7 @@ impl AggArena {
         scalar: &dyn Fn(Const) -> Result<Val, String>,
     ) -> Result<Val, String> {
         let data = pool.get(c);
-        let Some(info) = data.ty.agg_info() else {
+        let Some(info) = data.ty.shape_info() else {
             return scalar(c);
         };
         let mut members = Vec::with_capacity(info.len());
@@ -116,7 +116,7 @@ impl AggArena {
 
     /// The zero (and `undef`) value of any value type.
     pub(super) fn zero(&mut self, ty: Type) -> Result<Val, String> {
-        match ty.agg_info() {
+        match ty.shape_info() {
             None => Val::zero(ty).ok_or_else(|| format!("no zero of type {ty}")),
             Some(info) => {
                 let mut members = Vec::with_capacity(info.len());
@@ -147,7 +147,7 @@ impl Interpreter<'_> {
             })
     }
 
-    fn agg_members(&self, pc: Pc, v: Val) -> Result<&[Val], InterpError> {
+    pub(super) fn agg_members(&self, pc: Pc, v: Val) -> Result<&[Val], InterpError> {
         self.aggs
             .members(v)
             .ok_or_else(|| self.mismatch(pc, format!("expected an aggregate, found {v}")))
@@ -164,6 +164,8 @@ impl Interpreter<'_> {
             let a = addr.wrapping_add(off);
             members.push(if t.is_aggregate() {
                 self.load_agg(pc, t, a)?
+            } else if t.is_vector() {
+                self.load_vector(pc, t, a)?
             } else {
                 self.load(pc, t, a)?
             });
@@ -180,6 +182,8 @@ impl Interpreter<'_> {
             let a = addr.wrapping_add(off);
             if m.ty().is_aggregate() {
                 self.store_agg(pc, m, a)?;
+            } else if m.ty().is_vector() {
+                self.store_vector(pc, m, a)?;
             } else {
                 self.store(pc, m, a)?;
             }

@@ -233,7 +233,7 @@ impl<'m> Interpreter<'m> {
         }
         let mut result_members = Vec::new();
         let result = match result {
-            Some(v) if v.ty().is_aggregate() => {
+            Some(v) if v.ty().is_aggregate() || v.ty().is_vector() => {
                 self.aggs.flatten(v, &mut result_members);
                 None
             }
@@ -511,6 +511,30 @@ impl<'m> Interpreter<'m> {
 
     fn exec_inst(&mut self, pc: Pc, f: &'m Function, data: &InstData) -> Result<Flow, InterpError> {
         let v = match &data.kind {
+            kind @ (InstKind::Binary {
+                ty: Type::Vec(_), ..
+            }
+            | InstKind::Unary {
+                ty: Type::Vec(_), ..
+            }
+            | InstKind::Icmp {
+                ty: Type::Vec(_), ..
+            }
+            | InstKind::Fcmp {
+                ty: Type::Vec(_), ..
+            }
+            | InstKind::Cast {
+                from: Type::Vec(_), ..
+            }
+            | InstKind::Cast {
+                to: Type::Vec(_), ..
+            }
+            | InstKind::Select {
+                ty: Type::Vec(_), ..
+            }
+            | InstKind::ExtractElement { .. }
+            | InstKind::InsertElement { .. }
+            | InstKind::ShuffleVector { .. }) => self.exec_vector(pc, f, kind)?,
             InstKind::Binary { op, ty, lhs, rhs } => {
                 let (a, b) = (self.get(pc, *lhs)?, self.get(pc, *rhs)?);
                 self.eval(pc, ops::binary(*op, *ty, a, b))?
@@ -586,6 +610,8 @@ impl<'m> Interpreter<'m> {
                 let addr = self.get_ptr(pc, *ptr)?;
                 if ty.is_aggregate() {
                     self.load_agg(pc, *ty, addr)?
+                } else if ty.is_vector() {
+                    self.load_vector(pc, *ty, addr)?
                 } else {
                     self.load(pc, *ty, addr)?
                 }
@@ -595,6 +621,8 @@ impl<'m> Interpreter<'m> {
                 let addr = self.get_ptr(pc, *ptr)?;
                 if ty.is_aggregate() {
                     self.store_agg(pc, v, addr)?;
+                } else if ty.is_vector() {
+                    self.store_vector(pc, v, addr)?;
                 } else {
                     self.store(pc, v, addr)?;
                 }

@@ -11,8 +11,10 @@
 //! `BlockData::insts` in order, then the terminator. On an edge from block `P` to block `B`,
 //! the branch arguments and every phi at the head of `B` read their incoming values (the
 //! first phi entry naming `P`) before any is assigned: parallel semantics. Memory is
-//! byte-addressed regions ([`memory`]); scalar semantics are in [`ops`], shared with
-//! constant folding; built-in externals (`printf`, `malloc`, `memcpy`, ...) are in
+//! byte-addressed regions ([`memory`]); scalar semantics are in [`ops`] and the lane-wise
+//! semantics of vectors in [`lanes`] (a vector is the member list of its lanes, like an
+//! aggregate, and lays out packed in memory, lane 0 lowest), both shared with constant
+//! folding; built-in externals (`printf`, `malloc`, `memcpy`, ...) are in
 //! `externals`.
 //!
 //! What is an error (never a panic, never a hang; every error names function, block and
@@ -27,7 +29,9 @@
 //! structurally invalid IR met on the executed path (a jump to a dead block, a phi without an
 //! entry for the edge taken, a phi not at a block head).
 //!
-//! What is defined: integer wrap-around; `undef` is zero; uninitialised memory is zero;
+//! What is defined: integer wrap-around; `undef` is zero (also an `undef` vector lane or
+//! shuffle-mask lane); an `extractelement`/`insertelement` index past the last lane is an
+//! error; uninitialised memory is zero;
 //! IEEE float arithmetic including NaN and infinities; `memcpy` with overlap (as `memmove`).
 //!
 //! Each [`Interpreter::call`] starts from a fresh memory image (globals re-initialised).
@@ -37,12 +41,14 @@ mod aggregate;
 mod control;
 mod exec;
 mod externals;
+pub mod lanes;
 pub mod libc;
 pub mod memory;
 pub mod ops;
 mod printf;
 mod strings;
 mod value;
+mod vector;
 
 #[cfg(test)]
 mod tests;

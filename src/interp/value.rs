@@ -34,7 +34,8 @@ pub enum Val {
     },
     /// A pointer (a byte address).
     Ptr(u64),
-    /// A struct or array value of type `ty`: member list `id` of the running interpreter's
+    /// A struct, array or vector value of type `ty` (a vector's members are its lanes):
+    /// member list `id` of the running interpreter's
     /// aggregate arena (hash-consed, so within one interpreter equal aggregates have equal
     /// ids). Only the interpreter creates these; they never leave it (an aggregate result of
     /// a run is reported member by member, [`crate::interp::Outcome::result_members`]).
@@ -96,7 +97,7 @@ impl Val {
     /// The zero of a value type (`0`, `+0.0`, null); `None` for `void`.
     pub fn zero(ty: Type) -> Option<Val> {
         match ty {
-            Type::Void | Type::Agg(_) => None,
+            Type::Void | Type::Agg(_) | Type::Vec(_) => None,
             t => Some(Val::uint(t, 0)),
         }
     }
@@ -155,7 +156,7 @@ impl Val {
         let bad = || format!("constant {:?} does not fit type {ty}", c.kind);
         match (c.kind, ty) {
             (_, Type::Void) => Err(bad()),
-            (_, Type::Agg(_)) => Err(format!("aggregate constant of type {ty}")),
+            (_, Type::Agg(_) | Type::Vec(_)) => Err(format!("aggregate constant of type {ty}")),
             (ConstKind::Undef, t) => Ok(Val::uint(t, 0)),
             (ConstKind::Int(b), t) if t.is_int() || t == Type::Ptr => Ok(Val::uint(t, b)),
             (ConstKind::Float(b), t) if t.is_float() => Ok(Val::uint(t, b)),
@@ -190,7 +191,9 @@ impl Val {
         };
         match ty {
             Type::Void => Err("a void value cannot be parsed".to_string()),
-            Type::Agg(_) => Err(format!("an aggregate value ({ty}) cannot be parsed")),
+            Type::Agg(_) | Type::Vec(_) => {
+                Err(format!("an aggregate value ({ty}) cannot be parsed"))
+            }
             Type::Ptr => match s {
                 "null" => Ok(Val::Ptr(0)),
                 _ => parse_uint(s)

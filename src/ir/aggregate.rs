@@ -58,6 +58,17 @@ pub enum AggShape {
         /// Element type.
         elem: Type,
     },
+    /// `<len x elem>`: a vector ([`Type::Vec`], not an aggregate value) of `len >= 1` lanes
+    /// of an integer, float or pointer type. Its lanes are packed: the store size is
+    /// `len * bits(elem)` rounded up to bytes, the alignment that size rounded up to a power
+    /// of two (LLVM 14's x86-64 rule for vectors), the allocation size the store size
+    /// rounded up to the alignment (`<3 x i32>`: 12 bytes stored, 16 allocated).
+    Vector {
+        /// Number of lanes.
+        len: u32,
+        /// Lane type.
+        elem: Type,
+    },
 }
 
 /// An interned aggregate: its shape and x86-64 layout.
@@ -88,7 +99,9 @@ impl AggInfo {
     pub fn member(&self, i: usize) -> Option<Type> {
         match &self.shape {
             AggShape::Struct { fields, .. } => fields.get(i).copied(),
-            AggShape::Array { len, elem } => (i < *len as usize).then_some(*elem),
+            AggShape::Array { len, elem } | AggShape::Vector { len, elem } => {
+                (i < *len as usize).then_some(*elem)
+            }
         }
     }
 }
@@ -124,7 +137,7 @@ impl AggId {
 /// Alignment in bytes of a type in x86-64 memory (see the module doc).
 pub fn align_of(ty: Type) -> u64 {
     match ty {
-        Type::Agg(id) => id.info().align,
+        Type::Agg(id) | Type::Vec(id) => id.info().align,
         Type::Void => 1,
         // LLVM 14's x86-64 data layout: `f80:128`.
         Type::F80 => 16,
@@ -141,7 +154,7 @@ pub fn align_of(ty: Type) -> u64 {
 /// alignment (`i24` takes 4, `i128` 16, an aggregate its padded size).
 pub fn alloc_size(ty: Type) -> u64 {
     match ty {
-        Type::Agg(id) => id.info().size,
+        Type::Agg(id) | Type::Vec(id) => id.info().size,
         Type::I128 | Type::F80 => 16,
         t => (t.bytes() as u64).next_multiple_of(align_of(t)),
     }
@@ -163,6 +176,9 @@ pub enum AggregateError {
     /// An allocation size beyond [`MAX_BYTES`].
     #[error("an aggregate value larger than {MAX_BYTES} bytes")]
     TooLarge,
+    /// A vector of no lanes, or of lanes that are not integers, floats or pointers.
+    #[error("a vector needs at least one lane of an integer, float or pointer type")]
+    BadVector,
     /// The process already interned 2^24 distinct shapes.
     #[error("more than 2^24 distinct aggregate types")]
     TooManyTypes,
@@ -176,17 +192,27 @@ impl Type {
         let members: &[Type] = match &shape {
             AggShape::Struct { fields, .. } => fields,
             AggShape::Array { elem, .. } => std::slice::from_ref(elem),
+            AggShape::Vector { len, elem } => {
+                if *len == 0 || !(elem.is_int() || elem.is_float() || *elem == Type::Ptr) {
+                    return Err(AggregateError::BadVector);
+                }
+                &[]
+            }
         };
         if members.contains(&Type::Void) {
             return Err(AggregateError::VoidMember);
         }
+        let wrap = |id| match shape {
+            AggShape::Vector { .. } => Type::Vec(id),
+            _ => Type::Agg(id),
+        };
         if let Some(&id) = table()
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .index
             .get(&shape)
         {
-            return Ok(Type::Agg(id));
+            return Ok(wrap(id));
         }
         let (size, align, offsets) = match &shape {
             AggShape::Struct { fields, packed } => {
@@ -212,13 +238,23 @@ impl Type {
                 let offsets = (0..*len as u64).map(|i| i * step).collect();
                 (step * *len as u64, align_of(*elem), offsets)
             }
+            AggShape::Vector { len, elem } => {
+                if *len as u64 > MAX_MEMBERS {
+                    return Err(AggregateError::TooManyElements);
+                }
+                let bits = elem.bits() as u64;
+                let store = (*len as u64 * bits).div_ceil(8);
+                let align = store.next_power_of_two().max(1);
+                let offsets = (0..*len as u64).map(|i| i * bits / 8).collect();
+                (store.next_multiple_of(align), align, offsets)
+            }
         };
         if size > MAX_BYTES {
             return Err(AggregateError::TooLarge);
         }
         let mut t = table().write().unwrap_or_else(|e| e.into_inner());
         if let Some(&id) = t.index.get(&shape) {
-            return Ok(Type::Agg(id));
+            return Ok(wrap(id));
         }
         let n = t.infos.len() as u32;
         if n >= 1 << 24 {
@@ -233,8 +269,53 @@ impl Type {
             offsets: offsets.into(),
         }));
         t.infos.push(info);
+        let ty = wrap(id);
         t.index.insert(shape, id);
-        Ok(Type::Agg(id))
+        Ok(ty)
+    }
+
+    /// `<len x elem>`; see [`Type::aggregate`] (a vector needs `len >= 1` lanes of an
+    /// integer, float or pointer type).
+    pub fn vector_of(len: u32, elem: Type) -> Result<Type, AggregateError> {
+        Type::aggregate(AggShape::Vector { len, elem })
+    }
+
+    /// True for vector types.
+    pub fn is_vector(self) -> bool {
+        matches!(self, Type::Vec(_))
+    }
+
+    /// Lane count and lane type of a vector type; `None` for any other type.
+    pub fn vector_shape(self) -> Option<(u32, Type)> {
+        match self {
+            Type::Vec(id) => match id.info().shape {
+                AggShape::Vector { len, elem } => Some((len, elem)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The lane type of a vector type; the type itself for any other type (so lane-wise
+    /// rules read the same for scalars and vectors).
+    pub fn lane(self) -> Type {
+        self.vector_shape().map_or(self, |(_, e)| e)
+    }
+
+    /// The number of lanes: a vector's lane count, 1 for any other type.
+    pub fn lanes(self) -> u32 {
+        self.vector_shape().map_or(1, |(n, _)| n)
+    }
+
+    /// The type with the same shape as `self` and lanes of type `elem`: `<N x elem>` for a
+    /// vector `self` of `N` lanes, `elem` itself for a scalar `self` (the result type of a
+    /// lane-wise `icmp` is `i1.same_shape_as(operand)` seen from the other side).
+    pub fn with_lane(self, elem: Type) -> Type {
+        match self.vector_shape() {
+            Some((n, e)) if e != elem => Type::vector_of(n, elem).unwrap_or(Type::Void),
+            Some(_) => self,
+            None => elem,
+        }
     }
 
     /// `{ fields... }` (not packed); see [`Type::aggregate`].
@@ -259,6 +340,15 @@ impl Type {
     pub fn agg_info(self) -> Option<&'static AggInfo> {
         match self {
             Type::Agg(id) => Some(id.info()),
+            _ => None,
+        }
+    }
+
+    /// The members of an aggregate type or the lanes of a vector type (with their layout);
+    /// `None` for a scalar type.
+    pub fn shape_info(self) -> Option<&'static AggInfo> {
+        match self {
+            Type::Agg(id) | Type::Vec(id) => Some(id.info()),
             _ => None,
         }
     }
@@ -306,6 +396,7 @@ pub(super) fn fmt_agg(id: AggId, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     match &id.info().shape {
         AggShape::Struct { fields, packed } => write_struct(f, fields, *packed),
         AggShape::Array { len, elem } => write!(f, "[{len} x {elem}]"),
+        AggShape::Vector { len, elem } => write!(f, "<{len} x {elem}>"),
     }
 }
 
@@ -340,6 +431,28 @@ mod tests {
         assert_eq!(align_of(Type::I128), 8);
         assert!(Type::array_of(1 << 20, Type::I8).is_err());
         assert!(Type::struct_of(&[Type::Void]).is_err());
+    }
+
+    #[test]
+    fn vector_layout() {
+        let v = Type::vector_of(4, Type::I32).unwrap();
+        assert!(v.is_vector() && !v.is_aggregate());
+        assert_eq!(v, Type::vector_of(4, Type::I32).unwrap());
+        assert_ne!(Some(v), Type::array_of(4, Type::I32).ok());
+        assert_eq!((v.bits(), alloc_size(v), align_of(v)), (128, 16, 16));
+        assert_eq!(v.to_string(), "<4 x i32>");
+        let three = Type::vector_of(3, Type::F32).unwrap();
+        assert_eq!(
+            (three.bytes(), alloc_size(three), align_of(three)),
+            (12, 16, 16)
+        );
+        let bools = Type::vector_of(8, Type::I1).unwrap();
+        assert_eq!((bools.bits(), alloc_size(bools)), (8, 1));
+        assert_eq!(v.with_lane(Type::I1).vector_shape(), Some((4, Type::I1)));
+        assert_eq!(Type::I32.with_lane(Type::I1), Type::I1);
+        assert!(Type::vector_of(0, Type::I8).is_err());
+        assert!(Type::vector_of(2, v).is_err());
+        assert!(Type::vector_of(2, Type::struct_of(&[]).unwrap()).is_err());
     }
 
     #[test]

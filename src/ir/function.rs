@@ -99,8 +99,8 @@ pub enum ConstKind {
     SymbolAddr(Symbol),
     /// The address of a block of this function (for `indirect_br`).
     BlockAddr(Block),
-    /// A struct or array constant: its members are the pool's member list with this index
-    /// ([`ConstPool::members`]), one constant per member, in order.
+    /// A struct, array or vector constant: its members (lanes) are the pool's member list
+    /// with this index ([`ConstPool::members`]), one constant per member, in order.
     Aggregate(u32),
 }
 
@@ -142,7 +142,7 @@ impl ConstData {
     /// aggregate type: [`ConstPool::zero`] builds the member-by-member zero).
     pub fn zero(ty: Type) -> Self {
         match ty {
-            Type::Agg(_) => ConstData {
+            Type::Agg(_) | Type::Vec(_) => ConstData {
                 ty,
                 kind: ConstKind::Undef,
             },
@@ -262,8 +262,32 @@ impl ConstPool {
         }
     }
 
-    /// The zero of any value type (`zeroinitializer` for aggregates: every member zero).
+    /// The lanes of a `shufflevector` mask constant: an index per lane, `None` for an
+    /// `undef` lane (a whole `undef` mask has `lanes` of them); `None` if `mask` is not a
+    /// constant vector of integers below 2^32.
+    pub fn mask_lanes(&self, mask: Const, lanes: u32) -> Option<Vec<Option<u32>>> {
+        match self.try_get(mask)?.kind {
+            ConstKind::Undef => Some(vec![None; lanes as usize]),
+            ConstKind::Aggregate(_) => self
+                .members(mask)?
+                .iter()
+                .map(|&l| match self.try_get(l)?.kind {
+                    ConstKind::Undef => Some(None),
+                    ConstKind::Int(k) => u32::try_from(k).ok().map(Some),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        }
+    }
+
+    /// The zero of any value type (`zeroinitializer` for aggregates and vectors: every
+    /// member or lane zero).
     pub fn zero(&mut self, ty: Type) -> Const {
+        if let Some((n, lane)) = ty.vector_shape() {
+            let z = self.intern(ConstData::zero(lane));
+            return self.aggregate(ty, &vec![z; n as usize]);
+        }
         match ty.agg_info() {
             None => self.intern(ConstData::zero(ty)),
             Some(info) => {

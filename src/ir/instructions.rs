@@ -601,6 +601,45 @@ pub enum InstKind {
         /// Member index.
         index: u32,
     },
+    /// `vR = extractelement ty vec, ity index`: lane `index` of the vector `vec` of type
+    /// `ty`; result the lane type. An index out of range gives poison (the interpreter
+    /// reports it as an error).
+    ExtractElement {
+        /// The vector's type.
+        ty: Type,
+        /// The vector operand.
+        vec: Operand,
+        /// Lane index (any integer type, read as unsigned).
+        index: Operand,
+    },
+    /// `vR = insertelement ty vec, T value, ity index`: the vector `vec` of type `ty` with
+    /// lane `index` replaced by `value` (of the lane type); result type `ty`.
+    InsertElement {
+        /// The vector's (and the result's) type.
+        ty: Type,
+        /// The vector operand.
+        vec: Operand,
+        /// The new lane value.
+        value: Operand,
+        /// Lane index (any integer type, read as unsigned).
+        index: Operand,
+    },
+    /// `vR = shufflevector ty a, b, mask`: the vector of `M` lanes whose lane `i` is lane
+    /// `mask[i]` of the concatenation `a ++ b` (both of type `ty`, `N` lanes each), or undef
+    /// where the mask lane is `undef`. `mask` is a constant `<M x i32>` of the pool (lanes
+    /// in `0..2N` or `undef`); the result is `<M x lane(ty)>`, kept in `result`.
+    ShuffleVector {
+        /// Type of both inputs.
+        ty: Type,
+        /// Result type `<M x lane(ty)>`.
+        result: Type,
+        /// First input (lanes `0..N`).
+        a: Operand,
+        /// Second input (lanes `N..2N`).
+        b: Operand,
+        /// The mask: a `<M x i32>` constant (or `zeroinitializer`/`undef` of that type).
+        mask: Const,
+    },
     /// An imported operation carried through unchanged.
     Opaque(Box<OpaqueInst>),
 }
@@ -733,6 +772,9 @@ impl InstKind {
             InstKind::Copy { .. } => "copy",
             InstKind::ExtractValue { .. } => "extractvalue",
             InstKind::InsertValue { .. } => "insertvalue",
+            InstKind::ExtractElement { .. } => "extractelement",
+            InstKind::InsertElement { .. } => "insertelement",
+            InstKind::ShuffleVector { .. } => "shufflevector",
             InstKind::Opaque(o) => &o.name,
         }
     }
@@ -752,11 +794,15 @@ impl InstKind {
             | InstKind::AtomicRmw { ty, .. }
             | InstKind::Phi { ty, .. }
             | InstKind::Copy { ty, .. }
-            | InstKind::InsertValue { ty, .. } => one(*ty),
+            | InstKind::InsertValue { ty, .. }
+            | InstKind::InsertElement { ty, .. } => one(*ty),
             InstKind::ExtractValue { ty, index, .. } => {
                 one(ty.member(*index as usize).map_or(Type::Void, |m| m.0))
             }
-            InstKind::Icmp { .. } | InstKind::Fcmp { .. } => one(Type::I1),
+            InstKind::ExtractElement { ty, .. } => one(ty.lane()),
+            InstKind::ShuffleVector { result, .. } => one(*result),
+            // `i1`, or `<N x i1>` for a lane-wise comparison of `N`-lane vectors.
+            InstKind::Icmp { ty, .. } | InstKind::Fcmp { ty, .. } => one(ty.with_lane(Type::I1)),
             InstKind::Cast { to, .. } => one(*to),
             InstKind::Alloca { .. } | InstKind::DynAlloca { .. } | InstKind::Gep { .. } => {
                 one(Type::Ptr)
@@ -847,6 +893,21 @@ impl InstKind {
                 f(*agg);
                 f(*value);
             }
+            InstKind::ExtractElement { vec, index, .. } => {
+                f(*vec);
+                f(*index);
+            }
+            InstKind::InsertElement {
+                vec, value, index, ..
+            } => {
+                f(*vec);
+                f(*value);
+                f(*index);
+            }
+            InstKind::ShuffleVector { a, b, .. } => {
+                f(*a);
+                f(*b);
+            }
             InstKind::Opaque(o) => o.args.iter().for_each(|a| f(*a)),
         }
     }
@@ -914,6 +975,21 @@ impl InstKind {
             InstKind::InsertValue { agg, value, .. } => {
                 f(agg);
                 f(value);
+            }
+            InstKind::ExtractElement { vec, index, .. } => {
+                f(vec);
+                f(index);
+            }
+            InstKind::InsertElement {
+                vec, value, index, ..
+            } => {
+                f(vec);
+                f(value);
+                f(index);
+            }
+            InstKind::ShuffleVector { a, b, .. } => {
+                f(a);
+                f(b);
             }
             InstKind::Opaque(o) => o.args.iter_mut().for_each(f),
         }

@@ -4,9 +4,10 @@
 //! (the common widths `i1 i8 i16 i32 i64 i128` have their own variants; every other width,
 //! such as a bitfield's `i24` or `i48`, is [`Type::Int`]), `f32 f64 ptr`, `f80` (LLVM's
 //! `x86_fp80`, C's `long double`: 80 bits, 10 bytes stored, 16 allocated), plus `void` for
-//! instructions and functions without a result, and the first-class aggregates
-//! ([`Type::Agg`]: structs and arrays, interned in [`super::aggregate`]). Pointers are 64
-//! bits wide.
+//! instructions and functions without a result, the first-class aggregates
+//! ([`Type::Agg`]: structs and arrays, interned in [`super::aggregate`]) and vectors
+//! ([`Type::Vec`]: `<N x T>` of integer, float or pointer lanes, interned in the same table).
+//! Pointers are 64 bits wide.
 //!
 //! Invariant: a type is canonical, so equality is by value: a width with its own variant is
 //! never written as `Int(n)` ([`Type::int`] is the one constructor from a width).
@@ -47,6 +48,11 @@ pub enum Type {
     Int(u8),
     /// A struct or array value (see [`super::aggregate`]); its shape is behind the handle.
     Agg(AggId),
+    /// A vector `<N x T>` of integer, float or pointer lanes (LLVM's first-class vector:
+    /// element-wise arithmetic, `extractelement`, `insertelement`, `shufflevector`); its
+    /// lane count and element type are interned like an aggregate's shape
+    /// ([`super::AggShape::Vector`]).
+    Vec(AggId),
 }
 
 impl Type {
@@ -97,6 +103,7 @@ impl Type {
             Type::F80 => 11,
             Type::Int(n) => 10u8.wrapping_add(n),
             Type::Agg(id) => 140u8.wrapping_add(id.low_byte()),
+            Type::Vec(id) => 200u8.wrapping_add(id.low_byte()),
         }
     }
 
@@ -105,6 +112,11 @@ impl Type {
     pub fn bits(self) -> u32 {
         match self {
             Type::Agg(id) => id.info().size as u32 * 8,
+            // A vector's lanes are packed: `<4 x i1>` is 4 bits, `<4 x i32>` 128.
+            Type::Vec(id) => match id.info().shape {
+                super::AggShape::Vector { len, elem } => len * elem.bits(),
+                _ => 0,
+            },
             Type::Int(n) => n as u32,
             Type::Void => 0,
             Type::I1 => 1,
@@ -142,8 +154,8 @@ impl Type {
         self != Type::Void
     }
 
-    /// Bit mask covering the type's width (all ones for `i128` and aggregates; 64 bits for
-    /// `ptr`).
+    /// Bit mask covering the type's width (all ones for `i128`, aggregates and vectors of at
+    /// least 128 bits; 64 bits for `ptr`).
     pub fn mask(self) -> u128 {
         match self.bits() {
             0 => 0,
@@ -159,6 +171,7 @@ impl Type {
         match self {
             Type::Int(_) => "iN",
             Type::Agg(_) => "aggregate",
+            Type::Vec(_) => "vector",
             Type::Void => "void",
             Type::I1 => "i1",
             Type::I8 => "i8",
@@ -192,7 +205,7 @@ impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Int(n) => write!(f, "i{n}"),
-            Type::Agg(id) => fmt_agg(*id, f),
+            Type::Agg(id) | Type::Vec(id) => fmt_agg(*id, f),
             t => f.write_str(t.name()),
         }
     }

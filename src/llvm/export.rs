@@ -224,7 +224,9 @@ pub fn export(module: &Module, context: &LlvmContext) -> String {
 fn ty(t: Type) -> std::borrow::Cow<'static, str> {
     std::borrow::Cow::Borrowed(match t {
         Type::Int(n) => return std::borrow::Cow::Owned(format!("i{n}")),
-        Type::Agg(_) => return std::borrow::Cow::Owned(LType::from_scalar(t).to_string()),
+        Type::Agg(_) | Type::Vec(_) => {
+            return std::borrow::Cow::Owned(LType::from_scalar(t).to_string())
+        }
         Type::Void => "void",
         Type::I1 => "i1",
         Type::I8 => "i8",
@@ -409,6 +411,7 @@ impl<'a> Printer<'a> {
                         .map(|&m| self.typed(Operand::Const(m)))
                         .collect();
                     match t.agg_info().map(|i| &i.shape) {
+                        None if t.is_vector() => format!("<{}>", inner.join(", ")),
                         Some(AggShape::Array { .. }) => format!("[{}]", inner.join(", ")),
                         Some(AggShape::Struct { packed: true, .. }) => {
                             format!("<{{ {} }}>", inner.join(", "))
@@ -700,8 +703,8 @@ impl<'a> Printer<'a> {
                 if_false,
             } => {
                 let s = format!(
-                    "{r} = select i1 {}, {} {}, {} {}",
-                    self.op(*cond),
+                    "{r} = select {}, {} {}, {} {}",
+                    self.typed(*cond),
                     ty(*t),
                     self.op(*if_true),
                     ty(*t),
@@ -816,6 +819,43 @@ impl<'a> Printer<'a> {
             } => self.call(idx, &r, *ret, callee, args, *fixed_args),
             InstKind::ExtractValue { ty: t, agg, index } => {
                 let s = format!("{r} = extractvalue {} {}, {index}", ty(*t), self.op(*agg));
+                self.line(s)
+            }
+            InstKind::ExtractElement { ty: t, vec, index } => {
+                let s = format!(
+                    "{r} = extractelement {} {}, {}",
+                    ty(*t),
+                    self.op(*vec),
+                    self.typed(*index)
+                );
+                self.line(s)
+            }
+            InstKind::InsertElement {
+                ty: t,
+                vec,
+                value,
+                index,
+            } => {
+                let s = format!(
+                    "{r} = insertelement {} {}, {}, {}",
+                    ty(*t),
+                    self.op(*vec),
+                    self.typed(*value),
+                    self.typed(*index)
+                );
+                self.line(s)
+            }
+            InstKind::ShuffleVector {
+                ty: t, a, b, mask, ..
+            } => {
+                let s = format!(
+                    "{r} = shufflevector {} {}, {} {}, {}",
+                    ty(*t),
+                    self.op(*a),
+                    ty(*t),
+                    self.op(*b),
+                    self.typed(Operand::Const(*mask))
+                );
                 self.line(s)
             }
             InstKind::InsertValue {

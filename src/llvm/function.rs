@@ -32,6 +32,7 @@ use std::sync::Arc;
 mod aggregate;
 mod call;
 mod inst;
+mod vector;
 
 /// A map from local names (values or block labels) to `V`. Names in canonical decimal
 /// (`%7`, `7:`, what clang writes for nearly every value and block) index a vector; other
@@ -479,7 +480,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             LType::Int(n) => Type::int(*n),
             LType::Double => Some(Type::F64),
             LType::Float => Some(Type::F32),
-            LType::Named(_) | LType::Struct { .. } | LType::Array(..) => {
+            LType::Named(_) | LType::Struct { .. } | LType::Array(..) | LType::Vector(..) => {
                 match self.value_types.get(ty) {
                     Some(&vt) => vt,
                     None => {
@@ -1000,7 +1001,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     kind: ConstKind::Float(bits),
                 }))
             }
-            Val::Zero if sty.is_aggregate() => {
+            Val::Zero if sty.is_aggregate() || sty.is_vector() => {
                 Ok(Operand::Const(self.b.function_mut().consts.zero(sty)))
             }
             Val::Null | Val::Zero => Ok(self.konst(ConstData::zero(sty))),
@@ -1008,7 +1009,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 ty: sty,
                 kind: ConstKind::Undef,
             })),
-            Val::Agg(members) if sty.is_aggregate() => self.aggregate_const(ty, sty, members),
+            Val::Agg(members) if sty.is_aggregate() || sty.is_vector() => {
+                self.aggregate_const(ty, sty, members)
+            }
             Val::Bytes(bytes)
                 if sty.agg_info().is_some_and(|i| {
                     i.len() == bytes.len() && i.member(0).is_none_or(|m| m == Type::I8)
@@ -1077,7 +1080,7 @@ impl<'a, 'm> Lower<'a, 'm> {
     /// `sty`): each member must be a constant of the member's type.
     fn aggregate_const(&mut self, ty: &LType, sty: Type, members: &[TVal<'a>]) -> PResult<Operand> {
         let at = self.at;
-        let Some(info) = sty.agg_info() else {
+        let Some(info) = sty.shape_info() else {
             return self.err(at, format!("aggregate constant for {ty}"));
         };
         if members.len() != info.len() {
@@ -1120,45 +1123,53 @@ impl<'a, 'm> Lower<'a, 'm> {
             // Pointer-to-pointer (or same-type) casts are aliases.
             return Ok(arg);
         }
-        let ok = match op {
-            CastOp::Trunc => from_s.is_int() && to_s.is_int() && to_s.bits() < from_s.bits(),
-            CastOp::ZExt | CastOp::SExt => {
-                from_s.is_int() && to_s.is_int() && to_s.bits() > from_s.bits()
-            }
-            CastOp::FpTrunc => from_s.is_float() && to_s.is_float() && to_s.bits() < from_s.bits(),
-            CastOp::FpExt => from_s.is_float() && to_s.is_float() && to_s.bits() > from_s.bits(),
-            CastOp::FpToSi | CastOp::FpToUi => from_s.is_float() && to_s.is_int(),
-            CastOp::SiToFp | CastOp::UiToFp => from_s.is_int() && to_s.is_float(),
-            CastOp::PtrToInt => from_s == Type::Ptr && to_s.is_int(),
-            CastOp::IntToPtr => from_s.is_int() && to_s == Type::Ptr,
-            CastOp::Bitcast => {
-                from_s.bits() == to_s.bits() && from_s != Type::Ptr && to_s != Type::Ptr
-            }
+        // Vectors convert lane by lane (same lane count); a bitcast may change the shape.
+        let same_lanes = from_s.lanes() == to_s.lanes() && from_s.is_vector() == to_s.is_vector();
+        let (from_s, to_s) = if op == CastOp::Bitcast || !same_lanes {
+            (from_s, to_s)
+        } else {
+            (from_s.lane(), to_s.lane())
         };
+        let ok = (op == CastOp::Bitcast || same_lanes)
+            && match op {
+                CastOp::Trunc => from_s.is_int() && to_s.is_int() && to_s.bits() < from_s.bits(),
+                CastOp::ZExt | CastOp::SExt => {
+                    from_s.is_int() && to_s.is_int() && to_s.bits() > from_s.bits()
+                }
+                CastOp::FpTrunc => {
+                    from_s.is_float() && to_s.is_float() && to_s.bits() < from_s.bits()
+                }
+                CastOp::FpExt => {
+                    from_s.is_float() && to_s.is_float() && to_s.bits() > from_s.bits()
+                }
+                CastOp::FpToSi | CastOp::FpToUi => from_s.is_float() && to_s.is_int(),
+                CastOp::SiToFp | CastOp::UiToFp => from_s.is_int() && to_s.is_float(),
+                CastOp::PtrToInt => from_s == Type::Ptr && to_s.is_int(),
+                CastOp::IntToPtr => from_s.is_int() && to_s == Type::Ptr,
+                CastOp::Bitcast => {
+                    from_s.bits() == to_s.bits()
+                        && from_s.lane() != Type::Ptr
+                        && to_s.lane() != Type::Ptr
+                }
+            };
         if !ok && self.stand_in.is_none() {
             return self.err(at, format!("invalid cast `{op}` from {} to {to}", inner.0));
         }
-        Ok(self.push1(InstKind::Cast {
-            op,
-            from: from_s,
-            to: to_s,
-            arg,
-        }))
+        let (from, to) = (self.b.function().operand_type(arg), self.scalar(to, at)?);
+        Ok(self.push1(InstKind::Cast { op, from, to, arg }))
     }
 
     fn gep(&mut self, src: &LType, base: &TVal<'a>, idx: &[TVal<'a>]) -> PResult<Operand> {
         let at = self.at;
-        if let LType::Vector(_, e) = &base.0 {
-            // Valid LLVM (a lane-wise GEP, from the -O2 vectorizer); vectors are not modelled.
-            if e.is_ptr() {
-                return self.unsupported(
-                    at,
-                    format!(
-                        "getelementptr of a vector of pointers {} is not supported",
-                        base.0
-                    ),
-                );
-            }
+        // A lane-wise GEP (from the -O2 vectorizer): a vector base or vector indices.
+        let vector_lanes = std::iter::once(&base.0)
+            .chain(idx.iter().map(|(t, _)| t))
+            .find_map(|t| match t {
+                LType::Vector(n, _) => Some(*n),
+                _ => None,
+            });
+        if let Some(n) = vector_lanes {
+            return self.vector_gep(src, base, idx, n);
         }
         if !base.0.is_ptr() {
             return self.err(at, format!("getelementptr base of type {}", base.0));

@@ -117,6 +117,10 @@ impl LType {
                 let len = u32::try_from(*n).ok()?;
                 return Type::array_of(len, member(e)?).ok();
             }
+            LType::Vector(n, e) => {
+                let len = u32::try_from(*n).ok()?;
+                return Type::vector_of(len, member(e)?).ok();
+            }
             LType::Named(n) => match layouts?.bodies.get(&**n) {
                 Some(Some(body)) => return body.value_type_in(layouts, depth + 1),
                 _ => return None,
@@ -149,6 +153,15 @@ impl LType {
                 crate::ir::AggShape::Array { len, elem } => {
                     LType::Array(*len as u64, Arc::new(LType::from_scalar(*elem)))
                 }
+                crate::ir::AggShape::Vector { len, elem } => {
+                    LType::Vector(*len as u64, Arc::new(LType::from_scalar(*elem)))
+                }
+            },
+            Type::Vec(id) => match &id.info().shape {
+                crate::ir::AggShape::Vector { len, elem } => {
+                    LType::Vector(*len as u64, Arc::new(LType::from_scalar(*elem)))
+                }
+                _ => LType::Void,
             },
         }
     }

@@ -22,7 +22,11 @@
 //! aggregate value types ([`crate::ir::aggregate`]; a named struct becomes the literal struct
 //! of its body, export writes literal types); `extractvalue`/`insertvalue` with an index path
 //! become chains of one-index instructions, aggregate constants (`{ T a, ... }`, `[...]`,
-//! `c"..."`, `zeroinitializer`, `undef`) are pool constants. `alloca T` becomes
+//! `c"..."`, `zeroinitializer`, `undef`) are pool constants. Vectors `<N x T>` are IR vector
+//! types with their element instructions (`extractelement`, `insertelement`,
+//! `shufflevector` with a constant mask) and lane-wise arithmetic, compares, selects and
+//! casts; a `getelementptr` with vector operands becomes one scalar `gep` per lane
+//! (`function/vector.rs`). `alloca T` becomes
 //! `Alloca { ty: T if it has a strata type else i8, size, align }`;
 //! `getelementptr` becomes `Gep { base, offset, [(idx, scale)] }` with constant indices and
 //! struct fields folded into `offset` (an all-constant zero GEP and pointer `bitcast`s are
@@ -48,7 +52,7 @@
 //! (syntax, undefined names and types, type mismatches, call arity, alignments, value
 //! numbering, phis after other instructions, keywords and attribute groups in the text export
 //! copies verbatim, metadata references and module flags: [`validate`]). Only a *valid*
-//! function using a construct the IR does not model (vectors, `fp128`, `invoke`, ...; a
+//! function using a construct the IR does not model (`fp128`, `invoke`, ...; a
 //! [`parse::PErr`] with
 //! `unsupported` set) is skipped: its body is still parsed to the end with stand-in types
 //! (so a malformed construct anywhere in it is an error), then it is recorded in

@@ -101,7 +101,12 @@ fn kind_of(k: &InstKind) -> usize {
         InstKind::Fence { .. } => 14,
         InstKind::Phi { .. } => 15,
         // Member moves cost what a copy costs.
-        InstKind::Copy { .. } | InstKind::ExtractValue { .. } | InstKind::InsertValue { .. } => 16,
+        InstKind::Copy { .. }
+        | InstKind::ExtractValue { .. }
+        | InstKind::InsertValue { .. }
+        | InstKind::ExtractElement { .. }
+        | InstKind::InsertElement { .. }
+        | InstKind::ShuffleVector { .. } => 16,
         InstKind::Opaque(_) => 17,
     }
 }

@@ -166,10 +166,18 @@ impl Size {
                     }),
                     card: Range::exact(1),
                 },
-                AggShape::Array { len, elem } => Size {
+                AggShape::Array { len, elem } | AggShape::Vector { len, elem } => Size {
                     units: Size::of_type(*elem).total(),
                     card: Range::exact((*len as u64).min(MAX_CARD)),
                 },
+            },
+            // A vector is its lanes, as an array of them.
+            Type::Vec(id) => match &id.info().shape {
+                AggShape::Vector { len, elem } => Size {
+                    units: Size::of_type(*elem).total(),
+                    card: Range::exact((*len as u64).min(MAX_CARD)),
+                },
+                _ => Size::units(1),
             },
             _ => Size::units(1),
         }

@@ -80,6 +80,7 @@ impl Folder {
                     },
                     Some(symbols),
                     &mut self.aggregates,
+                    f.consts,
                 );
                 // Every cell starts Overdefined, so Unknown cannot arise; keep it safe anyway.
                 if let LatticeValue::Const(_) = cell {

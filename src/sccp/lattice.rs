@@ -197,7 +197,7 @@ impl AggConsts {
     /// (out of line: the solver's phi loop meets scalars almost always).
     #[inline(never)]
     fn meet_aggregates(&mut self, ty: Type, a: LatticeValue, b: LatticeValue) -> LatticeValue {
-        let Some(n) = ty.agg_info().map(|i| i.len()) else {
+        let Some(n) = ty.shape_info().map(|i| i.len()) else {
             return LatticeValue::Overdefined;
         };
         let (Some(xs), Some(ys)) = (self.member_cells(a, n), self.member_cells(b, n)) else {
@@ -240,7 +240,7 @@ impl AggConsts {
     #[inline]
     pub fn of_pool(&mut self, pool: &ConstPool, c: Const) -> Option<Constant> {
         let data = pool.try_get(c)?;
-        if matches!(data.ty, Type::Agg(_)) {
+        if matches!(data.ty, Type::Agg(_) | Type::Vec(_)) {
             self.aggregate_of_pool(pool, c, data)
         } else {
             Constant::of_pool(c, data)
@@ -256,7 +256,7 @@ impl AggConsts {
         c: Const,
         data: ConstData,
     ) -> Option<Constant> {
-        let info = data.ty.agg_info()?;
+        let info = data.ty.shape_info()?;
         let mut members = Vec::with_capacity(info.len());
         match data.kind {
             ConstKind::Aggregate(_) => {
@@ -280,7 +280,7 @@ impl AggConsts {
 
     /// The zero of a value type (`undef` is zero, as in the interpreter).
     fn zero(&mut self, ty: Type) -> Option<Constant> {
-        match ty.agg_info() {
+        match ty.shape_info() {
             None => Val::zero(ty).map(Constant::Scalar),
             Some(info) => {
                 let mut members = Vec::with_capacity(info.len());
@@ -343,7 +343,7 @@ impl Constant {
     #[inline]
     pub fn of_pool(c: Const, data: ConstData) -> Option<Constant> {
         let v = match (data.kind, data.ty) {
-            (_, Type::Void | Type::Agg(_)) => return None,
+            (_, Type::Void | Type::Agg(_) | Type::Vec(_)) => return None,
             (ConstKind::SymbolAddr(symbol), Type::Ptr) => {
                 return Some(Constant::Symbol { symbol, offset: 0 })
             }

@@ -96,6 +96,7 @@ pub mod lattice;
 pub mod rewrite;
 pub mod rules;
 pub mod solver;
+mod vector;
 
 pub use fold::Folder;
 pub use lattice::{Constant, LatticeValue};

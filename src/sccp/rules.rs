@@ -13,7 +13,9 @@
 //! value, `fcmp false/true`). `select` with a constant condition is the chosen arm,
 //! otherwise the meet of both arms; `copy` is its source; `extractvalue` of a known
 //! aggregate is the member, `insertvalue` of known parts a new known aggregate
-//! ([`AggConsts`]). A branch on a constant takes the successor the interpreter takes (`br`:
+//! ([`AggConsts`]). Vector operations fold lane by lane when every lane is known, with the
+//! interpreter's lane semantics (`super::vector`), else they are `Overdefined`. A branch on
+//! a constant takes the successor the interpreter takes (`br`:
 //! 1 is successor 0; `switch`: the case whose zero-extended value matches, else the default;
 //! `indirect_br`: the listed block of a `blockaddress`). Integers of at most 64 bits take
 //! `u64` fast paths (`narrow_width`) that a test checks against the interpreter.
@@ -21,6 +23,7 @@
 //! Complexity: every rule is O(operands) (a `switch` O(cases)).
 
 use super::lattice::{AggConsts, Constant, LatticeValue};
+use super::vector::is_vector_op;
 use crate::interp::{ops, Val};
 use crate::ir::{
     ConstData, ConstKind, ConstPool, InstKind, IntPredicate, Operand, Symbol, SymbolTable,
@@ -82,9 +85,13 @@ pub fn eval_inst(
     op: impl Fn(Operand) -> LatticeValue,
     memory: Option<&SymbolTable>,
     aggregates: &mut AggConsts,
+    consts: &ConstPool,
 ) -> LatticeValue {
     use LatticeValue::{Overdefined, Unknown};
     let fold = |r: Option<Val>| r.map_or(Overdefined, LatticeValue::scalar);
+    if is_vector_op(kind) {
+        return super::vector::eval_vector(kind, op, aggregates, consts);
+    }
     match kind {
         InstKind::Gep {
             base,

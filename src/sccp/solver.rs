@@ -713,6 +713,7 @@ impl Solver {
                     },
                     self.fold_address.contains(i).then_some(symbols),
                     &mut self.result.aggregates,
+                    f.consts(),
                 )
             }
         };
@@ -902,7 +903,10 @@ fn depends_on_operands(kind: &InstKind, results: &[Value], fold_address: bool) -
             | InstKind::Select { .. }
             | InstKind::Copy { .. }
             | InstKind::ExtractValue { .. }
-            | InstKind::InsertValue { .. } => true,
+            | InstKind::InsertValue { .. }
+            | InstKind::ExtractElement { .. }
+            | InstKind::InsertElement { .. }
+            | InstKind::ShuffleVector { .. } => true,
             InstKind::Gep { .. }
             | InstKind::Load {
                 volatile: false, ..

@@ -87,9 +87,10 @@ pub const MAX_PROMOTABLE_ALLOCA_SIZE: usize = 8;
 /// True if an alloca of type `ty` and `size` bytes is small enough to promote: both at most
 /// [`MAX_PROMOTABLE_ALLOCA_SIZE`], or an `f80` in its 16-byte slot, or an aggregate of any
 /// size whose allocation holds it (LLVM 14 promotes whole-value aggregate slots: one SSA
-/// value, not a memory region to split).
+/// value, not a memory region to split), and likewise a vector of any size (a vector slot
+/// only loaded and stored whole is one SSA value, as LLVM's mem2reg promotes it).
 pub fn promotable_size(ty: crate::ir::Type, size: u64) -> bool {
-    if ty.is_aggregate() {
+    if ty.is_aggregate() || ty.is_vector() {
         return size >= ty.bytes() as u64;
     }
     (size as usize <= MAX_PROMOTABLE_ALLOCA_SIZE

@@ -367,8 +367,8 @@ impl<'a> Parser<'a> {
         Err(self.expected(what))
     }
 
-    /// A type: a scalar keyword, or an aggregate `{ T, ... }`, `<{ T, ... }>` (packed) or
-    /// `[N x T]`.
+    /// A type: a scalar keyword, an aggregate `{ T, ... }`, `<{ T, ... }>` (packed) or
+    /// `[N x T]`, or a vector `<N x T>`.
     pub(super) fn ty(&mut self, ctx: impl Ctx) -> Result<Type, ParseError> {
         if self.is_punct('{') || self.is_punct('[') || self.is_punct('<') {
             return self.aggregate_type();
@@ -378,7 +378,14 @@ impl<'a> Parser<'a> {
 
     fn aggregate_type(&mut self) -> Result<Type, ParseError> {
         let start = self.peek().clone();
-        let shape = if self.eat_punct('[') {
+        let shape = if self.is_punct('<') && !self.second_is_punct(b'{') {
+            self.bump();
+            let len = self.uint("a vector length", crate::ir::aggregate::MAX_MEMBERS)? as u32;
+            self.expect_word("x", "after a vector length")?;
+            let elem = self.ty("as a vector lane")?;
+            self.expect_punct('>', "after a vector type")?;
+            AggShape::Vector { len, elem }
+        } else if self.eat_punct('[') {
             let len = self.uint("an array length", crate::ir::aggregate::MAX_MEMBERS)? as u32;
             self.expect_word("x", "after an array length")?;
             let elem = self.ty("as an array element")?;

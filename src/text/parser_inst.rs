@@ -91,7 +91,9 @@ impl<'a> Parser<'a> {
             }
             "select" => {
                 let ty = self.ty("after `select`")?;
-                let cond = self.operand(Type::I1, "as the condition")?;
+                // A vector select's condition literal is `<N x i1>` (`true`/`false` stay
+                // `i1`: a scalar condition picks whole vectors).
+                let cond = self.operand(ty.with_lane(Type::I1), "as the condition")?;
                 self.comma(op, "condition")?;
                 let if_true = self.operand(ty, "as the true arm")?;
                 self.comma(op, "true arm")?;
@@ -289,6 +291,7 @@ impl<'a> Parser<'a> {
                     index,
                 }
             }
+            "extractelement" | "insertelement" | "shufflevector" => self.vector_inst(op)?,
             "asm" => self.inline_asm()?,
             "opaque" => {
                 let name = self.string("an operation name string after `opaque`")?;
@@ -335,6 +338,62 @@ impl<'a> Parser<'a> {
                         op_at.1,
                         format!("expected an instruction opcode or a terminator, found `{op}`"),
                     ));
+                }
+            }
+        })
+    }
+
+    /// `extractelement TY vec, ITY index`, `insertelement TY vec, T value, ITY index` and
+    /// `shufflevector TY a, b, <M x i32> mask`; `TY` must be a vector type.
+    fn vector_inst(&mut self, op: &str) -> Result<InstKind, ParseError> {
+        let t = self.peek().clone();
+        let ty = self.ty(|| format!("after `{op}`"))?;
+        let Some((_, lane)) = ty.vector_shape() else {
+            return Err(self.err_at(&t, format!("`{op}` needs a vector type, found {ty}")));
+        };
+        let vec = self.operand(ty, "as the vector")?;
+        self.comma(op, "vector")?;
+        Ok(match op {
+            "extractelement" => {
+                let ity = self.ty("of the lane index")?;
+                let index = self.operand(ity, "as the lane index")?;
+                InstKind::ExtractElement { ty, vec, index }
+            }
+            "insertelement" => {
+                let vt = self.ty("of the inserted lane")?;
+                let value = self.operand(vt, "as the inserted lane")?;
+                self.comma(op, "inserted lane")?;
+                let ity = self.ty("of the lane index")?;
+                let index = self.operand(ity, "as the lane index")?;
+                InstKind::InsertElement {
+                    ty,
+                    vec,
+                    value,
+                    index,
+                }
+            }
+            _ => {
+                let b = self.operand(ty, "as the second vector")?;
+                self.comma(op, "second vector")?;
+                let mt = self.peek().clone();
+                let mask_ty = self.ty("of the shuffle mask")?;
+                let Some((m, Type::I32)) = mask_ty.vector_shape() else {
+                    return Err(self.err_at(
+                        &mt,
+                        format!("a shuffle mask is a vector of i32, found {mask_ty}"),
+                    ));
+                };
+                let Operand::Const(mask) = self.operand(mask_ty, "as the shuffle mask")? else {
+                    return Err(self.err_at(&mt, "a shuffle mask must be a constant".into()));
+                };
+                let result =
+                    Type::vector_of(m, lane).map_err(|e| self.err_at(&mt, e.to_string()))?;
+                InstKind::ShuffleVector {
+                    ty,
+                    result,
+                    a: vec,
+                    b,
+                    mask,
                 }
             }
         })
@@ -443,9 +502,9 @@ impl<'a> Parser<'a> {
     /// `inf`/`nan`, `null`, `undef`, `true`/`false` (always `i1`), `@name` and
     /// `blockaddress(blockN)` (always `ptr`).
     pub(super) fn operand(&mut self, ty: Type, ctx: impl Ctx) -> Result<Operand, ParseError> {
-        if let Some(info) = ty.agg_info() {
+        if let Type::Agg(id) | Type::Vec(id) = ty {
             if self.is_punct('{') || self.is_punct('[') || self.is_punct('<') {
-                return self.aggregate_const(ty, info);
+                return self.aggregate_const(ty, id.info());
             }
             if self.eat_word("zeroinitializer") {
                 return Ok(Operand::Const(self.f.func.consts.zero(ty)));
@@ -499,12 +558,13 @@ impl<'a> Parser<'a> {
         Ok(self.intern(data))
     }
 
-    /// An aggregate constant of type `ty`: `{ T a, ... }`, `<{ T a, ... }>` or `[T a, ...]`,
-    /// each member with its type.
+    /// An aggregate or vector constant of type `ty`: `{ T a, ... }`, `<{ T a, ... }>`,
+    /// `[T a, ...]` or `<T a, ...>`, each member with its type.
     fn aggregate_const(&mut self, ty: Type, info: &AggInfo) -> Result<Operand, ParseError> {
         let (open, close, packed) = match &info.shape {
             AggShape::Array { .. } => ('[', ']', false),
             AggShape::Struct { packed, .. } => ('{', '}', *packed),
+            AggShape::Vector { .. } => ('<', '>', false),
         };
         if packed {
             self.expect_punct('<', "to open a packed struct constant")?;

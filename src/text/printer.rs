@@ -214,6 +214,9 @@ impl<F: IrRead> Printer<'_, F> {
                     .iter()
                     .map(|&m| self.typed(Operand::Const(m)))
                     .collect();
+                if c.ty.is_vector() {
+                    return format!("<{}>", inner.join(", "));
+                }
                 match c.ty.agg_info().map(|i| &i.shape) {
                     Some(AggShape::Array { .. }) => format!("[{}]", inner.join(", ")),
                     Some(AggShape::Struct { packed: true, .. }) => {
@@ -316,6 +319,33 @@ impl<F: IrRead> Printer<'_, F> {
                 "insertvalue {ty} {}, {}, {index}",
                 o(agg),
                 self.typed(*value)
+            ),
+            InstKind::ExtractElement { ty, vec, index } => {
+                write!(
+                    out,
+                    "extractelement {ty} {}, {}",
+                    o(vec),
+                    self.typed(*index)
+                )
+            }
+            InstKind::InsertElement {
+                ty,
+                vec,
+                value,
+                index,
+            } => write!(
+                out,
+                "insertelement {ty} {}, {}, {}",
+                o(vec),
+                self.typed(*value),
+                self.typed(*index)
+            ),
+            InstKind::ShuffleVector { ty, a, b, mask, .. } => write!(
+                out,
+                "shufflevector {ty} {}, {}, {}",
+                o(a),
+                o(b),
+                self.typed(Operand::Const(*mask))
             ),
             InstKind::Store {
                 ty,

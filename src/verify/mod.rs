@@ -19,8 +19,14 @@
 //!    float ops on floats, pointers for addresses, `i1` select conditions, cast source/target
 //!    kinds and widths, alloca size at least the element size and a power-of-two alignment,
 //!    `extractvalue`/`insertvalue` indices naming a member of their aggregate type and an
-//!    inserted value of that member's type; no aggregate in a cast or `cmpxchg`). Every
-//!    aggregate constant of the pool has one member constant per member, of its type.
+//!    inserted value of that member's type; no aggregate in a cast or `cmpxchg`). Vector
+//!    operations follow LLVM's rules lane by lane: arithmetic, comparisons (giving
+//!    `<N x i1>`) and casts (same lane count) check the lane types; a vector `select` takes
+//!    an `i1` or an `<N x i1>` condition; `extractelement`/`insertelement` take a vector
+//!    type, an integer index and (insert) a lane of the lane type; a `shufflevector` mask is
+//!    a `<M x i32>` constant of `undef` or in-range lanes and its result is `<M x lane>`.
+//!    Every aggregate or vector constant of the pool has one member constant per member
+//!    (lane), of its type.
 //!    A used value must be defined in the function, in every block, reachable or not, and
 //!    in every phase: not a hole, not a result of an instruction no live block lists, not
 //!    a parameter of a removed block (`opt -passes=verify` rejects all three as `use of
@@ -251,7 +257,11 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 continue;
             }
             let c = Const::new(k);
-            let (Some(info), Some(members)) = (d.ty.agg_info(), pool.members(c)) else {
+            let info = match d.ty {
+                Type::Agg(id) | Type::Vec(id) => Some(id.info()),
+                _ => None,
+            };
+            let (Some(info), Some(members)) = (info, pool.members(c)) else {
                 self.error(format!(
                     "{c} is an aggregate constant of the scalar type {}",
                     d.ty
@@ -682,27 +692,28 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 lhs,
                 rhs,
             } => {
-                if bop.is_float() != ty.is_float() || !(ty.is_int() || ty.is_float()) {
+                let lane = ty.lane();
+                if bop.is_float() != lane.is_float() || !(lane.is_int() || lane.is_float()) {
                     self.error(format!("`{name}` cannot operate on {ty}"));
                 }
                 self.expect(*lhs, *ty, || op(1));
                 self.expect(*rhs, *ty, || op(2));
             }
             InstKind::Unary { ty, arg, .. } => {
-                if !ty.is_float() {
+                if !ty.lane().is_float() {
                     self.error(format!("`{name}` cannot operate on {ty}"));
                 }
                 self.expect(*arg, *ty, || op(1));
             }
             InstKind::Icmp { ty, lhs, rhs, .. } => {
-                if !(ty.is_int() || *ty == Type::Ptr) {
+                if !(ty.lane().is_int() || ty.lane() == Type::Ptr) {
                     self.error(format!("icmp cannot compare {ty}"));
                 }
                 self.expect(*lhs, *ty, || op(1));
                 self.expect(*rhs, *ty, || op(2));
             }
             InstKind::Fcmp { ty, lhs, rhs, .. } => {
-                if !ty.is_float() {
+                if !ty.lane().is_float() {
                     self.error(format!("fcmp cannot compare {ty}"));
                 }
                 self.expect(*lhs, *ty, || op(1));
@@ -728,7 +739,19 @@ impl<'a, R: IrRead> Checker<'a, R> {
                 if !ty.is_value() {
                     self.error("select of void");
                 }
-                self.expect(*cond, Type::I1, || "select condition".to_string());
+                // A scalar `i1` picks whole values; a vector select may pick lane by lane
+                // with an `<N x i1>` of its lane count.
+                let lanes = ty.with_lane(Type::I1);
+                if !ty.is_vector() {
+                    self.expect(*cond, Type::I1, || "select condition".to_string());
+                } else {
+                    self.expect_with(
+                        *cond,
+                        || "select condition".to_string(),
+                        |t| t == Type::I1 || t == lanes,
+                        "i1 or a vector of i1 of the select's lane count",
+                    );
+                }
                 self.expect(*if_true, *ty, || op(2));
                 self.expect(*if_false, *ty, || op(3));
             }
@@ -795,7 +818,7 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     self.operand(input.value, || format!("asm input {n}"));
                 }
             }
-            InstKind::CmpXchg { ty, .. } if ty.is_aggregate() => {
+            InstKind::CmpXchg { ty, .. } if ty.is_aggregate() || ty.is_vector() => {
                 self.error(format!("cmpxchg cannot operate on {ty}"));
             }
             InstKind::AtomicRmw { ty, ptr, value, .. } => {
@@ -850,10 +873,83 @@ impl<'a, R: IrRead> Checker<'a, R> {
                     Some((m, _)) => self.expect(*value, m, || op(2)),
                 }
             }
+            InstKind::ExtractElement { ty, vec, index } => {
+                self.check_vector_type(*ty, name);
+                self.expect(*vec, *ty, || op(1));
+                self.expect_with(*index, || op(2), Type::is_int, "an integer");
+            }
+            InstKind::InsertElement {
+                ty,
+                vec,
+                value,
+                index,
+            } => {
+                self.check_vector_type(*ty, name);
+                self.expect(*vec, *ty, || op(1));
+                self.expect(*value, ty.lane(), || op(2));
+                self.expect_with(*index, || op(3), Type::is_int, "an integer");
+            }
+            InstKind::ShuffleVector {
+                ty,
+                result,
+                a,
+                b,
+                mask,
+            } => {
+                self.check_vector_type(*ty, name);
+                self.expect(*a, *ty, || op(1));
+                self.expect(*b, *ty, || op(2));
+                self.check_shuffle_mask(*ty, *result, *mask);
+            }
             InstKind::Opaque(o) => {
                 for (n, &a) in o.args.iter().enumerate() {
                     self.operand(a, || format!("operand {n} of opaque `{}`", o.name));
                 }
+            }
+        }
+    }
+
+    fn check_vector_type(&mut self, ty: Type, name: impl fmt::Display) {
+        if !ty.is_vector() {
+            self.error(format!("`{name}` needs a vector type, found {ty}"));
+        }
+    }
+
+    /// A shuffle mask is a `<M x i32>` constant whose lanes are `undef` or indices below
+    /// twice the input lane count, and the result is `<M x lane>`.
+    fn check_shuffle_mask(&mut self, ty: Type, result: Type, mask: Const) {
+        let pool = self.ir.consts();
+        let Some(m) = pool.try_get(mask) else {
+            self.error(format!(
+                "shufflevector mask {mask} is not in the constant pool"
+            ));
+            return;
+        };
+        let Some((len, Type::I32)) = m.ty.vector_shape() else {
+            self.error(format!(
+                "shufflevector mask has type {}, expected a vector of i32",
+                m.ty
+            ));
+            return;
+        };
+        if result.vector_shape() != Some((len, ty.lane())) {
+            self.error(format!(
+                "shufflevector result type {result} is not <{len} x {}>",
+                ty.lane()
+            ));
+        }
+        let inputs = 2 * ty.lanes() as u128;
+        let lanes: &[Const] = match m.kind {
+            ConstKind::Undef => &[],
+            _ => pool.members(mask).unwrap_or(&[]),
+        };
+        for (n, &l) in lanes.iter().enumerate() {
+            match pool.try_get(l).map(|d| d.kind) {
+                Some(ConstKind::Undef) => {}
+                Some(ConstKind::Int(k)) if k < inputs => {}
+                _ => self.error(format!(
+                    "shufflevector mask lane {n} is not undef or an index below {inputs}"
+                )),
             }
         }
     }
@@ -1000,7 +1096,25 @@ impl fmt::Display for OpcodeName<'_> {
 }
 
 /// True if a cast's source and target types suit its operation.
+/// Whether `op` converts `from` to `to`: lane by lane for vectors (same lane count, the
+/// scalar rule on the lanes); `bitcast` between any non-aggregate types of one width, except
+/// that pointers (or vectors of them) only convert to the same kind.
 fn cast_fits(op: CastOp, from: Type, to: Type) -> bool {
+    if from.is_vector() || to.is_vector() {
+        return if op == CastOp::Bitcast {
+            from.is_value()
+                && !from.is_aggregate()
+                && !to.is_aggregate()
+                && from.bits() == to.bits()
+                && (from.lane() == Type::Ptr) == (to.lane() == Type::Ptr)
+                && (from.lane() != Type::Ptr || from.lanes() == to.lanes())
+        } else {
+            from.is_vector()
+                && to.is_vector()
+                && from.lanes() == to.lanes()
+                && cast_fits(op, from.lane(), to.lane())
+        };
+    }
     match op {
         CastOp::Trunc => from.is_int() && to.is_int() && to.bits() < from.bits(),
         CastOp::ZExt | CastOp::SExt => from.is_int() && to.is_int() && to.bits() > from.bits(),

@@ -276,13 +276,3 @@ pub fn missing_tools(tools: &[&str]) -> Option<String> {
         )
     })
 }
-
-/// True if an import skip reason names a vector type or operation, which the IR does not
-/// model yet (README "Still unsupported"): the one kind of skip the corpus tests allow, and
-/// only where they say so.
-pub fn vector_reason(reason: &str) -> bool {
-    reason.contains(" x ")
-        || ["insertelement", "extractelement", "shufflevector", "vector"]
-            .iter()
-            .any(|w| reason.contains(w))
-}

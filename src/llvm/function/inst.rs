@@ -18,9 +18,6 @@ const KNOWN_OPCODES: &[&str] = &[
     "cleanupret",
     "catchpad",
     "cleanuppad",
-    "extractelement",
-    "insertelement",
-    "shufflevector",
     "addrspacecast",
     "callbr",
     "unreachable",
@@ -216,7 +213,7 @@ impl<'a, 'm> Lower<'a, 'm> {
             self.skip_flags();
             let ty = self.c.parse_type()?;
             let sty = self.scalar(&ty, op_tok)?;
-            if is_float_op(bop) != sty.is_float() || sty == Type::Ptr {
+            if is_float_op(bop) != sty.lane().is_float() || sty.lane() == Type::Ptr {
                 return self.err(op_tok, format!("`{op}` on {ty}"));
             }
             let a = self.c.parse_value()?;
@@ -246,7 +243,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                 self.skip_flags();
                 let (ty, v) = self.typed()?;
                 let sty = self.scalar(&ty, op_tok)?;
-                if !sty.is_float() {
+                if !sty.lane().is_float() {
                     return self.err(op_tok, format!("fneg on {ty}"));
                 }
                 let arg = self.operand(&ty, &v)?;
@@ -271,7 +268,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     let Some(pred) = IntPredicate::from_name(pw) else {
                         return self.err(pt, format!("unknown icmp predicate `{pw}`"));
                     };
-                    if sty.is_float() {
+                    if sty.lane().is_float() {
                         return self.err(op_tok, format!("icmp on {ty}"));
                     }
                     Local::Op(self.push1(InstKind::Icmp {
@@ -284,7 +281,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                     let Some(pred) = FloatPredicate::from_name(pw) else {
                         return self.err(pt, format!("unknown fcmp predicate `{pw}`"));
                     };
-                    if !sty.is_float() {
+                    if !sty.lane().is_float() {
                         return self.err(op_tok, format!("fcmp on {ty}"));
                     }
                     Local::Op(self.push1(InstKind::Fcmp {
@@ -298,24 +295,18 @@ impl<'a, 'm> Lower<'a, 'm> {
             "select" => {
                 self.skip_flags();
                 let (ct, cv) = self.typed()?;
-                if let LType::Vector(_, e) = &ct {
-                    // Valid LLVM (a lane-wise select); vectors are not modelled yet.
-                    if **e == LType::Int(1) {
-                        return self.unsupported(
-                            op_tok,
-                            format!("select with a vector condition {ct} is not supported"),
-                        );
-                    }
-                }
-                if ct != LType::Int(1) {
-                    return self.err(op_tok, format!("select condition of type {ct}"));
-                }
                 self.comma()?;
                 let (at, av) = self.typed()?;
                 self.comma()?;
                 let (bt, bv) = self.typed()?;
                 let sty = self.scalar(&at, op_tok)?;
-                if bt.scalar() != Some(sty) {
+                // An `i1` picks whole values; an `<N x i1>` picks lane by lane.
+                let lane_wise = matches!(&ct, LType::Vector(n, e)
+                    if **e == LType::Int(1) && *n == sty.lanes() as u64 && sty.is_vector());
+                if ct != LType::Int(1) && !lane_wise {
+                    return self.err(op_tok, format!("select condition of type {ct}"));
+                }
+                if self.m.layouts.value_type(&bt) != Some(sty) {
                     return self.err(op_tok, format!("select arms of types {at} and {bt}"));
                 }
                 let cond = self.operand(&ct, &cv)?;
@@ -327,6 +318,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                     if_true,
                     if_false,
                 }))
+            }
+            "extractelement" | "insertelement" | "shufflevector" => {
+                Local::Op(self.vector_inst(op, op_tok)?)
             }
             "alloca" => {
                 self.c.eat_word("inalloca");
