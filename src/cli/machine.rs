@@ -122,7 +122,7 @@ pub fn compile_machine(
             ));
             continue;
         }
-        match allocate(&l, &f, arch, args).map_err(|e| e.to_string()) {
+        match allocate(&l, &f, arch, args) {
             Ok((text, ns, edits, slots, checked)) => {
                 summary.functions += 1;
                 summary.insts += f.num_insts();
@@ -184,7 +184,7 @@ fn allocate(
     f: &crate::machine::function::MachineFunction,
     arch: Arch,
     args: &CompileArgs,
-) -> Result<AllocReport, String> {
+) -> Result<AllocReport, crate::regalloc::driver::AllocError> {
     use crate::regalloc::driver::{allocate_machine, check_ours, print_allocated_annotated};
     let mut run = match &lowered.allocation {
         Some(run) => run.clone(),

@@ -14,7 +14,8 @@
 use crate::machine::function::MachineFunction;
 use crate::machine::MBlock;
 use crate::machine::MachineRead;
-use crate::regalloc::ion::{IonContext, IonStats};
+use crate::regalloc::checker::CheckError;
+use crate::regalloc::ion::{IonContext, IonError, IonStats};
 use crate::regalloc::output::AllocOutput;
 use crate::stage::{Allocator, Arch};
 
@@ -37,6 +38,48 @@ pub struct AllocRun {
     pub annotations: Vec<(crate::regalloc::point::ProgPoint, String)>,
 }
 
+/// Why a function was not allocated, or its allocation was rejected; every variant names
+/// the function.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AllocError {
+    /// Our allocator refused (constraints no allocation meets, no termination).
+    #[error("@{function}: {error}")]
+    Ion {
+        /// The function.
+        function: String,
+        /// Why.
+        error: IonError,
+    },
+    /// regalloc2 refused the function, or its checker rejected an allocation.
+    #[cfg(feature = "regalloc2")]
+    #[error("@{function}: {error}")]
+    Regalloc2 {
+        /// The function.
+        function: String,
+        /// Why.
+        error: super::to_regalloc2::Regalloc2Error,
+    },
+    /// `--allocator regalloc2` in a build without the `regalloc2` feature.
+    #[error("@{function}: --allocator regalloc2 needs a build with the `regalloc2` feature")]
+    Regalloc2Missing {
+        /// The function.
+        function: String,
+    },
+    /// Our symbolic checker rejected the allocation.
+    #[error(
+        "@{function}: our checker rejects the allocation: {}{error}",
+        block.map(|b| format!("block{b}: ")).unwrap_or_default()
+    )]
+    Check {
+        /// The function.
+        function: String,
+        /// The block of the instruction the finding is about, when it names one.
+        block: Option<MBlock>,
+        /// The finding.
+        error: CheckError,
+    },
+}
+
 thread_local! {
     /// One allocation context per thread for the driver functions (the pipeline's
     /// `regalloc` pass keeps its own in the engine's World).
@@ -46,9 +89,9 @@ thread_local! {
 /// Allocates `f` for `arch` with regalloc2 and checks the result with regalloc2's checker.
 ///
 /// # Errors
-/// regalloc2's refusal or its checker's findings, prefixed with the function's name.
+/// [`AllocError::Regalloc2`]: regalloc2's refusal or its checker's findings.
 #[cfg(feature = "regalloc2")]
-pub fn allocate_regalloc2(f: &MachineFunction, arch: Arch) -> Result<AllocRun, String> {
+pub fn allocate_regalloc2(f: &MachineFunction, arch: Arch) -> Result<AllocRun, AllocError> {
     allocate_machine(f, &f.name, arch, Allocator::Regalloc2)
 }
 
@@ -56,14 +99,14 @@ pub fn allocate_regalloc2(f: &MachineFunction, arch: Arch) -> Result<AllocRun, S
 /// `regalloc2`, regalloc2's checker judges the result of either allocator.
 ///
 /// # Errors
-/// The allocator's refusal (impossible constraints) or regalloc2's checker's findings,
-/// prefixed with the function's name.
+/// [`AllocError`]: the allocator's refusal (impossible constraints) or regalloc2's
+/// checker's findings.
 pub fn allocate_machine<M: MachineRead>(
     f: &M,
     name: &str,
     arch: Arch,
     allocator: Allocator,
-) -> Result<AllocRun, String> {
+) -> Result<AllocRun, AllocError> {
     let env = &crate::machine::targets::TargetDesc::new(arch).env;
     ION.with(|ctx| allocate_in(f, name, env, allocator, &mut ctx.borrow_mut()))
 }
@@ -78,12 +121,15 @@ pub fn allocate_in<M: MachineRead>(
     env: &crate::machine::MachineEnv,
     allocator: Allocator,
     ctx: &mut IonContext,
-) -> Result<AllocRun, String> {
+) -> Result<AllocRun, AllocError> {
     let start = std::time::Instant::now();
     let mut annotations = Vec::new();
     let (output, stats) = match allocator {
         Allocator::Ion => {
-            crate::regalloc::ion::allocate(f, env, ctx).map_err(|e| format!("@{name}: {e}"))?;
+            crate::regalloc::ion::allocate(f, env, ctx).map_err(|error| AllocError::Ion {
+                function: name.to_string(),
+                error,
+            })?;
             annotations = std::mem::take(&mut ctx.state.annotations);
             annotations.sort_by_key(|a| a.0);
             (std::mem::take(&mut ctx.state.output), ctx.state.stats)
@@ -92,14 +138,18 @@ pub fn allocate_in<M: MachineRead>(
         Allocator::Regalloc2 => {
             use super::to_regalloc2::{allocate, env_to, output_from, Presented};
             let presented = Presented::new(f);
-            let out = allocate(&presented, &env_to(env)).map_err(|e| format!("@{name}: {e}"))?;
+            let out =
+                allocate(&presented, &env_to(env)).map_err(|error| AllocError::Regalloc2 {
+                    function: name.to_string(),
+                    error,
+                })?;
             (output_from(&out).to_output(), IonStats::default())
         }
         #[cfg(not(feature = "regalloc2"))]
         Allocator::Regalloc2 => {
-            return Err(format!(
-                "@{name}: --allocator regalloc2 needs a build with the `regalloc2` feature"
-            ))
+            return Err(AllocError::Regalloc2Missing {
+                function: name.to_string(),
+            })
         }
     };
     let time = start.elapsed();
@@ -108,7 +158,10 @@ pub fn allocate_in<M: MachineRead>(
         use super::to_regalloc2::{env_to, Presented};
         let presented = Presented::new(f);
         crate::regalloc::regalloc2_model::check_presented(&presented, &env_to(env), &output)
-            .map_err(|e| format!("@{name}: {e}"))?;
+            .map_err(|error| AllocError::Regalloc2 {
+                function: name.to_string(),
+                error,
+            })?;
     }
     Ok(AllocRun {
         allocator,
@@ -124,27 +177,26 @@ pub fn allocate_in<M: MachineRead>(
 /// ([`crate::regalloc::checker`]); returns the checker's wall time.
 ///
 /// # Errors
-/// The checker's finding, located: `@name: block B, inst I: <finding>` (the instruction's
-/// block, then what is wrong with which operand or edit and location).
+/// [`AllocError::Check`]: the checker's finding, located (`@name: our checker rejects the
+/// allocation: blockB: <finding>`: the instruction's block, then what is wrong with which
+/// operand or edit and location).
 pub fn check_ours<M: MachineRead + ?Sized>(
     f: &M,
     name: &str,
     arch: Arch,
     out: &crate::regalloc::output::AllocOutput,
-) -> Result<std::time::Duration, String> {
+) -> Result<std::time::Duration, AllocError> {
     let env = &crate::machine::targets::TargetDesc::new(arch).env;
     let start = std::time::Instant::now();
     let verdict = crate::regalloc::checker::check(f, env, crate::machine::PRegSet::empty(), out);
     let time = start.elapsed();
-    verdict.map(|()| time).map_err(|e| {
-        let block = e.inst().and_then(|i| {
+    verdict.map(|()| time).map_err(|error| AllocError::Check {
+        function: name.to_string(),
+        block: error.inst().and_then(|i| {
             f.blocks()
                 .find(|&b| f.block_insts(b).contains(crate::machine::MInst(i)))
-        });
-        match block {
-            Some(b) => format!("@{name}: our checker rejects the allocation: block{b}: {e}"),
-            None => format!("@{name}: our checker rejects the allocation: {e}"),
-        }
+        }),
+        error,
     })
 }
 

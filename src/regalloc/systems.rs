@@ -362,7 +362,7 @@ pub fn allocate_with_regalloc2(
         Err(e) => diags.0.push(Diagnostic {
             severity: Severity::Error,
             pass: "regalloc",
-            message: e,
+            message: e.to_string(),
         }),
     }
 }
@@ -395,7 +395,7 @@ pub fn check_allocation(
         Err(e) => diags.0.push(Diagnostic {
             severity: Severity::Error,
             pass: "check",
-            message: e,
+            message: e.to_string(),
         }),
     }
 }
