@@ -81,10 +81,15 @@ fn imports_vm() {
 #[test]
 fn strict_mode_fails_on_the_first_unsupported_construct() {
     let src = "define <4 x i32> @v(<4 x i32> %a) {\n  ret <4 x i32> %a\n}\n";
-    let err = import(src, "vector.ll", &ImportOptions {
+    let err = import(
+        src,
+        "vector.ll",
+        &ImportOptions {
             strict: true,
             ..Default::default()
-        }).unwrap_err();
+        },
+    )
+    .unwrap_err();
     assert!(err.message.contains("<4 x i32>"), "{err}");
     assert!(import(src, "vector.ll", &ImportOptions::default()).is_ok());
 }

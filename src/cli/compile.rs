@@ -311,16 +311,23 @@ fn run_pipeline(
                     (report, shape(f), text)
                 })
             }
-            Keep::Report => {
-                batch::map_functions(&inputs, symbols, config, &|| {}, &|f, report| {
-                    (report, shape(f), Output::None)
-                })
-            }
+            Keep::Report => batch::map_functions(&inputs, symbols, config, &|| {}, &|f, report| {
+                (report, shape(f), Output::None)
+            }),
         };
         for (result, input) in results.into_iter().zip(inputs) {
             let (header, blocks, instructions) = header_of(&input);
             drop(input);
-            record(&mut run, result, header, blocks, instructions, config, file, verbose);
+            record(
+                &mut run,
+                result,
+                header,
+                blocks,
+                instructions,
+                config,
+                file,
+                verbose,
+            );
         }
     }
     run

@@ -804,7 +804,9 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
                         &mut Scratch::default(),
                     )
                 });
-                if let (Some((at, k)), false) = (define_items[i], r.is_ok() && options.drop_function_text) {
+                if let (Some((at, k)), false) =
+                    (define_items[i], r.is_ok() && options.drop_function_text)
+                {
                     ctx.items[at] = Item::Define(name.clone(), item_text(k));
                 }
                 match r {

@@ -393,10 +393,15 @@ define i32 @good() {
     ));
     let out = export(&r.module, &r.context);
     assert!(out.contains("%a = load <4 x i32>, <4 x i32>* %p, align 16"));
-    let strict = import(src, "t.ll", &ImportOptions {
+    let strict = import(
+        src,
+        "t.ll",
+        &ImportOptions {
             strict: true,
             ..Default::default()
-        }).unwrap_err();
+        },
+    )
+    .unwrap_err();
     assert_eq!((strict.line, strict.col), (3, 8));
 }
 
