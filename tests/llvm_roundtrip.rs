@@ -275,7 +275,14 @@ fn compile_emit_ll_prints_what_export_prints() {
     .collect();
     let edge = dir.join("edge.ll");
     let status = Command::new("clang-14")
-        .args(["-O0", "-Xclang", "-disable-O0-optnone", "-S", "-emit-llvm", "-g0"])
+        .args([
+            "-O0",
+            "-Xclang",
+            "-disable-O0-optnone",
+            "-S",
+            "-emit-llvm",
+            "-g0",
+        ])
         .arg(root.join("tests/c/edge.c"))
         .arg("-o")
         .arg(&edge)

@@ -37,6 +37,10 @@
 //! (the private `export::debug` module): functions printed from the IR have no locations, and the module's debug
 //! metadata, which import checks only loosely, is not re-emitted.
 //!
+//! A driver that prints each function as soon as the pipeline is done with it and frees it
+//! (`strata compile --emit ll`) uses [`Exporter`]: [`Exporter::function`] per function, then
+//! [`Exporter::write_module`] around the printed definitions, with the same result.
+//!
 //! Limits: block parameters are not exported, nor an asm goto with several results or in
 //! the middle of a block (its labels are dropped, with a comment), nor the `destructed`
 //! phase (values with several definitions): export memory- or SSA-phase functions.
