@@ -179,6 +179,17 @@ fn c_programs_round_trip_through_import_and_export() {
     }
 }
 
+/// The committed `.ll` fixtures (`tests/fixtures/ll/NAME.ll`).
+const FIXTURES: [&str; 7] = [
+    "floats",
+    "misc",
+    "vm",
+    "aggregates",
+    "aggregate_allocas",
+    "long_double",
+    "named_signatures",
+];
+
 #[test]
 fn committed_fixtures_round_trip() {
     if !require(
@@ -189,15 +200,7 @@ fn committed_fixtures_round_trip() {
     }
     let dir = temp_dir("llvm-roundtrip", "fixtures");
     let fdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ll");
-    for name in [
-        "floats",
-        "misc",
-        "vm",
-        "aggregates",
-        "aggregate_allocas",
-        "long_double",
-        "named_signatures",
-    ] {
+    for name in FIXTURES {
         let skipped = round_trip(&fdir.join(format!("{name}.ll")), &dir, true);
         assert!(skipped.is_empty(), "{name}: skipped {skipped:?}");
     }
@@ -261,18 +264,10 @@ fn compile_emit_ll_prints_what_export_prints() {
     }
     let dir = temp_dir("llvm-roundtrip", "stream");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut inputs: Vec<PathBuf> = [
-        "floats",
-        "misc",
-        "vm",
-        "aggregates",
-        "aggregate_allocas",
-        "long_double",
-        "named_signatures",
-    ]
-    .iter()
-    .map(|n| root.join(format!("tests/fixtures/ll/{n}.ll")))
-    .collect();
+    let mut inputs: Vec<PathBuf> = FIXTURES
+        .iter()
+        .map(|n| root.join(format!("tests/fixtures/ll/{n}.ll")))
+        .collect();
     let edge = dir.join("edge.ll");
     let status = Command::new("clang-14")
         .args([
