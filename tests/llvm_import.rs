@@ -82,7 +82,15 @@ fn imports_vm() {
 fn strict_mode_fails_on_the_first_unsupported_construct() {
     // (Vectors were the example until they became IR values; `fp128` is still skipped.)
     let src = "define fp128 @q(fp128 %a) {\n  ret fp128 %a\n}\n";
-    let err = import(src, "quad.ll", &ImportOptions { strict: true }).unwrap_err();
+    let err = import(
+        src,
+        "quad.ll",
+        &ImportOptions {
+            strict: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
     assert!(err.message.contains("fp128"), "{err}");
     assert!(import(src, "quad.ll", &ImportOptions::default()).is_ok());
 }

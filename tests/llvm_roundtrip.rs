@@ -187,6 +187,19 @@ fn c_programs_round_trip_through_import_and_export() {
     }
 }
 
+/// The committed `.ll` fixtures (`tests/fixtures/ll/NAME.ll`).
+const FIXTURES: [&str; 9] = [
+    "floats",
+    "misc",
+    "vm",
+    "aggregates",
+    "aggregate_allocas",
+    "long_double",
+    "named_signatures",
+    "vectors",
+    "vector_gep",
+];
+
 #[test]
 fn committed_fixtures_round_trip() {
     if !require(
@@ -197,17 +210,7 @@ fn committed_fixtures_round_trip() {
     }
     let dir = temp_dir("llvm-roundtrip", "fixtures");
     let fdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ll");
-    for name in [
-        "floats",
-        "misc",
-        "vm",
-        "aggregates",
-        "aggregate_allocas",
-        "long_double",
-        "named_signatures",
-        "vectors",
-        "vector_gep",
-    ] {
+    for name in FIXTURES {
         let skipped = round_trip(&fdir.join(format!("{name}.ll")), &dir, true);
         assert!(skipped.is_empty(), "{name}: skipped {skipped:?}");
     }
@@ -250,6 +253,79 @@ fn aggregate_allocas_left_as_llvm_leaves_them() {
         let ours_left = allocas(&std::fs::read_to_string(&out).unwrap());
         assert_eq!(ours_left, llvm_left, "{name}: allocas left after mem2reg");
         assert!(allocas(&src) > llvm_left, "{name}: LLVM promotes something");
+    }
+    if std::env::var_os("STRATA_KEEP_TMP").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// `strata compile --emit ll` prints each function on the worker that ran it and frees the
+/// function (issue 24, peak memory): its output must be byte for byte what `llvm::export`
+/// prints of the whole module after the same passes. Checked on the committed fixtures, on
+/// a module with a `blockaddress` in a global (its labels are renamed in the verbatim text)
+/// and on the corpus modules that are built.
+#[test]
+fn compile_emit_ll_prints_what_export_prints() {
+    if !require(
+        "compile_emit_ll_prints_what_export_prints",
+        missing_tools(&["clang-14"]),
+    ) {
+        return;
+    }
+    let dir = temp_dir("llvm-roundtrip", "stream");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut inputs: Vec<PathBuf> = FIXTURES
+        .iter()
+        .map(|n| root.join(format!("tests/fixtures/ll/{n}.ll")))
+        .collect();
+    let edge = dir.join("edge.ll");
+    let status = Command::new("clang-14")
+        .args([
+            "-O0",
+            "-Xclang",
+            "-disable-O0-optnone",
+            "-S",
+            "-emit-llvm",
+            "-g0",
+        ])
+        .arg(root.join("tests/c/edge.c"))
+        .arg("-o")
+        .arg(&edge)
+        .status()
+        .expect("clang-14 runs");
+    assert!(status.success(), "clang-14 failed on edge.c");
+    inputs.push(edge);
+    for m in ["zlib.ll", "xxhash.O2.ll"] {
+        let p = root.join("target/corpus").join(m);
+        if p.exists() {
+            inputs.push(p);
+        } else {
+            eprintln!("compile_emit_ll_prints_what_export_prints: {m} not built, not compared");
+        }
+    }
+    for ll in &inputs {
+        let name = ll.display().to_string();
+        let src = std::fs::read_to_string(ll).unwrap();
+        let mut imp = import(&src, &name, &ImportOptions::default()).unwrap();
+        run_passes(&mut imp, "mem2reg,sccp", &name);
+        let expected = strata::llvm::export(&imp.module, &imp.context);
+        for threads in ["1", "2"] {
+            let out = Command::new(env!("CARGO_BIN_EXE_strata"))
+                .args(["compile", "--passes", "mem2reg,sccp", "--emit", "ll"])
+                .arg(ll)
+                .env("RAYON_NUM_THREADS", threads)
+                .output()
+                .expect("strata runs");
+            assert!(
+                out.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                String::from_utf8_lossy(&out.stdout) == expected,
+                "{name}: compile --emit ll ({threads} threads) differs from export"
+            );
+        }
     }
     if std::env::var_os("STRATA_KEEP_TMP").is_none() {
         let _ = std::fs::remove_dir_all(&dir);

@@ -1,8 +1,22 @@
 //! `strata compile` and `strata verify`.
+//!
+//! Both import the module, then run the pipeline over its functions window by window
+//! (`run_pipeline`): the per-thread engines run a window in batches, and each window's
+//! input functions are freed once it ran, so the module and what is kept of it are never
+//! both whole in memory. What is kept depends on the output (`Keep`): the functions for
+//! `--emit sir`, their LLVM text for `--emit ll` (printed by [`crate::llvm::Exporter`] on the
+//! worker that ran the function, and byte-identical to [`crate::llvm::export`] of the whole
+//! module), only the reports for `--emit json` and `verify`. The import keeps the original
+//! text of a definition only for `--keep-going` (a failed function is printed from it).
+//! Peak memory: the import (input text and imported functions) on large modules, about
+//! 350 bytes per input instruction on sqlite.ll (`scripts/peak-rss.sh` compares with `opt`).
+//! Time: linear in the module, plus the passes.
 
-use super::{exit, load_module, parse_passes, write_output, CliError, Emit, InputFormat};
-use crate::engine::{batch, Pass, PassSet, PipelineConfig, Severity, Stage};
-use crate::ir::Module;
+use super::{exit, parse_passes, write_output, CliError, Emit, InputFormat};
+use crate::engine::{
+    batch, FunctionRun, InternalError, Pass, PassSet, PipelineConfig, RunReport, Severity, Stage,
+};
+use crate::ir::{Function, Module, Phase};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -224,77 +238,215 @@ fn print_errors(file: &str, groups: &[ErrorGroup]) {
     }
 }
 
-/// Runs the pipeline on every function of `module`; returns the module after it, a report
-/// per function, the number of functions with errors and the errors, an identical message
-/// from several functions once (the caller prints them). Functions whose pipeline failed
-/// are returned as they were.
+/// What the driver keeps of each function the pipeline is done with. Each window of
+/// functions is freed once it ran, so the input module and what is kept of it are never
+/// both whole in memory: with `Text` the functions are printed on the worker that ran them
+/// and only their LLVM text stays.
+#[derive(Clone, Copy)]
+enum Keep<'a> {
+    /// The function after the pipeline (`--emit sir`).
+    Function,
+    /// Its definition printed as LLVM IR (`--emit ll`).
+    Text(&'a crate::llvm::Exporter<'a>),
+    /// Nothing but the report (`--emit json`, `verify`).
+    Report,
+}
+
+/// What the driver kept of one function (see [`Keep`]); `None` for a failed function.
+enum Output {
+    Function(Box<Function>),
+    Text(String),
+    None,
+}
+
+/// The pipeline's results: per function (in input order) what was kept and its report,
+/// the number of functions with errors and the errors, an identical message from several
+/// functions once (the caller prints them).
+struct PipelineRun {
+    outputs: Vec<Output>,
+    reports: Vec<FunctionReport>,
+    failed: usize,
+    errors: Vec<ErrorGroup>,
+}
+
+/// What a report says of a function from its input form (a failed function is reported
+/// as it was) and what a failed one leaves behind: its header, without a body.
+fn header_of(f: &Function) -> (Function, usize, usize) {
+    let header = Function {
+        name: f.name.clone(),
+        linkage: f.linkage,
+        signature: f.signature.clone(),
+        phase: f.phase,
+        ..Function::default()
+    };
+    (header, f.live_block_count(), f.live_inst_count())
+}
+
+/// Functions per window: enough batches per worker to keep every core busy, few enough
+/// that a window's inputs and results are a small part of the module.
+fn window_size(config: &PipelineConfig) -> usize {
+    (rayon::current_num_threads() * crate::engine::batch_size(config) * 16).max(64)
+}
+
+/// Runs the pipeline on `functions` (whose calls refer to `symbols`) window by window,
+/// freeing each window's inputs once it ran, and keeps of each function what `keep` says
+/// (see [`PipelineRun`]).
 fn run_pipeline(
-    module: Module,
+    mut functions: Vec<Function>,
+    symbols: &Arc<crate::ir::SymbolTable>,
     config: &PipelineConfig,
     file: &str,
     verbose: bool,
-) -> (Module, Vec<FunctionReport>, usize, Vec<ErrorGroup>) {
-    let symbols = Arc::new(module.symbol_table());
-    let mut module = module;
-    // The engines copy each function in; the originals stay here for the functions whose
-    // pipeline fails (nothing is cloned).
-    let originals = std::mem::take(&mut module.functions);
-    let runs = batch::run_functions(&originals, &symbols, config, &|| {});
-    let mut reports = Vec::new();
-    let mut failed = 0;
-    let mut errors = Vec::new();
-    for (run, original) in runs.into_iter().zip(originals) {
-        match run {
-            Ok(run) => {
-                for dump in &run.dumps {
-                    diag_part!("{dump}");
-                }
-                let has_errors = run.has_errors();
-                for d in &run.diagnostics {
-                    if d.severity == Severity::Error {
-                        add_error(&mut errors, d.pass, &original.name, &d.message);
-                    } else if verbose {
-                        diag!("{file}: note: [{}] {}", d.pass, d.message);
-                    }
-                }
-                failed += has_errors as usize;
-                let f = if has_errors { original } else { run.function };
-                reports.push(FunctionReport {
-                    name: f.name.clone(),
-                    phase: f.phase,
-                    blocks: f.live_block_count(),
-                    instructions: f.live_inst_count(),
-                    diagnostics: run.diagnostics,
-                    stats: run.stats,
-                    timings_us: Stage::ALL
-                        .iter()
-                        .filter(|s| config.runs(**s))
-                        .map(|s| (s.name(), run.timings[*s as usize].as_secs_f64() * 1e6))
-                        .collect(),
-                });
-                module.functions.push(f);
+    keep: Keep<'_>,
+) -> PipelineRun {
+    let mut run = PipelineRun {
+        outputs: Vec::with_capacity(functions.len()),
+        reports: Vec::with_capacity(functions.len()),
+        failed: 0,
+        errors: Vec::new(),
+    };
+    let window = window_size(config);
+    while !functions.is_empty() {
+        let inputs: Vec<Function> = functions.drain(..window.min(functions.len())).collect();
+        let results: Vec<Result<Finished, InternalError>> = match keep {
+            Keep::Function => batch::run_functions(&inputs, symbols, config, &|| {})
+                .into_iter()
+                .map(|r| r.map(split_run))
+                .collect(),
+            Keep::Text(exporter) => {
+                batch::map_functions(&inputs, symbols, config, &|| {}, &|f, report| {
+                    let text = if report.has_errors() {
+                        Output::None
+                    } else {
+                        Output::Text(exporter.function(f))
+                    };
+                    (report, shape(f), text)
+                })
             }
-            Err(message) => {
-                add_error(&mut errors, "engine", &original.name, &message.to_string());
-                failed += 1;
-                reports.push(FunctionReport {
-                    name: original.name.clone(),
-                    phase: original.phase,
-                    blocks: original.live_block_count(),
-                    instructions: original.live_inst_count(),
-                    diagnostics: vec![crate::engine::Diagnostic {
-                        severity: Severity::Error,
-                        pass: "engine",
-                        message: message.to_string(),
-                    }],
-                    stats: Vec::new(),
-                    timings_us: Default::default(),
-                });
-                module.functions.push(original);
-            }
+            Keep::Report => batch::map_functions(&inputs, symbols, config, &|| {}, &|f, report| {
+                (report, shape(f), Output::None)
+            }),
+        };
+        for (result, input) in results.into_iter().zip(inputs) {
+            let (header, blocks, instructions) = header_of(&input);
+            drop(input);
+            record(
+                &mut run,
+                result,
+                header,
+                blocks,
+                instructions,
+                config,
+                file,
+                verbose,
+            );
         }
     }
-    (module, reports, failed, errors)
+    run
+}
+
+/// A function's run: its report, the [`shape`] of the function after it, what is kept.
+type Finished = (RunReport, (Phase, usize, usize), Output);
+
+/// A function's phase, live blocks and live instructions (what its report says).
+fn shape(f: &Function) -> (Phase, usize, usize) {
+    (f.phase, f.live_block_count(), f.live_inst_count())
+}
+
+/// A finished run as its report and the function.
+fn split_run(run: FunctionRun) -> Finished {
+    let FunctionRun {
+        function,
+        diagnostics,
+        timings,
+        dumps,
+        stats,
+    } = run;
+    let report = RunReport {
+        diagnostics,
+        timings,
+        dumps,
+        stats,
+    };
+    (
+        report,
+        shape(&function),
+        Output::Function(Box::new(function)),
+    )
+}
+
+/// Adds the result of one function's run to `run`: its report, its errors, and what is
+/// kept of it (for a failed function under [`Keep::Function`], its `header`).
+#[allow(clippy::too_many_arguments)]
+fn record(
+    run: &mut PipelineRun,
+    result: Result<Finished, InternalError>,
+    header: Function,
+    blocks: usize,
+    instructions: usize,
+    config: &PipelineConfig,
+    file: &str,
+    verbose: bool,
+) {
+    let name = header.name.clone();
+    match result {
+        Ok((report, shape, output)) => {
+            for dump in &report.dumps {
+                diag_part!("{dump}");
+            }
+            let has_errors = report.has_errors();
+            for d in &report.diagnostics {
+                if d.severity == Severity::Error {
+                    add_error(&mut run.errors, d.pass, &name, &d.message);
+                } else if verbose {
+                    diag!("{file}: note: [{}] {}", d.pass, d.message);
+                }
+            }
+            run.failed += has_errors as usize;
+            // A failed function is reported as it was, and under `Keep::Function` leaves
+            // its header (`--keep-going` prints it as a declaration).
+            let ((phase, blocks, instructions), output) = match output {
+                _ if !has_errors => (shape, output),
+                Output::Function(_) => (
+                    (header.phase, blocks, instructions),
+                    Output::Function(Box::new(header)),
+                ),
+                other => ((header.phase, blocks, instructions), other),
+            };
+            run.reports.push(FunctionReport {
+                name,
+                phase,
+                blocks,
+                instructions,
+                diagnostics: report.diagnostics,
+                stats: report.stats,
+                timings_us: Stage::ALL
+                    .iter()
+                    .filter(|s| config.runs(**s))
+                    .map(|s| (s.name(), report.timings[*s as usize].as_secs_f64() * 1e6))
+                    .collect(),
+            });
+            run.outputs.push(output);
+        }
+        Err(message) => {
+            add_error(&mut run.errors, "engine", &name, &message.to_string());
+            run.failed += 1;
+            run.reports.push(FunctionReport {
+                name,
+                phase: header.phase,
+                blocks,
+                instructions,
+                diagnostics: vec![crate::engine::Diagnostic {
+                    severity: Severity::Error,
+                    pass: "engine",
+                    message: message.to_string(),
+                }],
+                stats: Vec::new(),
+                timings_us: Default::default(),
+            });
+            run.outputs.push(Output::Function(Box::new(header)));
+        }
+    }
 }
 
 /// `strata compile`.
@@ -377,8 +529,13 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         },
         ..PipelineConfig::new(requested)
     };
-    let loaded = load_module(&args.file, args.input_format, args.strict)?;
-    let module = loaded.module;
+    // Only `--keep-going` prints a function the pipeline failed on from its original text.
+    let options = crate::llvm::ImportOptions {
+        strict: args.strict,
+        drop_function_text: !args.keep_going,
+    };
+    let loaded = super::load_module_with(&args.file, args.input_format, &options)?;
+    let mut module = loaded.module;
     if args.emit == Emit::Ll {
         // The pipeline never returns to an earlier phase: an input LLVM IR cannot print
         // stays unprintable, so say so before any work.
@@ -391,7 +548,21 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         }
     }
     let file = super::io::input_name(&args.file);
-    let (module, reports, failed, errors) = run_pipeline(module, &config, &file, args.verbose);
+    let context = loaded.llvm.unwrap_or_default();
+    let symbols = Arc::new(module.symbol_table());
+    let functions = std::mem::take(&mut module.functions);
+    let exporter = crate::llvm::Exporter::new(&module, &context);
+    let keep = match args.emit {
+        Emit::Ll => Keep::Text(&exporter),
+        Emit::Json => Keep::Report,
+        _ => Keep::Function,
+    };
+    let PipelineRun {
+        outputs,
+        reports,
+        failed,
+        errors,
+    } = run_pipeline(functions, &symbols, &config, &file, args.verbose, keep);
     if args.stats {
         for r in &reports {
             for s in &r.stats {
@@ -414,7 +585,6 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         .filter(|r| r.diagnostics.iter().any(|d| d.severity == Severity::Error))
         .map(|r| format!("@{}", r.name))
         .collect();
-    let mut module = module;
     let total = reports.len();
     let list = failed_names.join(", ");
     if failed > 0 && args.emit != Emit::Json && !args.keep_going {
@@ -438,17 +608,67 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     }
     print_errors(&file, &errors);
     if failed > 0 && args.emit != Emit::Json {
-        let failed_set: std::collections::HashSet<&str> =
-            failed_names.iter().map(|n| &n[1..]).collect();
-        demote_to_declarations(&mut module, &failed_set);
         diag!(
             "{file}: warning: --keep-going: {failed} of {total} functions failed and are written \
              as declarations only: {list}"
         );
     }
     let text = match args.emit {
-        Emit::Sir => crate::text::print_module(&module),
-        Emit::Ll => crate::llvm::export(&module, &loaded.llvm.unwrap_or_default()),
+        Emit::Sir => {
+            drop(exporter);
+            module.functions = outputs
+                .into_iter()
+                .filter_map(|o| match o {
+                    Output::Function(f) => Some(*f),
+                    _ => None,
+                })
+                .collect();
+            if failed > 0 {
+                let failed_set: std::collections::HashSet<&str> =
+                    failed_names.iter().map(|n| &n[1..]).collect();
+                demote_to_declarations(&mut module, &failed_set);
+            }
+            crate::text::print_module(&module)
+        }
+        Emit::Ll => {
+            // A failed function has no text: its original text is printed (`--keep-going`
+            // keeps it). Each text is freed once copied into the output, so the functions'
+            // texts are not held twice.
+            let mut texts: std::collections::HashMap<&str, String> = reports
+                .iter()
+                .zip(outputs)
+                .filter_map(|(r, o)| match o {
+                    Output::Text(t) => Some((r.name.as_str(), t)),
+                    _ => None,
+                })
+                .collect();
+            let printed: std::collections::HashSet<&str> = texts.keys().copied().collect();
+            // Sized for everything printed (the items printed verbatim and the functions),
+            // so that the largest buffer is never regrown.
+            let verbatim: usize = context
+                .items
+                .iter()
+                .map(|i| match i {
+                    crate::llvm::Item::Text(t) | crate::llvm::Item::Define(_, t) => t.len() + 2,
+                })
+                .sum();
+            let mut out = String::with_capacity(
+                verbatim + texts.values().map(|t| t.len() + 1).sum::<usize>(),
+            );
+            exporter.write_module(
+                &mut out,
+                &|name| printed.contains(name),
+                &mut |out, name| match texts.remove(name) {
+                    Some(t) => {
+                        out.push_str(&t);
+                        true
+                    }
+                    None => false,
+                },
+                &[],
+            );
+            out
+        }
         Emit::Machine | Emit::Alloc => unreachable!("handled by compile_machine above"),
         Emit::Json => {
             let report = CompileReport {
@@ -496,11 +716,18 @@ fn demote_to_declarations(module: &mut Module, names: &std::collections::HashSet
 
 /// `strata verify`.
 pub fn verify(file: &Path, format: Option<InputFormat>, strict: bool) -> Result<i32, CliError> {
-    let module = load_module(file, format, strict)?.module;
+    let options = crate::llvm::ImportOptions {
+        strict,
+        drop_function_text: true,
+    };
+    let mut module = super::load_module_with(file, format, &options)?.module;
     let n = module.functions.len();
     let config = PipelineConfig::new(PassSet::VERIFY);
     let name = super::io::input_name(file);
-    let (_, _, failed, errors) = run_pipeline(module, &config, &name, false);
+    let symbols = Arc::new(module.symbol_table());
+    let functions = std::mem::take(&mut module.functions);
+    let PipelineRun { failed, errors, .. } =
+        run_pipeline(functions, &symbols, &config, &name, false, Keep::Report);
     print_errors(&name, &errors);
     // The verdict is the command's output: a failure to write it is an I/O error.
     let (verdict, code) = if failed == 0 {

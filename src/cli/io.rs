@@ -30,8 +30,23 @@ pub const MAX_INPUT_BYTES: u64 = 1 << 30;
 
 /// Reads the whole of `reader` (named `name` in errors), failing with exit 1 on a NUL byte or
 /// when more than `limit` bytes arrive, and with exit 4 on a read error.
-pub fn read_limited(mut reader: impl Read, name: &str, limit: u64) -> Result<Vec<u8>, CliError> {
-    let mut data = Vec::new();
+pub fn read_limited(reader: impl Read, name: &str, limit: u64) -> Result<Vec<u8>, CliError> {
+    read_limited_sized(reader, name, limit, 0)
+}
+
+/// [`read_limited`] into a buffer sized for `expected` bytes (a file's length), so that a
+/// file is read without regrowing (and copying) the buffer: the input is the largest single
+/// allocation of a compile, and each doubling on the way left the previous buffer to the
+/// allocator.
+fn read_limited_sized(
+    mut reader: impl Read,
+    name: &str,
+    limit: u64,
+    expected: u64,
+) -> Result<Vec<u8>, CliError> {
+    // One byte more than expected, so reading a file of the expected length ends without
+    // growing the buffer to see the end.
+    let mut data = Vec::with_capacity(expected.min(limit) as usize + 1);
     let mut chunk = vec![0u8; 64 << 10];
     loop {
         let n = match reader.read(&mut chunk) {
@@ -81,7 +96,9 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
     } else {
         let file = std::fs::File::open(path)
             .map_err(|e| CliError::new(exit::IO, format!("{name}: {e}")))?;
-        read_limited(file, &name, MAX_INPUT_BYTES)
+        // The length is only a hint (a device or FIFO has none, a file may grow).
+        let expected = file.metadata().map_or(0, |m| m.len());
+        read_limited_sized(file, &name, MAX_INPUT_BYTES, expected)
     }
 }
 

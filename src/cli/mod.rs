@@ -242,8 +242,21 @@ pub fn load_module(
     format: Option<InputFormat>,
     strict: bool,
 ) -> Result<Loaded, CliError> {
+    let options = crate::llvm::ImportOptions {
+        strict,
+        ..Default::default()
+    };
+    load_module_with(path, format, &options)
+}
+
+/// [`load_module`] with all the `.ll` import options (the text is freed once imported).
+pub fn load_module_with(
+    path: &Path,
+    format: Option<InputFormat>,
+    options: &crate::llvm::ImportOptions,
+) -> Result<Loaded, CliError> {
     let (text, format) = read_module_text(path, format)?;
-    load_text(&text, &io::input_name(path), format, strict)
+    load_text_with(&text, &io::input_name(path), format, options)
 }
 
 /// [`load_module`] on text already read (`name` names it in messages).
@@ -253,7 +266,21 @@ pub fn load_text(
     format: InputFormat,
     strict: bool,
 ) -> Result<Loaded, CliError> {
-    let loaded = parse_text(text, name, format, strict)?;
+    let options = crate::llvm::ImportOptions {
+        strict,
+        ..Default::default()
+    };
+    load_text_with(text, name, format, &options)
+}
+
+/// [`load_text`] with all the `.ll` import options.
+fn load_text_with(
+    text: &str,
+    name: &str,
+    format: InputFormat,
+    options: &crate::llvm::ImportOptions,
+) -> Result<Loaded, CliError> {
+    let loaded = parse_text(text, name, format, options)?;
     let errors = crate::verify::verify_globals(&loaded.module);
     if !errors.is_empty() {
         for e in &errors {
@@ -272,8 +299,9 @@ fn parse_text(
     text: &str,
     name: &str,
     format: InputFormat,
-    strict: bool,
+    options: &crate::llvm::ImportOptions,
 ) -> Result<Loaded, CliError> {
+    let strict = options.strict;
     match format {
         InputFormat::Sir => crate::text::parse_module(text, name)
             .map(|module| Loaded {
@@ -283,8 +311,7 @@ fn parse_text(
             })
             .map_err(|e| CliError::new(exit::INPUT, e.to_string())),
         InputFormat::Ll => {
-            let options = crate::llvm::ImportOptions { strict };
-            let imported = crate::llvm::import(text, name, &options)
+            let imported = crate::llvm::import(text, name, options)
                 .map_err(|e| CliError::new(exit::INPUT, e.to_string()))?;
             imported
                 .verify()

@@ -16,7 +16,14 @@ use crate::llvm::{export, import, ImportOptions};
 pub fn check(data: &[u8]) {
     let src = String::from_utf8_lossy(data);
     for strict in [false, true] {
-        if let Ok(imp) = import(&src, "fuzz.ll", &ImportOptions { strict }) {
+        if let Ok(imp) = import(
+            &src,
+            "fuzz.ll",
+            &ImportOptions {
+                strict,
+                ..Default::default()
+            },
+        ) {
             if imp.verify().is_ok() {
                 let errs = crate::verify::verify_module(&imp.module);
                 assert!(errs.is_empty(), "verifier errors after import: {errs:?}");

@@ -37,6 +37,10 @@
 //! (the private `export::debug` module): functions printed from the IR have no locations, and the module's debug
 //! metadata, which import checks only loosely, is not re-emitted.
 //!
+//! A driver that prints each function as soon as the pipeline is done with it and frees it
+//! (`strata compile --emit ll`) uses [`Exporter`]: [`Exporter::function`] per function, then
+//! [`Exporter::write_module`] around the printed definitions, with the same result.
+//!
 //! Limits: block parameters are not exported, nor an asm goto with several results or in
 //! the middle of a block (its labels are dropped, with a comment), nor the `destructed`
 //! phase (values with several definitions): export memory- or SSA-phase functions.
@@ -47,7 +51,7 @@ use super::layout::{LType, Layouts};
 use super::lexer::escape;
 use super::{CallSite, FnHeader, Item, LlvmContext};
 use crate::ir::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -127,97 +131,161 @@ pub fn exportable(f: &Function) -> Result<(), Unexportable> {
 /// [`exportable`]; one that is not (block parameters, a `destructed` function) is printed
 /// lossily, and `opt` rejects the result.
 pub fn export(module: &Module, context: &LlvmContext) -> String {
-    let mut out = String::new();
+    let exporter = Exporter::new(module, context);
     let by_name: HashMap<&str, &Function> = module
         .functions
         .iter()
         .map(|f| (f.name.as_str(), f))
         .collect();
-    // Globals the context does not know (modules not imported from .ll) get a type here and
-    // a definition printed from their bytes and relocations.
-    let new_globals: Vec<&Global> = module
-        .globals
+    // Functions the context has no header for (modules not imported from .ll) follow the
+    // globals printed from the IR.
+    let unknown: Vec<&Function> = module
+        .functions
         .iter()
-        .filter(|g| {
-            !context
-                .symbol_types
-                .contains_key(sym_name(module, g.symbol))
-        })
+        .filter(|f| !context.headers.contains_key(&f.name))
         .collect();
-    let extra: HashMap<String, LType> = new_globals
-        .iter()
-        .map(|g| {
-            (
-                sym_name(module, g.symbol).to_string(),
-                LType::Ptr(Arc::new(global_type(g))),
-            )
-        })
-        .collect();
-    let mut printed: HashSet<&str> = HashSet::new();
-    let mut last_was_fn = false;
-    let strip = debug::DebugStrip::new(context.items.iter().filter_map(|i| match i {
-        Item::Text(t) => Some(t.as_str()),
-        Item::Define(..) => None,
-    }));
-    for item in &context.items {
-        match item {
-            Item::Text(t) => {
-                if last_was_fn {
-                    out.push('\n');
-                }
-                let t = strip.apply_item(t);
-                if t.trim().is_empty() {
-                    // A dropped debug metadata definition.
-                    continue;
-                }
-                if t.contains("blockaddress") {
-                    out.push_str(&rename_block_addresses(&t, context, &by_name));
-                } else {
-                    out.push_str(&t);
-                }
-                out.push('\n');
-                last_was_fn = false;
+    let mut out = String::new();
+    exporter.write_module(
+        &mut out,
+        &|name| by_name.contains_key(name),
+        &mut |out, name| match by_name.get(name) {
+            Some(f) => {
+                exporter.write_function(out, f);
+                true
             }
-            Item::Define(name, text) => {
-                out.push('\n');
-                match by_name.get(name.as_str()) {
-                    Some(f) => {
-                        print_function(&mut out, module, context, &extra, f);
-                        printed.insert(name.as_str());
+            None => false,
+        },
+        &unknown,
+    );
+    out
+}
+
+/// [`export`] in two steps, for a driver that prints each function as soon as the pipeline
+/// is done with it (on the thread that ran it) and frees it, instead of holding every
+/// function until the whole module is printed: [`Exporter::function`] prints one
+/// definition, [`Exporter::write_module`] the module around the definitions printed so.
+/// The result is byte-identical to [`export`] of the module holding those functions.
+/// `module` needs its symbols, globals and externs; its `functions` are not read.
+pub struct Exporter<'a> {
+    module: &'a Module,
+    context: &'a LlvmContext,
+    /// Globals the context does not know (modules not imported from .ll): printed from
+    /// their bytes and relocations.
+    new_globals: Vec<&'a Global>,
+    /// Their types, by name.
+    extra: HashMap<String, LType>,
+}
+
+impl<'a> Exporter<'a> {
+    /// An exporter of `module` with `context`.
+    pub fn new(module: &'a Module, context: &'a LlvmContext) -> Self {
+        let new_globals: Vec<&Global> = module
+            .globals
+            .iter()
+            .filter(|g| {
+                !context
+                    .symbol_types
+                    .contains_key(sym_name(module, g.symbol))
+            })
+            .collect();
+        let extra: HashMap<String, LType> = new_globals
+            .iter()
+            .map(|g| {
+                (
+                    sym_name(module, g.symbol).to_string(),
+                    LType::Ptr(Arc::new(global_type(g))),
+                )
+            })
+            .collect();
+        Exporter {
+            module,
+            context,
+            new_globals,
+            extra,
+        }
+    }
+
+    /// The definition of `f` as [`export`] prints it in its place.
+    pub fn function(&self, f: &Function) -> String {
+        let mut out = String::new();
+        self.write_function(&mut out, f);
+        out
+    }
+
+    fn write_function(&self, out: &mut String, f: &Function) {
+        print_function(out, self.module, self.context, &self.extra, f);
+    }
+
+    /// Writes the module: every top-level item of the context in order, each definition
+    /// by `define(out, name)` (which returns false for a function the module does not hold:
+    /// its original text is printed); `is_printed(name)` says beforehand which ones it
+    /// prints (block labels a `blockaddress` names are renamed only in those). Then the
+    /// globals and the `unknown` functions the context has no text for, and declarations of
+    /// externs it does not know.
+    pub fn write_module(
+        &self,
+        out: &mut String,
+        is_printed: &dyn Fn(&str) -> bool,
+        define: &mut dyn FnMut(&mut String, &str) -> bool,
+        unknown: &[&Function],
+    ) {
+        let (module, context) = (self.module, self.context);
+        let mut last_was_fn = false;
+        let strip = debug::DebugStrip::new(context.items.iter().filter_map(|i| match i {
+            Item::Text(t) => Some(t.as_str()),
+            Item::Define(..) => None,
+        }));
+        for item in &context.items {
+            match item {
+                Item::Text(t) => {
+                    if last_was_fn {
+                        out.push('\n');
                     }
-                    None => {
+                    let t = strip.apply_item(t);
+                    if t.trim().is_empty() {
+                        // A dropped debug metadata definition.
+                        continue;
+                    }
+                    if t.contains("blockaddress") {
+                        out.push_str(&rename_block_addresses(&t, context, is_printed));
+                    } else {
+                        out.push_str(&t);
+                    }
+                    out.push('\n');
+                    last_was_fn = false;
+                }
+                Item::Define(name, text) => {
+                    out.push('\n');
+                    if !define(out, name) {
                         out.push_str(&strip.apply(text));
                         out.push('\n');
                     }
+                    last_was_fn = true;
                 }
-                last_was_fn = true;
+            }
+        }
+        for g in &self.new_globals {
+            print_global(out, module, context, &self.extra, g);
+        }
+        for f in unknown {
+            out.push('\n');
+            self.write_function(out, f);
+        }
+        for e in &module.externs {
+            let name = sym_name(module, e.symbol);
+            if !context.symbol_types.contains_key(name) {
+                let sig = &e.signature;
+                let _ = write!(out, "\ndeclare {} ", ty(sig.ret));
+                let _ = crate::llvm::layout::write_ident(out, '@', name);
+                out.push('(');
+                out.push_str(&param_list(
+                    sig.params.iter().map(|&t| ty(t).to_string()),
+                    sig.varargs,
+                ));
+                out.push_str(")\n");
             }
         }
     }
-    for g in new_globals {
-        print_global(&mut out, module, context, &extra, g);
-    }
-    for f in &module.functions {
-        if !printed.contains(f.name.as_str()) && !context.headers.contains_key(&f.name) {
-            out.push('\n');
-            print_function(&mut out, module, context, &extra, f);
-        }
-    }
-    for e in &module.externs {
-        let name = sym_name(module, e.symbol);
-        if !context.symbol_types.contains_key(name) {
-            let sig = &e.signature;
-            let _ = write!(out, "\ndeclare {} ", ty(sig.ret));
-            let _ = crate::llvm::layout::write_ident(&mut out, '@', name);
-            out.push('(');
-            out.push_str(&param_list(
-                sig.params.iter().map(|&t| ty(t).to_string()),
-                sig.varargs,
-            ));
-            out.push_str(")\n");
-        }
-    }
-    out
 }
 
 /// LLVM spelling of a strata value type.

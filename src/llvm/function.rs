@@ -569,7 +569,11 @@ impl<'a, 'm> Lower<'a, 'm> {
             }
         }
         block_lines.push(lines);
+        // Each block's lines hold its terminator and (but for the entry) its label, which
+        // are not instructions: the tables hold the imported functions, the largest part of
+        // an import's memory, so they are not over-reserved by a line per block.
         let total: u32 = block_lines.iter().sum();
+        let total = total.saturating_sub((2 * order.len() as u32).saturating_sub(1));
         {
             let f = self.b.function_mut();
             f.insts.reserve(total as usize);

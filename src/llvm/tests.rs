@@ -399,7 +399,15 @@ define <4 x i32> @vec(<4 x i32>* %p) {
     ));
     let out = export(&r.module, &r.context);
     assert!(out.contains("%a = load half, half* %p, align 2"));
-    let strict = import(src, "t.ll", &ImportOptions { strict: true }).unwrap_err();
+    let strict = import(
+        src,
+        "t.ll",
+        &ImportOptions {
+            strict: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
     assert_eq!((strict.line, strict.col), (3, 8));
 }
 

@@ -136,7 +136,7 @@ pub(super) fn print_global(
 pub(super) fn rename_block_addresses(
     text: &str,
     ctx: &LlvmContext,
-    printed: &HashMap<&str, &Function>,
+    is_printed: &dyn Fn(&str) -> bool,
 ) -> String {
     use crate::llvm::lexer::Tok;
     let lexed = crate::llvm::lexer::lex(text);
@@ -156,7 +156,7 @@ pub(super) fn rename_block_addresses(
             continue;
         }
         let fname = c.name(*f);
-        if !printed.contains_key(fname.as_ref()) {
+        if !is_printed(fname.as_ref()) {
             continue;
         }
         if let Some(&b) = ctx
