@@ -1,4 +1,4 @@
-//! The regalloc2 model, import direction (and the export of flat functions for tests).
+//! The regalloc2 model: any `regalloc2::Function` into our owned machine form, outputs both ways.
 //!
 //! What: [`import`] reads any `regalloc2::Function` with its `regalloc2::MachineEnv` into a
 //! [`MachineFunction`] (the owned machine form, which implements [`MachineRead`]; its
