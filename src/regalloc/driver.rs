@@ -108,13 +108,16 @@ pub fn allocate_machine<M: MachineRead>(
     allocator: Allocator,
 ) -> Result<AllocRun, AllocError> {
     let env = &crate::machine::targets::TargetDesc::new(arch).env;
-    ION.with(|ctx| allocate_in(f, name, env, allocator, &mut ctx.borrow_mut()))
+    let run = ION.with(|ctx| allocate_in(f, name, env, allocator, &mut ctx.borrow_mut()))?;
+    check_regalloc2(f, name, env, &run.output)?;
+    Ok(run)
 }
 
-/// [`allocate_machine`] in a given context (the pipeline's).
+/// Allocates `f` in `env` with `allocator` in a given context (the pipeline's), timing the
+/// allocator alone; no checker runs (the Check stage's, or [`allocate_machine`]'s).
 ///
 /// # Errors
-/// As [`allocate_machine`].
+/// The allocator's refusal.
 pub fn allocate_in<M: MachineRead>(
     f: &M,
     name: &str,
@@ -153,16 +156,6 @@ pub fn allocate_in<M: MachineRead>(
         }
     };
     let time = start.elapsed();
-    #[cfg(feature = "regalloc2")]
-    {
-        use super::to_regalloc2::{env_to, Presented};
-        let presented = Presented::new(f);
-        crate::regalloc::regalloc2_model::check_presented(&presented, &env_to(env), &output)
-            .map_err(|error| AllocError::Regalloc2 {
-                function: name.to_string(),
-                error,
-            })?;
-    }
     Ok(AllocRun {
         allocator,
         output,
@@ -171,6 +164,33 @@ pub fn allocate_in<M: MachineRead>(
         stats,
         annotations,
     })
+}
+
+/// Judges `out` (an allocation of `f` in `env`) with regalloc2's own checker (feature
+/// `regalloc2`; without it there is none and this accepts).
+///
+/// # Errors
+/// [`AllocError::Regalloc2`] with the checker's findings.
+pub fn check_regalloc2<M: MachineRead>(
+    f: &M,
+    name: &str,
+    env: &crate::machine::MachineEnv,
+    out: &AllocOutput,
+) -> Result<(), AllocError> {
+    #[cfg(feature = "regalloc2")]
+    {
+        use super::to_regalloc2::{env_to, Presented};
+        crate::regalloc::regalloc2_model::check_presented(&Presented::new(f), &env_to(env), out)
+            .map_err(|error| AllocError::Regalloc2 {
+                function: name.to_string(),
+                error,
+            })
+    }
+    #[cfg(not(feature = "regalloc2"))]
+    {
+        let _ = (f, name, env, out);
+        Ok(())
+    }
 }
 
 /// Judges `out` (an allocation of `f` for `arch`) with our symbolic checker

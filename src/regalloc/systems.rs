@@ -3,7 +3,8 @@
 //! chained in [`configure`], over live-range and bundle entities of the engine's World (one
 //! table each, row = index, pooled between functions), reading the lowered function in place
 //! from the World's machine rows; regalloc2 as the reference allocator; and
-//! [`check_allocation`] (our symbolic checker) in [`Stage::Check`].
+//! [`check_allocation`] (our symbolic checker, and regalloc2's with the feature) in
+//! [`Stage::Check`].
 //!
 //! | system | reads | writes |
 //! |---|---|---|
@@ -228,27 +229,24 @@ pub fn resolve_moves(world: &mut World) {
 }
 
 /// The `remove_redundant_moves` system (see [`ion::redundant`]), which also publishes the
-/// allocation: [`AllocationResult`], the `regalloc` counters, and (feature `regalloc2`)
-/// regalloc2's checker's verdict on it.
+/// allocation: [`AllocationResult`] and the `regalloc` counters. Checking is the Check
+/// stage's ([`check_allocation`]), so the stage's time is the allocator's alone.
 pub fn remove_redundant_moves(world: &mut World) {
     let started = world.resource::<IonTables>().started;
     let mut published = None;
     with_phase(world, |f, env, _, state| {
         ion::finish(f, state);
         let time = started.map(|s| s.elapsed()).unwrap_or_default();
-        published = Some((publish(f, env, state), time));
+        let _ = env;
+        published = Some((publish(state), time));
         Ok(())
     });
-    let Some(((mut run, verdict), time)) = published else {
+    let Some((mut run, time)) = published else {
         return;
     };
-    run.0.time = time;
-    let (name, stats) = (run.1, run.0.stats);
-    let (edits, slots, time) = (
-        run.0.output.edits.len(),
-        run.0.output.num_spillslots,
-        run.0.time,
-    );
+    run.time = time;
+    let stats = run.stats;
+    let (edits, slots) = (run.output.edits.len(), run.output.num_spillslots);
     {
         let mut all = world.resource_mut::<PerSlot<PassStats>>();
         let s = &mut all[0];
@@ -260,58 +258,24 @@ pub fn remove_redundant_moves(world: &mut World) {
         s.add("regalloc", "second_chance", stats.second_chance as u64);
         s.add("regalloc", "spilled", stats.spilled as u64);
     }
-    match verdict {
-        Ok(()) => world.resource_mut::<AllocationResult>().run = Some(run.0),
-        Err(e) => world.resource_mut::<PerSlot<Diagnostics>>()[0]
-            .0
-            .push(Diagnostic {
-                severity: Severity::Error,
-                pass: "regalloc",
-                message: format!("@{name}: {e}"),
-            }),
-    }
+    world.resource_mut::<AllocationResult>().run = Some(run);
     world.resource_mut::<IonTables>().started = None;
 }
 
-/// regalloc2's checker's verdict on our allocation (feature `regalloc2`).
-#[cfg(feature = "regalloc2")]
-type Regalloc2Verdict = Result<(), crate::regalloc::to_regalloc2::Regalloc2Error>;
-/// Without the feature there is no second checker: always `Ok`.
-#[cfg(not(feature = "regalloc2"))]
-type Regalloc2Verdict = Result<(), std::convert::Infallible>;
-
-/// The finished allocation as an [`crate::regalloc::driver::AllocRun`], and regalloc2's
-/// checker's verdict (always `Ok` without the feature).
-fn publish(
-    f: &crate::machine::columns::MachineRef<'_>,
-    env: &crate::machine::MachineEnv,
-    state: &mut IonState,
-) -> (
-    (crate::regalloc::driver::AllocRun, String),
-    Regalloc2Verdict,
-) {
+/// The finished allocation as an [`crate::regalloc::driver::AllocRun`] (its time is the
+/// caller's to set).
+fn publish(state: &mut IonState) -> crate::regalloc::driver::AllocRun {
     let output = std::mem::take(&mut state.output);
     let mut annotations = std::mem::take(&mut state.annotations);
     annotations.sort_by_key(|a| a.0);
-    #[cfg(feature = "regalloc2")]
-    let verdict = {
-        use crate::regalloc::to_regalloc2::{env_to, Presented};
-        crate::regalloc::regalloc2_model::check_presented(&Presented::new(f), &env_to(env), &output)
-    };
-    #[cfg(not(feature = "regalloc2"))]
-    let verdict = {
-        let _ = env;
-        Ok(())
-    };
-    let run = crate::regalloc::driver::AllocRun {
+    crate::regalloc::driver::AllocRun {
         allocator: Allocator::Ion,
         output,
         time: std::time::Duration::ZERO,
         checked: None,
         stats: state.stats,
         annotations,
-    };
-    ((run, f.info.name.clone()), verdict)
+    }
 }
 
 /// The allocation the Regalloc stage made for the function in the World (empty when the
@@ -368,8 +332,8 @@ pub fn allocate_with_regalloc2(
 }
 
 /// The `check` pass: judges the allocation the Regalloc stage made with our symbolic
-/// checker ([`crate::regalloc::checker`]), reading the function through
-/// [`crate::machine::columns::MachineView`].
+/// checker ([`crate::regalloc::checker`]) and (feature `regalloc2`) regalloc2's own checker,
+/// reading the function through [`crate::machine::columns::MachineView`].
 ///
 /// Reads the machine rows, [`PipelineConfig`] (target); writes [`AllocationResult`] (the
 /// checker's time), [`Diagnostics`] (a rejection: function, block, instruction, operand,
@@ -385,8 +349,15 @@ pub fn check_allocation(
     let (Some(f), Some(run)) = (view.body(), result.run.as_mut()) else {
         return;
     };
-    match crate::regalloc::driver::check_ours(&f, &f.info.name, config.options.target, &run.output)
-    {
+    let name = &f.info.name;
+    let env = &crate::machine::targets::TargetDesc::new(config.options.target).env;
+    let verdict = crate::regalloc::driver::check_ours(&f, name, config.options.target, &run.output)
+        .and_then(|ours| {
+            let start = std::time::Instant::now();
+            crate::regalloc::driver::check_regalloc2(&f, name, env, &run.output)?;
+            Ok(ours + start.elapsed())
+        });
+    match verdict {
         Ok(time) => {
             run.checked = Some(time);
             stats.add("check", "functions", 1);
