@@ -44,7 +44,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         }
         if let Some(p) = prologue {
             self.place = (Block::new(0), None);
-            if !ir.block_params(Block::new(0)).is_empty() {
+            if !ir.block_params(Block::new(0)).is_empty() || !self.phis(Block::new(0)).is_empty() {
                 return Err(self.err("the entry block has predecessors and parameters"));
             }
             self.cur = p;
@@ -61,11 +61,22 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             for &p in ir.block_params(block) {
                 params.extend(self.value_parts(p)?);
             }
+            // Phis `block-params` kept (blocks an indirect branch enters) are parameters too,
+            // after the block's own; `target` passes their incoming values as arguments.
+            let phis = self.phis(block);
+            for &i in phis {
+                self.place = (block, Some(i));
+                let &[v] = ir.inst_results(i) else {
+                    return Err(self.err("a phi without exactly one result"));
+                };
+                params.extend(self.value_parts(v)?);
+            }
+            self.place = (block, None);
             self.m.blocks[self.cur as usize].params = params;
             if b == 0 && prologue.is_none() {
                 self.lower_args()?;
             }
-            for &i in ir.block_insts(block) {
+            for &i in &ir.block_insts(block)[phis.len()..] {
                 self.place = (block, Some(i));
                 self.lower_inst(i)?;
             }
@@ -91,7 +102,35 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         for a in &t.args {
             args.extend(self.use_parts(*a)?);
         }
+        let from = self.place.0;
+        for &i in self.phis(t.block) {
+            let incoming = match self.ir.inst_kind(i) {
+                crate::ir::InstKind::Phi { incoming, .. } => {
+                    incoming.iter().rev().find(|(b, _)| *b == from).map(|e| e.1)
+                }
+                _ => None,
+            };
+            let value = incoming.ok_or_else(|| {
+                self.err(format!(
+                    "the phi {i} of {} has no incoming value from {from}",
+                    t.block
+                ))
+            })?;
+            args.extend(self.use_parts(value)?);
+        }
         Ok((mb, args))
+    }
+
+    /// The phis at the start of `b` (those `block-params` keeps: blocks an indirect branch
+    /// enters). They become machine block parameters after the IR block's own.
+    pub(super) fn phis(&self, b: Block) -> &'a [crate::ir::Inst] {
+        let ir = self.ir;
+        let insts = ir.block_insts(b);
+        let n = insts
+            .iter()
+            .take_while(|&&i| matches!(ir.inst_kind(i), crate::ir::InstKind::Phi { .. }))
+            .count();
+        &insts[..n]
     }
 
     pub(super) fn set_succs(&mut self, succs: SmallVec<[(MBlock, SmallVec<[VReg; 2]>); 2]>) {

@@ -37,9 +37,21 @@
 //!   helpers, soft-float `x86_fp80` in integer pairs); block parameters, branch arguments,
 //!   arguments and results carry every part.
 //!
+//! Phis: `block-params` keeps the phis of blocks an `indirect_br` enters (an indirect edge
+//! can carry no arguments, and it cannot be redirected, its target being a runtime address).
+//! Lowering makes them machine block parameters after the block's own, and every edge into
+//! such a block passes each phi's incoming value for its predecessor; the indirect branch
+//! passes them too. The machine form then has ordinary block parameters: an edge from the
+//! indirect branch to a block with one predecessor needs no edge block (the allocator's
+//! parameter moves go at the target's start, which only that edge enters); one to a block
+//! with several predecessors is critical and the builder splits it like any other, so the
+//! allocation problem is the one a `br` would make. Emission (not written) would have to
+//! place such an edge block's moves before the indirect jump, or give the jump a landing
+//! block per target; the alternatives (one vreg shared by all the targets' parameters, or a
+//! frame slot per phi) break SSA or add memory traffic on every dispatch.
+//!
 //! Refused with an error naming function, block and instruction: atomics and inline-asm
-//! operands of split types, phis (`block-params` leaves those of blocks an `indirect_br`
-//! reaches), `asm goto`, switch cases wider than 64 bits, an indirect branch to a block with
+//! operands of split types, a phi after a non-phi instruction, `asm goto`, switch cases wider than 64 bits, an indirect branch to a block with
 //! parameters, an entry block with both predecessors and parameters (an entry with
 //! predecessors alone gets a prologue block), a result of more parts than the target has
 //! result registers, a value of more than [`super::parts::MAX_PARTS`] parts.
@@ -342,7 +354,9 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         }
         match kind {
             InstKind::ExtractValue { .. } | InstKind::InsertValue { .. } => {
-                return Err(self.err("extractvalue/insertvalue on a value that is not an aggregate"));
+                return Err(
+                    self.err("extractvalue/insertvalue on a value that is not an aggregate")
+                );
             }
             InstKind::Call {
                 ret,
@@ -365,9 +379,9 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                 self.call(target, &vals, &d, fixed_args.is_some())?;
             }
             InstKind::InlineAsm(asm) => self.lower_asm(i, &asm)?,
-            InstKind::Phi { .. } => return Err(self.err(
-                "phis are not lowered: block-params must turn every phi into a block parameter (it leaves those of blocks an indirect branch reaches, which cannot pass arguments)",
-            )),
+            InstKind::Phi { .. } => {
+                return Err(self.err("a phi after the first non-phi instruction of its block"))
+            }
             InstKind::Opaque(o) => {
                 let mut ops = Operands::new();
                 if o.ty != Type::Void {
