@@ -6,7 +6,8 @@
 //! and [`crate::llvm::export()`] runs to completion on it. [`accepts`] is the same pipeline
 //! as the CLI's; `tests/llvm_malformed.rs` feeds what it accepts to `opt -passes=verify`. [`mutate`] derives inputs from a valid file by byte flips, deletions, duplicated
 //! or swapped lines and spliced tokens, which reach far deeper into the parser than random
-//! bytes. Complexity: linear in the input per check.
+//! bytes. The unit tests mutate clang output with debug metadata and metadata strings that
+//! span lines too. Complexity: linear in the input per check.
 
 use crate::llvm::{export, import, ImportOptions};
 
@@ -106,6 +107,15 @@ const SPLICE: &[&str] = &[
     "zeroinitializer",
     "undef",
     "null",
+    // Metadata and debug syntax: attachments, call arguments, specialized nodes, strings
+    // that span lines.
+    ", !dbg !",
+    "metadata !",
+    "!{!\"",
+    "\"\n",
+    "!DILocation(line: ",
+    "distinct !",
+    "!99",
 ];
 
 /// One mutation of `src` chosen by `rng`.
@@ -171,9 +181,13 @@ pub fn mutate(src: &str, rng: &mut Rng) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    const FIXTURES: [&str; 2] = [
+    const FIXTURES: [&str; 4] = [
         include_str!("../../tests/fixtures/ll/floats.ll"),
         include_str!("../../tests/fixtures/ll/misc.ll"),
+        // Debug metadata, metadata call arguments, volatile atomics, vectors (issue 21).
+        include_str!("../../tests/fixtures/syntax/new_syntax.ll"),
+        // Metadata strings that span lines.
+        include_str!("../../tests/fixtures/syntax/debug_multiline.ll"),
     ];
 
     #[test]
