@@ -1,7 +1,9 @@
 //! Whole-program oracle on real C code (issue 3): the zlib, bzip2 and Lua 5.4 modules that
-//! `scripts/corpus.sh` builds into `target/corpus/*.ll` are imported and exported in three
-//! ways (unchanged, after mem2reg, after mem2reg+SCCP); every export must pass
-//! `opt -passes=verify` and behave under `lli` exactly like the original module:
+//! `scripts/corpus.sh` builds into `target/corpus/*.ll`, each at clang `-O0`, `-O0 -g` and
+//! `-O2` (`<name>.ll`, `<name>.g.ll`, `<name>.O2.ll`), are imported and exported in four
+//! ways (unchanged, after mem2reg, after mem2reg+SCCP, after the default pipeline); every
+//! export must pass `opt -passes=verify` and behave under `lli` exactly like the original
+//! module of the same build:
 //!
 //! - Lua: every script in `tests/lua/` gives the same stdout, stderr (with the module's path,
 //!   which Lua prints as its program name, normalised) and exit status;
@@ -31,11 +33,37 @@ use std::process::{Command, Stdio};
 use strata::llvm::{import, ImportOptions};
 
 /// The transformations under test: a label and the pass list (`None`: import and export).
-const VARIANTS: [(&str, Option<&str>); 3] = [
+const VARIANTS: [(&str, Option<&str>); 4] = [
     ("export", None),
     ("mem2reg", Some("mem2reg")),
     ("mem2reg+sccp", Some("mem2reg,sccp")),
+    // The default pipeline as `--emit ll` runs it (phi-elim left out: LLVM IR is SSA).
+    ("default", Some("verify,mem2reg,sccp,placement")),
 ];
+
+/// The builds of a corpus program: clang `-O0`, `-O0 -g` and `-O2` (`scripts/corpus.sh`),
+/// as module names (`lua`, `lua.g`, `lua.O2`). Every workload runs on each: all its runs on
+/// the `-O0` build, the first [`RUNS_PER_EXTRA_BUILD`] on the other two (every run on every
+/// build took 2,214 s of `cargo test` on a loaded 2-core machine; the extra builds differ in
+/// the IR they feed us, which the first runs already exercise, not in the workload).
+const RUNS_PER_EXTRA_BUILD: usize = 2;
+
+/// How many of `n` runs (or settings) build number `k` of [`flavours`] runs.
+fn runs_for(k: usize, n: usize) -> usize {
+    if k == 0 {
+        n
+    } else {
+        n.min(RUNS_PER_EXTRA_BUILD)
+    }
+}
+
+fn flavours(module: &str) -> [String; 3] {
+    [
+        module.to_string(),
+        format!("{module}.g"),
+        format!("{module}.O2"),
+    ]
+}
 
 /// `Some(reason)` when the corpus tests cannot run here.
 fn skip_reason(module: &str) -> Option<String> {
@@ -251,7 +279,14 @@ fn compressor_input() -> Vec<u8> {
 /// Compressor round trip for `module` (`bzip2` or `zlib`): for each `(compress, decompress)`
 /// argument pair, every variant must compress the input to the original's bytes, decompress
 /// its own output to the input, and reject a corrupted stream like the original.
-fn compressor_round_trip(module: &str, test: &str, settings: &[(&[&str], &[&str])]) {
+fn compressor_round_trip(program: &str, test: &str, settings: &[(&[&str], &[&str])]) {
+    for (k, module) in flavours(program).iter().enumerate() {
+        compressor_round_trip_of(module, test, &settings[..runs_for(k, settings.len())]);
+    }
+}
+
+/// [`compressor_round_trip`] of one build.
+fn compressor_round_trip_of(module: &str, test: &str, settings: &[(&[&str], &[&str])]) {
     if !require(test, skip_reason(module)) {
         return;
     }
@@ -442,7 +477,15 @@ fn args(args: &[&str]) -> Vec<String> {
 /// Runs every [`Run`] under the original module and each transformed export; each must give
 /// the original's stdout (plus `{out}` file), stderr and status. `expect_status` gives the
 /// original's status per run, so a workload that silently stops working fails.
-fn workload(module: &str, test: &str, runs: &[Run], expect_status: &[i32]) {
+fn workload(program: &str, test: &str, runs: &[Run], expect_status: &[i32]) {
+    for (k, module) in flavours(program).iter().enumerate() {
+        let n = runs_for(k, runs.len());
+        workload_of(module, test, &runs[..n], &expect_status[..n]);
+    }
+}
+
+/// [`workload`] of one build.
+fn workload_of(module: &str, test: &str, runs: &[Run], expect_status: &[i32]) {
     if !require(test, skip_reason(module)) {
         return;
     }

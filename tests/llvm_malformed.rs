@@ -4,12 +4,15 @@
 //!    an undefined value, label or global, type mismatches, a missing terminator, duplicate
 //!    definitions, bad phis, a non-dominating use, `align 7`, wrong call arity, an
 //!    unterminated string, an `extractvalue` index outside its aggregate, an `insertvalue`
-//!    of the wrong member type): import and verification reject each at the expected
+//!    of the wrong member type), and edits of a `-g` module with multi-line metadata strings
+//!    (undefined nodes in attachments, call arguments and nodes, an unterminated string, an
+//!    unbalanced node): import and verification reject each at the expected
 //!    `line:col`, and `strata compile` exits 1 with the location and writes no output file.
 //! 2. The fuzz check: mutations (byte flips, deletions, spliced tokens, duplicated, swapped
 //!    and truncated lines) of real clang output (the fixtures in `tests/fixtures/ll/`, the
 //!    `-g` fixture `tests/fixtures/syntax/new_syntax.ll` with metadata call arguments, debug
-//!    metadata, volatile atomics and vectors, and,
+//!    metadata, volatile atomics and vectors, `tests/fixtures/syntax/debug_multiline.ll`
+//!    with metadata strings spanning lines, and,
 //!    when built, the corpus of `scripts/corpus.sh`) never panic, and every mutant that
 //!    strata accepts exports to IR that `opt -passes=verify` accepts. The count of mutants
 //!    strata accepts although `opt` rejects the input itself is printed (malformed input that
@@ -250,17 +253,86 @@ const INVALID: &[Case] = &[
     ),
 ];
 
-fn variant(old: &str, new: &str) -> String {
-    assert!(BASE.contains(old), "{old:?} not in the base module");
-    BASE.replacen(old, new, 1)
+/// A `-g` module whose metadata strings span lines (a raw newline inside quotes, which
+/// LLVM's lexer reads): the producer, the file name and directory, an `llvm.ident` string.
+const DEBUG_BASE: &str = include_str!("fixtures/syntax/debug_multiline.ll");
+
+/// Invalid edits of [`DEBUG_BASE`]: undefined nodes named by an instruction's attachment, by
+/// a call's metadata argument and by a node after the multi-line strings (its line counts
+/// the newlines inside them), an unterminated string at the end of the input, an unbalanced
+/// specialized node, an `llvm.ident` operand that is not a string node.
+const DEBUG_INVALID: &[Case] = &[
+    (
+        "undefined !dbg attachment",
+        "store i32 3, i32* %x, align 4, !dbg !12",
+        "store i32 3, i32* %x, align 4, !dbg !77",
+        (7, 39),
+        "undefined metadata !77",
+    ),
+    (
+        "undefined !tbaa attachment",
+        "store i32 3, i32* %x, align 4, !dbg !12",
+        "store i32 3, i32* %x, align 4, !tbaa !55",
+        (7, 40),
+        "undefined metadata !55",
+    ),
+    (
+        "undefined metadata call argument",
+        "metadata !11, metadata",
+        "metadata !99, metadata",
+        (6, 58),
+        "undefined metadata !99",
+    ),
+    (
+        "undefined node after multi-line strings",
+        "column: 7, scope: !7)",
+        "column: 7, scope: !98)",
+        (33, 46),
+        "undefined metadata !98",
+    ),
+    (
+        "unterminated multi-line string at the end",
+        "scope: !7)\n",
+        "scope: !7)\n!13 = !{!\"never\nclosed}\n",
+        (34, 9),
+        "expected metadata",
+    ),
+    (
+        "unbalanced specialized node",
+        "column: 7, scope: !7)",
+        "column: 7, scope: !7",
+        (33, 7),
+        "unbalanced parentheses",
+    ),
+    (
+        "llvm.ident operand without a string",
+        "!5 = !{!\"multi",
+        "!5 = !{\"multi",
+        (24, 1),
+        "invalid llvm.ident operand",
+    ),
+];
+
+fn edit(base: &str, old: &str, new: &str) -> String {
+    assert!(base.contains(old), "{old:?} not in the base module");
+    base.replacen(old, new, 1)
+}
+
+/// Every invalid case with its base module.
+fn all_invalid() -> impl Iterator<Item = (&'static str, &'static Case)> {
+    INVALID
+        .iter()
+        .map(|c| (BASE, c))
+        .chain(DEBUG_INVALID.iter().map(|c| (DEBUG_BASE, c)))
 }
 
 #[test]
 fn invalid_inputs_are_located_errors() {
     accepts(BASE).expect("the base module is valid");
+    accepts(DEBUG_BASE).expect("the debug base module is valid");
     let mut failures = Vec::new();
-    for &(name, old, new, (line, col), part) in INVALID {
-        let src = variant(old, new);
+    for (base, &(name, old, new, (line, col), part)) in all_invalid() {
+        let src = edit(base, old, new);
         match accepts(&src) {
             Ok(_) => failures.push(format!("{name}: accepted")),
             Err(e) => {
@@ -278,10 +350,10 @@ fn invalid_inputs_are_located_errors() {
 #[test]
 fn compile_rejects_invalid_input_with_exit_1_and_no_output() {
     let dir = temp_dir("malformed", "cli");
-    for (k, &(name, old, new, (line, col), _)) in INVALID.iter().enumerate() {
+    for (k, (base, &(name, old, new, (line, col), _))) in all_invalid().enumerate() {
         let input = dir.join(format!("bad{k}.ll"));
         let output = dir.join(format!("out{k}.ll"));
-        std::fs::write(&input, variant(old, new)).unwrap();
+        std::fs::write(&input, edit(base, old, new)).unwrap();
         let out = Command::new(env!("CARGO_BIN_EXE_strata"))
             .args(["compile", "--emit", "ll", "-o"])
             .arg(&output)
@@ -388,6 +460,21 @@ fn mutated_fixtures_are_rejected_or_export_valid_ir() {
     let src = std::fs::read_to_string(syntax).unwrap();
     let (a, r, _) = fuzz("new_syntax", &src, mutants(150), 0x5EED + seed(), &dir);
     assert!(a > 5 && r > 20, "new_syntax: {a} accepted, {r} rejected");
+    total.0 += a;
+    total.1 += r;
+    // Metadata strings spanning lines: a mutation that moves a quote turns lines into
+    // string contents and back; every outcome must still be a located error or valid IR.
+    let (a, r, _) = fuzz(
+        "debug_multiline",
+        DEBUG_BASE,
+        mutants(150),
+        0xDEB6 + seed(),
+        &dir,
+    );
+    assert!(
+        a > 5 && r > 20,
+        "debug_multiline: {a} accepted, {r} rejected"
+    );
     total.0 += a;
     total.1 += r;
     // Both outcomes must occur, or the mutator is not exercising the importer.

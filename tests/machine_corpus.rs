@@ -116,7 +116,9 @@ mod common;
 
 /// The C corpora (`bash scripts/corpus.sh` builds them into `target/corpus/`): every
 /// function lowers for both targets (zero refusals) and both checkers accept our allocation
-/// and regalloc2's.
+/// and regalloc2's. The `-O0` modules; `strata compile M --target T --emit alloc --check`
+/// covers the `.g` and `.O2` ones (too slow for a debug test; see the test below for the
+/// one construct only `-O2` has).
 #[test]
 fn corpus_functions_lower_and_allocate() {
     let root = common::corpus_dir();
@@ -186,5 +188,34 @@ fn corpus_functions_lower_and_allocate() {
                 module.functions.len()
             );
         }
+    }
+}
+
+/// clang -O2's `luaV_execute` (lua's interpreter loop, a computed goto: `indirectbr` into
+/// blocks whose phis `block-params` keeps) lowers for both targets and both checkers accept
+/// both allocators' results.
+#[test]
+fn computed_goto_with_phis_lowers_and_allocates() {
+    let path = common::corpus_dir().join("lua.O2.ll");
+    let reason = (!path.exists())
+        .then(|| format!("{} missing (run `bash scripts/corpus.sh`)", path.display()));
+    if !common::require("computed_goto_with_phis_lowers_and_allocates", reason) {
+        return;
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    let module = strata::llvm::import(&text, "lua.O2.ll", &Default::default())
+        .unwrap()
+        .module;
+    for arch in Arch::ALL {
+        let config = machine_config(PassSet::default_pipeline(), arch);
+        let lowered = lower_module(&module, &config);
+        let l = lowered
+            .into_iter()
+            .find(|l| l.name == "luaV_execute")
+            .expect("luaV_execute is in lua.O2.ll");
+        let f = l
+            .result
+            .unwrap_or_else(|e| panic!("{}: refused: {e}", arch.name()));
+        allocate_both(&f, arch).unwrap_or_else(|e| panic!("{}: {e}", arch.name()));
     }
 }

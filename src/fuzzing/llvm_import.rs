@@ -6,7 +6,8 @@
 //! and [`crate::llvm::export()`] runs to completion on it. [`accepts`] is the same pipeline
 //! as the CLI's; `tests/llvm_malformed.rs` feeds what it accepts to `opt -passes=verify`. [`mutate`] derives inputs from a valid file by byte flips, deletions, duplicated
 //! or swapped lines and spliced tokens, which reach far deeper into the parser than random
-//! bytes. Complexity: linear in the input per check.
+//! bytes. The unit tests mutate clang output with debug metadata and metadata strings that
+//! span lines too. Complexity: linear in the input per check.
 
 use crate::llvm::{export, import, ImportOptions};
 
@@ -122,6 +123,15 @@ const SPLICE: &[&str] = &[
     "insertelement",
     "shufflevector",
     "<2 x i32> <i32 7, i32 undef>",
+    // Metadata and debug syntax: attachments, call arguments, specialized nodes, strings
+    // that span lines.
+    ", !dbg !",
+    "metadata !",
+    "!{!\"",
+    "\"\n",
+    "!DILocation(line: ",
+    "distinct !",
+    "!99",
 ];
 
 /// One mutation of `src` chosen by `rng`.
@@ -187,10 +197,14 @@ pub fn mutate(src: &str, rng: &mut Rng) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    const FIXTURES: [&str; 3] = [
+    const FIXTURES: [&str; 5] = [
         include_str!("../../tests/fixtures/ll/floats.ll"),
         include_str!("../../tests/fixtures/ll/misc.ll"),
         include_str!("../../tests/fixtures/ll/vectors.ll"),
+        // Debug metadata, metadata call arguments, volatile atomics, vectors (issue 21).
+        include_str!("../../tests/fixtures/syntax/new_syntax.ll"),
+        // Metadata strings that span lines.
+        include_str!("../../tests/fixtures/syntax/debug_multiline.ll"),
     ];
 
     #[test]

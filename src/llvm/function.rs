@@ -1266,10 +1266,27 @@ impl<'a, 'm> Lower<'a, 'm> {
         }
     }
 
+    /// `t` (a `!N` or `!name` token) must name a metadata node the module defines, unless
+    /// it opens the fields of a specialized node (`!DIExpression(...)`).
+    fn check_metadata_ref(&self, t: Token) -> PResult<()> {
+        self.check_metadata_ref_before(t, self.c.toks.get(self.c.pos).copied())
+    }
+
+    /// [`Self::check_metadata_ref`] of `t`, followed by `next`.
+    fn check_metadata_ref_before(&self, t: Token, next: Option<Token>) -> PResult<()> {
+        let opens = next.is_some_and(|n| n.kind == Tok::LParen && n.start == t.end);
+        let name = self.c.text(t);
+        if opens || self.m.defined.metadata.contains(name) {
+            Ok(())
+        } else {
+            self.err(t, format!("undefined metadata {name}"))
+        }
+    }
+
     fn skip_metadata(&mut self) -> PResult<()> {
         let t = self.c.bump();
         match t.kind {
-            Tok::MetaVar => Ok(()),
+            Tok::MetaVar => self.check_metadata_ref(t),
             Tok::Exclaim => {
                 if self.c.eat(Tok::Str) {
                     return Ok(());
@@ -1289,6 +1306,7 @@ impl<'a, 'm> Lower<'a, 'm> {
                             }
                         }
                         Tok::Eof => return self.err(t, "unterminated metadata"),
+                        Tok::MetaVar => self.check_metadata_ref(t)?,
                         _ => {}
                     }
                 }

@@ -296,6 +296,9 @@ pub struct ModuleInfo {
     /// LLVM type of each symbol's address by symbol index (`i32 (i8*)*`, `[4 x i8]*`): a
     /// use of the symbol must name exactly this type.
     pub symbol_types: Vec<LType>,
+    /// The module's defined attribute groups and metadata nodes: an instruction's metadata
+    /// attachment or call argument naming an undefined node is a located error.
+    pub defined: validate::Defined,
 }
 
 fn fatal(file: &str, e: PErr) -> ImportError {
@@ -751,6 +754,7 @@ pub fn import(src: &str, file: &str, options: &ImportOptions) -> Result<Imported
         symbols,
         signatures,
         symbol_types,
+        defined,
     };
     // Pass 4: bodies. Each body is lowered on its own (it reads only the module-level
     // `info`), so bodies are lowered in parallel; results are then taken in definition

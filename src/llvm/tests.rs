@@ -165,6 +165,7 @@ define i32 @f(i32 (i32)* %fp) {
   ret i32 %3
 }
 declare void @llvm.dbg.value(metadata, metadata, metadata)
+!1 = !{}
 "#);
     let f = func(&r.module, "f");
     let calls: Vec<_> = kinds(f)
@@ -223,6 +224,7 @@ b:
   %z = zext i1 %ok to i32
   ret i32 %z
 }
+!3 = !{i64 1}
 "#);
     let f = func(&r.module, "f");
     let ks = kinds(f);
@@ -634,6 +636,7 @@ no:
 yes:
   ret i32 1
 }
+!6 = !{i64 2}
 "#);
     let f = func(&r.module, "f");
     let InstKind::InlineAsm(asm) = &f.insts[f.blocks[0].insts[0].index()].kind else {

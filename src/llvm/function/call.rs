@@ -86,7 +86,14 @@ impl<'a, 'm> Lower<'a, 'm> {
         let callee_v = self.c.parse_value()?;
         if let Val::Global(n, _) = &callee_v {
             if is_annotation_intrinsic(n) {
+                let from = self.c.pos;
                 self.c.skip_parens()?;
+                let toks = &self.c.toks[from..self.c.pos];
+                for (k, &t) in toks.iter().enumerate() {
+                    if t.kind == Tok::MetaVar {
+                        self.check_metadata_ref_before(t, toks.get(k + 1).copied())?;
+                    }
+                }
                 self.skip_fn_attrs()?;
                 return Ok(None);
             }
@@ -268,6 +275,9 @@ impl<'a, 'm> Lower<'a, 'm> {
                 _ => {}
             }
             end = self.c.bump().end as usize;
+            if t.kind == Tok::MetaVar {
+                self.check_metadata_ref(t)?;
+            }
         }
         if end == start {
             return self.c.expected("a metadata argument");
