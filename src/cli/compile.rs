@@ -163,6 +163,10 @@ struct FunctionReport {
     diagnostics: Vec<crate::engine::Diagnostic>,
     stats: Vec<crate::engine::Stat>,
     timings_us: std::collections::BTreeMap<&'static str, f64>,
+    /// Per named system that times itself: its stage, name and time (printed with
+    /// `--time-passes`, not in the JSON report).
+    #[serde(skip)]
+    system_timings_us: Vec<(Stage, &'static str, f64)>,
 }
 
 #[derive(serde::Serialize)]
@@ -271,6 +275,11 @@ fn run_pipeline(
                         .filter(|s| config.runs(**s))
                         .map(|s| (s.name(), run.timings[*s as usize].as_secs_f64() * 1e6))
                         .collect(),
+                    system_timings_us: run
+                        .system_timings
+                        .iter()
+                        .map(|&(stage, name, d)| (stage, name, d.as_secs_f64() * 1e6))
+                        .collect(),
                 });
                 module.functions.push(f);
             }
@@ -289,6 +298,7 @@ fn run_pipeline(
                     }],
                     stats: Vec::new(),
                     timings_us: Default::default(),
+                    system_timings_us: Vec::new(),
                 });
                 module.functions.push(original);
             }
@@ -407,6 +417,20 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
                 .filter_map(|r| r.timings_us.get(s.name()))
                 .sum();
             diag!("{:<12} {:>12.1}", s.name(), total);
+            // The stage's named systems that time themselves, in the order they ran.
+            let mut systems: Vec<(&'static str, f64)> = Vec::new();
+            for &(stage, name, us) in reports.iter().flat_map(|r| &r.system_timings_us) {
+                if stage != *s {
+                    continue;
+                }
+                match systems.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, t)) => *t += us,
+                    None => systems.push((name, us)),
+                }
+            }
+            for (name, us) in systems {
+                diag!("  {:<24} {:>12.1}", name, us);
+            }
         }
     }
     let failed_names: Vec<String> = reports
