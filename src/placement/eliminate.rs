@@ -13,6 +13,10 @@
 //! min-sum form. Eliminating block `x` joins every factor mentioning `x` into one table over
 //! `x`'s neighbours `S` and minimises over `x`, recording the argmin per assignment of `S`;
 //! decoding runs the order backwards. Forbidden entries are [`FORBIDDEN`] and absorb.
+//! A block whose domain is a single target (over half the pieces of the C corpora) is
+//! fixed: it is conditioned out before the order is chosen (its edges to free blocks
+//! become terms of their unary factors), so the elimination graph holds only the free
+//! blocks, and a problem whose blocks are all fixed is answered without one.
 //!
 //! Invariants: the answer is a minimum of the exact objective over all assignments within
 //! the AC-3 domains (AC-3 keeps every target of every feasible assignment), or infeasible.
@@ -138,15 +142,16 @@ pub fn eliminate_into(
     }
     s.seen.clear();
     s.seen.resize(n, NONE);
+    let free = |s: &EliminateScratch, b: usize| c.reachable[b] && s.dlen(b) > 1;
     for b in 0..n {
         s.nb[b].clear();
-        if !c.reachable[b] {
+        if !free(s, b) {
             continue;
         }
         s.seen[b] = b as u32;
         for &(ci, src) in c.incident(b) {
             let o = c.other(ci, src);
-            if s.seen[o] != b as u32 {
+            if free(s, o) && s.seen[o] != b as u32 {
                 s.seen[o] = b as u32;
                 s.nb[b].push(o as u32);
             }
@@ -163,7 +168,7 @@ pub fn eliminate_into(
     s.key.resize(n, 0);
     s.heap.clear();
     for b in 0..n {
-        if c.reachable[b] {
+        if free(s, b) {
             s.key[b] = s.nb[b]
                 .iter()
                 .map(|&y| s.dlen(y as usize) as u64)
@@ -217,7 +222,33 @@ pub fn eliminate_into(
         s.nb[x as usize] = xs;
         s.nb[x as usize].clear();
     }
-    // Factors: unary and pairwise, bucketed by the earliest-eliminated variable in scope.
+    if (0..n).any(|b| c.reachable[b] && s.dlen(b) == 0) {
+        return Err(());
+    }
+    // The fixed blocks' own terms are constants, but must be allowed (they are after AC-3;
+    // a caller may pass other domains).
+    for b in 0..n {
+        if c.reachable[b] && s.dlen(b) == 1 {
+            let t = s.vals[s.vals_start[b] as usize] as usize;
+            if c.unary(b, t) == FORBIDDEN {
+                return Err(());
+            }
+        }
+    }
+    for (ci, con) in c.constraints.iter().enumerate() {
+        let (a, b) = (con.from as usize, con.to as usize);
+        if s.dlen(a) == 1 && s.dlen(b) == 1 {
+            let (ta, tb) = (
+                s.vals[s.vals_start[a] as usize],
+                s.vals[s.vals_start[b] as usize],
+            );
+            if c.cost(ci as u32, ta as usize, tb as usize) == FORBIDDEN {
+                return Err(());
+            }
+        }
+    }
+    // Factors: unary and pairwise over the free blocks, bucketed by the earliest-eliminated
+    // variable in scope.
     s.rank.clear();
     s.rank.resize(n, NONE);
     for (i, &x) in s.order.iter().enumerate() {
@@ -231,20 +262,32 @@ pub fn eliminate_into(
     s.scopes.clear();
     s.tables.clear();
     for b in 0..n {
-        if !c.reachable[b] {
+        if !free(s, b) {
             continue;
         }
+        // The unary factor, conditioned on the fixed neighbours' single targets.
         let (sa, ta) = (s.scopes.len(), s.tables.len());
         s.scopes.push(b as u32);
         let (lo, hi) = (s.vals_start[b] as usize, s.vals_start[b + 1] as usize);
         for i in lo..hi {
             let t = s.vals[i] as usize;
-            s.tables.push(c.unary(b, t));
+            let mut cost = c.unary(b, t);
+            for &(ci, src) in c.incident(b) {
+                let o = c.other(ci, src);
+                if !free(s, o) && c.reachable[o] {
+                    let to = s.vals[s.vals_start[o] as usize] as usize;
+                    cost = add(cost, c.edge_cost(ci, src, t, to));
+                }
+            }
+            s.tables.push(cost);
         }
         s.push_factor(s.rank[b], sa, ta);
     }
     for (ci, con) in c.constraints.iter().enumerate() {
         let (a, b) = (con.from as usize, con.to as usize);
+        if !free(s, a) || !free(s, b) {
+            continue;
+        }
         let (sa, ta) = (s.scopes.len(), s.tables.len());
         s.scopes.extend([a as u32, b as u32]);
         for i in s.vals_start[a] as usize..s.vals_start[a + 1] as usize {
@@ -377,7 +420,13 @@ pub fn eliminate_into(
     s.choice.clear();
     s.choice.resize(n, 0);
     assignment.clear();
-    assignment.resize(n, super::cost::UNPLACED);
+    assignment.extend((0..n).map(|b| {
+        if c.reachable[b] && s.dlen(b) == 1 {
+            s.vals[s.vals_start[b] as usize]
+        } else {
+            super::cost::UNPLACED
+        }
+    }));
     for i in (0..s.order.len()).rev() {
         let x = s.order[i] as usize;
         let (sat, len) = s.arg_sep[i];
