@@ -836,12 +836,12 @@ pub fn build_problem_in<F: IrRead>(
         }
         let name = &mut out.problem.blocks[pi];
         name.clear();
-        use std::fmt::Write as _;
-        let _ = if s.first_piece[pc.block as usize] == pi as u32 {
-            write!(name, "block{}", pc.block)
-        } else {
-            write!(name, "block{}.{}", pc.block, pc.start)
-        };
+        name.push_str("block");
+        push_decimal(name, pc.block);
+        if s.first_piece[pc.block as usize] != pi as u32 {
+            name.push('.');
+            push_decimal(name, pc.start);
+        }
         out.problem.block_cost.extend_from_slice(&s.costs);
     }
     out.problem.blocks.truncate(out.pieces.len());
@@ -894,6 +894,23 @@ pub fn build_problem_in<F: IrRead>(
                 .add_edge(s.last_piece[b], s.first_piece[succ], &s.matrix);
         }
     }
+}
+
+/// Appends `n` in decimal to `out` (block names are made for every piece of every function;
+/// `write!` through the formatting machinery was a tenth of the problem construction).
+fn push_decimal(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| d as char));
 }
 
 /// Fusion (spec 001): groups of problem blocks that run as one unit after placement:
