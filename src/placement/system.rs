@@ -1,7 +1,7 @@
 //! The `placement` pass: the adapter from a function to the solver, and its systems.
 //!
 //! What: [`place_function`] builds the problem of a function under a target model
-//! ([`super::ir::build_problem`]), solves it, fuses the result ([`super::ir::fuse`]) and
+//! ([`super::build::build_problem`]), solves it, fuses the result ([`super::fusion::fuse`]) and
 //! builds the islands ([`super::islands::build_islands`]), giving per-block results
 //! ([`BlockPlacement`]); `strata place` and the tools use it. In the pipeline the same
 //! phases are a chain of systems in the Placement stage, each visiting every live function
@@ -36,8 +36,8 @@
 //!
 //! Complexity: that of the problem construction plus the solver (see [`super::solve`]).
 
+use super::build::{build_problem_in, fuse, BuildScratch, IrProblem};
 use super::columns::{slot_rows, write_rows, BlockPlacement, PlacementColumnsMut};
-use super::ir::{build_problem_in, fuse, BuildScratch, IrProblem};
 use super::islands::{build_islands, IslandGraph};
 use super::solve::{Placement, PlacementError, SolveData, SolveOptions, Solver};
 use super::split;
@@ -105,7 +105,7 @@ pub fn place_function<F: IrRead>(
 }
 
 /// [`place_function`] with callees' return-size summaries (see
-/// [`super::ir::build_problem_with_summaries`]); `strata place` passes the module's.
+/// [`super::build::build_problem_with_summaries`]); `strata place` passes the module's.
 ///
 /// # Errors
 /// [`PlacementError`] when no placement exists (or the search gave up).
@@ -117,7 +117,7 @@ pub fn place_function_with_summaries<F: IrRead>(
     solver: &mut Solver,
     summaries: &super::sizes::SizeSummaries,
 ) -> Result<FunctionPlacement, PlacementError> {
-    let ir = super::ir::build_problem_with_summaries(f, symbols, model, summaries);
+    let ir = super::build::build_problem_with_summaries(f, symbols, model, summaries);
     let placement = solver.solve(&ir.problem, opts)?;
     let fused = fuse(f, &ir, &placement.assignment);
     let islands = build_islands(
@@ -246,7 +246,7 @@ fn fail(
 /// System 1, building the problem: reads every column (through `IrView`), `Cfg`, `Sccs`,
 /// `Symbols`, `PipelineConfig`; writes `PlacementModel` (selected once), each slot's
 /// problem (`PlacementScratch::ir`: eligibility, sizes, pieces, block costs, edge
-/// matrices; see [`super::ir`]) and its constraints (`SolveData::constraints`),
+/// matrices; see [`super::build`]) and its constraints (`SolveData::constraints`),
 /// `Diagnostics` (a bad model file), `SystemTimes`.
 #[allow(clippy::too_many_arguments)]
 pub fn build_problem(
@@ -407,7 +407,7 @@ pub fn solve_regions(
 }
 
 /// System 6 (after `grow_rows`), `apply_placement`: reads each slot's placement; writes its
-/// fusion groups ([`super::ir::fuse`]), islands
+/// fusion groups ([`super::fusion::fuse`]), islands
 /// ([`super::islands::build_islands`]) and per-block rows, with
 /// `PassOptions::placement_split` all IR columns ([`super::split::apply`]: cut at target
 /// seams, fuse jump chains; the analyses are invalidated if it changed anything), the

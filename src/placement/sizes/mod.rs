@@ -33,8 +33,8 @@
 //! rounds, then the static size). The pipeline's `placement` pass places functions one by
 //! one in parallel, so it does not have every callee's summary: it uses static sizes for
 //! calls (deterministic whatever the thread order); [`summarize_module`] serves whole-module
-//! users (the `sizes` filetest; a caller of [`super::ir::build_problem_in`] passes them
-//! through [`super::ir::BuildScratch::summaries`]).
+//! users (the `sizes` filetest; a caller of [`super::build::build_problem_in`] passes them
+//! through [`super::build::BuildScratch::summaries`]).
 //!
 //! **From a range to a cost** ([`SizeEstimate`], the target model's `[sizes] estimate`): the
 //! cost model is a sum of numbers, so a range must become one number. The default is the

@@ -187,9 +187,9 @@ block2:
     let model = crate::placement::targets::TargetModel::default_model();
     let sums = summarize_module(&m.functions, &symbols);
     let f = &m.functions[1];
-    let plain = crate::placement::ir::build_problem(f, Some(&symbols), &model);
+    let plain = crate::placement::build::build_problem(f, Some(&symbols), &model);
     let summarized =
-        crate::placement::ir::build_problem_with_summaries(f, Some(&symbols), &model, &sums);
+        crate::placement::build::build_problem_with_summaries(f, Some(&symbols), &model, &sums);
     let (a, b) = (&plain.problem.matrices, &summarized.problem.matrices);
     assert_eq!(a.len(), b.len());
     assert!(
@@ -314,7 +314,7 @@ fn the_model_chooses_the_estimate() {
 
 #[test]
 fn costs_use_the_size_estimates() {
-    use crate::placement::ir::build_problem;
+    use crate::placement::build::build_problem;
     use crate::placement::targets::TargetModel;
     let m = module(
         "global @pg_big size 64 align 8
