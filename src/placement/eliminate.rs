@@ -27,7 +27,7 @@ use super::problem::{add, Constraints, Cost, TargetSet, FORBIDDEN};
 
 const NONE: u32 = u32::MAX;
 
-/// Working memory of [`eliminate_with`], reused between calls (every table is flat or a
+/// Working memory of [`eliminate_into`], reused between calls (every table is flat or a
 /// reused list, so a warm scratch allocates only when a problem is larger than every
 /// earlier one).
 #[derive(Default, Debug)]
