@@ -109,14 +109,7 @@ pub(super) fn compute<F: IrRead>(
         }
     }
     let gidx = &s.gidx;
-    let global = |op: Operand| -> Option<usize> {
-        match op {
-            Operand::Value(v) if v.index() < nv && gidx[v.index()] != u32::MAX => {
-                Some(gidx[v.index()] as usize)
-            }
-            _ => None,
-        }
-    };
+    let global = |op: Operand| super::global_index(gidx, op);
     let words = s.gval.len().div_ceil(64);
     for v in [
         &mut s.live_in,

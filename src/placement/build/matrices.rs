@@ -27,17 +27,9 @@ pub(super) fn edge_matrices<F: IrRead>(
 ) {
     let k = model.len();
     let ni = f.num_insts();
-    let nv = f.values().len();
     let words = s.gval.len().div_ceil(64);
     let gidx = &s.gidx;
-    let global = |op: Operand| -> Option<usize> {
-        match op {
-            Operand::Value(v) if v.index() < nv && gidx[v.index()] != u32::MAX => {
-                Some(gidx[v.index()] as usize)
-            }
-            _ => None,
-        }
-    };
+    let global = |op: Operand| super::global_index(gidx, op);
     let (est, gval) = (&s.est, &s.gval);
     let bits_size = |bits: &[u64], global: bool| super::bits_size(est, gval, bits, global);
     let fill_matrix = |matrix: &mut Vec<Cost>, size: u64| {

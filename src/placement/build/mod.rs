@@ -44,7 +44,7 @@ use super::problem::{Cost, Problem};
 use super::sizes::{Size, SizeForm, SizeScratch, SizeSummaries};
 use super::targets::TargetModel;
 use crate::analysis::{Cfg, Sccs};
-use crate::ir::{Callee, InstKind, IrRead, SymbolTable, Terminator};
+use crate::ir::{Callee, InstKind, IrRead, Operand, SymbolTable, Terminator};
 
 /// A piece: instructions `start..end` of an IR block's list (`end == len` plus the
 /// terminator when `terminator` is set).
@@ -253,6 +253,18 @@ pub fn build_problem_in<F: IrRead>(
     pieces::split(f, model, s, out);
     costs::block_costs(f, model, s, out);
     matrices::edge_matrices(f, cfg, model, s, out);
+}
+
+/// The global index (live across blocks) of a value operand, if it has one (`gidx`: per
+/// value, `u32::MAX` for none).
+pub(super) fn global_index(gidx: &[u32], op: Operand) -> Option<usize> {
+    match op {
+        Operand::Value(v) => gidx
+            .get(v.index())
+            .filter(|&&g| g != u32::MAX)
+            .map(|&g| g as usize),
+        _ => None,
+    }
 }
 
 /// Total estimated size of the values in a bit set over value indices (`global` false) or
