@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use strata::analysis::{Cfg, Sccs};
 use strata::engine::{Engine, PassSet, PipelineConfig};
-use strata::placement::ir::{build_problem_in, BuildScratch, IrProblem};
+use strata::placement::build::{build_problem_in, BuildScratch, IrProblem};
 use strata::placement::islands::build_islands;
 use strata::placement::targets::TargetModel;
 use strata::placement::{SolveOptions, Solver};

@@ -526,6 +526,32 @@ impl PassStats {
     }
 }
 
+/// Wall time of the named systems of a stage that times its own phases (with
+/// [`PipelineConfig::time_passes`]), in the order they ran; the engine hands them out with
+/// the stage times (`strata compile --time-passes` prints them under their stage).
+#[derive(Resource, Default, Debug)]
+pub struct SystemTimes(pub Vec<(Stage, &'static str, std::time::Duration)>);
+
+impl SystemTimes {
+    /// A clock for a system when the config times passes (`None`: not timed).
+    pub fn start(config: &PipelineConfig) -> Option<std::time::Instant> {
+        config.time_passes.then(std::time::Instant::now)
+    }
+
+    /// Adds the time since `clock` (from [`SystemTimes::start`]) to system `name` of
+    /// `stage`.
+    pub fn record(&mut self, stage: Stage, name: &'static str, clock: Option<std::time::Instant>) {
+        let Some(clock) = clock else {
+            return;
+        };
+        let spent = clock.elapsed();
+        match self.0.iter_mut().find(|(_, n, _)| *n == name) {
+            Some((_, _, d)) => *d += spent,
+            None => self.0.push((stage, name, spent)),
+        }
+    }
+}
+
 /// Which passes run and what the engine does around them.
 #[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
 pub struct PipelineConfig {

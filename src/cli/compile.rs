@@ -177,6 +177,10 @@ struct FunctionReport {
     diagnostics: Vec<crate::engine::Diagnostic>,
     stats: Vec<crate::engine::Stat>,
     timings_us: std::collections::BTreeMap<&'static str, f64>,
+    /// Per named system that times itself: its stage, name and time (printed with
+    /// `--time-passes`, not in the JSON report).
+    #[serde(skip)]
+    system_timings_us: Vec<(Stage, &'static str, f64)>,
 }
 
 #[derive(serde::Serialize)]
@@ -361,12 +365,14 @@ fn split_run(run: FunctionRun) -> Finished {
         timings,
         dumps,
         stats,
+        system_timings,
     } = run;
     let report = RunReport {
         diagnostics,
         timings,
         dumps,
         stats,
+        system_timings,
     };
     (
         report,
@@ -425,6 +431,11 @@ fn record(
                     .filter(|s| config.runs(**s))
                     .map(|s| (s.name(), report.timings[*s as usize].as_secs_f64() * 1e6))
                     .collect(),
+                system_timings_us: report
+                    .system_timings
+                    .iter()
+                    .map(|&(stage, name, d)| (stage, name, d.as_secs_f64() * 1e6))
+                    .collect(),
             });
             run.outputs.push(output);
         }
@@ -443,6 +454,7 @@ fn record(
                 }],
                 stats: Vec::new(),
                 timings_us: Default::default(),
+                system_timings_us: Vec::new(),
             });
             run.outputs.push(Output::Function(Box::new(header)));
         }
@@ -578,6 +590,20 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
                 .filter_map(|r| r.timings_us.get(s.name()))
                 .sum();
             diag!("{:<12} {:>12.1}", s.name(), total);
+            // The stage's named systems that time themselves, in the order they ran.
+            let mut systems: Vec<(&'static str, f64)> = Vec::new();
+            for &(stage, name, us) in reports.iter().flat_map(|r| &r.system_timings_us) {
+                if stage != *s {
+                    continue;
+                }
+                match systems.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, t)) => *t += us,
+                    None => systems.push((name, us)),
+                }
+            }
+            for (name, us) in systems {
+                diag!("  {:<24} {:>12.1}", name, us);
+            }
         }
     }
     let failed_names: Vec<String> = reports

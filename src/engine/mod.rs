@@ -74,9 +74,11 @@
 //! | Mem2Reg | `rename_allocas` | `Cfg`, `DomTree`, `Mem2RegScratch` | instruction and block columns, values, phase, `PassStats` |
 //! | Sccp | `solve_sccp` | `InstOp`, `InstResults`, `BlockInsts`, `BlockTerm`, `BlockDead`, values, constants, `Cfg`, `Symbols`, `PipelineConfig` | `SccpSolution` |
 //! | Sccp | `rewrite_sccp` | `SccpSolution`, `Cfg`, `Symbols` | all columns but `InstBlock`, constants, phase, `PassStats`, `Diagnostics`, `ValidAnalyses` |
-//! | Placement | `place_blocks` | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, `PlacementScratch` (problem, solution, per-block rows), `RowDemand` (with splitting), `Diagnostics`, `PassStats` |
+//! | Placement | `build_problem` | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, `PlacementScratch` (problem, constraints), `Diagnostics`, `SystemTimes` |
+//! | Placement | `enforce_arc_consistency`, `condense_regions` | `PlacementScratch` (constraints) | `PlacementScratch` (per-piece domains; condensation), `Diagnostics`, `SystemTimes` |
+//! | Placement | `solve_regions` | `PlacementScratch` (problem, constraints, domains, condensation) | `PlacementScratch` (placement), `RowDemand` (with splitting), `Diagnostics`, `PassStats`, `SystemTimes` |
 //! | Placement | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows, `EntityMap` |
-//! | Placement | `apply_placement` | `PlacementScratch`, `PipelineConfig` | with splitting: all IR columns (cut blocks, fused jump chains), `ValidAnalyses`; always: `BlockTarget`, `BlockDomain`, `BlockIsland`, `BlockPieces`, `PassStats` |
+//! | Placement | `apply_placement` | `PlacementScratch`, `PipelineConfig` | fusion, islands, per-block rows; with splitting: all IR columns (cut blocks, fused jump chains), `ValidAnalyses`; always: `BlockTarget`, `BlockDomain`, `BlockIsland`, `BlockPieces`, `PassStats` |
 //! | OutOfSsa | `plan_phi_elim`, `plan_block_params` | `BlockInsts`, `InstOp`, `BlockTerm`, `BlockDead`, `Cfg`, `PipelineConfig` | `RowDemand` |
 //! | OutOfSsa | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows, `EntityMap` |
 //! | OutOfSsa | `eliminate_phis` / `convert_phis_to_block_params` | `Cfg`, `PipelineConfig` | all columns, values, phase, `ValidAnalyses`, `PassStats` |
@@ -482,6 +484,9 @@ pub struct FunctionRun {
     pub diagnostics: Vec<Diagnostic>,
     /// Per-stage wall time (zero unless `time_passes`).
     pub timings: [Duration; Stage::ALL.len()],
+    /// Wall time of the systems that time themselves ([`crate::stage::SystemTimes`];
+    /// empty unless `time_passes`).
+    pub system_timings: Vec<(Stage, &'static str, Duration)>,
     /// Dumps requested with `dump_after`.
     pub dumps: Vec<String>,
     /// Statistics reported by passes.
@@ -496,6 +501,9 @@ pub struct RunReport {
     pub diagnostics: Vec<Diagnostic>,
     /// Per-stage wall time (zero unless `time_passes`).
     pub timings: [Duration; Stage::ALL.len()],
+    /// Wall time of the systems that time themselves ([`crate::stage::SystemTimes`];
+    /// empty unless `time_passes`).
+    pub system_timings: Vec<(Stage, &'static str, Duration)>,
     /// Dumps requested with `dump_after`.
     pub dumps: Vec<String>,
     /// Statistics reported by passes.
@@ -517,6 +525,7 @@ impl FunctionRun {
         let RunReport {
             diagnostics,
             timings,
+            system_timings,
             dumps,
             stats,
         } = report;
@@ -524,6 +533,7 @@ impl FunctionRun {
             function,
             diagnostics,
             timings,
+            system_timings,
             dumps,
             stats,
         }
@@ -547,6 +557,7 @@ pub fn init_world(world: &mut World, config: PipelineConfig) {
     world.insert_resource(config);
     world.init_resource::<PerSlot<Diagnostics>>();
     world.init_resource::<PassTimings>();
+    world.init_resource::<crate::stage::SystemTimes>();
     world.init_resource::<Dumps>();
     world.init_resource::<PerSlot<PassStats>>();
     crate::analysis::init_resources(world);
@@ -705,6 +716,10 @@ impl Engine {
     /// restarts for the next run.
     fn end_batch(&mut self) {
         self.world.resource_mut::<PassTimings>().per_stage = Default::default();
+        self.world
+            .resource_mut::<crate::stage::SystemTimes>()
+            .0
+            .clear();
     }
 
     /// Makes the pooled tables of every slot hold at least `blocks` block rows and `insts`
@@ -763,9 +778,20 @@ impl Engine {
         } else {
             t.per_stage.map(|d| d / share as u32)
         };
+        let mut systems = self.world.resource_mut::<crate::stage::SystemTimes>();
+        let system_timings = if share <= 1 {
+            std::mem::take(&mut systems.0)
+        } else {
+            systems
+                .0
+                .iter()
+                .map(|&(stage, name, d)| (stage, name, d / share as u32))
+                .collect()
+        };
         RunReport {
             diagnostics,
             timings,
+            system_timings,
             dumps,
             stats,
         }

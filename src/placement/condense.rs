@@ -1,11 +1,11 @@
 //! Phase 2a: condensation of the constraint graph into placement regions.
 //!
-//! What: every reachable block belongs to exactly one [`Region`], a strongly connected
+//! What: every reachable block belongs to exactly one region, a strongly connected
 //! component of the CFG (000, "Phase 2"). A region of one block is trivial (self-loops were
 //! folded into the block's costs by [`super::problem::Constraints`], so a single-block
 //! self-loop is trivial too); larger regions are solved by the CSP. Each region lists its
-//! internal constraints and its boundary edges (constraint, member, direction), static for
-//! the whole solve.
+//! members and its boundary edges (constraint, member, direction), static for
+//! the whole solve. Every table is flat and reused between problems.
 //!
 //! Algorithm: Tarjan (1972) as [`Sccs::compute_graph`] implements it (iterative, shared with
 //! the CFG's SCCs and the island graph) over the constraints' successor lists. Tarjan
@@ -34,52 +34,78 @@ pub struct BoundaryEdge {
     pub outgoing: bool,
 }
 
-/// A placement region (a strongly connected component); see the module doc.
-#[derive(Clone, Debug, Default)]
-pub struct Region {
-    /// Member blocks; for a non-trivial region the header hint comes first.
-    pub members: Vec<u32>,
-    /// Constraints with both endpoints inside.
-    pub internal: Vec<u32>,
-    /// Constraints with one endpoint inside.
-    pub boundary: Vec<BoundaryEdge>,
-}
-
-impl Region {
-    /// True for a single block.
-    pub fn is_trivial(&self) -> bool {
-        self.members.len() == 1
-    }
-}
-
-/// The condensation: regions in topological order and each block's region.
+/// The condensation: regions in topological order and each block's region, in flat tables
+/// (one allocation each, reused by [`condense_into`]): region `r`'s members are
+/// `members[member_start[r]..member_start[r + 1]]`, its boundary edges likewise.
 #[derive(Clone, Debug, Default)]
 pub struct Condensation {
-    /// Regions, entry region first.
-    pub regions: Vec<Region>,
     /// `region_of[b]`, `u32::MAX` for unreachable blocks.
     pub region_of: Vec<u32>,
+    member_start: Vec<u32>,
+    members: Vec<u32>,
+    boundary_start: Vec<u32>,
+    boundary: Vec<BoundaryEdge>,
+}
+
+impl Condensation {
+    /// Number of regions.
+    pub fn len(&self) -> usize {
+        self.member_start.len().saturating_sub(1)
+    }
+
+    /// True when there is no region (no reachable block).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Member blocks of region `r`; for a non-trivial region the header hint comes first.
+    pub fn members(&self, r: u32) -> &[u32] {
+        let r = r as usize;
+        &self.members[self.member_start[r] as usize..self.member_start[r + 1] as usize]
+    }
+
+    /// Constraints with exactly one endpoint in region `r`.
+    pub fn boundary(&self, r: u32) -> &[BoundaryEdge] {
+        let r = r as usize;
+        &self.boundary[self.boundary_start[r] as usize..self.boundary_start[r + 1] as usize]
+    }
+
+    /// True for a region of a single block.
+    pub fn is_trivial(&self, r: u32) -> bool {
+        self.member_start[r as usize + 1] - self.member_start[r as usize] == 1
+    }
+
+    /// Number of non-trivial regions.
+    pub fn cyclic(&self) -> usize {
+        (0..self.len() as u32)
+            .filter(|&r| !self.is_trivial(r))
+            .count()
+    }
 }
 
 const NONE: u32 = u32::MAX;
 
-/// Reusable scratch of [`condense_with`]: the shared Tarjan ([`Sccs`]) and the successor
-/// lists it walks (CSR).
+/// Reusable scratch of [`condense_into`]: the shared Tarjan ([`Sccs`]), the successor lists
+/// it walks (CSR) and the boundary fill cursors.
 #[derive(Clone, Debug, Default)]
 pub struct CondenseScratch {
     sccs: Sccs,
     succ_start: Vec<u32>,
     succs: Vec<Block>,
+    cursor: Vec<u32>,
 }
 
-/// Condenses the reachable part of `c` (fresh scratch; see [`condense_with`]).
+/// Condenses the reachable part of `c` (fresh scratch; see [`condense_into`]).
 pub fn condense(c: &Constraints) -> Condensation {
-    condense_with(c, &mut CondenseScratch::default())
+    let mut out = Condensation::default();
+    condense_into(c, &mut CondenseScratch::default(), &mut out);
+    out
 }
 
-/// Condenses the reachable part of `c` with [`Sccs::compute_graph`] (the analysis crate's
-/// iterative Tarjan) over the constraint graph restricted to reachable blocks.
-pub fn condense_with(c: &Constraints, s: &mut CondenseScratch) -> Condensation {
+/// Condenses the reachable part of `c` into `out` (its tables reused) with
+/// [`Sccs::compute_graph`] (the analysis crate's iterative Tarjan) over the constraint graph
+/// restricted to reachable blocks.
+pub fn condense_into(c: &Constraints, s: &mut CondenseScratch, out: &mut Condensation) {
     let n = c.n;
     s.succ_start.clear();
     s.succs.clear();
@@ -99,63 +125,89 @@ pub fn condense_with(c: &Constraints, s: &mut CondenseScratch) -> Condensation {
         &succs[start[b.index()] as usize..start[b.index() + 1] as usize]
     });
     // Components come sinks first; unreachable blocks (no successors here) form their own
-    // components, which are left out.
-    let mut comps: Vec<Vec<u32>> = (0..s.sccs.len())
-        .filter(|&k| c.reachable[s.sccs.members(k)[0].index()])
-        .map(|k| s.sccs.members(k).iter().map(|b| b.0).collect())
-        .collect();
-    comps.reverse();
-    let mut region_of = vec![NONE; n];
-    for (r, comp) in comps.iter().enumerate() {
-        for &b in comp {
-            region_of[b as usize] = r as u32;
-        }
-    }
-    let mut regions: Vec<Region> = comps
-        .into_iter()
-        .map(|mut members| {
-            members.sort_unstable();
-            Region {
-                members,
-                ..Region::default()
-            }
-        })
-        .collect();
-    for (ci, con) in c.constraints.iter().enumerate() {
-        let (rf, rt) = (region_of[con.from as usize], region_of[con.to as usize]);
-        if rf == NONE || rt == NONE {
+    // components, which are left out. Regions are the reachable components reversed.
+    out.region_of.clear();
+    out.region_of.resize(n, NONE);
+    out.member_start.clear();
+    out.members.clear();
+    out.member_start.push(0);
+    for k in (0..s.sccs.len()).rev() {
+        let comp = s.sccs.members(k);
+        if !c.reachable[comp[0].index()] {
             continue;
         }
-        if rf == rt {
-            regions[rf as usize].internal.push(ci as u32);
-        } else {
-            regions[rf as usize].boundary.push(BoundaryEdge {
-                constraint: ci as u32,
-                member: con.from,
-                outgoing: true,
-            });
-            regions[rt as usize].boundary.push(BoundaryEdge {
-                constraint: ci as u32,
-                member: con.to,
-                outgoing: false,
-            });
+        let r = out.member_start.len() as u32 - 1;
+        let at = out.members.len();
+        out.members.extend(comp.iter().map(|b| b.0));
+        out.members[at..].sort_unstable();
+        for &b in &out.members[at..] {
+            out.region_of[b as usize] = r;
+        }
+        out.member_start.push(out.members.len() as u32);
+    }
+    // Boundary edges by counting sort over the regions, in constraint order.
+    let nr = out.len();
+    out.boundary_start.clear();
+    out.boundary_start.resize(nr + 1, 0);
+    let crossing = |con: &super::problem::Constraint| {
+        let (rf, rt) = (
+            out.region_of[con.from as usize],
+            out.region_of[con.to as usize],
+        );
+        (rf != NONE && rt != NONE && rf != rt).then_some((rf, rt))
+    };
+    for con in &c.constraints {
+        if let Some((rf, rt)) = crossing(con) {
+            out.boundary_start[rf as usize + 1] += 1;
+            out.boundary_start[rt as usize + 1] += 1;
         }
     }
-    for r in &mut regions {
-        if r.members.len() > 1 {
-            let header = r
-                .members
-                .iter()
-                .position(|&m| m == 0)
-                .or_else(|| {
-                    r.boundary
-                        .iter()
-                        .find(|e| !e.outgoing)
-                        .and_then(|e| r.members.iter().position(|&m| m == e.member))
-                })
-                .unwrap_or(0);
-            r.members.swap(0, header);
+    for r in 0..nr {
+        out.boundary_start[r + 1] += out.boundary_start[r];
+    }
+    s.cursor.clear();
+    s.cursor.extend_from_slice(&out.boundary_start[..nr]);
+    out.boundary.clear();
+    out.boundary.resize(
+        out.boundary_start[nr] as usize,
+        BoundaryEdge {
+            constraint: 0,
+            member: 0,
+            outgoing: false,
+        },
+    );
+    for (ci, con) in c.constraints.iter().enumerate() {
+        let Some((rf, rt)) = crossing(con) else {
+            continue;
+        };
+        for (r, member, outgoing) in [(rf, con.from, true), (rt, con.to, false)] {
+            let at = &mut s.cursor[r as usize];
+            out.boundary[*at as usize] = BoundaryEdge {
+                constraint: ci as u32,
+                member,
+                outgoing,
+            };
+            *at += 1;
         }
     }
-    Condensation { regions, region_of }
+    // The header hint of a non-trivial region: the entry, else the first member entered by
+    // a boundary edge, else the first member.
+    for r in 0..nr as u32 {
+        if out.is_trivial(r) {
+            continue;
+        }
+        let members = out.members(r);
+        let header = members
+            .iter()
+            .position(|&m| m == 0)
+            .or_else(|| {
+                out.boundary(r)
+                    .iter()
+                    .find(|e| !e.outgoing)
+                    .and_then(|e| members.iter().position(|&m| m == e.member))
+            })
+            .unwrap_or(0);
+        let at = out.member_start[r as usize] as usize;
+        out.members.swap(at, at + header);
+    }
 }

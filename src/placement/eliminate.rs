@@ -13,6 +13,10 @@
 //! min-sum form. Eliminating block `x` joins every factor mentioning `x` into one table over
 //! `x`'s neighbours `S` and minimises over `x`, recording the argmin per assignment of `S`;
 //! decoding runs the order backwards. Forbidden entries are [`FORBIDDEN`] and absorb.
+//! A block whose domain is a single target (over half the pieces of the C corpora) is
+//! fixed: it is conditioned out before the order is chosen (its edges to free blocks
+//! become terms of their unary factors), so the elimination graph holds only the free
+//! blocks, and a problem whose blocks are all fixed is answered without one.
 //!
 //! Invariants: the answer is a minimum of the exact objective over all assignments within
 //! the AC-3 domains (AC-3 keeps every target of every feasible assignment), or infeasible.
@@ -23,7 +27,7 @@ use super::problem::{add, Constraints, Cost, TargetSet, FORBIDDEN};
 
 const NONE: u32 = u32::MAX;
 
-/// Working memory of [`eliminate_with`], reused between calls (every table is flat or a
+/// Working memory of [`eliminate_into`], reused between calls (every table is flat or a
 /// reused list, so a warm scratch allocates only when a problem is larger than every
 /// earlier one).
 #[derive(Default, Debug)]
@@ -33,6 +37,9 @@ pub struct EliminateScratch {
     vals: Vec<u8>,
     /// Current neighbours of each block in the elimination graph (lists kept between calls).
     nb: Vec<Vec<u32>>,
+    /// Stamp per block: building the lists (the block whose list it is on), then per
+    /// elimination step (the neighbour list being updated).
+    seen: Vec<u32>,
     eliminated: Vec<bool>,
     order: Vec<u32>,
     key: Vec<u64>,
@@ -47,13 +54,14 @@ pub struct EliminateScratch {
     scopes: Vec<u32>,
     tables: Vec<Cost>,
     bucket: Vec<u32>,
-    /// Per elimination: the factors of the bucket, the separator, axis sizes, the position
-    /// of each factor's scope variables in the separator (`NONE`: the eliminated block),
-    /// the odometer and the new table.
+    /// Per elimination: the factors of the bucket, the separator, axis sizes, each factor's
+    /// strides (`fterms`, over `(separator position, stride)` pairs in `maps`), the
+    /// odometer and the new table.
     fids: Vec<u32>,
     sep: Vec<u32>,
     dims: Vec<usize>,
-    maps: Vec<u32>,
+    maps: Vec<(u32, usize)>,
+    fterms: Vec<FactorTerms>,
     idx: Vec<usize>,
     table: Vec<Cost>,
     /// Per eliminated block (in order): its separator and argmin table.
@@ -62,6 +70,19 @@ pub struct EliminateScratch {
     seps: Vec<u32>,
     args: Vec<u8>,
     choice: Vec<usize>,
+}
+
+/// One factor of the bucket being eliminated, as strides over the separator and `x`.
+#[derive(Clone, Copy, Debug, Default)]
+struct FactorTerms {
+    /// Start of its table in `tables`.
+    table: usize,
+    /// Stride of the eliminated block's axis.
+    xstride: usize,
+    /// `maps[terms.0..terms.0 + terms.1]`: `(separator position, stride)` of the others.
+    terms: (u32, u32),
+    /// Table offset of the current separator cell (x at its first value).
+    base: usize,
 }
 
 impl EliminateScratch {
@@ -84,17 +105,27 @@ impl EliminateScratch {
 /// the elimination would exceed the budget, `Err(())` if no assignment is feasible.
 #[allow(clippy::result_unit_err)]
 pub fn eliminate(c: &Constraints, dom: &[TargetSet], budget: u64) -> Result<Option<Vec<u8>>, ()> {
-    eliminate_with(c, dom, budget, &mut EliminateScratch::default())
+    let mut assignment = Vec::new();
+    Ok(eliminate_into(
+        c,
+        dom,
+        budget,
+        &mut EliminateScratch::default(),
+        &mut assignment,
+    )?
+    .then_some(assignment))
 }
 
-/// [`eliminate`] with reusable working memory.
+/// [`eliminate`] with reusable working memory, writing the assignment into `assignment`
+/// (reused): `Ok(true)` when solved, `Ok(false)` over the budget.
 #[allow(clippy::result_unit_err)]
-pub fn eliminate_with(
+pub fn eliminate_into(
     c: &Constraints,
     dom: &[TargetSet],
     budget: u64,
     s: &mut EliminateScratch,
-) -> Result<Option<Vec<u8>>, ()> {
+    assignment: &mut Vec<u8>,
+) -> Result<bool, ()> {
     let n = c.n;
     s.vals_start.clear();
     s.vals.clear();
@@ -103,18 +134,27 @@ pub fn eliminate_with(
         s.vals.extend(d.iter().map(|t| t as u8));
         s.vals_start.push(s.vals.len() as u32);
     }
-    // Adjacency (undirected, deduplicated) for the order.
+    // Adjacency (undirected, deduplicated) for the order: each block's neighbours from its
+    // incident constraints, a stamp per neighbour keeping the list a set (a hub's list is
+    // built in time linear in its degree).
     if s.nb.len() < n {
         s.nb.resize_with(n, Vec::new);
     }
-    for list in &mut s.nb[..n] {
-        list.clear();
-    }
-    for con in &c.constraints {
-        let (a, b) = (con.from as usize, con.to as usize);
-        if !s.nb[a].contains(&(b as u32)) {
-            s.nb[a].push(b as u32);
-            s.nb[b].push(a as u32);
+    s.seen.clear();
+    s.seen.resize(n, NONE);
+    let free = |s: &EliminateScratch, b: usize| c.reachable[b] && s.dlen(b) > 1;
+    for b in 0..n {
+        s.nb[b].clear();
+        if !free(s, b) {
+            continue;
+        }
+        s.seen[b] = b as u32;
+        for &(ci, src) in c.incident(b) {
+            let o = c.other(ci, src);
+            if free(s, o) && s.seen[o] != b as u32 {
+                s.seen[o] = b as u32;
+                s.nb[b].push(o as u32);
+            }
         }
     }
     // Greedy order by smallest table (min-size, a weighted min-degree), with the fill it
@@ -124,50 +164,91 @@ pub fn eliminate_with(
     s.order.clear();
     let mut work: u64 = 0;
     // Lazy min-heap of (table size, block); a stale entry's size differs from `key`.
-    let table_size = |s: &EliminateScratch, x: u32| -> u64 {
-        s.nb[x as usize]
-            .iter()
-            .map(|&y| s.dlen(y as usize) as u64)
-            .fold(s.dlen(x as usize) as u64, |a, b| a.saturating_mul(b))
-    };
     s.key.clear();
     s.key.resize(n, 0);
     s.heap.clear();
     for b in 0..n {
-        if c.reachable[b] {
-            s.key[b] = table_size(s, b as u32);
+        if free(s, b) {
+            s.key[b] = s.nb[b]
+                .iter()
+                .map(|&y| s.dlen(y as usize) as u64)
+                .fold(s.dlen(b) as u64, |a, b| a.saturating_mul(b));
             s.heap.push(std::cmp::Reverse((s.key[b], b as u32)));
         }
     }
+    // `seen` now stamps by elimination step (blocks are below `n`, steps start there).
+    let mut stamp = n as u32;
     while let Some(std::cmp::Reverse((size, x))) = s.heap.pop() {
         if s.eliminated[x as usize] || size != s.key[x as usize] {
             continue;
         }
         work = work.saturating_add(size);
         if work > budget {
-            return Ok(None);
+            return Ok(false);
         }
         s.eliminated[x as usize] = true;
         s.order.push(x);
         let xs = std::mem::take(&mut s.nb[x as usize]);
         for &y in &xs {
-            let list = &mut s.nb[y as usize];
-            list.retain(|&z| z != x);
+            // One pass over y's list: drop x, stamp the rest and multiply their domain
+            // sizes; then the fill (x's other neighbours not yet there).
+            stamp = stamp.wrapping_add(1);
+            if stamp == NONE {
+                s.seen.fill(0);
+                stamp = n as u32;
+            }
+            let mut list = std::mem::take(&mut s.nb[y as usize]);
+            let mut size = s.dlen(y as usize) as u64;
+            list.retain(|&z| {
+                if z == x {
+                    return false;
+                }
+                s.seen[z as usize] = stamp;
+                size = size.saturating_mul(s.dlen(z as usize) as u64);
+                true
+            });
             for &z in &xs {
-                if z != y && !list.contains(&z) {
+                if z != y && s.seen[z as usize] != stamp {
+                    s.seen[z as usize] = stamp;
                     list.push(z);
+                    size = size.saturating_mul(s.dlen(z as usize) as u64);
                 }
             }
-        }
-        for &y in &xs {
-            s.key[y as usize] = table_size(s, y);
-            s.heap.push(std::cmp::Reverse((s.key[y as usize], y)));
+            s.nb[y as usize] = list;
+            s.key[y as usize] = size;
+            s.heap.push(std::cmp::Reverse((size, y)));
         }
         // Keep the list's allocation for the next call.
         s.nb[x as usize] = xs;
         s.nb[x as usize].clear();
     }
-    // Factors: unary and pairwise, bucketed by the earliest-eliminated variable in scope.
+    if (0..n).any(|b| c.reachable[b] && s.dlen(b) == 0) {
+        return Err(());
+    }
+    // The fixed blocks' own terms are constants, but must be allowed (they are after AC-3;
+    // a caller may pass other domains).
+    for b in 0..n {
+        if c.reachable[b] && s.dlen(b) == 1 {
+            let t = s.vals[s.vals_start[b] as usize] as usize;
+            if c.unary(b, t) == FORBIDDEN {
+                return Err(());
+            }
+        }
+    }
+    for (ci, con) in c.constraints.iter().enumerate() {
+        let (a, b) = (con.from as usize, con.to as usize);
+        if s.dlen(a) == 1 && s.dlen(b) == 1 {
+            let (ta, tb) = (
+                s.vals[s.vals_start[a] as usize],
+                s.vals[s.vals_start[b] as usize],
+            );
+            if c.cost(ci as u32, ta as usize, tb as usize) == FORBIDDEN {
+                return Err(());
+            }
+        }
+    }
+    // Factors: unary and pairwise over the free blocks, bucketed by the earliest-eliminated
+    // variable in scope.
     s.rank.clear();
     s.rank.resize(n, NONE);
     for (i, &x) in s.order.iter().enumerate() {
@@ -181,20 +262,32 @@ pub fn eliminate_with(
     s.scopes.clear();
     s.tables.clear();
     for b in 0..n {
-        if !c.reachable[b] {
+        if !free(s, b) {
             continue;
         }
+        // The unary factor, conditioned on the fixed neighbours' single targets.
         let (sa, ta) = (s.scopes.len(), s.tables.len());
         s.scopes.push(b as u32);
         let (lo, hi) = (s.vals_start[b] as usize, s.vals_start[b + 1] as usize);
         for i in lo..hi {
             let t = s.vals[i] as usize;
-            s.tables.push(c.unary(b, t));
+            let mut cost = c.unary(b, t);
+            for &(ci, src) in c.incident(b) {
+                let o = c.other(ci, src);
+                if !free(s, o) && c.reachable[o] {
+                    let to = s.vals[s.vals_start[o] as usize] as usize;
+                    cost = add(cost, c.edge_cost(ci, src, t, to));
+                }
+            }
+            s.tables.push(cost);
         }
         s.push_factor(s.rank[b], sa, ta);
     }
     for (ci, con) in c.constraints.iter().enumerate() {
         let (a, b) = (con.from as usize, con.to as usize);
+        if !free(s, a) || !free(s, b) {
+            continue;
+        }
         let (sa, ta) = (s.scopes.len(), s.tables.len());
         s.scopes.extend([a as u32, b as u32]);
         for i in s.vals_start[a] as usize..s.vals_start[a + 1] as usize {
@@ -241,38 +334,48 @@ pub fn eliminate_with(
         s.table.resize(total, FORBIDDEN);
         let arg_at = s.args.len();
         s.args.resize(arg_at + total, 0);
-        // Position of each factor's scope variables in (sep, x).
+        // Each factor's table offset as strides over (sep, x): per factor its table start,
+        // the stride of x, and `(separator position, stride)` per other scope variable.
         s.maps.clear();
+        s.fterms.clear();
         for &f in &s.fids {
             let (at, len) = s.factor_scope[f as usize];
-            for &y in &s.scopes[at as usize..(at + len) as usize] {
-                let m = if y == x {
-                    NONE
+            let term_at = s.maps.len();
+            let mut stride = 1usize;
+            let mut xstride = 0usize;
+            for &y in s.scopes[at as usize..(at + len) as usize].iter().rev() {
+                if y == x {
+                    xstride = stride;
                 } else {
-                    s.sep.iter().position(|&z| z == y).expect("in sep") as u32
-                };
-                s.maps.push(m);
+                    let m = s.sep.iter().position(|&z| z == y).expect("in sep");
+                    s.maps.push((m as u32, stride));
+                }
+                stride *= s.dlen(y as usize);
             }
+            s.fterms.push(FactorTerms {
+                table: s.factor_table[f as usize].0,
+                xstride,
+                terms: (term_at as u32, (s.maps.len() - term_at) as u32),
+                base: 0,
+            });
         }
         s.idx.clear();
         s.idx.resize(s.sep.len(), 0);
         for cell in 0..total {
+            for ft in &mut s.fterms {
+                let (at, len) = ft.terms;
+                ft.base = ft.table
+                    + s.maps[at as usize..(at + len) as usize]
+                        .iter()
+                        .map(|&(m, stride)| s.idx[m as usize] * stride)
+                        .sum::<usize>();
+            }
             let mut best = FORBIDDEN;
             let mut best_v = 0u8;
             for v in 0..xv {
                 let mut sum: Cost = 0;
-                let mut mi = 0usize;
-                for &f in &s.fids {
-                    let (sat, len) = s.factor_scope[f as usize];
-                    let mut at = 0usize;
-                    for &y in &s.scopes[sat as usize..(sat + len) as usize] {
-                        let m = s.maps[mi];
-                        mi += 1;
-                        let coord = if m == NONE { v } else { s.idx[m as usize] };
-                        at = at * s.dlen(y as usize) + coord;
-                    }
-                    let (tat, _) = s.factor_table[f as usize];
-                    sum = add(sum, s.tables[tat + at]);
+                for ft in &s.fterms {
+                    sum = add(sum, s.tables[ft.base + v * ft.xstride]);
                     if sum == FORBIDDEN {
                         break;
                     }
@@ -316,7 +419,14 @@ pub fn eliminate_with(
     // Decode backwards: every separator variable is eliminated later, so decoded earlier.
     s.choice.clear();
     s.choice.resize(n, 0);
-    let mut assignment = vec![super::cost::UNPLACED; n];
+    assignment.clear();
+    assignment.extend((0..n).map(|b| {
+        if c.reachable[b] && s.dlen(b) == 1 {
+            s.vals[s.vals_start[b] as usize]
+        } else {
+            super::cost::UNPLACED
+        }
+    }));
     for i in (0..s.order.len()).rev() {
         let x = s.order[i] as usize;
         let (sat, len) = s.arg_sep[i];
@@ -328,5 +438,5 @@ pub fn eliminate_with(
         s.choice[x] = v;
         assignment[x] = s.vals[s.vals_start[x] as usize + v];
     }
-    Ok(Some(assignment))
+    Ok(true)
 }

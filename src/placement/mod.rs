@@ -8,8 +8,9 @@
 //! fixpoint), and [`cost`] holds the exact objective and the exhaustive oracle. [`text`] is
 //! the problem's text form and [`generate`] makes problems for tests and benchmarks.
 //!
-//! From IR: [`targets`] reads target models (TOML), [`ir`] builds the problem of a function
-//! (eligibility, sizes, splitting, costs) and fuses the result, [`islands`] groups placed
+//! From IR: [`targets`] reads target models (TOML), [`build`] builds the problem of a function
+//! (eligibility, sizes, splitting, block costs, edge matrices: one file each), [`fusion`]
+//! fuses the result, [`islands`] groups placed
 //! blocks into islands and their dependency graph, [`split`] applies splitting and fusion to
 //! the IR, [`columns`] holds the per-block results as components of the block entities, and
 //! [`system`] is the pipeline's `placement` pass.
@@ -18,13 +19,14 @@
 //! see the README's placement section and the module docs of [`solve`] and [`eliminate`].
 
 pub mod ac3;
+pub mod build;
 pub mod columns;
 pub mod condense;
 pub mod cost;
 pub mod csp;
 pub mod eliminate;
+pub mod fusion;
 pub mod generate;
-pub mod ir;
 pub mod islands;
 pub mod problem;
 pub mod sizes;

@@ -43,10 +43,10 @@
 //! O(E·K) for trivial regions plus the CSP calls.
 
 use super::ac3::{prune, Ac3Scratch};
-use super::condense::{condense_with, Condensation, CondenseScratch};
+use super::condense::{condense_into, Condensation, CondenseScratch};
 use super::cost::UNPLACED;
 use super::csp::{solve_csp, CspLimits, CspScratch, CspSolution};
-use super::eliminate::{eliminate_with, EliminateScratch};
+use super::eliminate::{eliminate_into, EliminateScratch};
 use super::problem::{add, Constraints, Cost, Problem, TargetSet, FORBIDDEN};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -113,7 +113,7 @@ pub struct SolveStats {
 }
 
 /// A placement.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Placement {
     /// Target per block ([`UNPLACED`] for unreachable blocks).
     pub assignment: Vec<u8>,
@@ -173,8 +173,33 @@ pub struct Solver {
     mark: Vec<u32>,
     stamp: u32,
     solved_at: Vec<u64>,
-    constraints: Constraints,
     eliminate: EliminateScratch,
+    /// The data of [`Solver::solve`] (the pipeline keeps its own per function slot).
+    data: SolveData,
+}
+
+/// One problem's solver data, reused between problems: the constraints, the AC-3 domains,
+/// the condensation and the answer. The pipeline's placement systems each fill one part
+/// (see [`super::system`]).
+#[derive(Default, Debug)]
+pub struct SolveData {
+    /// The solver's view of the problem ([`Constraints::rebuild`]).
+    pub constraints: Constraints,
+    /// Per block: its domain after AC-3 ([`Solver::enforce_arc_consistency`]).
+    pub domains: Vec<TargetSet>,
+    /// The regions ([`Solver::condense_regions`]).
+    pub condensation: Condensation,
+    /// The answer ([`Solver::solve_regions`]).
+    pub placement: Placement,
+}
+
+/// The names of (up to eight of) `blocks`, for an error.
+fn names(p: &Problem, blocks: &[u32]) -> Vec<String> {
+    blocks
+        .iter()
+        .take(8)
+        .map(|&b| p.blocks[b as usize].clone())
+        .collect()
 }
 
 struct State<'a> {
@@ -199,7 +224,8 @@ impl Solver {
         Solver::default()
     }
 
-    /// Places `p` (see the module doc).
+    /// Places `p` (see the module doc): the four phases below in order, on the solver's own
+    /// [`SolveData`].
     ///
     /// # Errors
     /// [`PlacementError`] if the problem is malformed, some reachable block has no target
@@ -207,98 +233,136 @@ impl Solver {
     /// ran out.
     pub fn solve(&mut self, p: &Problem, opts: &SolveOptions) -> Result<Placement, PlacementError> {
         p.validate()?;
-        // The constraint tables are scratch too: rebuilt in place, returned after the solve.
-        let mut c = std::mem::take(&mut self.constraints);
-        c.rebuild(p);
-        let result = self.solve_with(p, &c, opts);
-        self.constraints = c;
+        let mut data = std::mem::take(&mut self.data);
+        data.constraints.rebuild(p);
+        let result = self
+            .enforce_arc_consistency(p, &data.constraints, &mut data.domains)
+            .and_then(|()| {
+                self.condense_regions(&data.constraints, &mut data.condensation);
+                let mut out = Placement::default();
+                self.solve_regions(
+                    p,
+                    &data.constraints,
+                    &data.domains,
+                    &data.condensation,
+                    opts,
+                    &mut out,
+                )?;
+                Ok(out)
+            });
+        self.data = data;
         result
     }
 
-    /// [`Solver::solve`] on `c`, the constraints of `p`.
-    fn solve_with(
+    /// Phase 1: the initial domains of `c`'s blocks in `domains` (reused), pruned by AC-3
+    /// ([`super::ac3::prune`]).
+    ///
+    /// # Errors
+    /// [`PlacementError::EmptyDomain`] naming the reachable blocks left without a target
+    /// (before or after the pruning).
+    pub fn enforce_arc_consistency(
         &mut self,
         p: &Problem,
         c: &Constraints,
-        opts: &SolveOptions,
-    ) -> Result<Placement, PlacementError> {
-        let names = |bs: &[u32]| -> Vec<String> {
-            bs.iter()
-                .take(8)
-                .map(|&b| p.blocks[b as usize].clone())
-                .collect()
-        };
-        let mut dom: Vec<TargetSet> = (0..c.n).map(|b| c.domain(b)).collect();
+        domains: &mut Vec<TargetSet>,
+    ) -> Result<(), PlacementError> {
+        domains.clear();
+        domains.extend((0..c.n).map(|b| c.domain(b)));
         let initially_empty: Vec<u32> = (0..c.n as u32)
-            .filter(|&b| c.reachable[b as usize] && dom[b as usize].is_empty())
+            .filter(|&b| c.reachable[b as usize] && domains[b as usize].is_empty())
             .collect();
         if !initially_empty.is_empty() {
-            return Err(PlacementError::EmptyDomain(names(&initially_empty)));
+            return Err(PlacementError::EmptyDomain(names(p, &initially_empty)));
         }
-        let emptied = prune(c, &mut dom, &mut self.ac3);
+        let emptied = prune(c, domains, &mut self.ac3);
         if !emptied.is_empty() {
-            return Err(PlacementError::EmptyDomain(names(&emptied)));
+            return Err(PlacementError::EmptyDomain(names(p, &emptied)));
         }
-        let cond = condense_with(c, &mut self.condense);
-        if opts.exact_budget > 0 {
-            if let Ok(Some(assignment)) =
-                eliminate_with(c, &dom, opts.exact_budget, &mut self.eliminate)
-            {
-                let cost = super::cost::objective_with(p, &c.reachable, &assignment)
-                    .expect("an eliminated optimum satisfies every constraint");
-                return Ok(Placement {
-                    assignment,
-                    cost,
-                    domains: dom,
-                    region_of: cond.region_of.clone(),
-                    stats: SolveStats {
-                        regions: cond.regions.len(),
-                        cyclic_regions: cond.regions.iter().filter(|r| !r.is_trivial()).count(),
-                        csp_exact: true,
-                        eliminated: true,
-                        ..SolveStats::default()
-                    },
-                });
-            }
-            // Infeasible (the search names the blocks) or too wide: search.
+        Ok(())
+    }
+
+    /// Phase 2: the regions of `c` into `out` (reused; [`super::condense::condense_into`]).
+    pub fn condense_regions(&mut self, c: &Constraints, out: &mut Condensation) {
+        condense_into(c, &mut self.condense, out);
+    }
+
+    /// Phase 3: the placement of the problem `p` with constraints `c`, AC-3 domains `dom`
+    /// and condensation `cond` into `out`, whose tables are reused: exact variable elimination when the width
+    /// allows ([`SolveOptions::exact_budget`]), else the forward pass, the backward pass
+    /// and the fixpoint (see the module doc).
+    ///
+    /// # Errors
+    /// [`PlacementError::Unsatisfiable`] or [`PlacementError::GaveUp`].
+    pub fn solve_regions(
+        &mut self,
+        p: &Problem,
+        c: &Constraints,
+        dom: &[TargetSet],
+        cond: &Condensation,
+        opts: &SolveOptions,
+        out: &mut Placement,
+    ) -> Result<(), PlacementError> {
+        let stats = SolveStats {
+            regions: cond.len(),
+            cyclic_regions: cond.cyclic(),
+            csp_exact: true,
+            ..SolveStats::default()
+        };
+        out.domains.clear();
+        out.domains.extend_from_slice(dom);
+        out.region_of.clone_from(&cond.region_of);
+        if opts.exact_budget > 0
+            && eliminate_into(
+                c,
+                dom,
+                opts.exact_budget,
+                &mut self.eliminate,
+                &mut out.assignment,
+            ) == Ok(true)
+        {
+            out.cost = super::cost::objective_with(p, &c.reachable, &out.assignment)
+                .expect("an eliminated optimum satisfies every constraint");
+            out.stats = SolveStats {
+                eliminated: true,
+                ..stats
+            };
+            return Ok(());
         }
+        // Infeasible (the search names the blocks) or too wide: search.
         self.cache.clear();
         self.solved_at.clear();
         let mut st = State {
             c,
-            cond: &cond,
-            dom: &dom,
-            assign: vec![UNPLACED; c.n],
-            fdom: dom.clone(),
-            done: vec![false; cond.regions.len()],
-            key_stamp: vec![0; cond.regions.len()],
+            cond,
+            dom,
+            assign: std::mem::take(&mut out.assignment),
+            fdom: dom.to_vec(),
+            done: vec![false; cond.len()],
+            key_stamp: vec![0; cond.len()],
             heap: BinaryHeap::new(),
-            stats: SolveStats {
-                regions: cond.regions.len(),
-                cyclic_regions: cond.regions.iter().filter(|r| !r.is_trivial()).count(),
-                csp_exact: true,
-                ..SolveStats::default()
-            },
+            stats,
             failed: Vec::new(),
             changed_at: vec![0; c.n],
             clock: 0,
         };
-        for r in 0..cond.regions.len() as u32 {
+        st.assign.clear();
+        st.assign.resize(c.n, UNPLACED);
+        for r in 0..cond.len() as u32 {
             st.push_key(r);
         }
         self.forward(&mut st, opts).map_err(|steps| {
             let mut blocks: Vec<u32> = st
                 .failed
                 .iter()
-                .flat_map(|&r| cond.regions[r as usize].members.iter().copied())
+                .flat_map(|&r| cond.members(r).iter().copied())
                 .collect();
             blocks.sort_unstable();
             blocks.dedup();
             match steps {
-                None => PlacementError::Unsatisfiable(names(&blocks)),
+                None => PlacementError::Unsatisfiable(names(p, &blocks)),
                 Some(steps) => PlacementError::GaveUp {
                     steps,
-                    blocks: names(&blocks),
+                    blocks: names(p, &blocks),
                 },
             }
         })?;
@@ -319,15 +383,11 @@ impl Solver {
                 }
             }
         }
-        let cost = super::cost::objective_with(p, &c.reachable, &st.assign)
+        out.cost = super::cost::objective_with(p, &c.reachable, &st.assign)
             .expect("a completed placement satisfies every constraint");
-        Ok(Placement {
-            assignment: st.assign,
-            cost,
-            domains: dom.clone(),
-            region_of: cond.region_of.clone(),
-            stats: st.stats,
-        })
+        out.assignment = st.assign;
+        out.stats = st.stats;
+        Ok(())
     }
 
     /// The forward pass. `Err(None)`: unsatisfiable; `Err(Some(steps))`: out of budget.
@@ -339,9 +399,8 @@ impl Solver {
             if steps > opts.step_budget {
                 return Err(Some(steps));
             }
-            let region = &st.cond.regions[r as usize];
-            let placed = if region.is_trivial() {
-                let b = region.members[0] as usize;
+            let placed = if st.cond.is_trivial(r) {
+                let b = st.cond.members(r)[0] as usize;
                 let heap = st.target_heap(b);
                 if let Some(&(_, t)) = heap.first() {
                     st.place(r, &[t]);
@@ -423,10 +482,10 @@ impl Solver {
         nogoods: &[Vec<u8>],
         opts: &SolveOptions,
     ) -> Option<CspSolution> {
-        let region = &st.cond.regions[r as usize];
         let key = if opts.cache && nogoods.is_empty() {
-            let tuple: Vec<u8> = region
-                .boundary
+            let tuple: Vec<u8> = st
+                .cond
+                .boundary(r)
                 .iter()
                 .map(|e| {
                     let o = st.c.other(e.constraint, e.outgoing);
@@ -445,7 +504,7 @@ impl Solver {
         st.stats.csp_calls += 1;
         let sol = solve_csp(
             st.c,
-            &region.members,
+            st.cond.members(r),
             st.dom,
             &st.assign,
             nogoods,
@@ -465,15 +524,14 @@ impl Solver {
     /// One refinement sweep over the regions (backward: sinks first). Returns true if some
     /// move was accepted.
     fn sweep(&mut self, st: &mut State, opts: &SolveOptions, backward: bool) -> bool {
-        let n = st.cond.regions.len();
+        let n = st.cond.len();
         let mut changed = false;
         for i in 0..n {
             let r = if backward { n - 1 - i } else { i } as u32;
-            let region = &st.cond.regions[r as usize];
-            if region.is_trivial() {
-                changed |= st.improve_block(region.members[0] as usize);
+            if st.cond.is_trivial(r) {
+                changed |= st.improve_block(st.cond.members(r)[0] as usize);
             } else {
-                let members = region.members.clone();
+                let members = st.cond.members(r).to_vec();
                 changed |= self.resolve(st, &members, Some(r), opts);
             }
         }
@@ -619,13 +677,12 @@ impl State<'_> {
         if self.done[r as usize] {
             return;
         }
-        let region = &self.cond.regions[r as usize];
         let mut size = u32::MAX;
         let mut degree = 0u32;
-        for &b in &region.members {
+        for &b in self.cond.members(r) {
             size = size.min(self.fdom[b as usize].len());
         }
-        for e in &region.boundary {
+        for e in self.cond.boundary(r) {
             if self.assign[self.c.other(e.constraint, e.outgoing)] != UNPLACED {
                 degree += 1;
             }
@@ -648,12 +705,11 @@ impl State<'_> {
     /// Places region `r`'s members on `targets` and narrows the neighbours.
     fn place(&mut self, r: u32, targets: &[u8]) {
         self.done[r as usize] = true;
-        let region = &self.cond.regions[r as usize];
-        for (&b, &t) in region.members.iter().zip(targets) {
+        for (&b, &t) in self.cond.members(r).iter().zip(targets) {
             self.assign[b as usize] = t;
         }
         let mut touched: smallvec::SmallVec<[u32; 8]> = smallvec::SmallVec::new();
-        for e in &region.boundary {
+        for e in self.cond.boundary(r) {
             let o = self.c.other(e.constraint, e.outgoing);
             let t = self.assign[e.member as usize] as usize;
             self.fdom[o] = self.fdom[o] & self.c.support(e.constraint, e.outgoing, t);
@@ -670,15 +726,14 @@ impl State<'_> {
     /// Unplaces region `r` and recomputes the narrowed domains around it.
     fn unplace(&mut self, r: u32) {
         self.done[r as usize] = false;
-        let region = &self.cond.regions[r as usize];
-        for &b in &region.members {
+        for &b in self.cond.members(r) {
             self.assign[b as usize] = UNPLACED;
         }
         let mut touched: smallvec::SmallVec<[u32; 8]> = smallvec::SmallVec::new();
-        for &b in &region.members {
+        for &b in self.cond.members(r) {
             self.refresh(b as usize);
         }
-        for e in &region.boundary {
+        for e in self.cond.boundary(r) {
             let o = self.c.other(e.constraint, e.outgoing);
             self.refresh(o);
             let ro = self.cond.region_of[o];
@@ -746,11 +801,10 @@ impl State<'_> {
     /// The targets of region `r`'s interface members (those with a boundary edge), in
     /// member order, as the CSP's nogoods expect.
     fn interface_tuple(&self, r: u32) -> Vec<u8> {
-        let region = &self.cond.regions[r as usize];
-        region
-            .members
+        self.cond
+            .members(r)
             .iter()
-            .filter(|&&b| region.boundary.iter().any(|e| e.member == b))
+            .filter(|&&b| self.cond.boundary(r).iter().any(|e| e.member == b))
             .map(|&b| self.assign[b as usize])
             .collect()
     }

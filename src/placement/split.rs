@@ -2,7 +2,7 @@
 //! "Fusion and islands").
 //!
 //! What: [`apply`] rewrites the function so that every block runs on one target. A block
-//! whose pieces ([`super::ir::Piece`]) were placed on more than one target is cut at each
+//! whose pieces ([`super::build::Piece`]) were placed on more than one target is cut at each
 //! seam where the target changes: the block keeps its first run of same-target pieces
 //! (so its parameters, its phis and any `blockaddress` of it stay valid) and ends in a
 //! zero-cost `jump` to a new block holding the next run, and so on; the last new block takes
@@ -18,13 +18,13 @@
 //! pass asked for through `RowDemand`: [`blocks_needed`]). What the interpreter computes is
 //! unchanged: a cut inserts only a jump, fusion removes only one. Blocks with an `asm goto`
 //! are neither cut nor fused (their label edges leave from the asm, not the terminator; see
-//! [`super::ir`]): problem construction already makes such a block one piece, so it is
+//! [`super::build`]): problem construction already makes such a block one piece, so it is
 //! placed on one target and leaving it whole is exact, not an approximation.
 //!
 //! Complexity: O(blocks + instructions + phi entries).
 
+use super::build::IrProblem;
 use super::columns::{BlockPlacement, PieceCounts};
-use super::ir::IrProblem;
 use super::solve::Placement;
 use super::UNPLACED;
 use crate::ir::{Block, Body, Const, ConstKind, InstKind, Target, Terminator};

@@ -1,27 +1,32 @@
 //! The `placement` pass: the adapter from a function to the solver, and its systems.
 //!
 //! What: [`place_function`] builds the problem of a function under a target model
-//! ([`super::ir::build_problem`]), solves it, fuses the result ([`super::ir::fuse`]) and
+//! ([`super::build::build_problem`]), solves it, fuses the result ([`super::fusion::fuse`]) and
 //! builds the islands ([`super::islands::build_islands`]), giving per-block results
-//! ([`BlockPlacement`]). In the pipeline the pass is three systems in the Placement stage,
-//! each visiting every live function slot (`PlacementScratch`, `RowDemand`, the analyses,
-//! `Diagnostics` and `PassStats` are per slot; the model is shared):
+//! ([`BlockPlacement`]); `strata place` and the tools use it. In the pipeline the same
+//! phases are a chain of systems in the Placement stage, each visiting every live function
+//! slot and working on the slot's [`PlacementScratch`] (the problem, the solver's
+//! [`SolveData`]: constraints, per-piece domains, condensation, placement; the islands and
+//! rows), kept between functions so that a warm slot allocates nothing:
 //!
 //! | system | reads | writes |
 //! |---|---|---|
-//! | [`place_blocks`] | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, `PlacementScratch`, `RowDemand`, `Diagnostics`, `PassStats` |
+//! | [`build_problem`] | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, the problem and its constraints, `Diagnostics` |
+//! | [`enforce_arc_consistency`] | the constraints | per-piece domains (AC-3), `Diagnostics` |
+//! | [`condense_regions`] | the constraints | the condensation (region of each piece, members, boundaries) |
+//! | [`solve_regions`] | problem, constraints, domains, condensation | the placement, `RowDemand`, `PassStats`, `Diagnostics` |
 //! | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows |
-//! | [`apply_placement`] | `PlacementScratch`, `PipelineConfig` | all IR columns (with splitting), the placement columns ([`super::columns`]), `ValidAnalyses`, `PassStats` |
+//! | [`apply_placement`] | the placement, `PipelineConfig` | fusion groups, islands, rows; all IR columns (with splitting), the placement columns ([`super::columns`]), `Phase`, `ValidAnalyses`, `PassStats` |
 //!
-//! [`place_blocks`] builds the problem with [`super::ir::build_problem_in`] from the shared
-//! `Cfg` and `Sccs` into the dense scratch kept in [`PlacementScratch`] (reused between
-//! functions), solves it, and reports an error diagnostic naming the blocks when no
-//! placement exists. With `PassOptions::placement_split` it asks for the rows the split
-//! creates ([`super::split::blocks_needed`]). [`apply_placement`] then, with splitting,
-//! rewrites the IR ([`super::split::apply`]: cut at target seams, fuse jump chains) and
-//! invalidates the analyses if it changed anything; in every case it writes the per-block
-//! columns (target, domain, island, piece counts), and a placed SSA function enters
-//! [`Phase::Placed`].
+//! Every system also records its wall time in `SystemTimes` when the config times passes
+//! (`strata compile --time-passes` prints them under `placement`). A failing phase reports
+//! an error diagnostic naming the blocks and leaves the slot's [`Progress`] short, so the
+//! later systems skip that function. With `PassOptions::placement_split`,
+//! [`solve_regions`] asks for the rows the split creates ([`super::split::blocks_needed`])
+//! and [`apply_placement`] rewrites the IR ([`super::split::apply`]: cut at target seams,
+//! fuse jump chains), invalidating the analyses if it changed anything; in every case it
+//! writes the per-block columns (target, domain, island, piece counts), and a placed SSA
+//! function enters [`Phase::Placed`].
 //!
 //! The model is the built-in one unless `PassOptions::placement_model` holds a model file's
 //! text ([`PlacementModel`] parses it once and keeps it while the text is the same).
@@ -31,16 +36,17 @@
 //!
 //! Complexity: that of the problem construction plus the solver (see [`super::solve`]).
 
+use super::build::{build_problem_in, fuse, BuildScratch, IrProblem};
 use super::columns::{slot_rows, write_rows, BlockPlacement, PlacementColumnsMut};
-use super::ir::{build_problem_in, fuse, BuildScratch, IrProblem};
 use super::islands::{build_islands, IslandGraph};
-use super::solve::{Placement, PlacementError, SolveOptions, Solver};
+use super::solve::{Placement, PlacementError, SolveData, SolveOptions, Solver};
 use super::split;
 use super::targets::{ModelError, TargetModel};
 use crate::analysis::{Cfg, Sccs, ValidAnalyses};
 use crate::ir::{IrMut, IrRead, IrView, PerSlot, Phase, RowDemand, SymbolTable, Symbols};
 use crate::stage::{
     grow_rows, Analyses, Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage,
+    SystemTimes,
 };
 use bevy_ecs::prelude::*;
 use std::sync::Arc;
@@ -99,7 +105,7 @@ pub fn place_function<F: IrRead>(
 }
 
 /// [`place_function`] with callees' return-size summaries (see
-/// [`super::ir::build_problem_with_summaries`]); `strata place` passes the module's.
+/// [`super::build::build_problem_with_summaries`]); `strata place` passes the module's.
 ///
 /// # Errors
 /// [`PlacementError`] when no placement exists (or the search gave up).
@@ -111,7 +117,7 @@ pub fn place_function_with_summaries<F: IrRead>(
     solver: &mut Solver,
     summaries: &super::sizes::SizeSummaries,
 ) -> Result<FunctionPlacement, PlacementError> {
-    let ir = super::ir::build_problem_with_summaries(f, symbols, model, summaries);
+    let ir = super::build::build_problem_with_summaries(f, symbols, model, summaries);
     let placement = solver.solve(&ir.problem, opts)?;
     let fused = fuse(f, &ir, &placement.assignment);
     let islands = build_islands(
@@ -180,26 +186,70 @@ impl PlacementModel {
     }
 }
 
-/// The pass's working memory, kept between functions: the solver's scratch, the dense
-/// scratch of problem construction, the problem itself, and the current function's solution
-/// and per-block rows (between [`place_blocks`] and [`apply_placement`]).
+/// The pass's data for the function of one slot, kept between functions (every table is
+/// cleared and refilled, so a warm slot allocates only for a function larger than every
+/// earlier one): the problem, the solver's data (constraints, per-piece domains,
+/// condensation, placement), the islands and the per-block rows. Each system of the chain
+/// fills its part; `placed` says how far the current function got.
 #[derive(Default, Debug)]
 pub struct PlacementScratch {
-    /// The solver.
+    /// The solver's scratch (AC-3 queue, Tarjan, elimination tables, search state).
     pub solver: Solver,
     /// Problem-construction scratch.
     pub build: BuildScratch,
     /// The current function's problem.
     pub ir: IrProblem,
-    /// The current function's solution, if one was found.
-    pub solution: Option<(Placement, IslandGraph)>,
+    /// Its constraints, per-piece domains, condensation and placement.
+    pub data: SolveData,
+    /// The current function's islands (with `placed`).
+    pub islands: IslandGraph,
+    /// Leader of each piece's fusion group (with `placed`).
+    pub fused: Vec<u32>,
     /// The current function's per-block rows.
     pub rows: Vec<BlockPlacement>,
+    /// How far the current function got.
+    pub progress: Progress,
 }
 
-/// Builds and solves each live function's placement problem; see the module doc.
+/// How far a slot's function got through the placement systems (each system works on the
+/// slots its predecessor left in the state it expects; a failure stops the function there).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Progress {
+    /// Not built (or failed: an error diagnostic says why).
+    #[default]
+    None,
+    /// The problem and its constraints are built.
+    Built,
+    /// The domains are arc consistent.
+    Consistent,
+    /// The regions are known.
+    Condensed,
+    /// The placement is solved.
+    Placed,
+}
+
+/// Reports `e` for the function `f` of slot `s` and stops the function.
+fn fail(
+    scratch: &mut PlacementScratch,
+    diagnostics: &mut Diagnostics,
+    name: &str,
+    e: impl std::fmt::Display,
+) {
+    scratch.progress = Progress::None;
+    diagnostics.0.push(Diagnostic {
+        severity: Severity::Error,
+        pass: "placement",
+        message: format!("function @{name}: {e}"),
+    });
+}
+
+/// System 1, building the problem: reads every column (through `IrView`), `Cfg`, `Sccs`,
+/// `Symbols`, `PipelineConfig`; writes `PlacementModel` (selected once), each slot's
+/// problem (`PlacementScratch::ir`: eligibility, sizes, pieces, block costs, edge
+/// matrices; see [`super::build`]) and its constraints (`SolveData::constraints`),
+/// `Diagnostics` (a bad model file), `SystemTimes`.
 #[allow(clippy::too_many_arguments)]
-pub fn place_blocks(
+pub fn build_problem(
     ir: IrView,
     cfg: Res<PerSlot<Cfg>>,
     sccs: Res<PerSlot<Sccs>>,
@@ -207,14 +257,14 @@ pub fn place_blocks(
     config: Res<PipelineConfig>,
     mut model: ResMut<PlacementModel>,
     mut scratch: ResMut<PerSlot<PlacementScratch>>,
-    mut demand: ResMut<PerSlot<RowDemand>>,
     mut diagnostics: ResMut<PerSlot<Diagnostics>>,
-    mut stats: ResMut<PerSlot<PassStats>>,
+    mut times: ResMut<SystemTimes>,
 ) {
+    let clock = SystemTimes::start(&config);
     let selected = model.select(config.options.placement_model.as_ref());
     for (s, f) in ir.bodies() {
         let scratch = &mut scratch[s];
-        scratch.solution = None;
+        scratch.progress = Progress::None;
         scratch.rows.clear();
         if let Err(e) = &selected {
             diagnostics[s].0.push(Diagnostic {
@@ -233,47 +283,137 @@ pub fn place_blocks(
             &mut scratch.build,
             &mut scratch.ir,
         );
-        let stats = &mut stats[s];
-        match scratch
-            .solver
-            .solve(&scratch.ir.problem, &SolveOptions::default())
-        {
-            Ok(placement) => {
-                let fused = fuse(&f, &scratch.ir, &placement.assignment);
-                let islands = build_islands(
-                    &scratch.ir.problem,
-                    &placement.assignment,
-                    &scratch.ir.paths,
-                    &scratch.ir.path_origin,
-                );
-                block_rows(
-                    f.num_blocks(),
-                    &scratch.ir,
-                    &placement,
-                    &fused,
-                    &islands.island_of,
-                    &mut scratch.rows,
-                );
-                stats.add("placement", "pieces", scratch.ir.pieces.len() as u64);
-                stats.add("placement", "islands", islands.islands.len() as u64);
+        if let Err(e) = scratch.ir.problem.validate() {
+            fail(
+                scratch,
+                &mut diagnostics[s],
+                f.name(),
+                PlacementError::from(e),
+            );
+            continue;
+        }
+        scratch.data.constraints.rebuild(&scratch.ir.problem);
+        scratch.progress = Progress::Built;
+    }
+    times.record(Stage::Placement, "build_problem", clock);
+}
+
+/// System 2, `enforce_arc_consistency`: reads each built slot's constraints; writes its
+/// per-piece domains (`SolveData::domains`: the supported targets pruned by AC-3,
+/// [`Solver::enforce_arc_consistency`]), `Diagnostics` (pieces left without a target),
+/// `SystemTimes`.
+pub fn enforce_arc_consistency(
+    ir: IrView,
+    config: Res<PipelineConfig>,
+    mut scratch: ResMut<PerSlot<PlacementScratch>>,
+    mut diagnostics: ResMut<PerSlot<Diagnostics>>,
+    mut times: ResMut<SystemTimes>,
+) {
+    let clock = SystemTimes::start(&config);
+    for (s, f) in ir.bodies() {
+        let scratch = &mut scratch[s];
+        if scratch.progress != Progress::Built {
+            continue;
+        }
+        let PlacementScratch {
+            solver, ir, data, ..
+        } = scratch;
+        match solver.enforce_arc_consistency(&ir.problem, &data.constraints, &mut data.domains) {
+            Ok(()) => scratch.progress = Progress::Consistent,
+            Err(e) => fail(scratch, &mut diagnostics[s], f.name(), e),
+        }
+    }
+    times.record(Stage::Placement, "enforce_arc_consistency", clock);
+}
+
+/// System 3, `condense_regions`: reads each consistent slot's constraints; writes its
+/// condensation (`SolveData::condensation`: the region of each piece, the regions' members
+/// and boundary edges; [`Solver::condense_regions`]), `SystemTimes`.
+pub fn condense_regions(
+    ir: IrView,
+    config: Res<PipelineConfig>,
+    mut scratch: ResMut<PerSlot<PlacementScratch>>,
+    mut times: ResMut<SystemTimes>,
+) {
+    let clock = SystemTimes::start(&config);
+    for (s, _) in ir.bodies() {
+        let scratch = &mut scratch[s];
+        if scratch.progress != Progress::Consistent {
+            continue;
+        }
+        let PlacementScratch { solver, data, .. } = scratch;
+        solver.condense_regions(&data.constraints, &mut data.condensation);
+        scratch.progress = Progress::Condensed;
+    }
+    times.record(Stage::Placement, "condense_regions", clock);
+}
+
+/// System 4, `solve_regions`: reads each condensed slot's problem, constraints, domains
+/// and condensation; writes its placement (`SolveData::placement`, by exact elimination
+/// where the width allows, else the search; [`Solver::solve_regions`]), `RowDemand` (the
+/// rows splitting will create, with `PassOptions::placement_split`), `PassStats`,
+/// `Diagnostics` (no placement exists), `SystemTimes`.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_regions(
+    ir: IrView,
+    config: Res<PipelineConfig>,
+    mut scratch: ResMut<PerSlot<PlacementScratch>>,
+    mut demand: ResMut<PerSlot<RowDemand>>,
+    mut diagnostics: ResMut<PerSlot<Diagnostics>>,
+    mut stats: ResMut<PerSlot<PassStats>>,
+    mut times: ResMut<SystemTimes>,
+) {
+    let clock = SystemTimes::start(&config);
+    let opts = SolveOptions::default();
+    for (s, f) in ir.bodies() {
+        let scratch = &mut scratch[s];
+        if scratch.progress != Progress::Condensed {
+            continue;
+        }
+        let PlacementScratch {
+            solver, ir, data, ..
+        } = scratch;
+        let SolveData {
+            constraints,
+            domains,
+            condensation,
+            placement,
+        } = data;
+        let solved = solver.solve_regions(
+            &ir.problem,
+            constraints,
+            domains,
+            condensation,
+            &opts,
+            placement,
+        );
+        match solved {
+            Ok(()) => {
+                let stats = &mut stats[s];
+                stats.add("placement", "pieces", ir.pieces.len() as u64);
+                // The counter's place in the report; `apply_placement` adds the islands.
+                stats.add("placement", "islands", 0);
                 stats.add("placement", "cost", placement.cost);
                 stats.add("placement", "backtracks", placement.stats.backtracks);
                 if config.options.placement_split {
-                    demand[s].blocks += split::blocks_needed(&scratch.ir, &placement);
+                    demand[s].blocks += split::blocks_needed(ir, placement);
                 }
-                scratch.solution = Some((placement, islands));
+                scratch.progress = Progress::Placed;
             }
-            Err(e) => diagnostics[s].0.push(Diagnostic {
-                severity: Severity::Error,
-                pass: "placement",
-                message: format!("function @{}: {e}", f.name()),
-            }),
+            Err(e) => fail(scratch, &mut diagnostics[s], f.name(), e),
         }
     }
+    times.record(Stage::Placement, "solve_regions", clock);
 }
 
-/// Applies splitting and fusion (with `PassOptions::placement_split`) and writes the
-/// placement columns of each live function; see the module doc.
+/// System 6 (after `grow_rows`), `apply_placement`: reads each slot's placement; writes its
+/// fusion groups ([`super::fusion::fuse`]), islands
+/// ([`super::islands::build_islands`]) and per-block rows, with
+/// `PassOptions::placement_split` all IR columns ([`super::split::apply`]: cut at target
+/// seams, fuse jump chains; the analyses are invalidated if it changed anything), the
+/// placement columns of every block row in use ([`super::columns`]; unplaced when there is
+/// no solution), the function's phase, `ValidAnalyses`, `PassStats`, `SystemTimes`.
+#[allow(clippy::too_many_arguments)]
 pub fn apply_placement(
     mut ir: IrMut,
     mut columns: Query<PlacementColumnsMut>,
@@ -281,32 +421,47 @@ pub fn apply_placement(
     mut scratch: ResMut<PerSlot<PlacementScratch>>,
     mut valid: ResMut<PerSlot<ValidAnalyses>>,
     mut stats: ResMut<PerSlot<PassStats>>,
+    mut times: ResMut<SystemTimes>,
 ) {
+    let clock = SystemTimes::start(&config);
     let mut placement_columns = slot_rows(&mut columns);
     for (s, mut body) in ir.bodies() {
         let scratch = &mut scratch[s];
         let n = body.counts.blocks;
-        if let (true, Some((placement, islands))) =
-            (config.options.placement_split, scratch.solution.as_ref())
-        {
-            let done = split::apply(
-                &mut body,
-                &scratch.ir,
-                placement,
-                &islands.island_of,
-                &mut scratch.rows,
+        let placed = scratch.progress == Progress::Placed;
+        if placed {
+            let PlacementScratch {
+                ir,
+                data,
+                islands,
+                fused,
+                rows,
+                ..
+            } = scratch;
+            let placement = &data.placement;
+            *fused = fuse(&body, ir, &placement.assignment);
+            *islands = build_islands(
+                &ir.problem,
+                &placement.assignment,
+                &ir.paths,
+                &ir.path_origin,
             );
-            if done.changed() {
-                valid[s].0 = Analyses::empty();
+            block_rows(n, ir, placement, fused, &islands.island_of, rows);
+            stats[s].add("placement", "islands", islands.islands.len() as u64);
+            if config.options.placement_split {
+                let done = split::apply(&mut body, ir, placement, &islands.island_of, rows);
+                if done.changed() {
+                    valid[s].0 = Analyses::empty();
+                }
+                let stats = &mut stats[s];
+                stats.add("placement", "blocks_split", done.blocks_split);
+                stats.add("placement", "blocks_created", done.blocks_created);
+                stats.add("placement", "blocks_fused", done.blocks_fused);
             }
-            let stats = &mut stats[s];
-            stats.add("placement", "blocks_split", done.blocks_split);
-            stats.add("placement", "blocks_created", done.blocks_created);
-            stats.add("placement", "blocks_fused", done.blocks_fused);
         }
         // A placed SSA function is in the Placed phase (a memory-form one keeps its phase:
         // Placed is an SSA phase).
-        if scratch.solution.is_some() && body.info.phase.is_ssa() {
+        if placed && body.info.phase.is_ssa() {
             body.info.phase = Phase::Placed;
         }
         // Every row in use gets a value (unplaced when there is no solution).
@@ -314,6 +469,7 @@ pub fn apply_placement(
         scratch.rows.resize(rows_in_use, BlockPlacement::default());
         write_rows(placement_columns[s].take(), &scratch.rows);
     }
+    times.record(Stage::Placement, "apply_placement", clock);
 }
 
 /// Inserts the pass's resources and registers the placement columns (every block entity
@@ -321,17 +477,226 @@ pub fn apply_placement(
 pub fn init_resources(world: &mut World) {
     world.init_resource::<PlacementModel>();
     world.init_resource::<PerSlot<PlacementScratch>>();
+    world.init_resource::<SystemTimes>();
     world.register_component::<super::columns::BlockTarget>();
     world.register_component::<super::columns::BlockDomain>();
     world.register_component::<super::columns::BlockIsland>();
     world.register_component::<super::columns::BlockPieces>();
 }
 
-/// Adds the pass's systems to the Placement stage.
+/// Adds the pass's systems to the Placement stage, in the order of the module doc.
 pub fn configure(schedule: &mut Schedule) {
     schedule.add_systems(
-        (place_blocks, grow_rows, apply_placement)
+        (
+            build_problem,
+            enforce_arc_consistency,
+            condense_regions,
+            solve_regions,
+            grow_rows,
+            apply_placement,
+        )
             .chain()
             .in_set(Stage::Placement),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each placement system run alone in a [`Harness`] after the systems it requires,
+    //! judged on what it writes (against the direct computation where one exists).
+    use super::*;
+    use crate::analysis::{compute_cfg, compute_sccs};
+    use crate::engine::harness::Harness;
+    use crate::placement::TargetSet;
+    use crate::stage::PassSet;
+
+    /// A loop around a call (pieces the call pins to the interpreter, arithmetic free to
+    /// move) and a memory access.
+    const SIR: &str = "
+func @ext(i64 v0) -> i64 {
+block0:
+  ret i64 v0
+}
+
+func @f(i64 v0) -> i64 {
+block0:
+  v1 = add i64 v0, 1
+  jump block1
+block1:
+  v2 = phi i64 [block0: v1], [block2: v5]
+  v3 = mul i64 v2, 3
+  v4 = icmp sgt i64 v3, 100
+  br v4, block3, block2
+block2:
+  v6 = call i64 @ext(i64 v3)
+  v5 = add i64 v6, 7
+  jump block1
+block3:
+  v7 = sub i64 v3, 1
+  ret i64 v7
+}
+";
+
+    /// The harness holding `@f`, with its CFG and SCCs computed.
+    fn harness() -> Harness {
+        let module = crate::text::parse_module(SIR, "<test>").expect("the test module parses");
+        let symbols = Arc::new(module.symbol_table());
+        let f = module.functions.into_iter().nth(1).expect("@f");
+        let config = PipelineConfig::new(PassSet::parse("placement").expect("known pass"));
+        let mut h = Harness::new(f, &symbols, config);
+        h.run((compute_cfg, compute_sccs).chain());
+        h
+    }
+
+    fn scratch(h: &Harness) -> &PlacementScratch {
+        &h.world().resource::<PerSlot<PlacementScratch>>()[0]
+    }
+
+    /// What `place_function` (the same phases outside the World) answers for `@f`.
+    fn direct() -> FunctionPlacement {
+        let module = crate::text::parse_module(SIR, "<test>").expect("the test module parses");
+        let symbols = module.symbol_table();
+        place_function(
+            &module.functions[1],
+            Some(&symbols),
+            &TargetModel::default_model(),
+            &SolveOptions::default(),
+            &mut Solver::new(),
+        )
+        .expect("@f has a placement")
+    }
+
+    #[test]
+    fn build_problem_splits_at_the_call_and_builds_the_constraints() {
+        let mut h = harness();
+        h.run(build_problem);
+        let s = scratch(&h);
+        assert_eq!(s.progress, Progress::Built);
+        let want = direct();
+        assert_eq!(s.ir.pieces, want.ir.pieces);
+        assert_eq!(s.ir.problem, want.ir.problem);
+        assert!(
+            s.ir.pieces.len() > 4,
+            "the call cuts its block: {:?}",
+            s.ir.pieces
+        );
+        let c = &s.data.constraints;
+        assert_eq!(c.n, s.ir.pieces.len());
+        assert!((0..c.n).all(|b| c.reachable[b]), "every piece is reachable");
+    }
+
+    #[test]
+    fn enforce_arc_consistency_prunes_to_the_direct_domains() {
+        let mut h = harness();
+        h.run(build_problem);
+        h.run(enforce_arc_consistency);
+        let s = scratch(&h);
+        assert_eq!(s.progress, Progress::Consistent);
+        assert_eq!(s.data.domains, direct().placement.domains);
+        // The call's piece runs only on the interpreter (target 0); some piece keeps a
+        // choice.
+        let call =
+            s.ir.pieces
+                .iter()
+                .position(|p| p.block == 2 && p.start == 0)
+                .expect("the call starts a piece of block2");
+        assert_eq!(s.data.domains[call], TargetSet::single(0));
+        assert!(s.data.domains.iter().any(|d| d.len() > 1));
+    }
+
+    #[test]
+    fn condense_regions_puts_the_loop_in_one_region() {
+        let mut h = harness();
+        h.run((build_problem, enforce_arc_consistency).chain());
+        h.run(condense_regions);
+        let s = scratch(&h);
+        assert_eq!(s.progress, Progress::Condensed);
+        let cond = &s.data.condensation;
+        let region = |block: u32| -> Vec<u32> {
+            s.ir.pieces
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.block == block)
+                .map(|(i, _)| cond.region_of[i])
+                .collect()
+        };
+        let (head, body) = (region(1), region(2));
+        assert!(
+            head.iter().chain(&body).all(|&r| r == head[0]),
+            "{head:?} {body:?}"
+        );
+        assert!(!cond.is_trivial(head[0]));
+        assert_ne!(region(0)[0], head[0], "the entry is outside the loop");
+        assert_eq!(cond.region_of, direct().placement.region_of);
+    }
+
+    #[test]
+    fn solve_regions_finds_the_exact_optimum() {
+        let mut h = harness();
+        h.run((build_problem, enforce_arc_consistency, condense_regions).chain());
+        h.run(solve_regions);
+        let s = scratch(&h);
+        assert_eq!(s.progress, Progress::Placed);
+        let (best, _) = crate::placement::brute_force(&s.ir.problem).expect("feasible");
+        assert_eq!(s.data.placement.cost, best);
+        assert_eq!(s.data.placement.assignment, direct().placement.assignment);
+        let stats = &h.world().resource::<PerSlot<PassStats>>()[0];
+        assert!(stats
+            .0
+            .iter()
+            .any(|st| st.name == "cost" && st.value == best));
+    }
+
+    #[test]
+    fn apply_placement_writes_the_direct_block_rows() {
+        let mut h = harness();
+        h.run(
+            (
+                build_problem,
+                enforce_arc_consistency,
+                condense_regions,
+                solve_regions,
+            )
+                .chain(),
+        );
+        h.run(apply_placement);
+        let s = scratch(&h);
+        let want = direct();
+        assert_eq!(s.rows, want.blocks);
+        assert_eq!(s.islands, want.islands);
+        assert_eq!(s.fused, want.fused);
+        // Parsed text is in memory form, which placement leaves as it is (Placed is an SSA
+        // phase).
+        assert_eq!(h.take().phase, Phase::Memory);
+    }
+
+    #[test]
+    fn a_failed_phase_stops_the_function_with_a_located_error() {
+        // A model whose only target runs no call: the call's piece has no target.
+        let model = "[transitions]\noverhead = 1\nper_unit = 1\n\n[[target]]\nname = \"db\"\ndefault_cost = 1\nunsupported = [\"call\"]\n";
+        let mut h = harness();
+        h.world_mut()
+            .resource_mut::<PipelineConfig>()
+            .options
+            .placement_model = Some(Arc::from(model));
+        h.run(
+            (
+                build_problem,
+                enforce_arc_consistency,
+                condense_regions,
+                solve_regions,
+                apply_placement,
+            )
+                .chain(),
+        );
+        assert_eq!(scratch(&h).progress, Progress::None);
+        let diagnostics = &h.world().resource::<PerSlot<Diagnostics>>()[0].0;
+        assert!(
+            diagnostics
+                .iter()
+                .any(|d| d.message.contains("@f") && d.message.contains("block2")),
+            "{diagnostics:?}"
+        );
+        assert!(scratch(&h).rows.iter().all(|r| r.pieces.pieces == 0));
+    }
 }

@@ -110,15 +110,16 @@ fn csp_with_fixed_boundary_equals_brute_force() {
         let p = problem(seed, Shape::Loop, 8, 3);
         let c = Constraints::new(&p);
         let cond = condense::condense(&c);
-        let Some(region) = cond.regions.iter().find(|r| r.members.len() >= 2) else {
+        let Some(region) = (0..cond.len() as u32).find(|&r| cond.members(r).len() >= 2) else {
             continue;
         };
+        let members = cond.members(region);
         let dom: Vec<TargetSet> = (0..c.n).map(|b| c.domain(b)).collect();
         // Fix every outside block to a random supported target.
         let mut rng = Rng::new(seed);
         let mut outside = vec![UNPLACED; c.n];
         for b in 0..c.n {
-            if cond.region_of[b] != u32::MAX && !region.members.contains(&(b as u32)) {
+            if cond.region_of[b] != u32::MAX && !members.contains(&(b as u32)) {
                 let ts: Vec<usize> = dom[b].iter().collect();
                 if !ts.is_empty() {
                     outside[b] = ts[rng.below(ts.len() as u64) as usize] as u8;
@@ -127,7 +128,7 @@ fn csp_with_fixed_boundary_equals_brute_force() {
         }
         let got = solve_csp(
             &c,
-            &region.members,
+            members,
             &dom,
             &outside,
             &[],
@@ -136,21 +137,21 @@ fn csp_with_fixed_boundary_equals_brute_force() {
             &mut CspScratch::default(),
         );
         // Brute force over the members only.
-        let m = region.members.len();
+        let m = members.len();
         let mut best: Option<Cost> = None;
         let mut idx = vec![0usize; m];
         let k = c.k;
         'all: loop {
             let mut assign = outside.clone();
-            for (i, &b) in region.members.iter().enumerate() {
+            for (i, &b) in members.iter().enumerate() {
                 assign[b as usize] = idx[i] as u8;
             }
             let mut total: Cost = 0;
-            for &b in &region.members {
+            for &b in members {
                 total = problem::add(total, c.unary(b as usize, assign[b as usize] as usize));
                 for &(ci, src) in c.incident(b as usize) {
                     let o = c.other(ci, src);
-                    if assign[o] == UNPLACED || (region.members.contains(&(o as u32)) && !src) {
+                    if assign[o] == UNPLACED || (members.contains(&(o as u32)) && !src) {
                         continue;
                     }
                     total = problem::add(

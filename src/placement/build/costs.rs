@@ -1,0 +1,104 @@
+//! Phase 4 of building the problem: block costs (spec 001's separable cost model). A
+//! piece costs, per target, the sum of its statements' kind costs plus its terminator's,
+//! plus for every path it accesses whose origin is another target `path_unit` × the
+//! estimate of the path's size; a target the piece's support (statements, the leading phi
+//! group, the terminator and its operands, loops) excludes is forbidden. Each piece is
+//! named `blockN` (its first piece) or `blockN.I` (from instruction I).
+//!
+//! Reads: the function, the model, `out`'s pieces and paths, `inst_sup`, `kind_masks`,
+//! `elig`, `in_loop`, `first_piece` of the scratch. Writes: the problem's block names and
+//! block costs; `costs` of the scratch.
+//!
+//! Complexity: O((instructions + pieces · paths) · K).
+
+use super::super::problem::FORBIDDEN;
+use super::super::targets::TargetModel;
+use super::{kind_of, push_decimal, terminator_kind, BuildScratch, IrProblem};
+use crate::ir::{Block, InstKind, IrRead, Operand};
+
+/// Runs the phase (see the module doc).
+pub(super) fn block_costs<F: IrRead>(
+    f: &F,
+    model: &TargetModel,
+    s: &mut BuildScratch,
+    out: &mut IrProblem,
+) {
+    let k = model.len();
+    let all = s.all;
+    let ni = f.num_insts();
+    let loop_mask = s.loop_mask;
+    // Problem blocks.
+    for pi in 0..out.pieces.len() {
+        let pc = out.pieces[pi];
+        let insts = f.block_insts(Block(pc.block));
+        s.costs.clear();
+        s.costs.resize(k, 0);
+        let mut mask = all;
+        for &i in &insts[pc.start as usize..pc.end as usize] {
+            if i.index() >= ni {
+                continue;
+            }
+            mask &= s.inst_sup[i.index()];
+            let kind = kind_of(f.inst_kind(i));
+            for (t, c) in s.costs.iter_mut().enumerate() {
+                *c = c.saturating_add(model.cost(t, kind).unwrap_or(0));
+            }
+        }
+        if pc.start == 0 {
+            // The leading phi group's common support (see above).
+            let phis = insts
+                .iter()
+                .take_while(|i| i.index() < ni && matches!(f.inst_kind(**i), InstKind::Phi { .. }))
+                .count();
+            if phis > pc.end as usize {
+                for &i in &insts[pc.end as usize..phis] {
+                    mask &= s.inst_sup[i.index()];
+                }
+            }
+        }
+        if pc.terminator {
+            let term = f.terminator(Block(pc.block));
+            let tkind = terminator_kind(term);
+            for (t, c) in s.costs.iter_mut().enumerate() {
+                *c = c.saturating_add(model.cost(t, tkind).unwrap_or(0));
+            }
+            mask &= s.kind_masks[tkind];
+            term.for_each_operand(|op| {
+                if let Operand::Value(v) = op {
+                    mask &= s.elig.get(v.index()).copied().unwrap_or(all);
+                }
+            });
+        }
+        if s.in_loop[pc.block as usize] {
+            mask &= loop_mask;
+        }
+        for (t, c) in s.costs.iter_mut().enumerate() {
+            if mask >> t & 1 == 0 {
+                *c = FORBIDDEN;
+                continue;
+            }
+            for &q in &out.paths[pi] {
+                if out.path_origin[q as usize] as usize != t {
+                    let units = out.path_sizes[q as usize]
+                        .total()
+                        .estimate(model.size_estimate);
+                    *c = c.saturating_add(model.targets[t].path_unit.saturating_mul(units));
+                }
+            }
+        }
+        // Names are reused strings (no allocation once the table is warm).
+        if pi == out.problem.blocks.len() {
+            out.problem.blocks.push(String::new());
+        }
+        let name = &mut out.problem.blocks[pi];
+        name.clear();
+        name.push_str("block");
+        push_decimal(name, pc.block);
+        if s.first_piece[pc.block as usize] != pi as u32 {
+            name.push('.');
+            push_decimal(name, pc.start);
+        }
+        out.problem.block_cost.extend_from_slice(&s.costs);
+    }
+    out.problem.blocks.truncate(out.pieces.len());
+}

@@ -1,0 +1,314 @@
+//! From an IR function and a target model to a placement [`Problem`]: statement
+//! eligibility, size estimation, block splitting, block costs and per-edge matrices
+//! (spec 001).
+//!
+//! What: [`build_problem`] reads a function through [`IrRead`] (blocks, instructions,
+//! terminators, constants) and produces one problem block per *piece*: a maximal run of a
+//! block's instructions with the same supported target set (the terminator belongs to the
+//! last piece, or forms its own when its support differs). Pieces of one IR block are joined
+//! by zero-cost jump edges that still carry the normal transition cost; the IR itself is not
+//! rewritten, so splitting cannot change what the interpreter computes ([`fuse`] reports
+//! which pieces and which argument-free jump chains run as one unit).
+//!
+//! - Eligibility (forward must-analysis, greatest fixpoint): value `v` is eligible on `t`
+//!   iff its defining instruction's kind is supported on `t` and every operand is eligible
+//!   on `t` (a phi: every incoming value, i.e. on every path). Parameters are eligible
+//!   everywhere. A statement's support is its kind's support intersected with its operands'
+//!   eligibility; a target with `only_own_paths` supports a memory access only to a path it
+//!   is the origin of. The IR's values are scalars, so the per-field rule of 001 applies
+//!   trivially (one field per value).
+//! - Targets banned in loops are removed from blocks that lie on a cycle.
+//! - A block with an `asm goto` is one piece whose support is the intersection over its
+//!   statements and terminator (001's "intersection" strategy, for that block only), and
+//!   [`fuse`] never joins it: its label edges leave from the asm instruction, not from the
+//!   terminator, so after a cut behind the asm a label target and a terminator successor
+//!   could be the same block reached from two different blocks, which one phi entry per
+//!   predecessor cannot express. [`super::split`] leaves such blocks alone accordingly.
+//! - Sizes ([`super::sizes`]): information units with a cardinality axis, both ranges,
+//!   static from types and globals' byte sizes, then propagated forward through
+//!   assignments, affine in the parameters (callees' summaries from
+//!   [`BuildScratch::summaries`], which the caller fills; empty: static sizes for calls). A
+//!   range becomes one number by the model's [`super::sizes::SizeEstimate`] (default: the
+//!   midpoint).
+//! - Costs: a piece costs the sum of its statements' kind costs, plus its terminator's,
+//!   plus for every path (a global it loads from or stores to, with an origin in the model)
+//!   whose origin differs from the target a premium of `path_unit` × the estimate of the
+//!   path's size (the global's total units). An edge's matrix entry `s -> d` (`s ≠ d`) is the
+//!   pair's overhead plus per-unit cost times the summed estimates of the values live
+//!   across the edge; same-target transitions are free; disallowed pairs are forbidden;
+//!   parallel edges are separate edges.
+//!
+//! Complexity: O((instructions + blocks) · K) plus liveness O(blocks · values / 64 · d).
+
+use super::problem::{Cost, Problem};
+use super::sizes::{Size, SizeForm, SizeScratch, SizeSummaries};
+use super::targets::TargetModel;
+use crate::analysis::{Cfg, Sccs};
+use crate::ir::{Callee, InstKind, IrRead, Operand, SymbolTable, Terminator};
+
+/// A piece: instructions `start..end` of an IR block's list (`end == len` plus the
+/// terminator when `terminator` is set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Piece {
+    /// The IR block.
+    pub block: u32,
+    /// First instruction position.
+    pub start: u32,
+    /// One past the last instruction position.
+    pub end: u32,
+    /// The piece ends with the block's terminator.
+    pub terminator: bool,
+}
+
+/// A problem built from a function.
+#[derive(Clone, Debug, Default)]
+pub struct IrProblem {
+    /// The dense problem (one block per piece; piece 0 starts the entry block).
+    pub problem: Problem,
+    /// The pieces, parallel to `problem.blocks`.
+    pub pieces: Vec<Piece>,
+    /// Path ids each piece accesses.
+    pub paths: Vec<Vec<u32>>,
+    /// Path names (global symbol names).
+    pub path_names: Vec<String>,
+    /// Origin target of each path.
+    pub path_origin: Vec<u8>,
+    /// Size of each path (the global's, see [`super::sizes::global_size`]).
+    pub path_sizes: Vec<Size>,
+}
+
+/// The kind index of an instruction in [`super::targets::KINDS`] (a `match`, not a name lookup: this runs
+/// for every instruction; `kind_indices_match_names` checks it against [`super::targets::KINDS`]).
+pub(super) fn kind_of(k: &InstKind) -> usize {
+    match k {
+        InstKind::Binary { .. } => 0,
+        InstKind::Unary { .. } => 1,
+        InstKind::Icmp { .. } => 2,
+        InstKind::Fcmp { .. } => 3,
+        InstKind::Cast { .. } => 4,
+        InstKind::Select { .. } => 5,
+        InstKind::Alloca { .. } | InstKind::DynAlloca { .. } => 6,
+        InstKind::Load { .. } => 7,
+        InstKind::Store { .. } => 8,
+        InstKind::Gep { .. } => 9,
+        InstKind::Call {
+            callee: Callee::Direct(_),
+            ..
+        } => 10,
+        InstKind::Call { .. } => 11,
+        InstKind::InlineAsm(_) => 12,
+        InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => 13,
+        InstKind::Fence { .. } => 14,
+        InstKind::Phi { .. } => 15,
+        // Member moves cost what a copy costs.
+        InstKind::Copy { .. }
+        | InstKind::ExtractValue { .. }
+        | InstKind::InsertValue { .. }
+        | InstKind::ExtractElement { .. }
+        | InstKind::InsertElement { .. }
+        | InstKind::ShuffleVector { .. } => 16,
+        InstKind::Opaque(_) => 17,
+    }
+}
+
+/// [`super::targets::KINDS`] index of `fn_ptr`.
+pub(super) const FN_PTR_KIND: usize = 18;
+
+/// The kind index of a terminator in [`super::targets::KINDS`].
+pub(super) fn terminator_kind(t: &Terminator) -> usize {
+    match t {
+        Terminator::Jump(_) => 19,
+        Terminator::Br { .. } => 20,
+        Terminator::Switch { .. } => 21,
+        Terminator::IndirectBr { .. } => 22,
+        Terminator::Ret(_) => 23,
+        Terminator::Unreachable => 24,
+    }
+}
+
+/// True for an `asm goto` (an instruction with label edges).
+pub(crate) fn has_goto_labels(k: &InstKind) -> bool {
+    matches!(k, InstKind::InlineAsm(asm) if !asm.goto_labels.is_empty())
+}
+
+/// No path (per value, per instruction, per symbol).
+pub(super) const NO_PATH: u32 = u32::MAX;
+/// A symbol whose path was not looked up yet.
+pub(super) const UNKNOWN_PATH: u32 = u32::MAX - 1;
+
+/// Dense scratch of [`build_problem_in`], kept between functions (the pass holds one in its
+/// scratch resource) so that building a problem allocates only when a function is larger
+/// than every earlier one. Every table is indexed by a dense IR index (value, instruction,
+/// block, symbol) and cleared, never dropped.
+#[derive(Clone, Debug, Default)]
+pub struct BuildScratch {
+    pub(super) kind_masks: Vec<u64>,
+    /// Per symbol: its path id, [`NO_PATH`], or [`UNKNOWN_PATH`].
+    pub(super) sym_path: Vec<u32>,
+    /// Per value: the path a pointer value is derived from.
+    pub(super) value_path: Vec<u32>,
+    /// Per value: targets it is eligible on.
+    pub(super) elig: Vec<u64>,
+    /// Per instruction: operand-independent support (kind, `fn_ptr`, own paths).
+    pub(super) base_sup: Vec<u64>,
+    /// Per instruction: full support after the eligibility fixpoint.
+    pub(super) inst_sup: Vec<u64>,
+    /// Per instruction: the path a load or store accesses.
+    pub(super) access_path: Vec<u32>,
+    /// Size estimation's forms per value.
+    pub(super) sizes: SizeScratch,
+    /// Per value: the estimate of its total size (the number costs use).
+    pub(super) est: Vec<u64>,
+    /// Return-size summaries of callees (the inter-procedural phase; filled by the caller,
+    /// for example from [`super::sizes::summarize_module`]; empty: static sizes for calls).
+    pub summaries: SizeSummaries,
+    /// The summary of the last function built (its return size, affine in its
+    /// parameters), for a caller that collects summaries.
+    pub summary: Option<SizeForm>,
+    /// Per value: its defining block (`u32::MAX`: none).
+    pub(super) def_block: Vec<u32>,
+    /// Per value: its global index (live across blocks), or `u32::MAX`.
+    pub(super) gidx: Vec<u32>,
+    /// Per global index: the value.
+    pub(super) gval: Vec<u32>,
+    pub(super) live_in: Vec<u64>,
+    pub(super) live_out: Vec<u64>,
+    pub(super) gen: Vec<u64>,
+    pub(super) kill: Vec<u64>,
+    pub(super) phi_out: Vec<u64>,
+    pub(super) live: Vec<u64>,
+    pub(super) in_loop: Vec<bool>,
+    pub(super) live_blocks: Vec<u32>,
+    pub(super) supports: Vec<u64>,
+    pub(super) seam_size: Vec<u64>,
+    pub(super) first_piece: Vec<u32>,
+    pub(super) last_piece: Vec<u32>,
+    pub(super) seams: Vec<(u32, u64)>,
+    pub(super) costs: Vec<Cost>,
+    pub(super) matrix: Vec<Cost>,
+    /// Every target of the model (bit set).
+    pub(super) all: u64,
+    /// The targets allowed in loops.
+    pub(super) loop_mask: u64,
+}
+
+/// Builds the placement problem of `f` under `model`; `symbols` (when known) names globals
+/// for path origins and tells function symbols apart for `fn_ptr`. Computes the CFG and its
+/// SCCs itself and allocates fresh scratch: the pipeline pass uses [`build_problem_in`].
+pub fn build_problem<F: IrRead>(
+    f: &F,
+    symbols: Option<&SymbolTable>,
+    model: &TargetModel,
+) -> IrProblem {
+    build_problem_with_summaries(f, symbols, model, &SizeSummaries::default())
+}
+
+/// [`build_problem`] with callees' return-size summaries (the inter-procedural phase of
+/// [`super::sizes`], for example from [`super::sizes::summarize_module`]): a direct call's
+/// result gets its callee's summary applied to the arguments instead of its type's static
+/// size.
+pub fn build_problem_with_summaries<F: IrRead>(
+    f: &F,
+    symbols: Option<&SymbolTable>,
+    model: &TargetModel,
+    summaries: &SizeSummaries,
+) -> IrProblem {
+    let mut cfg = Cfg::new();
+    cfg.compute(f);
+    let mut sccs = Sccs::new();
+    sccs.compute(&cfg);
+    let mut out = IrProblem::default();
+    build_problem_in(
+        f,
+        &cfg,
+        &sccs,
+        symbols,
+        model,
+        &mut BuildScratch {
+            summaries: summaries.clone(),
+            ..BuildScratch::default()
+        },
+        &mut out,
+    );
+    out
+}
+
+/// Sets bit `v` of a bitset.
+#[inline]
+pub(super) fn set_bit(bits: &mut [u64], v: usize) {
+    bits[v / 64] |= 1 << (v % 64);
+}
+
+/// Builds the placement problem of `f` into `out` (overwritten; its vectors and strings are
+/// reused), reading successors from `cfg` and loops from `sccs` (both of `f`), with `scratch`
+/// as working memory. See the module doc for what is computed; the five phases, in order:
+/// [`eligibility::compute`], [`liveness::compute`] (sizes and liveness),
+/// [`pieces::split`], [`costs::block_costs`] and [`matrices::edge_matrices`].
+pub fn build_problem_in<F: IrRead>(
+    f: &F,
+    cfg: &Cfg,
+    sccs: &Sccs,
+    symbols: Option<&SymbolTable>,
+    model: &TargetModel,
+    s: &mut BuildScratch,
+    out: &mut IrProblem,
+) {
+    eligibility::compute(f, sccs, symbols, model, s, out);
+    liveness::compute(f, cfg, symbols, model, s);
+    pieces::split(f, model, s, out);
+    costs::block_costs(f, model, s, out);
+    matrices::edge_matrices(f, cfg, model, s, out);
+}
+
+/// The global index (live across blocks) of a value operand, if it has one (`gidx`: per
+/// value, `u32::MAX` for none).
+pub(super) fn global_index(gidx: &[u32], op: Operand) -> Option<usize> {
+    match op {
+        Operand::Value(v) => gidx
+            .get(v.index())
+            .filter(|&&g| g != u32::MAX)
+            .map(|&g| g as usize),
+        _ => None,
+    }
+}
+
+/// Total estimated size of the values in a bit set over value indices (`global` false) or
+/// over global indices (`gval` maps them to values); `est` is the per-value estimate.
+pub(super) fn bits_size(est: &[u64], gval: &[u32], bits: &[u64], global: bool) -> u64 {
+    let mut total = 0u64;
+    for (w, &word) in bits.iter().enumerate() {
+        let mut x = word;
+        while x != 0 {
+            let i = w * 64 + x.trailing_zeros() as usize;
+            x &= x - 1;
+            let v = if global { gval[i] as usize } else { i };
+            total = total.saturating_add(est[v]);
+        }
+    }
+    total
+}
+
+/// Appends `n` in decimal to `out` (block names are made for every piece of every function;
+/// `write!` through the formatting machinery was a tenth of the problem construction).
+pub(super) fn push_decimal(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| d as char));
+}
+
+mod costs;
+mod eligibility;
+mod liveness;
+mod matrices;
+mod pieces;
+
+pub use super::fusion::fuse;
