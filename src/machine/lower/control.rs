@@ -218,7 +218,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                         self.target(default)?
                     } else {
                         self.m.blocks.push(BuildBlock::default());
-                        (MBlock::new((self.m.blocks.len() - 1)), SmallVec::new())
+                        (MBlock::new(self.m.blocks.len() - 1), SmallVec::new())
                     };
                     let chain = next.0;
                     self.emit1(
