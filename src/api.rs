@@ -219,13 +219,32 @@ pub fn machine_config_with(
     config
 }
 
+/// Why a function has no machine function after the pipeline.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LowerFailure {
+    /// Passes reported errors: each `[pass] message`, in order.
+    #[error("{}", .0.join("; "))]
+    Errors(Vec<String>),
+    /// The pipeline ran clean but left no machine function (it did not include `lower`).
+    #[error("@{0}: lowering produced no machine function")]
+    NoMachineFunction(String),
+    /// The engine panicked on the function.
+    #[error("@{function}: internal error: {panic}")]
+    Internal {
+        /// The function.
+        function: String,
+        /// The panic's message.
+        panic: String,
+    },
+}
+
 /// One function's way through lowering.
 #[derive(Debug)]
 pub struct Lowered {
     /// The function's name.
     pub name: String,
-    /// The machine function, or every error diagnostic joined (`[pass] message`).
-    pub result: Result<crate::machine::function::MachineFunction, String>,
+    /// The machine function, or why there is none.
+    pub result: Result<crate::machine::function::MachineFunction, LowerFailure>,
     /// Notes and errors the pipeline reported.
     pub diagnostics: Vec<crate::engine::Diagnostic>,
     /// The allocation the Regalloc stage made, when `regalloc` was in the pipeline.
@@ -261,8 +280,8 @@ pub fn lower_module(
                 .collect();
             let result = match (errors.is_empty(), machine) {
                 (true, Some(m)) => Ok(m),
-                (true, None) => Err(format!("@{name}: lowering produced no machine function")),
-                (false, _) => Err(errors.join("; ")),
+                (true, None) => Err(LowerFailure::NoMachineFunction(name.clone())),
+                (false, _) => Err(LowerFailure::Errors(errors)),
             };
             Lowered {
                 name,
@@ -277,7 +296,10 @@ pub fn lower_module(
         .map(|(run, f)| {
             run.unwrap_or_else(|e| Lowered {
                 name: f.name.clone(),
-                result: Err(format!("@{}: internal error: {}", f.name, e.panic)),
+                result: Err(LowerFailure::Internal {
+                    function: f.name.clone(),
+                    panic: e.panic.to_string(),
+                }),
                 diagnostics: Vec::new(),
                 allocation: None,
             })

@@ -104,7 +104,10 @@ pub fn compile_machine(
     let mut texts = Vec::new();
     let mut failed_names = Vec::new();
     for mut l in lowered {
-        let f = match std::mem::replace(&mut l.result, Err(String::new())) {
+        let f = match std::mem::replace(
+            &mut l.result,
+            Err(crate::api::LowerFailure::Errors(Vec::new())),
+        ) {
             Ok(f) => f,
             Err(e) => {
                 diag!("{file}: error: {e}");

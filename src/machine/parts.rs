@@ -113,8 +113,22 @@ pub fn is_split(ty: Type) -> bool {
     matches!(ty, Type::I128 | Type::F80 | Type::Agg(_)) || matches!(ty, Type::Int(n) if n > 64)
 }
 
-/// The parts of `ty`. Errors: `void`, or more than [`MAX_PARTS`] parts.
-pub fn layout(ty: Type) -> Result<Layout, String> {
+/// Why a type has no register parts.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PartsError {
+    /// A `void` value.
+    #[error("a void value has no parts")]
+    Void,
+    /// An aggregate of more scalars than lowering passes in registers.
+    #[error("a value of type {0} has more than {MAX_PARTS} scalar parts")]
+    TooMany(Type),
+}
+
+/// The parts of `ty`.
+///
+/// # Errors
+/// [`PartsError`]: `void`, or more than [`MAX_PARTS`] parts.
+pub fn layout(ty: Type) -> Result<Layout, PartsError> {
     let mut out = Layout::new();
     push_parts(ty, 0, &mut out)?;
     Ok(out)
@@ -129,14 +143,14 @@ fn high_type(bits: u32) -> Type {
     }
 }
 
-fn push_parts(ty: Type, base: u64, out: &mut Layout) -> Result<(), String> {
+fn push_parts(ty: Type, base: u64, out: &mut Layout) -> Result<(), PartsError> {
     let int = |mem, offset| Part {
         class: RegClass::Int,
         mem,
         offset,
     };
     match ty {
-        Type::Void => return Err("a void value has no parts".into()),
+        Type::Void => return Err(PartsError::Void),
         Type::F32 | Type::F64 => out.push(Part {
             class: RegClass::Float,
             mem: ty,
@@ -160,9 +174,7 @@ fn push_parts(ty: Type, base: u64, out: &mut Layout) -> Result<(), String> {
                 let member = info.member(k).expect("member index in range");
                 push_parts(member, base + info.offsets[k], out)?;
                 if out.len() > MAX_PARTS {
-                    return Err(format!(
-                        "a value of type {ty} has more than {MAX_PARTS} scalar parts"
-                    ));
+                    return Err(PartsError::TooMany(ty));
                 }
             }
         }

@@ -48,6 +48,7 @@ use super::ranges::{
     RangeStore, Use,
 };
 use super::requirement::{Requirement, RequirementMerge};
+use super::violation;
 use crate::machine::{MachineRead, OperandConstraint, OperandKind};
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
@@ -574,7 +575,10 @@ fn rs_class(list: &[RangeEntry], vregs: &[crate::machine::VReg]) -> Option<RegCl
 }
 
 /// Checks the bundle invariants (module doc) on the World's tables; the first violation.
-pub fn check_bundles(world: &mut World, store: &mut RangeStore) -> Result<(), String> {
+pub fn check_bundles(
+    world: &mut World,
+    store: &mut RangeStore,
+) -> Result<(), super::InvariantViolation> {
     let mut t = store
         .bundles
         .get_mut(world)
@@ -591,7 +595,7 @@ fn check_rows(
     br: &BundleRows<'_>,
     range_side: &RangeSide,
     counts: RangeCounts,
-) -> Result<(), String> {
+) -> Result<(), super::InvariantViolation> {
     super::ranges::check_ranges(
         &rr.spans[..counts.ranges],
         &rr.uses[..counts.ranges],
@@ -602,22 +606,23 @@ fn check_rows(
         let list = &br.ranges[b];
         for w in list.windows(2) {
             if w[0].range.to > w[1].range.from {
-                return Err(format!(
+                return Err(violation!(
                     "bundle {b}: ranges {} and {} overlap or are unsorted",
-                    w[0].range, w[1].range
+                    w[0].range,
+                    w[1].range
                 ));
             }
         }
         for e in list {
             if rr.bundles[e.index.index()] != BundleIndex::new(b) {
-                return Err(format!(
+                return Err(violation!(
                     "bundle {b}: range {} says bundle {}",
                     e.index,
                     rr.bundles[e.index.index()]
                 ));
             }
             if rr.spans[e.index.index()] != e.range {
-                return Err(format!(
+                return Err(violation!(
                     "bundle {b}: entry {} differs from range {}",
                     e.range,
                     rr.spans[e.index.index()]
@@ -626,11 +631,11 @@ fn check_rows(
             listed[e.index.index()] = true;
         }
         if !list.is_empty() && br.spill_sets[b].index() >= counts.sets {
-            return Err(format!("bundle {b}: no spill set"));
+            return Err(violation!("bundle {b}: no spill set"));
         }
     }
     if let Some(r) = listed.iter().position(|&l| !l) {
-        return Err(format!("range {r} is in no bundle"));
+        return Err(violation!("range {r} is in no bundle"));
     }
     Ok(())
 }

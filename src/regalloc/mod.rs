@@ -51,6 +51,21 @@ pub mod to_regalloc2;
 #[cfg(feature = "regalloc2")]
 pub use dropin::{run, run_with_ctx, Ctx};
 pub use handles::{BundleIndex, LiveRangeIndex, SpillSetIndex};
+
+/// A broken invariant of the allocator's tables, as text naming what and where (the debug
+/// checks [`ranges::check_ranges`], [`bundles::check_bundles`] and
+/// [`ion::check_invariants`], run in debug builds, tests and fuzz checks).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvariantViolation(pub String);
+
+/// An [`InvariantViolation`] from `format!` arguments.
+macro_rules! violation {
+    ($($arg:tt)*) => {
+        $crate::regalloc::InvariantViolation(format!($($arg)*))
+    };
+}
 pub use location::{Allocation, PReg, RegClass, SpillSlot};
 pub use moves::{Move, MoveError, MoveResolver, ResolveStats, ScratchEnv};
 pub use requirement::{ConflictPoint, Requirement, RequirementMerge};
+pub(crate) use violation;

@@ -53,6 +53,7 @@ use super::handles::{BundleIndex, LiveRangeIndex};
 use super::liveness::{self, LiveLists};
 use super::location::{PReg, RegClass};
 use super::point::{CodeRange, ProgPoint};
+use super::violation;
 use crate::machine::{
     MBlock, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos, VReg,
 };
@@ -856,19 +857,20 @@ pub fn check_ranges(
     spans: &[CodeRange],
     uses: &[SmallVec<[Use; 2]>],
     side: &RangeSide,
-) -> Result<(), String> {
+) -> Result<(), super::InvariantViolation> {
     for (v, list) in side.vreg_ranges.iter().enumerate() {
         for w in list.windows(2) {
             if w[0].range.to > w[1].range.from {
-                return Err(format!(
+                return Err(violation!(
                     "vreg {v}: ranges {} and {} overlap or are unsorted",
-                    w[0].range, w[1].range
+                    w[0].range,
+                    w[1].range
                 ));
             }
         }
         for e in list {
             if spans[e.index.index()] != e.range {
-                return Err(format!(
+                return Err(violation!(
                     "vreg {v}: entry {} differs from range {}",
                     e.range,
                     spans[e.index.index()]
@@ -876,9 +878,10 @@ pub fn check_ranges(
             }
             for u in &uses[e.index.index()] {
                 if !e.range.contains(u.point) {
-                    return Err(format!(
+                    return Err(violation!(
                         "vreg {v}: use at {} outside range {}",
-                        u.point, e.range
+                        u.point,
+                        e.range
                     ));
                 }
             }

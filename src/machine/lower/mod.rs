@@ -170,7 +170,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
     }
 
     fn layout(&self, ty: Type) -> R<Layout> {
-        layout(ty).map_err(|e| self.err(e))
+        layout(ty).map_err(|e| self.err(e.to_string()))
     }
 
     /// Fresh vregs for the parts of a value of type `ty`.

@@ -52,6 +52,7 @@ use super::point::{CodeRange, ProgPoint};
 use super::ranges::{build_ranges, RangeStore};
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint};
 use crate::regalloc::handles::{BundleIndex, SpillSetIndex};
+use crate::regalloc::violation;
 use bevy_ecs::world::World;
 use maps::RegMap;
 
@@ -370,12 +371,14 @@ pub(crate) fn range_alloc(
 /// Checks the allocator's invariants after [`allocate`]: the entries of every register's
 /// allocation map and of every spill slot's map are disjoint, and the ranges of every
 /// bundle are disjoint; the first violation as text.
-pub fn check_invariants(ctx: &mut IonContext) -> Result<(), String> {
+pub fn check_invariants(ctx: &mut IonContext) -> Result<(), crate::regalloc::InvariantViolation> {
     for (p, map) in ctx.state.maps.iter().enumerate() {
         let mut last = ProgPoint(0);
         for (r, _) in map.iter() {
             if r.from < last {
-                return Err(format!("register {p}: entry {r} overlaps the one before"));
+                return Err(violation!(
+                    "register {p}: entry {r} overlaps the one before"
+                ));
             }
             last = r.to;
         }
@@ -391,7 +394,11 @@ pub fn check_invariants(ctx: &mut IonContext) -> Result<(), String> {
         list.sort_unstable();
         for w in list.windows(2) {
             if w[0].overlaps(w[1]) {
-                return Err(format!("bundle {b}: ranges {} and {} overlap", w[0], w[1]));
+                return Err(violation!(
+                    "bundle {b}: ranges {} and {} overlap",
+                    w[0],
+                    w[1]
+                ));
             }
         }
     }
