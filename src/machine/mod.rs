@@ -63,6 +63,13 @@ impl MBlock {
     }
 }
 
+impl MBlock {
+    /// The block after this one in layout.
+    pub const fn next(self) -> MBlock {
+        MBlock(self.0 + 1)
+    }
+}
+
 impl MInst {
     /// The instruction of row `index`.
     pub const fn new(index: usize) -> MInst {
@@ -175,10 +182,6 @@ impl InstRange {
     /// The instructions in reverse layout order.
     pub fn rev(self) -> std::iter::Rev<InstIter> {
         self.iter().rev()
-    }
-    /// The range as row indices.
-    pub const fn rows(self) -> Range<usize> {
-        self.start.0 as usize..self.end.0 as usize
     }
 }
 

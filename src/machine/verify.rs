@@ -249,7 +249,7 @@ fn check_layout(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) -> bool {
         }
     }
     if next.index() != ni {
-        errors.push(MachineDefect::Orphans(MInst(next.0), ni));
+        errors.push(MachineDefect::Orphans(next, ni));
     }
     true
 }

@@ -129,8 +129,7 @@ pub fn corrupt<F: MachineRead + ?Sized>(
             o.edits.insert(pos, (at, e));
         }
         Corruption::StackToStack => {
-            let i = (pick % f.num_insts()) as u32;
-            let at = ProgPoint::before(MInst(i));
+            let at = ProgPoint::before(MInst::new(pick % f.num_insts()));
             let n = out.num_spillslots as u32;
             let pos = o.edits.partition_point(|x| x.0 <= at);
             o.edits.insert(

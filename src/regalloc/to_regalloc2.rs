@@ -64,11 +64,10 @@ impl<'a, M: MachineRead> Presented<'a, M> {
             args: Vec::new(),
             arg_start: Vec::new(),
         };
-        for i in 0..ni as u32 {
+        for i in f.insts() {
             p.operand_start.push(p.operands.len() as u32);
-            p.operands
-                .extend(f.inst_operands(MInst(i)).iter().map(operand_to));
-            p.clobbers.push(set_to(f.inst_clobbers(MInst(i))));
+            p.operands.extend(f.inst_operands(i).iter().map(operand_to));
+            p.clobbers.push(set_to(f.inst_clobbers(i)));
         }
         p.operand_start.push(p.operands.len() as u32);
         let mut succ_edges = Vec::new();

@@ -58,7 +58,7 @@ pub struct InsertScratch {
     /// `alloc_of[r]`: location of range `r`.
     alloc_of: Vec<Allocation>,
     /// (vreg, block, location) of a vreg at each block exit a range covers.
-    sources: Vec<(u32, u32, Allocation)>,
+    sources: Vec<(u32, MBlock, Allocation)>,
     /// (point, priority, move) of every generated move.
     moves: Vec<(u32, u8, Move)>,
     /// The resolver.
@@ -169,33 +169,33 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     }
     // Sources at block exits.
     sc.sources.clear();
-    let nb = f.num_blocks() as u32;
+    let nb = MBlock::new(f.num_blocks());
     for &(v, r) in &sc.by_vreg {
         let span = spans[r.index()];
         let mut b = state.block_of[span.from.inst().index()];
         while b < nb {
-            let exit = ProgPoint::after(f.block_insts(MBlock(b)).end - 1);
+            let exit = ProgPoint::after(f.block_insts(b).last());
             if span.to <= exit || span.from > exit {
                 break;
             }
             sc.sources.push((v, b, sc.alloc_of[r.index()]));
-            b += 1;
+            b = b.next();
         }
     }
     // Registers first among equal (vreg, block).
     sc.sources
         .sort_unstable_by_key(|&(v, b, a)| (v, b, !matches!(a, Allocation::Reg(_))));
     sc.sources.dedup_by_key(|&mut (v, b, _)| (v, b));
-    let source = |sources: &[(u32, u32, Allocation)], v: u32, b: u32| -> Option<Allocation> {
+    let source = |sources: &[(u32, MBlock, Allocation)], v: u32, b: MBlock| -> Option<Allocation> {
         sources
             .binary_search_by_key(&(v, b), |&(v, b, _)| (v, b))
             .ok()
             .map(|k| sources[k].2)
     };
     sc.moves.clear();
-    let block_start = |p: ProgPoint, block_of: &[u32]| -> Option<u32> {
+    let block_start = |p: ProgPoint, block_of: &[MBlock]| -> Option<MBlock> {
         let b = block_of[p.inst().index()];
-        (ProgPoint::before(f.block_insts(MBlock(b)).start) == p).then_some(b)
+        (ProgPoint::before(f.block_insts(b).start) == p).then_some(b)
     };
     let mut k = 0;
     while k < sc.by_vreg.len() {
@@ -236,10 +236,10 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             // Block starts covered by this range where the vreg is live in.
             let mut b = state.block_of[span.from.inst().index()];
             if at_block.is_none() {
-                b += 1;
+                b = b.next();
             }
             while b < nb {
-                let start = ProgPoint::before(f.block_insts(MBlock(b)).start);
+                let start = ProgPoint::before(f.block_insts(b).start);
                 if start >= span.to {
                     break;
                 }
@@ -247,12 +247,12 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                 // (even a piece of one that starts at the block without the def flag, such
                 // as a minimal bundle for a use in the first instruction) gets its value from
                 // the parameter moves below.
-                let live_in = rs.liveness.livein(b as usize).binary_search(&v).is_ok();
+                let live_in = rs.liveness.livein(b.index()).binary_search(&v).is_ok();
                 if live_in && !(start == span.from && starts_def) {
-                    for &p in f.block_preds(MBlock(b)) {
-                        if let Some(src) = source(&sc.sources, v, p.0) {
+                    for &p in f.block_preds(b) {
+                        if let Some(src) = source(&sc.sources, v, p) {
                             if src != a {
-                                let (pt, prio) = edge_point(f, p, MBlock(b));
+                                let (pt, prio) = edge_point(f, p, b);
                                 sc.moves.push((pt, prio, Move { src, dst: a, class }));
                                 state.stats.moves_edge += 1;
                                 super::note!(
@@ -264,7 +264,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                         }
                     }
                 }
-                b += 1;
+                b = b.next();
             }
             if best_all.is_none_or(|(to, _)| span.to > to) {
                 best_all = Some((span.to, a));
@@ -274,7 +274,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     }
     // Block-parameter flows.
     for &(arg, pred, succ, param) in &rs.blockparam_outs {
-        let Some(src) = source(&sc.sources, arg.index() as u32, pred.0) else {
+        let Some(src) = source(&sc.sources, arg.index() as u32, pred) else {
             continue;
         };
         let start = ProgPoint::before(f.block_insts(succ).start);

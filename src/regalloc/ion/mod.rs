@@ -168,7 +168,7 @@ pub struct IonState {
     /// The output being built.
     pub output: AllocOutput,
     /// `block_of[i]`: block of instruction `i`.
-    pub(crate) block_of: Vec<u32>,
+    pub(crate) block_of: Vec<crate::machine::MBlock>,
     /// Move insertion scratch.
     pub(crate) insert: insert::InsertScratch,
     /// Registers that name stack locations (regalloc2's fixed stack slots): moves between

@@ -224,10 +224,12 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
         state.stats.bundles += 1;
     }
     state.block_of.clear();
-    state.block_of.resize(f.num_insts(), 0);
+    state
+        .block_of
+        .resize(f.num_insts(), crate::machine::MBlock(0));
     for b in f.blocks() {
         for i in f.block_insts(b) {
-            state.block_of[i.index()] = b.0;
+            state.block_of[i.index()] = b;
         }
     }
 }
