@@ -206,7 +206,24 @@ pub fn check_ours<M: MachineRead + ?Sized>(
     arch: Arch,
     out: &crate::regalloc::output::AllocOutput,
 ) -> Result<std::time::Duration, AllocError> {
-    let env = &crate::machine::targets::TargetDesc::new(arch).env;
+    check_ours_in(
+        f,
+        name,
+        &crate::machine::targets::TargetDesc::new(arch).env,
+        out,
+    )
+}
+
+/// [`check_ours`] in a given register environment (the pipeline's, built once).
+///
+/// # Errors
+/// As [`check_ours`].
+pub fn check_ours_in<M: MachineRead + ?Sized>(
+    f: &M,
+    name: &str,
+    env: &crate::machine::MachineEnv,
+    out: &crate::regalloc::output::AllocOutput,
+) -> Result<std::time::Duration, AllocError> {
     let start = std::time::Instant::now();
     let verdict = crate::regalloc::checker::check(f, env, crate::machine::PRegSet::empty(), out);
     let time = start.elapsed();

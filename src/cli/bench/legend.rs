@@ -279,10 +279,15 @@ pub(super) const COUNTERS: &[(&str, &str, &str)] = &[
     ("regalloc.spilled", "bundles left on the stack", "bundles"),
     (
         "check.functions",
-        "allocations our checker accepted",
+        "allocations our checker (and regalloc2's, with the feature) accepted",
         "functions",
     ),
-    ("check.time_ns", "time inside the checker", "ns"),
+    ("check.time_ns", "time inside our checker", "ns"),
+    (
+        "check.regalloc2_time_ns",
+        "time inside regalloc2's checker (feature regalloc2)",
+        "ns",
+    ),
 ];
 
 /// The meaning and unit of `key`, if the table has it.
