@@ -13,7 +13,7 @@
 //! Complexity: O(members) per load, store, `insertvalue` and creation; O(1) `extractvalue`.
 
 use super::exec::{Interpreter, Pc};
-use super::{InterpError, Val};
+use super::{ConstError, InterpError, Val};
 use crate::ir::{Const, ConstKind, ConstPool, Type};
 use std::collections::HashMap;
 
@@ -79,13 +79,13 @@ impl AggArena {
     }
 
     /// Converts the aggregate or `undef`/zero constant `c` of type `ty` (an aggregate type)
-    /// of `pool`, with `scalar` converting scalar members. Errors as text.
+    /// of `pool`, with `scalar` converting scalar members.
     pub(super) fn constant(
         &mut self,
         pool: &ConstPool,
         c: Const,
-        scalar: &dyn Fn(Const) -> Result<Val, String>,
-    ) -> Result<Val, String> {
+        scalar: &dyn Fn(Const) -> Result<Val, ConstError>,
+    ) -> Result<Val, ConstError> {
         let data = pool.get(c);
         let Some(info) = data.ty.shape_info() else {
             return scalar(c);
@@ -93,11 +93,12 @@ impl AggArena {
         let mut members = Vec::with_capacity(info.len());
         match data.kind {
             ConstKind::Aggregate(_) => {
-                let ms = pool
-                    .members(c)
-                    .ok_or("aggregate constant without members")?;
+                let ms = pool.members(c).ok_or(ConstError::NoMembers)?;
                 if ms.len() != info.len() {
-                    return Err(format!("aggregate constant {c} does not fit {}", data.ty));
+                    return Err(ConstError::ShapeMismatch {
+                        constant: c,
+                        ty: data.ty,
+                    });
                 }
                 for &m in ms {
                     members.push(self.constant(pool, m, scalar)?);
@@ -108,23 +109,25 @@ impl AggArena {
                     members.push(self.zero(info.member(i).unwrap_or(Type::I8))?);
                 }
             }
-            k => return Err(format!("constant {k:?} does not fit {}", data.ty)),
+            kind => {
+                return Err(ConstError::KindMismatch { kind, ty: data.ty });
+            }
         }
         self.intern(data.ty, &members, u64::MAX)
-            .ok_or_else(|| "aggregate constants exceed memory".to_string())
+            .ok_or(ConstError::TooLarge)
     }
 
     /// The zero (and `undef`) value of any value type.
-    pub(super) fn zero(&mut self, ty: Type) -> Result<Val, String> {
+    pub(super) fn zero(&mut self, ty: Type) -> Result<Val, ConstError> {
         match ty.shape_info() {
-            None => Val::zero(ty).ok_or_else(|| format!("no zero of type {ty}")),
+            None => Val::zero(ty).ok_or(ConstError::NoZero(ty)),
             Some(info) => {
                 let mut members = Vec::with_capacity(info.len());
                 for i in 0..info.len() {
                     members.push(self.zero(info.member(i).unwrap_or(Type::I8))?);
                 }
                 self.intern(ty, &members, u64::MAX)
-                    .ok_or_else(|| "aggregate constants exceed memory".to_string())
+                    .ok_or(ConstError::TooLarge)
             }
         }
     }

@@ -19,7 +19,7 @@
 use super::aggregate::AggArena;
 use super::memory::{Arena, Label, Memory};
 use super::value::sext;
-use super::{ops, Config, InterpError, Location, Outcome, Val};
+use super::{ops, Config, ConstError, InterpError, Location, Outcome, Val};
 use crate::ir::*;
 use smallvec::SmallVec;
 
@@ -66,7 +66,7 @@ pub struct Interpreter<'m> {
     /// Global bases in symbol order (the digest order).
     digest_order: Vec<u64>,
     /// `consts[f][c]`: constant `c` of function `f`, or the reason it has no value.
-    consts: Vec<Vec<Result<Val, String>>>,
+    consts: Vec<Vec<Result<Val, ConstError>>>,
     pub(super) mem: Memory,
     pub(super) output: Vec<u8>,
     /// Bytes written to standard error.
@@ -445,7 +445,10 @@ impl<'m> Interpreter<'m> {
             }
             Operand::Const(c) => match self.consts[pc.func as usize].get(c.index()) {
                 Some(Ok(x)) => Ok(*x),
-                Some(Err(e)) => Err(self.malformed(pc, e.clone())),
+                Some(Err(e)) => Err(InterpError::BadConstant {
+                    source: e.clone(),
+                    at: self.loc(pc),
+                }),
                 None => Err(self.malformed(pc, format!("constant {c} out of range"))),
             },
         }

@@ -57,7 +57,7 @@ pub use exec::Interpreter;
 pub use libc::externals_help;
 pub use memory::Fault;
 pub use ops::EvalError;
-pub use value::Val;
+pub use value::{ConstError, Val, ValueParseError};
 
 use crate::ir::{Block, Inst, Module, Value};
 use std::fmt;
@@ -351,6 +351,14 @@ pub enum InterpError {
         /// What is wrong.
         reason: String,
         /// Where it happened.
+        at: Location,
+    },
+    /// A constant the executed instruction reads has no value (see [`ConstError`]).
+    #[error("{at}: malformed IR: {source}")]
+    BadConstant {
+        /// Why the constant has no value.
+        source: ConstError,
+        /// Where it was read.
         at: Location,
     },
     /// A global's initial contents are invalid (reported by every call).

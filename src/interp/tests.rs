@@ -927,3 +927,35 @@ fn block_params_are_parallel() {
         Err(InterpError::Malformed { .. })
     ));
 }
+
+#[test]
+fn constant_of_the_wrong_kind_is_a_located_bad_constant() {
+    // A float bit pattern typed `ptr` has no value; the error names the constant's kind and
+    // type and the instruction that read it.
+    let mut b = FunctionBuilder::new("f", sig(&[], Type::Ptr));
+    let c = b.function_mut().consts.intern(ConstData {
+        ty: Type::Ptr,
+        kind: ConstKind::Float(0),
+    });
+    b.ret(Some(Operand::Const(c)));
+    let m = module_of(b.finish());
+    match run(&m, "f", &[], small()).unwrap_err() {
+        e @ InterpError::BadConstant {
+            source: ConstError::KindMismatch { .. },
+            ..
+        } => assert!(e.to_string().contains("does not fit type ptr"), "{e}"),
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
+fn argument_text_errors_name_the_text_and_type() {
+    assert_eq!(
+        Val::parse(Type::I8, "256"),
+        Err(ValueParseError::Invalid {
+            text: "256".into(),
+            ty: Type::I8
+        })
+    );
+    assert_eq!(Val::parse(Type::Void, "0"), Err(ValueParseError::Void));
+}

@@ -10,8 +10,68 @@
 //! command line ([`Val::parse`] and `Display`, which round-trip), and the little-endian
 //! memory encoding (`to_bytes` / `from_bytes`). Every operation is O(1).
 
-use crate::ir::{Block, ConstData, ConstKind, Symbol, Type};
+use crate::ir::{Block, Const, ConstData, ConstKind, Symbol, Type};
 use std::fmt;
+
+/// Why an IR constant has no interpreter value ([`Val::from_const`], and the aggregate
+/// constants built from it). The interpreter reports it as malformed IR at the first
+/// instruction that reads the constant.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConstError {
+    /// The constant's kind cannot have its type (say a float bit pattern typed `ptr`).
+    #[error("constant {kind:?} does not fit type {ty}")]
+    KindMismatch {
+        /// The constant's kind.
+        kind: ConstKind,
+        /// Its declared type.
+        ty: Type,
+    },
+    /// A scalar conversion was asked for an aggregate or vector constant.
+    #[error("aggregate constant of type {0}")]
+    Aggregate(Type),
+    /// The constant's symbol has no address in the module image.
+    #[error("symbol {0} has no address")]
+    NoSymbolAddress(Symbol),
+    /// The constant's block has no address (it is not in the function).
+    #[error("{0} has no address")]
+    NoBlockAddress(Block),
+    /// An aggregate constant whose member list is missing from the pool.
+    #[error("aggregate constant without members")]
+    NoMembers,
+    /// An aggregate constant whose member count differs from its type's.
+    #[error("aggregate constant {constant} does not fit {ty}")]
+    ShapeMismatch {
+        /// The constant.
+        constant: Const,
+        /// Its declared type.
+        ty: Type,
+    },
+    /// A type with no zero value (`void`).
+    #[error("no zero of type {0}")]
+    NoZero(Type),
+    /// The interned aggregate constants would exceed the interpreter's memory.
+    #[error("aggregate constants exceed memory")]
+    TooLarge,
+}
+
+/// Why a command-line argument is not a value of its parameter's type ([`Val::parse`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueParseError {
+    /// The text does not parse as the type, or its value does not fit the width.
+    #[error("`{text}` is not a valid {ty} value")]
+    Invalid {
+        /// The argument as given.
+        text: String,
+        /// The parameter's type.
+        ty: Type,
+    },
+    /// `void` has no values.
+    #[error("a void value cannot be parsed")]
+    Void,
+    /// Aggregates and vectors have no command-line text form.
+    #[error("an aggregate value ({0}) cannot be parsed")]
+    Aggregate(Type),
+}
 
 /// A runtime value. Invariant: `Int::bits` is masked to `ty`'s width; `Float::ty` is `f32`,
 /// `f64` or `f80` and its bits are masked to the width (an `f32`'s in the low 32 bits, an
@@ -145,28 +205,31 @@ impl Val {
 
     /// Converts an IR constant. `symbol_addr` gives the address of a module symbol and
     /// `block_addr` the address of a block of the constant's function; `undef` is the zero
-    /// of its type. Errors (as text) on a constant whose kind does not fit its type or whose
-    /// symbol or block has no address.
+    /// of its type.
+    ///
+    /// # Errors
+    /// [`ConstError`] on a constant whose kind does not fit its type, an aggregate (see
+    /// `AggArena::constant`), or a symbol or block with no address.
     pub fn from_const(
         c: ConstData,
         symbol_addr: impl Fn(Symbol) -> Option<u64>,
         block_addr: impl Fn(Block) -> Option<u64>,
-    ) -> Result<Val, String> {
+    ) -> Result<Val, ConstError> {
         let ty = c.ty;
-        let bad = || format!("constant {:?} does not fit type {ty}", c.kind);
+        let bad = || ConstError::KindMismatch { kind: c.kind, ty };
         match (c.kind, ty) {
             (_, Type::Void) => Err(bad()),
-            (_, Type::Agg(_) | Type::Vec(_)) => Err(format!("aggregate constant of type {ty}")),
+            (_, Type::Agg(_) | Type::Vec(_)) => Err(ConstError::Aggregate(ty)),
             (ConstKind::Undef, t) => Ok(Val::uint(t, 0)),
             (ConstKind::Int(b), t) if t.is_int() || t == Type::Ptr => Ok(Val::uint(t, b)),
             (ConstKind::Float(b), t) if t.is_float() => Ok(Val::uint(t, b)),
             (ConstKind::Null, Type::Ptr) => Ok(Val::Ptr(0)),
             (ConstKind::SymbolAddr(s), Type::Ptr) => symbol_addr(s)
                 .map(Val::Ptr)
-                .ok_or_else(|| format!("symbol {s} has no address")),
+                .ok_or(ConstError::NoSymbolAddress(s)),
             (ConstKind::BlockAddr(b), Type::Ptr) => block_addr(b)
                 .map(Val::Ptr)
-                .ok_or_else(|| format!("{b} has no address")),
+                .ok_or(ConstError::NoBlockAddress(b)),
             _ => Err(bad()),
         }
     }
@@ -176,13 +239,20 @@ impl Val {
     /// parses them (`1.5`, `-0.0`, `inf`, `NaN`, `1e300`), `0x` for raw float bits; pointers
     /// as `null`, decimal or `0x` hex. Accepts what `Display` prints, with or without the
     /// leading type name.
-    pub fn parse(ty: Type, text: &str) -> Result<Val, String> {
+    ///
+    /// # Errors
+    /// [`ValueParseError`] when `text` is not a value of `ty` (out of range, wrong syntax) or
+    /// `ty` has no text form (`void`, aggregates, vectors).
+    pub fn parse(ty: Type, text: &str) -> Result<Val, ValueParseError> {
         let s = text.trim();
         let s = s
             .strip_prefix(ty.to_string().as_str())
             .filter(|r| r.starts_with(' '))
             .map_or(s, str::trim);
-        let err = || format!("`{text}` is not a valid {ty} value");
+        let err = || ValueParseError::Invalid {
+            text: text.to_string(),
+            ty,
+        };
         let parse_uint = |s: &str| -> Option<u128> {
             match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
                 Some(h) => u128::from_str_radix(h, 16).ok(),
@@ -190,10 +260,8 @@ impl Val {
             }
         };
         match ty {
-            Type::Void => Err("a void value cannot be parsed".to_string()),
-            Type::Agg(_) | Type::Vec(_) => {
-                Err(format!("an aggregate value ({ty}) cannot be parsed"))
-            }
+            Type::Void => Err(ValueParseError::Void),
+            Type::Agg(_) | Type::Vec(_) => Err(ValueParseError::Aggregate(ty)),
             Type::Ptr => match s {
                 "null" => Ok(Val::Ptr(0)),
                 _ => parse_uint(s)
