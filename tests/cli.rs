@@ -916,6 +916,20 @@ fn fuzz_unknown_system_is_a_usage_error() {
     }
 }
 
+/// An unknown `--target` is a usage error naming the accepted targets; `bench` also takes
+/// `none`.
+#[test]
+fn unknown_target_is_a_usage_error_listing_the_targets() {
+    let out = strata(&["compile", "--target", "sparc", "-"], Some(""));
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("unknown target `sparc` (x86-64, aarch64)"), "{err}");
+    let out = strata(&["bench", "--target", "sparc"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("(x86-64, aarch64, or none)"), "{err}");
+}
+
 /// `--reproduce` runs the check once on a file's bytes: exit 0 when it passes, 4 when the
 /// file cannot be read.
 #[test]

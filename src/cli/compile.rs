@@ -162,10 +162,22 @@ fn note_phi_elim_left_out(arch: crate::stage::Arch, requested: PassSet) {
     }
 }
 
+/// A `--target` name that names no target; `expected` lists the accepted names.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown target `{name}` ({expected})")]
+pub struct UnknownTarget {
+    /// The name as given.
+    pub name: String,
+    /// The accepted names, for the message.
+    pub expected: &'static str,
+}
+
 /// Parses `--target`.
-pub(super) fn parse_target(s: &str) -> Result<crate::stage::Arch, String> {
-    crate::stage::Arch::from_name(s)
-        .ok_or_else(|| format!("unknown target `{s}` (x86-64, aarch64)"))
+pub(super) fn parse_target(s: &str) -> Result<crate::stage::Arch, UnknownTarget> {
+    crate::stage::Arch::from_name(s).ok_or_else(|| UnknownTarget {
+        name: s.to_string(),
+        expected: "x86-64, aarch64",
+    })
 }
 
 #[derive(serde::Serialize)]

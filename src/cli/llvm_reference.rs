@@ -8,8 +8,66 @@
 //! comment or a closing brace is an instruction. Cost: one `opt` process per query.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// Why LLVM's side of a measurement is missing.
+#[derive(Debug, thiserror::Error)]
+pub enum OptError {
+    /// `opt` could not be started (not installed, not executable).
+    #[error("{binary}: {source}")]
+    Spawn {
+        /// The binary tried (`opt-14` or `opt`).
+        binary: &'static str,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// `opt` ran and failed; `message` is the first line of its standard error.
+    #[error("{binary} -passes={passes} {}: {message}", file.display())]
+    Failed {
+        /// The binary run.
+        binary: &'static str,
+        /// The pass pipeline given.
+        passes: String,
+        /// The input file.
+        file: PathBuf,
+        /// The first line of `opt`'s standard error.
+        message: String,
+    },
+    /// The input file could not be read (to count its instructions).
+    #[error("{}: {source}", file.display())]
+    Read {
+        /// The file.
+        file: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+}
+
+/// Runs `opt -passes=PASSES` with `extra` arguments on `file` and returns its output, or why
+/// it failed.
+fn run_opt(file: &Path, passes: &str, extra: &[&str]) -> Result<std::process::Output, OptError> {
+    let binary = opt_binary();
+    let out = Command::new(binary)
+        .arg(format!("-passes={passes}"))
+        .args(extra)
+        .arg(file)
+        .output()
+        .map_err(|source| OptError::Spawn { binary, source })?;
+    if !out.status.success() {
+        return Err(OptError::Failed {
+            binary,
+            passes: passes.to_string(),
+            file: file.to_path_buf(),
+            message: String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("failed")
+                .to_string(),
+        });
+    }
+    Ok(out)
+}
 
 /// The `opt` binary: `opt-14` if present, else `opt`.
 pub fn opt_binary() -> &'static str {
@@ -33,25 +91,9 @@ pub fn opt_binary() -> &'static str {
 /// report), summed over repeated names.
 ///
 /// # Errors
-/// A message if `opt` cannot run or fails on the file.
-pub fn time_passes(file: &Path, passes: &str) -> Result<BTreeMap<String, f64>, String> {
-    let out = Command::new(opt_binary())
-        .arg(format!("-passes={passes}"))
-        .args(["-time-passes", "-disable-output"])
-        .arg(file)
-        .output()
-        .map_err(|e| format!("{}: {e}", opt_binary()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{} -passes={passes} {}: {}",
-            opt_binary(),
-            file.display(),
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .next()
-                .unwrap_or("failed")
-        ));
-    }
+/// [`OptError`] if `opt` cannot run or fails on the file.
+pub fn time_passes(file: &Path, passes: &str) -> Result<BTreeMap<String, f64>, OptError> {
+    let out = run_opt(file, passes, &["-time-passes", "-disable-output"])?;
     Ok(parse_time_passes(&String::from_utf8_lossy(&out.stderr)))
 }
 
@@ -97,21 +139,9 @@ pub struct IrCounts {
 /// Counts what is in the module `opt -passes=PASSES -S` produces from `file`.
 ///
 /// # Errors
-/// A message if `opt` cannot run or fails.
-pub fn counts_after(file: &Path, passes: &str) -> Result<IrCounts, String> {
-    let out = Command::new(opt_binary())
-        .arg(format!("-passes={passes}"))
-        .arg("-S")
-        .arg(file)
-        .output()
-        .map_err(|e| format!("{}: {e}", opt_binary()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{} -passes={passes} failed on {}",
-            opt_binary(),
-            file.display()
-        ));
-    }
+/// [`OptError`] if `opt` cannot run or fails.
+pub fn counts_after(file: &Path, passes: &str) -> Result<IrCounts, OptError> {
+    let out = run_opt(file, passes, &["-S"])?;
     Ok(count(&String::from_utf8_lossy(&out.stdout)))
 }
 

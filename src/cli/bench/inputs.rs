@@ -105,25 +105,33 @@ pub(super) struct Source {
     pub format: InputFormat,
 }
 
+/// Why an input did not load: its `.sir` text does not parse, or its `.ll` text does not
+/// import or verify (each error names the file and position).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum LoadError {
+    /// The `.sir` parser's error.
+    #[error(transparent)]
+    Sir(#[from] crate::text::ParseError),
+    /// The LLVM importer's or its verifier's error.
+    #[error(transparent)]
+    Ll(#[from] crate::llvm::ImportError),
+}
+
 /// A loaded input: the module, the functions the importer skipped and the parse seconds, or
 /// why it did not load.
-pub(super) type Loaded = Result<(Module, usize, f64), String>;
+pub(super) type Loaded = Result<(Module, usize, f64), LoadError>;
 
 /// Parses or imports one source; see [`Loaded`].
 pub(super) fn load(source: &Source) -> Loaded {
     let start = Instant::now();
     let (module, skipped) = match source.format {
-        InputFormat::Sir => (
-            crate::text::parse_module(&source.text, &source.name).map_err(|e| e.to_string())?,
-            0,
-        ),
+        InputFormat::Sir => (crate::text::parse_module(&source.text, &source.name)?, 0),
         InputFormat::Ll => {
             let options = crate::llvm::ImportOptions::default();
-            let imported = crate::llvm::import(&source.text, &source.name, &options)
-                .map_err(|e| e.to_string())?;
+            let imported = crate::llvm::import(&source.text, &source.name, &options)?;
             let seconds = start.elapsed().as_secs_f64();
             // Not timed: LLVM's `Parse IR` does not include its verifier either.
-            imported.verify().map_err(|e| e.to_string())?;
+            imported.verify()?;
             return Ok((imported.module, imported.skipped.len(), seconds));
         }
     };

@@ -33,7 +33,7 @@ pub(super) struct LlvmSide {
 }
 
 /// Runs `opt` on `path`: timers averaged over `repeat` runs, and the counts.
-pub(super) fn llvm_side(path: &Path, repeat: u32) -> Result<LlvmSide, String> {
+pub(super) fn llvm_side(path: &Path, repeat: u32) -> Result<LlvmSide, llvm_reference::OptError> {
     let mut seconds: BTreeMap<String, f64> = BTreeMap::new();
     let mut round_seconds = Vec::new();
     for _ in 0..repeat {
@@ -45,7 +45,10 @@ pub(super) fn llvm_side(path: &Path, repeat: u32) -> Result<LlvmSide, String> {
         }
         round_seconds.push(round);
     }
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(path).map_err(|source| llvm_reference::OptError::Read {
+        file: path.to_path_buf(),
+        source,
+    })?;
     Ok(LlvmSide {
         seconds,
         input: llvm_reference::count(&text),

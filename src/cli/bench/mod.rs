@@ -170,12 +170,15 @@ pub enum BenchTarget {
 }
 
 /// Parses `--target`: `none` or a target name.
-fn parse_bench_target(s: &str) -> Result<BenchTarget, String> {
+fn parse_bench_target(s: &str) -> Result<BenchTarget, super::compile::UnknownTarget> {
     match s {
         "none" => Ok(BenchTarget::None),
         _ => super::compile::parse_target(s)
             .map(BenchTarget::Arch)
-            .map_err(|e| format!("{e}, or none")),
+            .map_err(|e| super::compile::UnknownTarget {
+                expected: "x86-64, aarch64, or none",
+                ..e
+            }),
     }
 }
 

@@ -117,7 +117,7 @@ pub(super) fn prepare<'a>(
     let mut modules = Vec::new();
     for (source, result) in sources.iter().zip(loaded) {
         let result = result
-            .map_err(|message| vec![Failure::file(source.name.clone(), "parse", message)])
+            .map_err(|e| vec![Failure::file(source.name.clone(), "parse", e.to_string())])
             .and_then(
                 |(module, skipped, seconds)| match global_failures(&module, &source.name) {
                     g if g.is_empty() => Ok((module, skipped, seconds)),
