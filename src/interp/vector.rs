@@ -143,11 +143,7 @@ impl Interpreter<'_> {
     /// `llvm.vector.reduce.OP.*` (see the module doc): the lanes of the vector argument
     /// folded by `OP`, lane 0 first; `fadd` and `fmul` start from their first argument.
     pub(super) fn vector_reduce(&mut self, c: &Call) -> Result<ExtResult, InterpError> {
-        let op = c
-            .name
-            .strip_prefix("llvm.vector.reduce.")
-            .and_then(|rest| rest.split('.').next())
-            .unwrap_or("");
+        let op = operation(c.name, "llvm.vector.reduce.");
         let ordered = matches!(op, "fadd" | "fmul");
         let (start, vector) = match (ordered, c.args) {
             (true, [start, vector]) => (Some(*start), *vector),
@@ -185,11 +181,7 @@ impl Interpreter<'_> {
     /// `llvm.x86.sse2.{psll,psrl,psra}{,i}.*` (see the module doc): the vector argument's
     /// lanes shifted by the count argument.
     pub(super) fn x86_shift(&mut self, c: &Call) -> Result<ExtResult, InterpError> {
-        let op = c
-            .name
-            .strip_prefix("llvm.x86.sse2.")
-            .and_then(|rest| rest.split('.').next())
-            .unwrap_or("");
+        let op = operation(c.name, "llvm.x86.sse2.");
         let (vector, count) = match c.args {
             [vector, count] => (*vector, *count),
             _ => return Err(self.ext_err(c, "expects a vector and a count".to_string())),
@@ -281,6 +273,14 @@ impl Interpreter<'_> {
 /// The lanes of a shuffle mask constant of `f`'s pool ([`crate::ir::ConstPool::mask_lanes`]).
 fn shuffle_mask(f: &Function, mask: crate::ir::Const, lanes: u32) -> Option<Vec<Option<u32>>> {
     f.consts.mask_lanes(mask, lanes)
+}
+
+/// The operation an intrinsic's name gives after `prefix`: `add` in
+/// `llvm.vector.reduce.add.v4i32` (empty if the name does not start with `prefix`).
+fn operation<'a>(name: &'a str, prefix: &str) -> &'a str {
+    name.strip_prefix(prefix)
+        .and_then(|rest| rest.split('.').next())
+        .unwrap_or("")
 }
 
 /// Folds `lanes` into `acc` by the reduction `op` (the name in `llvm.vector.reduce.OP`) on
