@@ -126,6 +126,12 @@ pub(super) enum Intrinsic {
     Stacksave,
     /// `llvm.stackrestore`.
     Stackrestore,
+    /// `llvm.vector.reduce.*`: one vector's lanes folded into a scalar
+    /// ([`super::vector`]).
+    VectorReduce,
+    /// The SSE2 shifts `llvm.x86.sse2.{psll,psrl,psra}{,i}.*`: every lane by one count
+    /// ([`super::vector`]).
+    X86Shift,
 }
 
 /// A built-in external, by family.
@@ -228,6 +234,41 @@ pub const EXTERNALS: &[External] = &[
         "llvm.stackrestore",
         LLVM,
         Ext::Intrinsic(Intrinsic::Stackrestore),
+    ),
+    row(
+        "llvm.vector.reduce.",
+        LLVM,
+        Ext::Intrinsic(Intrinsic::VectorReduce),
+    ),
+    row(
+        "llvm.x86.sse2.psll.",
+        LLVM,
+        Ext::Intrinsic(Intrinsic::X86Shift),
+    ),
+    row(
+        "llvm.x86.sse2.psrl.",
+        LLVM,
+        Ext::Intrinsic(Intrinsic::X86Shift),
+    ),
+    row(
+        "llvm.x86.sse2.psra.",
+        LLVM,
+        Ext::Intrinsic(Intrinsic::X86Shift),
+    ),
+    row(
+        "llvm.x86.sse2.pslli.",
+        LLVM,
+        Ext::Intrinsic(Intrinsic::X86Shift),
+    ),
+    row(
+        "llvm.x86.sse2.psrli.",
+        LLVM,
+        Ext::Intrinsic(Intrinsic::X86Shift),
+    ),
+    row(
+        "llvm.x86.sse2.psrai.",
+        LLVM,
+        Ext::Intrinsic(Intrinsic::X86Shift),
     ),
 ];
 

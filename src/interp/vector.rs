@@ -3,13 +3,29 @@
 //! lanes, applies [`super::lanes`] and interns the result. Loads and stores pack the lanes
 //! as LLVM lays them out in memory ([`super::lanes::pack`]).
 //!
+//! The `llvm.vector.reduce.*` intrinsics fold a vector's lanes into one scalar of the lane
+//! type, lane 0 first, exactly as the LangRef defines them: `add`, `mul`, `and`, `or` and
+//! `xor` wrap at the lane width; `smax`, `smin`, `umax` and `umin` compare signed or
+//! unsigned; `fadd` and `fmul` take a start value and are the ordered reduction
+//! `((start op v0) op v1) ...` (the sequential result, which every fast-math flag allows
+//! too); `fmax` and `fmin` follow `maxnum`/`minnum`: a NaN lane is ignored unless every lane
+//! is NaN, and between `+0.0` and `-0.0` `fmax` returns `+0.0` and `fmin` `-0.0` (LLVM
+//! allows either; this is what `fmaxnm`/`fminnm` and C's `fmax`/`fmin` return).
+//!
+//! The SSE2 shifts (`llvm.x86.sse2.psll.q`, `psrli.w`, `psrai.d`, ...) shift every lane by
+//! one count, as the instructions do: the immediate forms take it from their `i32`, the
+//! others from the low 64 bits of their second vector; a count of the lane width or more
+//! gives 0 for the logical shifts and fills with the sign for the arithmetic one.
+//!
 //! Errors: an `extractelement`/`insertelement` index past the last lane (LLVM: poison) and a
 //! lane operation's own errors (division by zero in a lane, ...) stop the run with the
-//! instruction's location. Complexity: O(lanes) per instruction.
+//! instruction's location; a reduction with arguments of the wrong shape or an unknown
+//! operation is an [`InterpError::ExternalError`]. Complexity: O(lanes) per instruction.
 
 use super::exec::{Interpreter, Pc};
-use super::{lanes, InterpError, Val};
-use crate::ir::{Function, InstKind, Operand, Type};
+use super::externals::{Call, ExtResult};
+use super::{lanes, ops, InterpError, Val};
+use crate::ir::{BinaryOp, Function, InstKind, IntPredicate, Operand, Type};
 
 impl Interpreter<'_> {
     /// The lanes of a vector operand of type `ty`, or the scalar itself for a scalar `ty`.
@@ -124,6 +140,100 @@ impl Interpreter<'_> {
         }
     }
 
+    /// `llvm.vector.reduce.OP.*` (see the module doc): the lanes of the vector argument
+    /// folded by `OP`, lane 0 first; `fadd` and `fmul` start from their first argument.
+    pub(super) fn vector_reduce(&mut self, c: &Call) -> Result<ExtResult, InterpError> {
+        let op = operation(c.name, "llvm.vector.reduce.");
+        let ordered = matches!(op, "fadd" | "fmul");
+        let (start, vector) = match (ordered, c.args) {
+            (true, [start, vector]) => (Some(*start), *vector),
+            (false, [vector]) => (None, *vector),
+            _ => {
+                let want = if ordered {
+                    "a start value and a vector"
+                } else {
+                    "one vector"
+                };
+                return Err(self.ext_err(c, format!("expects {want}")));
+            }
+        };
+        let ty = vector.ty();
+        let members = match vector {
+            Val::Agg { .. } if ty.is_vector() => self.agg_members(c.pc, vector)?,
+            _ => return Err(self.ext_err(c, format!("argument {vector} is not a vector"))),
+        };
+        let lane = ty.lane();
+        let (first, rest) = match (start, members) {
+            (Some(s), _) => (s, members),
+            (None, [first, rest @ ..]) => (*first, rest),
+            (None, []) => return Err(self.ext_err(c, "a vector with no lanes".to_string())),
+        };
+        if first.ty() != lane || c.ret != lane {
+            return Err(self.ext_err(
+                c,
+                format!("a reduction of {ty} starts from and returns {lane}"),
+            ));
+        }
+        let r = reduce(op, lane, first, rest).map_err(|why| self.ext_err(c, why))?;
+        Ok(ExtResult::Value(Some(r)))
+    }
+
+    /// `llvm.x86.sse2.{psll,psrl,psra}{,i}.*` (see the module doc): the vector argument's
+    /// lanes shifted by the count argument.
+    pub(super) fn x86_shift(&mut self, c: &Call) -> Result<ExtResult, InterpError> {
+        let op = operation(c.name, "llvm.x86.sse2.");
+        let (vector, count) = match c.args {
+            [vector, count] => (*vector, *count),
+            _ => return Err(self.ext_err(c, "expects a vector and a count".to_string())),
+        };
+        let ty = vector.ty();
+        if !matches!(vector, Val::Agg { .. }) || !ty.is_vector() || c.ret != ty {
+            return Err(self.ext_err(c, format!("argument {vector} is not a {} vector", c.ret)));
+        }
+        let n = match count {
+            Val::Int { bits, .. } if op.ends_with('i') => bits,
+            Val::Agg { .. } if count.ty().is_vector() && !op.ends_with('i') => {
+                let count_ty = count.ty();
+                let bytes = lanes::pack(self.agg_members(c.pc, count)?, count_ty.lane());
+                let low: [u8; 8] =
+                    bytes
+                        .get(..8)
+                        .and_then(|b| b.try_into().ok())
+                        .ok_or_else(|| {
+                            self.ext_err(c, format!("count {count} is narrower than 64 bits"))
+                        })?;
+                u64::from_le_bytes(low) as u128
+            }
+            _ => return Err(self.ext_err(c, format!("count {count} does not fit `{op}`"))),
+        };
+        let lane = ty.lane();
+        let width = lane.bits();
+        if !lane.is_int() {
+            return Err(self.ext_err(c, format!("{lane} lanes are not integers")));
+        }
+        let shifted: Vec<Val> = self
+            .agg_members(c.pc, vector)?
+            .iter()
+            .map(|x| {
+                let bits = x.as_u128();
+                match op.trim_end_matches('i') {
+                    "psll" if n < width as u128 => Val::uint(lane, bits << n),
+                    "psrl" if n < width as u128 => Val::uint(lane, bits >> n),
+                    "psra" => {
+                        let by = n.min(width as u128 - 1) as u32;
+                        Val::int(lane, super::value::sext(bits, width) >> by)
+                    }
+                    _ => Val::uint(lane, 0),
+                }
+            })
+            .collect();
+        if !matches!(op.trim_end_matches('i'), "psll" | "psrl" | "psra") {
+            return Err(self.ext_err(c, format!("unknown shift `{op}`")));
+        }
+        let r = self.make_agg(c.pc, ty, &shifted)?;
+        Ok(ExtResult::Value(Some(r)))
+    }
+
     fn lane_index(&self, pc: Pc, index: Operand, lanes: usize) -> Result<usize, InterpError> {
         let i = self.get(pc, index)?;
         if !i.ty().is_int() {
@@ -163,4 +273,80 @@ impl Interpreter<'_> {
 /// The lanes of a shuffle mask constant of `f`'s pool ([`crate::ir::ConstPool::mask_lanes`]).
 fn shuffle_mask(f: &Function, mask: crate::ir::Const, lanes: u32) -> Option<Vec<Option<u32>>> {
     f.consts.mask_lanes(mask, lanes)
+}
+
+/// The operation an intrinsic's name gives after `prefix`: `add` in
+/// `llvm.vector.reduce.add.v4i32` (empty if the name does not start with `prefix`).
+fn operation<'a>(name: &'a str, prefix: &str) -> &'a str {
+    name.strip_prefix(prefix)
+        .and_then(|rest| rest.split('.').next())
+        .unwrap_or("")
+}
+
+/// Folds `lanes` into `acc` by the reduction `op` (the name in `llvm.vector.reduce.OP`) on
+/// lanes of type `lane`; a message for an unknown operation or a lane type it does not take.
+fn reduce(op: &str, lane: Type, mut acc: Val, lanes: &[Val]) -> Result<Val, String> {
+    let arithmetic = match op {
+        "add" => Some(BinaryOp::Add),
+        "mul" => Some(BinaryOp::Mul),
+        "and" => Some(BinaryOp::And),
+        "or" => Some(BinaryOp::Or),
+        "xor" => Some(BinaryOp::Xor),
+        "fadd" => Some(BinaryOp::FAdd),
+        "fmul" => Some(BinaryOp::FMul),
+        _ => None,
+    };
+    let float_op = matches!(op, "fadd" | "fmul" | "fmax" | "fmin");
+    if float_op != lane.is_float() || !(lane.is_float() || lane.is_int()) {
+        return Err(format!("`{op}` does not reduce {lane} lanes"));
+    }
+    if let Some(bop) = arithmetic {
+        for &x in lanes {
+            acc = ops::binary(bop, lane, acc, x).map_err(|e| format!("{e:?}"))?;
+        }
+        return Ok(acc);
+    }
+    // The predicate under which the accumulator stays.
+    let keeps = match op {
+        "smax" => IntPredicate::Sge,
+        "smin" => IntPredicate::Sle,
+        "umax" => IntPredicate::Uge,
+        "umin" => IntPredicate::Ule,
+        "fmax" | "fmin" => {
+            for &x in lanes {
+                acc = max_num(acc, x, op == "fmax").ok_or_else(|| format!("{acc} or {x}"))?;
+            }
+            return Ok(acc);
+        }
+        _ => return Err(format!("unknown reduction `{op}`")),
+    };
+    for &x in lanes {
+        if !ops::icmp(keeps, lane, acc, x).map_err(|e| format!("{e:?}"))? {
+            acc = x;
+        }
+    }
+    Ok(acc)
+}
+
+/// `maxnum(a, b)` (`max`) or `minnum(a, b)`: the other operand when one is NaN (`a` when
+/// both are), `+0.0` over `-0.0` for `max` and `-0.0` for `min`; the chosen lane keeps its
+/// bits. `None` if a lane is not a float this can compare.
+fn max_num(a: Val, b: Val, max: bool) -> Option<Val> {
+    let (x, y) = (a.as_f64()?, b.as_f64()?);
+    Some(if y.is_nan() {
+        a
+    } else if x.is_nan() {
+        b
+    } else if x == y {
+        // Equal: only the signs of zeros can differ.
+        if x.is_sign_negative() != max {
+            a
+        } else {
+            b
+        }
+    } else if (x > y) == max {
+        a
+    } else {
+        b
+    })
 }

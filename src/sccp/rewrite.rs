@@ -266,10 +266,14 @@ impl Rewriter {
             // (found by a read-only scan; the test of an instruction reads only its own
             // result's entry, which the walk writes after) and compacts in place.
             let goes = |i: &Inst| {
+                let kind = &kinds[i.index()];
+                if !any_repl {
+                    // No constant: only copies go (the walk checks their result).
+                    return matches!(kind, InstKind::Copy { .. });
+                }
                 let [v] = results[i.index()].as_slice() else {
                     return false;
                 };
-                let kind = &kinds[i.index()];
                 match repl[v.index()] {
                     Some(_) => !kind.has_side_effects(),
                     None => matches!(kind, InstKind::Copy { .. }),

@@ -598,9 +598,32 @@ impl Solver {
                 self.work.push(i.0);
             } else {
                 for &v in f.inst_results(i) {
-                    self.set(v, LatticeValue::Overdefined);
+                    self.set_on_reach(v);
                 }
             }
+        }
+    }
+
+    /// Sets the cell of `v`, a result of an unlisted instruction of the block [`reach`]
+    /// just made reachable, `Overdefined` without queueing its users. No user has read the
+    /// cell yet: in verified SSA every use is dominated by the definition, so a user in
+    /// this block is queued by this [`reach`] (the terminator included), one in another
+    /// block is queued when that block, dominated by this one, is reached later, and a phi
+    /// entry meets the cell when its edge, out of a block reached no earlier than this one,
+    /// becomes executable. (Queueing them as [`set`] does visited most users in C code
+    /// twice: a load's or call's users sit in its own block.) A cell that already left
+    /// `Unknown` takes the general path.
+    ///
+    /// [`reach`]: Solver::reach
+    /// [`set`]: Solver::set
+    #[inline(always)]
+    fn set_on_reach(&mut self, v: Value) {
+        let cell = &mut self.result.values[v.index()];
+        if matches!(cell, LatticeValue::Unknown) {
+            *cell = LatticeValue::Overdefined;
+            self.entries += 1;
+        } else {
+            self.set(v, LatticeValue::Overdefined);
         }
     }
 

@@ -79,23 +79,29 @@ use crate::ir::{Block, Body, Phase, Value};
 use crate::stage::PassStats;
 
 /// Largest alloca (allocation size and type size, in bytes) that can live in a register
-/// (002: the width of a general-purpose register on a 64-bit target). The one exception is
-/// an `f80` slot (16 bytes allocated, 10 stored), which lives in an x87 register as LLVM
-/// promotes it: see [`promotable_size`].
+/// (002: the width of a general-purpose register on a 64-bit target). Wider scalars
+/// (`i128`, `iN` above 64 bits, `f80`) are promoted too, as LLVM promotes every
+/// first-class type: see [`promotable_size`].
 pub const MAX_PROMOTABLE_ALLOCA_SIZE: usize = 8;
 
-/// True if an alloca of type `ty` and `size` bytes is small enough to promote: both at most
-/// [`MAX_PROMOTABLE_ALLOCA_SIZE`], or an `f80` in its 16-byte slot, or an aggregate of any
-/// size whose allocation holds it (LLVM 14 promotes whole-value aggregate slots: one SSA
-/// value, not a memory region to split), and likewise a vector of any size (a vector slot
-/// only loaded and stored whole is one SSA value, as LLVM's mem2reg promotes it).
+/// True if an alloca of type `ty` and `size` bytes can be one SSA value, as LLVM 14's
+/// mem2reg promotes every first-class type:
+/// - a scalar whose allocation holds it and is no larger than its natural slot: at most
+///   [`MAX_PROMOTABLE_ALLOCA_SIZE`] for the register-sized types (002), and for wider
+///   scalars (`i128`, `i96`, `f80`, ...) their store size rounded up to a power of two
+///   (16 bytes for `i128` and `f80`; lowering splits such values into register parts). A
+///   larger allocation is an array alloca (`alloca i32, size 16`), left in memory;
+/// - an aggregate (struct or array) or a vector of any size whose allocation holds it (a
+///   slot only loaded and stored whole is one SSA value).
 pub fn promotable_size(ty: crate::ir::Type, size: u64) -> bool {
+    let bytes = ty.bytes() as u64;
     if ty.is_aggregate() || ty.is_vector() {
-        return size >= ty.bytes() as u64;
+        return size >= bytes;
     }
-    (size as usize <= MAX_PROMOTABLE_ALLOCA_SIZE
-        && ty.bytes() as usize <= MAX_PROMOTABLE_ALLOCA_SIZE)
-        || (ty == crate::ir::Type::F80 && size <= 16)
+    let slot = bytes
+        .next_power_of_two()
+        .max(MAX_PROMOTABLE_ALLOCA_SIZE as u64);
+    ty.is_value() && size >= bytes && size <= slot
 }
 
 /// Most copies (phis times predecessor edges) that promotion may create in one function
@@ -105,7 +111,7 @@ pub const MAX_PHI_COPY_COST: usize = 50_000;
 /// Why an alloca was not promoted; each reason is its own statistic.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Reject {
-    /// Allocation or type larger than [`MAX_PROMOTABLE_ALLOCA_SIZE`].
+    /// Allocation larger than its type's slot, or smaller than the type ([`promotable_size`]).
     Size,
     /// A `volatile` alloca.
     Volatile,

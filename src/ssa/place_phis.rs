@@ -84,6 +84,37 @@ pub(crate) struct PhiPlan {
     sites: Vec<(u32, u32)>,
     /// (cost, slot) of slots with phis.
     costs: Vec<(usize, u32)>,
+    /// Counting-sort scratch: bucket starts and the sorted copy.
+    sort_start: Vec<u32>,
+    sorted: Vec<(u32, u32)>,
+}
+
+/// Sorts `pairs` stably by `key` (every key below `n`) with a counting sort through the
+/// scratch `start` and `out`: O(pairs + n), where a comparison sort of the scan's access
+/// lists was a tenth of mem2reg.
+fn counting_sort(
+    pairs: &mut Vec<(u32, u32)>,
+    n: usize,
+    key: impl Fn((u32, u32)) -> u32,
+    start: &mut Vec<u32>,
+    out: &mut Vec<(u32, u32)>,
+) {
+    start.clear();
+    start.resize(n + 1, 0);
+    for &p in pairs.iter() {
+        start[key(p) as usize + 1] += 1;
+    }
+    for k in 0..n {
+        start[k + 1] += start[k];
+    }
+    out.clear();
+    out.resize(pairs.len(), (0, 0));
+    for &p in pairs.iter() {
+        let at = &mut start[key(p) as usize];
+        out[*at as usize] = p;
+        *at += 1;
+    }
+    std::mem::swap(pairs, out);
 }
 
 impl PhiPlan {
@@ -145,8 +176,12 @@ impl PhiPlan {
         self.site.clear();
         self.site.resize(n, 0);
         self.epoch = 0;
-        c.defs.sort_unstable();
-        c.uses.sort_unstable();
+        // Grouped by slot; within a slot the scan recorded each block once, in block
+        // order, so a stable sort by slot is the (slot, block) order.
+        let nslots = c.slots.len();
+        let (start, out) = (&mut self.sort_start, &mut self.sorted);
+        counting_sort(&mut c.defs, nslots, |(s, _)| s, start, out);
+        counting_sort(&mut c.uses, nslots, |(s, _)| s, start, out);
         let (mut di, mut ui, mut gi) = (0usize, 0usize, 0usize);
         let mut total_cost = 0usize;
         for s in 0..c.slots.len() {
@@ -275,7 +310,9 @@ impl PhiPlan {
                 };
             }
         }
-        self.sites.sort_unstable_by_key(|&(s, b)| (b, s));
+        // By (block, slot): the sites were pushed in slot order, so stably by block.
+        let (start, out) = (&mut self.sort_start, &mut self.sorted);
+        counting_sort(&mut self.sites, n, |(_, b)| b, start, out);
         self.sites.len()
     }
 

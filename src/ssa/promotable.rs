@@ -8,10 +8,11 @@
 //! itself in that block), which [`super::place_phis`] needs for phi placement and liveness.
 //!
 //! Rules (an alloca is promotable iff all hold):
-//! - allocation size and type size are both at most [`MAX_PROMOTABLE_ALLOCA_SIZE`](super::MAX_PROMOTABLE_ALLOCA_SIZE), or the
-//!   alloca is an `f80` slot, or it has an aggregate type (struct or array, DESIGN.md 3.1)
-//!   whose allocation holds it, at any size as LLVM 14 promotes those
-//!   ([`super::promotable_size`]);
+//! - the allocation holds the type: a scalar's allocation at most
+//!   [`MAX_PROMOTABLE_ALLOCA_SIZE`](super::MAX_PROMOTABLE_ALLOCA_SIZE) bytes, or its store
+//!   size rounded up to a power of two for wider scalars (`i128`, `i96`, `f80`), and an
+//!   aggregate (struct or array, DESIGN.md 3.1) or vector of any size, as LLVM 14 promotes
+//!   every first-class type ([`super::promotable_size`]);
 //! - the alloca is not `volatile`;
 //! - its value is used only as the address of non-volatile loads and stores whose type is
 //!   the alloca's type (a different type is type punning: DESIGN.md 4), or as the

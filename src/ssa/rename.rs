@@ -107,12 +107,40 @@ fn rewrite(repl: &[Operand], op: &mut Operand, phis: (u32, u32)) -> bool {
 }
 
 /// Rewrites every operand of `kind` through `repl` ([`rewrite`]); true if one now names a
-/// placed phi.
+/// placed phi. The common kinds are written out (in the order of
+/// [`InstKind::for_each_operand_mut`], which takes the rest): no call per instruction.
 #[inline]
 fn rewrite_operands(kind: &mut InstKind, repl: &[Operand], phis: (u32, u32)) -> bool {
-    let mut hit = false;
-    kind.for_each_operand_mut(|op| hit |= rewrite(repl, op, phis));
-    hit
+    match kind {
+        InstKind::Binary { lhs, rhs, .. }
+        | InstKind::Icmp { lhs, rhs, .. }
+        | InstKind::Fcmp { lhs, rhs, .. } => rewrite(repl, lhs, phis) | rewrite(repl, rhs, phis),
+        InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => rewrite(repl, arg, phis),
+        InstKind::Load { ptr, .. } => rewrite(repl, ptr, phis),
+        InstKind::Store { value, ptr, .. } => rewrite(repl, value, phis) | rewrite(repl, ptr, phis),
+        InstKind::Gep { base, indices, .. } => {
+            let mut hit = rewrite(repl, base, phis);
+            for (i, _) in indices.iter_mut() {
+                hit |= rewrite(repl, i, phis);
+            }
+            hit
+        }
+        InstKind::Call { callee, args, .. } => {
+            let mut hit = false;
+            if let crate::ir::Callee::Indirect(p) = callee {
+                hit |= rewrite(repl, p, phis);
+            }
+            for a in args.iter_mut() {
+                hit |= rewrite(repl, a, phis);
+            }
+            hit
+        }
+        _ => {
+            let mut hit = false;
+            kind.for_each_operand_mut(|op| hit |= rewrite(repl, op, phis));
+            hit
+        }
+    }
 }
 
 impl Renamer {
