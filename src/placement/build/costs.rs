@@ -7,7 +7,8 @@
 //!
 //! Reads: the function, the model, `out`'s pieces and paths, `inst_sup`, `kind_masks`,
 //! `elig`, `in_loop`, `phi_count`, `first_piece` of the scratch. Writes: the problem's
-//! block names and block costs; `kind_cost`, `block_names` and `costs` of the scratch.
+//! block names and block costs; `kind_cost`, `block_names`, `spare_names` and `costs` of
+//! the scratch.
 //!
 //! Complexity: O((instructions + pieces · paths) · K).
 
@@ -92,7 +93,9 @@ pub(super) fn block_costs<F: IrRead>(
         }
         // Names are reused strings (no allocation once the table is warm).
         if pi == out.problem.blocks.len() {
-            out.problem.blocks.push(String::new());
+            out.problem
+                .blocks
+                .push(s.spare_names.pop().unwrap_or_default());
         }
         let b = pc.block as usize;
         while s.block_names.len() <= b {
@@ -109,5 +112,8 @@ pub(super) fn block_costs<F: IrRead>(
         }
         out.problem.block_cost.extend_from_slice(&s.costs);
     }
-    out.problem.blocks.truncate(out.pieces.len());
+    // Names past this function's pieces wait in the pool for a larger function (dropping
+    // them made every function larger than its predecessor allocate its names again).
+    let spare = out.problem.blocks.drain(out.pieces.len()..);
+    s.spare_names.extend(spare);
 }

@@ -193,6 +193,9 @@ pub struct BuildScratch {
     /// `block_names[b]`: `"block{b}"`, the name of a block's first piece (grown, never
     /// cleared: it depends on the index only).
     pub(super) block_names: Vec<String>,
+    /// Name strings of earlier functions' pieces beyond the current function's, kept for
+    /// reuse.
+    pub(super) spare_names: Vec<String>,
     /// Per block: its number of leading phis (pieces, block costs).
     pub(super) phi_count: Vec<u32>,
     /// `kind_cost[kind * K + t]`: the model's cost of a kind on a target, 0 if unsupported.
