@@ -15,7 +15,8 @@
 //! [`FORBIDDEN`] marks an unsupported target or a disallowed transition; at most
 //! [`MAX_TARGETS`] targets, so a domain is one `u64`.
 //!
-//! Complexity: building [`Constraints`] is O(E log E + E·K²) for E edges and K targets.
+//! Complexity: building [`Constraints`] is O(N + E·K² + Σ d log d) for N blocks, E edges, K
+//! targets and d the out-degrees.
 
 use std::fmt;
 
@@ -312,12 +313,9 @@ impl Constraints {
         self.n = n;
         self.k = k;
         // Edges sorted by (from, to, index): parallel edges become adjacent, and the edges
-        // of one source form one run (used as compressed rows for reachability below).
-        self.order.clear();
-        self.order.extend(0..p.edges.len() as u32);
-        self.order
-            .sort_unstable_by_key(|&i| (p.edges[i as usize].from, p.edges[i as usize].to, i));
-        // Reachability from the entry over the sorted edges (CSR by source).
+        // of one source form one run (used as compressed rows for reachability below). A
+        // counting sort by source keeps index order inside a run; a stable sort of each
+        // run (a few edges) by destination finishes the order.
         self.incident_start.clear();
         self.incident_start.resize(n + 1, 0);
         for e in &p.edges {
@@ -326,6 +324,25 @@ impl Constraints {
         for b in 0..n {
             self.incident_start[b + 1] += self.incident_start[b];
         }
+        self.order.clear();
+        self.order.resize(p.edges.len(), 0);
+        self.stack.clear();
+        self.stack.extend_from_slice(&self.incident_start[..n]);
+        for (i, e) in p.edges.iter().enumerate() {
+            let at = &mut self.stack[e.from as usize];
+            self.order[*at as usize] = i as u32;
+            *at += 1;
+        }
+        for b in 0..n {
+            let (lo, hi) = (
+                self.incident_start[b] as usize,
+                self.incident_start[b + 1] as usize,
+            );
+            if hi - lo > 1 {
+                self.order[lo..hi].sort_by_key(|&i| p.edges[i as usize].to);
+            }
+        }
+        // Reachability from the entry over the sorted edges (CSR by source).
         self.reachable.clear();
         self.reachable.resize(n, false);
         if n > 0 {

@@ -6,15 +6,16 @@
 //! named `blockN` (its first piece) or `blockN.I` (from instruction I).
 //!
 //! Reads: the function, the model, `out`'s pieces and paths, `inst_sup`, `kind_masks`,
-//! `elig`, `in_loop`, `first_piece` of the scratch. Writes: the problem's block names and
-//! block costs; `costs` of the scratch.
+//! `elig`, `in_loop`, `phi_count`, `first_piece` of the scratch. Writes: the problem's
+//! block names and block costs; `kind_cost`, `block_names`, `spare_names` and `costs` of
+//! the scratch.
 //!
 //! Complexity: O((instructions + pieces · paths) · K).
 
 use super::super::problem::FORBIDDEN;
-use super::super::targets::TargetModel;
+use super::super::targets::{TargetModel, KINDS};
 use super::{kind_of, push_decimal, terminator_kind, BuildScratch, IrProblem};
-use crate::ir::{Block, InstKind, IrRead, Operand};
+use crate::ir::{Block, IrRead, Operand};
 
 /// Runs the phase (see the module doc).
 pub(super) fn block_costs<F: IrRead>(
@@ -27,6 +28,11 @@ pub(super) fn block_costs<F: IrRead>(
     let all = s.all;
     let ni = f.num_insts();
     let loop_mask = s.loop_mask;
+    // Per kind: its cost on every target (0 where unsupported; the mask forbids those).
+    s.kind_cost.clear();
+    s.kind_cost.extend(
+        (0..KINDS.len()).flat_map(|kind| (0..k).map(move |t| model.cost(t, kind).unwrap_or(0))),
+    );
     // Problem blocks.
     for pi in 0..out.pieces.len() {
         let pc = out.pieces[pi];
@@ -40,16 +46,14 @@ pub(super) fn block_costs<F: IrRead>(
             }
             mask &= s.inst_sup[i.index()];
             let kind = kind_of(f.inst_kind(i));
-            for (t, c) in s.costs.iter_mut().enumerate() {
-                *c = c.saturating_add(model.cost(t, kind).unwrap_or(0));
+            let row = &s.kind_cost[kind * k..(kind + 1) * k];
+            for (c, &add) in s.costs.iter_mut().zip(row) {
+                *c = c.saturating_add(add);
             }
         }
         if pc.start == 0 {
             // The leading phi group's common support (see above).
-            let phis = insts
-                .iter()
-                .take_while(|i| i.index() < ni && matches!(f.inst_kind(**i), InstKind::Phi { .. }))
-                .count();
+            let phis = s.phi_count[pc.block as usize] as usize;
             if phis > pc.end as usize {
                 for &i in &insts[pc.end as usize..phis] {
                     mask &= s.inst_sup[i.index()];
@@ -59,8 +63,9 @@ pub(super) fn block_costs<F: IrRead>(
         if pc.terminator {
             let term = f.terminator(Block(pc.block));
             let tkind = terminator_kind(term);
-            for (t, c) in s.costs.iter_mut().enumerate() {
-                *c = c.saturating_add(model.cost(t, tkind).unwrap_or(0));
+            let row = &s.kind_cost[tkind * k..(tkind + 1) * k];
+            for (c, &add) in s.costs.iter_mut().zip(row) {
+                *c = c.saturating_add(add);
             }
             mask &= s.kind_masks[tkind];
             term.for_each_operand(|op| {
@@ -88,17 +93,27 @@ pub(super) fn block_costs<F: IrRead>(
         }
         // Names are reused strings (no allocation once the table is warm).
         if pi == out.problem.blocks.len() {
-            out.problem.blocks.push(String::new());
+            out.problem
+                .blocks
+                .push(s.spare_names.pop().unwrap_or_default());
+        }
+        let b = pc.block as usize;
+        while s.block_names.len() <= b {
+            let mut name = String::from("block");
+            push_decimal(&mut name, s.block_names.len() as u32);
+            s.block_names.push(name);
         }
         let name = &mut out.problem.blocks[pi];
         name.clear();
-        name.push_str("block");
-        push_decimal(name, pc.block);
+        name.push_str(&s.block_names[b]);
         if s.first_piece[pc.block as usize] != pi as u32 {
             name.push('.');
             push_decimal(name, pc.start);
         }
         out.problem.block_cost.extend_from_slice(&s.costs);
     }
-    out.problem.blocks.truncate(out.pieces.len());
+    // Names past this function's pieces wait in the pool for a larger function (dropping
+    // them made every function larger than its predecessor allocate its names again).
+    let spare = out.problem.blocks.drain(out.pieces.len()..);
+    s.spare_names.extend(spare);
 }

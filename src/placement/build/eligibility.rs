@@ -6,17 +6,19 @@
 //! every operand is eligible), and the blocks on a cycle (targets banned in loops).
 //!
 //! Reads: the function, its SCCs, the symbols and the model. Writes: `kind_masks`,
-//! `live_blocks`, `value_path`, `access_path`, `base_sup`, `inst_sup`, `elig`, `in_loop`,
-//! `all`, `loop_mask` of the scratch; the path tables of `out`.
+//! `live_blocks`, `sym_path`, `sym_seen`, `derived`, `value_path`, `access_path`,
+//! `base_sup`, `inst_sup`, `elig`, `read_round`, `in_loop`, `all`, `loop_mask` of the
+//! scratch; the path tables of `out`.
 //!
-//! Complexity: O(instructions · rounds) for the fixpoint (rounds: the longest chain of
-//! eligibility changes, small in practice), O(symbols) once per function for the table.
+//! Complexity: O(instructions · rounds) for the fixpoint (rounds: until one in which no
+//! value shrank after being read; one when definitions come before uses), O(paths looked
+//! up) per function for the symbol table.
 
 use super::super::sizes::global_size;
 use super::super::targets::{TargetModel, KINDS};
 use super::{kind_of, BuildScratch, IrProblem, FN_PTR_KIND, NO_PATH, UNKNOWN_PATH};
 use crate::analysis::Sccs;
-use crate::ir::{Block, Callee, ConstKind, InstKind, IrRead, Operand, SymbolTable};
+use crate::ir::{Block, Callee, ConstKind, Inst, InstKind, IrRead, Operand, SymbolTable};
 
 /// Runs the phase (see the module doc).
 pub(super) fn compute<F: IrRead>(
@@ -36,174 +38,38 @@ pub(super) fn compute<F: IrRead>(
             .fold(0u64, |m, t| m | 1 << t)
     }));
     let nb = f.num_blocks();
-    let ni = f.num_insts();
-    let nv = f.values().len();
     s.live_blocks.clear();
     s.live_blocks
         .extend((0..nb as u32).filter(|&b| !f.is_block_dead(Block(b))));
     out.path_names.clear();
     out.path_origin.clear();
     out.path_sizes.clear();
-    s.sym_path.clear();
-    s.sym_path
-        .resize(symbols.map_or(0, |t| t.names.len()), UNKNOWN_PATH);
-    // The path of a constant operand: the address of a global with an origin in the model
-    // (looked up once per symbol).
-    let const_path = |op: Operand, sym_path: &mut Vec<u32>, out: &mut IrProblem| -> u32 {
-        let Operand::Const(c) = op else {
-            return NO_PATH;
-        };
-        let Some(ConstKind::SymbolAddr(sym)) = f.consts().try_get(c).map(|d| d.kind) else {
-            return NO_PATH;
-        };
-        let Some(slot) = sym_path.get_mut(sym.index()) else {
-            return NO_PATH;
-        };
-        if *slot == UNKNOWN_PATH {
-            let name = &symbols.expect("symbols sized the table").names[sym.index()];
-            *slot = match model.origin_of(name) {
-                Some(o) => {
-                    out.path_names.push(name.clone());
-                    out.path_origin.push(o as u8);
-                    let t = symbols.expect("symbols sized the table");
-                    out.path_sizes.push(global_size(
-                        t.global_bytes.get(sym.index()).copied().unwrap_or(0),
-                    ));
-                    (out.path_names.len() - 1) as u32
-                }
-                None => NO_PATH,
-            };
-        }
-        *slot
-    };
-    let is_fn_const = |op: Operand| -> bool {
-        let Operand::Const(c) = op else { return false };
-        match f.consts().try_get(c).map(|d| d.kind) {
-            Some(ConstKind::SymbolAddr(s)) => symbols
-                .and_then(|t| t.signatures.get(s.index()))
-                .is_some_and(|sig| sig.is_some()),
-            _ => false,
-        }
-    };
-    // Path of a value: pointer derived (gep, copy, cast) from a path constant.
-    s.value_path.clear();
-    s.value_path.resize(nv, NO_PATH);
-    for _ in 0..2 {
-        for &b in &s.live_blocks {
-            for &i in f.block_insts(Block(b)) {
-                let base = match f.inst_kind(i) {
-                    InstKind::Gep { base, .. } => *base,
-                    InstKind::Copy { src, .. } => *src,
-                    InstKind::Cast { arg, .. } => *arg,
-                    _ => continue,
-                };
-                let [r] = f.inst_results(i) else { continue };
-                let p = match base {
-                    Operand::Value(v) => s.value_path.get(v.index()).copied().unwrap_or(NO_PATH),
-                    c => const_path(c, &mut s.sym_path, out),
-                };
-                if let Some(slot) = s.value_path.get_mut(r.index()) {
-                    *slot = p;
-                }
-            }
+    // Forget the symbols the last function looked up (not the whole table: it is as long
+    // as the module's symbol list, and this runs once per function).
+    for &sym in &s.sym_seen {
+        if let Some(slot) = s.sym_path.get_mut(sym as usize) {
+            *slot = UNKNOWN_PATH;
         }
     }
-    // Operand-independent support of every listed instruction, and the paths accessed.
+    s.sym_seen.clear();
+    let num_symbols = symbols.map_or(0, |t| t.names.len());
+    s.sym_path.truncate(num_symbols);
+    s.sym_path.resize(num_symbols, UNKNOWN_PATH);
     let only_own = model
         .targets
         .iter()
         .enumerate()
         .filter(|(_, t)| t.only_own_paths)
         .fold(0u64, |m, (t, _)| m | 1 << t);
-    let own_mask = |p: u32, origins: &[u8]| -> u64 {
-        let origin = if p == NO_PATH {
-            0
-        } else {
-            1u64 << origins[p as usize]
-        };
-        all & !(only_own & !origin)
+    let lookup = Lookup {
+        f,
+        symbols,
+        model,
+        all,
+        only_own,
     };
-    s.base_sup.clear();
-    s.base_sup.resize(ni, all);
-    s.inst_sup.clear();
-    s.inst_sup.resize(ni, all);
-    s.access_path.clear();
-    s.access_path.resize(ni, NO_PATH);
-    for &b in &s.live_blocks {
-        for &i in f.block_insts(Block(b)) {
-            if i.index() >= ni {
-                continue;
-            }
-            let kind = f.inst_kind(i);
-            let mut m = s.kind_masks[kind_of(kind)];
-            let mut fnp = false;
-            kind.for_each_operand(|op| fnp |= is_fn_const(op));
-            if fnp
-                && !matches!(
-                    kind,
-                    InstKind::Call {
-                        callee: Callee::Direct(_),
-                        ..
-                    }
-                )
-            {
-                m &= s.kind_masks[FN_PTR_KIND];
-            }
-            let path_of = |op: Operand, sym_path: &mut Vec<u32>, out: &mut IrProblem| match op {
-                Operand::Value(v) => s.value_path.get(v.index()).copied().unwrap_or(NO_PATH),
-                c => const_path(c, sym_path, out),
-            };
-            match kind {
-                InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => {
-                    let p = path_of(*ptr, &mut s.sym_path, out);
-                    s.access_path[i.index()] = p;
-                    m &= own_mask(p, &out.path_origin);
-                }
-                InstKind::Gep { base, .. } => {
-                    let p = path_of(*base, &mut s.sym_path, out);
-                    m &= own_mask(p, &out.path_origin);
-                }
-                InstKind::Alloca { .. } | InstKind::Call { .. } => {
-                    m &= own_mask(NO_PATH, &out.path_origin)
-                }
-                _ => {}
-            }
-            s.base_sup[i.index()] = m;
-        }
-    }
-    // Eligibility: greatest fixpoint over values. The last round changes nothing, so the
-    // supports it stored are those of the fixpoint.
-    s.elig.clear();
-    s.elig.resize(nv, all);
-    loop {
-        let mut changed = false;
-        for &b in &s.live_blocks {
-            for &i in f.block_insts(Block(b)) {
-                if i.index() >= ni {
-                    continue;
-                }
-                let mut m = s.base_sup[i.index()];
-                let elig = &s.elig;
-                f.inst_kind(i).for_each_operand(|op| {
-                    if let Operand::Value(v) = op {
-                        m &= elig.get(v.index()).copied().unwrap_or(all);
-                    }
-                });
-                s.inst_sup[i.index()] = m;
-                for &r in f.inst_results(i) {
-                    if let Some(e) = s.elig.get_mut(r.index()) {
-                        if *e & m != *e {
-                            *e &= m;
-                            changed = true;
-                        }
-                    }
-                }
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
+    derive_paths(&lookup, s, out);
+    fixpoint(&lookup, s, out);
     // Loops: blocks in a non-trivial SCC of the CFG (or with a self-loop).
     s.in_loop.clear();
     s.in_loop.extend((0..nb).map(|b| {
@@ -214,4 +80,221 @@ pub(super) fn compute<F: IrRead>(
     s.loop_mask = (0..k)
         .filter(|&t| model.targets[t].in_loops)
         .fold(0u64, |m, t| m | 1 << t);
+}
+
+/// What the path and support rules read: the function, its symbols, the model, every
+/// target (`all`) and the targets that access only their own paths (`only_own`).
+struct Lookup<'a, F> {
+    f: &'a F,
+    symbols: Option<&'a SymbolTable>,
+    model: &'a TargetModel,
+    all: u64,
+    only_own: u64,
+}
+
+impl<F: IrRead> Lookup<'_, F> {
+    /// The path of a constant operand: the address of a global with an origin in the model
+    /// (looked up once per symbol; `sym_seen` lists the symbols looked up).
+    fn const_path(
+        &self,
+        op: Operand,
+        (sym_path, sym_seen): (&mut [u32], &mut Vec<u32>),
+        out: &mut IrProblem,
+    ) -> u32 {
+        let Operand::Const(c) = op else {
+            return NO_PATH;
+        };
+        let Some(ConstKind::SymbolAddr(sym)) = self.f.consts().try_get(c).map(|d| d.kind) else {
+            return NO_PATH;
+        };
+        let Some(slot) = sym_path.get_mut(sym.index()) else {
+            return NO_PATH;
+        };
+        if *slot == UNKNOWN_PATH {
+            sym_seen.push(sym.index() as u32);
+            let t = self.symbols.expect("symbols sized the table");
+            let name = &t.names[sym.index()];
+            *slot = match self.model.origin_of(name) {
+                Some(o) => {
+                    out.path_names.push(name.clone());
+                    out.path_origin.push(o as u8);
+                    out.path_sizes.push(global_size(
+                        t.global_bytes.get(sym.index()).copied().unwrap_or(0),
+                    ));
+                    (out.path_names.len() - 1) as u32
+                }
+                None => NO_PATH,
+            };
+        }
+        *slot
+    }
+
+    /// True for the address of a function symbol.
+    fn is_fn_const(&self, op: Operand) -> bool {
+        let Operand::Const(c) = op else { return false };
+        match self.f.consts().try_get(c).map(|d| d.kind) {
+            Some(ConstKind::SymbolAddr(s)) => self
+                .symbols
+                .and_then(|t| t.signatures.get(s.index()))
+                .is_some_and(|sig| sig.is_some()),
+            _ => false,
+        }
+    }
+
+    /// The targets allowed to access path `p` (all but the own-path targets that are not
+    /// its origin).
+    fn own_mask(&self, p: u32, origins: &[u8]) -> u64 {
+        let origin = if p == NO_PATH {
+            0
+        } else {
+            1u64 << origins[p as usize]
+        };
+        self.all & !(self.only_own & !origin)
+    }
+
+    /// Instruction `i`'s operand-independent support (its kind, `fn_ptr` operands, own
+    /// paths), given whether an operand is a function's address (`fn_operand`); records
+    /// the path a load or store accesses in `access_path`.
+    fn base_support(
+        &self,
+        i: Inst,
+        fn_operand: bool,
+        s: &mut BuildScratch,
+        out: &mut IrProblem,
+    ) -> u64 {
+        let kind = self.f.inst_kind(i);
+        let mut m = s.kind_masks[kind_of(kind)];
+        if fn_operand
+            && !matches!(
+                kind,
+                InstKind::Call {
+                    callee: Callee::Direct(_),
+                    ..
+                }
+            )
+        {
+            m &= s.kind_masks[FN_PTR_KIND];
+        }
+        let mut path_of = |op: Operand, out: &mut IrProblem| match op {
+            Operand::Value(v) => s.value_path.get(v.index()).copied().unwrap_or(NO_PATH),
+            c => self.const_path(c, (&mut s.sym_path, &mut s.sym_seen), out),
+        };
+        match kind {
+            InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => {
+                let p = path_of(*ptr, out);
+                s.access_path[i.index()] = p;
+                m &= self.own_mask(p, &out.path_origin);
+            }
+            InstKind::Gep { base, .. } => {
+                let p = path_of(*base, out);
+                m &= self.own_mask(p, &out.path_origin);
+            }
+            InstKind::Alloca { .. } | InstKind::Call { .. } => {
+                m &= self.own_mask(NO_PATH, &out.path_origin)
+            }
+            _ => {}
+        }
+        m
+    }
+}
+
+/// Path of a value: a pointer derived (gep, copy, cast) from a path constant, in two
+/// passes over the derivations in block order (the second sees bases defined later in
+/// that order). The first pass walks every instruction and lists the derivations
+/// (`derived`: result, base), the second walks only that list.
+fn derive_paths<F: IrRead>(lookup: &Lookup<'_, F>, s: &mut BuildScratch, out: &mut IrProblem) {
+    let f = lookup.f;
+    s.value_path.clear();
+    s.value_path.resize(f.values().len(), NO_PATH);
+    s.derived.clear();
+    for &b in &s.live_blocks {
+        for &i in f.block_insts(Block(b)) {
+            let base = match f.inst_kind(i) {
+                InstKind::Gep { base, .. } => *base,
+                InstKind::Copy { src, .. } => *src,
+                InstKind::Cast { arg, .. } => *arg,
+                _ => continue,
+            };
+            let [r] = f.inst_results(i) else { continue };
+            s.derived.push((*r, base));
+        }
+    }
+    for _ in 0..2 {
+        for &(r, base) in &s.derived {
+            let p = match base {
+                Operand::Value(v) => s.value_path.get(v.index()).copied().unwrap_or(NO_PATH),
+                c => lookup.const_path(c, (&mut s.sym_path, &mut s.sym_seen), out),
+            };
+            if let Some(slot) = s.value_path.get_mut(r.index()) {
+                *slot = p;
+            }
+        }
+    }
+}
+
+/// Eligibility: the greatest fixpoint over values, by rounds over the instructions in block
+/// order; the first round also computes each instruction's base support (`base_sup`).
+/// Another round is needed only when a value shrank after an instruction of this round had
+/// read it (`read_round`); otherwise every instruction's support was computed from final
+/// operands, so the round's stored supports (`inst_sup`) are those of the fixpoint (in
+/// definition-before-use order, one round).
+fn fixpoint<F: IrRead>(lookup: &Lookup<'_, F>, s: &mut BuildScratch, out: &mut IrProblem) {
+    let (f, all) = (lookup.f, lookup.all);
+    let ni = f.num_insts();
+    let nv = f.values().len();
+    s.base_sup.clear();
+    s.base_sup.resize(ni, all);
+    s.inst_sup.clear();
+    s.inst_sup.resize(ni, all);
+    s.access_path.clear();
+    s.access_path.resize(ni, NO_PATH);
+    s.elig.clear();
+    s.elig.resize(nv, all);
+    s.read_round.clear();
+    s.read_round.resize(nv, 0);
+    let mut round = 0u32;
+    loop {
+        round += 1;
+        let mut changed = false;
+        for bi in 0..s.live_blocks.len() {
+            for &i in f.block_insts(Block(s.live_blocks[bi])) {
+                if i.index() >= ni {
+                    continue;
+                }
+                // The operands' eligibility (and, in the first round, whether one is a
+                // function's address), in one walk over them.
+                let (mut operands, mut fn_operand) = (all, false);
+                let (elig, read_round) = (&s.elig, &mut s.read_round);
+                f.inst_kind(i).for_each_operand(|op| match op {
+                    Operand::Value(v) => {
+                        if let Some(&e) = elig.get(v.index()) {
+                            operands &= e;
+                            read_round[v.index()] = round;
+                        }
+                    }
+                    c => fn_operand |= round == 1 && lookup.is_fn_const(c),
+                });
+                let base = if round == 1 {
+                    let base = lookup.base_support(i, fn_operand, s, out);
+                    s.base_sup[i.index()] = base;
+                    base
+                } else {
+                    s.base_sup[i.index()]
+                };
+                let m = base & operands;
+                s.inst_sup[i.index()] = m;
+                for &r in f.inst_results(i) {
+                    if let Some(e) = s.elig.get_mut(r.index()) {
+                        if *e & m != *e {
+                            *e &= m;
+                            changed |= s.read_round[r.index()] == round;
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
 }

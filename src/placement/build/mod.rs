@@ -38,7 +38,8 @@
 //!   across the edge; same-target transitions are free; disallowed pairs are forbidden;
 //!   parallel edges are separate edges.
 //!
-//! Complexity: O((instructions + blocks) · K) plus liveness O(blocks · values / 64 · d).
+//! Complexity: O((instructions + blocks) · K) plus liveness O(blocks · globals / 64 · d),
+//! globals being the values live across blocks and d the rounds of the fixpoint.
 
 use super::problem::{Cost, Problem};
 use super::sizes::{Size, SizeForm, SizeScratch, SizeSummaries};
@@ -145,6 +146,12 @@ pub struct BuildScratch {
     pub(super) kind_masks: Vec<u64>,
     /// Per symbol: its path id, [`NO_PATH`], or [`UNKNOWN_PATH`].
     pub(super) sym_path: Vec<u32>,
+    /// The symbols whose `sym_path` entry the last function filled (reset at the next).
+    pub(super) sym_seen: Vec<u32>,
+    /// Per value: the eligibility round that last read it.
+    pub(super) read_round: Vec<u32>,
+    /// The derivations (gep, copy, cast) of the function as (result, base), in block order.
+    pub(super) derived: Vec<(crate::ir::Value, Operand)>,
     /// Per value: the path a pointer value is derived from.
     pub(super) value_path: Vec<u32>,
     /// Per value: targets it is eligible on.
@@ -171,13 +178,32 @@ pub struct BuildScratch {
     pub(super) gidx: Vec<u32>,
     /// Per global index: the value.
     pub(super) gval: Vec<u32>,
+    /// Per block × global index: live on entry (bit set rows of the global count's width).
     pub(super) live_in: Vec<u64>,
+    /// Per block × global index: live on exit (phi operands included on their edge's source).
     pub(super) live_out: Vec<u64>,
+    /// Per block × global index: upward-exposed uses.
     pub(super) gen: Vec<u64>,
+    /// Per block × global index: definitions.
     pub(super) kill: Vec<u64>,
+    /// Per block × global index: values the successors' phis read on its edges.
     pub(super) phi_out: Vec<u64>,
     pub(super) live: Vec<u64>,
     pub(super) in_loop: Vec<bool>,
+    /// `block_names[b]`: `"block{b}"`, the name of a block's first piece (grown, never
+    /// cleared: it depends on the index only).
+    pub(super) block_names: Vec<String>,
+    /// Name strings of earlier functions' pieces beyond the current function's, kept for
+    /// reuse.
+    pub(super) spare_names: Vec<String>,
+    /// Per block: its number of leading phis (pieces, block costs).
+    pub(super) phi_count: Vec<u32>,
+    /// `kind_cost[kind * K + t]`: the model's cost of a kind on a target, 0 if unsupported.
+    pub(super) kind_cost: Vec<Cost>,
+    /// Per block: the total estimated size of its live-in set (edge matrices).
+    pub(super) in_size: Vec<u128>,
+    /// Global indices an edge's phi operands added to a live-in row (edge matrices).
+    pub(super) marked: Vec<u32>,
     pub(super) live_blocks: Vec<u32>,
     pub(super) supports: Vec<u64>,
     pub(super) seam_size: Vec<u64>,
@@ -272,37 +298,20 @@ pub(super) fn global_index(gidx: &[u32], op: Operand) -> Option<usize> {
     }
 }
 
-/// Total estimated size of the values in a bit set over value indices (`global` false) or
-/// over global indices (`gval` maps them to values); `est` is the per-value estimate.
-pub(super) fn bits_size(est: &[u64], gval: &[u32], bits: &[u64], global: bool) -> u64 {
-    let mut total = 0u64;
-    for (w, &word) in bits.iter().enumerate() {
-        let mut x = word;
-        while x != 0 {
-            let i = w * 64 + x.trailing_zeros() as usize;
-            x &= x - 1;
-            let v = if global { gval[i] as usize } else { i };
-            total = total.saturating_add(est[v]);
-        }
-    }
-    total
-}
-
-/// Appends `n` in decimal to `out` (block names are made for every piece of every function;
+/// Appends `n` in decimal to `out` (piece names are made for every piece of every function;
 /// `write!` through the formatting machinery was a tenth of the problem construction).
 pub(super) fn push_decimal(out: &mut String, n: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    let mut n = n;
+    let mut place = 1u32;
+    while n / place >= 10 {
+        place *= 10;
+    }
     loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
+        out.push(char::from(b'0' + (n / place % 10) as u8));
+        if place == 1 {
             break;
         }
+        place /= 10;
     }
-    out.extend(digits[at..].iter().map(|&d| d as char));
 }
 
 mod costs;
@@ -312,3 +321,18 @@ mod matrices;
 mod pieces;
 
 pub use super::fusion::fuse;
+
+#[cfg(test)]
+mod tests {
+    use super::push_decimal;
+
+    /// `push_decimal` appends what `format!` prints, at every digit count's edges.
+    #[test]
+    fn push_decimal_matches_format() {
+        for n in [0, 1, 9, 10, 11, 99, 100, 101, 999_999, 1_000_000, u32::MAX] {
+            let mut s = String::from("block");
+            push_decimal(&mut s, n);
+            assert_eq!(s, format!("block{n}"));
+        }
+    }
+}

@@ -13,7 +13,7 @@
 //! 64) for its backward liveness walk.
 
 use super::super::targets::TargetModel;
-use super::{has_goto_labels, set_bit, terminator_kind, BuildScratch, IrProblem, Piece, NO_PATH};
+use super::{has_goto_labels, terminator_kind, BuildScratch, IrProblem, Piece, NO_PATH};
 use crate::ir::{Block, InstKind, IrRead, Operand};
 
 /// Runs the phase (see the module doc).
@@ -24,14 +24,9 @@ pub(super) fn split<F: IrRead>(
     out: &mut IrProblem,
 ) {
     let k = model.len();
-    let all = s.all;
     let nb = f.num_blocks();
-    let ni = f.num_insts();
     let nv = f.values().len();
-    let loop_mask = s.loop_mask;
     let words = s.gval.len().div_ceil(64);
-    let (est, gval) = (&s.est, &s.gval);
-    let bits_size = |bits: &[u64], global: bool| super::bits_size(est, gval, bits, global);
     // Pieces.
     let names_reused = out.problem.targets.len() == k
         && out
@@ -53,42 +48,17 @@ pub(super) fn split<F: IrRead>(
     s.last_piece.clear();
     s.last_piece.resize(nb, u32::MAX);
     s.seams.clear();
-    let access_path = &s.access_path;
-    for &b in &s.live_blocks {
-        let b = b as usize;
+    s.phi_count.clear();
+    s.phi_count.resize(nb, 0);
+    s.live.clear();
+    s.live.resize(nv.div_ceil(64), 0);
+    // No global of the function has an origin: no piece accesses a path.
+    let no_paths = out.path_names.is_empty();
+    for bi in 0..s.live_blocks.len() {
+        let b = s.live_blocks[bi] as usize;
         let insts = f.block_insts(Block::new(b));
         let term = f.terminator(Block::new(b));
-        let restrict = if s.in_loop[b] { loop_mask } else { all };
-        s.supports.clear();
-        s.supports.extend(
-            insts
-                .iter()
-                .map(|i| s.inst_sup.get(i.index()).copied().unwrap_or(all) & restrict),
-        );
-        // The leading phis are one group (a block cannot be cut between its phis).
-        let phis = insts
-            .iter()
-            .take_while(|i| i.index() < ni && matches!(f.inst_kind(**i), InstKind::Phi { .. }))
-            .count();
-        if phis > 1 {
-            let group = s.supports[..phis].iter().fold(all, |m, &x| m & x);
-            s.supports[..phis].fill(group);
-        }
-        let mut tmask = s.kind_masks[terminator_kind(term)] & restrict;
-        term.for_each_operand(|op| {
-            if let Operand::Value(v) = op {
-                tmask &= s.elig.get(v.index()).copied().unwrap_or(all);
-            }
-        });
-        s.supports.push(tmask);
-        if insts
-            .iter()
-            .any(|&i| i.index() < ni && has_goto_labels(f.inst_kind(i)))
-        {
-            // One piece (see the module doc): the intersection of its supports.
-            let common = s.supports.iter().fold(all, |m, &x| m & x);
-            s.supports.fill(common);
-        }
+        block_supports(f, insts, term, b, s);
         // Runs of equal support; the terminator is position `len`.
         let n = insts.len();
         let mut start = 0usize;
@@ -98,51 +68,11 @@ pub(super) fn split<F: IrRead>(
         s.seam_size.resize(n + 1, 0);
         let has_seam = (1..=n).any(|pos| s.supports[pos] != s.supports[pos - 1]);
         if has_seam {
-            s.live.clear();
-            s.live.resize(nv.div_ceil(64), 0);
-            for (w, &word) in s.live_out[b * words..(b + 1) * words].iter().enumerate() {
-                let mut x = word;
-                while x != 0 {
-                    let g = w * 64 + x.trailing_zeros() as usize;
-                    x &= x - 1;
-                    set_bit(&mut s.live, s.gval[g] as usize);
-                }
-            }
-            let live = &mut s.live;
-            term.for_each_operand(|op| {
-                if let Operand::Value(v) = op {
-                    if v.index() < nv {
-                        set_bit(live, v.index());
-                    }
-                }
-            });
-            s.seam_size[n] = bits_size(&s.live, false);
-            for pos in (1..n).rev() {
-                let i = insts[pos];
-                if i.index() >= ni {
-                    continue;
-                }
-                for r in f.inst_results(i) {
-                    if r.index() < nv {
-                        s.live[r.index() / 64] &= !(1 << (r.index() % 64));
-                    }
-                }
-                let kind = f.inst_kind(i);
-                if !matches!(kind, InstKind::Phi { .. }) {
-                    let live = &mut s.live;
-                    kind.for_each_operand(|op| {
-                        if let Operand::Value(v) = op {
-                            if v.index() < nv {
-                                set_bit(live, v.index());
-                            }
-                        }
-                    });
-                }
-                if s.supports[pos] != s.supports[pos - 1] {
-                    s.seam_size[pos] = bits_size(&s.live, false);
-                }
-            }
+            let live_out = &s.live_out[b * words..(b + 1) * words];
+            let sets = (&s.est[..], &s.gval[..], live_out, &mut s.live[..]);
+            seam_sizes(f, insts, term, sets, &s.supports, &mut s.seam_size);
         }
+        let access_path = &s.access_path;
         let mut push_piece = |piece: Piece,
                               out: &mut IrProblem,
                               first_piece: &mut [u32],
@@ -156,14 +86,16 @@ pub(super) fn split<F: IrRead>(
             let paths = &mut out.paths[npaths];
             npaths += 1;
             paths.clear();
-            paths.extend(
-                insts[piece.start as usize..piece.end as usize]
-                    .iter()
-                    .filter_map(|i| access_path.get(i.index()))
-                    .filter(|&&p| p != NO_PATH),
-            );
-            paths.sort_unstable();
-            paths.dedup();
+            if !no_paths {
+                paths.extend(
+                    insts[piece.start as usize..piece.end as usize]
+                        .iter()
+                        .filter_map(|i| access_path.get(i.index()))
+                        .filter(|&&p| p != NO_PATH),
+                );
+                paths.sort_unstable();
+                paths.dedup();
+            }
             if first_piece[b] == u32::MAX {
                 first_piece[b] = idx;
             } else {
@@ -201,4 +133,141 @@ pub(super) fn split<F: IrRead>(
         s.last_piece[b] = out.pieces.len() as u32 - 1;
     }
     out.paths.truncate(npaths);
+}
+
+/// Fills `seam_size[pos]` for every seam position `pos` of block `b` (where the support
+/// changes; `n`, the terminator's position, always): the total estimated size of the values
+/// live just before it, walking backwards from the block's live-out set. The running total
+/// is kept as bits enter and leave `live` (a bit set over values, all clear on entry and
+/// on exit), in `u128`, so clamped to `u64` it is the saturating sum of the set's
+/// estimates, without a pass over the whole set per seam.
+fn seam_sizes<F: IrRead>(
+    f: &F,
+    insts: &[crate::ir::Inst],
+    term: &crate::ir::Terminator,
+    (est, gval, live_out, live): (&[u64], &[u32], &[u64], &mut [u64]),
+    supports: &[u64],
+    seam_size: &mut [u64],
+) {
+    let ni = f.num_insts();
+    let nv = f.values().len();
+    let n = insts.len();
+    let mut total: u128 = 0;
+    let clamp = |total: u128| u64::try_from(total).unwrap_or(u64::MAX);
+    let enter = |live: &mut [u64], v: usize, total: &mut u128| {
+        let (word, bit) = (&mut live[v / 64], 1u64 << (v % 64));
+        if *word & bit == 0 {
+            *word |= bit;
+            *total += u128::from(est[v]);
+        }
+    };
+    for (w, &word) in live_out.iter().enumerate() {
+        let mut x = word;
+        while x != 0 {
+            let g = w * 64 + x.trailing_zeros() as usize;
+            x &= x - 1;
+            enter(live, gval[g] as usize, &mut total);
+        }
+    }
+    term.for_each_operand(|op| {
+        if let Operand::Value(v) = op {
+            if v.index() < nv {
+                enter(live, v.index(), &mut total);
+            }
+        }
+    });
+    seam_size[n] = clamp(total);
+    for pos in (1..n).rev() {
+        let i = insts[pos];
+        if i.index() >= ni {
+            continue;
+        }
+        for r in f.inst_results(i) {
+            let r = r.index();
+            if r < nv && live[r / 64] & (1 << (r % 64)) != 0 {
+                live[r / 64] &= !(1 << (r % 64));
+                total -= u128::from(est[r]);
+            }
+        }
+        let kind = f.inst_kind(i);
+        if !matches!(kind, InstKind::Phi { .. }) {
+            kind.for_each_operand(|op| {
+                if let Operand::Value(v) = op {
+                    if v.index() < nv {
+                        enter(live, v.index(), &mut total);
+                    }
+                }
+            });
+        }
+        if supports[pos] != supports[pos - 1] {
+            seam_size[pos] = clamp(total);
+        }
+    }
+    // Clear every bit the walk may have left set: the live-out values and the operands.
+    for (w, &word) in live_out.iter().enumerate() {
+        let mut x = word;
+        while x != 0 {
+            let v = gval[w * 64 + x.trailing_zeros() as usize] as usize;
+            x &= x - 1;
+            live[v / 64] = 0;
+        }
+    }
+    let mut clear = |op: Operand| {
+        if let Operand::Value(v) = op {
+            if v.index() < nv {
+                live[v.index() / 64] = 0;
+            }
+        }
+    };
+    term.for_each_operand(&mut clear);
+    for &i in &insts[1..] {
+        if i.index() < ni {
+            f.inst_kind(i).for_each_operand(&mut clear);
+        }
+    }
+}
+
+/// Fills `supports` with the support of every position of block `b` (its instructions,
+/// then its terminator at position `len`), restricted to the loop targets on a cycle; the
+/// leading phis share their intersection (a block cannot be cut between its phis), and a
+/// block with an `asm goto` has one support throughout (see the module doc). Records the
+/// block's `phi_count`.
+fn block_supports<F: IrRead>(
+    f: &F,
+    insts: &[crate::ir::Inst],
+    term: &crate::ir::Terminator,
+    b: usize,
+    s: &mut BuildScratch,
+) {
+    let (all, ni) = (s.all, f.num_insts());
+    let restrict = if s.in_loop[b] { s.loop_mask } else { all };
+    s.supports.clear();
+    s.supports.extend(
+        insts
+            .iter()
+            .map(|i| s.inst_sup.get(i.index()).copied().unwrap_or(all) & restrict),
+    );
+    let phis = insts
+        .iter()
+        .take_while(|i| i.index() < ni && matches!(f.inst_kind(**i), InstKind::Phi { .. }))
+        .count();
+    s.phi_count[b] = phis as u32;
+    if phis > 1 {
+        let group = s.supports[..phis].iter().fold(all, |m, &x| m & x);
+        s.supports[..phis].fill(group);
+    }
+    let mut tmask = s.kind_masks[terminator_kind(term)] & restrict;
+    term.for_each_operand(|op| {
+        if let Operand::Value(v) = op {
+            tmask &= s.elig.get(v.index()).copied().unwrap_or(all);
+        }
+    });
+    s.supports.push(tmask);
+    if insts
+        .iter()
+        .any(|&i| i.index() < ni && has_goto_labels(f.inst_kind(i)))
+    {
+        let common = s.supports.iter().fold(all, |m, &x| m & x);
+        s.supports.fill(common);
+    }
 }

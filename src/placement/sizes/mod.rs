@@ -50,8 +50,11 @@
 //!
 //! Complexity: O(rounds · instructions), the first round over every instruction and later
 //! rounds over the propagating ones only. Termination: after [`WIDEN_AFTER`] rounds a value
-//! changes at most once more (to its widened size, which is then stable), so the loop ends;
-//! acyclic functions need 2 rounds, loops one more per back edge a growth crosses.
+//! changes at most once more (to its widened size, which is then stable), so the loop ends.
+//! A round is followed by another only if some form changed after an instruction of that
+//! round had read it (the rounds after it would change nothing), so acyclic functions need 1
+//! round (reverse postorder reads definitions before their uses), loops one more per back
+//! edge a growth crosses.
 
 use crate::analysis::Cfg;
 use crate::ir::{
@@ -356,6 +359,8 @@ pub struct SizeScratch {
     /// Static sizes of the parameters, in order.
     pub params: Vec<Size>,
     args: Vec<Option<SizeForm>>,
+    /// Per value: the last round that read its form.
+    read: Vec<usize>,
 }
 
 impl SizeScratch {
@@ -414,6 +419,8 @@ pub fn compute<F: IrRead>(
         }
     }
     let ty_of = |v: usize| f.values().get(v).map_or(Type::Void, |d| d.ty);
+    s.read.clear();
+    s.read.resize(nv, 0);
     let mut round = 0usize;
     loop {
         round += 1;
@@ -429,9 +436,15 @@ pub fn compute<F: IrRead>(
                     continue;
                 }
                 let (form, params) = (&s.form, &s.params);
+                let read = std::cell::Cell::from_mut(&mut s.read[..]).as_slice_of_cells();
                 let of = |op: Operand| -> Option<SizeForm> {
                     match op {
-                        Operand::Value(v) => form.get(v.index()).copied().flatten(),
+                        Operand::Value(v) => {
+                            if let Some(at) = read.get(v.index()) {
+                                at.set(round);
+                            }
+                            form.get(v.index()).copied().flatten()
+                        }
                         c => Some(const_form(f, symbols, c)),
                     }
                 };
@@ -455,60 +468,7 @@ pub fn compute<F: IrRead>(
                     continue;
                 }
                 let rty = ty_of(r);
-                let new = match kind {
-                    InstKind::Alloca { ty, size, .. } => {
-                        let elem = Size::of_type(*ty);
-                        let count = (*size as u64 / (ty.bytes() as u64).max(1)).max(1);
-                        Some(SizeForm::Known(Size {
-                            units: elem.units,
-                            card: Range::new(1, elem.card.hi.saturating_mul(count).min(MAX_CARD)),
-                        }))
-                    }
-                    InstKind::DynAlloca { ty, count, .. } => {
-                        let n = match count {
-                            Operand::Const(c) => match f.consts().try_get(*c).map(|d| d.kind) {
-                                Some(ConstKind::Int(n)) => (n as u64).clamp(1, MAX_CARD),
-                                _ => MAX_CARD,
-                            },
-                            Operand::Value(_) => MAX_CARD,
-                        };
-                        Some(SizeForm::Known(Size {
-                            units: Size::of_type(*ty).total(),
-                            card: Range::new(1, n),
-                        }))
-                    }
-                    InstKind::Gep { base: src, .. }
-                    | InstKind::Copy { src, .. }
-                    | InstKind::Cast { arg: src, .. } => of(*src),
-                    InstKind::Select {
-                        if_true, if_false, ..
-                    } => match (of(*if_true), of(*if_false)) {
-                        (Some(a), Some(b)) => Some(a.join(b, params)),
-                        (a, b) => a.or(b),
-                    },
-                    InstKind::Phi { incoming, .. } => incoming
-                        .iter()
-                        .filter_map(|(_, op)| of(*op))
-                        .reduce(|a, b| a.join(b, params)),
-                    InstKind::Call {
-                        callee: Callee::Direct(sym),
-                        args,
-                        ..
-                    } => {
-                        let summary = symbols
-                            .and_then(|t| t.names.get(sym.index()))
-                            .and_then(|name| summaries.get(name));
-                        match summary {
-                            Some(sum) => {
-                                s.args.clear();
-                                s.args.extend(args.iter().map(|&a| of(a)));
-                                Some(sum.substitute(&s.args, Size::of_type(rty)))
-                            }
-                            None => Some(SizeForm::Known(Size::of_type(rty))),
-                        }
-                    }
-                    _ => Some(SizeForm::Known(Size::of_type(rty))),
-                };
+                let new = transfer(f, symbols, summaries, kind, rty, of, (params, &mut s.args));
                 let Some(mut new) = new else { continue };
                 if s.form[r] != Some(new) {
                     if round > WIDEN_AFTER {
@@ -522,7 +482,8 @@ pub fn compute<F: IrRead>(
                         }
                     }
                     s.form[r] = Some(new);
-                    changed = true;
+                    // Another round only if a form this round already read has changed.
+                    changed |= s.read[r] == round;
                 }
             }
         }
@@ -549,6 +510,76 @@ pub fn compute<F: IrRead>(
         }
     }
     summary
+}
+
+/// The size form of an instruction's result (`rty`: its type) from its operands' forms
+/// (`of`): allocas from their element type and count, derivations (gep, copy, cast) their
+/// source's, select and phi the join of theirs, a direct call its callee's summary applied
+/// to the arguments (static without one), anything else its type's static size. `None`:
+/// no operand form is known yet.
+fn transfer<F: IrRead>(
+    f: &F,
+    symbols: Option<&SymbolTable>,
+    summaries: &SizeSummaries,
+    kind: &InstKind,
+    rty: Type,
+    of: impl Fn(Operand) -> Option<SizeForm>,
+    (params, arg_forms): (&[Size], &mut Vec<Option<SizeForm>>),
+) -> Option<SizeForm> {
+    match kind {
+        InstKind::Alloca { ty, size, .. } => {
+            let elem = Size::of_type(*ty);
+            let count = (*size as u64 / (ty.bytes() as u64).max(1)).max(1);
+            Some(SizeForm::Known(Size {
+                units: elem.units,
+                card: Range::new(1, elem.card.hi.saturating_mul(count).min(MAX_CARD)),
+            }))
+        }
+        InstKind::DynAlloca { ty, count, .. } => {
+            let n = match count {
+                Operand::Const(c) => match f.consts().try_get(*c).map(|d| d.kind) {
+                    Some(ConstKind::Int(n)) => (n as u64).clamp(1, MAX_CARD),
+                    _ => MAX_CARD,
+                },
+                Operand::Value(_) => MAX_CARD,
+            };
+            Some(SizeForm::Known(Size {
+                units: Size::of_type(*ty).total(),
+                card: Range::new(1, n),
+            }))
+        }
+        InstKind::Gep { base: src, .. }
+        | InstKind::Copy { src, .. }
+        | InstKind::Cast { arg: src, .. } => of(*src),
+        InstKind::Select {
+            if_true, if_false, ..
+        } => match (of(*if_true), of(*if_false)) {
+            (Some(a), Some(b)) => Some(a.join(b, params)),
+            (a, b) => a.or(b),
+        },
+        InstKind::Phi { incoming, .. } => incoming
+            .iter()
+            .filter_map(|(_, op)| of(*op))
+            .reduce(|a, b| a.join(b, params)),
+        InstKind::Call {
+            callee: Callee::Direct(sym),
+            args,
+            ..
+        } => {
+            let summary = symbols
+                .and_then(|t| t.names.get(sym.index()))
+                .and_then(|name| summaries.get(name));
+            match summary {
+                Some(sum) => {
+                    arg_forms.clear();
+                    arg_forms.extend(args.iter().map(|&a| of(a)));
+                    Some(sum.substitute(arg_forms, Size::of_type(rty)))
+                }
+                None => Some(SizeForm::Known(Size::of_type(rty))),
+            }
+        }
+        _ => Some(SizeForm::Known(Size::of_type(rty))),
+    }
 }
 
 impl std::fmt::Display for SizeForm {
