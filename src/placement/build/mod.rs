@@ -268,8 +268,9 @@ pub(super) fn set_bit(bits: &mut [u64], v: usize) {
 /// Builds the placement problem of `f` into `out` (overwritten; its vectors and strings are
 /// reused), reading successors from `cfg` and loops from `sccs` (both of `f`), with `scratch`
 /// as working memory. See the module doc for what is computed; the five phases, in order:
-/// [`eligibility::compute`], [`liveness::compute`] (sizes and liveness),
-/// [`pieces::split`], [`costs::block_costs`] and [`matrices::edge_matrices`].
+/// `eligibility::compute`, `liveness::compute` (sizes and liveness),
+/// `pieces::split`, `costs::block_costs` and `matrices::edge_matrices` (private phases, each
+/// documented in its module).
 pub fn build_problem_in<F: IrRead>(
     f: &F,
     cfg: &Cfg,
