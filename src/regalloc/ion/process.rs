@@ -198,7 +198,11 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
     state.spilled.clear();
     state.queue.clear();
     state.stats = super::IonStats::default();
-    state.output = Default::default();
+    // Cleared, not replaced: the output's vectors keep their capacity for the next function.
+    state.output.allocs.clear();
+    state.output.inst_alloc_offsets.clear();
+    state.output.edits.clear();
+    state.output.num_spillslots = 0;
     state.annotations.clear();
     state.iterations = 0;
     for &(_, b) in side.queue.iter() {
@@ -340,9 +344,13 @@ pub(crate) fn candidates(
         &env.preferred[class.index()],
         &env.non_preferred[class.index()],
     ] {
-        let n = list.len();
-        for k in 0..n {
-            push(list[(offset + k) % n], &mut out);
+        if list.is_empty() {
+            continue;
+        }
+        // From the offset round to it: the slice after it, then the slice before it.
+        let (before, after) = list.split_at(offset % list.len());
+        for &r in after.iter().chain(before) {
+            push(r, &mut out);
         }
     }
     out
