@@ -232,6 +232,8 @@ pub struct BundleSide {
     pub queue: BinaryHeap<(u32, BundleIndex)>,
     /// Merges done and refused (overlap, requirement conflict, class).
     pub merges: MergeStats,
+    /// Vregs of the last merge (`runs` beyond it are empty).
+    runs_used: usize,
     /// Scratch: the (vreg, vreg) pairs to try merging.
     pairs: Vec<(usize, usize)>,
     /// Scratch: the smaller bundle's ranges, sorted.
@@ -404,12 +406,14 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
     let rs = &*t.range_side;
     t.counts.bundles = nv;
     side.merges = MergeStats::default();
-    side.runs.iter_mut().for_each(SmallVec::clear);
     // Grown, never shortened: a shorter function leaves the lists beyond it (and their
-    // storage) for the next larger one.
+    // storage) for the next larger one; only those the previous function used are cleared.
+    let used = side.runs_used.max(nv).min(side.runs.len());
+    side.runs[..used].iter_mut().for_each(SmallVec::clear);
     if side.runs.len() < nv {
         side.runs.resize_with(nv, SmallVec::new);
     }
+    side.runs_used = nv;
     // One bundle per vreg.
     for v in 0..nv {
         let list = &rs.vreg_ranges[v];

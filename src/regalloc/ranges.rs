@@ -175,6 +175,8 @@ pub struct RangeSide {
     pub loop_depth: Vec<u32>,
     /// Liveness of the function.
     pub liveness: LiveLists,
+    /// Vregs of the last function (`vreg_ranges` beyond it are empty).
+    pub vregs_used: usize,
     /// Working storage of [`loop_depths_into`], reused between functions.
     pub loops: LoopScratch,
     /// Working storage of the scan, reused between functions.
@@ -628,14 +630,18 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
     } = rows;
     let nv = f.num_vregs();
     loop_depths_into(f, &mut side.loops, &mut side.loop_depth);
-    for l in side.vreg_ranges.iter_mut() {
+    // Grown, never shortened: the lists beyond `nv` stay empty with their storage kept for
+    // the next larger function. Only the lists the previous function used need clearing
+    // (the ones beyond were cleared before), so a small function after a large one does
+    // not pay for the large one's vregs.
+    let used = side.vregs_used.max(nv).min(side.vreg_ranges.len());
+    for l in side.vreg_ranges[..used].iter_mut() {
         l.clear();
     }
-    // Grown, never shortened: the lists beyond `nv` stay empty with their storage kept for
-    // the next larger function.
     if side.vreg_ranges.len() < nv {
         side.vreg_ranges.resize_with(nv, SmallVec::new);
     }
+    side.vregs_used = nv;
     side.preg_ranges.iter_mut().for_each(Vec::clear);
     side.preg_ranges.resize_with(192, Vec::new);
     side.blockparam_ins.clear();
@@ -918,7 +924,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
             "block {b}: scan and liveness disagree on live-ins"
         );
     }
-    for l in side.vreg_ranges.iter_mut() {
+    for l in side.vreg_ranges[..nv].iter_mut() {
         l.reverse();
     }
     for u in uses[..count].iter_mut() {
