@@ -101,6 +101,52 @@ impl<O: MapOwner> RegMap<O> {
         }
     }
 
+    /// Records every item of `items` (ranges sorted by start, disjoint from each other and
+    /// from the map) with its owner: one backward merge, so the entries after the first new
+    /// one move once, not once per item. Items out of order fall back to one insert each.
+    pub fn insert_sorted<T>(&mut self, items: &[T], entry: impl Fn(&T) -> (CodeRange, O)) {
+        let sorted = items
+            .windows(2)
+            .all(|w| entry(&w[0]).0.to <= entry(&w[1]).0.from);
+        if items.len() <= 1 || !sorted {
+            for x in items {
+                let (range, owner) = entry(x);
+                self.insert(range, owner);
+            }
+            return;
+        }
+        debug_assert!(
+            items
+                .iter()
+                .all(|x| self.first_overlap(entry(x).0).is_none()),
+            "allocation map overlap"
+        );
+        let (n, k) = (self.entries.len(), items.len());
+        let (first, owner) = entry(&items[0]);
+        let filler = Entry {
+            from: first.from.0,
+            to: first.to.0,
+            owner,
+        };
+        self.entries.resize(n + k, filler);
+        let (mut i, mut j, mut w) = (n, k, n + k);
+        while j > 0 {
+            let (range, owner) = entry(&items[j - 1]);
+            w -= 1;
+            if i > 0 && self.entries[i - 1].from > range.from.0 {
+                self.entries[w] = self.entries[i - 1];
+                i -= 1;
+            } else {
+                self.entries[w] = Entry {
+                    from: range.from.0,
+                    to: range.to.0,
+                    owner,
+                };
+                j -= 1;
+            }
+        }
+    }
+
     /// Adds a reservation over `range`, joining it with reservations it overlaps or touches
     /// (reservations may repeat: a clobber and a fixed mention at one point).
     pub fn reserve(&mut self, range: CodeRange) {
@@ -265,10 +311,25 @@ mod tests {
                 let free = !list
                     .iter()
                     .any(|&(f, t, _)| f < range.to.0 && range.from.0 < t);
-                match next(3) {
+                match next(4) {
                     0 | 1 if free => {
                         m.insert(range, LiveRangeIndex(step));
                         list.push((range.from.0, range.to.0, LiveRangeIndex(step)));
+                    }
+                    3 => {
+                        // A batch of up to four sorted ranges, each free and disjoint.
+                        let mut batch: Vec<(CodeRange, LiveRangeIndex)> = Vec::new();
+                        let mut at = next(400);
+                        for b in 0..1 + next(4) {
+                            let r = r(at, at + 1 + next(6));
+                            at = r.to.0 + next(8);
+                            let taken = list.iter().any(|&(f, t, _)| f < r.to.0 && r.from.0 < t);
+                            if !taken {
+                                batch.push((r, LiveRangeIndex(1000 * step + b)));
+                            }
+                        }
+                        m.insert_sorted(&batch, |&(r, o)| (r, o));
+                        list.extend(batch.iter().map(|&(r, o)| (r.from.0, r.to.0, o)));
                     }
                     2 if !list.is_empty() => {
                         let k = next(list.len() as u32) as usize;

@@ -349,7 +349,10 @@ pub(crate) fn candidates(
         }
         // From the offset round to it: the slice after it, then the slice before it.
         let (before, after) = list.split_at(offset % list.len());
-        for &r in after.iter().chain(before) {
+        for &r in after {
+            push(r, &mut out);
+        }
+        for &r in before {
             push(r, &mut out);
         }
     }
@@ -408,10 +411,7 @@ fn probe(t: &Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg, limit:
 
 /// Gives bundle `b` register `reg` (the map must be free over its ranges).
 pub(crate) fn assign(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg) {
-    let map = &mut state.maps[reg.dense_index()];
-    for e in &t.br.ranges[b.index()] {
-        map.insert(e.range, e.index);
-    }
+    state.maps[reg.dense_index()].insert_sorted(&t.br.ranges[b.index()], |e| (e.range, e.index));
     t.br.allocs[b.index()] = Allocation::Reg(reg);
     let s = t.br.spill_sets[b.index()].index();
     if let Some(set) = t.sets.state.get_mut(s) {
