@@ -102,8 +102,10 @@ impl<O: MapOwner> RegMap<O> {
     }
 
     /// Records every item of `items` (ranges sorted by start, disjoint from each other and
-    /// from the map) with its owner: one backward merge, so the entries after the first new
-    /// one move once, not once per item. Items out of order fall back to one insert each.
+    /// from the map) with its owner. From the last item back, each item's place among the
+    /// old entries is found by binary search and the old entries after it move once, as one
+    /// block (a memmove), to their final place: the tail moves once in all, not once per
+    /// item. Items out of order fall back to one insert each.
     pub fn insert_sorted<T>(&mut self, items: &[T], entry: impl Fn(&T) -> (CodeRange, O)) {
         let sorted = items
             .windows(2)
@@ -129,21 +131,18 @@ impl<O: MapOwner> RegMap<O> {
             owner,
         };
         self.entries.resize(n + k, filler);
-        let (mut i, mut j, mut w) = (n, k, n + k);
-        while j > 0 {
-            let (range, owner) = entry(&items[j - 1]);
-            w -= 1;
-            if i > 0 && self.entries[i - 1].from > range.from.0 {
-                self.entries[w] = self.entries[i - 1];
-                i -= 1;
-            } else {
-                self.entries[w] = Entry {
-                    from: range.from.0,
-                    to: range.to.0,
-                    owner,
-                };
-                j -= 1;
-            }
+        // Old entries `[..old]` are not placed yet; everything from `old + j + 1` on is.
+        let mut old = n;
+        for j in (0..k).rev() {
+            let (range, owner) = entry(&items[j]);
+            let p = self.entries[..old].partition_point(|e| e.from < range.from.0);
+            self.entries.copy_within(p..old, p + j + 1);
+            self.entries[p + j] = Entry {
+                from: range.from.0,
+                to: range.to.0,
+                owner,
+            };
+            old = p;
         }
     }
 
