@@ -10,10 +10,12 @@
 
 mod common;
 
+use common::sorted_entries as files;
+
 use regalloc2 as ra2;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Counts allocations (alloc, alloc_zeroed, realloc) of threads that turned counting on.
 struct Counting;
@@ -66,15 +68,6 @@ fn allocations_in(f: impl FnOnce()) -> usize {
     f();
     COUNTING.with(|on| on.set(false));
     COUNT.with(|c| c.get())
-}
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .collect();
-    v.sort();
-    v
 }
 
 /// A function of either source with its name.
