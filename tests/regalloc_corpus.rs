@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::sorted_entries as files;
+
 use regalloc2 as ra2;
 use std::path::{Path, PathBuf};
 use strata::regalloc::checker;
@@ -15,15 +17,6 @@ use strata::regalloc::regalloc2_model::{import, output_to_regalloc2};
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/regalloc-corpus/cranelift-x64")
-}
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]

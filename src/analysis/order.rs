@@ -34,8 +34,42 @@ pub fn postorder<'a, N: Node + 'a>(
     succs: impl Fn(N) -> &'a [N],
 ) -> Vec<N> {
     let mut out = Vec::with_capacity(n);
-    let mut seen = vec![false; n];
-    let mut stack: Vec<(N, usize)> = Vec::new();
+    postorder_into(n, roots, succs, &mut PostorderScratch::default(), &mut out);
+    out
+}
+
+/// Working storage of [`postorder_into`] (visited marks and the walk's stack), reused by
+/// callers that order many graphs.
+#[derive(Clone, Debug)]
+pub struct PostorderScratch<N> {
+    seen: Vec<bool>,
+    stack: Vec<(N, usize)>,
+}
+
+impl<N> Default for PostorderScratch<N> {
+    fn default() -> Self {
+        PostorderScratch {
+            seen: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+}
+
+/// [`postorder`] into `out` (cleared first) with reused working storage: allocates nothing
+/// once `out` and `scratch` have held a graph as large.
+pub fn postorder_into<'a, N: Node + 'a>(
+    n: usize,
+    roots: impl IntoIterator<Item = N>,
+    succs: impl Fn(N) -> &'a [N],
+    scratch: &mut PostorderScratch<N>,
+    out: &mut Vec<N>,
+) {
+    out.clear();
+    let seen = &mut scratch.seen;
+    seen.clear();
+    seen.resize(n, false);
+    let stack = &mut scratch.stack;
+    stack.clear();
     for root in roots {
         if std::mem::replace(&mut seen[root.dense_index()], true) {
             continue;
@@ -53,7 +87,6 @@ pub fn postorder<'a, N: Node + 'a>(
             }
         }
     }
-    out
 }
 
 #[cfg(test)]

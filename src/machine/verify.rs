@@ -171,15 +171,60 @@ pub fn describe(defects: &[MachineDefect]) -> String {
         .join("; ")
 }
 
+/// Reusable working storage of [`verify_with`]: a caller that verifies many functions (the
+/// regalloc2 drop-in, once per call) keeps one, so a well-formed function is verified
+/// without allocating once the vectors have grown.
+#[derive(Clone, Debug, Default)]
+pub struct VerifyScratch {
+    /// `edge_start[b]..edge_start[b + 1]`: the slice of `edge_preds` for block `b`.
+    edge_start: Vec<u32>,
+    /// Sources of the edges into each block, in block order (from the successor lists).
+    edge_preds: Vec<MBlock>,
+    /// One block's predecessor list, sorted.
+    listed: Vec<MBlock>,
+    /// Defs per vreg.
+    defs: Vec<u32>,
+    /// Whether each vreg is used.
+    used: Vec<bool>,
+}
+
 /// Checks `f`; returns the violations found (empty when well formed).
 pub fn verify(f: &impl MachineRead) -> Vec<MachineDefect> {
     let mut errors = Vec::new();
-    if !check_layout(f, &mut errors) {
-        return errors;
-    }
-    check_edges(f, &mut errors);
-    check_vregs(f, &mut errors);
+    verify_with(f, &mut VerifyScratch::default(), &mut errors);
     errors
+}
+
+/// Checks `f` as [`verify`] does, with the caller's working storage; the violations are
+/// appended to `errors` (nothing is allocated for a well-formed function once `scratch`
+/// is warm).
+pub fn verify_with(
+    f: &impl MachineRead,
+    scratch: &mut VerifyScratch,
+    errors: &mut Vec<MachineDefect>,
+) {
+    if verify_structure_with(f, scratch, errors) {
+        check_vregs(f, scratch, errors);
+    }
+}
+
+/// The structural subset of [`verify_with`]: block layout, terminators, successors,
+/// branch-argument counts and classes, predecessor lists and critical edges, but not the
+/// per-vreg rules (one def per vreg, a def for every use, constraint forms), which cost a
+/// pass over every operand and vreg. For callers that check what they need of those rules
+/// while reading the operands (the regalloc2 drop-in, whose contract leaves SSA to the
+/// caller unless `validate_ssa` is set). Returns false when the layout is too broken to
+/// check further.
+pub fn verify_structure_with(
+    f: &impl MachineRead,
+    scratch: &mut VerifyScratch,
+    errors: &mut Vec<MachineDefect>,
+) -> bool {
+    if !check_layout(f, errors) {
+        return false;
+    }
+    check_edges(f, scratch, errors);
+    true
 }
 
 /// Block ranges, terminators, successors and branch arguments. False when the layout is so
@@ -254,26 +299,51 @@ fn check_layout(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) -> bool {
     true
 }
 
-/// Predecessor lists against the successor lists; critical edges.
-fn check_edges(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) {
+/// Predecessor lists against the successor lists; critical edges. The edges into each
+/// block are gathered in a compressed table (counts, prefix sums, then a fill in block
+/// order, which leaves each block's sources sorted).
+fn check_edges(f: &impl MachineRead, scratch: &mut VerifyScratch, errors: &mut Vec<MachineDefect>) {
     let nb = f.num_blocks();
-    let mut edges: Vec<Vec<MBlock>> = vec![Vec::new(); nb];
+    let start = &mut scratch.edge_start;
+    start.clear();
+    start.resize(nb + 1, 0);
     for b in crate::machine::block_range(nb) {
         for &s in f.block_succs(b) {
-            if let Some(e) = edges.get_mut(s.index()) {
-                e.push(b);
+            if s.index() < nb {
+                start[s.index() + 1] += 1;
             }
         }
     }
-    for (b, edges) in edges.iter_mut().enumerate() {
-        let mut listed = f.block_preds(MBlock::new(b)).to_vec();
+    for b in 0..nb {
+        start[b + 1] += start[b];
+    }
+    let preds = &mut scratch.edge_preds;
+    preds.clear();
+    preds.resize(start[nb] as usize, MBlock(0));
+    // `fill[b]` runs from `start[b]`; `start` is shifted back afterwards.
+    for b in crate::machine::block_range(nb) {
+        for &s in f.block_succs(b) {
+            if s.index() < nb {
+                preds[start[s.index()] as usize] = b;
+                start[s.index()] += 1;
+            }
+        }
+    }
+    for b in (0..nb).rev() {
+        start[b + 1] = start[b];
+    }
+    start[0] = 0;
+    for b in 0..nb {
+        let edges = &preds[start[b] as usize..start[b + 1] as usize];
+        let listed = &mut scratch.listed;
+        listed.clear();
+        listed.extend_from_slice(f.block_preds(MBlock::new(b)));
         listed.sort_unstable();
-        edges.sort_unstable();
-        if listed != *edges {
+        if listed.as_slice() != edges {
             errors.push(MachineDefect::Predecessors {
                 block: MBlock::new(b),
-                listed,
-                edges: std::mem::take(edges),
+                listed: listed.clone(),
+                edges: edges.to_vec(),
             });
         }
     }
@@ -290,11 +360,15 @@ fn check_edges(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) {
 }
 
 /// One def per vreg, a def for every use, well-formed constraints.
-fn check_vregs(f: &impl MachineRead, errors: &mut Vec<MachineDefect>) {
+fn check_vregs(f: &impl MachineRead, scratch: &mut VerifyScratch, errors: &mut Vec<MachineDefect>) {
     let nb = f.num_blocks();
     let nv = f.num_vregs();
-    let mut defs = vec![0u32; nv];
-    let mut used = vec![false; nv];
+    let defs = &mut scratch.defs;
+    defs.clear();
+    defs.resize(nv, 0);
+    let used = &mut scratch.used;
+    used.clear();
+    used.resize(nv, false);
     let beyond = |at: String, vreg: VReg| MachineDefect::VRegRange {
         at,
         vreg,

@@ -232,6 +232,14 @@ pub struct BundleSide {
     pub queue: BinaryHeap<(u32, BundleIndex)>,
     /// Merges done and refused (overlap, requirement conflict, class).
     pub merges: MergeStats,
+    /// Vregs of the last merge (`runs` beyond it are empty).
+    runs_used: usize,
+    /// Scratch: the (vreg, vreg) pairs to try merging.
+    pairs: Vec<(usize, usize)>,
+    /// Scratch: the smaller bundle's ranges, sorted.
+    small: Vec<RangeEntry>,
+    /// Scratch: two sorted runs merged.
+    merged: Vec<RangeEntry>,
 }
 
 /// Counters of [`merge_bundles`].
@@ -398,8 +406,14 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
     let rs = &*t.range_side;
     t.counts.bundles = nv;
     side.merges = MergeStats::default();
-    side.runs.iter_mut().for_each(SmallVec::clear);
-    side.runs.resize_with(nv, SmallVec::new);
+    // Grown, never shortened: a shorter function leaves the lists beyond it (and their
+    // storage) for the next larger one; only those the previous function used are cleared.
+    let used = side.runs_used.max(nv).min(side.runs.len());
+    side.runs[..used].iter_mut().for_each(SmallVec::clear);
+    if side.runs.len() < nv {
+        side.runs.resize_with(nv, SmallVec::new);
+    }
+    side.runs_used = nv;
     // One bundle per vreg.
     for v in 0..nv {
         let list = &rs.vreg_ranges[v];
@@ -430,7 +444,10 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
     let bundle_of = |v: usize, rbundles: &[BundleIndex]| -> Option<BundleIndex> {
         rs.vreg_ranges[v].first().map(|e| rbundles[e.index.index()])
     };
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut pairs = std::mem::take(&mut side.pairs);
+    let mut scratch = std::mem::take(&mut side.small);
+    let mut merged = std::mem::take(&mut side.merged);
+    pairs.clear();
     for b in f.blocks() {
         for i in f.block_insts(b) {
             let ops = f.inst_operands(i);
@@ -448,7 +465,6 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             .iter()
             .map(|&(a, _, _, p)| (p.index(), a.index())),
     );
-    let mut scratch: Vec<RangeEntry> = Vec::new();
     for &(x, y) in &pairs {
         if x >= nv || y >= nv {
             continue;
@@ -509,7 +525,7 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             let prev = runs.pop().expect("two runs");
             let total = br.ranges[big].len();
             let from = total - (last + prev) as usize;
-            br.ranges[big][from..].sort();
+            merge_runs(&mut br.ranges[big][from..], prev as usize, &mut merged);
             runs.push(last + prev);
         }
         br.reqs[big] = merged_req;
@@ -562,12 +578,34 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         side.queue.push((priority, BundleIndex::new(b)));
     }
     t.counts.sets = nsets;
+    side.pairs = pairs;
+    side.small = scratch;
+    side.merged = merged;
     if cfg!(debug_assertions) {
         let counts = *t.counts;
         if let Err(e) = check_rows(&rr, &br, rs, counts) {
             panic!("bundle invariant broken: {e}");
         }
     }
+}
+
+/// Sorts `list`, made of two sorted runs split at `mid`, by merging them through `buf`.
+fn merge_runs(list: &mut [RangeEntry], mid: usize, buf: &mut Vec<RangeEntry>) {
+    buf.clear();
+    let (a, b) = list.split_at(mid);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if b[j] < a[i] {
+            buf.push(b[j]);
+            j += 1;
+        } else {
+            buf.push(a[i]);
+            i += 1;
+        }
+    }
+    buf.extend_from_slice(&a[i..]);
+    buf.extend_from_slice(&b[j..]);
+    list.copy_from_slice(buf);
 }
 
 fn rs_class(list: &[RangeEntry], vregs: &[crate::machine::VReg]) -> Option<RegClass> {
@@ -601,7 +639,11 @@ fn check_rows(
         &rr.uses[..counts.ranges],
         range_side,
     )?;
-    let mut listed = vec![false; counts.ranges];
+    // Each entry names a range whose bundle is the list's (checked below) and a list has no
+    // repeats (sorted and disjoint), so every range is listed exactly when the entries
+    // number the ranges; which one is missing is searched only then (no allocation on the
+    // way to success: this runs after every merge in debug builds).
+    let mut entries = 0usize;
     for b in 0..counts.bundles {
         let list = &br.ranges[b];
         for w in list.windows(2) {
@@ -628,14 +670,22 @@ fn check_rows(
                     rr.spans[e.index.index()]
                 ));
             }
-            listed[e.index.index()] = true;
+            entries += 1;
         }
         if !list.is_empty() && br.spill_sets[b].index() >= counts.sets {
             return Err(violation!("bundle {b}: no spill set"));
         }
     }
-    if let Some(r) = listed.iter().position(|&l| !l) {
-        return Err(violation!("range {r} is in no bundle"));
+    if entries != counts.ranges {
+        let mut listed = vec![false; counts.ranges];
+        for list in &br.ranges[..counts.bundles] {
+            for e in list {
+                listed[e.index.index()] = true;
+            }
+        }
+        if let Some(r) = listed.iter().position(|&l| !l) {
+            return Err(violation!("range {r} is in no bundle"));
+        }
     }
     Ok(())
 }

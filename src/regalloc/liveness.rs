@@ -62,6 +62,9 @@ pub trait LiveSet: Clone + Default {
     fn union_with(&mut self, other: &Self) -> bool;
     /// Empties the set (keeping capacity).
     fn clear(&mut self);
+    /// Empties the set and readies it for indices below `n`, keeping its storage (no
+    /// allocation when it held as many before).
+    fn reset(&mut self, n: usize);
     /// The elements in increasing order.
     fn to_vec(&self) -> Vec<usize>;
     /// Appends the elements, in increasing order, to `out`.
@@ -118,6 +121,10 @@ impl LiveSet for DenseSet {
     }
     fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);
+    }
+    fn reset(&mut self, n: usize) {
+        self.words.clear();
+        self.words.resize(n.div_ceil(64), 0);
     }
     fn to_vec(&self) -> Vec<usize> {
         let mut out = Vec::new();
@@ -213,6 +220,9 @@ impl LiveSet for ChunkedSet {
     fn clear(&mut self) {
         self.chunks.clear();
     }
+    fn reset(&mut self, _: usize) {
+        self.chunks.clear();
+    }
     fn to_vec(&self) -> Vec<usize> {
         let mut out = Vec::new();
         self.append_to(&mut out);
@@ -269,13 +279,56 @@ pub fn postorder<F: MachineRead + ?Sized>(f: &F) -> Vec<MBlock> {
     crate::analysis::order::postorder(n, roots, |b| f.block_succs(b))
 }
 
+/// Working storage of the liveness fixpoint with set type `S`, reused between functions:
+/// the per-block vectors are never shortened (a block's sets keep their storage), and only
+/// the first `blocks` entries belong to the current function.
+#[derive(Clone, Debug, Default)]
+pub struct LiveScratch<S = DenseSet> {
+    livein: Vec<S>,
+    liveout: Vec<S>,
+    kill: Vec<S>,
+    queued: Vec<bool>,
+    work: Vec<MBlock>,
+    order: Vec<MBlock>,
+    postorder: crate::analysis::order::PostorderScratch<MBlock>,
+    blocks: usize,
+    visits: usize,
+}
+
+/// Readies the first `nb` sets of `sets` for indices below `nv`, adding sets as needed.
+fn reset_sets<S: LiveSet>(sets: &mut Vec<S>, nb: usize, nv: usize) {
+    if sets.len() < nb {
+        sets.resize_with(nb, S::default);
+    }
+    for s in &mut sets[..nb] {
+        s.reset(nv);
+    }
+}
+
 /// Computes exact liveness with set type `S` (see the module doc).
 pub fn compute<S: LiveSet, F: MachineRead + ?Sized>(f: &F) -> Liveness<S> {
+    let mut scratch = LiveScratch::<S>::default();
+    compute_into(f, &mut scratch);
+    let nb = scratch.blocks;
+    scratch.livein.truncate(nb);
+    scratch.liveout.truncate(nb);
+    Liveness {
+        livein: scratch.livein,
+        liveout: scratch.liveout,
+        visits: scratch.visits,
+    }
+}
+
+/// [`compute`] into reused working storage (the result in its first `num_blocks` sets).
+fn compute_into<S: LiveSet, F: MachineRead + ?Sized>(f: &F, sc: &mut LiveScratch<S>) {
     let (nb, nv) = (f.num_blocks(), f.num_vregs());
-    let mut gen: Vec<S> = Vec::with_capacity(nb);
-    let mut kill: Vec<S> = Vec::with_capacity(nb);
+    sc.blocks = nb;
+    // Live-in starts as gen and only grows.
+    reset_sets(&mut sc.livein, nb, nv);
+    reset_sets(&mut sc.kill, nb, nv);
+    reset_sets(&mut sc.liveout, nb, nv);
     for b in crate::machine::block_range(nb) {
-        let (mut g, mut k) = (S::with_capacity(nv), S::with_capacity(nv));
+        let (g, k) = (&mut sc.livein[b.index()], &mut sc.kill[b.index()]);
         // Backward over the block: a def kills, a use generates.
         let insts = f.block_insts(b);
         if let Some(last) = insts.iter().next_back() {
@@ -305,40 +358,41 @@ pub fn compute<S: LiveSet, F: MachineRead + ?Sized>(f: &F) -> Liveness<S> {
             g.remove(p.index());
             k.insert(p.index());
         }
-        gen.push(g);
-        kill.push(k);
     }
-    let order = postorder(f);
-    let mut livein: Vec<S> = gen; // live-in starts as gen and only grows
-    let mut liveout: Vec<S> = (0..nb).map(|_| S::with_capacity(nv)).collect();
-    let mut queued = vec![true; nb];
+    let roots = std::iter::once(f.entry_block()).chain(f.blocks());
+    crate::analysis::order::postorder_into(
+        nb,
+        roots,
+        |b| f.block_succs(b),
+        &mut sc.postorder,
+        &mut sc.order,
+    );
+    sc.queued.clear();
+    sc.queued.resize(nb, true);
     // Worklist as a stack popped from the end: push in reverse postorder so postorder pops.
-    let mut work: Vec<MBlock> = order.iter().rev().copied().collect();
+    sc.work.clear();
+    sc.work.extend(sc.order.iter().rev().copied());
     let mut visits = 0;
-    while let Some(b) = work.pop() {
-        queued[b.index()] = false;
+    while let Some(b) = sc.work.pop() {
+        sc.queued[b.index()] = false;
         visits += 1;
-        let mut out = std::mem::take(&mut liveout[b.index()]);
+        let mut out = std::mem::take(&mut sc.liveout[b.index()]);
         for &s in f.block_succs(b) {
-            out.union_with(&livein[s.index()]);
+            out.union_with(&sc.livein[s.index()]);
         }
         // livein = gen | (out - kill)
-        let grew = livein[b.index()].union_minus(&out, &kill[b.index()]);
-        liveout[b.index()] = out;
+        let grew = sc.livein[b.index()].union_minus(&out, &sc.kill[b.index()]);
+        sc.liveout[b.index()] = out;
         if grew {
             for &p in f.block_preds(b) {
-                if !queued[p.index()] {
-                    queued[p.index()] = true;
-                    work.push(p);
+                if !sc.queued[p.index()] {
+                    sc.queued[p.index()] = true;
+                    sc.work.push(p);
                 }
             }
         }
     }
-    Liveness {
-        livein,
-        liveout,
-        visits,
-    }
+    sc.visits = visits;
 }
 
 /// Functions with at least this many instructions get [`ChunkedSet`] liveness in
@@ -348,7 +402,7 @@ pub const CHUNKED_FROM_INSTS: usize = 5000;
 /// Live-in and live-out sets per block as sorted vreg lists, independent of the set
 /// representation that computed them (what live-range construction reads). Buffers are
 /// reused across functions ([`compute_lists_into`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct LiveLists {
     /// `ins[in_start[b]..in_start[b + 1]]`: live-in of block `b`, increasing.
     pub in_start: Vec<u32>,
@@ -362,7 +416,25 @@ pub struct LiveLists {
     pub visits: usize,
     /// Whether the chunked representation computed them.
     pub chunked: bool,
+    /// Working storage of the dense fixpoint, reused between functions.
+    dense: LiveScratch<DenseSet>,
+    /// Working storage of the chunked fixpoint, reused between functions.
+    chunked_scratch: LiveScratch<ChunkedSet>,
 }
+
+/// Equal lists (the working storage is not compared).
+impl PartialEq for LiveLists {
+    fn eq(&self, other: &Self) -> bool {
+        self.in_start == other.in_start
+            && self.ins == other.ins
+            && self.out_start == other.out_start
+            && self.outs == other.outs
+            && self.visits == other.visits
+            && self.chunked == other.chunked
+    }
+}
+
+impl Eq for LiveLists {}
 
 impl LiveLists {
     /// Vregs live into block `b`, increasing.
@@ -373,11 +445,17 @@ impl LiveLists {
     pub fn liveout(&self, b: usize) -> &[u32] {
         &self.outs[self.out_start[b] as usize..self.out_start[b + 1] as usize]
     }
-    /// Fills `self` from per-block sets.
-    fn fill<S: LiveSet>(&mut self, l: &Liveness<S>) {
+    /// Fills the lists from the per-block sets of a fixpoint's working storage.
+    fn fill<S: LiveSet>(
+        in_start: &mut Vec<u32>,
+        ins: &mut Vec<u32>,
+        out_start: &mut Vec<u32>,
+        outs: &mut Vec<u32>,
+        l: &LiveScratch<S>,
+    ) {
         for (start, list, sets) in [
-            (&mut self.in_start, &mut self.ins, &l.livein),
-            (&mut self.out_start, &mut self.outs, &l.liveout),
+            (in_start, ins, &l.livein[..l.blocks]),
+            (out_start, outs, &l.liveout[..l.blocks]),
         ] {
             start.clear();
             list.clear();
@@ -387,7 +465,6 @@ impl LiveLists {
                 start.push(list.len() as u32);
             }
         }
-        self.visits = l.visits;
     }
 }
 
@@ -402,10 +479,24 @@ pub fn compute_lists<F: MachineRead + ?Sized>(f: &F) -> LiveLists {
 /// [`compute_lists`] into reused buffers.
 pub fn compute_lists_into<F: MachineRead + ?Sized>(f: &F, out: &mut LiveLists) {
     out.chunked = f.num_insts() >= CHUNKED_FROM_INSTS;
-    if out.chunked {
-        out.fill(&compute::<ChunkedSet, F>(f));
+    let LiveLists {
+        in_start,
+        ins,
+        out_start,
+        outs,
+        visits,
+        chunked,
+        dense,
+        chunked_scratch,
+    } = out;
+    if *chunked {
+        compute_into(f, chunked_scratch);
+        LiveLists::fill(in_start, ins, out_start, outs, chunked_scratch);
+        *visits = chunked_scratch.visits;
     } else {
-        out.fill(&compute::<DenseSet, F>(f));
+        compute_into(f, dense);
+        LiveLists::fill(in_start, ins, out_start, outs, dense);
+        *visits = dense.visits;
     }
 }
 

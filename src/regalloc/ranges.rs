@@ -159,7 +159,8 @@ pub struct MultiFixedFixup {
 /// Side tables of live-range construction (DESIGN.md 2, rule 8: cleared, never dropped).
 #[derive(Resource, Default, Debug)]
 pub struct RangeSide {
-    /// `vreg_ranges[v]`: ranges of vreg `v`, sorted by start.
+    /// `vreg_ranges[v]`: ranges of vreg `v`, sorted by start (empty beyond the function's
+    /// vregs: the vector only grows).
     pub vreg_ranges: Vec<SmallVec<[RangeEntry; 4]>>,
     /// `preg_ranges[r.dense_index()]`: points where register `r` is taken (clobbers,
     /// fixed non-allocatable operands, decoupled multi-fixed uses), sorted.
@@ -174,6 +175,26 @@ pub struct RangeSide {
     pub loop_depth: Vec<u32>,
     /// Liveness of the function.
     pub liveness: LiveLists,
+    /// Vregs of the last function (`vreg_ranges` beyond it are empty).
+    pub vregs_used: usize,
+    /// Working storage of [`loop_depths_into`], reused between functions.
+    pub loops: LoopScratch,
+    /// Working storage of the scan, reused between functions.
+    scan: ScanScratch,
+}
+
+/// Working storage of the reverse scan (cleared, never dropped: a warm context allocates
+/// nothing).
+#[derive(Default, Debug)]
+struct ScanScratch {
+    /// `classes[v]`: vreg `v` with its class, when mentioned.
+    classes: Vec<Option<VReg>>,
+    /// `cur[v]`: the range of `v` being extended backwards.
+    cur: Vec<LiveRangeIndex>,
+    /// Live-set generation marks.
+    mark: Vec<u32>,
+    /// Operand order of one instruction: (operand index, effective point).
+    at: Vec<(usize, ProgPoint)>,
 }
 
 /// Rows in use in the live-range and bundle tables.
@@ -316,48 +337,68 @@ impl RangeStore {
     }
 }
 
-/// Depth-first facts loop depths need: preorder numbers, subtree ends and back edges.
-struct DepthFirst {
+/// Working storage of [`loop_depths_into`] (depth-first facts, the loop nesting forest's
+/// union-find and marks, and the exits of collapsed loops as linked lists in flat vectors),
+/// reused between functions.
+#[derive(Default, Debug, Clone)]
+pub struct LoopScratch {
     /// `pre[b]`: preorder number (`u32::MAX` when unreachable).
     pre: Vec<u32>,
     /// `last[b]`: the largest preorder number in `b`'s depth-first subtree.
     last: Vec<u32>,
     /// (header, tail) of every back edge (an edge to a block on the depth-first stack).
     back: Vec<(MBlock, MBlock)>,
+    on_stack: Vec<bool>,
+    stack: Vec<(MBlock, usize)>,
+    rep: Vec<MBlock>,
+    inner: Vec<MBlock>,
+    parent: Vec<MBlock>,
+    mark: Vec<MBlock>,
+    work: Vec<MBlock>,
+    body: Vec<MBlock>,
+    headers: Vec<MBlock>,
+    /// `exit_head[h]`: first node of collapsed header `h`'s exit list (`u32::MAX`: none);
+    /// node `k` is block `exit_block[k]`, followed by node `exit_next[k]`.
+    exit_head: Vec<u32>,
+    exit_block: Vec<MBlock>,
+    exit_next: Vec<u32>,
+    loop_depth: Vec<u32>,
 }
 
-fn depth_first<F: MachineRead + ?Sized>(f: &F) -> DepthFirst {
+/// Fills the depth-first facts of `f` into `d` (`pre`, `last`, `back`).
+fn depth_first<F: MachineRead + ?Sized>(f: &F, d: &mut LoopScratch) {
     let n = f.num_blocks();
-    let mut d = DepthFirst {
-        pre: vec![u32::MAX; n],
-        last: vec![0; n],
-        back: Vec::new(),
-    };
-    let mut on_stack = vec![false; n];
+    d.pre.clear();
+    d.pre.resize(n, u32::MAX);
+    d.last.clear();
+    d.last.resize(n, 0);
+    d.back.clear();
+    d.on_stack.clear();
+    d.on_stack.resize(n, false);
     let mut next = 0u32;
     let entry = f.entry_block();
-    let mut stack: Vec<(MBlock, usize)> = vec![(entry, 0)];
+    d.stack.clear();
+    d.stack.push((entry, 0));
     d.pre[entry.index()] = next;
     next += 1;
-    on_stack[entry.index()] = true;
-    while let Some(&mut (b, ref mut k)) = stack.last_mut() {
+    d.on_stack[entry.index()] = true;
+    while let Some(&mut (b, ref mut k)) = d.stack.last_mut() {
         if let Some(&s) = f.block_succs(b).get(*k) {
             *k += 1;
             if d.pre[s.index()] == u32::MAX {
                 d.pre[s.index()] = next;
                 next += 1;
-                on_stack[s.index()] = true;
-                stack.push((s, 0));
-            } else if on_stack[s.index()] {
+                d.on_stack[s.index()] = true;
+                d.stack.push((s, 0));
+            } else if d.on_stack[s.index()] {
                 d.back.push((s, b));
             }
         } else {
-            on_stack[b.index()] = false;
+            d.on_stack[b.index()] = false;
             d.last[b.index()] = next - 1;
-            stack.pop();
+            d.stack.pop();
         }
     }
-    d
 }
 
 /// Loop depth per block: the number of loops containing it. A back edge `t -> h` is an edge
@@ -372,16 +413,26 @@ fn depth_first<F: MachineRead + ?Sized>(f: &F) -> DepthFirst {
 /// found is crossed as its one header, then collapsed into the new header. A block's depth
 /// is the depth of its innermost loop in the forest. O((blocks + edges) x α).
 pub fn loop_depths<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
+    let mut depth = Vec::new();
+    loop_depths_into(f, &mut LoopScratch::default(), &mut depth);
+    depth
+}
+
+/// [`loop_depths`] into `depth` with reused working storage.
+pub fn loop_depths_into<F: MachineRead + ?Sized>(f: &F, d: &mut LoopScratch, depth: &mut Vec<u32>) {
     let n = f.num_blocks();
-    let mut d = depth_first(f);
-    let mut depth = vec![0u32; n];
+    depth_first(f, d);
+    depth.clear();
+    depth.resize(n, 0);
     if d.back.is_empty() {
-        return depth;
+        return;
     }
     // Headers innermost (largest preorder) first; tails grouped per header.
+    let pre = &d.pre;
     d.back
-        .sort_unstable_by_key(|&(h, t)| (std::cmp::Reverse(d.pre[h.index()]), t));
-    let mut rep: Vec<MBlock> = crate::machine::block_range(n).collect();
+        .sort_unstable_by_key(|&(h, t)| (std::cmp::Reverse(pre[h.index()]), t));
+    d.rep.clear();
+    d.rep.extend(crate::machine::block_range(n));
     fn find(rep: &mut [MBlock], mut b: MBlock) -> MBlock {
         while rep[b.index()] != b {
             let up = rep[rep[b.index()].index()];
@@ -391,28 +442,50 @@ pub fn loop_depths<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
         b
     }
     const NONE: MBlock = MBlock(u32::MAX);
+    const NO_NODE: u32 = u32::MAX;
+    let LoopScratch {
+        pre,
+        last,
+        back,
+        rep,
+        inner,
+        parent,
+        mark,
+        work,
+        body,
+        headers,
+        exit_head,
+        exit_block,
+        exit_next,
+        loop_depth,
+        ..
+    } = d;
     // Innermost header of each block, and the enclosing header of each header.
-    let mut inner = vec![NONE; n];
-    let mut parent = vec![NONE; n];
-    let mut mark = vec![NONE; n];
-    let mut work: Vec<MBlock> = Vec::new();
-    let mut body: Vec<MBlock> = Vec::new();
-    let mut headers: Vec<MBlock> = Vec::new();
+    for v in [&mut *inner, &mut *parent, &mut *mark] {
+        v.clear();
+        v.resize(n, NONE);
+    }
+    work.clear();
+    body.clear();
+    headers.clear();
     // Per collapsed header: predecessors of its loop's blocks outside its subtree.
-    let mut exits: Vec<Vec<MBlock>> = vec![Vec::new(); n];
-    for group in d.back.chunk_by(|a, b| a.0 == b.0) {
+    exit_head.clear();
+    exit_head.resize(n, NO_NODE);
+    exit_block.clear();
+    exit_next.clear();
+    for group in back.chunk_by(|a, b| a.0 == b.0) {
         let h = group[0].0;
-        let (lo, hi) = (d.pre[h.index()], d.last[h.index()]);
+        let (lo, hi) = (pre[h.index()], last[h.index()]);
         headers.push(h);
         inner[h.index()] = h;
         mark[h.index()] = h;
         work.clear();
         body.clear();
         for &(_, t) in group {
-            let t = find(&mut rep, t);
+            let t = find(rep, t);
             work.push(t);
         }
-        let mut out: Vec<MBlock> = Vec::new();
+        let mut out = NO_NODE;
         while let Some(x) = work.pop() {
             if mark[x.index()] == h {
                 continue;
@@ -421,21 +494,35 @@ pub fn loop_depths<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
             body.push(x);
             // A collapsed inner loop is entered through its header's predecessors and
             // through its members' predecessors from outside its subtree (irreducible).
-            let inner_out = std::mem::take(&mut exits[x.index()]);
-            for &p in f.block_preds(x).iter().chain(&inner_out) {
-                let pp = d.pre[p.index()];
+            let mut node = std::mem::replace(&mut exit_head[x.index()], NO_NODE);
+            let preds = f.block_preds(x);
+            let mut k = 0;
+            loop {
+                let p = if k < preds.len() {
+                    k += 1;
+                    preds[k - 1]
+                } else if node != NO_NODE {
+                    let p = exit_block[node as usize];
+                    node = exit_next[node as usize];
+                    p
+                } else {
+                    break;
+                };
+                let pp = pre[p.index()];
                 if pp >= lo && pp <= hi {
-                    let r = find(&mut rep, p);
+                    let r = find(rep, p);
                     if mark[r.index()] != h {
                         work.push(r);
                     }
                 } else if pp != u32::MAX {
-                    out.push(p);
+                    exit_block.push(p);
+                    exit_next.push(out);
+                    out = (exit_block.len() - 1) as u32;
                 }
             }
         }
-        exits[h.index()] = out;
-        for &x in &body {
+        exit_head[h.index()] = out;
+        for &x in body.iter() {
             rep[x.index()] = h;
             if inner[x.index()] == x {
                 parent[x.index()] = h; // an inner loop's header
@@ -445,7 +532,8 @@ pub fn loop_depths<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
         }
     }
     // Loop depth of each header, outermost first (parents have smaller preorder).
-    let mut loop_depth = vec![0u32; n];
+    loop_depth.clear();
+    loop_depth.resize(n, 0);
     for &h in headers.iter().rev() {
         let p = parent[h.index()];
         loop_depth[h.index()] = 1 + if p == NONE { 0 } else { loop_depth[p.index()] };
@@ -456,7 +544,6 @@ pub fn loop_depths<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
             depth[b] = loop_depth[h.index()];
         }
     }
-    depth
 }
 
 /// The weight of a use at loop depth `depth`.
@@ -542,23 +629,40 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
         flags,
     } = rows;
     let nv = f.num_vregs();
-    side.loop_depth = loop_depths(f);
-    for l in side.vreg_ranges.iter_mut() {
+    loop_depths_into(f, &mut side.loops, &mut side.loop_depth);
+    // Grown, never shortened: the lists beyond `nv` stay empty with their storage kept for
+    // the next larger function. Only the lists the previous function used need clearing
+    // (the ones beyond were cleared before), so a small function after a large one does
+    // not pay for the large one's vregs.
+    let used = side.vregs_used.max(nv).min(side.vreg_ranges.len());
+    for l in side.vreg_ranges[..used].iter_mut() {
         l.clear();
     }
-    side.vreg_ranges.resize_with(nv, SmallVec::new);
+    if side.vreg_ranges.len() < nv {
+        side.vreg_ranges.resize_with(nv, SmallVec::new);
+    }
+    side.vregs_used = nv;
     side.preg_ranges.iter_mut().for_each(Vec::clear);
     side.preg_ranges.resize_with(192, Vec::new);
     side.blockparam_ins.clear();
     side.blockparam_outs.clear();
     side.multi_fixed.clear();
-    let classes = class_table(f);
+    let mut scratch = std::mem::take(&mut side.scan);
+    let ScanScratch {
+        classes,
+        cur,
+        mark,
+        at,
+    } = &mut scratch;
+    class_table(f, classes);
     let mut count = 0usize;
-    let mut cur = vec![LiveRangeIndex::NONE; nv];
+    cur.clear();
+    cur.resize(nv, LiveRangeIndex::NONE);
     // The scan's live set: `v` is live iff `mark[v] == gen`; a new block takes a new
     // generation, so clearing costs nothing (a dense set cleared per block is
     // O(blocks x vregs), quadratic on wide fan-ins). `nlive` counts members.
-    let mut mark = vec![0u32; nv];
+    mark.clear();
+    mark.resize(nv, 0);
     let mut gen = 0u32;
     let mut nlive: usize;
     macro_rules! live_contains {
@@ -602,7 +706,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
         }};
     }
     // Operand scratch: (operand index, effective point).
-    let mut at: Vec<(usize, ProgPoint)> = Vec::new();
+    at.clear();
     let mut ops_local: SmallVec<[Operand; 8]> = SmallVec::new();
     for b in f.blocks().rev() {
         let insts = f.block_insts(b);
@@ -820,7 +924,7 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
             "block {b}: scan and liveness disagree on live-ins"
         );
     }
-    for l in side.vreg_ranges.iter_mut() {
+    for l in side.vreg_ranges[..nv].iter_mut() {
         l.reverse();
     }
     for u in uses[..count].iter_mut() {
@@ -831,12 +935,14 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
     for p in side.preg_ranges.iter_mut() {
         p.sort_unstable();
     }
+    side.scan = scratch;
     count
 }
 
 /// Classes of every vreg, from defs, uses, parameters and arguments.
-fn class_table<F: MachineRead + ?Sized>(f: &F) -> Vec<Option<VReg>> {
-    let mut t = vec![None; f.num_vregs()];
+fn class_table<F: MachineRead + ?Sized>(f: &F, t: &mut Vec<Option<VReg>>) {
+    t.clear();
+    t.resize(f.num_vregs(), None);
     for b in f.blocks() {
         for &p in f.block_params(b) {
             t[p.index()] = Some(p);
@@ -849,7 +955,6 @@ fn class_table<F: MachineRead + ?Sized>(f: &F) -> Vec<Option<VReg>> {
             }
         }
     }
-    t
 }
 
 /// Checks the live-range invariants (module doc); the first violation as text.
@@ -898,7 +1003,8 @@ mod tests {
     /// The definition, walked once per header (quadratic): `h` plus the blocks of `h`'s
     /// depth-first subtree reaching a tail of `h` without passing `h`.
     fn loop_depths_by_walk<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
-        let d = depth_first(f);
+        let mut d = LoopScratch::default();
+        depth_first(f, &mut d);
         let mut depth = vec![0u32; f.num_blocks()];
         let mut headers: Vec<MBlock> = d.back.iter().map(|&(h, _)| h).collect();
         headers.sort_unstable();

@@ -10,7 +10,9 @@
 //! arguments. Two things have no field in our model and are reported beside it in
 //! [`Imported`]: regalloc2's fixed stack slots (registers that name stack locations) and
 //! its fixed non-allocatable operands (no vreg; marked with [`VReg::NO_VALUE`]).
-//! [`import_into`] refills a caller's function, so a reused one allocates nothing once warm.
+//! [`import_into`] refills a caller's function; [`import_with`] also refills the caller's
+//! environment and keeps the verifier's and the small vectors' storage in an
+//! [`ImportScratch`], so a warm drop-in context allocates nothing for the import.
 //!
 //! [`to_regalloc2_env`] and [`output_from_regalloc2`] / [`output_to_regalloc2`] convert
 //! environments and outputs; [`run_regalloc2`] and [`regalloc2_check`] run regalloc2 and its
@@ -28,6 +30,7 @@ use super::output::{AllocOutput, Edit};
 use super::point::ProgPoint;
 use super::to_regalloc2::{Presented, Regalloc2Error};
 use crate::machine::function::{MachineFunction, MachineOp, Opcode};
+use crate::machine::verify::MachineDefect;
 use crate::machine::{InstRange, MBlock, MInst};
 use crate::machine::{
     MachineEnv, MachineRead, Operand, OperandConstraint, OperandKind, OperandPos, PRegSet, VReg,
@@ -65,7 +68,7 @@ pub enum ImportError {
     VRegIndex(usize),
     /// The imported function breaks a structural invariant.
     #[error("imported function is malformed: {0}")]
-    Malformed(crate::machine::verify::MachineDefect),
+    Malformed(MachineDefect),
 }
 
 /// regalloc2's class as ours.
@@ -103,6 +106,15 @@ fn vreg_from(v: ra2::VReg) -> Result<VReg, ImportError> {
         u32::try_from(v.vreg()).map_err(|_| ImportError::VRegIndex(v.vreg()))?
     };
     VReg::new(index, class_from(v.class())).ok_or(ImportError::VRegIndex(v.vreg()))
+}
+
+/// regalloc2's vreg as ours, refused at or beyond `num_vregs`.
+fn vreg_in(v: ra2::VReg, num_vregs: usize) -> Result<VReg, ImportError> {
+    let ours = vreg_from(v)?;
+    if ours.index() >= num_vregs {
+        return Err(ImportError::VRegIndex(ours.index()));
+    }
+    Ok(ours)
 }
 
 /// Our vreg as regalloc2's.
@@ -204,18 +216,8 @@ pub fn operand_to(op: &Operand) -> ra2::Operand {
 /// Our environment from regalloc2's: preferred and non-preferred registers in index order
 /// (regalloc2 keeps them as sets), scratch registers as given; fixed stack slots apart.
 pub fn env_from(env: &ra2::MachineEnv) -> (MachineEnv, PRegSet) {
-    let list = |s: ra2::PRegSet| s.into_iter().map(preg_from).collect::<Vec<_>>();
-    let ours = MachineEnv {
-        preferred: env.preferred_regs_by_class.map(list),
-        non_preferred: env.non_preferred_regs_by_class.map(list),
-        scratch: env.scratch_by_class.map(|s| s.map(preg_from)),
-    };
-    let fixed_stack = env
-        .fixed_stack_slots
-        .iter()
-        .copied()
-        .map(preg_from)
-        .collect();
+    let mut ours = MachineEnv::default();
+    let fixed_stack = env_into(env, &mut ours);
     (ours, fixed_stack)
 }
 
@@ -263,13 +265,67 @@ pub fn import_into<F: ra2::Function>(
     env: &ra2::MachineEnv,
     out: &mut MachineFunction,
 ) -> Result<(MachineEnv, PRegSet), ImportError> {
+    let mut ours = MachineEnv::default();
+    let mut scratch = ImportScratch::default();
+    let fixed_stack = import_with(f, env, out, &mut ours, &mut scratch, true)?;
+    Ok((ours, fixed_stack))
+}
+
+/// Reusable storage of [`import_with`]: the verifier's scratch, and the per-instruction and
+/// per-block small vectors of the previous functions, parked with their heap buffers so
+/// that refilling a function reuses them (position `i` gets back the buffer it had).
+#[derive(Default)]
+pub struct ImportScratch {
+    verify: crate::machine::verify::VerifyScratch,
+    defects: Vec<MachineDefect>,
+    operands: Vec<crate::machine::function::Operands>,
+    params: Vec<smallvec::SmallVec<[VReg; 2]>>,
+    succs: Vec<smallvec::SmallVec<[MBlock; 2]>>,
+    preds: Vec<smallvec::SmallVec<[MBlock; 2]>>,
+    branch_args: Vec<crate::machine::function::BranchArgs>,
+}
+
+/// Moves every element of `list` onto `spare`, last first, so popping `spare` hands them
+/// back in their order (followed by the elements parked before, beyond `list`'s length).
+fn park<T>(list: &mut Vec<T>, spare: &mut Vec<T>) {
+    spare.extend(list.drain(..).rev());
+}
+
+/// The next parked element (its heap buffer kept), or a new one.
+fn reuse<T: Default>(spare: &mut Vec<T>) -> T {
+    spare.pop().unwrap_or_default()
+}
+
+/// Imports a regalloc2 function into `out` and its environment into `env_out` (both
+/// refilled in place), with the caller's `scratch`; returns the registers that name fixed
+/// stack slots. Nothing is allocated once `out`, `env_out` and `scratch` have held a
+/// function at least as large in every dimension (the drop-in's warm context).
+///
+/// With `full`, the whole machine verifier runs on the result. Without, only its
+/// structural subset ([`crate::machine::verify::verify_structure_with`]), plus what the
+/// allocator must not trust while the operands are read: every vreg below `num_vregs` and
+/// every reuse naming an operand of its instruction (regalloc2's contract: SSA form is the
+/// caller's, checked only under `validate_ssa`).
+///
+/// # Errors
+/// As [`import_into`].
+pub fn import_with<F: ra2::Function>(
+    f: &F,
+    env: &ra2::MachineEnv,
+    out: &mut MachineFunction,
+    env_out: &mut MachineEnv,
+    scratch: &mut ImportScratch,
+    full: bool,
+) -> Result<PRegSet, ImportError> {
     let nb = f.num_blocks();
+    let nv = f.num_vregs();
+    park(&mut out.operands, &mut scratch.operands);
+    park(&mut out.params, &mut scratch.params);
+    park(&mut out.succs, &mut scratch.succs);
+    park(&mut out.preds, &mut scratch.preds);
+    park(&mut out.branch_args, &mut scratch.branch_args);
     clear(out);
     out.num_vregs = f.num_vregs();
-    let blocks = |list: &[ra2::Block]| list.iter().map(|s| MBlock::new(s.index())).collect();
-    let vregs = |list: &[ra2::VReg]| -> Result<smallvec::SmallVec<[VReg; 2]>, ImportError> {
-        list.iter().map(|&v| vreg_from(v)).collect()
-    };
     for b in 0..nb {
         let block = ra2::Block::new(b);
         let r = f.block_insns(block);
@@ -284,33 +340,93 @@ pub fn import_into<F: ra2::Function>(
                 Opcode::Op
             };
             out.ops.push(MachineOp::new(opcode));
-            out.operands.push(
-                f.inst_operands(inst)
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &op)| operand_from(i, k, op))
-                    .collect::<Result<_, _>>()?,
-            );
+            let mut ops = reuse(&mut scratch.operands);
+            ops.clear();
+            let list = f.inst_operands(inst);
+            for (k, &op) in list.iter().enumerate() {
+                let ours = operand_from(i, k, op)?;
+                if ours.vreg.is_value() && ours.vreg.index() >= nv {
+                    return Err(ImportError::VRegIndex(ours.vreg.index()));
+                }
+                if let OperandConstraint::Reuse(target) = ours.constraint {
+                    if target as usize >= list.len() {
+                        return Err(ImportError::Malformed(MachineDefect::Reuse {
+                            inst: MInst::new(i),
+                            operand: k,
+                            target,
+                        }));
+                    }
+                }
+                ops.push(ours);
+            }
+            out.operands.push(ops);
             out.clobbers.push(set_from(f.inst_clobbers(inst)));
         }
         out.insts
             .push(InstRange::new(MInst::new(first), MInst::new(end)));
-        out.succs.push(blocks(f.block_succs(block)));
-        out.preds.push(blocks(f.block_preds(block)));
-        out.params.push(vregs(f.block_params(block))?);
+        let mut succs = reuse(&mut scratch.succs);
+        succs.clear();
+        succs.extend(f.block_succs(block).iter().map(|s| MBlock::new(s.index())));
+        out.succs.push(succs);
+        let mut preds = reuse(&mut scratch.preds);
+        preds.clear();
+        preds.extend(f.block_preds(block).iter().map(|s| MBlock::new(s.index())));
+        out.preds.push(preds);
+        let mut params = reuse(&mut scratch.params);
+        params.clear();
+        for &v in f.block_params(block) {
+            params.push(vreg_in(v, nv)?);
+        }
+        out.params.push(params);
         let last = ra2::Inst::new(end - 1);
-        let mut args = crate::machine::function::BranchArgs::default();
+        let mut args = reuse(&mut scratch.branch_args);
+        args.args.clear();
+        args.ends.clear();
         if f.is_branch(last) {
             for s in 0..f.block_succs(block).len() {
-                args.push(&vregs(f.branch_blockparams(block, last, s))?);
+                for &v in f.branch_blockparams(block, last, s) {
+                    args.args.push(vreg_in(v, nv)?);
+                }
+                args.ends.push(args.args.len() as u32);
             }
         }
         out.branch_args.push(args);
     }
-    if let Some(defect) = crate::machine::verify::verify(&*out).into_iter().next() {
+    scratch.defects.clear();
+    if full {
+        crate::machine::verify::verify_with(&*out, &mut scratch.verify, &mut scratch.defects);
+    } else {
+        crate::machine::verify::verify_structure_with(
+            &*out,
+            &mut scratch.verify,
+            &mut scratch.defects,
+        );
+    }
+    if let Some(defect) = scratch.defects.drain(..).next() {
         return Err(ImportError::Malformed(defect));
     }
-    Ok(env_from(env))
+    Ok(env_into(env, env_out))
+}
+
+/// Refills `out` with our form of regalloc2's environment (as [`env_from`], keeping the
+/// vectors); returns the registers that name fixed stack slots.
+pub fn env_into(env: &ra2::MachineEnv, out: &mut MachineEnv) -> PRegSet {
+    for c in 0..3 {
+        out.preferred[c].clear();
+        out.preferred[c].extend(env.preferred_regs_by_class[c].into_iter().map(preg_from));
+        out.non_preferred[c].clear();
+        out.non_preferred[c].extend(
+            env.non_preferred_regs_by_class[c]
+                .into_iter()
+                .map(preg_from),
+        );
+    }
+    out.scratch = env.scratch_by_class.map(|s| s.map(preg_from));
+    env.fixed_stack_slots
+        .iter()
+        .copied()
+        .map(preg_from)
+        .collect()
 }
 
 /// Empties `f`, keeping its vectors' capacity.
@@ -350,6 +466,29 @@ pub fn output_from_regalloc2(out: &ra2::Output) -> AllocOutput {
             .collect(),
         num_spillslots: out.num_spillslots,
     }
+}
+
+/// Refills `dst` with our output in regalloc2's shape (as [`output_to_regalloc2`], keeping
+/// `dst`'s vectors: the drop-in's output lives in its context).
+pub fn output_into_regalloc2(out: &AllocOutput, dst: &mut ra2::Output) {
+    dst.num_spillslots = out.num_spillslots;
+    dst.edits.clear();
+    dst.edits.extend(out.edits.iter().map(|&(p, e)| {
+        (
+            ra2::ProgPoint::from_index(p.0),
+            ra2::Edit::Move {
+                from: alloc_to(e.from),
+                to: alloc_to(e.to),
+            },
+        )
+    }));
+    dst.allocs.clear();
+    dst.allocs.extend(out.allocs.iter().copied().map(alloc_to));
+    dst.inst_alloc_offsets.clear();
+    dst.inst_alloc_offsets
+        .extend_from_slice(&out.inst_alloc_offsets);
+    dst.debug_locations.clear();
+    dst.stats = Default::default();
 }
 
 /// Our output in regalloc2's shape (to run regalloc2's checker on a corrupted output).

@@ -246,6 +246,16 @@ pub fn export_checked(imp: &strata::llvm::Imported, path: &Path) {
     );
 }
 
+/// The entries of `dir`, sorted by path (corpus modules and their function files).
+pub fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .collect();
+    v.sort();
+    v
+}
+
 /// Decides what a test does when an input or tool it needs is missing (`reason` says which
 /// and how to get it): with `STRATA_SKIP_CORPUS=1` it prints `SKIPPED: <test>: <reason>`
 /// on stdout and stderr (visible with or without `--nocapture`) and returns false; otherwise

@@ -55,6 +55,9 @@ const PRIO_OUT_EDGE: u8 = 4;
 pub struct InsertScratch {
     /// (vreg, range) of every live range, sorted.
     by_vreg: Vec<(u32, LiveRangeIndex)>,
+    /// Sort keys of `by_vreg`: (vreg, start, complemented end, range), compared without
+    /// loading the spans.
+    by_vreg_keys: Vec<(u32, u32, u32, u32)>,
     /// `alloc_of[r]`: location of range `r`.
     alloc_of: Vec<Allocation>,
     /// (vreg, block, location) of a vreg at each block exit a range covers.
@@ -65,6 +68,11 @@ pub struct InsertScratch {
     resolver: MoveResolver,
     /// Resolver output.
     seq: Vec<Move>,
+    /// Move order for resolution: (point, priority, index into `moves`) packed in a word,
+    /// so an unstable sort of plain integers keeps insertion order within a group.
+    order: Vec<u64>,
+    /// The moves of one (point, priority) group.
+    group: Vec<Move>,
     /// Registers free at a point.
     free: Vec<PReg>,
     /// Value numbers of redundant-move elimination.
@@ -147,13 +155,18 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     }
     // 2-3. Sort ranges per vreg (start, longest first).
     let spans = &*rr.spans;
-    sc.by_vreg.sort_unstable_by_key(|&(v, r)| {
-        (
-            v,
-            spans[r.index()].from,
-            std::cmp::Reverse(spans[r.index()].to),
-        )
-    });
+    sc.by_vreg_keys.clear();
+    sc.by_vreg_keys.extend(sc.by_vreg.iter().map(|&(v, r)| {
+        let span = spans[r.index()];
+        (v, span.from.0, !span.to.0, r.index() as u32)
+    }));
+    sc.by_vreg_keys.sort_unstable();
+    sc.by_vreg.clear();
+    sc.by_vreg.extend(
+        sc.by_vreg_keys
+            .iter()
+            .map(|&(v, _, _, r)| (v, LiveRangeIndex::new(r as usize))),
+    );
     if state.annotate {
         for &(v, r) in &sc.by_vreg {
             let span = spans[r.index()];
@@ -198,8 +211,16 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
         (ProgPoint::before(f.block_insts(b).start) == p).then_some(b)
     };
     let mut k = 0;
+    // The sources of the current vreg: vregs come in increasing order, so the segment's
+    // start only moves forward, and lookups search the segment, not every source.
+    let mut src_lo = 0;
     while k < sc.by_vreg.len() {
         let v = sc.by_vreg[k].0;
+        while src_lo < sc.sources.len() && sc.sources[src_lo].0 < v {
+            src_lo += 1;
+        }
+        let src_hi = src_lo + sc.sources[src_lo..].partition_point(|s| s.0 == v);
+        let v_sources = &sc.sources[src_lo..src_hi];
         let end = k + sc.by_vreg[k..].partition_point(|&(w, _)| w == v);
         // (to, location) of the longest range started before the current start.
         let mut best_before: Option<(ProgPoint, Allocation)> = None;
@@ -250,7 +271,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                 let live_in = rs.liveness.livein(b.index()).binary_search(&v).is_ok();
                 if live_in && !(start == span.from && starts_def) {
                     for &p in f.block_preds(b) {
-                        if let Some(src) = source(&sc.sources, v, p) {
+                        if let Some(src) = source(v_sources, v, p) {
                             if src != a {
                                 let (pt, prio) = edge_point(f, p, b);
                                 sc.moves.push((pt, prio, Move { src, dst: a, class }));
@@ -368,15 +389,26 @@ pub fn resolve_moves<F: MachineRead + ?Sized>(
     let sc = &mut state.insert;
     let out = &mut state.output;
     // 5. Resolve each (point, priority) group.
-    sc.moves.sort_by_key(|&(p, prio, _)| (p, prio));
+    debug_assert!(sc.moves.len() < 1 << 29);
+    sc.order.clear();
+    sc.order.extend(
+        sc.moves
+            .iter()
+            .enumerate()
+            .map(|(k, &(p, prio, _))| (p as u64) << 32 | (prio as u64) << 29 | k as u64),
+    );
+    sc.order.sort_unstable();
+    let group_of = |key: u64| key >> 29;
     let mut next_slot = out.num_spillslots as u32;
     let mut g = 0;
-    let mut group: Vec<Move> = Vec::new();
-    while g < sc.moves.len() {
-        let (p, prio, _) = sc.moves[g];
-        let gend = g + sc.moves[g..].partition_point(|&(q, qp, _)| (q, qp) == (p, prio));
+    let group = &mut sc.group;
+    while g < sc.order.len() {
+        let key = group_of(sc.order[g]);
+        let p = (key >> 3) as u32;
+        let gend = g + sc.order[g..].partition_point(|&o| group_of(o) == key);
         group.clear();
-        for &(_, _, m) in &sc.moves[g..gend] {
+        for &o in &sc.order[g..gend] {
+            let m = sc.moves[(o & ((1 << 29) - 1)) as usize].2;
             // Exact duplicates (two ranges of one value in one slot) are one move; two
             // different sources for one destination are left for the resolver to refuse
             // (an allocator bug must not be hidden by dropping one of them).
@@ -397,8 +429,12 @@ pub fn resolve_moves<F: MachineRead + ?Sized>(
                 m.dst = to_pseudo_slot(m.dst, state.fixed_stack);
             }
         }
-        let needs_scratch =
-            group.len() > 1 || group.iter().any(|m| m.src.is_stack() && m.dst.is_stack());
+        // Free registers serve only cycles and stack-to-stack moves; a cycle needs a move
+        // reading another's destination (large groups are not searched for one).
+        let needs_scratch = group.iter().any(|m| m.src.is_stack() && m.dst.is_stack())
+            || (group.len() > 1
+                && (group.len() > 16
+                    || group.iter().any(|m| group.iter().any(|x| x.dst == m.src))));
         sc.free.clear();
         if needs_scratch {
             for class in RegClass::ALL {
@@ -418,7 +454,7 @@ pub fn resolve_moves<F: MachineRead + ?Sized>(
         sc.seq.clear();
         sc.resolver
             .resolve(
-                &group,
+                group,
                 &scratch_env,
                 |class| {
                     let size = f.spill_slot_size(class).max(1) as u32;

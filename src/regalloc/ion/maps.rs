@@ -4,21 +4,31 @@
 //! What: [`RegMap`] records which live range holds a register over which program points, or
 //! that the register is reserved there (a clobber, a fixed non-allocatable mention, a
 //! decoupled multi-fixed use). The seed keys a B-tree by ranges with an overlap-equality
-//! comparator; here the entries of one register never overlap, so a B-tree keyed by the
-//! start point alone answers "what overlaps `[from, to)`" as a backward walk from the last
-//! entry starting before `to`, stopping at the first entry that ends at or before `from`.
+//! comparator; here the entries of one register never overlap, so a vector sorted by start
+//! point answers "what overlaps `[from, to)`" with one binary search for the last entry
+//! starting before `to` and a backward walk that stops at the first entry ending at or
+//! before `from` (the ends are sorted too, as the entries are disjoint).
+//!
+//! Why a sorted vector and not a B-tree: probes (several per allocation attempt) far
+//! outnumber inserts and removals (one per range assigned or evicted), a binary search over
+//! a contiguous array of 12-byte entries touches a few cache lines where a B-tree walk
+//! chases node pointers, clearing the map for the next function keeps its capacity (a warm
+//! context allocates nothing), and the corpus's maps hold tens to a few hundred entries, so
+//! the memmove of an insert is short. The cost is an insert or removal linear in the map's
+//! length in the worst case (a register held by tens of thousands of ranges in one huge
+//! function).
 //!
 //! The same map serves spill slots: a slot's map records which spill set holds the slot
 //! where (the owner type is the map's parameter, [`MapOwner`]).
 //!
-//! Invariants: entries of one map are disjoint; an owner is a live-range handle or
-//! [`RESERVED`] in a register's map, a spill-set handle in a slot's map.
+//! Invariants: entries of one map are disjoint and sorted by start; an owner is a
+//! live-range handle or [`RESERVED`] in a register's map, a spill-set handle in a slot's map.
 //!
-//! Complexity: insert, remove O(log n); an overlap query O(log n + k) for k overlaps.
+//! Complexity: an overlap query O(log n + k) for k overlaps; insert and remove O(log n) to
+//! find the place plus a move of the entries after it.
 
 use crate::regalloc::handles::{LiveRangeIndex, SpillSetIndex};
 use crate::regalloc::point::{CodeRange, ProgPoint};
-use std::collections::BTreeMap;
 
 /// The owner of a reserved (fixed) entry: no live range, cannot be evicted.
 pub const RESERVED: LiveRangeIndex = LiveRangeIndex::NONE;
@@ -38,24 +48,37 @@ impl MapOwner for SpillSetIndex {
     const RESERVED: Self = SpillSetIndex::NONE;
 }
 
-/// The allocation map of one register (or spill slot): start point -> (end point, owner).
+/// One entry: `[from, to)` held by `owner`.
+#[derive(Clone, Copy, Debug)]
+struct Entry<O> {
+    from: u32,
+    to: u32,
+    owner: O,
+}
+
+/// The allocation map of one register (or spill slot): entries sorted by start point.
 #[derive(Clone, Debug)]
 pub struct RegMap<O: MapOwner = LiveRangeIndex> {
-    entries: BTreeMap<u32, (u32, O)>,
+    entries: Vec<Entry<O>>,
 }
 
 impl<O: MapOwner> Default for RegMap<O> {
     fn default() -> Self {
         RegMap {
-            entries: BTreeMap::new(),
+            entries: Vec::new(),
         }
     }
 }
 
 impl<O: MapOwner> RegMap<O> {
-    /// Empties the map.
+    /// Empties the map (keeping its capacity).
     pub fn clear(&mut self) {
         self.entries.clear();
+    }
+
+    /// The number of entries starting before `point`.
+    fn starting_before(&self, point: u32) -> usize {
+        self.entries.partition_point(|e| e.from < point)
     }
 
     /// Records `range` as held by `owner`. The caller guarantees no overlap.
@@ -64,45 +87,138 @@ impl<O: MapOwner> RegMap<O> {
             self.first_overlap(range).is_none(),
             "allocation map overlap at {range}"
         );
-        self.entries.insert(range.from.0, (range.to.0, owner));
+        let entry = Entry {
+            from: range.from.0,
+            to: range.to.0,
+            owner,
+        };
+        match self.entries.last() {
+            Some(last) if last.from >= entry.from => {
+                let k = self.starting_before(entry.from);
+                self.entries.insert(k, entry);
+            }
+            _ => self.entries.push(entry),
+        }
+    }
+
+    /// Records every item of `items` (ranges sorted by start, disjoint from each other and
+    /// from the map) with its owner. From the last item back, each item's place among the
+    /// old entries is found by binary search and the old entries after it move once, as one
+    /// block (a memmove), to their final place: the tail moves once in all, not once per
+    /// item. Items out of order fall back to one insert each.
+    pub fn insert_sorted<T>(&mut self, items: &[T], entry: impl Fn(&T) -> (CodeRange, O)) {
+        let sorted = items
+            .windows(2)
+            .all(|w| entry(&w[0]).0.to <= entry(&w[1]).0.from);
+        if items.len() <= 1 || !sorted {
+            for x in items {
+                let (range, owner) = entry(x);
+                self.insert(range, owner);
+            }
+            return;
+        }
+        debug_assert!(
+            items
+                .iter()
+                .all(|x| self.first_overlap(entry(x).0).is_none()),
+            "allocation map overlap"
+        );
+        let (n, k) = (self.entries.len(), items.len());
+        let (first, owner) = entry(&items[0]);
+        let filler = Entry {
+            from: first.from.0,
+            to: first.to.0,
+            owner,
+        };
+        self.entries.resize(n + k, filler);
+        // Old entries `[..old]` are not placed yet; everything from `old + j + 1` on is.
+        let mut old = n;
+        for j in (0..k).rev() {
+            let (range, owner) = entry(&items[j]);
+            let p = self.entries[..old].partition_point(|e| e.from < range.from.0);
+            self.entries.copy_within(p..old, p + j + 1);
+            self.entries[p + j] = Entry {
+                from: range.from.0,
+                to: range.to.0,
+                owner,
+            };
+            old = p;
+        }
     }
 
     /// Adds a reservation over `range`, joining it with reservations it overlaps or touches
     /// (reservations may repeat: a clobber and a fixed mention at one point).
     pub fn reserve(&mut self, range: CodeRange) {
         let (mut from, mut to) = (range.from.0, range.to.0);
-        let mut joined: smallvec::SmallVec<[u32; 4]> = smallvec::SmallVec::new();
-        for (&f, &(t, owner)) in self.entries.range(..=to).rev() {
-            if t < from {
+        // Reservations come sorted (one register's clobbers and fixed mentions in order):
+        // past the last entry, the new one is appended.
+        match self.entries.last() {
+            None => {
+                self.entries.push(Entry {
+                    from,
+                    to,
+                    owner: O::RESERVED,
+                });
+                return;
+            }
+            Some(last) if last.to < from => {
+                self.entries.push(Entry {
+                    from,
+                    to,
+                    owner: O::RESERVED,
+                });
+                return;
+            }
+            _ => {}
+        }
+        // Entries starting at or before `to`, walked back while they reach `from`.
+        let end = self.entries.partition_point(|e| e.from <= to);
+        let mut joined: smallvec::SmallVec<[usize; 4]> = smallvec::SmallVec::new();
+        for k in (0..end).rev() {
+            let e = self.entries[k];
+            if e.to < from {
                 break;
             }
-            if owner != O::RESERVED {
-                debug_assert!(t <= range.from.0, "reservation over a live range");
+            if e.owner != O::RESERVED {
+                debug_assert!(e.to <= range.from.0, "reservation over a live range");
                 continue;
             }
-            joined.push(f);
-            from = from.min(f);
-            to = to.max(t);
+            joined.push(k);
+            from = from.min(e.from);
+            to = to.max(e.to);
         }
-        for f in joined {
-            self.entries.remove(&f);
+        // `joined` is in decreasing index order: removing in that order keeps the rest valid.
+        for &k in &joined {
+            self.entries.remove(k);
         }
-        self.entries.insert(from, (to, O::RESERVED));
+        let k = self.starting_before(from);
+        self.entries.insert(
+            k,
+            Entry {
+                from,
+                to,
+                owner: O::RESERVED,
+            },
+        );
     }
 
     /// Removes the entry starting at `from` (a range previously inserted).
     pub fn remove(&mut self, from: ProgPoint) {
-        self.entries.remove(&from.0);
+        let k = self.starting_before(from.0);
+        if self.entries.get(k).is_some_and(|e| e.from == from.0) {
+            self.entries.remove(k);
+        }
     }
 
     /// Calls `visit(entry, owner)` for every entry overlapping `range`, latest first; stops
     /// when `visit` returns false.
     pub fn overlaps(&self, range: CodeRange, mut visit: impl FnMut(CodeRange, O) -> bool) {
-        for (&f, &(t, owner)) in self.entries.range(..range.to.0).rev() {
-            if t <= range.from.0 {
+        let end = self.starting_before(range.to.0);
+        for e in self.entries[..end].iter().rev() {
+            if e.to <= range.from.0 {
                 break;
             }
-            if !visit(CodeRange::new(ProgPoint(f), ProgPoint(t)), owner) {
+            if !visit(CodeRange::new(ProgPoint(e.from), ProgPoint(e.to)), e.owner) {
                 break;
             }
         }
@@ -120,8 +236,8 @@ impl<O: MapOwner> RegMap<O> {
 
     /// Whether some entry holds `point`.
     pub fn is_taken(&self, point: ProgPoint) -> bool {
-        self.first_overlap(CodeRange::new(point, point.next()))
-            .is_some()
+        let end = self.starting_before(point.0.saturating_add(1));
+        end > 0 && self.entries[end - 1].to > point.0
     }
 
     /// The number of entries.
@@ -138,7 +254,7 @@ impl<O: MapOwner> RegMap<O> {
     pub fn iter(&self) -> impl Iterator<Item = (CodeRange, O)> + '_ {
         self.entries
             .iter()
-            .map(|(&f, &(t, o))| (CodeRange::new(ProgPoint(f), ProgPoint(t)), o))
+            .map(|e| (CodeRange::new(ProgPoint(e.from), ProgPoint(e.to)), e.owner))
     }
 }
 
@@ -172,5 +288,73 @@ mod tests {
         assert!(m.is_taken(ProgPoint(13)) && !m.is_taken(ProgPoint(14)));
         m.remove(ProgPoint(6));
         assert!(m.first_overlap(r(5, 8)).is_none());
+    }
+
+    /// Random inserts, removals and queries against a plain list of entries (the oracle):
+    /// every overlap query visits exactly the overlapping entries, latest first.
+    #[test]
+    fn sorted_vector_map_agrees_with_a_plain_list() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as u32
+        };
+        for _round in 0..50 {
+            let mut m: RegMap = RegMap::default();
+            let mut list: Vec<(u32, u32, LiveRangeIndex)> = Vec::new();
+            for step in 0..200u32 {
+                let from = next(400);
+                let range = r(from, from + 1 + next(12));
+                let free = !list
+                    .iter()
+                    .any(|&(f, t, _)| f < range.to.0 && range.from.0 < t);
+                match next(4) {
+                    0 | 1 if free => {
+                        m.insert(range, LiveRangeIndex(step));
+                        list.push((range.from.0, range.to.0, LiveRangeIndex(step)));
+                    }
+                    3 => {
+                        // A batch of up to four sorted ranges, each free and disjoint.
+                        let mut batch: Vec<(CodeRange, LiveRangeIndex)> = Vec::new();
+                        let mut at = next(400);
+                        for b in 0..1 + next(4) {
+                            let r = r(at, at + 1 + next(6));
+                            at = r.to.0 + next(8);
+                            let taken = list.iter().any(|&(f, t, _)| f < r.to.0 && r.from.0 < t);
+                            if !taken {
+                                batch.push((r, LiveRangeIndex(1000 * step + b)));
+                            }
+                        }
+                        m.insert_sorted(&batch, |&(r, o)| (r, o));
+                        list.extend(batch.iter().map(|&(r, o)| (r.from.0, r.to.0, o)));
+                    }
+                    2 if !list.is_empty() => {
+                        let k = next(list.len() as u32) as usize;
+                        m.remove(ProgPoint(list.swap_remove(k).0));
+                    }
+                    _ => {}
+                }
+                let q = r(next(400), 0);
+                let q = r(q.from.0, q.from.0 + 1 + next(30));
+                let mut want: Vec<(u32, u32, LiveRangeIndex)> = list
+                    .iter()
+                    .copied()
+                    .filter(|&(f, t, _)| f < q.to.0 && q.from.0 < t)
+                    .collect();
+                want.sort_by_key(|e| std::cmp::Reverse(e.0));
+                let mut got = Vec::new();
+                m.overlaps(q, |e, o| {
+                    got.push((e.from.0, e.to.0, o));
+                    true
+                });
+                assert_eq!(got, want, "query {q}");
+                assert_eq!(m.len(), list.len());
+                let p = ProgPoint(next(420));
+                let taken = list.iter().any(|&(f, t, _)| f <= p.0 && p.0 < t);
+                assert_eq!(m.is_taken(p), taken, "point {p:?}");
+            }
+        }
     }
 }

@@ -163,8 +163,12 @@ pub struct IonState {
     pub(crate) conflicts: Vec<BundleIndex>,
     /// Scratch: the best eviction set so far.
     pub(crate) best_conflicts: Vec<BundleIndex>,
-    /// Spill slots per size class: (slot, its map), in probe order.
-    pub(crate) slots: Vec<Vec<(u32, RegMap<SpillSetIndex>)>>,
+    /// Spill slots per size class, in probe order.
+    pub(crate) slots: Vec<Vec<u32>>,
+    /// `slot_maps[slot]`: which spill set holds the slot where (kept between functions).
+    pub(crate) slot_maps: Vec<RegMap<SpillSetIndex>>,
+    /// Scratch: the uses of a home range being rebuilt by a minimal split.
+    pub(crate) home_uses: Vec<crate::regalloc::ranges::Use>,
     /// The output being built.
     pub output: AllocOutput,
     /// `block_of[i]`: block of instruction `i`.

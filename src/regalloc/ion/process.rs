@@ -198,7 +198,11 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
     state.spilled.clear();
     state.queue.clear();
     state.stats = super::IonStats::default();
-    state.output = Default::default();
+    // Cleared, not replaced: the output's vectors keep their capacity for the next function.
+    state.output.allocs.clear();
+    state.output.inst_alloc_offsets.clear();
+    state.output.edits.clear();
+    state.output.num_spillslots = 0;
     state.annotations.clear();
     state.iterations = 0;
     for &(_, b) in side.queue.iter() {
@@ -340,9 +344,16 @@ pub(crate) fn candidates(
         &env.preferred[class.index()],
         &env.non_preferred[class.index()],
     ] {
-        let n = list.len();
-        for k in 0..n {
-            push(list[(offset + k) % n], &mut out);
+        if list.is_empty() {
+            continue;
+        }
+        // From the offset round to it: the slice after it, then the slice before it.
+        let (before, after) = list.split_at(offset % list.len());
+        for &r in after {
+            push(r, &mut out);
+        }
+        for &r in before {
+            push(r, &mut out);
         }
     }
     out
@@ -400,10 +411,7 @@ fn probe(t: &Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg, limit:
 
 /// Gives bundle `b` register `reg` (the map must be free over its ranges).
 pub(crate) fn assign(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg) {
-    let map = &mut state.maps[reg.dense_index()];
-    for e in &t.br.ranges[b.index()] {
-        map.insert(e.range, e.index);
-    }
+    state.maps[reg.dense_index()].insert_sorted(&t.br.ranges[b.index()], |e| (e.range, e.index));
     t.br.allocs[b.index()] = Allocation::Reg(reg);
     let s = t.br.spill_sets[b.index()].index();
     if let Some(set) = t.sets.state.get_mut(s) {

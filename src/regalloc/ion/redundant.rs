@@ -27,8 +27,10 @@ pub fn remove_redundant_moves<F: MachineRead + ?Sized>(
     out: &mut AllocOutput,
     values: &mut FxHashMap<Allocation, u32>,
 ) -> usize {
-    let edits = std::mem::take(&mut out.edits);
-    let mut kept = Vec::with_capacity(edits.len());
+    // Compacted in place (the kept edits are a subsequence, so the write index never passes
+    // the read index): no second vector.
+    let mut edits = std::mem::take(&mut out.edits);
+    let mut kept = 0;
     let mut next = 0u32;
     let mut fresh = || {
         next += 1;
@@ -37,8 +39,18 @@ pub fn remove_redundant_moves<F: MachineRead + ?Sized>(
     let mut e = 0;
     let mut removed = 0;
     for b in f.blocks() {
+        let insts = f.block_insts(b);
+        // Only the instructions from the block's first edit on matter: before it, defs and
+        // clobbers give locations fresh values, which a location never read before has too.
+        // A block without edits is skipped.
+        match edits.get(e) {
+            Some(&(p, _)) if p < ProgPoint::before(insts.end) => {}
+            _ => continue,
+        }
         values.clear();
-        for i in f.block_insts(b) {
+        let first = edits[e].0.inst().max(insts.start);
+        for i in first.0..insts.end.0 {
+            let i = crate::machine::MInst(i);
             for after in [false, true] {
                 let point = if after {
                     ProgPoint::after(i)
@@ -75,13 +87,15 @@ pub fn remove_redundant_moves<F: MachineRead + ?Sized>(
                         continue;
                     }
                     values.insert(edit.to, v);
-                    kept.push((p, edit));
+                    edits[kept] = (p, edit);
+                    kept += 1;
                 }
             }
         }
     }
     // Edits past the last instruction (none in a well-formed output) are kept as they are.
-    kept.extend_from_slice(&edits[e..]);
-    out.edits = kept;
+    edits.copy_within(e.., kept);
+    edits.truncate(kept + edits.len() - e);
+    out.edits = edits;
     removed
 }

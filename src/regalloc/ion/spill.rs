@@ -69,6 +69,9 @@ pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut
 /// (see the module doc). Reads and writes the spill-set columns and `state`.
 pub fn allocate_spill_slots(t: &mut BundleTables<'_, '_>, state: &mut IonState) {
     let (_, _, sets, _, _, counts) = t.all();
+    // Slot maps live by slot number, cleared when a slot is opened: a repeated function
+    // finds each slot's map with the storage it needed before (a warm context allocates
+    // none); the probe lists hold slot numbers.
     for class_slots in state.slots.iter_mut() {
         class_slots.clear();
     }
@@ -83,21 +86,29 @@ pub fn allocate_spill_slots(t: &mut BundleTables<'_, '_>, state: &mut IonState) 
         }
         let extents = &sets.extents[s];
         let list = &mut state.slots[size];
+        let maps = &mut state.slot_maps;
         let fits =
             |map: &RegMap<SpillSetIndex>| extents.iter().all(|&r| map.first_overlap(r).is_none());
-        let found = list.iter().take(SLOT_PROBES).position(|(_, m)| fits(m));
-        let (slot, mut map) = match found {
+        let found = list
+            .iter()
+            .take(SLOT_PROBES)
+            .position(|&slot| fits(&maps[slot as usize]));
+        let slot = match found {
             Some(k) => list.remove(k),
             None => {
                 let slot = next.div_ceil(size as u32) * size as u32;
                 next = slot + size as u32;
-                (slot, RegMap::default())
+                if maps.len() <= slot as usize {
+                    maps.resize_with(slot as usize + 1, RegMap::default);
+                }
+                maps[slot as usize].clear();
+                slot
             }
         };
         for &r in extents.iter() {
-            map.insert(r, SpillSetIndex::new(s));
+            maps[slot as usize].insert(r, SpillSetIndex::new(s));
         }
-        list.push((slot, map));
+        list.push(slot);
         sets.state[s].slot = slot;
     }
     state.output.num_spillslots = next as usize;

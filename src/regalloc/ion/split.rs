@@ -143,16 +143,20 @@ pub(crate) fn split(
     let mut list = std::mem::take(&mut t.br.ranges[b.index()]);
     let idx = list.partition_point(|e| e.range.to <= at);
     let nb = t.new_bundle(set);
-    let mut tail: SmallVec<[RangeEntry; 4]> = list.drain(idx..).collect();
+    // The tail goes straight into the new row's list (cleared, its capacity kept): no
+    // temporary vector.
+    let mut tail = std::mem::take(&mut t.br.ranges[nb.index()]);
+    tail.extend(list.drain(idx..));
     if tail[0].range.from < at {
         // Cut the range under the point.
         let r = tail[0].index.index();
         let span = t.rr.spans[r];
         let vreg = t.rr.vregs[r];
         let k = t.rr.uses[r].partition_point(|u| u.point < at);
-        let rest: SmallVec<[Use; 2]> = t.rr.uses[r].drain(k..).collect();
         let nr = t.new_range(CodeRange::new(at, span.to), vreg, nb, 0);
-        t.rr.uses[nr.index()] = rest;
+        let mut uses = std::mem::take(&mut t.rr.uses[r]);
+        t.rr.uses[nr.index()].extend(uses.drain(k..));
+        t.rr.uses[r] = uses;
         t.rr.spans[r].to = at;
         list.push(RangeEntry {
             range: CodeRange::new(span.from, at),
@@ -236,11 +240,12 @@ fn trim_start(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
         .count();
     if empty > 0 {
         let spill = spill_bundle(t, state, b);
-        let moved: SmallVec<[RangeEntry; 4]> = t.br.ranges[b.index()].drain(..empty).collect();
-        for e in &moved {
+        let mut list = std::mem::take(&mut t.br.ranges[b.index()]);
+        for e in &list[..empty] {
             t.rr.bundles[e.index.index()] = spill;
         }
-        t.br.ranges[spill.index()].extend_from_slice(&moved);
+        t.br.ranges[spill.index()].extend(list.drain(..empty));
+        t.br.ranges[b.index()] = list;
     }
     let Some(&first) = t.br.ranges[b.index()].first() else {
         return;
@@ -296,13 +301,16 @@ pub(crate) fn split_into_minimal(
         let r = e.index.index();
         let vreg = t.rr.vregs[r];
         let flags = t.rr.flags[r];
-        let uses = std::mem::take(&mut t.rr.uses[r]);
+        // The dead range keeps its use list's buffer (given back below); the home range's
+        // uses gather in pooled scratch.
+        let mut uses = std::mem::take(&mut t.rr.uses[r]);
         t.rr.bundles[r] = DEAD;
         let mut home_from = e.range.from;
-        let mut home_uses: SmallVec<[Use; 2]> = SmallVec::new();
+        let mut home_uses = std::mem::take(&mut state.home_uses);
+        home_uses.clear();
         // Uses needing a location at one instruction share one minimal bundle when their
         // needs meet (several register uses of one value need one register, not several).
-        let mut group: Option<(u32, Need, CodeRange, SmallVec<[Use; 2]>)> = None;
+        let mut group: Option<(u32, Need, CodeRange, SmallVec<[Use; 4]>)> = None;
         for u in &uses {
             let is_def = u.operand.kind == OperandKind::Def;
             if u.operand.constraint == OperandConstraint::Any {
@@ -325,23 +333,26 @@ pub(crate) fn split_into_minimal(
                 }
             }
             if let Some(g) = group.take() {
-                minimal_bundle(t, state, set, vreg, g.2, g.3, hint);
+                minimal_bundle(t, state, set, vreg, g.2, &g.3, hint);
             }
             group = Some((u.point.inst().0, need, span, SmallVec::from_slice(&[*u])));
         }
         if let Some(g) = group.take() {
-            minimal_bundle(t, state, set, vreg, g.2, g.3, hint);
+            minimal_bundle(t, state, set, vreg, g.2, &g.3, hint);
         }
         let home = CodeRange::new(home_from, e.range.to);
         if !home.is_empty() {
             let flags = if home_from == e.range.from { flags } else { 0 };
             let nr = t.new_range(home, vreg, spill, flags);
-            t.rr.uses[nr.index()] = home_uses;
+            t.rr.uses[nr.index()].extend_from_slice(&home_uses);
             t.br.ranges[spill.index()].push(RangeEntry {
                 range: home,
                 index: nr,
             });
         }
+        state.home_uses = home_uses;
+        uses.clear();
+        t.rr.uses[r] = uses;
     }
     let mut list = list;
     list.clear();
@@ -355,14 +366,14 @@ fn minimal_bundle(
     set: SpillSetIndex,
     vreg: crate::machine::VReg,
     span: CodeRange,
-    uses: SmallVec<[Use; 2]>,
+    uses: &[Use],
     hint: Option<PReg>,
 ) {
     let nb = t.new_bundle(set);
     let def = uses.iter().any(|u| u.operand.kind == OperandKind::Def);
     let flags = if def { RangeFlags::STARTS_AT_DEF } else { 0 };
     let nr = t.new_range(span, vreg, nb, flags);
-    t.rr.uses[nr.index()] = uses;
+    t.rr.uses[nr.index()].extend_from_slice(uses);
     t.br.ranges[nb.index()].push(RangeEntry {
         range: span,
         index: nr,
