@@ -67,8 +67,10 @@ mod arith;
 mod asm;
 mod calls;
 mod control;
+mod lanes;
 mod memory;
 mod split;
+mod vector;
 
 use calls::CallTarget;
 
@@ -110,6 +112,7 @@ pub fn lower_function(
         mblock: vec![None; ir.num_blocks()],
         cur: MBlock(0),
         place: (Block::new(0), None),
+        wide: Vec::new(),
     };
     l.run()?;
     Ok(l.m.finish(ir.name(), target.arch.name()))
@@ -123,6 +126,9 @@ struct Lowerer<'a, F: IrRead> {
     mblock: Vec<Option<MBlock>>,
     cur: MBlock,
     place: (Block, Option<Inst>),
+    /// `wide[vreg]`: the vreg holds a vector part of more than 8 bytes (a stack argument
+    /// takes 16 bytes, 16-aligned).
+    wide: Vec<bool>,
 }
 
 type R<T> = Result<T, LowerError>;
@@ -133,6 +139,7 @@ type Parts = SmallVec<[VReg; 2]>;
 fn class_of(ty: Type) -> Option<RegClass> {
     match ty {
         Type::F32 | Type::F64 => Some(RegClass::Float),
+        Type::Vec(_) if !is_split(ty) => Some(RegClass::Float),
         Type::Void => None,
         t if is_split(t) => None,
         _ => Some(RegClass::Int),
@@ -177,9 +184,26 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
     fn new_parts(&mut self, ty: Type) -> R<Parts> {
         let mut out = Parts::new();
         for p in self.layout(ty)? {
-            out.push(self.new_vreg(p.class)?);
+            let v = self.new_vreg(p.class)?;
+            if p.mem.is_vector() && p.mem.bits() > 64 {
+                self.mark_wide(v);
+            }
+            out.push(v);
         }
         Ok(out)
+    }
+
+    /// Records that `v` holds a vector part wider than 8 bytes.
+    fn mark_wide(&mut self, v: VReg) {
+        if self.wide.len() <= v.index() {
+            self.wide.resize(v.index() + 1, false);
+        }
+        self.wide[v.index()] = true;
+    }
+
+    /// Whether `v` holds a vector part wider than 8 bytes.
+    fn is_wide(&self, v: VReg) -> bool {
+        self.wide.get(v.index()).copied().unwrap_or(false)
     }
 
     /// The vregs of `v`'s parts (made on first sight).
@@ -232,6 +256,22 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             .consts()
             .try_get(c)
             .ok_or_else(|| self.err(format!("{c:?} is not in the constant pool")))?;
+        if data.ty.is_vector() {
+            // One `vconst` per part: part `k` of pool entry `c`.
+            for (k, p) in self.layout(data.ty)?.into_iter().enumerate() {
+                let d = self.new_vreg(p.class)?;
+                if p.mem.bits() > 64 {
+                    self.mark_wide(d);
+                }
+                let imm = ((c.index() as i64) << 8) | k as i64;
+                self.emit1(
+                    MachineOp::imm(Opcode::VConst, imm),
+                    smallvec![MOp::def(d, C::Reg)],
+                );
+                out.push(d);
+            }
+            return Ok(());
+        }
         if !is_split(data.ty) {
             out.push(self.use_op(Operand::Const(c))?);
             return Ok(());
@@ -345,7 +385,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
     }
 
     fn lower_inst(&mut self, i: Inst) -> R<()> {
-        if self.lower_split(i)? {
+        if self.lower_vector(i)? || self.lower_split(i)? {
             return Ok(());
         }
         let kind = self.ir.inst_kind(i).clone();
@@ -361,7 +401,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             InstKind::ExtractElement { .. }
             | InstKind::InsertElement { .. }
             | InstKind::ShuffleVector { .. } => {
-                return Err(self.err("vector values are not lowered yet"));
+                return Err(self.err("a lane operation on a value that is not a vector"));
             }
             InstKind::Call {
                 ret,
