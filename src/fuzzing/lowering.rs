@@ -40,10 +40,7 @@ pub fn check(data: &[u8]) {
         let Ok(f) = super::vectors::vector_function(&mut u) else {
             return;
         };
-        let mut m = crate::ir::ModuleBuilder::new();
-        m.declare_function(&f.name, f.signature.clone());
-        m.define_function(f);
-        m.finish()
+        module_of(f)
     } else {
         let Ok(module) = super::draw_module(&mut u, &generate::GenOptions::default()) else {
             return;
@@ -53,6 +50,14 @@ pub fn check(data: &[u8]) {
     for arch in Arch::ALL {
         check_module(&module, arch);
     }
+}
+
+/// The module holding `f` alone.
+fn module_of(f: crate::ir::Function) -> Module {
+    let mut m = crate::ir::ModuleBuilder::new();
+    m.declare_function(&f.name, f.signature.clone());
+    m.define_function(f);
+    m.finish()
 }
 
 /// Lowers every function of `module` for `arch` and judges each (see the module doc).
@@ -103,5 +108,22 @@ mod tests {
         for seed in 0..64u64 {
             check(&seed_bytes(seed, 3000));
         }
+    }
+
+    #[test]
+    fn generated_vector_functions_lower_and_allocate() {
+        let mut drawn = 0;
+        for seed in 0..48u64 {
+            let data = seed_bytes(seed, 3000);
+            let mut u = Unstructured::new(&data);
+            if let Ok(f) = crate::fuzzing::vectors::vector_function(&mut u) {
+                let module = module_of(f);
+                for arch in Arch::ALL {
+                    check_module(&module, arch);
+                }
+                drawn += 1;
+            }
+        }
+        assert!(drawn >= 24, "only {drawn} vector functions drawn");
     }
 }

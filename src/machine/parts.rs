@@ -39,7 +39,10 @@
 //! structs clang returns and the `i128` values of both ABIs this is exactly SysV's and
 //! AAPCS64's classification (rax:rdx, xmm0:xmm1, x0:x1); it differs for an `i128` argument
 //! that SysV would move to the stack whole, for AAPCS64's even-register rule of `i128`
-//! arguments, and for `long double`, which SysV passes in memory.
+//! arguments, and for `long double`, which SysV passes in memory. A vector of one part
+//! (`__m128`, `<2 x i32>`, NEON's 64- and 128-bit vectors) takes one float argument register,
+//! as SysV and AAPCS64 pass it; a wider vector takes one per part, where SysV without AVX and
+//! AAPCS64 pass it in memory; a vector part wider than 8 bytes takes 16 stack bytes, 16-aligned.
 //!
 //! Limits: at most [`MAX_PARTS`] parts per value (an error names the type otherwise).
 //!
@@ -296,6 +299,22 @@ mod tests {
         assert!(layout(Type::array_of(300, Type::I8).unwrap()).is_err());
         assert!(layout(Type::Void).is_err());
         assert_eq!(libcall_imm("fmod"), Some(-1));
+        // Vectors: 128-bit parts of packed lanes; masks in 128 / N bit containers.
+        let v8 = Type::vector_of(8, Type::I32).unwrap();
+        let l = layout(v8).unwrap();
+        assert_eq!(l.len(), 2);
+        assert_eq!((l[0].class, l[1].offset), (RegClass::Float, 16));
+        assert!(is_split(v8) && !is_split(Type::vector_of(4, Type::F32).unwrap()));
+        let narrow = vector_form(Type::vector_of(2, Type::I32).unwrap()).unwrap();
+        assert_eq!((narrow.width, narrow.per_part, narrow.parts), (32, 4, 1));
+        let mask = vector_form(Type::vector_of(4, Type::I1).unwrap()).unwrap();
+        assert_eq!((mask.width, mask.parts), (32, 1));
+        let wide_mask = vector_form(Type::vector_of(32, Type::I1).unwrap()).unwrap();
+        assert_eq!((wide_mask.width, wide_mask.parts), (8, 2));
+        let lanes128 = layout(Type::vector_of(2, Type::I128).unwrap()).unwrap();
+        assert_eq!((lanes128.len(), lanes128[1].offset), (2, 16));
+        let odd = vector_form(Type::vector_of(3, Type::I64).unwrap()).unwrap();
+        assert_eq!((odd.parts, odd.part_lanes(1)), (2, 1));
         assert_eq!(libcall_imm("__multi3"), Some(-4));
     }
 }

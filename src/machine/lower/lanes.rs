@@ -71,7 +71,10 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             let t = self.new_vreg(RegClass::Float)?;
             ops.push(MOp::def(t, C::Reg).at(OperandPos::Early));
         }
-        self.emit1(MachineOp::imm(Opcode::VInsert, j as i64).with_suffix(sh), ops);
+        self.emit1(
+            MachineOp::imm(Opcode::VInsert, j as i64).with_suffix(sh),
+            ops,
+        );
         Ok(())
     }
 

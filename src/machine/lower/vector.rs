@@ -182,7 +182,9 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                     self.mov(dk, sk);
                 }
             }
-            InstKind::ExtractElement { ty, vec, index } => self.extract_element(i, ty, vec, index)?,
+            InstKind::ExtractElement { ty, vec, index } => {
+                self.extract_element(i, ty, vec, index)?
+            }
             InstKind::InsertElement {
                 ty,
                 vec,
@@ -196,9 +198,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                 b,
                 mask,
             } => self.shuffle(i, ty, result, a, b, mask)?,
-            InstKind::Call { .. } | InstKind::Opaque(_) | InstKind::Phi { .. } => {
-                return Ok(false)
-            }
+            InstKind::Call { .. } | InstKind::Opaque(_) | InstKind::Phi { .. } => return Ok(false),
             other => {
                 return Err(self.err(format!(
                     "vector operands of `{}` are not lowered",
@@ -499,14 +499,26 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             (
                 matches!(
                     pred,
-                    "oeq" | "olt" | "ole" | "uno" | "une" | "uge" | "ugt" | "ord" | "false"
+                    "oeq"
+                        | "olt"
+                        | "ole"
+                        | "uno"
+                        | "une"
+                        | "uge"
+                        | "ugt"
+                        | "ord"
+                        | "false"
                         | "true"
                 ),
                 matches!(pred, "ogt" | "oge" | "ult" | "ule"),
                 true,
             )
         } else {
-            (false, false, float && matches!(pred, "ord" | "uno" | "ueq" | "one"))
+            (
+                false,
+                false,
+                float && matches!(pred, "ord" | "uno" | "ueq" | "one"),
+            )
         };
         for k in 0..a.len() {
             let op = MachineOp::new(code).with_suffix(suffix);
