@@ -9,7 +9,8 @@
 //!   three-address on aarch64 (NEON); SSE2 has no `i8`, `i32` or `i64` lane product, so
 //!   `vmul` of those shapes carries two early scratch defs on x86-64 (the `pmuludq` and
 //!   unpack sequence); NEON has no `i64` lane product: it is scalarized (below);
-//! - shifts by a splat constant are `vshli`/`vlshri`/`vashri #count`; by a vector of counts,
+//! - shifts by a splat constant are `vshli`/`vlshri`/`vashri #count` (an early scratch for
+//!   SSE2's arithmetic shift of bytes or 64-bit lanes, a sequence); by a vector of counts,
 //!   aarch64 `ushl`/`sshl` (`vshl`, and `vlshr`/`vashr` with an early scratch for the
 //!   negated counts), x86-64 scalarized (SSE2 shifts all lanes by one count);
 //! - integer division and remainder (neither SSE2 nor NEON has them) and `frem` are
@@ -28,9 +29,12 @@
 //!   per part;
 //! - casts: a bitcast (or `ptrtoint`/`inttoptr`) between values of the same parts in the
 //!   same classes without lane masks, and a bitcast between a float scalar and a one-part
-//!   vector, is a `mov` per part; every other conversion is one `vcast` from all source
-//!   parts to all result parts (early defs; an early scratch on x86-64 except for bitcasts,
-//!   for SSE2's unpack-and-shift extensions and unsigned conversions);
+//!   vector, is a `mov` per part; conversions between floats and 64-bit integer lanes on
+//!   x86-64 (SSE2 has none) are scalarized; every other conversion is one `vcast` from all
+//!   source parts to all result parts (early defs; an early scratch on x86-64 except for
+//!   bitcasts, for SSE2's unpack-and-shift extensions and unsigned conversions, and on both
+//!   targets for a bitcast between lane masks and bits, which needs a constant of lane
+//!   bits: `pmovmskb`-like on x86-64, `and` plus `addv` on aarch64);
 //! - loads and stores are one `load`/`store` per part of the part's bytes (`load.v16`,
 //!   unaligned forms: `movdqu`, `ldr q`); a copy is a `mov` per part; constants are one
 //!   `vconst` per part;
@@ -282,12 +286,18 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                     B::LShr => Opcode::VLShrImm,
                     _ => Opcode::VAShrImm,
                 };
+                // SSE2 has no arithmetic shift of bytes or of 64-bit lanes: a sequence.
+                let scratch = x86 && code == Opcode::VAShrImm && matches!(sh, 0 | 3);
                 for (&dk, &ak) in d.iter().zip(&a) {
-                    let ops = if self.t.two_address {
+                    let mut ops: Operands = if self.t.two_address {
                         smallvec![MOp::def(dk, C::Reuse(1)), MOp::use_(ak, C::Reg)]
                     } else {
                         smallvec![MOp::def(dk, C::Reg), MOp::use_(ak, C::Reg)]
                     };
+                    if scratch {
+                        let t = self.new_vreg(RegClass::Float)?;
+                        ops.push(MOp::def(t, C::Reg).at(crate::machine::OperandPos::Early));
+                    }
                     self.emit1(MachineOp::imm(code, count as i64).with_suffix(sh), ops);
                 }
                 return Ok(());
@@ -561,7 +571,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             } else {
                 CastOp::Trunc
             };
-            self.vcast(op, shape_of(false, rform.width), &d, &masks, false)?;
+            self.vcast(op, shape_of(false, rform.width), &d, &masks, 0)?;
         }
         Ok(())
     }
@@ -588,7 +598,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         } else {
             CastOp::Trunc
         };
-        self.vcast(op, shape_of(false, to.width), &d, &m, false)?;
+        self.vcast(op, shape_of(false, to.width), &d, &m, 0)?;
         Ok(d)
     }
 
@@ -683,18 +693,77 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             (Some(f), _) | (None, Some(f)) => shape(f),
             (None, None) => return Err(self.err("a cast without vectors in vector lowering")),
         };
-        self.vcast(op, sh, &d, &a, !same_bits)
+        let x86 = self.t.arch == Arch::X86_64;
+        let int_float = matches!(
+            op,
+            CastOp::FpToSi | CastOp::FpToUi | CastOp::SiToFp | CastOp::UiToFp
+        );
+        if let (true, true, Some(sf), Some(rf)) = (x86, int_float, ff, tf) {
+            let int_side = if sf.elem.is_float() { rf } else { sf };
+            if int_side.width == 64 {
+                return self.scalarize_cast(op, sf, rf, &d, &a);
+            }
+        }
+        // Conversions are sequences on SSE2 (unpack and shift, unsigned conversions); lane
+        // masks to or from bits need a constant of lane bits on both targets.
+        let temps = if mask(ff) != mask(tf) || (x86 && !same_bits) {
+            1
+        } else {
+            0
+        };
+        self.vcast(op, sh, &d, &a, temps)
     }
 
-    /// `vcast.<op>.<shape>`: every def early, every use in a register, an early scratch on
-    /// x86-64 when `scratch`.
+    /// A conversion between float and 64-bit integer lanes on x86-64 (SSE2 has none):
+    /// per lane `vextract`, the scalar conversion (`cvttsd2si`, `cvtsi2sd` with a general
+    /// register), `vinsert`.
+    fn scalarize_cast(
+        &mut self,
+        op: CastOp,
+        from: VectorForm,
+        to: VectorForm,
+        d: &[VReg],
+        a: &[VReg],
+    ) -> R<()> {
+        let class = |t: Type| {
+            if t.is_float() {
+                RegClass::Float
+            } else {
+                RegClass::Int
+            }
+        };
+        for k in 0..d.len() {
+            let lanes = to.part_lanes(k as u32);
+            let mut acc = None;
+            for j in 0..lanes {
+                let lane = k as u32 * to.per_part + j;
+                let (sp, sj) = ((lane / from.per_part) as usize, lane % from.per_part);
+                let x = self.new_vreg(class(from.elem))?;
+                self.lane_extract(from, x, a[sp], sj)?;
+                let r = self.new_vreg(class(to.elem))?;
+                self.cast1(op, r, x);
+                let next = if j + 1 == lanes {
+                    d[k]
+                } else {
+                    self.new_wide_vreg()?
+                };
+                let start = acc.unwrap_or(a[sp]);
+                self.lane_insert(to, next, start, r, j)?;
+                acc = Some(next);
+            }
+        }
+        Ok(())
+    }
+
+    /// `vcast.<op>.<shape>`: every def early, every use in a register, `temps` early
+    /// scratch defs.
     pub(super) fn vcast(
         &mut self,
         op: CastOp,
         shape: u8,
         d: &[VReg],
         a: &[VReg],
-        scratch: bool,
+        temps: usize,
     ) -> R<()> {
         let early = crate::machine::OperandPos::Early;
         let pos = CastOp::ALL.iter().position(|c| *c == op).unwrap_or(0) as u8;
@@ -702,7 +771,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         for &dk in d {
             ops.push(MOp::def(dk, C::Reg).at(early));
         }
-        if scratch && self.t.arch == Arch::X86_64 {
+        for _ in 0..temps {
             let t = self.new_vreg(RegClass::Float)?;
             ops.push(MOp::def(t, C::Reg).at(early));
         }
