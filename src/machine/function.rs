@@ -152,7 +152,8 @@ opcodes! {
     /// Memory fence.
     Fence = "fence",
     /// A 128-bit vector constant: part `imm & 255` of constant pool entry `imm >> 8`
-    /// (`pxor`/`pcmpeqd` or a constant-pool load; NEON `movi` or `ldr q`).
+    /// (`pxor`/`pcmpeqd` or a constant-pool load; NEON `movi` or `ldr q`); `imm` -1 is a
+    /// part of undefined lanes (any bits: a shuffle result no mask lane defines).
     VConst = "vconst",
     /// Lane-wise addition (suffix: the lane shape; `paddd`, `addps`; NEON `add`, `fadd`).
     VAdd = "vadd",

@@ -35,7 +35,10 @@
 //!   into scalar parts, one vreg each, with the rules and the calling convention of
 //!   [`super::parts`] (scalarized aggregates, register pairs with carry and compiler-rt
 //!   helpers, soft-float `x86_fp80` in integer pairs); block parameters, branch arguments,
-//!   arguments and results carry every part.
+//!   arguments and results carry every part;
+//! - vector values are float-class vregs, one per 128-bit part (xmm / v registers), with
+//!   SSE2 and NEON operation shapes, scalarized lanes where a target has no instruction and
+//!   lane access through a stack temporary for a variable index (`vector`, `lanes`).
 //!
 //! Phis: `block-params` keeps the phis of blocks an `indirect_br` enters (an indirect edge
 //! can carry no arguments, and it cannot be redirected, its target being a runtime address).
@@ -54,12 +57,16 @@
 //! operands of split types, a phi after a non-phi instruction, `asm goto`, switch cases wider than 64 bits, an indirect branch to a block with
 //! parameters, an entry block with both predecessors and parameters (an entry with
 //! predecessors alone gets a prologue block), a result of more parts than the target has
-//! result registers, a value of more than [`super::parts::MAX_PARTS`] parts.
+//! result registers, a value of more than [`super::parts::MAX_PARTS`] parts, and the vector
+//! constructs `vector` lists (`x86_fp80` lanes, `i128`-lane compares, vector operands of
+//! atomics, inline asm and `getelementptr`).
 //!
 //! Files, one per phase of the rules: `control` (block order, block parameters, terminators),
 //! `arith` (arithmetic, comparisons, casts, selects), `memory` (frame slots, loads, stores,
 //! addresses, atomics), `calls` (calling convention, parameters), `asm` (inline assembly),
-//! `split` (values of several parts); this file holds the value-to-vreg map and dispatch.
+//! `split` (values of several parts), `vector` (vector arithmetic, compares, selects, casts,
+//! memory) and `lanes` (`extractelement`, `insertelement`, `shufflevector`); this file holds
+//! the value-to-vreg map and dispatch.
 //!
 //! Complexity: O(instructions + edges) for one function.
 
