@@ -157,28 +157,8 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                 if_false,
             } => self.vector_select(i, ty, cond, if_true, if_false)?,
             InstKind::Cast { op, from, to, arg } => self.vector_cast(i, op, from, to, arg)?,
-            InstKind::Load { ty, ptr, .. } => {
-                let p = self.use_op(ptr)?;
-                let d = self.result_parts(i, 0, ty)?;
-                for (part, &dk) in self.layout(ty)?.iter().zip(&d) {
-                    self.emit1(
-                        MachineOp::imm(Opcode::Load, part.offset as i64)
-                            .with_suffix(super::memory::mem_suffix(part.mem)),
-                        smallvec![MOp::def(dk, C::Reg), MOp::use_(p, C::Reg)],
-                    );
-                }
-            }
-            InstKind::Store { ty, value, ptr, .. } => {
-                let v = self.use_parts(value)?;
-                let p = self.use_op(ptr)?;
-                for (part, &vk) in self.layout(ty)?.iter().zip(&v) {
-                    self.emit1(
-                        MachineOp::imm(Opcode::Store, part.offset as i64)
-                            .with_suffix(super::memory::mem_suffix(part.mem)),
-                        smallvec![MOp::use_(vk, C::Reg), MOp::use_(p, C::Reg)],
-                    );
-                }
-            }
+            InstKind::Load { ty, ptr, .. } => self.load_parts(i, ty, ptr)?,
+            InstKind::Store { ty, value, ptr, .. } => self.store_parts(ty, value, ptr)?,
             InstKind::Copy { ty, src } => {
                 let s = self.use_parts(src)?;
                 let d = self.result_parts(i, 0, ty)?;
@@ -619,24 +599,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         let two = self.t.two_address;
         if !cty.is_vector() {
             let c = self.use_op(cond)?;
-            for k in 0..d.len() {
-                let ops = if two {
-                    smallvec![
-                        MOp::def(d[k], C::Reuse(3)),
-                        MOp::use_(c, C::Reg),
-                        MOp::use_(t[k], C::Reg),
-                        MOp::use_(f[k], C::Reg)
-                    ]
-                } else {
-                    smallvec![
-                        MOp::def(d[k], C::Reg),
-                        MOp::use_(c, C::Reg),
-                        MOp::use_(t[k], C::Reg),
-                        MOp::use_(f[k], C::Reg)
-                    ]
-                };
-                self.emit1(MachineOp::new(Opcode::Select), ops);
-            }
+            self.select_parts(c, &t, &f, &d);
             return Ok(());
         }
         let cform = self.vform(cty)?;
