@@ -695,7 +695,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                 RegClass::Int
             }
         };
-        for k in 0..d.len() {
+        for (k, &dk) in d.iter().enumerate() {
             let lanes = to.part_lanes(k as u32);
             let mut acc = None;
             for j in 0..lanes {
@@ -706,7 +706,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                 let r = self.new_vreg(class(to.elem))?;
                 self.cast1(op, r, x);
                 let next = if j + 1 == lanes {
-                    d[k]
+                    dk
                 } else {
                     self.new_wide_vreg()?
                 };
