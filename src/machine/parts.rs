@@ -28,7 +28,8 @@
 //!   4-7), `<2 x i128>` two (one lane each); a narrower vector (`<2 x i32>`, `<4 x i8>`)
 //!   is one part holding its lanes in the low bits. `i1` lanes are lane masks of
 //!   `128 / N` bits (at least 8, at most 64). In memory the part is at its lanes' packed
-//!   offset and a load or store touches the part's bytes (`load.v16`, `store.v8`, ...).
+//!   offset and a load or store touches the part's bytes (`load.v16`, `store.v8`, ...; for
+//!   `i1` lanes it stands for the expansion of bits to masks or the reverse).
 //!   Operations are [`super::lower`]'s vector rules.
 //!
 //! Calling convention of parts (ours, consistent between caller and callee): the parts of

@@ -143,6 +143,12 @@ type R<T> = Result<T, LowerError>;
 /// The vregs of one value's parts, in [`super::parts::layout`] order.
 type Parts = SmallVec<[VReg; 2]>;
 
+/// Bits a vector part of type `ty` takes in its register (lane masks take more than their
+/// packed bits); 0 for any other type.
+fn register_bits(ty: Type) -> u32 {
+    super::parts::vector_form(ty).map_or(0, |f| f.lanes * f.width)
+}
+
 fn class_of(ty: Type) -> Option<RegClass> {
     match ty {
         Type::F32 | Type::F64 => Some(RegClass::Float),
@@ -192,7 +198,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         let mut out = Parts::new();
         for p in self.layout(ty)? {
             let v = self.new_vreg(p.class)?;
-            if p.mem.is_vector() && p.mem.bits() > 64 {
+            if register_bits(p.mem) > 64 {
                 self.mark_wide(v);
             }
             out.push(v);
@@ -267,7 +273,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             // One `vconst` per part: part `k` of pool entry `c`.
             for (k, p) in self.layout(data.ty)?.into_iter().enumerate() {
                 let d = self.new_vreg(p.class)?;
-                if p.mem.bits() > 64 {
+                if register_bits(p.mem) > 64 {
                     self.mark_wide(d);
                 }
                 let imm = ((c.index() as i64) << 8) | k as i64;
