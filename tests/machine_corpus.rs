@@ -1,6 +1,6 @@
 //! Every function of the committed `.ll` fixtures, the built-in example corpus and the C
 //! corpora (zlib, bzip2, lua, jq, tcc) lowers for both targets with no refusal (aggregates,
-//! `i128` and `x86_fp80` included), passes the machine verifier, survives a print/parse round
+//! `i128`, `x86_fp80` and vectors included), passes the machine verifier, survives a print/parse round
 //! trip of its machine text (fixtures and examples), and is allocated by our allocator and by
 //! regalloc2, with both regalloc2's checker and ours accepting each allocation.
 
@@ -60,21 +60,16 @@ fn modules() -> Vec<(String, strata::ir::Module)> {
 
 #[test]
 fn every_function_lowers_and_both_allocators_allocate_it() {
-    let (mut functions, mut vector_refusals) = (0, 0);
+    let mut functions = 0;
     let mut failures = Vec::new();
     for arch in Arch::ALL {
         let config = machine_config(PassSet::default_pipeline(), arch);
         for (name, module) in modules() {
             for lowered in lower_module(&module, &config) {
-                // Nothing is refused: aggregates, i128 and x86_fp80 are split into parts;
-                // vector values (the vector fixtures) are not lowered yet, a located
-                // refusal, counted.
+                // Nothing is refused: aggregates, i128, x86_fp80 and vectors are split into
+                // parts.
                 let f = match lowered.result {
                     Ok(f) => f,
-                    Err(e) if e.to_string().contains("vector values are not lowered yet") => {
-                        vector_refusals += 1;
-                        continue;
-                    }
                     Err(e) => {
                         failures.push((0, format!("{name} ({}): refused: {e}", arch.name())));
                         continue;
@@ -106,9 +101,6 @@ fn every_function_lowers_and_both_allocators_allocate_it() {
         panic!("{} functions fail; smallest:\n{}", failures.len(), f.1);
     }
     assert!(functions > 20, "only {functions} functions lowered");
-    if vector_refusals > 0 {
-        eprintln!("{vector_refusals} functions with vector values not lowered yet");
-    }
     eprintln!("{functions} functions allocated and accepted by both checkers, none refused");
 }
 
@@ -153,9 +145,6 @@ fn corpus_functions_lower_and_allocate() {
             let mut failures = Vec::new();
             let lowered = lower_module(&module, &config);
             assert!(!lowered.is_empty(), "{name}: no function");
-            // Vector values import (issue 21) but are not lowered yet: the only refusal
-            // allowed, with its located message, and counted.
-            let mut vectors = 0;
             for l in lowered {
                 match l.result {
                     Ok(f) => {
@@ -163,17 +152,8 @@ fn corpus_functions_lower_and_allocate() {
                             failures.push(e.chars().take(300).collect::<String>());
                         }
                     }
-                    Err(e) if e.to_string().contains("vector values are not lowered yet") => {
-                        vectors += 1
-                    }
                     Err(e) => failures.push(format!("refused: {e}")),
                 }
-            }
-            if vectors > 0 {
-                eprintln!(
-                    "{name} ({}): {vectors} functions with vector values not lowered yet",
-                    arch.name()
-                );
             }
             assert!(
                 failures.is_empty(),

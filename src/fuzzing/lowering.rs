@@ -2,12 +2,15 @@
 //! parameters, lowered for x86-64 and aarch64, verified and allocated.
 //!
 //! What: [`check`] draws a memory-form module ([`super::generate::module`]) or, one time in
-//! four, an SSA function with phis, aggregates and `f64` ([`super::generate_ssa::ssa_function`]),
+//! four, an SSA function with phis, aggregates and `f64` ([`super::generate_ssa::ssa_function`]);
+//! one input in four is instead a function computing with vectors
+//! ([`super::vectors::vector_function`]: element-wise operations, compares, selects, casts,
+//! lane access with constant and variable indices, shuffles, vector slots),
 //! and runs it through [`crate::api::lower_module`] with [`crate::api::machine_config`] of the
 //! default pipeline (verify, mem2reg, SCCP, placement, block parameters, `lower`) for each
 //! target. Judged, per function and target:
 //! (a) lowering succeeds (no error diagnostic, no refusal: every type the generators make is
-//!     lowered, aggregates and `f64` included);
+//!     lowered, aggregates, `f64` and vectors included);
 //! (b) the machine verifier ([`crate::machine::verify::verify`]) accepts the machine function;
 //! (c) our allocator ([`crate::regalloc::driver::allocate_machine`] with
 //!     [`Allocator::Ion`]) allocates it in the target's full register environment (with
@@ -33,12 +36,28 @@ use arbitrary::Unstructured;
 /// verifier, our allocator or a checker rejects its result (see the module doc).
 pub fn check(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(module) = super::draw_module(&mut u, &generate::GenOptions::default()) else {
-        return;
+    let module = if u.ratio(1u8, 4).unwrap_or(false) {
+        let Ok(f) = super::vectors::vector_function(&mut u) else {
+            return;
+        };
+        module_of(f)
+    } else {
+        let Ok(module) = super::draw_module(&mut u, &generate::GenOptions::default()) else {
+            return;
+        };
+        module
     };
     for arch in Arch::ALL {
         check_module(&module, arch);
     }
+}
+
+/// The module holding `f` alone.
+fn module_of(f: crate::ir::Function) -> Module {
+    let mut m = crate::ir::ModuleBuilder::new();
+    m.declare_function(&f.name, f.signature.clone());
+    m.define_function(f);
+    m.finish()
 }
 
 /// Lowers every function of `module` for `arch` and judges each (see the module doc).
@@ -89,5 +108,22 @@ mod tests {
         for seed in 0..64u64 {
             check(&seed_bytes(seed, 3000));
         }
+    }
+
+    #[test]
+    fn generated_vector_functions_lower_and_allocate() {
+        let mut drawn = 0;
+        for seed in 0..48u64 {
+            let data = seed_bytes(seed, 3000);
+            let mut u = Unstructured::new(&data);
+            if let Ok(f) = crate::fuzzing::vectors::vector_function(&mut u) {
+                let module = module_of(f);
+                for arch in Arch::ALL {
+                    check_module(&module, arch);
+                }
+                drawn += 1;
+            }
+        }
+        assert!(drawn >= 24, "only {drawn} vector functions drawn");
     }
 }

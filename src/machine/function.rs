@@ -151,6 +151,59 @@ opcodes! {
     CmpXchg = "cmpxchg",
     /// Memory fence.
     Fence = "fence",
+    /// A 128-bit vector constant: part `imm & 255` of constant pool entry `imm >> 8`
+    /// (`pxor`/`pcmpeqd` or a constant-pool load; NEON `movi` or `ldr q`); `imm` -1 is a
+    /// part of undefined lanes (any bits: a shuffle result no mask lane defines).
+    VConst = "vconst",
+    /// Lane-wise addition (suffix: the lane shape; `paddd`, `addps`; NEON `add`, `fadd`).
+    VAdd = "vadd",
+    /// Lane-wise subtraction (suffix: the lane shape).
+    VSub = "vsub",
+    /// Lane-wise multiplication (suffix: the lane shape; SSE2 has no `i8`, `i32` or `i64`
+    /// lane product: on x86-64 those carry two early scratch defs for the `pmuludq`/unpack
+    /// sequence).
+    VMul = "vmul",
+    /// Lane-wise float division (suffix: the lane shape).
+    VDiv = "vdiv",
+    /// Bitwise and of 128 bits.
+    VAnd = "vand",
+    /// Bitwise or of 128 bits.
+    VOr = "vor",
+    /// Bitwise exclusive or of 128 bits.
+    VXor = "vxor",
+    /// Lane-wise float negation (suffix: the lane shape; x86-64 `xorps` with a sign mask in
+    /// an early scratch def).
+    VFNeg = "vfneg",
+    /// Lane-wise shift left by a vector of counts (aarch64 `ushl`; suffix: the lane shape).
+    VShl = "vshl",
+    /// Lane-wise logical shift right by a vector of counts (aarch64 `neg` into an early
+    /// scratch def, then `ushl`).
+    VLShr = "vlshr",
+    /// Lane-wise arithmetic shift right by a vector of counts (aarch64 `neg`, `sshl`).
+    VAShr = "vashr",
+    /// Lane-wise shift left by the immediate (`psllq $imm`; NEON `shl #imm`).
+    VShlImm = "vshli",
+    /// Lane-wise logical shift right by the immediate.
+    VLShrImm = "vlshri",
+    /// Lane-wise arithmetic shift right by the immediate.
+    VAShrImm = "vashri",
+    /// Lane-wise integer comparison to a lane mask (suffix: predicate and lane shape).
+    VIcmp = "vicmp",
+    /// Lane-wise float comparison to a lane mask (suffix: predicate and lane shape).
+    VFcmp = "vfcmp",
+    /// Lane-wise select by a lane mask: `mask ? a : b` per lane (SSE2 `pand`/`pandn`/`por`,
+    /// NEON `bsl`; suffix: the lane shape).
+    VSelect = "vselect",
+    /// Replaces lane `imm` of a vector by a scalar register (suffix: the lane shape).
+    VInsert = "vinsert",
+    /// Reads lane `imm` of a vector into a scalar register (suffix: the lane shape).
+    VExtract = "vextract",
+    /// Part `imm & 255` of the `shufflevector` at IR instruction `imm >> 8` (the mask is the
+    /// IR's constant), from the source parts it reads (suffix: the lane shape).
+    VShuffle = "vshuffle",
+    /// Lane-wise conversion, from the source parts to the result parts (suffix: the cast
+    /// and the result's lane shape).
+    VCast = "vcast",
     /// Inline assembly (`imm` = the asm's instruction index in the IR).
     Asm = "asm",
     /// An IR operation lowering keeps as a placeholder of the right operand shape (`imm` =
@@ -178,7 +231,33 @@ opcodes! {
 }
 
 /// Suffixes of [`Opcode::Load`] and [`Opcode::Store`]: the accessed type.
-pub const MEM_TYPES: &[&str] = &["i1", "i8", "i16", "i32", "i64", "i128", "f32", "f64", "ptr"];
+/// `vN` is a vector part of `N` bytes.
+pub const MEM_TYPES: &[&str] = &[
+    "i1", "i8", "i16", "i32", "i64", "i128", "f32", "f64", "ptr", "v1", "v2", "v3", "v4", "v5",
+    "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16",
+];
+
+/// Lane shapes of a 128-bit vector register, the suffix of the vector opcodes.
+pub const LANE_SHAPES: &[&str] = &["i8x16", "i16x8", "i32x4", "i64x2", "f32x4", "f64x2"];
+
+/// The suffixes `a.shape` for every `a` of `first` and every shape of `shapes`, as static
+/// strings (built once per table).
+fn product(
+    cell: &'static std::sync::OnceLock<Vec<&'static str>>,
+    first: &[&str],
+    shapes: &[&str],
+) -> Vec<&'static str> {
+    cell.get_or_init(|| {
+        let mut out = Vec::new();
+        for a in first {
+            for s in shapes {
+                out.push(&*Box::leak(format!("{a}.{s}").into_boxed_str()));
+            }
+        }
+        out
+    })
+    .clone()
+}
 
 impl Opcode {
     /// True for opcodes that end a block.
@@ -209,6 +288,36 @@ impl Opcode {
             Opcode::Cast => CastOp::ALL.iter().map(|p| p.name()).collect(),
             Opcode::AtomicRmw => AtomicOp::ALL.iter().map(|p| p.name()).collect(),
             Opcode::Load | Opcode::Store => MEM_TYPES.to_vec(),
+            Opcode::VIcmp => {
+                static CELL: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+                let preds: Vec<&str> = IntPredicate::ALL.iter().map(|p| p.name()).collect();
+                product(&CELL, &preds, &LANE_SHAPES[..4])
+            }
+            Opcode::VFcmp => {
+                static CELL: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+                let preds: Vec<&str> = FloatPredicate::ALL.iter().map(|p| p.name()).collect();
+                product(&CELL, &preds, &LANE_SHAPES[4..])
+            }
+            Opcode::VCast => {
+                static CELL: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+                let casts: Vec<&str> = CastOp::ALL.iter().map(|p| p.name()).collect();
+                product(&CELL, &casts, LANE_SHAPES)
+            }
+            Opcode::VAdd
+            | Opcode::VSub
+            | Opcode::VMul
+            | Opcode::VDiv
+            | Opcode::VFNeg
+            | Opcode::VShl
+            | Opcode::VLShr
+            | Opcode::VAShr
+            | Opcode::VShlImm
+            | Opcode::VLShrImm
+            | Opcode::VAShrImm
+            | Opcode::VSelect
+            | Opcode::VInsert
+            | Opcode::VExtract
+            | Opcode::VShuffle => LANE_SHAPES.to_vec(),
             _ => Vec::new(),
         }
     }
@@ -234,6 +343,13 @@ impl Opcode {
                 | Opcode::Asm
                 | Opcode::Opaque
                 | Opcode::CaseBr
+                | Opcode::VConst
+                | Opcode::VShlImm
+                | Opcode::VLShrImm
+                | Opcode::VAShrImm
+                | Opcode::VInsert
+                | Opcode::VExtract
+                | Opcode::VShuffle
         )
     }
 }

@@ -237,11 +237,13 @@ pub trait MachineRead {
     fn inst_operands(&self, inst: MInst) -> &[Operand];
     /// The physical registers `inst` clobbers (their values are lost across it).
     fn inst_clobbers(&self, inst: MInst) -> PRegSet;
-    /// Spill slots a value of `class` takes (in units of the smallest slot).
+    /// Spill slots a value of `class` takes (in units of the smallest slot, 8 bytes): a
+    /// float-class register is a whole 128-bit xmm / v register, which may hold a vector
+    /// ([`parts`]), so its slot is 16 bytes (as Cranelift sizes its float-class slots).
     fn spill_slot_size(&self, class: crate::registers::RegClass) -> usize {
         match class {
-            crate::registers::RegClass::Vector => 2,
-            _ => 1,
+            crate::registers::RegClass::Int => 1,
+            _ => 2,
         }
     }
 }

@@ -19,8 +19,15 @@
 //! values of several parts return in x0-x7 and v0-v7.
 //! Three-address arithmetic.
 //!
-//! The vector class is left empty on both targets: the IR has no vector values yet, and the
-//! XMM/V registers would alias the float class.
+//! Vector values live in the float class: XMM0-15 and V0-31 hold `f32`, `f64` and 128-bit
+//! vectors alike ([`super::parts`]), so their slots are 16 bytes
+//! ([`super::MachineRead::spill_slot_size`]) and vector arguments and results take the float
+//! argument and result registers (SysV: `__m128` in xmm0-7 and xmm0; AAPCS64: short and
+//! 128-bit vectors in v0-7 and v0). The vector class stays empty on both targets: its
+//! registers would be the same physical registers as the float class's, and neither our
+//! allocator nor regalloc2 models registers of two classes aliasing each other (a vector in
+//! v3 and a double in f3 at once would pass both checkers and corrupt each other); Cranelift
+//! likewise gives x86-64 and aarch64 vectors its float class.
 //!
 //! No dedicated scratch register: regalloc2 and our resolver find a free register or a slot.
 //!

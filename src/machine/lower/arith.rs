@@ -103,12 +103,25 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         lhs: Operand,
         rhs: Operand,
     ) -> R<()> {
-        let x86 = self.t.arch == Arch::X86_64;
-        use crate::ir::BinaryOp as B;
         let class = self.class(ty)?;
         let a = self.use_op(lhs)?;
         let b = self.use_op(rhs)?;
         let d = self.result_or_dead(i, 0, class)?;
+        self.binary_regs(op, ty, d, a, b)
+    }
+
+    /// `d = a <op> b` on one-register values of type `ty` in vregs (the rules of
+    /// [`Self::lower_binary`]; scalarized vector lanes use it too).
+    pub(super) fn binary_regs(
+        &mut self,
+        op: crate::ir::BinaryOp,
+        ty: Type,
+        d: VReg,
+        a: VReg,
+        b: VReg,
+    ) -> R<()> {
+        let x86 = self.t.arch == Arch::X86_64;
+        use crate::ir::BinaryOp as B;
         let code = match op {
             B::Add => Opcode::Add,
             B::Sub => Opcode::Sub,

@@ -40,8 +40,10 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             match reg {
                 Some(&r) => defs.push(MOp::def(v, C::FixedReg(r))),
                 None => {
+                    let size = self.stack_size(v);
+                    off = (off + size - 1) / size * size;
                     stack.push((v, off));
-                    off += 8;
+                    off += size;
                 }
             }
         }
@@ -53,6 +55,16 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             );
         }
         Ok(())
+    }
+
+    /// Bytes a part takes in the stack argument area: 16 (16-aligned) for a vector part
+    /// wider than 8 bytes, else 8.
+    fn stack_size(&self, v: VReg) -> i64 {
+        if self.is_wide(v) {
+            16
+        } else {
+            8
+        }
     }
 
     /// Calls library helper `name` ([`super::parts::LIBCALLS`]; not a module symbol).
@@ -109,11 +121,13 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             match reg {
                 Some(&r) => ops.push(MOp::use_(a, C::FixedReg(r))),
                 None => {
+                    let size = self.stack_size(a);
+                    off = (off + size - 1) / size * size;
                     self.emit1(
                         MachineOp::imm(Opcode::StoreArg, off),
                         smallvec![MOp::use_(a, C::Reg)],
                     );
-                    off += 8;
+                    off += size;
                 }
             }
         }

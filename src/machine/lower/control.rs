@@ -8,46 +8,6 @@ use crate::machine::{MBlock, Operand as MOp, OperandConstraint as C, VReg};
 use smallvec::{smallvec, SmallVec};
 
 impl<'a, F: IrRead> Lowerer<'a, F> {
-    /// Vector values have no register class yet: the first reachable instruction that
-    /// defines or reads one (or a vector parameter) is an error naming it.
-    fn reject_vectors(&mut self, reach: &[bool]) -> R<()> {
-        let ir = self.ir;
-        let message = "vector values are not lowered yet";
-        if ir
-            .param_values()
-            .iter()
-            .any(|&v| ir.values()[v.index()].ty.is_vector())
-            || ir.signature().ret.is_vector()
-        {
-            self.place = (Block::new(0), None);
-            return Err(self.err(format!("{message} (a vector parameter or result)")));
-        }
-        for b in (0..reach.len()).filter(|&b| reach[b]) {
-            let block = Block::new(b);
-            if ir
-                .block_params(block)
-                .iter()
-                .any(|&v| ir.values()[v.index()].ty.is_vector())
-            {
-                self.place = (block, None);
-                return Err(self.err(format!("{message} (a vector block parameter)")));
-            }
-            for &i in ir.block_insts(block) {
-                let mut vector = ir
-                    .inst_results(i)
-                    .iter()
-                    .any(|&v| ir.values()[v.index()].ty.is_vector());
-                ir.inst_kind(i)
-                    .for_each_operand(|o| vector |= ir.operand_type(o).is_vector());
-                if vector {
-                    self.place = (Block::new(b), Some(i));
-                    return Err(self.err(message));
-                }
-            }
-        }
-        Ok(())
-    }
-
     pub(super) fn run(&mut self) -> R<()> {
         let ir = self.ir;
         let nb = ir.num_blocks();
@@ -93,7 +53,6 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             let entry = self.mblock[0].expect("the entry is reachable");
             self.set_succs(smallvec![(entry, SmallVec::new())]);
         }
-        self.reject_vectors(&reach)?;
         for b in (0..nb).filter(|&b| reach[b]) {
             let block = Block::new(b);
             self.cur = self.mblock[b].expect("reachable block has a machine block");

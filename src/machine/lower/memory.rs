@@ -16,12 +16,16 @@ pub(super) fn mem_suffix(ty: Type) -> u8 {
         Type::Int(n) if n <= 32 => "i32",
         Type::Int(_) => "i64",
         Type::Void => "i8",
+        Type::Vec(_) => {
+            let bytes = ty.bits().div_ceil(8).clamp(1, 16);
+            return mem_suffix_name(&format!("v{bytes}"));
+        }
         other => return mem_suffix_name(&other.to_string()),
     };
     mem_suffix_name(name)
 }
 
-fn mem_suffix_name(name: &str) -> u8 {
+pub(super) fn mem_suffix_name(name: &str) -> u8 {
     crate::machine::function::MEM_TYPES
         .iter()
         .position(|n| *n == name)

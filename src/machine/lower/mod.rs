@@ -35,7 +35,10 @@
 //!   into scalar parts, one vreg each, with the rules and the calling convention of
 //!   [`super::parts`] (scalarized aggregates, register pairs with carry and compiler-rt
 //!   helpers, soft-float `x86_fp80` in integer pairs); block parameters, branch arguments,
-//!   arguments and results carry every part.
+//!   arguments and results carry every part;
+//! - vector values are float-class vregs, one per 128-bit part (xmm / v registers), with
+//!   SSE2 and NEON operation shapes, scalarized lanes where a target has no instruction and
+//!   lane access through a stack temporary for a variable index (`vector`, `lanes`).
 //!
 //! Phis: `block-params` keeps the phis of blocks an `indirect_br` enters (an indirect edge
 //! can carry no arguments, and it cannot be redirected, its target being a runtime address).
@@ -54,12 +57,16 @@
 //! operands of split types, a phi after a non-phi instruction, `asm goto`, switch cases wider than 64 bits, an indirect branch to a block with
 //! parameters, an entry block with both predecessors and parameters (an entry with
 //! predecessors alone gets a prologue block), a result of more parts than the target has
-//! result registers, a value of more than [`super::parts::MAX_PARTS`] parts.
+//! result registers, a value of more than [`super::parts::MAX_PARTS`] parts, and the vector
+//! constructs `vector` lists (`x86_fp80` lanes, `i128`-lane compares, vector operands of
+//! atomics, inline asm and `getelementptr`).
 //!
 //! Files, one per phase of the rules: `control` (block order, block parameters, terminators),
 //! `arith` (arithmetic, comparisons, casts, selects), `memory` (frame slots, loads, stores,
 //! addresses, atomics), `calls` (calling convention, parameters), `asm` (inline assembly),
-//! `split` (values of several parts); this file holds the value-to-vreg map and dispatch.
+//! `split` (values of several parts), `vector` (vector arithmetic, compares, selects, casts,
+//! memory) and `lanes` (`extractelement`, `insertelement`, `shufflevector`); this file holds
+//! the value-to-vreg map and dispatch.
 //!
 //! Complexity: O(instructions + edges) for one function.
 
@@ -67,8 +74,10 @@ mod arith;
 mod asm;
 mod calls;
 mod control;
+mod lanes;
 mod memory;
 mod split;
+mod vector;
 
 use calls::CallTarget;
 
@@ -110,6 +119,7 @@ pub fn lower_function(
         mblock: vec![None; ir.num_blocks()],
         cur: MBlock(0),
         place: (Block::new(0), None),
+        wide: Vec::new(),
     };
     l.run()?;
     Ok(l.m.finish(ir.name(), target.arch.name()))
@@ -123,6 +133,9 @@ struct Lowerer<'a, F: IrRead> {
     mblock: Vec<Option<MBlock>>,
     cur: MBlock,
     place: (Block, Option<Inst>),
+    /// `wide[vreg]`: the vreg holds a vector part of more than 8 bytes (a stack argument
+    /// takes 16 bytes, 16-aligned).
+    wide: Vec<bool>,
 }
 
 type R<T> = Result<T, LowerError>;
@@ -130,9 +143,16 @@ type R<T> = Result<T, LowerError>;
 /// The vregs of one value's parts, in [`super::parts::layout`] order.
 type Parts = SmallVec<[VReg; 2]>;
 
+/// Bits a vector part of type `ty` takes in its register (lane masks take more than their
+/// packed bits); 0 for any other type.
+fn register_bits(ty: Type) -> u32 {
+    super::parts::vector_form(ty).map_or(0, |f| f.lanes * f.width)
+}
+
 fn class_of(ty: Type) -> Option<RegClass> {
     match ty {
         Type::F32 | Type::F64 => Some(RegClass::Float),
+        Type::Vec(_) if !is_split(ty) => Some(RegClass::Float),
         Type::Void => None,
         t if is_split(t) => None,
         _ => Some(RegClass::Int),
@@ -177,9 +197,26 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
     fn new_parts(&mut self, ty: Type) -> R<Parts> {
         let mut out = Parts::new();
         for p in self.layout(ty)? {
-            out.push(self.new_vreg(p.class)?);
+            let v = self.new_vreg(p.class)?;
+            if register_bits(p.mem) > 64 {
+                self.mark_wide(v);
+            }
+            out.push(v);
         }
         Ok(out)
+    }
+
+    /// Records that `v` holds a vector part wider than 8 bytes.
+    fn mark_wide(&mut self, v: VReg) {
+        if self.wide.len() <= v.index() {
+            self.wide.resize(v.index() + 1, false);
+        }
+        self.wide[v.index()] = true;
+    }
+
+    /// Whether `v` holds a vector part wider than 8 bytes.
+    fn is_wide(&self, v: VReg) -> bool {
+        self.wide.get(v.index()).copied().unwrap_or(false)
     }
 
     /// The vregs of `v`'s parts (made on first sight).
@@ -232,6 +269,22 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             .consts()
             .try_get(c)
             .ok_or_else(|| self.err(format!("{c:?} is not in the constant pool")))?;
+        if data.ty.is_vector() {
+            // One `vconst` per part: part `k` of pool entry `c`.
+            for (k, p) in self.layout(data.ty)?.into_iter().enumerate() {
+                let d = self.new_vreg(p.class)?;
+                if register_bits(p.mem) > 64 {
+                    self.mark_wide(d);
+                }
+                let imm = ((c.index() as i64) << 8) | k as i64;
+                self.emit1(
+                    MachineOp::imm(Opcode::VConst, imm),
+                    smallvec![MOp::def(d, C::Reg)],
+                );
+                out.push(d);
+            }
+            return Ok(());
+        }
         if !is_split(data.ty) {
             out.push(self.use_op(Operand::Const(c))?);
             return Ok(());
@@ -345,7 +398,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
     }
 
     fn lower_inst(&mut self, i: Inst) -> R<()> {
-        if self.lower_split(i)? {
+        if self.lower_vector(i)? || self.lower_split(i)? {
             return Ok(());
         }
         let kind = self.ir.inst_kind(i).clone();
@@ -361,7 +414,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             InstKind::ExtractElement { .. }
             | InstKind::InsertElement { .. }
             | InstKind::ShuffleVector { .. } => {
-                return Err(self.err("vector values are not lowered yet"));
+                return Err(self.err("a lane operation on a value that is not a vector"));
             }
             InstKind::Call {
                 ret,

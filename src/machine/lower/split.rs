@@ -171,51 +171,11 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                 let t = self.use_parts(if_true)?;
                 let f = self.use_parts(if_false)?;
                 let d = self.result_parts(i, 0, ty)?;
-                for k in 0..d.len() {
-                    let ops = if self.t.two_address {
-                        let tc = if d[k].class() == RegClass::Int {
-                            C::Any
-                        } else {
-                            C::Reg
-                        };
-                        smallvec![
-                            MOp::def(d[k], C::Reuse(3)),
-                            MOp::use_(c, C::Reg),
-                            MOp::use_(t[k], tc),
-                            MOp::use_(f[k], C::Reg)
-                        ]
-                    } else {
-                        smallvec![
-                            MOp::def(d[k], C::Reg),
-                            MOp::use_(c, C::Reg),
-                            MOp::use_(t[k], C::Reg),
-                            MOp::use_(f[k], C::Reg)
-                        ]
-                    };
-                    self.emit1(MachineOp::new(Opcode::Select), ops);
-                }
+                self.select_parts(c, &t, &f, &d);
             }
-            InstKind::Load { ty, ptr, .. } if is_split(ty) => {
-                let p = self.use_op(ptr)?;
-                let d = self.result_parts(i, 0, ty)?;
-                for (part, &dk) in self.layout(ty)?.iter().zip(&d) {
-                    self.emit1(
-                        MachineOp::imm(Opcode::Load, part.offset as i64)
-                            .with_suffix(mem_suffix(part.mem)),
-                        smallvec![MOp::def(dk, C::Reg), MOp::use_(p, C::Reg)],
-                    );
-                }
-            }
+            InstKind::Load { ty, ptr, .. } if is_split(ty) => self.load_parts(i, ty, ptr)?,
             InstKind::Store { ty, value, ptr, .. } if is_split(ty) => {
-                let v = self.use_parts(value)?;
-                let p = self.use_op(ptr)?;
-                for (part, &vk) in self.layout(ty)?.iter().zip(&v) {
-                    self.emit1(
-                        MachineOp::imm(Opcode::Store, part.offset as i64)
-                            .with_suffix(mem_suffix(part.mem)),
-                        smallvec![MOp::use_(vk, C::Reg), MOp::use_(p, C::Reg)],
-                    );
-                }
+                self.store_parts(ty, value, ptr)?
             }
             InstKind::Copy { ty, src } if is_split(ty) => {
                 let s = self.use_parts(src)?;
@@ -227,6 +187,61 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// `d = c ? t : f` part by part on an `i1` condition (a `select` per part: x86-64 `cmov`
+    /// or a blend starting from the false value, the true value of an integer part may be in
+    /// memory; aarch64 `csel`/`fcsel`).
+    pub(super) fn select_parts(&mut self, c: VReg, t: &[VReg], f: &[VReg], d: &[VReg]) {
+        for k in 0..d.len() {
+            let ops = if self.t.two_address {
+                let tc = if d[k].class() == RegClass::Int {
+                    C::Any
+                } else {
+                    C::Reg
+                };
+                smallvec![
+                    MOp::def(d[k], C::Reuse(3)),
+                    MOp::use_(c, C::Reg),
+                    MOp::use_(t[k], tc),
+                    MOp::use_(f[k], C::Reg)
+                ]
+            } else {
+                smallvec![
+                    MOp::def(d[k], C::Reg),
+                    MOp::use_(c, C::Reg),
+                    MOp::use_(t[k], C::Reg),
+                    MOp::use_(f[k], C::Reg)
+                ]
+            };
+            self.emit1(MachineOp::new(Opcode::Select), ops);
+        }
+    }
+
+    /// The result of `i`, a load of type `ty` from `ptr`: one load per part at its offset.
+    pub(super) fn load_parts(&mut self, i: Inst, ty: Type, ptr: Operand) -> R<()> {
+        let p = self.use_op(ptr)?;
+        let d = self.result_parts(i, 0, ty)?;
+        for (part, &dk) in self.layout(ty)?.iter().zip(&d) {
+            self.emit1(
+                MachineOp::imm(Opcode::Load, part.offset as i64).with_suffix(mem_suffix(part.mem)),
+                smallvec![MOp::def(dk, C::Reg), MOp::use_(p, C::Reg)],
+            );
+        }
+        Ok(())
+    }
+
+    /// A store of `value` of type `ty` to `ptr`: one store per part at its offset.
+    pub(super) fn store_parts(&mut self, ty: Type, value: Operand, ptr: Operand) -> R<()> {
+        let v = self.use_parts(value)?;
+        let p = self.use_op(ptr)?;
+        for (part, &vk) in self.layout(ty)?.iter().zip(&v) {
+            self.emit1(
+                MachineOp::imm(Opcode::Store, part.offset as i64).with_suffix(mem_suffix(part.mem)),
+                smallvec![MOp::use_(vk, C::Reg), MOp::use_(p, C::Reg)],
+            );
+        }
+        Ok(())
     }
 
     /// A conversion from or to a type of several parts (see [`super::parts`]).
