@@ -237,6 +237,15 @@ pub trait MachineRead {
     fn inst_operands(&self, inst: MInst) -> &[Operand];
     /// The physical registers `inst` clobbers (their values are lost across it).
     fn inst_clobbers(&self, inst: MInst) -> PRegSet;
+    /// The rematerialization hook: the instruction that recomputes `vreg` anywhere (cheap,
+    /// without side effects, reading no register: a constant, a frame or global address),
+    /// or `None` when the value must be kept (spilled and reloaded). The allocator may
+    /// recompute such a value instead of reloading it (a remat edit); `op` is what an
+    /// emitter executes for that edit. Default: no value is rematerializable.
+    fn remat(&self, vreg: VReg) -> Option<function::MachineOp> {
+        let _ = vreg;
+        None
+    }
     /// Spill slots a value of `class` takes (in units of the smallest slot).
     fn spill_slot_size(&self, class: crate::registers::RegClass) -> usize {
         match class {

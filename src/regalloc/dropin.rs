@@ -19,6 +19,18 @@
 //! our IR.
 //! `options.algorithm` and `verbose_log` are accepted and ignored: ours is always Ion-style.
 //!
+//! Rematerialization (regalloc2 has none): a user who can recompute some values cheaply
+//! anywhere (constants, frame or global addresses) lists them in [`Ctx::remat`] before the
+//! call; the allocator then recomputes such a value where it would reload it, and never
+//! stores it where the store would only feed such reloads. regalloc2's `Edit` has moves
+//! only, so a recomputation of `v` into `to` comes out as `Edit::Move { from: slot, to }`
+//! from a pseudo slot listed with `v` in [`Ctx::remat_slots`] (numbered after the real
+//! slots, inside `num_spillslots`), and `v`'s def is followed by a move into that slot. The
+//! output is therefore correct as it stands (regalloc2's checker accepts it, a plain
+//! emitter spills and reloads); an emitter that rematerializes emits `v`'s instruction
+//! into `to` for a move from such a slot and drops the moves into it. An empty list (the
+//! default) gives regalloc2's behaviour.
+//!
 //! Errors map to regalloc2's kinds where they correspond: a critical edge is `CritEdge`, an
 //! ill-formed function `BB`, impossible constraints and a non-terminating loop
 //! `TooManyLiveRegs`, an operand list longer than ours takes `TooManyOperands`.
@@ -26,8 +38,12 @@
 //! Complexity: the import is O(function size); the allocation as in [`super::ion`].
 
 use super::ion::{allocate, IonContext, IonError};
-use super::regalloc2_model::{import_into, output_to_regalloc2, ImportError};
+use super::regalloc2_model::{
+    alloc_to, import_into, output_to_regalloc2_with_remats, vreg_from, vreg_to, ImportError,
+};
 use crate::machine::function::MachineFunction;
+use crate::machine::function::{MachineOp, Opcode};
+use crate::machine::MachineRead;
 use regalloc2 as ra2;
 
 /// The reusable allocation context of the drop-in (regalloc2's `Ctx` in shape).
@@ -39,6 +55,12 @@ pub struct Ctx {
     pub output: ra2::Output,
     /// The last function, imported (refilled by each call).
     pub func: MachineFunction,
+    /// The rematerialization hook, set by the user: values the user recomputes anywhere
+    /// (see the module doc). Empty by default.
+    pub remat: Vec<ra2::VReg>,
+    /// After a call: the pseudo slots standing for rematerialized values (a move from one
+    /// recomputes its value; see the module doc).
+    pub remat_slots: Vec<(ra2::SpillSlot, ra2::VReg)>,
 }
 
 /// Allocates `func` under `env` (regalloc2's `run`).
@@ -85,6 +107,21 @@ pub fn run_with_ctx<'a, F: ra2::Function>(
         }
     })?;
     ctx.ion.state.fixed_stack = fixed_stack;
+    ctx.func.remat.clear();
+    for &v in &ctx.remat {
+        let v = vreg_from(v).map_err(|_| ra2::RegAllocError::BB(ra2::Block::new(0)))?;
+        ctx.func.remat.push((v, MachineOp::new(Opcode::Op)));
+    }
+    ctx.func.remat.sort_unstable_by_key(|(v, _)| v.index());
+    ctx.func.remat.dedup_by_key(|(v, _)| v.index());
+    if !ctx.func.remat.is_empty() {
+        // A block parameter's value differs per edge: no one instruction recomputes it.
+        for (b, params) in ctx.func.params.iter().enumerate() {
+            if params.iter().any(|&p| ctx.func.remat(p).is_some()) {
+                return Err(ra2::RegAllocError::BB(ra2::Block::new(b)));
+            }
+        }
+    }
     allocate(&ctx.func, &env, &mut ctx.ion).map_err(|e| match e {
         IonError::TooManyLiveRegs { .. }
         | IonError::NoRegisters { .. }
@@ -92,6 +129,14 @@ pub fn run_with_ctx<'a, F: ra2::Function>(
         | IonError::Moves { .. }
         | IonError::Unallocated { .. } => ra2::RegAllocError::TooManyLiveRegs,
     })?;
-    ctx.output = output_to_regalloc2(&ctx.ion.state.output);
+    let (output, slots) = output_to_regalloc2_with_remats(func, &ctx.ion.state.output);
+    ctx.output = output;
+    ctx.remat_slots.clear();
+    ctx.remat_slots.extend(slots.into_iter().map(|(s, v)| {
+        let slot = alloc_to(crate::regalloc::Allocation::Stack(s))
+            .as_stack()
+            .expect("a stack allocation");
+        (slot, vreg_to(v))
+    }));
     Ok(&ctx.output)
 }

@@ -200,8 +200,8 @@ pub fn process_bundles(world: &mut World) {
 /// The `allocate_spill_bundles` system: second-chance allocation (see
 /// [`ion::spill::second_chance`]).
 pub fn allocate_spill_bundles(world: &mut World) {
-    with_phase(world, |_, env, t, state| {
-        ion::spill::second_chance(env, t, state);
+    with_phase(world, |f, env, t, state| {
+        ion::spill::second_chance(f, env, t, state);
         Ok(())
     });
 }

@@ -35,7 +35,10 @@
 //!   into scalar parts, one vreg each, with the rules and the calling convention of
 //!   [`super::parts`] (scalarized aggregates, register pairs with carry and compiler-rt
 //!   helpers, soft-float `x86_fp80` in integer pairs); block parameters, branch arguments,
-//!   arguments and results carry every part.
+//!   arguments and results carry every part;
+//! - every constant (`movi`, `fconst`) and frame or global address (`frameaddr`, `symaddr`)
+//!   is its value's rematerialization hook (the same on both targets), so the allocator
+//!   recomputes it instead of spilling and reloading it.
 //!
 //! Phis: `block-params` keeps the phis of blocks an `indirect_br` enters (an indirect edge
 //! can carry no arguments, and it cannot be redirected, its target being a runtime address).
@@ -72,7 +75,7 @@ mod split;
 
 use calls::CallTarget;
 
-use super::function::{MachineBuilder, MachineFunction, MachineOp, Opcode, Operands};
+use super::function::{remat_op, MachineBuilder, MachineFunction, MachineOp, Opcode, Operands};
 use super::parts::{is_split, layout, Layout};
 use super::targets::TargetDesc;
 use super::{MBlock, Operand as MOp, OperandConstraint as C, PRegSet, VReg};
@@ -283,7 +286,13 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         self.m.vreg(class).map_err(|e| self.err(e.0))
     }
 
+    /// Appends an instruction to the current block; a constant or a frame or global address
+    /// also becomes its value's rematerialization hook ([`remat_op`]), so the allocator may
+    /// recompute it instead of reloading it.
     fn emit(&mut self, op: MachineOp, operands: Operands, clobbers: PRegSet) {
+        if let Some(hook) = remat_op(op, &operands) {
+            self.m.remat.push(hook);
+        }
         self.m.push(self.cur, op, operands, clobbers);
     }
 
