@@ -9,7 +9,9 @@
 //! stack, fixed register, reuse-input, limit), late uses and early defs, the same vreg
 //! fixed to two registers on one instruction (the multi-fixed-register case), and clobbers.
 //! [`env()`] gives the matching register environment (few registers, so values spill).
-//! [`sized`] makes a deterministic function of about `n` instructions for benchmarks.
+//! [`sized`] makes a deterministic function of about `n` instructions for benchmarks;
+//! [`alternating_args`] and [`reuse_chain`] are fixed pathological shapes (wasmtime issue
+//! 4291, regalloc2 issue 265) on x86-64's registers.
 //!
 //! Validity: a use names a vreg defined in a strictly dominating block or earlier in its own
 //! block (dominators computed iteratively on the generated CFG); per instruction, a register
@@ -515,6 +517,115 @@ pub fn sized(seed: u64, n: usize) -> MachineFunction {
     }
 }
 
+/// One value passed to `calls` calls, alternately in x86-64's first and second integer
+/// argument registers (`rdi`, `rsi`), each call clobbering every caller-saved register and
+/// defining a result in `rax` that the next call also takes (wasmtime issue 4291's shape:
+/// the value needs a home outside the clobbered registers and a copy into a different fixed
+/// register at every call). One block; about `calls` instructions.
+pub fn alternating_args(calls: usize) -> MachineFunction {
+    use crate::machine::targets::{Arch, TargetDesc};
+    let t = TargetDesc::new(Arch::X86_64);
+    let v = |i: usize| VReg::new(i as u32, RegClass::Int).expect("in range");
+    let fixed = |r: PReg| OperandConstraint::FixedReg(r);
+    let mut f = MachineFunction {
+        name: "alternating_args".into(),
+        target: "x86-64".into(),
+        num_vregs: calls + 2,
+        ..MachineFunction::default()
+    };
+    f.push_inst(
+        MachineOp::new(Opcode::Args),
+        &[
+            Operand::def(v(0), fixed(t.int_args[0])),
+            Operand::def(v(1), fixed(t.int_args[1])),
+        ],
+        PRegSet::empty(),
+    );
+    for k in 0..calls {
+        let (here, other) = if k % 2 == 0 {
+            (t.int_args[0], t.int_args[1])
+        } else {
+            (t.int_args[1], t.int_args[0])
+        };
+        f.push_inst(
+            MachineOp::imm(Opcode::Call, 0),
+            &[
+                Operand::use_(v(0), fixed(here)),
+                Operand::use_(v(k + 1), fixed(other)),
+                Operand::def(v(k + 2), fixed(t.int_ret)),
+            ],
+            t.caller_saved,
+        );
+    }
+    f.push_inst(
+        MachineOp::new(Opcode::Ret),
+        &[Operand::use_(v(calls + 1), fixed(t.int_ret))],
+        PRegSet::empty(),
+    );
+    f.close_block();
+    f.params.push(SmallVec::new());
+    f.succs.push(SmallVec::new());
+    f.branch_args.push(Default::default());
+    f.compute_preds();
+    f
+}
+
+/// A chain of `n` x86-64 two-address additions in one block, each def reusing its first
+/// input (`add def vK:reuse(1), use vK-1:reg, use vJ:reg`), where every fourth input also
+/// lives on past its instruction (a later addition reads it again), so some pairs can share
+/// a register and some cannot (regalloc2 issue 265's shape: reuse-heavy code).
+pub fn reuse_chain(n: usize) -> MachineFunction {
+    use crate::machine::targets::{Arch, TargetDesc};
+    let t = TargetDesc::new(Arch::X86_64);
+    let v = |i: usize| VReg::new(i as u32, RegClass::Int).expect("in range");
+    let mut f = MachineFunction {
+        name: "reuse_chain".into(),
+        target: "x86-64".into(),
+        num_vregs: n + 2,
+        ..MachineFunction::default()
+    };
+    f.push_inst(
+        MachineOp::new(Opcode::Args),
+        &[
+            Operand::def(v(0), OperandConstraint::FixedReg(t.int_args[0])),
+            Operand::def(v(1), OperandConstraint::FixedReg(t.int_args[1])),
+        ],
+        PRegSet::empty(),
+    );
+    for k in 2..n + 2 {
+        // The second input: the value four back when that one is still live (every fourth
+        // value is read twice), else the first argument.
+        let second = if k >= 6 && (k - 4) % 4 == 0 {
+            v(k - 4)
+        } else {
+            v(0)
+        };
+        f.push_inst(
+            MachineOp::new(Opcode::Add),
+            &[
+                Operand::def(v(k), OperandConstraint::Reuse(1)),
+                Operand::use_(v(k - 1), OperandConstraint::Reg),
+                Operand::use_(second, OperandConstraint::Reg),
+            ],
+            PRegSet::empty(),
+        );
+    }
+    f.push_inst(
+        MachineOp::new(Opcode::Ret),
+        &[Operand::use_(
+            v(n + 1),
+            OperandConstraint::FixedReg(t.int_ret),
+        )],
+        PRegSet::empty(),
+    );
+    f.close_block();
+    f.params.push(SmallVec::new());
+    f.succs.push(SmallVec::new());
+    f.branch_args.push(Default::default());
+    f.compute_preds();
+    f
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,6 +652,21 @@ mod tests {
             shapes.iter().all(|&s| s > 50),
             "coverage too thin: {shapes:?}"
         );
+    }
+
+    /// The pathological shapes are valid, and our allocator's output for them satisfies both
+    /// checkers in x86-64's environment.
+    #[test]
+    fn pathological_shapes_allocate_and_check() {
+        let env = crate::machine::targets::TargetDesc::new(crate::stage::Arch::X86_64).env;
+        let mut ctx = crate::regalloc::ion::IonContext::default();
+        let mut tally = crate::fuzzing::ion::Tally::default();
+        for f in [alternating_args(200), reuse_chain(300)] {
+            let defects = crate::machine::verify::verify(&f);
+            assert!(defects.is_empty(), "@{}: {defects:?}", f.name);
+            crate::fuzzing::ion::check_function(&mut ctx, &f, &env, &mut tally);
+        }
+        assert_eq!(tally.accepted, 2, "{tally:?}");
     }
 
     #[test]

@@ -53,6 +53,23 @@ impl Edit {
     }
 }
 
+/// The edits of an output by kind, and their loop-weighted cost (issue 23's measure): a
+/// spill (register to slot) costs 1, a reload (slot to register) 4, a register move 0.2, a
+/// rematerialization 1, each times 4^(loop depth of the edit's block).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct EditCosts {
+    /// Register to slot moves.
+    pub spills: usize,
+    /// Slot to register moves.
+    pub reloads: usize,
+    /// Register to register moves.
+    pub moves: usize,
+    /// Rematerializations.
+    pub remats: usize,
+    /// The loop-weighted cost in tenths (integral: a move is 2 tenths).
+    pub cost_tenths: u64,
+}
+
 /// Per-operand allocations, edits and spill-slot count of one allocated function.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AllocOutput {
@@ -78,6 +95,47 @@ impl AllocOutput {
             .get(i + 1)
             .map_or(self.allocs.len(), |&e| e as usize);
         self.allocs.get(start as usize..end).unwrap_or(&[])
+    }
+
+    /// The edits by kind and their loop-weighted cost ([`EditCosts`]) for `f`; registers in
+    /// `fixed_stack` name stack locations. O(edits + blocks + edges).
+    pub fn edit_costs<F: crate::machine::MachineRead + ?Sized>(
+        &self,
+        f: &F,
+        fixed_stack: crate::machine::PRegSet,
+    ) -> EditCosts {
+        let depth = super::ranges::loop_depths(f);
+        let mut block_ends: Vec<(u32, u32)> = f
+            .blocks()
+            .map(|b| (f.block_insts(b).end.0, depth[b.index()]))
+            .collect();
+        block_ends.sort_unstable();
+        let stack = |a: Allocation| match a {
+            Allocation::Stack(_) => true,
+            Allocation::Reg(r) => fixed_stack.contains(r),
+            Allocation::None => false,
+        };
+        let mut c = EditCosts::default();
+        for &(p, e) in &self.edits {
+            let inst = p.inst().0;
+            let k = block_ends.partition_point(|&(end, _)| end <= inst);
+            let d = block_ends.get(k).map_or(0, |&(_, d)| d);
+            let tenths = if e.remat.is_some() {
+                c.remats += 1;
+                10
+            } else if stack(e.from) {
+                c.reloads += 1;
+                40
+            } else if stack(e.to) {
+                c.spills += 1;
+                10
+            } else {
+                c.moves += 1;
+                2
+            };
+            c.cost_tenths += tenths * 4u64.saturating_pow(d.min(20));
+        }
+        c
     }
 
     /// Rematerializations among the edits.
