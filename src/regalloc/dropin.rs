@@ -82,7 +82,7 @@ pub fn run<F: ra2::Function>(
 ///
 /// # Errors
 /// `CritEdge` for an edge from a block with several successors to one with several
-/// predecessors; `BB` for an ill-formed function; `TooManyLiveRegs` for constraints no
+/// predecessors; `BB` for an ill-formed function (or a block parameter in [`Ctx::remat`]); `TooManyLiveRegs` for constraints no
 /// allocation satisfies; `TooManyOperands` for an operand index beyond 255.
 pub fn run_with_ctx<'a, F: ra2::Function>(
     func: &F,
@@ -139,4 +139,62 @@ pub fn run_with_ctx<'a, F: ra2::Function>(
         (slot, vreg_to(v))
     }));
     Ok(&ctx.output)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::regalloc::to_regalloc2::Presented;
+
+    /// A drop-in user lists a constant in `Ctx::remat`: the output recomputes it (a move from
+    /// a listed pseudo slot) where it would be reloaded, regalloc2's checker accepts the
+    /// output as it stands, and without the list there is no pseudo slot.
+    #[test]
+    fn remat_hook_through_the_drop_in() {
+        let text = "function @f target x86-64 {
+block0:
+  args def v0i:fixed(rdi)
+  movi #7 def v1i:reg
+  store.i64 #0 use v0i:reg, use v1i:reg
+  call #0 clobbers(rax rcx rdx rsi rdi r8 r9 r10 r11)
+  store.i64 #8 use v1i:reg, use v1i:reg
+  ret
+}
+";
+        let f = crate::machine::text::parse_functions(text, "t")
+            .unwrap()
+            .remove(0);
+        let presented = Presented::new(&f);
+        // Two caller-saved registers per class: v1 cannot stay in one across the call.
+        let mut ours = crate::machine::targets::TargetDesc::new(crate::stage::Arch::X86_64).env;
+        for c in 0..3 {
+            ours.preferred[c].truncate(2);
+            ours.non_preferred[c].clear();
+        }
+        let env = crate::regalloc::to_regalloc2::env_to(&ours);
+        let opts = ra2::RegallocOptions::default();
+        let mut ctx = Ctx::default();
+        let plain = run_with_ctx(&presented, &env, &opts, &mut ctx)
+            .unwrap()
+            .clone();
+        assert!(ctx.remat_slots.is_empty());
+        ctx.remat = vec![vreg_to(f.operands[1][0].vreg)];
+        let out = run_with_ctx(&presented, &env, &opts, &mut ctx)
+            .unwrap()
+            .clone();
+        assert_eq!(ctx.remat_slots.len(), 1, "{:?}", out.edits);
+        let slot = ra2::Allocation::stack(ctx.remat_slots[0].0);
+        let recomputed = out
+            .edits
+            .iter()
+            .filter(|(_, ra2::Edit::Move { from, .. })| *from == slot)
+            .count();
+        assert!(recomputed >= 1, "{:?}", out.edits);
+        let mut checker = ra2::checker::Checker::new(&presented, &env);
+        checker.prepare(&out);
+        checker
+            .run()
+            .expect("regalloc2's checker accepts the presented remats");
+        assert!(plain.num_spillslots >= 1, "{:?}", plain.edits);
+    }
 }
