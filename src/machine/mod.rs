@@ -240,8 +240,10 @@ pub trait MachineRead {
     /// The rematerialization hook: the instruction that recomputes `vreg` anywhere (cheap,
     /// without side effects, reading no register: a constant, a frame or global address),
     /// or `None` when the value must be kept (spilled and reloaded). The allocator may
-    /// recompute such a value instead of reloading it (a remat edit); `op` is what an
-    /// emitter executes for that edit. Default: no value is rematerializable.
+    /// recompute such a value instead of reloading it (a remat edit) at any point a move
+    /// may go, so `op` must change nothing but its destination (an emitter uses a
+    /// flag-preserving form: `mov imm`, not `xor r, r`, since a remat may sit between an
+    /// `add` and its `adc`). Default: no value is rematerializable.
     fn remat(&self, vreg: VReg) -> Option<function::MachineOp> {
         let _ = vreg;
         None
