@@ -517,53 +517,35 @@ pub fn sized(seed: u64, n: usize) -> MachineFunction {
     }
 }
 
-/// One value passed to `calls` calls, alternately in x86-64's first and second integer
-/// argument registers (`rdi`, `rsi`), each call clobbering every caller-saved register and
-/// defining a result in `rax` that the next call also takes (wasmtime issue 4291's shape:
-/// the value needs a home outside the clobbered registers and a copy into a different fixed
-/// register at every call). One block; about `calls` instructions. The clobbers leave out
-/// the result register, as lowering's do.
-pub fn alternating_args(calls: usize) -> MachineFunction {
+/// A one-block x86-64 function `name` over `num_vregs` integer vregs: `args` defines v0 and
+/// v1 in the first two argument registers, `body` appends the instructions, and the return
+/// reads the last vreg in the result register.
+fn x86_one_block(
+    name: &str,
+    num_vregs: usize,
+    body: impl FnOnce(&mut MachineFunction, &crate::machine::targets::TargetDesc),
+) -> MachineFunction {
     use crate::machine::targets::{Arch, TargetDesc};
     let t = TargetDesc::new(Arch::X86_64);
-    let v = |i: usize| VReg::new(i as u32, RegClass::Int).expect("in range");
-    let fixed = |r: PReg| OperandConstraint::FixedReg(r);
-    // As lowering does: a call clobbers the caller-saved registers but its result's.
-    let mut clobbers = t.caller_saved;
-    clobbers.remove(t.int_ret);
+    let fixed = OperandConstraint::FixedReg;
     let mut f = MachineFunction {
-        name: "alternating_args".into(),
+        name: name.into(),
         target: "x86-64".into(),
-        num_vregs: calls + 2,
+        num_vregs,
         ..MachineFunction::default()
     };
     f.push_inst(
         MachineOp::new(Opcode::Args),
         &[
-            Operand::def(v(0), fixed(t.int_args[0])),
-            Operand::def(v(1), fixed(t.int_args[1])),
+            Operand::def(int_vreg(0), fixed(t.int_args[0])),
+            Operand::def(int_vreg(1), fixed(t.int_args[1])),
         ],
         PRegSet::empty(),
     );
-    for k in 0..calls {
-        let (here, other) = if k % 2 == 0 {
-            (t.int_args[0], t.int_args[1])
-        } else {
-            (t.int_args[1], t.int_args[0])
-        };
-        f.push_inst(
-            MachineOp::imm(Opcode::Call, 0),
-            &[
-                Operand::use_(v(0), fixed(here)),
-                Operand::use_(v(k + 1), fixed(other)),
-                Operand::def(v(k + 2), fixed(t.int_ret)),
-            ],
-            clobbers,
-        );
-    }
+    body(&mut f, &t);
     f.push_inst(
         MachineOp::new(Opcode::Ret),
-        &[Operand::use_(v(calls + 1), fixed(t.int_ret))],
+        &[Operand::use_(int_vreg(num_vregs - 1), fixed(t.int_ret))],
         PRegSet::empty(),
     );
     f.close_block();
@@ -574,60 +556,62 @@ pub fn alternating_args(calls: usize) -> MachineFunction {
     f
 }
 
+/// Integer vreg `i`.
+fn int_vreg(i: usize) -> VReg {
+    VReg::new(i as u32, RegClass::Int).expect("in range")
+}
+
+/// One value passed to `calls` calls, alternately in x86-64's first and second integer
+/// argument registers (`rdi`, `rsi`), each call clobbering every caller-saved register and
+/// defining a result in `rax` that the next call also takes (wasmtime issue 4291's shape:
+/// the value needs a home outside the clobbered registers and a copy into a different fixed
+/// register at every call). One block; about `calls` instructions. The clobbers leave out
+/// the result register, as lowering's do.
+pub fn alternating_args(calls: usize) -> MachineFunction {
+    x86_one_block("alternating_args", calls + 2, |f, t| {
+        let fixed = OperandConstraint::FixedReg;
+        let mut clobbers = t.caller_saved;
+        clobbers.remove(t.int_ret);
+        for k in 0..calls {
+            let (here, other) = if k % 2 == 0 {
+                (t.int_args[0], t.int_args[1])
+            } else {
+                (t.int_args[1], t.int_args[0])
+            };
+            f.push_inst(
+                MachineOp::imm(Opcode::Call, 0),
+                &[
+                    Operand::use_(int_vreg(0), fixed(here)),
+                    Operand::use_(int_vreg(k + 1), fixed(other)),
+                    Operand::def(int_vreg(k + 2), fixed(t.int_ret)),
+                ],
+                clobbers,
+            );
+        }
+    })
+}
+
 /// A chain of `n` x86-64 two-address additions in one block, each def reusing its first
 /// input (`add def vK:reuse(1), use vK-1:reg, use vJ:reg`), where every fourth input also
 /// lives on past its instruction (a later addition reads it again), so some pairs can share
 /// a register and some cannot (regalloc2 issue 265's shape: reuse-heavy code).
 pub fn reuse_chain(n: usize) -> MachineFunction {
-    use crate::machine::targets::{Arch, TargetDesc};
-    let t = TargetDesc::new(Arch::X86_64);
-    let v = |i: usize| VReg::new(i as u32, RegClass::Int).expect("in range");
-    let mut f = MachineFunction {
-        name: "reuse_chain".into(),
-        target: "x86-64".into(),
-        num_vregs: n + 2,
-        ..MachineFunction::default()
-    };
-    f.push_inst(
-        MachineOp::new(Opcode::Args),
-        &[
-            Operand::def(v(0), OperandConstraint::FixedReg(t.int_args[0])),
-            Operand::def(v(1), OperandConstraint::FixedReg(t.int_args[1])),
-        ],
-        PRegSet::empty(),
-    );
-    for k in 2..n + 2 {
-        // The second input: the value four back when that one is still live (every fourth
-        // value is read twice), else the first argument.
-        let second = if k >= 6 && (k - 4) % 4 == 0 {
-            v(k - 4)
-        } else {
-            v(0)
-        };
-        f.push_inst(
-            MachineOp::new(Opcode::Add),
-            &[
-                Operand::def(v(k), OperandConstraint::Reuse(1)),
-                Operand::use_(v(k - 1), OperandConstraint::Reg),
-                Operand::use_(second, OperandConstraint::Reg),
-            ],
-            PRegSet::empty(),
-        );
-    }
-    f.push_inst(
-        MachineOp::new(Opcode::Ret),
-        &[Operand::use_(
-            v(n + 1),
-            OperandConstraint::FixedReg(t.int_ret),
-        )],
-        PRegSet::empty(),
-    );
-    f.close_block();
-    f.params.push(SmallVec::new());
-    f.succs.push(SmallVec::new());
-    f.branch_args.push(Default::default());
-    f.compute_preds();
-    f
+    x86_one_block("reuse_chain", n + 2, |f, _| {
+        for k in 2..n + 2 {
+            // The second input: the value four back when that one is still live (every
+            // fourth value is read twice), else the first argument.
+            let second = if k >= 6 && (k - 4) % 4 == 0 { k - 4 } else { 0 };
+            f.push_inst(
+                MachineOp::new(Opcode::Add),
+                &[
+                    Operand::def(int_vreg(k), OperandConstraint::Reuse(1)),
+                    Operand::use_(int_vreg(k - 1), OperandConstraint::Reg),
+                    Operand::use_(int_vreg(second), OperandConstraint::Reg),
+                ],
+                PRegSet::empty(),
+            );
+        }
+    })
 }
 
 #[cfg(test)]
