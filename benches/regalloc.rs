@@ -15,6 +15,15 @@
 //! bundle (regalloc2's issue 203 shape); near-linear means the 50k time is about 10x the 5k.
 //! `liveness_cutoff`: dense against chunked liveness on generated functions of 300 to 6,000
 //! instructions, where the two cross (`liveness::CHUNKED_FROM_INSTS`).
+//! `pathological`: our whole allocation (`ion::allocate`, pooled context), throughput per
+//! instruction, on the shapes that made allocators superlinear: `fan_in` (50,000
+//! blockparam flows into one bundle, regalloc2 issue 203), `alternating_args` (one value
+//! passed in alternating argument registers to 10,000 clobbering calls, wasmtime issue
+//! 4291), `huge` (a generated function of about 100,000 instructions), `reuse_chain`
+//! (10,000 two-address additions, regalloc2 issue 265), and `typical` (a generated
+//! function of about 1,000 instructions) as the reference: each shape's time per
+//! instruction should be within 2x of the typical one (and of the corpus average `strata
+//! bench` prints).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use strata::fuzzing::{bundle_merge, machine_gen};
@@ -179,6 +188,37 @@ fn bench_fan_in(c: &mut Criterion) {
     g.finish();
 }
 
+fn bench_pathological(c: &mut Criterion) {
+    use strata::regalloc::ion::{allocate, IonContext};
+    let generic = machine_gen::env(false);
+    let x86 = strata::machine::targets::TargetDesc::new(strata::stage::Arch::X86_64).env;
+    let shapes = [
+        ("typical", machine_gen::sized(7, 1000), &generic),
+        ("fan_in", bundle_merge::fan_in(50000), &generic),
+        (
+            "alternating_args",
+            machine_gen::alternating_args(10000),
+            &x86,
+        ),
+        ("huge", machine_gen::sized(7, 100_000), &generic),
+        ("reuse_chain", machine_gen::reuse_chain(10000), &x86),
+    ];
+    let mut g = c.benchmark_group("pathological");
+    g.sample_size(10);
+    let mut ctx = IonContext::default();
+    for (name, f, env) in &shapes {
+        let insts = f.ops.len() as u64;
+        g.throughput(Throughput::Elements(insts));
+        g.bench_function(BenchmarkId::new(*name, insts), |b| {
+            b.iter(|| {
+                allocate(f, env, &mut ctx).expect("allocates");
+                black_box(ctx.state.output.edits.len())
+            })
+        });
+    }
+    g.finish();
+}
+
 /// Dense against chunked liveness across sizes, to place `liveness::CHUNKED_FROM_INSTS`.
 fn bench_liveness_cutoff(c: &mut Criterion) {
     let mut g = c.benchmark_group("liveness_cutoff");
@@ -200,6 +240,7 @@ criterion_group!(
     bench_moves,
     bench_phases,
     bench_fan_in,
-    bench_liveness_cutoff
+    bench_liveness_cutoff,
+    bench_pathological
 );
 criterion_main!(benches);

@@ -3,8 +3,11 @@
 //! `trace-log`) on the same functions of `../shared/regalloc-corpus/`, in one run.
 //!
 //! Prints per module: functions, instructions, time per instruction (sum over functions of
-//! the fastest of `REPEAT` runs, alternating allocators), edits per 100 instructions and
-//! spill slots, ours and regalloc2's, with the ratios.
+//! the fastest of `REPEAT` runs, alternating allocators), edits per 100 instructions, the
+//! loop-weighted edit cost (spill 1, reload 4, register move 0.2, remat 1, times 4^loop
+//! depth; [`strata::regalloc::output::AllocOutput::edit_costs`]) and spill slots, ours and
+//! regalloc2's, with the ratios. (These functions carry no rematerialization hook, so
+//! neither side rematerializes.)
 //!
 //! Run: `cargo run --release --example regalloc_compare [REPEAT]` (default 3).
 
@@ -32,9 +35,9 @@ fn main() {
         std::process::exit(2);
     }
     println!(
-        "| module | functions | instructions | ns/inst ours | ns/inst regalloc2 | time ratio | edits/100 ours | edits/100 regalloc2 | spill slots ours | spill slots regalloc2 |"
+        "| module | functions | instructions | ns/inst ours | ns/inst regalloc2 | time ratio | edits/100 ours | edits/100 regalloc2 | cost ours | cost regalloc2 | spill slots ours | spill slots regalloc2 |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     let opts = ra2::RegallocOptions::default();
     let mut ours_ctx = strata::regalloc::Ctx::default();
     let mut theirs_ctx = ra2::Ctx::default();
@@ -45,6 +48,7 @@ fn main() {
             .collect();
         let (mut insts, mut t_ours, mut t_theirs) = (0usize, 0f64, 0f64);
         let (mut e_ours, mut e_theirs, mut s_ours, mut s_theirs) = (0, 0, 0, 0);
+        let (mut c_ours, mut c_theirs) = (0u64, 0u64);
         for sf in &funcs {
             let env = sf.machine_env().clone();
             insts += ra2::Function::num_insts(sf);
@@ -61,15 +65,25 @@ fn main() {
             let o = strata::regalloc::run_with_ctx(sf, &env, &opts, &mut ours_ctx).expect("ours");
             e_ours += o.edits.len();
             s_ours += o.num_spillslots;
+            let fixed_stack = ours_ctx.ion.state.fixed_stack;
+            c_ours += ours_ctx
+                .ion
+                .state
+                .output
+                .edit_costs(&ours_ctx.func, fixed_stack)
+                .cost_tenths;
             let t = ra2::run_with_ctx(sf, &env, &opts, &mut theirs_ctx).expect("regalloc2");
             e_theirs += t.edits.len();
             s_theirs += t.num_spillslots;
+            c_theirs += strata::regalloc::regalloc2_model::output_from_regalloc2(t)
+                .edit_costs(&ours_ctx.func, fixed_stack)
+                .cost_tenths;
             t_ours += best_o;
             t_theirs += best_t;
         }
         let n = insts as f64;
         println!(
-            "| {} | {} | {} | {:.0} | {:.0} | {:.2}x | {:.1} | {:.1} | {} | {} |",
+            "| {} | {} | {} | {:.0} | {:.0} | {:.2}x | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} |",
             module
                 .file_name()
                 .map(|s| s.to_string_lossy())
@@ -81,6 +95,8 @@ fn main() {
             t_ours / t_theirs,
             100.0 * e_ours as f64 / n,
             100.0 * e_theirs as f64 / n,
+            c_ours as f64 / 10.0,
+            c_theirs as f64 / 10.0,
             s_ours,
             s_theirs
         );

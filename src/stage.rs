@@ -467,6 +467,9 @@ pub struct PassOptions {
     pub allocator: Allocator,
     /// Our allocator records debug annotations per program point (`--annotate`).
     pub annotate_alloc: bool,
+    /// Our allocator ignores the rematerialization hook (spills and reloads every value;
+    /// `--no-remat`, for comparisons).
+    pub no_remat: bool,
 }
 
 /// The register allocator the `regalloc` pass uses.
@@ -489,6 +492,7 @@ impl Default for PassOptions {
             target: Arch::X86_64,
             allocator: Allocator::Ion,
             annotate_alloc: false,
+            no_remat: false,
         }
     }
 }

@@ -923,7 +923,10 @@ fn unknown_target_is_a_usage_error_listing_the_targets() {
     let out = strata(&["compile", "--target", "sparc", "-"], Some(""));
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
-    assert!(err.contains("unknown target `sparc` (x86-64, aarch64)"), "{err}");
+    assert!(
+        err.contains("unknown target `sparc` (x86-64, aarch64)"),
+        "{err}"
+    );
     let out = strata(&["bench", "--target", "sparc"], None);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);

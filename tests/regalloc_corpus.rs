@@ -50,7 +50,7 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
                 continue;
             }
             let mut theirs = ra2::checker::Checker::new(&sf, &env);
-            theirs.prepare(&output_to_regalloc2(out));
+            theirs.prepare(&output_to_regalloc2(&sf, out));
             if let Err(e) = theirs.run() {
                 failures.push(format!("{name}: regalloc2's checker: {e:?}"));
                 continue;

@@ -10,7 +10,9 @@
 //!     asserted in debug builds);
 //! (c) our checker accepts the output, and (feature `regalloc2`) so does regalloc2's.
 //! Reduced register environments (two or three registers per class) force eviction,
-//! splitting and second chance.
+//! splitting and second chance. Both checks give a drawn share of the instruction-defined
+//! values a rematerialization hook ([`add_remat_hooks`]), so spilled values are recomputed
+//! (remat edits, judged by both checkers: regalloc2's sees them as moves from pseudo slots).
 //!
 //! Complexity: one allocation and two checker runs per input.
 //!
@@ -18,7 +20,7 @@
 
 use super::machine_gen::{self, MachineGenOptions};
 use crate::machine::function::MachineFunction;
-use crate::machine::{MachineEnv, PRegSet};
+use crate::machine::{MachineEnv, PRegSet, VReg};
 use crate::regalloc::checker;
 use crate::regalloc::ion::{allocate, IonContext, IonStats};
 use crate::regalloc::location::{PReg, RegClass};
@@ -118,6 +120,7 @@ pub fn check_function_with(
     t.second_chance += s.second_chance;
     t.spilled += s.spilled;
     t.edits += s.edits;
+    t.remats += s.remats;
     tally.accepted += 1;
 }
 
@@ -126,10 +129,11 @@ pub fn check_function_with(
 /// constraints regalloc2 cannot meet either) and its invariants hold.
 pub fn check(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(f) = machine_gen::function(&mut u, &MachineGenOptions::default()) else {
+    let Ok(mut f) = machine_gen::function(&mut u, &MachineGenOptions::default()) else {
         return;
     };
     let n = u.int_in_range(2..=8u8).unwrap_or(8);
+    add_remat_hooks(&mut f, &mut u);
     let mut ctx = IonContext::default();
     if allocate(&f, &small_env(n, false), &mut ctx).is_ok() {
         if let Err(e) = crate::regalloc::ion::check_invariants(&mut ctx) {
@@ -142,11 +146,12 @@ pub fn check(data: &[u8]) {
 /// environment of 2 to 8 registers per class; both checkers accept the allocation.
 pub fn check_with_checkers(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(f) = machine_gen::function(&mut u, &MachineGenOptions::default()) else {
+    let Ok(mut f) = machine_gen::function(&mut u, &MachineGenOptions::default()) else {
         return;
     };
     let n = u.int_in_range(2..=8u8).unwrap_or(8);
     let scratch = u.arbitrary::<bool>().unwrap_or(false);
+    add_remat_hooks(&mut f, &mut u);
     // Strict (a refusal where regalloc2 allocates fails) only when every register the
     // generator fixes is allocatable: in a cut-down environment regalloc2 may keep a
     // register-constrained value in a register that only a fixed constraint names.
@@ -158,6 +163,35 @@ pub fn check_with_checkers(data: &[u8]) {
         n >= machine_gen::REGS,
         &mut Tally::default(),
     );
+}
+
+/// Gives a drawn share (none, a quarter, half, three quarters or all) of the values an
+/// instruction defines a rematerialization hook (`movi` of the vreg index: the generator's
+/// instructions are abstract, so any def stands for a recomputable one); block parameters
+/// never get one. Draws past the end of the input give none.
+pub fn add_remat_hooks(f: &mut MachineFunction, u: &mut Unstructured<'_>) {
+    let share = u.int_in_range(0..=4u8).unwrap_or(0);
+    set_remat_hooks(f, |_| share > 0 && u.ratio(share, 4).unwrap_or(false));
+}
+
+/// Replaces `f`'s rematerialization hook with one for every instruction-defined value that
+/// `keep` accepts (see [`add_remat_hooks`]).
+pub fn set_remat_hooks(f: &mut MachineFunction, mut keep: impl FnMut(VReg) -> bool) {
+    use crate::machine::function::{MachineOp, Opcode};
+    use crate::machine::OperandKind;
+    f.remat.clear();
+    for ops in &f.operands {
+        for op in ops {
+            if op.kind == OperandKind::Def && op.vreg.is_value() && keep(op.vreg) {
+                f.remat.push((
+                    op.vreg,
+                    MachineOp::imm(Opcode::MovImm, op.vreg.index() as i64),
+                ));
+            }
+        }
+    }
+    f.remat.sort_unstable_by_key(|(v, _)| v.index());
+    f.remat.dedup_by_key(|(v, _)| v.index());
 }
 
 /// A generated function as machine text (for failure reports; a `.mir` filetest can start
@@ -310,6 +344,32 @@ mod tests {
         assert!(
             s.evictions > 0 && s.splits > 0 && s.second_chance > 0 && s.spilled > 0,
             "{tally:?}"
+        );
+    }
+
+    /// Generated functions with every instruction-defined value rematerializable, in
+    /// reduced environments: spilled values are recomputed (some remat edits, fewer spill
+    /// slots than without the hook), and both checkers accept every output
+    /// ([`check_function`] asserts it).
+    #[test]
+    fn remat_hooks_give_remat_edits_both_checkers_accept() {
+        let mut ctx = IonContext::default();
+        let (mut with, mut without) = (Tally::default(), Tally::default());
+        let (mut slots_with, mut slots_without) = (0, 0);
+        for seed in 0..200u64 {
+            let mut f = machine_gen::seeded(seed);
+            let env = small_env(2 + (seed % 3) as u8, seed % 2 == 0);
+            check_function(&mut ctx, &f, &env, &mut without);
+            slots_without += ctx.state.stats.spill_slots;
+            set_remat_hooks(&mut f, |_| true);
+            check_function(&mut ctx, &f, &env, &mut with);
+            slots_with += ctx.state.stats.spill_slots;
+        }
+        eprintln!("remat: {with:?}, slots {slots_with} (without: {slots_without})");
+        assert!(with.stats.remats > 0, "{with:?}");
+        assert!(
+            slots_with < slots_without,
+            "{slots_with} >= {slots_without}"
         );
     }
 }

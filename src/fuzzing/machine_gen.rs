@@ -9,7 +9,9 @@
 //! stack, fixed register, reuse-input, limit), late uses and early defs, the same vreg
 //! fixed to two registers on one instruction (the multi-fixed-register case), and clobbers.
 //! [`env()`] gives the matching register environment (few registers, so values spill).
-//! [`sized`] makes a deterministic function of about `n` instructions for benchmarks.
+//! [`sized`] makes a deterministic function of about `n` instructions for benchmarks;
+//! [`alternating_args`] and [`reuse_chain`] are fixed pathological shapes (wasmtime issue
+//! 4291, regalloc2 issue 265) on x86-64's registers.
 //!
 //! Validity: a use names a vreg defined in a strictly dominating block or earlier in its own
 //! block (dominators computed iteratively on the generated CFG); per instruction, a register
@@ -515,6 +517,103 @@ pub fn sized(seed: u64, n: usize) -> MachineFunction {
     }
 }
 
+/// A one-block x86-64 function `name` over `num_vregs` integer vregs: `args` defines v0 and
+/// v1 in the first two argument registers, `body` appends the instructions, and the return
+/// reads the last vreg in the result register.
+fn x86_one_block(
+    name: &str,
+    num_vregs: usize,
+    body: impl FnOnce(&mut MachineFunction, &crate::machine::targets::TargetDesc),
+) -> MachineFunction {
+    use crate::machine::targets::{Arch, TargetDesc};
+    let t = TargetDesc::new(Arch::X86_64);
+    let fixed = OperandConstraint::FixedReg;
+    let mut f = MachineFunction {
+        name: name.into(),
+        target: "x86-64".into(),
+        num_vregs,
+        ..MachineFunction::default()
+    };
+    f.push_inst(
+        MachineOp::new(Opcode::Args),
+        &[
+            Operand::def(int_vreg(0), fixed(t.int_args[0])),
+            Operand::def(int_vreg(1), fixed(t.int_args[1])),
+        ],
+        PRegSet::empty(),
+    );
+    body(&mut f, &t);
+    f.push_inst(
+        MachineOp::new(Opcode::Ret),
+        &[Operand::use_(int_vreg(num_vregs - 1), fixed(t.int_ret))],
+        PRegSet::empty(),
+    );
+    f.close_block();
+    f.params.push(SmallVec::new());
+    f.succs.push(SmallVec::new());
+    f.branch_args.push(Default::default());
+    f.compute_preds();
+    f
+}
+
+/// Integer vreg `i`.
+fn int_vreg(i: usize) -> VReg {
+    VReg::new(i as u32, RegClass::Int).expect("in range")
+}
+
+/// One value passed to `calls` calls, alternately in x86-64's first and second integer
+/// argument registers (`rdi`, `rsi`), each call clobbering every caller-saved register and
+/// defining a result in `rax` that the next call also takes (wasmtime issue 4291's shape:
+/// the value needs a home outside the clobbered registers and a copy into a different fixed
+/// register at every call). One block; about `calls` instructions. The clobbers leave out
+/// the result register, as lowering's do.
+pub fn alternating_args(calls: usize) -> MachineFunction {
+    x86_one_block("alternating_args", calls + 2, |f, t| {
+        let fixed = OperandConstraint::FixedReg;
+        let mut clobbers = t.caller_saved;
+        clobbers.remove(t.int_ret);
+        for k in 0..calls {
+            let (here, other) = if k % 2 == 0 {
+                (t.int_args[0], t.int_args[1])
+            } else {
+                (t.int_args[1], t.int_args[0])
+            };
+            f.push_inst(
+                MachineOp::imm(Opcode::Call, 0),
+                &[
+                    Operand::use_(int_vreg(0), fixed(here)),
+                    Operand::use_(int_vreg(k + 1), fixed(other)),
+                    Operand::def(int_vreg(k + 2), fixed(t.int_ret)),
+                ],
+                clobbers,
+            );
+        }
+    })
+}
+
+/// A chain of `n` x86-64 two-address additions in one block, each def reusing its first
+/// input (`add def vK:reuse(1), use vK-1:reg, use vJ:reg`), where every fourth input also
+/// lives on past its instruction (a later addition reads it again), so some pairs can share
+/// a register and some cannot (regalloc2 issue 265's shape: reuse-heavy code).
+pub fn reuse_chain(n: usize) -> MachineFunction {
+    x86_one_block("reuse_chain", n + 2, |f, _| {
+        for k in 2..n + 2 {
+            // The second input: the value four back when that one is still live (every
+            // fourth value is read twice), else the first argument.
+            let second = if k >= 6 && (k - 4) % 4 == 0 { k - 4 } else { 0 };
+            f.push_inst(
+                MachineOp::new(Opcode::Add),
+                &[
+                    Operand::def(int_vreg(k), OperandConstraint::Reuse(1)),
+                    Operand::use_(int_vreg(k - 1), OperandConstraint::Reg),
+                    Operand::use_(int_vreg(second), OperandConstraint::Reg),
+                ],
+                PRegSet::empty(),
+            );
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,6 +640,21 @@ mod tests {
             shapes.iter().all(|&s| s > 50),
             "coverage too thin: {shapes:?}"
         );
+    }
+
+    /// The pathological shapes are valid, and our allocator's output for them satisfies both
+    /// checkers in x86-64's environment.
+    #[test]
+    fn pathological_shapes_allocate_and_check() {
+        let env = crate::machine::targets::TargetDesc::new(crate::stage::Arch::X86_64).env;
+        let mut ctx = crate::regalloc::ion::IonContext::default();
+        let mut tally = crate::fuzzing::ion::Tally::default();
+        for f in [alternating_args(200), reuse_chain(300)] {
+            let defects = crate::machine::verify::verify(&f);
+            assert!(defects.is_empty(), "@{}: {defects:?}", f.name);
+            crate::fuzzing::ion::check_function(&mut ctx, &f, &env, &mut tally);
+        }
+        assert_eq!(tally.accepted, 2, "{tally:?}");
     }
 
     #[test]

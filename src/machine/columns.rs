@@ -89,6 +89,9 @@ pub struct MachineInfo {
     pub num_vregs: usize,
     /// Frame slots `(size, align)`.
     pub frame_slots: Vec<(u32, u32)>,
+    /// The per-value rematerialization hook, `(vreg, op)` sorted by vreg index (see
+    /// [`MachineRead::remat`]; vregs are no entities, so this column lives here).
+    pub remat: Vec<(VReg, MachineOp)>,
     /// Instruction rows in use.
     pub insts: usize,
     /// Block rows in use.
@@ -159,6 +162,7 @@ impl MachineLoader {
             branch_args,
             num_vregs,
             frame_slots,
+            remat,
         } = f;
         let (ni, nb) = (ops.len(), insts.len());
         let mut map = world
@@ -222,6 +226,7 @@ impl MachineLoader {
             target,
             num_vregs,
             frame_slots,
+            remat,
             insts: ni,
             blocks: nb,
         };
@@ -239,6 +244,7 @@ impl MachineLoader {
             target: info.target,
             num_vregs: info.num_vregs,
             frame_slots: info.frame_slots,
+            remat: info.remat,
             ..Default::default()
         };
         for (o, a, c) in self.insts.iter_mut(world).take(info.insts) {
@@ -392,6 +398,9 @@ impl MachineRead for MachineRef<'_> {
     }
     fn inst_clobbers(&self, inst: MInst) -> PRegSet {
         self.clobbers[inst.index()]
+    }
+    fn remat(&self, vreg: VReg) -> Option<MachineOp> {
+        super::function::remat_lookup(&self.info.remat, vreg)
     }
 }
 

@@ -457,6 +457,34 @@ pub struct MachineFunction {
     pub num_vregs: usize,
     /// Frame slots (`alloca`s): `(size, align)` in bytes, indexed by `frameaddr`'s immediate.
     pub frame_slots: Vec<(u32, u32)>,
+    /// The rematerialization hook: `(vreg, op)` for every value that `op` (cheap, without
+    /// side effects, reading no register) recomputes anywhere, sorted by vreg index, at most
+    /// one per vreg (see [`MachineRead::remat`]). Lowering sets it for constants and frame
+    /// and global addresses ([`remat_op`]).
+    pub remat: Vec<(VReg, MachineOp)>,
+}
+
+/// The rematerialization of a def by `op` with `operands`, when it has one: a constant
+/// (`movi`, `fconst`) or a frame or global address (`frameaddr`, `symaddr`) with one def and
+/// no other operand is recomputed by re-executing `op` (the rule lowering applies).
+pub fn remat_op(op: MachineOp, operands: &[Operand]) -> Option<(VReg, MachineOp)> {
+    let cheap = matches!(
+        op.opcode,
+        Opcode::MovImm | Opcode::FConst | Opcode::SymAddr | Opcode::FrameAddr
+    );
+    match operands {
+        [d] if cheap && d.kind == super::OperandKind::Def && d.vreg.is_value() => {
+            Some((d.vreg, op))
+        }
+        _ => None,
+    }
+}
+
+/// The operation in a sorted `(vreg, op)` remat list for `vreg` (binary search).
+pub fn remat_lookup(list: &[(VReg, MachineOp)], vreg: VReg) -> Option<MachineOp> {
+    list.binary_search_by_key(&vreg.index(), |(v, _)| v.index())
+        .ok()
+        .map(|k| list[k].1)
 }
 
 impl MachineFunction {
@@ -529,6 +557,9 @@ impl MachineRead for MachineFunction {
     fn inst_clobbers(&self, inst: MInst) -> PRegSet {
         self.clobbers[inst.index()]
     }
+    fn remat(&self, vreg: VReg) -> Option<MachineOp> {
+        remat_lookup(&self.remat, vreg)
+    }
 }
 
 /// One instruction while building.
@@ -563,6 +594,9 @@ pub struct MachineBuilder {
     pub next_vreg: u32,
     /// Frame slots.
     pub frame_slots: Vec<(u32, u32)>,
+    /// The rematerialization hook being collected: `(vreg, op)` in any order (sorted by
+    /// [`MachineBuilder::finish`]).
+    pub remat: Vec<(VReg, MachineOp)>,
 }
 
 /// Why a function cannot become a machine function.
@@ -662,6 +696,12 @@ impl MachineBuilder {
             target: target.to_string(),
             num_vregs: self.next_vreg as usize,
             frame_slots: self.frame_slots,
+            remat: {
+                let mut r = self.remat;
+                r.sort_unstable_by_key(|(v, _)| v.index());
+                r.dedup_by_key(|(v, _)| v.index());
+                r
+            },
             preds: vec![SmallVec::new(); n],
             ..Default::default()
         };

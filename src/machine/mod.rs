@@ -237,6 +237,17 @@ pub trait MachineRead {
     fn inst_operands(&self, inst: MInst) -> &[Operand];
     /// The physical registers `inst` clobbers (their values are lost across it).
     fn inst_clobbers(&self, inst: MInst) -> PRegSet;
+    /// The rematerialization hook: the instruction that recomputes `vreg` anywhere (cheap,
+    /// without side effects, reading no register: a constant, a frame or global address),
+    /// or `None` when the value must be kept (spilled and reloaded). The allocator may
+    /// recompute such a value instead of reloading it (a remat edit) at any point a move
+    /// may go, so `op` must change nothing but its destination (an emitter uses a
+    /// flag-preserving form: `mov imm`, not `xor r, r`, since a remat may sit between an
+    /// `add` and its `adc`). Default: no value is rematerializable.
+    fn remat(&self, vreg: VReg) -> Option<function::MachineOp> {
+        let _ = vreg;
+        None
+    }
     /// Spill slots a value of `class` takes (in units of the smallest slot, 8 bytes): a
     /// float-class register is a whole 128-bit xmm / v register, which may hold a vector
     /// ([`parts`]), so its slot is 16 bytes (as Cranelift sizes its float-class slots).

@@ -5,8 +5,9 @@
 //!
 //! ```text
 //! module   := function*
-//! function := "function" "@"NAME "target" TARGET "{" NL [frame NL] block* "}"
+//! function := "function" "@"NAME "target" TARGET "{" NL [frame NL] (remat NL)* block* "}"
 //! frame    := "frame" (SIZE "/" ALIGN)*             ; alloca slots, numbered from 0
+//! remat    := "remat" vreg ":" OPCODE ["#" IMM]     ; the value's rematerialization hook
 //! block    := "block"N ["(" vreg ("," vreg)* ")"] ":" NL inst*
 //! inst     := OPCODE["." SUFFIX] ["#" IMM] [item ("," item)*] [clobbers]
 //! item     := operand | target
@@ -226,6 +227,13 @@ pub fn print_function_with_symbols(f: &MachineFunction, symbols: &[&str]) -> Str
         out.push_str("frame");
         for (size, align) in &f.frame_slots {
             write!(out, " {size}/{align}").unwrap();
+        }
+        out.push('\n');
+    }
+    for (v, op) in &f.remat {
+        write!(out, "remat {v}: {}", op.opcode.name()).unwrap();
+        if op.opcode.has_imm() {
+            write!(out, " #{}", op.imm).unwrap();
         }
         out.push('\n');
     }
@@ -647,6 +655,33 @@ pub fn parse_functions_with_symbols(
             }
             continue;
         }
+        if head == "remat" {
+            let v = p.vreg(&mut l)?;
+            p.expect_punct(&mut l, ':', "after the rematerialized vreg")?;
+            let (name, ncol) = p.word(&mut l, "the opcode that recomputes the value")?;
+            let opcode = Opcode::from_name(name)
+                .filter(|o| o.suffixes().is_empty())
+                .ok_or_else(|| {
+                    p.err(
+                        line_no,
+                        ncol,
+                        format!("`{name}` is no opcode without a suffix"),
+                    )
+                })?;
+            let mut imm = 0i64;
+            if opcode.has_imm() {
+                p.expect_punct(&mut l, '#', &format!("`{name}` takes an immediate `#N`"))?;
+                imm = p.number(&mut l, "a 64-bit integer")?;
+            }
+            if !l.at_end() {
+                return Err(p.err(line_no, l.col(), "text after the remat hook"));
+            }
+            if f.remat.iter().any(|(w, _)| w.index() == v.index()) {
+                return Err(p.err(line_no, col, format!("{v} has two remat hooks")));
+            }
+            f.remat.push((v, MachineOp::imm(opcode, imm)));
+            continue;
+        }
         if let Some(b) = parse_block_name(head) {
             if b.index() != f.insts.len() {
                 return Err(p.err(
@@ -831,6 +866,7 @@ fn finish(p: &Parser<'_>, f: &mut MachineFunction, line: usize) -> Result<(), Pa
         max = max.max(v.index() + 1);
     }
     f.num_vregs = max;
+    f.remat.sort_unstable_by_key(|(v, _)| v.index());
     Ok(())
 }
 

@@ -13,7 +13,8 @@
 //!   An operand naming no value ([`VReg::NO_VALUE`], a fixed non-allocatable register) is
 //!   exempt from the vreg rules;
 //! - no critical edge (a block with several successors whose successor has several
-//!   predecessors).
+//!   predecessors);
+//! - no block parameter has a rematerialization hook.
 //!
 //! Complexity: O(blocks + edges + operands + vregs).
 
@@ -160,6 +161,15 @@ pub enum MachineDefect {
     /// A used vreg without a def.
     #[error("v{0} is used but never defined")]
     Undefined(usize),
+    /// A block parameter with a rematerialization hook (its value differs per edge, so no
+    /// one instruction recomputes it).
+    #[error("block{block}: parameter {vreg} has a remat hook")]
+    RematParam {
+        /// The block.
+        block: MBlock,
+        /// The parameter.
+        vreg: VReg,
+    },
 }
 
 /// The defects as one line, `; `-separated (for diagnostics).
@@ -376,6 +386,9 @@ fn check_vregs(f: &impl MachineRead, scratch: &mut VerifyScratch, errors: &mut V
     };
     for b in crate::machine::block_range(nb) {
         for &p in f.block_params(b) {
+            if f.remat(p).is_some() {
+                errors.push(MachineDefect::RematParam { block: b, vreg: p });
+            }
             match defs.get_mut(p.index()) {
                 Some(d) => *d += 1,
                 None => errors.push(beyond(format!("block{b}"), p)),

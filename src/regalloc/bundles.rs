@@ -162,6 +162,10 @@ pub struct SpillSetState {
     pub required: bool,
     /// The assigned slot (meaningful when `required`).
     pub slot: u32,
+    /// Some bundle of the set lives in no location: every one of its ranges is a
+    /// rematerializable value without uses, recomputed where a piece needs it (meaningful
+    /// when not `required`, which takes precedence).
+    pub remat: bool,
 }
 
 impl Default for SpillSetState {
@@ -172,6 +176,7 @@ impl Default for SpillSetState {
             splits: 0,
             required: false,
             slot: 0,
+            remat: false,
         }
     }
 }

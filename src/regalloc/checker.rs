@@ -14,7 +14,11 @@
 //! late defs (a def of `v` makes its location `{v}` and removes `v` from every other
 //! location: older copies are stale); a branch's edge to a successor renames through the
 //! block parameters in parallel (every location holding argument `a_j` also holds parameter
-//! `p_j`; old values of the parameters are dropped). States meet at block entries by
+//! `p_j`; old values of the parameters are dropped). A rematerialization of `v` (an edit
+//! recomputing a value with its rematerialization hook, which it must have) reads a virtual
+//! location of its own that a def of `v` sets to `{v}` and that edges rename like any other:
+//! its destination holds `v` and every parameter `v` flowed into on the way; the edit is
+//! malformed if `v` has no hook. States meet at block entries by
 //! intersection, a missing location meaning the empty set. Blocks start as "not reached"
 //! (top) and are only processed once a predecessor's state has reached them, so the result
 //! does not depend on block layout. A use is correct iff its location's set at its point
@@ -87,6 +91,16 @@ pub enum CheckError {
         /// Its point.
         at: ProgPoint,
     },
+    /// A rematerialization of a value without a rematerialization hook.
+    #[error("edit {index} at {at} recomputes {vreg}, which has no remat hook")]
+    NotRematerializable {
+        /// Position in the edit list.
+        index: usize,
+        /// Its point.
+        at: ProgPoint,
+        /// The value.
+        vreg: crate::machine::VReg,
+    },
     /// An operand's allocation breaks its constraint (or its class).
     #[error(
         "instruction {inst}, operand {operand} ({op}): allocation {alloc} breaks the constraint"
@@ -128,12 +142,19 @@ impl CheckError {
             CheckError::Unsorted { at, .. }
             | CheckError::EditAfterTerminator { at, .. }
             | CheckError::StackToStack { at, .. }
-            | CheckError::BadEdit { at, .. } => Some(at.inst().0),
+            | CheckError::BadEdit { at, .. }
+            | CheckError::NotRematerializable { at, .. } => Some(at.inst().0),
         }
     }
 }
 
 type Values = SmallVec<[u32; 2]>;
+
+/// The virtual location a rematerialization of vreg `v` reads (a slot number no output uses:
+/// above every real and pseudo slot of the allocators).
+fn remat_home(v: u32) -> Allocation {
+    Allocation::Stack(super::location::SpillSlot(u32::MAX - 512 - v.min(1 << 30)))
+}
 
 /// The abstract state: location -> vregs it holds (sorted). Missing = empty.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -154,6 +175,22 @@ impl State {
     fn mov(&mut self, from: Allocation, to: Allocation) {
         let s = self.map.get(&from).cloned().unwrap_or_default();
         self.map.insert(to, s);
+    }
+    /// Applies edit `e`: a move, or a rematerialization (from the value's virtual location,
+    /// which holds at least the value itself).
+    fn edit(&mut self, e: super::output::Edit) {
+        match e.remat {
+            Some(v) => {
+                let home = remat_home(v.index() as u32);
+                let mut s = self.map.get(&home).cloned().unwrap_or_default();
+                if !s.contains(&(v.index() as u32)) {
+                    s.push(v.index() as u32);
+                    s.sort_unstable();
+                }
+                self.map.insert(e.to, s);
+            }
+            None => self.mov(e.from, e.to),
+        }
     }
     /// Intersects `other` into `self`; whether `self` changed.
     fn meet(&mut self, other: &State) -> bool {
@@ -221,7 +258,7 @@ impl<F: MachineRead + ?Sized> Ctx<'_, F> {
         let mut e = 0;
         for i in self.f.block_insts(b) {
             while e < edits.len() && edits[e].0 <= ProgPoint::before(i) {
-                state.mov(edits[e].1.from, edits[e].1.to);
+                state.edit(edits[e].1);
                 e += 1;
             }
             let ops = self.f.inst_operands(i);
@@ -248,6 +285,9 @@ impl<F: MachineRead + ?Sized> Ctx<'_, F> {
                         | (3, OperandKind::Def, OperandPos::Late) => {
                             if is_value {
                                 state.def(a, v);
+                                if self.f.remat(op.vreg).is_some() {
+                                    state.map.insert(remat_home(v), smallvec::smallvec![v]);
+                                }
                             } else {
                                 state.map.remove(&a);
                             }
@@ -262,7 +302,7 @@ impl<F: MachineRead + ?Sized> Ctx<'_, F> {
                 }
             }
             while e < edits.len() && edits[e].0 <= ProgPoint::after(i) {
-                state.mov(edits[e].1.from, edits[e].1.to);
+                state.edit(edits[e].1);
                 e += 1;
             }
         }
@@ -345,8 +385,17 @@ pub fn check<F: MachineRead + ?Sized>(
         if index > 0 && out.edits[index - 1].0 > at {
             return Err(CheckError::Unsorted { index, at });
         }
-        if at.inst().index() >= ni || e.from == Allocation::None || e.to == Allocation::None {
+        let from_ok = match e.remat {
+            Some(_) => e.from == Allocation::None,
+            None => e.from != Allocation::None,
+        };
+        if at.inst().index() >= ni || !from_ok || e.to == Allocation::None {
             return Err(CheckError::BadEdit { index, at });
+        }
+        if let Some(vreg) = e.remat {
+            if f.remat(vreg).is_none() {
+                return Err(CheckError::NotRematerializable { index, at, vreg });
+            }
         }
         let i = at.inst();
         if at.is_after() && (f.is_branch(i) || f.is_ret(i)) {

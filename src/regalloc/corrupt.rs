@@ -98,10 +98,7 @@ pub fn corrupt<F: MachineRead + ?Sized>(
             } else {
                 let at = ProgPoint::before(i);
                 let pos = o.edits.partition_point(|e| e.0 <= at);
-                let edit = Edit {
-                    from: out.allocs[base + b],
-                    to: out.allocs[base + a],
-                };
+                let edit = Edit::mov(out.allocs[base + b], out.allocs[base + a]);
                 o.edits.insert(pos, (at, edit));
             }
         }
@@ -136,10 +133,10 @@ pub fn corrupt<F: MachineRead + ?Sized>(
                 pos,
                 (
                     at,
-                    Edit {
-                        from: Allocation::Stack(SpillSlot(n)),
-                        to: Allocation::Stack(SpillSlot(n + 1)),
-                    },
+                    Edit::mov(
+                        Allocation::Stack(SpillSlot(n)),
+                        Allocation::Stack(SpillSlot(n + 1)),
+                    ),
                 ),
             );
             o.num_spillslots += 2;

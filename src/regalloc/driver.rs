@@ -238,8 +238,9 @@ pub fn check_ours_in<M: MachineRead + ?Sized>(
 }
 
 /// Prints `f` with its allocation: each operand followed by its location in brackets, the
-/// allocator's moves as `move FROM -> TO` lines where they happen, and a header line with
-/// the spill-slot count.
+/// allocator's moves as `move FROM -> TO` lines and its rematerializations as
+/// `remat VREG (OPCODE) -> TO` lines where they happen, and a header line with the
+/// spill-slot count.
 pub fn print_allocated(f: &MachineFunction, a: &AllocOutput) -> String {
     print_allocated_annotated(f, a, &[])
 }
@@ -269,7 +270,15 @@ pub fn print_allocated_annotated(
         while *e < a.edits.len() && a.edits[*e].0 .0 <= point {
             let (_, edit) = a.edits[*e];
             let name = |a| crate::machine::text::allocation_name(&f.target, a);
-            writeln!(out, "  move {} -> {}", name(edit.from), name(edit.to)).unwrap();
+            match edit.remat {
+                Some(v) => {
+                    let op = f.remat(v).map_or("?", |op| op.opcode.name());
+                    writeln!(out, "  remat {v} ({op}) -> {}", name(edit.to)).unwrap();
+                }
+                None => {
+                    writeln!(out, "  move {} -> {}", name(edit.from), name(edit.to)).unwrap();
+                }
+            }
             *e += 1;
         }
     };

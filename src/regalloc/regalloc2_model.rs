@@ -18,6 +18,10 @@
 //! environments and outputs; [`run_regalloc2`] and [`regalloc2_check`] run regalloc2 and its
 //! checker on any [`MachineRead`] (for tests, fuzz checks and benches) through
 //! [`super::to_regalloc2::Presented`], the one presenter of our machine form to regalloc2.
+//! regalloc2 has no rematerialization edit: [`output_to_regalloc2`] presents ours as moves
+//! from a pseudo slot per value, stored right after the value's def
+//! ([`AllocOutput::remats_as_moves`]), which regalloc2's checker accepts as spill and reload
+//! (so both checkers judge every output, remats included).
 //!
 //! Errors: a reuse index beyond 255 or a limit beyond 2^16 is refused ([`ImportError`]);
 //! a limit of 64 or more is every register (hardware indices are below 64) and imports as
@@ -99,7 +103,7 @@ pub fn preg_to(r: PReg) -> ra2::PReg {
     ra2::PReg::new(r.index() as usize, class_to(r.class()))
 }
 
-fn vreg_from(v: ra2::VReg) -> Result<VReg, ImportError> {
+pub(crate) fn vreg_from(v: ra2::VReg) -> Result<VReg, ImportError> {
     let index = if v == ra2::VReg::invalid() {
         VReg::NO_VALUE
     } else {
@@ -442,6 +446,7 @@ fn clear(f: &mut MachineFunction) {
     f.preds.clear();
     f.branch_args.clear();
     f.frame_slots.clear();
+    f.remat.clear();
     f.num_vregs = 0;
 }
 
@@ -457,10 +462,7 @@ pub fn output_from_regalloc2(out: &ra2::Output) -> AllocOutput {
                 let ra2::Edit::Move { from, to } = *e;
                 (
                     ProgPoint(p.to_index()),
-                    Edit {
-                        from: alloc_from(from),
-                        to: alloc_from(to),
-                    },
+                    Edit::mov(alloc_from(from), alloc_from(to)),
                 )
             })
             .collect(),
@@ -491,8 +493,43 @@ pub fn output_into_regalloc2(out: &AllocOutput, dst: &mut ra2::Output) {
     dst.stats = Default::default();
 }
 
-/// Our output in regalloc2's shape (to run regalloc2's checker on a corrupted output).
-pub fn output_to_regalloc2(out: &AllocOutput) -> ra2::Output {
+/// Our output in regalloc2's shape, for `func` (to run regalloc2's checker, and the
+/// drop-in's result): remat edits are presented as moves from pseudo slots written right
+/// after each value's def ([`AllocOutput::remats_as_moves`], the defs found in `func`).
+pub fn output_to_regalloc2<F: ra2::Function>(func: &F, out: &AllocOutput) -> ra2::Output {
+    output_to_regalloc2_with_remats(func, out).0
+}
+
+/// [`output_to_regalloc2`], also returning the pseudo slots that stand for rematerialized
+/// values (empty when the output has no remat).
+pub fn output_to_regalloc2_with_remats<F: ra2::Function>(
+    func: &F,
+    out: &AllocOutput,
+) -> (ra2::Output, Vec<(SpillSlot, VReg)>) {
+    if out.remat_count() == 0 {
+        return (moves_to_regalloc2(out), Vec::new());
+    }
+    let values = out.remat_values();
+    let mut defs = Vec::with_capacity(values.len());
+    for i in 0..func.num_insts() {
+        for (k, op) in func.inst_operands(ra2::Inst::new(i)).iter().enumerate() {
+            if op.kind() != ra2::OperandKind::Def {
+                continue;
+            }
+            let Ok(v) = vreg_from(op.vreg()) else {
+                continue;
+            };
+            if values.binary_search(&v).is_ok() {
+                defs.push((v, i as u32, k));
+            }
+        }
+    }
+    let (moves, slots) = out.remats_as_moves(&defs, |c| func.spillslot_size(class_to(c)));
+    (moves_to_regalloc2(&moves), slots)
+}
+
+/// An output without remats in regalloc2's shape.
+fn moves_to_regalloc2(out: &AllocOutput) -> ra2::Output {
     ra2::Output {
         num_spillslots: out.num_spillslots,
         edits: out
@@ -650,7 +687,7 @@ pub fn check_presented<F: ra2::Function>(
     out: &AllocOutput,
 ) -> Result<(), Regalloc2Error> {
     let mut checker = ra2::checker::Checker::new(func, env);
-    checker.prepare(&output_to_regalloc2(out));
+    checker.prepare(&output_to_regalloc2(func, out));
     checker
         .run()
         .map_err(|e| Regalloc2Error::Check(format!("{e:?}")))

@@ -142,6 +142,7 @@ pub fn compute_liveness(world: &mut World) {
             };
             *started = Some(std::time::Instant::now());
             state.annotate = config.options.annotate_alloc;
+            state.no_remat = config.options.no_remat;
             if *env_target != Some(config.options.target) {
                 *env = TargetDesc::new(config.options.target).env;
                 *env_target = Some(config.options.target);
@@ -200,8 +201,8 @@ pub fn process_bundles(world: &mut World) {
 /// The `allocate_spill_bundles` system: second-chance allocation (see
 /// [`ion::spill::second_chance`]).
 pub fn allocate_spill_bundles(world: &mut World) {
-    with_phase(world, |_, env, t, state| {
-        ion::spill::second_chance(env, t, state);
+    with_phase(world, |f, env, t, state| {
+        ion::spill::second_chance(f, env, t, state);
         Ok(())
     });
 }
@@ -238,10 +239,12 @@ pub fn remove_redundant_moves(world: &mut World) {
         ion::finish(f, state);
         let time = started.map(|s| s.elapsed()).unwrap_or_default();
         let _ = env;
-        published = Some((publish(state), time));
+        // Outside the timed part: the edits by kind and their loop-weighted cost.
+        let costs = state.output.edit_costs(f, state.fixed_stack);
+        published = Some((publish(state), time, costs));
         Ok(())
     });
-    let Some((mut run, time)) = published else {
+    let Some((mut run, time, costs)) = published else {
         return;
     };
     run.time = time;
@@ -251,6 +254,7 @@ pub fn remove_redundant_moves(world: &mut World) {
         let mut all = world.resource_mut::<PerSlot<PassStats>>();
         let s = &mut all[0];
         s.add("regalloc", "edits", edits as u64);
+        add_costs(s, &costs);
         s.add("regalloc", "spill_slots", slots as u64);
         s.add("regalloc", "time_ns", time.as_nanos() as u64);
         s.add("regalloc", "evictions", stats.evictions as u64);
@@ -319,6 +323,10 @@ pub fn allocate_with_regalloc2(
     ) {
         Ok(run) => {
             stats.add("regalloc", "edits", run.output.edits.len() as u64);
+            add_costs(
+                stats,
+                &run.output.edit_costs(&f, crate::machine::PRegSet::empty()),
+            );
             stats.add("regalloc", "spill_slots", run.output.num_spillslots as u64);
             stats.add("regalloc", "time_ns", run.time.as_nanos() as u64);
             result.run = Some(run);
@@ -329,6 +337,13 @@ pub fn allocate_with_regalloc2(
             message: e.to_string(),
         }),
     }
+}
+
+/// Adds the edits by kind and their loop-weighted cost to the `regalloc` counters
+/// (`remats`, `cost_tenths`, both allocators alike).
+fn add_costs(stats: &mut PassStats, c: &crate::regalloc::output::EditCosts) {
+    stats.add("regalloc", "remats", c.remats as u64);
+    stats.add("regalloc", "cost_tenths", c.cost_tenths);
 }
 
 /// The `check` pass: judges the allocation the Regalloc stage made with our symbolic

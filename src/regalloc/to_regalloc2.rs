@@ -193,7 +193,7 @@ impl Allocated {
             edits: self
                 .edits
                 .iter()
-                .map(|&(p, from, to)| (ProgPoint(p), Edit { from, to }))
+                .map(|&(p, from, to)| (ProgPoint(p), Edit::mov(from, to)))
                 .collect(),
             num_spillslots: self.num_spill_slots,
         }

@@ -6,7 +6,9 @@
 //! counted round r gives both sides' allocator seconds for the module; the printed ratio is
 //! the median over the rounds of ours_r / regalloc2_r with the min-max of those ratios, and
 //! the times per instruction are the medians of each side's rounds over the module's machine
-//! instructions. Edits per 100 instructions and spill slots come from the first counted
+//! instructions. Edits per 100 instructions, the loop-weighted edit cost (spill 1, reload
+//! 4, register move 0.2, rematerialization 1, each times 4^loop depth; remats are ours
+//! alone, regalloc2 has none), the remat count and spill slots come from the first counted
 //! round; the verdicts are the functions each checker accepted (ours: the `check` pass;
 //! regalloc2's: run by the `regalloc` pass on either allocator's output).
 //!
@@ -70,7 +72,7 @@ pub(super) fn print_regalloc2_table(out: &mut String, modules: &[ModuleReport]) 
     );
     outln!(
         out,
-        "{:<16} {:>8} {:>8} {:>8} {:>15}   {:>8} {:>8}   {:>6} {:>6}   {:>11} {:>11}",
+        "{:<16} {:>8} {:>8} {:>8} {:>15}   {:>8} {:>8}   {:>9} {:>9} {:>6}   {:>6} {:>6}   {:>11} {:>11}",
         "module",
         "insts",
         "ns ours",
@@ -78,6 +80,9 @@ pub(super) fn print_regalloc2_table(out: &mut String, modules: &[ModuleReport]) 
         "ratio",
         "edits%",
         "ra2",
+        "cost",
+        "ra2",
+        "remats",
         "slots",
         "ra2",
         "checked",
@@ -102,9 +107,12 @@ pub(super) fn print_regalloc2_table(out: &mut String, modules: &[ModuleReport]) 
             format!("{:.1}", 100.0 * s.edits as f64 / s.insts.max(1) as f64)
         };
         let verdict = |checked: usize, s: &ModuleReport| format!("{checked}/{}", s.functions);
+        let stat = |s: &ModuleReport, k: &str| s.stats.get(k).copied().unwrap_or(0);
+        let cost =
+            |s: &ModuleReport| format!("{:.1}", stat(s, "regalloc.cost_tenths") as f64 / 10.0);
         outln!(
             out,
-            "{:<16} {:>8} {:>8} {:>8} {:>15}   {:>8} {:>8}   {:>6} {:>6}   {:>11} {:>11}",
+            "{:<16} {:>8} {:>8} {:>8} {:>15}   {:>8} {:>8}   {:>9} {:>9} {:>6}   {:>6} {:>6}   {:>11} {:>11}",
             m.name,
             ours.insts,
             per_inst(&m.alloc_round_seconds),
@@ -112,6 +120,9 @@ pub(super) fn print_regalloc2_table(out: &mut String, modules: &[ModuleReport]) 
             ratio,
             edits(&ours),
             edits(&theirs),
+            cost(m),
+            cost(a),
+            stat(m, "regalloc.remats"),
             ours.spill_slots,
             theirs.spill_slots,
             format!(

@@ -260,6 +260,16 @@ pub(super) const COUNTERS: &[(&str, &str, &str)] = &[
         "edits",
     ),
     (
+        "regalloc.remats",
+        "values recomputed instead of reloaded (among the edits)",
+        "remats",
+    ),
+    (
+        "regalloc.cost_tenths",
+        "loop-weighted edit cost x10 (spill 1, reload 4, move 0.2, remat 1, x 4^loop depth)",
+        "tenths",
+    ),
+    (
         "regalloc.spill_slots",
         "stack slots for spilled values",
         "slots",

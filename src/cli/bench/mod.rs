@@ -123,6 +123,10 @@ pub struct BenchArgs {
     /// The register allocator with a target: `ion` (ours, the default) or `regalloc2`.
     #[arg(long, value_enum, default_value = "ion")]
     pub allocator: crate::stage::Allocator,
+    /// Our allocator ignores the rematerialization hook lowering sets (spills and reloads
+    /// constants and addresses as regalloc2 does), to measure what remat changes.
+    #[arg(long)]
+    pub no_remat: bool,
 }
 
 /// What `--compare` measures ours against.
@@ -216,6 +220,7 @@ fn pipeline_config(args: &BenchArgs) -> Result<PipelineConfig, CliError> {
             sccp_memory_limit: args.sccp_memory_limit,
             target: args.target().unwrap_or_default(),
             allocator: args.allocator,
+            no_remat: args.no_remat,
             ..Default::default()
         },
         ..PipelineConfig::new(requested)

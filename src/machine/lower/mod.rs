@@ -39,6 +39,9 @@
 //! - vector values are float-class vregs, one per 128-bit part (xmm / v registers), with
 //!   SSE2 and NEON operation shapes, scalarized lanes where a target has no instruction and
 //!   lane access through a stack temporary for a variable index (`vector`, `lanes`).
+//! - every constant (`movi`, `fconst`) and frame or global address (`frameaddr`, `symaddr`)
+//!   is its value's rematerialization hook (the same on both targets), so the allocator
+//!   recomputes it instead of spilling and reloading it.
 //!
 //! Phis: `block-params` keeps the phis of blocks an `indirect_br` enters (an indirect edge
 //! can carry no arguments, and it cannot be redirected, its target being a runtime address).
@@ -81,7 +84,7 @@ mod vector;
 
 use calls::CallTarget;
 
-use super::function::{MachineBuilder, MachineFunction, MachineOp, Opcode, Operands};
+use super::function::{remat_op, MachineBuilder, MachineFunction, MachineOp, Opcode, Operands};
 use super::parts::{is_split, layout, Layout};
 use super::targets::TargetDesc;
 use super::{MBlock, Operand as MOp, OperandConstraint as C, PRegSet, VReg};
@@ -336,7 +339,13 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
         self.m.vreg(class).map_err(|e| self.err(e.0))
     }
 
+    /// Appends an instruction to the current block; a constant or a frame or global address
+    /// also becomes its value's rematerialization hook ([`remat_op`]), so the allocator may
+    /// recompute it instead of reloading it.
     fn emit(&mut self, op: MachineOp, operands: Operands, clobbers: PRegSet) {
+        if let Some(hook) = remat_op(op, &operands) {
+            self.m.remat.push(hook);
+        }
         self.m.push(self.cur, op, operands, clobbers);
     }
 

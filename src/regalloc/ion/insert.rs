@@ -23,6 +23,10 @@
 //! 5. moves are sorted by (point, priority: in-edge, regular, multi-fixed, reused input,
 //!    out-edge); each group is one parallel move, resolved by [`MoveResolver`] with the
 //!    class's scratch register, else registers free at the point, else a fresh slot;
+//! 6. a range of a set recomputed where needed ([`super::spill`]) has a remat pseudo slot
+//!    as its location ([`super::REMAT_SLOT`]): the resolver sees a slot nothing writes, so
+//!    a move from it is ordered like a reload and becomes a remat edit; moves into it are
+//!    dropped (no store feeds a recomputation).
 //!
 //! Redundant moves are removed afterwards ([`super::redundant`]).
 //!
@@ -32,7 +36,7 @@
 //! Complexity: O(ranges log ranges + blocks covered + moves log moves).
 
 use super::process::DEAD;
-use super::{range_alloc, IonError, IonState};
+use super::{range_alloc, remat_of, IonError, IonState};
 use crate::machine::MBlock;
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint, OperandKind};
 use crate::regalloc::bundles::BundleTables;
@@ -119,7 +123,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             sc.alloc_of.push(Allocation::None);
             continue;
         }
-        let a = range_alloc(br.allocs, br.spill_sets, sets.state, b);
+        let a = range_alloc(br.allocs, br.spill_sets, sets.state, b, rr.vregs[r]);
         if a == Allocation::None {
             return Err(IonError::Unallocated {
                 vreg: rr.vregs[r].index(),
@@ -175,7 +179,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                 span.from,
                 format!(
                     "v{v} in {} over {span} (range {r}, bundle {b})",
-                    sc.alloc_of[r.index()]
+                    shown(sc.alloc_of[r.index()])
                 ),
             ));
         }
@@ -279,7 +283,9 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                                 super::note!(
                                     state,
                                     ProgPoint(pt),
-                                    "move v{v} {src} -> {a} (edge block{p} -> block{b})"
+                                    "move v{v} {} -> {} (edge block{p} -> block{b})",
+                                    shown(src),
+                                    shown(a)
                                 );
                             }
                         }
@@ -412,6 +418,11 @@ pub fn resolve_moves<F: MachineRead + ?Sized>(
             // Exact duplicates (two ranges of one value in one slot) are one move; two
             // different sources for one destination are left for the resolver to refuse
             // (an allocator bug must not be hidden by dropping one of them).
+            // A move into a remat pseudo slot stores nothing anyone reads (the value is
+            // recomputed there).
+            if remat_of(m.dst).is_some() {
+                continue;
+            }
             if m.src != m.dst && !group.iter().any(|x| x.dst == m.dst && x.src == m.src) {
                 group.push(m);
             }
@@ -466,19 +477,28 @@ pub fn resolve_moves<F: MachineRead + ?Sized>(
             )
             .map_err(|source| IonError::Moves { point, source })?;
         for m in &sc.seq {
-            out.edits.push((
-                point,
-                Edit {
-                    from: from_pseudo_slot(m.src),
-                    to: from_pseudo_slot(m.dst),
-                },
-            ));
+            let edit = match remat_of(m.src) {
+                Some(v) => Edit::remat(
+                    crate::machine::VReg::new(v, m.class).expect("a vreg index"),
+                    from_pseudo_slot(m.dst),
+                ),
+                None => Edit::mov(from_pseudo_slot(m.src), from_pseudo_slot(m.dst)),
+            };
+            out.edits.push((point, edit));
         }
     }
     out.num_spillslots = next_slot as usize;
     state.stats.spill_slots = out.num_spillslots;
     state.stats.edits = out.edits.len();
     Ok(())
+}
+
+/// A location as annotations show it: a remat pseudo slot as `remat`.
+fn shown(a: Allocation) -> String {
+    match remat_of(a) {
+        Some(_) => "remat".to_string(),
+        None => a.to_string(),
+    }
 }
 
 /// First pseudo slot number standing for a fixed-stack register (its dense index added).

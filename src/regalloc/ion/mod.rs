@@ -146,6 +146,10 @@ pub struct IonStats {
     pub edits: usize,
     /// Moves removed as redundant.
     pub redundant: usize,
+    /// Rematerializations among the edits (values recomputed instead of reloaded).
+    pub remats: usize,
+    /// Spilled bundles that live nowhere because their values are recomputed.
+    pub remat_bundles: usize,
 }
 
 /// Side tables of the allocation phases, cleared and reused between functions.
@@ -178,6 +182,8 @@ pub struct IonState {
     /// Registers that name stack locations (regalloc2's fixed stack slots): moves between
     /// them are stack to stack. Set by the caller; empty for real targets.
     pub fixed_stack: crate::machine::PRegSet,
+    /// Ignore the rematerialization hook (spill and reload every value; for comparisons).
+    pub no_remat: bool,
     /// Record debug annotations (`--annotate`).
     pub annotate: bool,
     /// Debug annotations per program point: live ranges with their locations, bundle
@@ -326,7 +332,7 @@ pub fn allocate<F: MachineRead + ?Sized>(
         }
     }
     let mut t = store.bundles.get_mut(world).expect("tables");
-    spill::second_chance(env, &mut t, state);
+    spill::second_chance(f, env, &mut t, state);
     spill::allocate_spill_slots(&mut t, state);
     insert::insert_moves(f, &mut t, state)?;
     insert::resolve_moves(f, env, state)?;
@@ -339,6 +345,7 @@ pub fn finish<F: MachineRead + ?Sized>(f: &F, state: &mut IonState) {
     let removed = redundant::remove_redundant_moves(f, &mut state.output, &mut state.insert.values);
     state.stats.redundant = removed;
     state.stats.edits = state.output.edits.len();
+    state.stats.remats = state.output.remat_count();
 }
 
 /// Convenience: allocates `f` in a fresh context and returns the output and counters.
@@ -351,12 +358,31 @@ pub fn allocate_once<F: MachineRead + ?Sized>(
     Ok((std::mem::take(&mut ctx.state.output), ctx.state.stats))
 }
 
-/// The allocation of live range `r`: its bundle's register, else its spill set's slot.
+/// First pseudo slot number standing for "recompute the value" inside move insertion and
+/// resolution: `REMAT_SLOT + vreg index` (vreg indices are below 2^30); moves from it become
+/// remat edits, moves into it are dropped.
+pub(crate) const REMAT_SLOT: u32 = 1 << 31;
+
+/// The vreg index a remat pseudo slot stands for, if `a` is one.
+pub(crate) fn remat_of(a: Allocation) -> Option<u32> {
+    match a {
+        Allocation::Stack(super::location::SpillSlot(s))
+            if (REMAT_SLOT..REMAT_SLOT + (1 << 30)).contains(&s) =>
+        {
+            Some(s - REMAT_SLOT)
+        }
+        _ => None,
+    }
+}
+
+/// The allocation of live range `r` of `vreg` in `bundle`: its bundle's register, else its
+/// spill set's slot, else (a set recomputed where needed) the remat pseudo slot of `vreg`.
 pub(crate) fn range_alloc(
     bundle_alloc: &[Allocation],
     spill_sets: &[SpillSetIndex],
     sets: &[crate::regalloc::bundles::SpillSetState],
     bundle: BundleIndex,
+    vreg: crate::machine::VReg,
 ) -> Allocation {
     match bundle_alloc[bundle.index()] {
         Allocation::None => {
@@ -364,6 +390,9 @@ pub(crate) fn range_alloc(
             match sets.get(s.index()) {
                 Some(set) if set.required => {
                     Allocation::Stack(super::location::SpillSlot(set.slot))
+                }
+                Some(set) if set.remat => {
+                    Allocation::Stack(super::location::SpillSlot(REMAT_SLOT + vreg.index() as u32))
                 }
                 _ => Allocation::None,
             }

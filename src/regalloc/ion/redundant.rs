@@ -8,7 +8,10 @@
 //! edge; the seed takes the intra-block approximation, as here). A move whose destination
 //! already holds its source's value is dropped. This removes the reload into the register a
 //! value was just spilled from, a second spill of a value whose slot still holds it, and a
-//! move back to where a value came from.
+//! move back to where a value came from. A rematerialization gives its destination the
+//! value number of its value's remat pseudo slot ([`super::REMAT_SLOT`]), which is also the
+//! number a def of that value gives its location, so recomputing a value into a register
+//! that still holds it (from its def or an earlier remat) is dropped too.
 //!
 //! Invariants: every dropped move was a no-op on every path through its block, so the
 //! checker's verdict is unchanged.
@@ -63,7 +66,11 @@ pub fn remove_redundant_moves<F: MachineRead + ?Sized>(
                     for (k, op) in f.inst_operands(i).iter().enumerate() {
                         if op.kind == OperandKind::Def {
                             if let Some(&a) = allocs.get(k) {
-                                values.insert(a, fresh());
+                                let v = match f.remat(op.vreg) {
+                                    Some(_) => number(values, remat_slot(op.vreg), &mut fresh),
+                                    None => fresh(),
+                                };
+                                values.insert(a, v);
                             }
                         }
                     }
@@ -74,14 +81,8 @@ pub fn remove_redundant_moves<F: MachineRead + ?Sized>(
                 while e < edits.len() && edits[e].0 == point {
                     let (p, edit) = edits[e];
                     e += 1;
-                    let v = match values.get(&edit.from) {
-                        Some(&v) => v,
-                        None => {
-                            let v = fresh();
-                            values.insert(edit.from, v);
-                            v
-                        }
-                    };
+                    let from = edit.remat.map_or(edit.from, remat_slot);
+                    let v = number(values, from, &mut fresh);
                     if values.get(&edit.to) == Some(&v) {
                         removed += 1;
                         continue;
@@ -98,4 +99,20 @@ pub fn remove_redundant_moves<F: MachineRead + ?Sized>(
     edits.truncate(kept + edits.len() - e);
     out.edits = edits;
     removed
+}
+
+/// The remat pseudo slot of `v`: the key of its recomputed value's number.
+fn remat_slot(v: crate::machine::VReg) -> Allocation {
+    Allocation::Stack(crate::regalloc::location::SpillSlot(
+        super::REMAT_SLOT + v.index() as u32,
+    ))
+}
+
+/// The value number `a` holds, numbering it afresh when it has none yet.
+fn number(
+    values: &mut FxHashMap<Allocation, u32>,
+    a: Allocation,
+    fresh: &mut impl FnMut() -> u32,
+) -> u32 {
+    *values.entry(a).or_insert_with(fresh)
 }

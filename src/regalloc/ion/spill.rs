@@ -4,7 +4,11 @@
 //! What: [`second_chance`] gives each bundle on the second-chance list (spill bundles and
 //! bundles whose uses need no register) one more probe of the registers of its class, hint
 //! first, taking a register only where it is free over every range (no eviction, no split);
-//! a bundle that finds none lives in its spill set's slot. [`allocate_spill_slots`] gives
+//! a bundle that finds none lives in its spill set's slot, unless all its ranges are
+//! use-free ranges of rematerializable values ([`crate::machine::MachineRead::remat`]): then
+//! it lives nowhere, the set needs no slot for it, and move insertion recomputes the value
+//! where a piece of it needs it (a remat instead of a reload; the store that would have
+//! fed the reload goes too). [`allocate_spill_slots`] gives
 //! every spill set that has a bundle on the stack a slot: slots are kept per size class in
 //! probe order; a set takes the first of at most [`super::SLOT_PROBES`] slots whose map is
 //! free over all the set's extents (the original bundle's ranges, so a value reloaded and
@@ -17,13 +21,18 @@
 use super::maps::RegMap;
 use super::process::{assign, candidates, Tables};
 use super::{IonState, Need, SLOT_PROBES};
-use crate::machine::MachineEnv;
+use crate::machine::{MachineEnv, MachineRead};
 use crate::regalloc::bundles::BundleTables;
-use crate::regalloc::handles::SpillSetIndex;
+use crate::regalloc::handles::{BundleIndex, SpillSetIndex};
 
 /// The `allocate_spill_bundles` phase: second-chance allocation of the spilled bundles (see
 /// the module doc). Reads and writes the bundle columns and `state`.
-pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut IonState) {
+pub fn second_chance<F: MachineRead + ?Sized>(
+    f: &F,
+    env: &MachineEnv,
+    t: &mut BundleTables<'_, '_>,
+    state: &mut IonState,
+) {
     let (mut t, _, _) = Tables::of(t);
     let list = std::mem::take(&mut state.spilled);
     for &b in &list {
@@ -54,6 +63,12 @@ pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut
                 let at = t.br.ranges[b.index()][0].range.from;
                 super::note!(state, at, "second chance: b{b} -> {reg}");
             }
+            None if !state.no_remat && rematerializable(f, &t, b) => {
+                t.sets.state[set].remat = true;
+                state.stats.remat_bundles += 1;
+                let at = t.br.ranges[b.index()][0].range.from;
+                super::note!(state, at, "second chance: b{b} is recomputed where needed");
+            }
             None => {
                 t.sets.state[set].required = true;
                 state.stats.spilled += 1;
@@ -63,6 +78,15 @@ pub fn second_chance(env: &MachineEnv, t: &mut BundleTables<'_, '_>, state: &mut
         }
     }
     state.spilled = list;
+}
+
+/// Whether bundle `b` can live nowhere: every range is a rematerializable value without
+/// uses (an operand in it would need a real location).
+fn rematerializable<F: MachineRead + ?Sized>(f: &F, t: &Tables<'_>, b: BundleIndex) -> bool {
+    t.br.ranges[b.index()].iter().all(|e| {
+        let r = e.index.index();
+        t.rr.uses[r].is_empty() && f.remat(t.rr.vregs[r]).is_some()
+    })
 }
 
 /// The `allocate_spill_slots` phase: assigns spill slots to the spill sets that need one
