@@ -4,7 +4,8 @@
 //! component of the CFG (000, "Phase 2"). A region of one block is trivial (self-loops were
 //! folded into the block's costs by [`super::problem::Constraints`], so a single-block
 //! self-loop is trivial too); larger regions are solved by the CSP. Each region lists its
-//! members and its boundary edges (constraint, member, direction), static for
+//! members and, once [`Condensation::fill_boundaries`] ran (the search needs them, exact
+//! elimination does not), its boundary edges (constraint, member, direction), static for
 //! the whole solve. Every table is flat and reused between problems.
 //!
 //! Algorithm: Tarjan (1972) as [`Sccs::compute_graph`] implements it (iterative, shared with
@@ -45,6 +46,10 @@ pub struct Condensation {
     members: Vec<u32>,
     boundary_start: Vec<u32>,
     boundary: Vec<BoundaryEdge>,
+    /// The boundary tables describe the current regions ([`Condensation::fill_boundaries`]).
+    bounded: bool,
+    /// Fill cursors of [`Condensation::fill_boundaries`] (reused).
+    cursor: Vec<u32>,
 }
 
 impl Condensation {
@@ -64,8 +69,10 @@ impl Condensation {
         &self.members[self.member_start[r] as usize..self.member_start[r + 1] as usize]
     }
 
-    /// Constraints with exactly one endpoint in region `r`.
+    /// Constraints with exactly one endpoint in region `r`, in constraint order (after
+    /// [`Condensation::fill_boundaries`]).
     pub fn boundary(&self, r: u32) -> &[BoundaryEdge] {
+        debug_assert!(self.bounded, "boundaries are filled before they are read");
         let r = r as usize;
         &self.boundary[self.boundary_start[r] as usize..self.boundary_start[r + 1] as usize]
     }
@@ -73,6 +80,52 @@ impl Condensation {
     /// True for a region of a single block.
     pub fn is_trivial(&self, r: u32) -> bool {
         self.member_start[r as usize + 1] - self.member_start[r as usize] == 1
+    }
+
+    /// Fills the boundary tables of the regions from `c` (the constraints they were
+    /// condensed from): a counting sort over the regions, in constraint order. O(regions +
+    /// constraints).
+    pub fn fill_boundaries(&mut self, c: &Constraints) {
+        let out = self;
+        // Boundary edges by counting sort over the regions, in constraint order.
+        let nr = out.len();
+        out.boundary_start.clear();
+        out.boundary_start.resize(nr + 1, 0);
+        for con in &c.constraints {
+            if let Some((rf, rt)) = crossing(&out.region_of, con) {
+                out.boundary_start[rf as usize + 1] += 1;
+                out.boundary_start[rt as usize + 1] += 1;
+            }
+        }
+        for r in 0..nr {
+            out.boundary_start[r + 1] += out.boundary_start[r];
+        }
+        out.cursor.clear();
+        out.cursor.extend_from_slice(&out.boundary_start[..nr]);
+        out.boundary.clear();
+        out.boundary.resize(
+            out.boundary_start[nr] as usize,
+            BoundaryEdge {
+                constraint: 0,
+                member: 0,
+                outgoing: false,
+            },
+        );
+        for (ci, con) in c.constraints.iter().enumerate() {
+            let Some((rf, rt)) = crossing(&out.region_of, con) else {
+                continue;
+            };
+            for (r, member, outgoing) in [(rf, con.from, true), (rt, con.to, false)] {
+                let at = &mut out.cursor[r as usize];
+                out.boundary[*at as usize] = BoundaryEdge {
+                    constraint: ci as u32,
+                    member,
+                    outgoing,
+                };
+                *at += 1;
+            }
+        }
+        out.bounded = true;
     }
 
     /// Number of non-trivial regions.
@@ -85,26 +138,28 @@ impl Condensation {
 
 const NONE: u32 = u32::MAX;
 
-/// Reusable scratch of [`condense_into`]: the shared Tarjan ([`Sccs`]), the successor lists
-/// it walks (CSR) and the boundary fill cursors.
+/// Reusable scratch of [`condense_into`]: the shared Tarjan ([`Sccs`]) and the successor
+/// lists it walks (CSR).
 #[derive(Clone, Debug, Default)]
 pub struct CondenseScratch {
     sccs: Sccs,
     succ_start: Vec<u32>,
     succs: Vec<Block>,
-    cursor: Vec<u32>,
 }
 
 /// Condenses the reachable part of `c` (fresh scratch; see [`condense_into`]).
 pub fn condense(c: &Constraints) -> Condensation {
     let mut out = Condensation::default();
     condense_into(c, &mut CondenseScratch::default(), &mut out);
+    out.fill_boundaries(c);
     out
 }
 
 /// Condenses the reachable part of `c` into `out` (its tables reused) with
 /// [`Sccs::compute_graph`] (the analysis crate's iterative Tarjan) over the constraint graph
-/// restricted to reachable blocks.
+/// restricted to reachable blocks. The boundary tables are left for
+/// [`Condensation::fill_boundaries`]: only the search reads them, and exact elimination
+/// usually answers first.
 pub fn condense_into(c: &Constraints, s: &mut CondenseScratch, out: &mut Condensation) {
     let n = c.n;
     s.succ_start.clear();
@@ -145,49 +200,32 @@ pub fn condense_into(c: &Constraints, s: &mut CondenseScratch, out: &mut Condens
         }
         out.member_start.push(out.members.len() as u32);
     }
-    // Boundary edges by counting sort over the regions, in constraint order.
+    out.bounded = false;
+    header_hints(c, out);
+}
+
+/// The region pair of a constraint between two different reachable regions.
+fn crossing(region_of: &[u32], con: &super::problem::Constraint) -> Option<(u32, u32)> {
+    let (rf, rt) = (region_of[con.from as usize], region_of[con.to as usize]);
+    (rf != NONE && rt != NONE && rf != rt).then_some((rf, rt))
+}
+
+/// Moves each non-trivial region's header hint first: the entry, else the member the first
+/// entering constraint (in constraint order) reaches, else the first member.
+fn header_hints(c: &Constraints, out: &mut Condensation) {
+    if out.cyclic() == 0 {
+        return;
+    }
+    // The first entering constraint's member per region (reusing the cursor table).
     let nr = out.len();
-    out.boundary_start.clear();
-    out.boundary_start.resize(nr + 1, 0);
-    let crossing = |con: &super::problem::Constraint| {
-        let (rf, rt) = (
-            out.region_of[con.from as usize],
-            out.region_of[con.to as usize],
-        );
-        (rf != NONE && rt != NONE && rf != rt).then_some((rf, rt))
-    };
+    let mut entered = std::mem::take(&mut out.cursor);
+    entered.clear();
+    entered.resize(nr, NONE);
     for con in &c.constraints {
-        if let Some((rf, rt)) = crossing(con) {
-            out.boundary_start[rf as usize + 1] += 1;
-            out.boundary_start[rt as usize + 1] += 1;
-        }
-    }
-    for r in 0..nr {
-        out.boundary_start[r + 1] += out.boundary_start[r];
-    }
-    s.cursor.clear();
-    s.cursor.extend_from_slice(&out.boundary_start[..nr]);
-    out.boundary.clear();
-    out.boundary.resize(
-        out.boundary_start[nr] as usize,
-        BoundaryEdge {
-            constraint: 0,
-            member: 0,
-            outgoing: false,
-        },
-    );
-    for (ci, con) in c.constraints.iter().enumerate() {
-        let Some((rf, rt)) = crossing(con) else {
-            continue;
-        };
-        for (r, member, outgoing) in [(rf, con.from, true), (rt, con.to, false)] {
-            let at = &mut s.cursor[r as usize];
-            out.boundary[*at as usize] = BoundaryEdge {
-                constraint: ci as u32,
-                member,
-                outgoing,
-            };
-            *at += 1;
+        if let Some((_, rt)) = crossing(&out.region_of, con) {
+            if entered[rt as usize] == NONE {
+                entered[rt as usize] = con.to;
+            }
         }
     }
     // The header hint of a non-trivial region: the entry, else the first member entered by
@@ -200,14 +238,10 @@ pub fn condense_into(c: &Constraints, s: &mut CondenseScratch, out: &mut Condens
         let header = members
             .iter()
             .position(|&m| m == 0)
-            .or_else(|| {
-                out.boundary(r)
-                    .iter()
-                    .find(|e| !e.outgoing)
-                    .and_then(|e| members.iter().position(|&m| m == e.member))
-            })
+            .or_else(|| members.iter().position(|&m| m == entered[r as usize]))
             .unwrap_or(0);
         let at = out.member_start[r as usize] as usize;
         out.members.swap(at, at + header);
     }
+    out.cursor = entered;
 }

@@ -118,7 +118,9 @@ pub struct Edge {
 pub struct Problem {
     /// Target names, index = target id.
     pub targets: Vec<String>,
-    /// Block names, index = dense block index; block 0 is the entry.
+    /// Block names, index = dense block index; block 0 is the entry. A name may be empty:
+    /// the pipeline builds its problems unnamed and names them only for an error
+    /// ([`super::build::IrProblem::name_pieces`]); the list is always `num_blocks` long.
     pub blocks: Vec<String>,
     /// `block_cost[b * K + t]`: cost of block `b` on target `t`, or [`FORBIDDEN`].
     pub block_cost: Vec<Cost>,

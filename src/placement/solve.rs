@@ -193,13 +193,36 @@ pub struct SolveData {
     pub placement: Placement,
 }
 
-/// The names of (up to eight of) `blocks`, for an error.
+/// The names of (up to eight of) `blocks`, for an error; an unnamed block (a problem built
+/// without names, see [`super::build::IrProblem::name_pieces`]) by its index, which
+/// [`PlacementError::name_blocks`] replaces once the names exist.
 fn names(p: &Problem, blocks: &[u32]) -> Vec<String> {
     blocks
         .iter()
         .take(8)
-        .map(|&b| p.blocks[b as usize].clone())
+        .map(|&b| match p.blocks[b as usize].as_str() {
+            "" => b.to_string(),
+            name => name.to_string(),
+        })
         .collect()
+}
+
+impl PlacementError {
+    /// Replaces the indices standing for unnamed blocks (see `names`) by `p`'s block names;
+    /// the pipeline names its pieces only when a function fails.
+    pub fn name_blocks(&mut self, p: &Problem) {
+        let list = match self {
+            PlacementError::EmptyDomain(list) | PlacementError::Unsatisfiable(list) => list,
+            PlacementError::GaveUp { blocks, .. } => blocks,
+            PlacementError::Invalid(_) => return,
+        };
+        for name in list {
+            let named = name.parse::<usize>().ok().and_then(|b| p.blocks.get(b));
+            if let Some(n) = named.filter(|n| !n.is_empty()) {
+                *name = n.clone();
+            }
+        }
+    }
 }
 
 struct State<'a> {
@@ -244,7 +267,7 @@ impl Solver {
                     p,
                     &data.constraints,
                     &data.domains,
-                    &data.condensation,
+                    &mut data.condensation,
                     opts,
                     &mut out,
                 )?;
@@ -287,7 +310,7 @@ impl Solver {
     }
 
     /// Phase 3: the placement of the problem `p` with constraints `c`, AC-3 domains `dom`
-    /// and condensation `cond` into `out`, whose tables are reused: exact variable elimination when the width
+    /// and condensation `cond` (its boundaries filled when the search runs) into `out`, whose tables are reused: exact variable elimination when the width
     /// allows ([`SolveOptions::exact_budget`]), else the forward pass, the backward pass
     /// and the fixpoint (see the module doc).
     ///
@@ -298,7 +321,7 @@ impl Solver {
         p: &Problem,
         c: &Constraints,
         dom: &[TargetSet],
-        cond: &Condensation,
+        cond: &mut Condensation,
         opts: &SolveOptions,
         out: &mut Placement,
     ) -> Result<(), PlacementError> {
@@ -328,7 +351,10 @@ impl Solver {
             };
             return Ok(());
         }
-        // Infeasible (the search names the blocks) or too wide: search.
+        // Infeasible (the search names the blocks) or too wide: search, which reads the
+        // regions' boundaries.
+        cond.fill_boundaries(c);
+        let cond = &*cond;
         self.cache.clear();
         self.solved_at.clear();
         let mut st = State {

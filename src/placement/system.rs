@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | [`build_problem`] | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, the problem and its constraints, `Diagnostics` |
 //! | [`enforce_arc_consistency`] | the constraints | per-piece domains (AC-3), `Diagnostics` |
-//! | [`condense_regions`] | the constraints | the condensation (region of each piece, members, boundaries) |
+//! | [`condense_regions`] | the constraints | the condensation (region of each piece, members; boundaries when the search runs) |
 //! | [`solve_regions`] | problem, constraints, domains, condensation | the placement, `RowDemand`, `PassStats`, `Diagnostics` |
 //! | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows |
 //! | [`apply_placement`] | the placement, `PipelineConfig` | fusion groups, islands, rows; all IR columns (with splitting), the placement columns ([`super::columns`]), `Phase`, `ValidAnalyses`, `PassStats` |
@@ -243,6 +243,13 @@ fn fail(
     });
 }
 
+/// `e` with its blocks named after their pieces (the pipeline builds problems unnamed).
+fn named(mut e: PlacementError, ir: &mut IrProblem) -> PlacementError {
+    ir.name_pieces();
+    e.name_blocks(&ir.problem);
+    e
+}
+
 /// System 1, building the problem: reads every column (through `IrView`), `Cfg`, `Sccs`,
 /// `Symbols`, `PipelineConfig`; writes `PlacementModel` (selected once), each slot's
 /// problem (`PlacementScratch::ir`: eligibility, sizes, pieces, block costs, edge
@@ -320,15 +327,18 @@ pub fn enforce_arc_consistency(
         } = scratch;
         match solver.enforce_arc_consistency(&ir.problem, &data.constraints, &mut data.domains) {
             Ok(()) => scratch.progress = Progress::Consistent,
-            Err(e) => fail(scratch, &mut diagnostics[s], f.name(), e),
+            Err(e) => {
+                let e = named(e, ir);
+                fail(scratch, &mut diagnostics[s], f.name(), e)
+            }
         }
     }
     times.record(Stage::Placement, "enforce_arc_consistency", clock);
 }
 
 /// System 3, `condense_regions`: reads each consistent slot's constraints; writes its
-/// condensation (`SolveData::condensation`: the region of each piece, the regions' members
-/// and boundary edges; [`Solver::condense_regions`]), `SystemTimes`.
+/// condensation (`SolveData::condensation`: the region of each piece, the regions' members;
+/// `solve_regions` adds the boundary edges when it searches; [`Solver::condense_regions`]), `SystemTimes`.
 pub fn condense_regions(
     ir: IrView,
     config: Res<PipelineConfig>,
@@ -400,7 +410,10 @@ pub fn solve_regions(
                 }
                 scratch.progress = Progress::Placed;
             }
-            Err(e) => fail(scratch, &mut diagnostics[s], f.name(), e),
+            Err(e) => {
+                let e = named(e, ir);
+                fail(scratch, &mut diagnostics[s], f.name(), e)
+            }
         }
     }
     times.record(Stage::Placement, "solve_regions", clock);
@@ -574,7 +587,11 @@ block3:
         assert_eq!(s.progress, Progress::Built);
         let want = direct();
         assert_eq!(s.ir.pieces, want.ir.pieces);
-        assert_eq!(s.ir.problem, want.ir.problem);
+        // The pipeline leaves the pieces unnamed; named, the problem is `place_function`'s.
+        assert!(s.ir.problem.blocks.iter().all(String::is_empty));
+        let mut named = s.ir.clone();
+        named.name_pieces();
+        assert_eq!(named.problem, want.ir.problem);
         assert!(
             s.ir.pieces.len() > 4,
             "the call cuts its block: {:?}",

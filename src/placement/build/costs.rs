@@ -2,19 +2,18 @@
 //! piece costs, per target, the sum of its statements' kind costs plus its terminator's,
 //! plus for every path it accesses whose origin is another target `path_unit` × the
 //! estimate of the path's size; a target the piece's support (statements, the leading phi
-//! group, the terminator and its operands, loops) excludes is forbidden. Each piece is
-//! named `blockN` (its first piece) or `blockN.I` (from instruction I).
+//! group, the terminator and its operands, loops) excludes is forbidden. Pieces stay
+//! unnamed (empty names) until [`IrProblem::name_pieces`] names them.
 //!
 //! Reads: the function, the model, `out`'s pieces and paths, `inst_sup`, `kind_masks`,
-//! `elig`, `in_loop`, `phi_count`, `first_piece` of the scratch. Writes: the problem's
-//! block names and block costs; `kind_cost`, `block_names`, `spare_names` and `costs` of
-//! the scratch.
+//! `elig`, `in_loop`, `phi_count` of the scratch. Writes: the problem's (empty) block
+//! names and block costs; `kind_cost` and `costs` of the scratch.
 //!
 //! Complexity: O((instructions + pieces · paths) · K).
 
 use super::super::problem::FORBIDDEN;
 use super::super::targets::{TargetModel, KINDS};
-use super::{kind_of, push_decimal, terminator_kind, BuildScratch, IrProblem};
+use super::{kind_of, terminator_kind, BuildScratch, IrProblem};
 use crate::ir::{Block, IrRead, Operand};
 
 /// Runs the phase (see the module doc).
@@ -91,29 +90,10 @@ pub(super) fn block_costs<F: IrRead>(
                 }
             }
         }
-        // Names are reused strings (no allocation once the table is warm).
-        if pi == out.problem.blocks.len() {
-            out.problem
-                .blocks
-                .push(s.spare_names.pop().unwrap_or_default());
-        }
-        let b = pc.block as usize;
-        while s.block_names.len() <= b {
-            let mut name = String::from("block");
-            push_decimal(&mut name, s.block_names.len() as u32);
-            s.block_names.push(name);
-        }
-        let name = &mut out.problem.blocks[pi];
-        name.clear();
-        name.push_str(&s.block_names[b]);
-        if s.first_piece[pc.block as usize] != pi as u32 {
-            name.push('.');
-            push_decimal(name, pc.start);
-        }
         out.problem.block_cost.extend_from_slice(&s.costs);
     }
-    // Names past this function's pieces wait in the pool for a larger function (dropping
-    // them made every function larger than its predecessor allocate its names again).
-    let spare = out.problem.blocks.drain(out.pieces.len()..);
-    s.spare_names.extend(spare);
+    // Names are made on demand ([`IrProblem::name_pieces`]): every piece gets an empty
+    // name, which allocates nothing.
+    out.problem.blocks.clear();
+    out.problem.blocks.resize(out.pieces.len(), String::new());
 }

@@ -78,6 +78,25 @@ pub struct IrProblem {
     pub path_sizes: Vec<Size>,
 }
 
+impl IrProblem {
+    /// Names every problem block after its piece: `blockN` for the first piece of IR block
+    /// N, `blockN.I` for a later one starting at instruction I. Building leaves the names
+    /// empty (the pipeline needs them only for an error, [`super::solve::PlacementError::name_blocks`]);
+    /// [`build_problem_with_summaries`] names them.
+    pub fn name_pieces(&mut self) {
+        let names = &mut self.problem.blocks;
+        names.clear();
+        for (pi, pc) in self.pieces.iter().enumerate() {
+            let first = pi == 0 || self.pieces[pi - 1].block != pc.block;
+            names.push(if first {
+                format!("block{}", pc.block)
+            } else {
+                format!("block{}.{}", pc.block, pc.start)
+            });
+        }
+    }
+}
+
 /// The kind index of an instruction in [`super::targets::KINDS`] (a `match`, not a name lookup: this runs
 /// for every instruction; `kind_indices_match_names` checks it against [`super::targets::KINDS`]).
 pub(super) fn kind_of(k: &InstKind) -> usize {
@@ -190,12 +209,6 @@ pub struct BuildScratch {
     pub(super) phi_out: Vec<u64>,
     pub(super) live: Vec<u64>,
     pub(super) in_loop: Vec<bool>,
-    /// `block_names[b]`: `"block{b}"`, the name of a block's first piece (grown, never
-    /// cleared: it depends on the index only).
-    pub(super) block_names: Vec<String>,
-    /// Name strings of earlier functions' pieces beyond the current function's, kept for
-    /// reuse.
-    pub(super) spare_names: Vec<String>,
     /// Per block: its number of leading phis (pieces, block costs).
     pub(super) phi_count: Vec<u32>,
     /// `kind_cost[kind * K + t]`: the model's cost of a kind on a target, 0 if unsupported.
@@ -256,6 +269,7 @@ pub fn build_problem_with_summaries<F: IrRead>(
         },
         &mut out,
     );
+    out.name_pieces();
     out
 }
 
@@ -299,22 +313,6 @@ pub(super) fn global_index(gidx: &[u32], op: Operand) -> Option<usize> {
     }
 }
 
-/// Appends `n` in decimal to `out` (piece names are made for every piece of every function;
-/// `write!` through the formatting machinery was a tenth of the problem construction).
-pub(super) fn push_decimal(out: &mut String, n: u32) {
-    let mut place = 1u32;
-    while n / place >= 10 {
-        place *= 10;
-    }
-    loop {
-        out.push(char::from(b'0' + (n / place % 10) as u8));
-        if place == 1 {
-            break;
-        }
-        place /= 10;
-    }
-}
-
 mod costs;
 mod eligibility;
 mod liveness;
@@ -322,18 +320,3 @@ mod matrices;
 mod pieces;
 
 pub use super::fusion::fuse;
-
-#[cfg(test)]
-mod tests {
-    use super::push_decimal;
-
-    /// `push_decimal` appends what `format!` prints, at every digit count's edges.
-    #[test]
-    fn push_decimal_matches_format() {
-        for n in [0, 1, 9, 10, 11, 99, 100, 101, 999_999, 1_000_000, u32::MAX] {
-            let mut s = String::from("block");
-            push_decimal(&mut s, n);
-            assert_eq!(s, format!("block{n}"));
-        }
-    }
-}
