@@ -24,7 +24,7 @@
 //!    out-edge); each group is one parallel move, resolved by [`MoveResolver`] with the
 //!    class's scratch register, else registers free at the point, else a fresh slot;
 //! 6. a range of a set recomputed where needed ([`super::spill`]) has a remat pseudo slot
-//!    as its location ([`super::REMAT_SLOT`]): the resolver sees a slot nothing writes, so
+//!    as its location (`REMAT_SLOT`): the resolver sees a slot nothing writes, so
 //!    a move from it is ordered like a reload and becomes a remat edit; moves into it are
 //!    dropped (no store feeds a recomputation).
 //!

@@ -9,7 +9,7 @@
 //! already holds its source's value is dropped. This removes the reload into the register a
 //! value was just spilled from, a second spill of a value whose slot still holds it, and a
 //! move back to where a value came from. A rematerialization gives its destination the
-//! value number of its value's remat pseudo slot ([`super::REMAT_SLOT`]), which is also the
+//! value number of its value's remat pseudo slot (`REMAT_SLOT`), which is also the
 //! number a def of that value gives its location, so recomputing a value into a register
 //! that still holds it (from its def or an earlier remat) is dropped too.
 //!
