@@ -92,6 +92,9 @@ pub struct MachineInfo {
     /// The per-value rematerialization hook, `(vreg, op)` sorted by vreg index (see
     /// [`MachineRead::remat`]; vregs are no entities, so this column lives here).
     pub remat: Vec<(VReg, MachineOp)>,
+    /// Spill slots per class when the producer set them (see
+    /// `MachineFunction::spill_slot_sizes`).
+    pub spill_slot_sizes: Option<[usize; 3]>,
     /// Instruction rows in use.
     pub insts: usize,
     /// Block rows in use.
@@ -163,6 +166,7 @@ impl MachineLoader {
             num_vregs,
             frame_slots,
             remat,
+            spill_slot_sizes,
         } = f;
         let (ni, nb) = (ops.len(), insts.len());
         let mut map = world
@@ -227,6 +231,7 @@ impl MachineLoader {
             num_vregs,
             frame_slots,
             remat,
+            spill_slot_sizes,
             insts: ni,
             blocks: nb,
         };
@@ -245,6 +250,7 @@ impl MachineLoader {
             num_vregs: info.num_vregs,
             frame_slots: info.frame_slots,
             remat: info.remat,
+            spill_slot_sizes: info.spill_slot_sizes,
             ..Default::default()
         };
         for (o, a, c) in self.insts.iter_mut(world).take(info.insts) {
@@ -401,6 +407,9 @@ impl MachineRead for MachineRef<'_> {
     }
     fn remat(&self, vreg: VReg) -> Option<MachineOp> {
         super::function::remat_lookup(&self.info.remat, vreg)
+    }
+    fn spill_slot_size(&self, class: crate::registers::RegClass) -> usize {
+        super::function::slot_size(self.info.spill_slot_sizes, class)
     }
 }
 

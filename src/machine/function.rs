@@ -462,6 +462,23 @@ pub struct MachineFunction {
     /// one per vreg (see [`MachineRead::remat`]). Lowering sets it for constants and frame
     /// and global addresses ([`remat_op`]).
     pub remat: Vec<(VReg, MachineOp)>,
+    /// Spill slots a value of each class takes (`[Int, Float, Vector]`, in 8-byte units),
+    /// when the function's producer says so: the regalloc2 import takes its `spillslot_size`
+    /// per class (a drop-in user's frame layout). `None` (lowering, `.mir` text): the
+    /// default of [`MachineRead::spill_slot_size`].
+    pub spill_slot_sizes: Option<[usize; 3]>,
+}
+
+/// Spill slots (8-byte units) a value of `class` takes: the producer's `sizes` when given
+/// (`[Int, Float, Vector]`), else the default of [`MachineRead::spill_slot_size`].
+pub fn slot_size(sizes: Option<[usize; 3]>, class: crate::registers::RegClass) -> usize {
+    match sizes {
+        Some(sizes) => sizes[class as usize],
+        None => match class {
+            crate::registers::RegClass::Int => 1,
+            _ => 2,
+        },
+    }
 }
 
 /// The rematerialization of a def by `op` with `operands`, when it has one: a constant
@@ -556,6 +573,9 @@ impl MachineRead for MachineFunction {
     }
     fn inst_clobbers(&self, inst: MInst) -> PRegSet {
         self.clobbers[inst.index()]
+    }
+    fn spill_slot_size(&self, class: crate::registers::RegClass) -> usize {
+        slot_size(self.spill_slot_sizes, class)
     }
     fn remat(&self, vreg: VReg) -> Option<MachineOp> {
         remat_lookup(&self.remat, vreg)

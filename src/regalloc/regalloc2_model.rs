@@ -33,7 +33,7 @@ use super::location::{Allocation, PReg, RegClass, SpillSlot};
 use super::output::{AllocOutput, Edit};
 use super::point::ProgPoint;
 use super::to_regalloc2::{Presented, Regalloc2Error};
-use crate::machine::function::{MachineFunction, MachineOp, Opcode};
+use crate::machine::function::{slot_size, MachineFunction, MachineOp, Opcode};
 use crate::machine::verify::MachineDefect;
 use crate::machine::{InstRange, MBlock, MInst};
 use crate::machine::{
@@ -330,6 +330,18 @@ pub fn import_with<F: ra2::Function>(
     park(&mut out.branch_args, &mut scratch.branch_args);
     clear(out);
     out.num_vregs = f.num_vregs();
+    // The user's slot sizes, kept only where they differ from the default (so a function
+    // presented and imported back is equal to itself).
+    let sizes = [
+        ra2::RegClass::Int,
+        ra2::RegClass::Float,
+        ra2::RegClass::Vector,
+    ]
+    .map(|c| f.spillslot_size(c).max(1));
+    out.spill_slot_sizes = Some(sizes).filter(|&s| {
+        let default = crate::registers::RegClass::ALL.map(|c| slot_size(None, c));
+        s != default
+    });
     for b in 0..nb {
         let block = ra2::Block::new(b);
         let r = f.block_insns(block);
@@ -615,6 +627,24 @@ mod tests {
         }
         assert!(edits > 100, "too few edits ({edits}): functions too easy");
         assert!(failed.len() <= 9, "regalloc2 failed on seeds {failed:?}");
+    }
+
+    /// The import keeps the user's spill-slot sizes (a drop-in user's frame layout), and a
+    /// function presented back asks regalloc2 for the same sizes.
+    #[test]
+    fn import_keeps_the_spill_slot_sizes() {
+        use crate::registers::RegClass;
+        let mut f = machine_gen::seeded(3);
+        f.spill_slot_sizes = Some([1, 1, 4]);
+        let env = machine_gen::env(true);
+        let back = import(
+            &Presented::new(&f),
+            &to_regalloc2_env(&env, PRegSet::empty()),
+        )
+        .unwrap();
+        assert_eq!(back.func.spill_slot_sizes, Some([1, 1, 4]));
+        assert_eq!(back.func.spill_slot_size(RegClass::Vector), 4);
+        assert_eq!(back.func, f);
     }
 
     /// Importing what we export gives the same function back.
