@@ -24,7 +24,7 @@
 
 use super::exec::{Interpreter, Pc};
 use super::externals::{Call, ExtResult};
-use super::{lanes, ops, InterpError, Val};
+use super::{lanes, ops, EvalError, InterpError, Val};
 use crate::ir::{BinaryOp, Function, InstKind, IntPredicate, Operand, Type};
 
 impl Interpreter<'_> {
@@ -174,7 +174,7 @@ impl Interpreter<'_> {
                 format!("a reduction of {ty} starts from and returns {lane}"),
             ));
         }
-        let r = reduce(op, lane, first, rest).map_err(|why| self.ext_err(c, why))?;
+        let r = reduce(op, lane, first, rest).map_err(|why| self.ext_err(c, why.to_string()))?;
         Ok(ExtResult::Value(Some(r)))
     }
 
@@ -283,9 +283,27 @@ fn operation<'a>(name: &'a str, prefix: &str) -> &'a str {
         .unwrap_or("")
 }
 
+/// Why a `llvm.vector.reduce.*` call has no value (reported as the call's external error).
+#[derive(Debug, thiserror::Error)]
+enum ReduceError {
+    /// The operation does not take lanes of this type (`fadd` of integers, `add` of floats).
+    #[error("`{op}` does not reduce {lane} lanes")]
+    LaneType { op: String, lane: Type },
+    /// An operation that is not one of LLVM 14's reductions.
+    #[error("unknown reduction `{0}`")]
+    Unknown(String),
+    /// A lane the arithmetic or comparison rejects.
+    #[error("{0:?}")]
+    Eval(EvalError),
+    /// `fmax`/`fmin` of lanes that are not comparable floats.
+    #[error("{0} or {1}")]
+    NotFloats(Val, Val),
+}
+
 /// Folds `lanes` into `acc` by the reduction `op` (the name in `llvm.vector.reduce.OP`) on
-/// lanes of type `lane`; a message for an unknown operation or a lane type it does not take.
-fn reduce(op: &str, lane: Type, mut acc: Val, lanes: &[Val]) -> Result<Val, String> {
+/// lanes of type `lane`; [`ReduceError`] for an unknown operation or a lane type it does not
+/// take.
+fn reduce(op: &str, lane: Type, mut acc: Val, lanes: &[Val]) -> Result<Val, ReduceError> {
     let arithmetic = match op {
         "add" => Some(BinaryOp::Add),
         "mul" => Some(BinaryOp::Mul),
@@ -298,11 +316,14 @@ fn reduce(op: &str, lane: Type, mut acc: Val, lanes: &[Val]) -> Result<Val, Stri
     };
     let float_op = matches!(op, "fadd" | "fmul" | "fmax" | "fmin");
     if float_op != lane.is_float() || !(lane.is_float() || lane.is_int()) {
-        return Err(format!("`{op}` does not reduce {lane} lanes"));
+        return Err(ReduceError::LaneType {
+            op: op.to_string(),
+            lane,
+        });
     }
     if let Some(bop) = arithmetic {
         for &x in lanes {
-            acc = ops::binary(bop, lane, acc, x).map_err(|e| format!("{e:?}"))?;
+            acc = ops::binary(bop, lane, acc, x).map_err(ReduceError::Eval)?;
         }
         return Ok(acc);
     }
@@ -314,14 +335,14 @@ fn reduce(op: &str, lane: Type, mut acc: Val, lanes: &[Val]) -> Result<Val, Stri
         "umin" => IntPredicate::Ule,
         "fmax" | "fmin" => {
             for &x in lanes {
-                acc = max_num(acc, x, op == "fmax").ok_or_else(|| format!("{acc} or {x}"))?;
+                acc = max_num(acc, x, op == "fmax").ok_or(ReduceError::NotFloats(acc, x))?;
             }
             return Ok(acc);
         }
-        _ => return Err(format!("unknown reduction `{op}`")),
+        _ => return Err(ReduceError::Unknown(op.to_string())),
     };
     for &x in lanes {
-        if !ops::icmp(keeps, lane, acc, x).map_err(|e| format!("{e:?}"))? {
+        if !ops::icmp(keeps, lane, acc, x).map_err(ReduceError::Eval)? {
             acc = x;
         }
     }
