@@ -89,12 +89,14 @@ pub fn run<F: ra2::Function>(
 
 /// Allocates `func` under `env` reusing `ctx` (regalloc2's `run_with_ctx`); the output lives
 /// in the context. A warm context (one that has allocated a function at least as large)
-/// allocates no heap memory.
+/// allocates no heap memory, unless [`Ctx::remat`] is non-empty and a value is recomputed
+/// (then the output with its pseudo slots is built anew).
 ///
 /// # Errors
 /// `CritEdge` for an edge from a block with several successors to one with several
-/// predecessors; `BB` for an ill-formed function (or a block parameter in [`Ctx::remat`]); `TooManyLiveRegs` for constraints no
-/// allocation satisfies; `TooManyOperands` for an operand index beyond 255.
+/// predecessors; `BB` for an ill-formed function (or a block parameter in [`Ctx::remat`]);
+/// `TooManyLiveRegs` for constraints no allocation satisfies; `TooManyOperands` for an
+/// operand index beyond 255.
 pub fn run_with_ctx<'a, F: ra2::Function>(
     func: &F,
     env: &ra2::MachineEnv,
@@ -144,16 +146,15 @@ pub fn run_with_ctx<'a, F: ra2::Function>(
         | IonError::Moves { .. }
         | IonError::Unallocated { .. } => ra2::RegAllocError::TooManyLiveRegs,
     })?;
+    ctx.remat_slots.clear();
     if ctx.ion.state.output.remat_count() == 0 {
         // No remat (the default): refill the context's output, allocating nothing.
         output_into_regalloc2(&ctx.ion.state.output, &mut ctx.output);
-        ctx.remat_slots.clear();
     } else {
         // Remats are presented as moves from pseudo slots (see the module doc); this path
         // allocates its output, as a user asked for remat.
         let (output, slots) = output_to_regalloc2_with_remats(func, &ctx.ion.state.output);
         ctx.output = output;
-        ctx.remat_slots.clear();
         ctx.remat_slots.extend(slots.into_iter().map(|(s, v)| {
             let slot = alloc_to(crate::regalloc::Allocation::Stack(s))
                 .as_stack()
