@@ -100,34 +100,31 @@ pub struct Solver {
     result: SccpResult,
     /// `inst_block[Inst]`: the live block listing the instruction, or `NONE`.
     inst_block: Vec<u32>,
-    /// Def-use lists: `use_start[v]..use_start[v + 1]` indexes `users`.
-    use_start: Vec<u32>,
-    /// Users: an instruction index, or `TERM | block` for a terminator.
-    users: Vec<u32>,
-    /// (value, user) pairs collected while counting, scattered into `users`.
-    pairs: Vec<(u32, u32)>,
+    /// Def-use lists, built while solving: `user_head[v]` is the last link of `v`'s list in
+    /// `user_links`, or `NONE`.
+    user_head: Vec<u32>,
+    /// (user, next link) pairs: a user is an instruction index, `PHI | entry` or `TERM |
+    /// block`; the next link is `NONE` at the end of a list.
+    user_links: Vec<(u32, u32)>,
     /// The cell of every pool constant.
     const_cells: Vec<LatticeValue>,
     /// `read_only_consts[Const]`: the constant is the address of a read-only global (empty
     /// unless some constant of the pool is).
     read_only_consts: Vec<bool>,
-    /// Phis of live blocks, collected by pass 1.
-    phis: Vec<u32>,
-    /// `phi_first[Inst]` (phis only; sized on the first phi, stale elsewhere): where the
-    /// phi's entries start in `phi_edge`.
+    /// `phi_first[Inst]` (phis of reached blocks only; stale elsewhere): where the phi's
+    /// entries start in `phi_edge`.
     phi_first: Vec<u32>,
-    /// Per phi entry: the id of the one edge from its predecessor to the phi's block,
-    /// `NONE` if there is no such edge, `MULTI` if there are several.
+    /// Per phi entry, numbered as [`Solver::reach`] meets the phis: the id of the one edge
+    /// from its predecessor to the phi's block, `NONE` if there is no such edge, `MULTI` if
+    /// there are several.
     phi_edge: Vec<u32>,
     /// Per phi entry: the phi.
     entry_phi: Vec<u32>,
-    /// Phi entries made live by each edge: `edge_entry_start[e]..edge_entry_start[e + 1]`
-    /// indexes `edge_entries` (empty when the function has no phi).
-    edge_entry_start: Vec<u32>,
-    /// Phi entry indices, grouped by edge.
-    edge_entries: Vec<u32>,
-    /// (edge, entry) pairs collected while mapping entries to edges.
-    edge_pairs: Vec<(u32, u32)>,
+    /// Phi entries made live by each edge into a reached block: `edge_entry_head[e]` is the
+    /// last link of edge `e`'s list in `edge_entry_links`, or `NONE`.
+    edge_entry_head: Vec<u32>,
+    /// (phi entry, next link) pairs.
+    edge_entry_links: Vec<(u32, u32)>,
     /// Queued edge ids.
     edge_work: Vec<u32>,
     /// Queued instructions and terminators.
@@ -145,9 +142,9 @@ pub struct Solver {
     /// Geps and loads whose address operand may become the address of a read-only global:
     /// only these are evaluated on their operands (the others are `Overdefined`).
     fold_address: BitSet,
-    /// Instructions whose cell can depend on their operands' cells (those listed as users,
-    /// `depends_on_operands`); the others are `Overdefined` from their first visit.
-    listed: BitSet,
+    /// Whether some pool constant is the address of a read-only global (then `address`
+    /// is sized and geps and loads may fold).
+    fold_memory: bool,
 }
 
 /// `Solver::address` states: not seen yet (an operand defined later in block order, or by
@@ -221,9 +218,17 @@ impl Solver {
 
     /// Copies what the solver needs out of `f` into dense tables (edge ids from `cfg`),
     /// checking references.
-    #[inline(never)]
     fn load(&mut self, f: &impl IrRead, cfg: &Cfg, symbols: &SymbolTable) -> Result<(), SccpError> {
-        let (nb, ni, nv) = (f.num_blocks(), f.num_insts(), f.values().len());
+        self.fold_memory = self.load_pool(f, symbols);
+        self.load_edges(f, cfg)?;
+        self.init_cells(f);
+        Ok(())
+    }
+
+    /// One walk over the constant pool: the cell of every constant and the read-only
+    /// marks; returns whether some constant is the address of a read-only global.
+    #[inline(never)]
+    fn load_pool(&mut self, f: &impl IrRead, symbols: &SymbolTable) -> bool {
         let consts = f.consts();
         // Geps and loads are evaluated only where the address may be that of a read-only
         // global: only there can a load fold, and listing every gep and load as a user
@@ -252,10 +257,17 @@ impl Solver {
             self.const_cells
                 .push(const_cell(aggregates, consts, c, data));
         }
+        fold_memory
+    }
+
+    /// The edges (the CFG's, in its successor order) and the per-function tables; the
+    /// instructions are read by [`Solver::reach`] when their block becomes reachable.
+    #[inline(never)]
+    fn load_edges(&mut self, f: &impl IrRead, cfg: &Cfg) -> Result<(), SccpError> {
+        let (nb, ni, nv) = (f.num_blocks(), f.num_insts(), f.values().len());
         self.fold_address.reset(ni);
-        self.listed.reset(ni);
         self.address.clear();
-        if fold_memory {
+        if self.fold_memory {
             self.address.resize(nv, ADDRESS_UNSEEN);
             for &p in f.param_values() {
                 if let Some(a) = self.address.get_mut(p.index()) {
@@ -263,229 +275,47 @@ impl Solver {
                 }
             }
         }
+        // The CFG skipped (and counted) edges to missing blocks: find the first to report it.
+        if cfg.invalid_edges() > 0 {
+            check_successors(f)?;
+        }
         let r = &mut self.result;
         r.succ_start.clear();
         r.succ_block.clear();
         r.succ_start.reserve(nb + 1);
         r.succ_start.push(0);
-        self.inst_block.clear();
-        self.inst_block.resize(ni, NONE);
-        self.use_start.clear();
-        self.use_start.resize(nv + 2, 0);
-        self.pairs.clear();
-        self.phis.clear();
-        // Phi entries, numbered in block order as pass 1 meets the phis.
-        let mut entries = 0usize;
-        let live = |b: Block| b.index() < nb && !f.is_block_dead(b);
-        // The CFG skipped (and counted) edges to missing blocks; find the first to report it.
-        let check_edges = cfg.invalid_edges() > 0;
-        let mut bad_value = None;
-        // Pass 1: edges (the CFG's, in its successor order), instruction blocks, use counts
-        // (in use_start[v + 2]).
-        for (bi, bd) in f.blocks().enumerate() {
-            if !bd.dead {
-                let mut bad_block = None;
-                let mut edge = |s: Block| {
-                    if !live(s) {
-                        bad_block = Some(s);
-                    }
-                };
-                if check_edges {
-                    bd.terminator.for_each_successor(&mut edge);
-                }
+        for b in 0..nb {
+            if !f.is_block_dead(Block::new(b)) {
                 // One by one: a block has few successors and `extend_from_slice` calls
                 // `memcpy`.
-                for &s in cfg.succs(Block::new(bi)) {
+                for &s in cfg.succs(Block::new(b)) {
                     r.succ_block.push(s);
-                }
-                for &i in bd.insts {
-                    if i.index() >= ni {
-                        return Err(SccpError::InvalidInstruction { inst: i });
-                    }
-                    let (kind, results) = (f.inst_kind(i), f.inst_results(i));
-                    self.inst_block[i.index()] = bi as u32;
-                    if check_edges {
-                        if let InstKind::InlineAsm(asm) = kind {
-                            asm.goto_labels.iter().for_each(|&s| edge(s));
-                        }
-                    }
-                    for &v in results {
-                        if v.index() >= nv {
-                            return Err(SccpError::InvalidSsa { value_id: v });
-                        }
-                    }
-                    let pairs = &mut self.pairs;
-                    // Only users whose cell can depend on the operand are listed: the others
-                    // are `Overdefined` whatever their operands, so the visit that follows
-                    // their block becoming reachable is the only one they need.
-                    let fold_address = fold_memory
-                        && may_address(&mut self.address, &self.read_only_consts, kind, results);
-                    if fold_address {
-                        self.fold_address.insert(i.index());
-                    }
-                    let listed = depends_on_operands(kind, results, fold_address);
-                    if listed {
-                        self.listed.insert(i.index());
-                    }
-                    // A phi's users are its entries (`PHI | entry`): a changed operand cell
-                    // is met into the phi's cell alone, not the whole phi re-evaluated.
-                    let mut user = i.0;
-                    if let InstKind::Phi { incoming, .. } = kind {
-                        if self.phi_first.len() < ni {
-                            self.phi_first.resize(ni, 0);
-                        }
-                        self.phi_first[i.index()] = entries as u32;
-                        user = PHI | entries as u32;
-                        entries += incoming.len();
-                        self.phis.push(i.0);
-                    }
-                    let use_start = &mut self.use_start;
-                    macro_rules! visit {
-                        ($o:expr) => {
-                            use_operand(
-                                $o,
-                                f,
-                                &mut bad_value,
-                                listed,
-                                &mut *use_start,
-                                &mut *pairs,
-                                &mut user,
-                            )
-                        };
-                    }
-                    // The common kinds written out, in the order of `for_each_operand`
-                    // (which takes the rest): no call per instruction or operand.
-                    match kind {
-                        InstKind::Binary { lhs, rhs, .. }
-                        | InstKind::Icmp { lhs, rhs, .. }
-                        | InstKind::Fcmp { lhs, rhs, .. } => {
-                            visit!(*lhs);
-                            visit!(*rhs);
-                        }
-                        InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => visit!(*arg),
-                        InstKind::Load { ptr, .. } => visit!(*ptr),
-                        InstKind::Store { value, ptr, .. } => {
-                            visit!(*value);
-                            visit!(*ptr);
-                        }
-                        InstKind::Gep { base, indices, .. } => {
-                            visit!(*base);
-                            for &(x, _) in indices.iter() {
-                                visit!(x);
-                            }
-                        }
-                        InstKind::Copy { src, .. } => visit!(*src),
-                        InstKind::Phi { incoming, .. } => {
-                            for &(_, o) in incoming.iter() {
-                                visit!(o);
-                            }
-                        }
-                        InstKind::Call { callee, args, .. } => {
-                            if let crate::ir::Callee::Indirect(p) = callee {
-                                visit!(*p);
-                            }
-                            for &a in args.iter() {
-                                visit!(a);
-                            }
-                        }
-                        InstKind::Alloca { .. } => {}
-                        _ => kind.for_each_operand(|o| visit!(o)),
-                    }
-                }
-                if let Some(s) = bad_block {
-                    return Err(SccpError::InvalidCfg { block_id: s });
-                }
-                let pairs = &mut self.pairs;
-                // Only a condition decides edges (a `ret` operand does not).
-                let listed = condition(bd.terminator).is_some();
-                bd.terminator.for_each_operand(|o| {
-                    if let Some(v) = check_use(o, f, &mut bad_value) {
-                        if listed {
-                            self.use_start[v as usize + 2] += 1;
-                            pairs.push((v, TERM | bi as u32));
-                        }
-                    }
-                });
-                match bad_value {
-                    Some(Operand::Value(v)) => return Err(SccpError::InvalidSsa { value_id: v }),
-                    Some(Operand::Const(c)) => {
-                        return Err(SccpError::InvalidConstant { constant: c })
-                    }
-                    None => {}
                 }
             }
             r.succ_start.push(r.succ_block.len() as u32);
         }
-        // Phi entries to edge ids, so that evaluating a phi tests one bit per entry instead
-        // of scanning its predecessor's successors (a `switch` can have hundreds), and edge
-        // ids to the phi entries they make live (every edge from the entry's predecessor to
-        // the phi's block; phis with one result only, the others are `Overdefined` from
-        // their first visit).
+        self.inst_block.clear();
+        self.inst_block.resize(ni, NONE);
+        if self.phi_first.len() < ni {
+            self.phi_first.resize(ni, 0);
+        }
+        self.user_head.clear();
+        self.user_head.resize(nv, NONE);
+        self.user_links.clear();
         self.phi_edge.clear();
         self.entry_phi.clear();
-        self.edge_pairs.clear();
-        for &i in &self.phis {
-            let b = self.inst_block[i as usize] as usize;
-            let InstKind::Phi { incoming, .. } = f.inst_kind(Inst(i)) else {
-                continue;
-            };
-            let single = f.inst_results(Inst(i)).len() == 1;
-            for &(p, _) in incoming {
-                let x = self.phi_edge.len() as u32;
-                let mut e = NONE;
-                if let (Some(&s), Some(&t)) =
-                    (r.succ_start.get(p.index()), r.succ_start.get(p.index() + 1))
-                {
-                    for k in s..t {
-                        if r.succ_block[k as usize].index() == b {
-                            e = if e == NONE { k } else { MULTI };
-                            if single {
-                                self.edge_pairs.push((k, x));
-                            }
-                        }
-                    }
-                }
-                self.phi_edge.push(e);
-                self.entry_phi.push(i);
-            }
-        }
-        debug_assert_eq!(self.phi_edge.len(), entries);
-        // Counting sort of the (edge, entry) pairs by edge (entries stay in block order).
-        self.edge_entry_start.clear();
-        self.edge_entries.clear();
-        if !self.edge_pairs.is_empty() {
-            let ne = r.succ_block.len();
-            self.edge_entry_start.resize(ne + 2, 0);
-            for &(e, _) in &self.edge_pairs {
-                self.edge_entry_start[e as usize + 2] += 1;
-            }
-            for e in 0..ne {
-                self.edge_entry_start[e + 2] += self.edge_entry_start[e + 1];
-            }
-            self.edge_entries.resize(self.edge_pairs.len(), 0);
-            for &(e, x) in &self.edge_pairs {
-                let at = &mut self.edge_entry_start[e as usize + 1];
-                self.edge_entries[*at as usize] = x;
-                *at += 1;
-            }
-        }
-        // Prefix sums: use_start[v + 1] becomes the start of v's users.
-        let mut sum = 0;
-        for n in &mut self.use_start[1..] {
-            sum += *n;
-            *n = sum;
-        }
-        self.users.clear();
-        self.users.resize(self.use_start[nv + 1] as usize, 0);
-        // Scatter the (value, user) pairs of pass 1 (use_start[v + 1] advances to the end
-        // of v's list), so instructions are decoded once.
-        for &(v, user) in &self.pairs {
-            let at = &mut self.use_start[v as usize + 1];
-            self.users[*at as usize] = user;
-            *at += 1;
-        }
+        self.edge_entry_head.clear();
+        self.edge_entry_head.resize(r.succ_block.len(), NONE);
+        self.edge_entry_links.clear();
+        Ok(())
+    }
+
+    /// Parameters and block parameters are `Overdefined`, every other cell `Unknown`; resets
+    /// the edge and block sets and the worklists.
+    #[inline(never)]
+    fn init_cells(&mut self, f: &impl IrRead) {
+        let nb = f.num_blocks();
         let r = &mut self.result;
-        // Parameters and block parameters are `Overdefined`, every other cell `Unknown`.
         let mut params = 0;
         r.values.clear();
         r.values.extend(f.values().iter().map(|d| {
@@ -506,7 +336,6 @@ impl Solver {
         self.work.clear();
         self.entries = params;
         self.const_cells_set = 0;
-        Ok(())
     }
 
     #[inline]
@@ -527,7 +356,7 @@ impl Solver {
         if f.num_blocks() == 0 || f.is_block_dead(Block(0)) {
             return Err(SccpError::InvalidCfg { block_id: Block(0) });
         }
-        self.reach(f, 0);
+        self.reach(f, 0)?;
         let limit_entries = memory_limit / LATTICE_ENTRY_BYTES;
         loop {
             while !self.edge_work.is_empty() || !self.work.is_empty() {
@@ -536,18 +365,14 @@ impl Solver {
                     if self.result.reachable.contains(t) {
                         // One more executable incoming edge: meet the phi entries it makes
                         // live into their phis.
-                        if let (Some(&s), Some(&end)) = (
-                            self.edge_entry_start.get(e as usize),
-                            self.edge_entry_start.get(e as usize + 1),
-                        ) {
-                            self.work.extend(
-                                self.edge_entries[s as usize..end as usize]
-                                    .iter()
-                                    .map(|&x| PHI | x),
-                            );
+                        let mut link = self.edge_entry_head[e as usize];
+                        while link != NONE {
+                            let (x, next) = self.edge_entry_links[link as usize];
+                            self.work.push(PHI | x);
+                            link = next;
                         }
                     } else {
-                        self.reach(f, t);
+                        self.reach(f, t)?;
                     }
                 }
                 while let Some(item) = self.work.pop() {
@@ -585,21 +410,138 @@ impl Solver {
         }
     }
 
-    /// Makes block `b` reachable: queues its listed instructions and its terminator, and
-    /// sets the results of the others `Overdefined`.
-    fn reach(&mut self, f: &impl IrRead, b: usize) {
+    /// Makes block `b` reachable and reads its instructions (the only time they are read
+    /// as a whole; those of blocks never reached are never read). Per instruction: its
+    /// block, the "maybe an address of a read-only global" mark (in reach order, which
+    /// visits a definition before its uses except around loops, where an operand not seen
+    /// yet counts as maybe), and whether its cell can depend on its operands
+    /// (`depends_on_operands`). Those that can are listed as users of their operands
+    /// ([`Solver::listen`]) and queued; the others' results are set `Overdefined`. A phi's
+    /// entries are mapped to edges ([`Solver::map_phi`]). The conditional terminator
+    /// listens to its condition and is queued.
+    ///
+    /// # Errors
+    /// An instruction, result or operand (of a listed instruction or the terminator) out of
+    /// range or never defined.
+    fn reach(&mut self, f: &impl IrRead, b: usize) -> Result<(), SccpError> {
         self.result.reachable.insert(b);
         self.work.push(TERM | b as u32);
-        // Instructions that are not listed are `Overdefined` whatever their operands: set
-        // now rather than queued (the fixpoint does not depend on the order of the items).
-        // The listed ones are queued last first, so that they pop in block order.
-        for &i in f.block_insts(Block::new(b)).iter().rev() {
-            if self.listed.contains(i.index()) {
+        let (ni, nv) = (f.num_insts(), self.result.values.len());
+        // Unlisted instructions are `Overdefined` whatever their operands: set now rather
+        // than queued (the fixpoint does not depend on the order of the items). In block
+        // order, so that an operand defined by an unlisted instruction of this block is
+        // `Overdefined` before its users listen; the listed ones are then queued last
+        // first, so that they pop in block order.
+        let queued = self.work.len();
+        for &i in f.block_insts(Block::new(b)) {
+            if i.index() >= ni {
+                return Err(SccpError::InvalidInstruction { inst: i });
+            }
+            let (kind, results) = (f.inst_kind(i), f.inst_results(i));
+            if let Some(&v) = results.iter().find(|v| v.index() >= nv) {
+                return Err(SccpError::InvalidSsa { value_id: v });
+            }
+            self.inst_block[i.index()] = b as u32;
+            let fold_address = self.fold_memory
+                && may_address(&mut self.address, &self.read_only_consts, kind, results);
+            if fold_address {
+                self.fold_address.insert(i.index());
+            }
+            if depends_on_operands(kind, results, fold_address) {
+                let mut bad = None;
+                kind.for_each_operand(|o| {
+                    check_use(o, f, &mut bad);
+                });
+                report(bad)?;
+                if let InstKind::Phi { incoming, .. } = kind {
+                    self.map_phi(i, incoming, b);
+                }
+                self.listen_inst(f, i);
                 self.work.push(i.0);
             } else {
-                for &v in f.inst_results(i) {
+                for &v in results {
                     self.set_on_reach(v);
                 }
+            }
+        }
+        self.work[queued..].reverse();
+        let t = f.terminator(Block::new(b));
+        let mut bad = None;
+        t.for_each_operand(|o| {
+            check_use(o, f, &mut bad);
+        });
+        report(bad)?;
+        if let Some(c) = condition(t) {
+            self.listen(c, TERM | b as u32);
+        }
+        Ok(())
+    }
+
+    /// Numbers the entries of phi `i` of block `b` (just reached) and maps each to the edge
+    /// from its predecessor (`NONE`, one edge id, or `MULTI`); for a phi with one result,
+    /// lists every edge from the entry's predecessor to `b` as making the entry live. So
+    /// evaluating a phi tests one bit per entry instead of scanning its predecessor's
+    /// successors (a `switch` can have hundreds).
+    fn map_phi(&mut self, i: Inst, incoming: &[(Block, Operand)], b: usize) {
+        // A phi with several results is `Overdefined`: none of its entries is listed.
+        self.phi_first[i.index()] = self.phi_edge.len() as u32;
+        let r = &self.result;
+        for &(p, _) in incoming {
+            let x = self.phi_edge.len() as u32;
+            let mut e = NONE;
+            if let (Some(&s), Some(&t)) =
+                (r.succ_start.get(p.index()), r.succ_start.get(p.index() + 1))
+            {
+                for k in s..t {
+                    if r.succ_block[k as usize].index() == b {
+                        e = if e == NONE { k } else { MULTI };
+                        let head = &mut self.edge_entry_head[k as usize];
+                        self.edge_entry_links.push((x, *head));
+                        *head = (self.edge_entry_links.len() - 1) as u32;
+                    }
+                }
+            }
+            self.phi_edge.push(e);
+            self.entry_phi.push(i.0);
+        }
+    }
+
+    /// Lists the listed instruction `i` as a user of its operands (a phi: each entry, `PHI
+    /// | entry`, of its operand).
+    #[inline(always)]
+    fn listen_inst(&mut self, f: &impl IrRead, i: Inst) {
+        let kind = f.inst_kind(i);
+        match kind {
+            InstKind::Binary { lhs, rhs, .. }
+            | InstKind::Icmp { lhs, rhs, .. }
+            | InstKind::Fcmp { lhs, rhs, .. } => {
+                self.listen(*lhs, i.0);
+                self.listen(*rhs, i.0);
+            }
+            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => self.listen(*arg, i.0),
+            InstKind::Phi { incoming, .. } => {
+                let first = PHI | self.phi_first[i.index()];
+                for (k, &(_, o)) in incoming.iter().enumerate() {
+                    self.listen(o, first + k as u32);
+                }
+            }
+            _ => kind.for_each_operand(|o| self.listen(o, i.0)),
+        }
+    }
+
+    /// Lists `user` (an instruction, `PHI | entry` or `TERM | block`) as a user of `o`, unless
+    /// `o` is a constant or `Overdefined`: such a cell never changes again. Users listen
+    /// when their block becomes reachable, before their first visit, so every change of
+    /// an operand cell after that visit reads queues them: the lists hold only the uses in
+    /// reachable code of cells that could still change (in C code most operands are loads
+    /// and calls, `Overdefined` from their block's reach on).
+    #[inline(always)]
+    fn listen(&mut self, o: Operand, user: u32) {
+        if let Operand::Value(v) = o {
+            if !matches!(self.result.values[v.index()], LatticeValue::Overdefined) {
+                let head = &mut self.user_head[v.index()];
+                self.user_links.push((user, *head));
+                *head = (self.user_links.len() - 1) as u32;
             }
         }
     }
@@ -679,13 +621,6 @@ impl Solver {
     fn visit_inst(&mut self, f: &impl IrRead, symbols: &SymbolTable, i: usize) {
         let b = self.inst_block[i];
         if b == NONE || !self.result.reachable.contains(b as usize) {
-            return;
-        }
-        if !self.listed.contains(i) {
-            // `Overdefined` whatever the operands are (or no result).
-            for &v in f.inst_results(Inst::new(i)) {
-                self.set(v, LatticeValue::Overdefined);
-            }
             return;
         }
         let d = f.inst(Inst::new(i));
@@ -830,14 +765,11 @@ impl Solver {
             self.const_cells_set += 1;
         }
         self.result.values[v.index()] = new;
-        let (s, e) = (
-            self.use_start[v.index()] as usize,
-            self.use_start[v.index() + 1] as usize,
-        );
-        // Element by element: the lists are short, and `extend_from_slice` calls `memcpy`.
-        self.work.reserve(e - s);
-        for &u in &self.users[s..e] {
+        let mut link = self.user_head[v.index()];
+        while link != NONE {
+            let (u, next) = self.user_links[link as usize];
             self.work.push(u);
+            link = next;
         }
     }
 
@@ -938,29 +870,40 @@ fn depends_on_operands(kind: &InstKind, results: &[Value], fold_address: bool) -
         }
 }
 
-/// One operand of an instruction while the solver reads the function: checks it, lists the
-/// instruction (`user`) as a user of a value operand when `listed` (the use counts in
-/// `use_start`, the pair in `pairs`), and moves `user` to the next phi entry for a phi.
-#[inline(always)]
-fn use_operand(
-    o: Operand,
-    f: &impl IrRead,
-    bad: &mut Option<Operand>,
-    listed: bool,
-    use_start: &mut [u32],
-    pairs: &mut Vec<(u32, u32)>,
-    user: &mut u32,
-) {
-    if let Some(v) = check_use(o, f, bad) {
-        if listed {
-            use_start[v as usize + 2] += 1;
-            pairs.push((v, *user));
+/// The first operand error `check_use` found, as an error.
+fn report(bad: Option<Operand>) -> Result<(), SccpError> {
+    match bad {
+        Some(Operand::Value(v)) => Err(SccpError::InvalidSsa { value_id: v }),
+        Some(Operand::Const(c)) => Err(SccpError::InvalidConstant { constant: c }),
+        None => Ok(()),
+    }
+}
+
+/// The first successor (terminator target or `asm goto` label) of a live block that is out
+/// of range or dead, as [`SccpError::InvalidCfg`] (run only when the CFG counted such edges).
+fn check_successors(f: &impl IrRead) -> Result<(), SccpError> {
+    let nb = f.num_blocks();
+    let live = |s: Block| s.index() < nb && !f.is_block_dead(s);
+    for b in (0..nb).map(Block::new).filter(|&b| !f.is_block_dead(b)) {
+        let mut bad = None;
+        let mut edge = |s: Block| {
+            if !live(s) {
+                bad = Some(s);
+            }
+        };
+        f.terminator(b).for_each_successor(&mut edge);
+        for &i in f.block_insts(b) {
+            if let Some(InstKind::InlineAsm(asm)) =
+                (i.index() < f.num_insts()).then(|| f.inst_kind(i))
+            {
+                asm.goto_labels.iter().for_each(|&s| edge(s));
+            }
+        }
+        if let Some(s) = bad {
+            return Err(SccpError::InvalidCfg { block_id: s });
         }
     }
-    // The next phi entry (for_each_operand lists a phi's entries in order).
-    if *user & PHI != 0 {
-        *user += 1;
-    }
+    Ok(())
 }
 
 /// Checks an operand; for a value, returns it.
