@@ -147,11 +147,10 @@ pub struct Solver {
     fold_memory: bool,
 }
 
-/// `Solver::address` states: not seen yet (an operand defined later in block order, or by
-/// a phi around a loop: treated as maybe), never an address of a read-only global, maybe.
-const ADDRESS_UNSEEN: u8 = 0;
-const ADDRESS_NO: u8 = 1;
-const ADDRESS_MAYBE: u8 = 2;
+/// `Solver::address` states: never an address of a read-only global (also the state of a
+/// value not defined yet, which [`may_address`] treats as maybe for phi operands), maybe.
+const ADDRESS_NO: u8 = 0;
+const ADDRESS_MAYBE: u8 = 1;
 
 impl Solver {
     /// An empty solver.
@@ -268,12 +267,7 @@ impl Solver {
         self.fold_address.reset(ni);
         self.address.clear();
         if self.fold_memory {
-            self.address.resize(nv, ADDRESS_UNSEEN);
-            for &p in f.param_values() {
-                if let Some(a) = self.address.get_mut(p.index()) {
-                    *a = ADDRESS_NO;
-                }
-            }
+            self.address.resize(nv, ADDRESS_NO);
         }
         // The CFG skipped (and counted) edges to missing blocks: find the first to report it.
         if cfg.invalid_edges() > 0 {
@@ -442,21 +436,25 @@ impl Solver {
                 return Err(SccpError::InvalidSsa { value_id: v });
             }
             self.inst_block[i.index()] = b as u32;
-            let fold_address = self.fold_memory
-                && may_address(&mut self.address, &self.read_only_consts, kind, results);
+            let fold_address = self.fold_memory && {
+                let inst_block = &self.inst_block;
+                // A phi operand defined by an instruction not read yet (around a loop).
+                let unseen = |v: Value| match f.values().get(v.index()).map(|d| d.def) {
+                    Some(ValueDef::Result(d, _)) => {
+                        inst_block.get(d.index()).is_none_or(|&b| b == NONE)
+                    }
+                    _ => false,
+                };
+                may_address(&mut self.address, &self.read_only_consts, kind, results, unseen)
+            };
             if fold_address {
                 self.fold_address.insert(i.index());
             }
             if depends_on_operands(kind, results, fold_address) {
-                let mut bad = None;
-                kind.for_each_operand(|o| {
-                    check_use(o, f, &mut bad);
-                });
-                report(bad)?;
                 if let InstKind::Phi { incoming, .. } = kind {
                     self.map_phi(i, incoming, b);
                 }
-                self.listen_inst(f, i);
+                self.listen_inst(f, i)?;
                 self.work.push(i.0);
             } else {
                 for &v in results {
@@ -508,25 +506,41 @@ impl Solver {
 
     /// Lists the listed instruction `i` as a user of its operands (a phi: each entry, `PHI
     /// | entry`, of its operand).
+    ///
+    /// # Errors
+    /// An operand out of range (its cell is read when `i` is evaluated).
     #[inline(always)]
-    fn listen_inst(&mut self, f: &impl IrRead, i: Inst) {
+    fn listen_inst(&mut self, f: &impl IrRead, i: Inst) -> Result<(), SccpError> {
         let kind = f.inst_kind(i);
+        let mut ok = true;
         match kind {
             InstKind::Binary { lhs, rhs, .. }
             | InstKind::Icmp { lhs, rhs, .. }
             | InstKind::Fcmp { lhs, rhs, .. } => {
-                self.listen(*lhs, i.0);
-                self.listen(*rhs, i.0);
+                ok &= self.listen(*lhs, i.0);
+                ok &= self.listen(*rhs, i.0);
             }
-            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => self.listen(*arg, i.0),
+            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => {
+                ok &= self.listen(*arg, i.0);
+            }
             InstKind::Phi { incoming, .. } => {
                 let first = PHI | self.phi_first[i.index()];
                 for (k, &(_, o)) in incoming.iter().enumerate() {
-                    self.listen(o, first + k as u32);
+                    ok &= self.listen(o, first + k as u32);
                 }
             }
-            _ => kind.for_each_operand(|o| self.listen(o, i.0)),
+            _ => kind.for_each_operand(|o| ok &= self.listen(o, i.0)),
         }
+        if ok {
+            return Ok(());
+        }
+        let mut bad = None;
+        kind.for_each_operand(|o| {
+            if bad.is_none() {
+                check_use(o, f, &mut bad);
+            }
+        });
+        report(bad)
     }
 
     /// Lists `user` (an instruction, `PHI | entry` or `TERM | block`) as a user of `o`, unless
@@ -534,15 +548,22 @@ impl Solver {
     /// when their block becomes reachable, before their first visit, so every change of
     /// an operand cell after that visit reads queues them: the lists hold only the uses in
     /// reachable code of cells that could still change (in C code most operands are loads
-    /// and calls, `Overdefined` from their block's reach on).
+    /// and calls, `Overdefined` from their block's reach on). Returns false if `o` is out
+    /// of range (of the values or the pool).
     #[inline(always)]
-    fn listen(&mut self, o: Operand, user: u32) {
-        if let Operand::Value(v) = o {
-            if !matches!(self.result.values[v.index()], LatticeValue::Overdefined) {
-                let head = &mut self.user_head[v.index()];
-                self.user_links.push((user, *head));
-                *head = (self.user_links.len() - 1) as u32;
-            }
+    fn listen(&mut self, o: Operand, user: u32) -> bool {
+        match o {
+            Operand::Value(v) => match self.result.values.get(v.index()) {
+                Some(LatticeValue::Overdefined) => true,
+                Some(_) => {
+                    let head = &mut self.user_head[v.index()];
+                    self.user_links.push((user, *head));
+                    *head = (self.user_links.len() - 1) as u32;
+                    true
+                }
+                None => false,
+            },
+            Operand::Const(c) => c.index() < self.const_cells.len(),
         }
     }
 
@@ -802,17 +823,25 @@ impl Solver {
 /// While the solver reads the function (with `address` sized, else a no-op): records
 /// whether the result of the instruction `kind` (defining `results`) may become the address
 /// of a read-only global, and returns whether it is a gep or load whose address operand may
-/// (so that it is worth evaluating).
+/// (so that it is worth evaluating). Instructions are read in reach order, where a
+/// definition comes before its uses except for phi operands around a loop: those for
+/// which `unseen` holds count as maybe. Only kinds that can pass an address on write a
+/// mark (every other result stays `ADDRESS_NO`, the state `address` is filled with).
 #[inline(always)]
 fn may_address(
     address: &mut [u8],
     read_only_consts: &[bool],
     kind: &InstKind,
     results: &[Value],
+    unseen: impl Fn(Value) -> bool,
 ) -> bool {
     let maybe = |o: Operand| match o {
         Operand::Value(v) => address.get(v.index()).is_some_and(|&a| a != ADDRESS_NO),
         Operand::Const(c) => read_only_consts.get(c.index()).copied().unwrap_or(false),
+    };
+    let maybe_phi = |o: Operand| match o {
+        Operand::Value(v) => maybe(o) || unseen(v),
+        Operand::Const(_) => maybe(o),
     };
     let (result_maybe, fold) = match kind {
         InstKind::Gep { base, .. } => (maybe(*base), maybe(*base)),
@@ -821,12 +850,12 @@ fn may_address(
             ptr,
             volatile: false,
         } => (*ty == crate::ir::Type::Ptr && maybe(*ptr), maybe(*ptr)),
-        InstKind::Phi { incoming, .. } => (incoming.iter().any(|&(_, o)| maybe(o)), false),
+        InstKind::Phi { incoming, .. } => (incoming.iter().any(|&(_, o)| maybe_phi(o)), false),
         InstKind::Select {
             if_true, if_false, ..
         } => (maybe(*if_true) || maybe(*if_false), false),
         InstKind::Copy { src, .. } => (maybe(*src), false),
-        _ => (false, false),
+        _ => return false,
     };
     let state = if result_maybe {
         ADDRESS_MAYBE
