@@ -43,19 +43,28 @@
 //! (in the pipeline, the World's column slices: [`crate::ir::BodyRef`]) and the shared
 //! [`Cfg`] computed for it; it never builds a CFG. Edge ids are `succ_start[b] + i` over the
 //! CFG's successor lists (copied into the result, which stands alone for
-//! [`SccpResult::describe`]); the function is read once into dense scratch: the block of
-//! every listed instruction, def-use lists in CSR form (users are instructions, phi entries
-//! or terminators), the phi entries each edge makes live (CSR by edge id), and the lattice
-//! cell of every pool constant.
-//! A def-use list holds only the users whose evaluation reads operand cells (phis, the kinds
-//! [`eval_inst`] folds, conditional terminators): stores, calls, `ret` and the like are
-//! `Overdefined` or take every edge whatever their operands are, so the visit that follows
-//! their block becoming reachable is their only one. Geps and loads are listed only where
-//! their address may become that of a read-only global (a forward "maybe" mark through
-//! geps, pointer loads, phis, selects and copies from the pool's read-only addresses, in
-//! block order; an operand not seen yet counts as maybe); the others are `Overdefined`. In C
-//! code most uses are addresses, so the lists and the re-visits shrink accordingly.
-//! Every table is a `Vec` keyed by a dense index, cleared but never dropped between functions.
+//! [`SccpResult::describe`]); before solving only the pool (the lattice cell of every
+//! constant) and the edges are read. The instructions are read by `reach`, once, when their
+//! block becomes reachable (code never reached is never read; there is no separate pass over
+//! every instruction): their block, the phi entries each edge into the block makes live
+//! (linked lists by edge id), and def-use lists (linked lists by value; users are
+//! instructions, phi entries or terminators) built lazily: a user listens to an operand when
+//! its block is reached, and only if the operand's cell can still change (not a constant,
+//! not `Overdefined`: in C code most operands are loads and calls, `Overdefined` as soon as
+//! their block is reached, so most uses are never listed). Every later change of a cell
+//! queues its listeners, and a change before a user listened happened before its first
+//! visit, which reads it: so the lists are complete whatever the visit order.
+//! Only users whose evaluation reads operand cells listen (phis, the kinds [`eval_inst`]
+//! folds, conditional terminators): stores, calls, `ret` and the like are `Overdefined` or
+//! take every edge whatever their operands are, so the visit that follows their block
+//! becoming reachable is their only one. Geps and loads listen only where their address may
+//! become that of a read-only global (a forward "maybe" mark through geps, pointer loads,
+//! phis, selects and copies from the pool's read-only addresses, in reach order, where a
+//! definition precedes its uses except for phi operands around a loop, which count as maybe
+//! until read); the others are `Overdefined`. Whether a gep or load is evaluated never
+//! changes the fixpoint (a value marked "no" is never a read-only address cell), only the
+//! work. Every table is a `Vec` keyed by a dense index, cleared but never dropped between
+//! functions.
 //!
 //! Invariants: the 003 lattice is stored densely: "lattice map" = `values[Value]` (the
 //! entries are the non-`Unknown` cells), "reachable blocks" and "executable edges" are
@@ -64,8 +73,9 @@
 //! reachable; the entry block is reachable (checked by [`SccpResult::validate`] in debug
 //! builds).
 //!
-//! Complexity: O(instructions + operands + edges + phi entries * successors of the entry's
-//! predecessor) to read the function; each cell changes at most twice (an aggregate's:
+//! Complexity: O(blocks + edges + values + constants) before solving, then
+//! O(instructions + operands + phi entries * successors of the entry's predecessor) of
+//! reachable blocks to read them as they are reached; each cell changes at most twice (an aggregate's:
 //! at most members + 2 times) and each change re-queues its users, each edge is marked once
 //! and queues the phi entries it makes live once, so the fixpoint is O(uses + phi entries)
 //! evaluations, each O(operands) except phi entry items, O(1) (O(successors of the
@@ -165,15 +175,18 @@ impl Solver {
     }
 
     /// Runs SCCP on `f` (003 `sccp_analysis`) given its current control-flow graph `cfg`
-    /// (the shared [`Cfg`]: edge ids follow its successor order): reads `f` into scratch,
-    /// solves to the fixpoint and returns the result.
+    /// (the shared [`Cfg`]: edge ids follow its successor order): reads the pool and the
+    /// edges into scratch, solves to the fixpoint (reading each reachable block's
+    /// instructions when it is reached) and returns the result.
     ///
     /// # Errors
-    /// [`SccpError::InvalidCfg`] for a successor that is out of range or dead,
-    /// [`SccpError::InvalidInstruction`] for a listed instruction out of range,
-    /// [`SccpError::InvalidSsa`] for an operand or result value that is out of range or
-    /// never defined, [`SccpError::InvalidConstant`] for a constant operand out of range of
-    /// the pool, [`SccpError::MemoryLimit`] when more than `memory_limit` bytes of
+    /// [`SccpError::InvalidCfg`] for a successor of a live block that is out of range or
+    /// dead, and, in reachable blocks (the others are never read; the rewrite removes them
+    /// without reading their operands): [`SccpError::InvalidInstruction`] for a listed
+    /// instruction out of range, [`SccpError::InvalidSsa`] for a result value out of range,
+    /// a terminator operand out of range or never defined, or an operand read by the
+    /// analysis (of a phi or a foldable instruction) out of range,
+    /// [`SccpError::InvalidConstant`] for such a constant operand out of range of the pool, [`SccpError::MemoryLimit`] when more than `memory_limit` bytes of
     /// lattice entries (24 each) are live. After an error the result is empty.
     ///
     /// # Panics
@@ -445,7 +458,13 @@ impl Solver {
                     }
                     _ => false,
                 };
-                may_address(&mut self.address, &self.read_only_consts, kind, results, unseen)
+                may_address(
+                    &mut self.address,
+                    &self.read_only_consts,
+                    kind,
+                    results,
+                    unseen,
+                )
             };
             if fold_address {
                 self.fold_address.insert(i.index());

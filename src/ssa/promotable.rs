@@ -1,7 +1,8 @@
 //! Step 1 of SSA construction: which allocas can be promoted (002 step 1, DESIGN.md 4).
 //!
-//! What: `scan` makes one linear pass over the instructions of every live block (allocas
-//! in every block count, not only the entry: inlined bodies) and fills `Candidates`: one
+//! What: `scan` makes one linear pass over the instructions of every live block (two when
+//! some alloca is outside the entry block; allocas in every block count, not only the
+//! entry: inlined bodies) and fills `Candidates`: one
 //! slot per alloca with its type and zero constant, the reason it was rejected (if any), and
 //! per promotable slot the blocks that define it (stores, register-constraint asm outputs)
 //! and the blocks where it is upward-exposed (a load before any definition or the alloca
@@ -199,76 +200,130 @@ impl Candidates {
 
 /// Scans `f` (see the module doc). Instructions of unreachable blocks count too (for
 /// escapes and rejections).
+///
+/// One walk in block order when every alloca is in the entry block (clang's `-O0` output,
+/// whose inliner hoists static allocas there): each alloca then comes before all its uses
+/// (verified SSA: the entry dominates every block, and a use in the entry follows its
+/// definition), so slots can be created as the walk meets them. Otherwise (an alloca in
+/// another block, whose uses may sit in blocks before it) a first walk collects the allocas
+/// and a second the uses. Both number the slots and record the accesses in the same order.
 pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
     c.clear();
     if c.slot_of.len() < f.values.len() {
         c.slot_of.resize(f.values.len(), NONE);
     }
-    let nparams = f.info.signature.params.len();
-    let (kinds, results) = (f.kinds, f.results);
-    let nblocks = f.num_blocks();
-    // Pass 1: the allocas (operation column only, results of allocas alone).
+    if !scan_uses(f, Some(params), c) {
+        c.clear();
+        collect_allocas(f, params, c);
+        if c.slots.is_empty() {
+            for bi in 0..f.num_blocks() {
+                if f.block_dead[bi] {
+                    continue;
+                }
+                for &i in &f.block_insts[bi] {
+                    if matches!(f.kinds[i.index()], InstKind::Phi { .. }) {
+                        c.old_phis.push(i);
+                    }
+                }
+            }
+            return;
+        }
+        scan_uses(f, None, c);
+    }
+    if !c.late_goto.is_empty() {
+        c.late_goto.sort_unstable();
+        c.late_goto.dedup();
+    }
+    // Parameter allocas read without any IR-visible definition keep their slot (one never
+    // accessed, such as a forwarded address slot, goes).
+    for s in c.slots.iter_mut() {
+        if s.is_param && !s.has_def && s.accessed && s.reject.is_none() {
+            s.reject = Some(Reject::ParamWithoutStore);
+        }
+    }
+}
+
+/// Adds a slot for alloca `i` (of `ty`, `size` bytes) in block `bi`; `entry_allocas` counts
+/// the entry block's allocas so far (the first N, N = number of parameters, are parameter
+/// allocas).
+#[allow(clippy::too_many_arguments)]
+fn add_slot(
+    f: &BodyRef<'_>,
+    params: ParamAllocas,
+    c: &mut Candidates,
+    bi: usize,
+    i: Inst,
+    (ty, size, volatile): (Type, u32, bool),
+    entry_allocas: &mut usize,
+) {
+    let Some(&value) = f.results[i.index()].first() else {
+        return;
+    };
+    let is_param = bi == 0 && *entry_allocas < f.info.signature.params.len();
+    if bi == 0 {
+        *entry_allocas += 1;
+    }
+    let reject = if !promotable_size(ty, size as u64) || !ty.is_value() {
+        Some(Reject::Size)
+    } else if volatile {
+        Some(Reject::Volatile)
+    } else if is_param && params == ParamAllocas::Skip {
+        Some(Reject::ParamSkipped)
+    } else {
+        None
+    };
+    c.slot_of[value.index()] = c.slots.len() as u32;
+    c.slots.push(Slot {
+        value,
+        block: Block::new(bi),
+        ty,
+        zero: Const(0),
+        reject,
+        is_param,
+        has_def: false,
+        accessed: false,
+        last_block: NONE,
+        killed: false,
+        def_recorded: false,
+        use_recorded: false,
+    });
+}
+
+/// The first walk of the two-walk scan: every alloca of a live block becomes a slot.
+fn collect_allocas(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
     let mut entry_allocas = 0usize;
-    for bi in 0..nblocks {
+    for bi in 0..f.num_blocks() {
         if f.block_dead[bi] {
             continue;
         }
         for &i in &f.block_insts[bi] {
-            match kinds[i.index()] {
+            match f.kinds[i.index()] {
                 InstKind::DynAlloca { .. } => c.dynamic += 1,
                 InstKind::Alloca {
                     ty, size, volatile, ..
-                } => {
-                    let Some(&value) = results[i.index()].first() else {
-                        continue;
-                    };
-                    let is_param = bi == 0 && entry_allocas < nparams;
-                    if bi == 0 {
-                        entry_allocas += 1;
-                    }
-                    let reject = if !promotable_size(ty, size as u64) || !ty.is_value() {
-                        Some(Reject::Size)
-                    } else if volatile {
-                        Some(Reject::Volatile)
-                    } else if is_param && params == ParamAllocas::Skip {
-                        Some(Reject::ParamSkipped)
-                    } else {
-                        None
-                    };
-                    c.slot_of[value.index()] = c.slots.len() as u32;
-                    c.slots.push(Slot {
-                        value,
-                        block: Block::new(bi),
-                        ty,
-                        zero: Const(0),
-                        reject,
-                        is_param,
-                        has_def: false,
-                        accessed: false,
-                        last_block: NONE,
-                        killed: false,
-                        def_recorded: false,
-                        use_recorded: false,
-                    });
-                }
+                } => add_slot(
+                    f,
+                    params,
+                    c,
+                    bi,
+                    i,
+                    (ty, size, volatile),
+                    &mut entry_allocas,
+                ),
                 _ => {}
             }
         }
     }
-    if c.slots.is_empty() {
-        for bi in 0..nblocks {
-            if f.block_dead[bi] {
-                continue;
-            }
-            for &i in &f.block_insts[bi] {
-                if matches!(kinds[i.index()], InstKind::Phi { .. }) {
-                    c.old_phis.push(i);
-                }
-            }
-        }
-        return;
-    }
-    // Pass 2: every use of an alloca value.
+}
+
+/// The walk over every use of an alloca value. With `single` (the parameter allocas'
+/// policy) it also creates the slots as it meets the allocas and counts the `dyn_alloca`s
+/// (the one-walk scan), and returns false, leaving `c` partly filled, at the first alloca
+/// outside the entry block; without, the slots exist already and it returns true.
+fn scan_uses(f: &BodyRef<'_>, single: Option<ParamAllocas>, c: &mut Candidates) -> bool {
+    let (kinds, results) = (f.kinds, f.results);
+    let nblocks = f.num_blocks();
+    let mut entry_allocas = 0usize;
     for bi in 0..nblocks {
         if f.block_dead[bi] {
             continue;
@@ -286,7 +341,23 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
                 InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => {
                     c.reject_operand(*arg, Reject::EscapeOther);
                 }
-                InstKind::Alloca { .. } => {
+                InstKind::Alloca {
+                    ty, size, volatile, ..
+                } => {
+                    if let Some(params) = single {
+                        if bi != 0 {
+                            return false;
+                        }
+                        add_slot(
+                            f,
+                            params,
+                            c,
+                            bi,
+                            i,
+                            (*ty, *size, *volatile),
+                            &mut entry_allocas,
+                        );
+                    }
                     if let Some(s) = results[i.index()].first().and_then(|&v| c.slot(v.into())) {
                         // The alloca kills: a fresh slot each time it executes.
                         let slot = &mut c.slots[s];
@@ -356,8 +427,10 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
                     }
                 }
                 kind => {
-                    if matches!(kind, InstKind::Phi { .. }) {
-                        c.old_phis.push(i);
+                    match kind {
+                        InstKind::Phi { .. } => c.old_phis.push(i),
+                        InstKind::DynAlloca { .. } if single.is_some() => c.dynamic += 1,
+                        _ => {}
                     }
                     kind.for_each_operand(|op| c.reject_operand(op, Reject::EscapeOther));
                 }
@@ -365,17 +438,7 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
         }
         f.terminators[bi].for_each_operand(|op| c.reject_operand(op, Reject::EscapeTerminator));
     }
-    if !c.late_goto.is_empty() {
-        c.late_goto.sort_unstable();
-        c.late_goto.dedup();
-    }
-    // Parameter allocas read without any IR-visible definition keep their slot (one never
-    // accessed, such as a forwarded address slot, goes).
-    for s in c.slots.iter_mut() {
-        if s.is_param && !s.has_def && s.accessed && s.reject.is_none() {
-            s.reject = Some(Reject::ParamWithoutStore);
-        }
-    }
+    true
 }
 
 /// The zero constant of `ty` (002: uninitialised reads), narrowed constants (002: a wider
