@@ -361,7 +361,7 @@ pub fn plan(
     stats.rejected[Reject::DynamicCount as usize] = cands.dynamic;
     let any = cands.slots.iter().any(|s| s.reject.is_none());
     let sites = if any {
-        plan.place(f, cfg, df, cands, stats)
+        plan.place(f, cfg, dom, df, cands, stats)
     } else {
         0
     };

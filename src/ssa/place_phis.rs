@@ -22,6 +22,15 @@
 //!    along its goto edges (the definitions before the asm) and its other edges; its goto
 //!    labels become phi sites too (if live-in), so each edge carries its own value.
 //!
+//! Shortcut: a slot with one defining block `D` (and no late asm-goto definition) whose
+//! upward-exposed uses all lie in blocks `D` strictly dominates gets no phi, and its
+//! liveness walk is skipped (its sites are counted as pruned, as the walk would find them).
+//! Every block of DF+(D) is not strictly dominated by `D`; one other than `D` is reached
+//! from the entry by a path avoiding `D`, so a path from it to a use that avoided `D` would
+//! make the use not dominated by `D`: the slot is not live-in there; `D` itself kills the
+//! slot and has no upward-exposed use. (LLVM's mem2reg special-cases the same
+//! single-store-dominates-all-loads alloca.)
+//!
 //! Cost limit: each phi costs one copy per predecessor edge. If the total exceeds
 //! [`MAX_PHI_COPY_COST`], slots are dropped from promotion in decreasing order of cost
 //! (ties: later slots first) until the total fits; they stay in memory ([`Reject::PhiCost`]).
@@ -37,7 +46,7 @@
 
 use super::promotable::{Candidates, NONE};
 use super::{Mem2RegStats, Reject, MAX_PHI_COPY_COST};
-use crate::analysis::{Cfg, DominanceFrontiers, IdfScratch};
+use crate::analysis::{Cfg, DomTree, DominanceFrontiers, IdfScratch};
 use crate::ir::{
     Block, Body, Const, Inst, InstKind, IrRead, Operand, Type, Value, ValueData, ValueDef,
 };
@@ -164,6 +173,7 @@ impl PhiPlan {
         &mut self,
         f: &mut Body<'_>,
         cfg: &Cfg,
+        dom: &DomTree,
         df: &DominanceFrontiers,
         c: &mut Candidates,
         stats: &mut Mem2RegStats,
@@ -234,9 +244,19 @@ impl PhiPlan {
                     undecided += 1;
                 }
             }
+            // One defining block that strictly dominates every upward-exposed use (a
+            // variable initialised once, every parameter slot): no site is live, so the
+            // liveness walk, which would cover the whole region from the uses back to the
+            // definition, is skipped (see the module doc).
+            let dominating_def = di - d0 == 1 && gi == g0 && {
+                let d = Block(c.defs[d0].1);
+                c.uses[u0..ui]
+                    .iter()
+                    .all(|&(_, u)| dom.strictly_dominates(d, Block(u)))
+            };
             // Liveness: backward from upward-exposed uses, stopped by kills; it stops as
             // soon as every site is known live (the rest of the region decides nothing).
-            if undecided > 0 {
+            if undecided > 0 && !dominating_def {
                 self.kill[slot.block.index()] = epoch;
                 for &(_, b) in &c.defs[d0..di] {
                     self.kill[b as usize] = epoch;
