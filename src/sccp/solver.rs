@@ -213,7 +213,7 @@ impl Solver {
             self.result.clear();
             return Err(e);
         }
-        self.summarize(f);
+        self.summarize();
         if cfg!(debug_assertions) {
             if let Err(e) = self.result.validate(f) {
                 panic!("SCCP result of @{} is invalid: {e}", f.name());
@@ -398,20 +398,33 @@ impl Solver {
                     }
                 }
             }
-            // Fixpoint. Force branches still waiting on an `Unknown` condition.
+            // Fixpoint. Force branches still waiting on an `Unknown` condition; when none
+            // is left, the same walk has counted the resolvable branches of reachable
+            // blocks (for the result's summary).
             let mut forced_any = false;
+            let mut resolvable = 0;
             for b in 0..f.num_blocks() {
-                if !self.result.reachable.contains(b) || self.forced.contains(b) {
+                if !self.result.reachable.contains(b) {
                     continue;
                 }
                 let t = f.terminator(Block::new(b));
-                if condition(t).is_some_and(|c| matches!(self.cell(c), LatticeValue::Unknown)) {
-                    self.forced.insert(b);
-                    self.work.push(TERM | b as u32);
-                    forced_any = true;
+                let Some(c) = condition(t) else { continue };
+                match self.cell(c) {
+                    LatticeValue::Unknown if !self.forced.contains(b) => {
+                        self.forced.insert(b);
+                        self.work.push(TERM | b as u32);
+                        forced_any = true;
+                    }
+                    LatticeValue::Const(k) => {
+                        if resolved_successor(f.consts(), t, k).is_some() {
+                            resolvable += 1;
+                        }
+                    }
+                    _ => {}
                 }
             }
             if !forced_any {
+                self.result.resolvable_branches = resolvable;
                 return Ok(());
             }
         }
@@ -813,29 +826,11 @@ impl Solver {
         }
     }
 
-    /// Counts foldable instructions (the `Const` cells `set` counted) and resolvable branches
-    /// of reachable blocks.
-    #[inline(never)]
-    fn summarize(&mut self, f: &impl IrRead) {
-        let r = &mut self.result;
-        // The instructions of reachable blocks whose (single) result is a constant: `set`
-        // counted them (only those cells ever change).
-        r.foldable_count = self.const_cells_set;
-        for b in 0..f.num_blocks() {
-            if !r.reachable.contains(b) {
-                continue;
-            }
-            let t = f.terminator(Block::new(b));
-            let cond = condition(t).map(|o| match o {
-                Operand::Value(v) => r.values[v.index()],
-                Operand::Const(c) => self.const_cells[c.index()],
-            });
-            if let Some(LatticeValue::Const(c)) = cond {
-                if resolved_successor(f.consts(), t, c).is_some() {
-                    r.resolvable_branches += 1;
-                }
-            }
-        }
+    /// Counts foldable instructions: the instructions of reachable blocks whose (single)
+    /// result is a constant, which `set` counted (only those cells ever change). (The
+    /// resolvable branches are counted by the last walk of [`Solver::solve`].)
+    fn summarize(&mut self) {
+        self.result.foldable_count = self.const_cells_set;
     }
 }
 

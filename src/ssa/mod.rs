@@ -230,10 +230,17 @@ impl Mem2RegStats {
 
     /// Adds the counters to `stats` under pass `mem2reg` (zero counters are left out).
     pub fn report(&self, stats: &mut PassStats) {
-        let mut add = |name, n: u64| {
-            if n > 0 {
-                stats.add("mem2reg", name, n);
-            }
+        // `PassStats::add` searches the list once per counter; when no `mem2reg` counter
+        // exists yet (the list is per function) each would be created, in this order.
+        let fresh = !stats.0.iter().any(|s| s.pass == "mem2reg");
+        let mut add = |name, n: u64| match (n, fresh) {
+            (0, _) => {}
+            (_, true) => stats.0.push(crate::stage::Stat {
+                pass: "mem2reg",
+                name,
+                value: n,
+            }),
+            (_, false) => stats.add("mem2reg", name, n),
         };
         add("allocas_seen", self.allocas_seen);
         add("allocas_promoted", self.allocas_promoted);
