@@ -415,10 +415,8 @@ impl Solver {
                         self.work.push(TERM | b as u32);
                         forced_any = true;
                     }
-                    LatticeValue::Const(k) => {
-                        if resolved_successor(f.consts(), t, k).is_some() {
-                            resolvable += 1;
-                        }
+                    LatticeValue::Const(k) if resolved_successor(f.consts(), t, k).is_some() => {
+                        resolvable += 1;
                     }
                     _ => {}
                 }
