@@ -39,7 +39,7 @@
 
 use super::build::{build_problem_in, fuse, BuildScratch, IrProblem};
 use super::columns::{slot_rows, write_rows, BlockPlacement, PlacementColumnsMut};
-use super::islands::{build_islands, IslandGraph};
+use super::islands::{build_piece_islands, IslandGraph};
 use super::solve::{Placement, PlacementError, SolveData, SolveOptions, Solver};
 use super::split;
 use super::targets::{ModelError, TargetModel};
@@ -121,8 +121,9 @@ pub fn place_function_with_summaries<F: IrRead>(
     let ir = super::build::build_problem_with_summaries(f, symbols, model, summaries);
     let placement = solver.solve(&ir.problem, opts)?;
     let fused = fuse(f, &ir, &placement.assignment);
-    let islands = build_islands(
+    let islands = build_piece_islands(
         &ir.problem,
+        &ir.pieces,
         &placement.assignment,
         &ir.paths,
         &ir.path_origin,
@@ -500,8 +501,9 @@ pub fn apply_placement(
             } = scratch;
             let placement = &data.placement;
             *fused = fuse(&body, ir, &placement.assignment);
-            *islands = build_islands(
+            *islands = build_piece_islands(
                 &ir.problem,
+                &ir.pieces,
                 &placement.assignment,
                 &ir.paths,
                 &ir.path_origin,
