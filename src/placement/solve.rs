@@ -31,10 +31,12 @@
 //!    strictly lowers the exact objective, so the loop terminates.
 //!
 //! 0. When the constraint graph is narrow enough ([`SolveOptions::exact_budget`]), exact
-//!    variable elimination ([`super::eliminate`]) answers directly after step 2's
-//!    condensation; the steps below run only when it declines (too wide) or proves the
-//!    problem infeasible (the search then names the blocks). Set the budget to 0 for the
-//!    spec's pipeline alone.
+//!    variable elimination ([`super::eliminate`], [`Solver::eliminate_exactly`]) answers
+//!    directly; it needs no condensation, so the pipeline runs it before condensing and
+//!    condenses only what it declined ([`Solver::solve`] condenses first for the region
+//!    statistics). The search ([`Solver::search_regions`]) runs only when it declines (too
+//!    wide) or proves the problem infeasible (the search then names the blocks). Set the
+//!    budget to 0 for the spec's pipeline alone.
 //!
 //! Invariants: the returned cost equals [`super::cost::objective`] of the assignment;
 //! unreachable blocks are [`UNPLACED`].
