@@ -75,7 +75,8 @@
 //! | Sccp | `solve_sccp` | `InstOp`, `InstResults`, `BlockInsts`, `BlockTerm`, `BlockDead`, values, constants, `Cfg`, `Symbols`, `PipelineConfig` | `SccpSolution` |
 //! | Sccp | `rewrite_sccp` | `SccpSolution`, `Cfg`, `Symbols` | all columns but `InstBlock`, constants, phase, `PassStats`, `Diagnostics`, `ValidAnalyses` |
 //! | Placement | `build_problem` | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, `PlacementScratch` (problem, constraints), `Diagnostics`, `SystemTimes` |
-//! | Placement | `enforce_arc_consistency`, `condense_regions` | `PlacementScratch` (constraints) | `PlacementScratch` (per-piece domains; condensation), `Diagnostics`, `SystemTimes` |
+//! | Placement | `enforce_arc_consistency`, `condense_regions` | `PlacementScratch` (constraints) | `PlacementScratch` (per-piece domains; condensation of what elimination declined), `Diagnostics`, `SystemTimes` |
+//! | Placement | `eliminate_exactly` | `PlacementScratch` (problem, constraints, domains) | `PlacementScratch` (placement where elimination answers), `SystemTimes` |
 //! | Placement | `solve_regions` | `PlacementScratch` (problem, constraints, domains, condensation) | `PlacementScratch` (placement), `RowDemand` (with splitting), `Diagnostics`, `PassStats`, `SystemTimes` |
 //! | Placement | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows, `EntityMap` |
 //! | Placement | `apply_placement` | `PlacementScratch`, `PipelineConfig` | fusion, islands, per-block rows; with splitting: all IR columns (cut blocks, fused jump chains), `ValidAnalyses`; always: `BlockTarget`, `BlockDomain`, `BlockIsland`, `BlockPieces`, `PassStats` |

@@ -19,11 +19,15 @@
 //! each component one level after the latest of its predecessors.
 //!
 //! Dominators: Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm" (2001), on
-//! the problem's edges.
+//! the problem's edges; for a problem built from pieces ([`build_piece_islands`]) on the
+//! block graph only ([`piece_dominators`]: a later piece is immediately dominated by the
+//! piece before it, so the iteration runs over IR blocks, not pieces).
 //!
 //! Complexity: O(blocks + edges) for islands and control-flow edges; dominators O(E·d) for
-//! loop nesting depth d; path resolution O(islands² · paths) in the worst case.
+//! loop nesting depth d (over IR blocks for [`build_piece_islands`]); path resolution
+//! O(islands² · paths) in the worst case.
 
+use super::build::Piece;
 use super::cost::UNPLACED;
 use super::problem::Problem;
 use crate::analysis::Sccs;
@@ -88,28 +92,80 @@ pub struct IslandGraph {
 /// Immediate dominators of the reachable blocks over `p`'s edges (`u32::MAX` if
 /// unreachable; the entry is its own).
 pub fn dominators(p: &Problem) -> Vec<u32> {
-    let n = p.num_blocks();
+    dominators_of(p.num_blocks(), p.edges.iter().map(|e| (e.from, e.to)))
+}
+
+/// Immediate dominators of the problem blocks of a function's pieces ([`Piece`]s in block
+/// order, `p` built from them: seam edges join the pieces of a block, CFG edges leave a
+/// block's last piece and enter a block's first), equal to [`dominators`] but computed on
+/// the block graph alone: a later piece's only predecessor is the piece before it in its
+/// block, which is therefore its immediate dominator, and a block's first piece is
+/// immediately dominated by the last piece of its block's immediate dominator. The
+/// iteration runs over the first pieces only (a function has two to three pieces per
+/// block).
+pub fn piece_dominators(p: &Problem, pieces: &[Piece]) -> Vec<u32> {
+    let n = pieces.len();
+    debug_assert_eq!(n, p.num_blocks());
+    let is_first = |i: usize| i == 0 || pieces[i - 1].block != pieces[i].block;
+    // Dense block numbers in piece order; per block its last piece.
+    let mut block_of = Vec::with_capacity(n);
+    let mut last: Vec<u32> = Vec::new();
+    for i in 0..n {
+        if is_first(i) {
+            last.push(i as u32);
+        }
+        *last.last_mut().expect("piece 0 starts a block") = i as u32;
+        block_of.push(last.len() as u32 - 1);
+    }
+    // The block graph: an edge into a first piece leaves the block of its source.
+    let block_edges = p
+        .edges
+        .iter()
+        .filter(|e| is_first(e.to as usize))
+        .map(|e| (block_of[e.from as usize], block_of[e.to as usize]));
+    let block_idom = dominators_of(last.len(), block_edges);
+    (0..n)
+        .map(|i| {
+            let up = block_idom[block_of[i] as usize];
+            if up == u32::MAX {
+                u32::MAX
+            } else if i == 0 {
+                0
+            } else if !is_first(i) {
+                i as u32 - 1
+            } else {
+                last[up as usize]
+            }
+        })
+        .collect()
+}
+
+/// Cooper, Harvey and Kennedy's iteration over the graph of `n` nodes with `edges` (node 0
+/// the entry).
+fn dominators_of(n: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> Vec<u32> {
     // Successor and predecessor lists in compressed rows (one allocation each).
     let mut succ_start = vec![0u32; n + 1];
     let mut pred_start = vec![0u32; n + 1];
-    for e in &p.edges {
-        succ_start[e.from as usize + 1] += 1;
-        pred_start[e.to as usize + 1] += 1;
+    let mut m = 0;
+    for (from, to) in edges.clone() {
+        succ_start[from as usize + 1] += 1;
+        pred_start[to as usize + 1] += 1;
+        m += 1;
     }
     for b in 0..n {
         succ_start[b + 1] += succ_start[b];
         pred_start[b + 1] += pred_start[b];
     }
-    let mut succ_list = vec![0u32; p.edges.len()];
-    let mut pred_list = vec![0u32; p.edges.len()];
+    let mut succ_list = vec![0u32; m];
+    let mut pred_list = vec![0u32; m];
     {
         let mut sc = succ_start[..n].to_vec();
         let mut pc = pred_start[..n].to_vec();
-        for e in &p.edges {
-            succ_list[sc[e.from as usize] as usize] = e.to;
-            sc[e.from as usize] += 1;
-            pred_list[pc[e.to as usize] as usize] = e.from;
-            pc[e.to as usize] += 1;
+        for (from, to) in edges {
+            succ_list[sc[from as usize] as usize] = to;
+            sc[from as usize] += 1;
+            pred_list[pc[to as usize] as usize] = from;
+            pc[to as usize] += 1;
         }
     }
     let succs = |b: usize| &succ_list[succ_start[b] as usize..succ_start[b + 1] as usize];
@@ -181,8 +237,30 @@ pub fn build_islands(
     paths: &[Vec<u32>],
     origin: &[u8],
 ) -> IslandGraph {
+    islands_under(p, &dominators(p), assignment, paths, origin)
+}
+
+/// [`build_islands`] for a problem built from `pieces` (the same result, with the
+/// dominators of [`piece_dominators`]).
+pub fn build_piece_islands(
+    p: &Problem,
+    pieces: &[Piece],
+    assignment: &[u8],
+    paths: &[Vec<u32>],
+    origin: &[u8],
+) -> IslandGraph {
+    islands_under(p, &piece_dominators(p, pieces), assignment, paths, origin)
+}
+
+/// [`build_islands`] with the immediate dominators `idom`.
+fn islands_under(
+    p: &Problem,
+    idom: &[u32],
+    assignment: &[u8],
+    paths: &[Vec<u32>],
+    origin: &[u8],
+) -> IslandGraph {
     let n = p.num_blocks();
-    let idom = dominators(p);
     // Union-find over same-target edges.
     let mut parent: Vec<u32> = (0..n as u32).collect();
     fn find(parent: &mut [u32], mut x: u32) -> u32 {
@@ -227,7 +305,7 @@ pub fn build_islands(
         let island = &mut g.islands[i as usize];
         island.blocks.push(b as u32);
         // The entry: a member that dominates the others when one exists, else the first.
-        if dominates(&idom, b as u32, island.entry) {
+        if dominates(idom, b as u32, island.entry) {
             island.entry = b as u32;
         }
     }
@@ -244,7 +322,7 @@ pub fn build_islands(
     }
     let real = g.islands.len();
     let dom_island = |g: &IslandGraph, a: usize, b: usize| {
-        dominates(&idom, g.islands[a].entry, g.islands[b].entry)
+        dominates(idom, g.islands[a].entry, g.islands[b].entry)
     };
     // Inheritance between same-target islands.
     for a in 0..real {

@@ -31,10 +31,12 @@
 //!    strictly lowers the exact objective, so the loop terminates.
 //!
 //! 0. When the constraint graph is narrow enough ([`SolveOptions::exact_budget`]), exact
-//!    variable elimination ([`super::eliminate`]) answers directly after step 2's
-//!    condensation; the steps below run only when it declines (too wide) or proves the
-//!    problem infeasible (the search then names the blocks). Set the budget to 0 for the
-//!    spec's pipeline alone.
+//!    variable elimination ([`super::eliminate`], [`Solver::eliminate_exactly`]) answers
+//!    directly; it needs no condensation, so the pipeline runs it before condensing and
+//!    condenses only what it declined ([`Solver::solve`] condenses first for the region
+//!    statistics). The search ([`Solver::search_regions`]) runs only when it declines (too
+//!    wide) or proves the problem infeasible (the search then names the blocks). Set the
+//!    budget to 0 for the spec's pipeline alone.
 //!
 //! Invariants: the returned cost equals [`super::cost::objective`] of the assignment;
 //! unreachable blocks are [`UNPLACED`].
@@ -310,13 +312,77 @@ impl Solver {
     }
 
     /// Phase 3: the placement of the problem `p` with constraints `c`, AC-3 domains `dom`
-    /// and condensation `cond` (its boundaries filled when the search runs) into `out`, whose tables are reused: exact variable elimination when the width
-    /// allows ([`SolveOptions::exact_budget`]), else the forward pass, the backward pass
-    /// and the fixpoint (see the module doc).
+    /// and condensation `cond` (its boundaries filled when the search runs) into `out`, whose
+    /// tables are reused: exact variable elimination when the width allows
+    /// ([`SolveOptions::exact_budget`], [`Solver::eliminate_exactly`]), else the forward
+    /// pass, the backward pass and the fixpoint ([`Solver::search_regions`]; see the module
+    /// doc).
     ///
     /// # Errors
     /// [`PlacementError::Unsatisfiable`] or [`PlacementError::GaveUp`].
     pub fn solve_regions(
+        &mut self,
+        p: &Problem,
+        c: &Constraints,
+        dom: &[TargetSet],
+        cond: &mut Condensation,
+        opts: &SolveOptions,
+        out: &mut Placement,
+    ) -> Result<(), PlacementError> {
+        if self.eliminate_exactly(p, c, dom, opts, out) {
+            out.region_of.clone_from(&cond.region_of);
+            out.stats.regions = cond.len();
+            out.stats.cyclic_regions = cond.cyclic();
+            return Ok(());
+        }
+        self.search_regions(p, c, dom, cond, opts, out)
+    }
+
+    /// Phase 3a, needing no condensation: the exact optimum of `p` (constraints `c`, AC-3
+    /// domains `dom`) by variable elimination into `out` when the width allows
+    /// ([`SolveOptions::exact_budget`]); false (and `out`'s assignment unspecified) when it
+    /// declines (too wide) or the problem is infeasible: [`Solver::search_regions`] then
+    /// answers or names the blocks. `out.region_of` is left empty and the region counts of
+    /// its statistics zero (the caller that condensed fills them).
+    pub fn eliminate_exactly(
+        &mut self,
+        p: &Problem,
+        c: &Constraints,
+        dom: &[TargetSet],
+        opts: &SolveOptions,
+        out: &mut Placement,
+    ) -> bool {
+        out.domains.clear();
+        out.domains.extend_from_slice(dom);
+        out.region_of.clear();
+        if opts.exact_budget == 0
+            || eliminate_into(
+                c,
+                dom,
+                opts.exact_budget,
+                &mut self.eliminate,
+                &mut out.assignment,
+            ) != Ok(true)
+        {
+            return false;
+        }
+        out.cost = super::cost::objective_with(p, &c.reachable, &out.assignment)
+            .expect("an eliminated optimum satisfies every constraint");
+        out.stats = SolveStats {
+            csp_exact: true,
+            eliminated: true,
+            ..SolveStats::default()
+        };
+        true
+    }
+
+    /// Phase 3b: the search (forward pass, backward pass, fixpoint; see the module doc) for
+    /// a problem [`Solver::eliminate_exactly`] declined, on the condensation `cond` (whose
+    /// boundaries it fills), into `out`.
+    ///
+    /// # Errors
+    /// [`PlacementError::Unsatisfiable`] or [`PlacementError::GaveUp`].
+    pub fn search_regions(
         &mut self,
         p: &Problem,
         c: &Constraints,
@@ -334,23 +400,6 @@ impl Solver {
         out.domains.clear();
         out.domains.extend_from_slice(dom);
         out.region_of.clone_from(&cond.region_of);
-        if opts.exact_budget > 0
-            && eliminate_into(
-                c,
-                dom,
-                opts.exact_budget,
-                &mut self.eliminate,
-                &mut out.assignment,
-            ) == Ok(true)
-        {
-            out.cost = super::cost::objective_with(p, &c.reachable, &out.assignment)
-                .expect("an eliminated optimum satisfies every constraint");
-            out.stats = SolveStats {
-                eliminated: true,
-                ..stats
-            };
-            return Ok(());
-        }
         // Infeasible (the search names the blocks) or too wide: search, which reads the
         // regions' boundaries.
         cond.fill_boundaries(c);

@@ -13,8 +13,9 @@
 //! |---|---|---|
 //! | [`build_problem`] | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, the problem and its constraints, `Diagnostics` |
 //! | [`enforce_arc_consistency`] | the constraints | per-piece domains (AC-3), `Diagnostics` |
-//! | [`condense_regions`] | the constraints | the condensation (region of each piece, members; boundaries when the search runs) |
-//! | [`solve_regions`] | problem, constraints, domains, condensation | the placement, `RowDemand`, `PassStats`, `Diagnostics` |
+//! | [`eliminate_exactly`] | problem, constraints, domains | the placement where exact elimination answers (most functions), with no condensation |
+//! | [`condense_regions`] | the constraints (of the functions elimination declined) | the condensation (region of each piece, members; boundaries when the search runs) |
+//! | [`solve_regions`] | problem, constraints, domains, condensation | the placement (the search), `RowDemand`, `PassStats`, `Diagnostics` |
 //! | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows |
 //! | [`apply_placement`] | the placement, `PipelineConfig` | fusion groups, islands, rows; all IR columns (with splitting), the placement columns ([`super::columns`]), `Phase`, `ValidAnalyses`, `PassStats` |
 //!
@@ -38,7 +39,7 @@
 
 use super::build::{build_problem_in, fuse, BuildScratch, IrProblem};
 use super::columns::{slot_rows, write_rows, BlockPlacement, PlacementColumnsMut};
-use super::islands::{build_islands, IslandGraph};
+use super::islands::{build_piece_islands, IslandGraph};
 use super::solve::{Placement, PlacementError, SolveData, SolveOptions, Solver};
 use super::split;
 use super::targets::{ModelError, TargetModel};
@@ -120,8 +121,9 @@ pub fn place_function_with_summaries<F: IrRead>(
     let ir = super::build::build_problem_with_summaries(f, symbols, model, summaries);
     let placement = solver.solve(&ir.problem, opts)?;
     let fused = fuse(f, &ir, &placement.assignment);
-    let islands = build_islands(
+    let islands = build_piece_islands(
         &ir.problem,
+        &ir.pieces,
         &placement.assignment,
         &ir.paths,
         &ir.path_origin,
@@ -209,6 +211,9 @@ pub struct PlacementScratch {
     pub rows: Vec<BlockPlacement>,
     /// How far the current function got.
     pub progress: Progress,
+    /// [`eliminate_exactly`] declined the current function (too wide or infeasible): the
+    /// search answers it.
+    pub declined: bool,
 }
 
 /// How far a slot's function got through the placement systems (each system works on the
@@ -220,11 +225,12 @@ pub enum Progress {
     None,
     /// The problem and its constraints are built.
     Built,
-    /// The domains are arc consistent.
+    /// The domains are arc consistent (and, after [`eliminate_exactly`], elimination
+    /// declined).
     Consistent,
     /// The regions are known.
     Condensed,
-    /// The placement is solved.
+    /// The placement is solved (by elimination or by the search).
     Placed,
 }
 
@@ -272,6 +278,7 @@ pub fn build_problem(
     for (s, f) in ir.bodies() {
         let scratch = &mut scratch[s];
         scratch.progress = Progress::None;
+        scratch.declined = false;
         scratch.rows.clear();
         if let Err(e) = &selected {
             diagnostics[s].0.push(Diagnostic {
@@ -336,7 +343,43 @@ pub fn enforce_arc_consistency(
     times.record(Stage::Placement, "enforce_arc_consistency", clock);
 }
 
-/// System 3, `condense_regions`: reads each consistent slot's constraints; writes its
+/// System 3, `eliminate_exactly`: reads each consistent slot's problem, constraints and
+/// domains; writes its placement where exact variable elimination answers
+/// ([`Solver::eliminate_exactly`]; the slot is then placed and skips the condensation),
+/// else marks it declined for the search, `SystemTimes`.
+pub fn eliminate_exactly(
+    ir: IrView,
+    config: Res<PipelineConfig>,
+    mut scratch: ResMut<PerSlot<PlacementScratch>>,
+    mut times: ResMut<SystemTimes>,
+) {
+    let clock = SystemTimes::start(&config);
+    let opts = SolveOptions::default();
+    for (s, _) in ir.bodies() {
+        let scratch = &mut scratch[s];
+        if scratch.progress != Progress::Consistent {
+            continue;
+        }
+        let PlacementScratch {
+            solver, ir, data, ..
+        } = scratch;
+        let SolveData {
+            constraints,
+            domains,
+            placement,
+            ..
+        } = data;
+        if solver.eliminate_exactly(&ir.problem, constraints, domains, &opts, placement) {
+            scratch.progress = Progress::Placed;
+        } else {
+            scratch.declined = true;
+        }
+    }
+    times.record(Stage::Placement, "eliminate_exactly", clock);
+}
+
+/// System 4, `condense_regions`: reads each slot's constraints that is still consistent
+/// (elimination declined it, or did not run); writes its
 /// condensation (`SolveData::condensation`: the region of each piece, the regions' members;
 /// `solve_regions` adds the boundary edges when it searches; [`Solver::condense_regions`]), `SystemTimes`.
 pub fn condense_regions(
@@ -358,11 +401,12 @@ pub fn condense_regions(
     times.record(Stage::Placement, "condense_regions", clock);
 }
 
-/// System 4, `solve_regions`: reads each condensed slot's problem, constraints, domains
-/// and condensation; writes its placement (`SolveData::placement`, by exact elimination
-/// where the width allows, else the search; [`Solver::solve_regions`]), `RowDemand` (the
-/// rows splitting will create, with `PassOptions::placement_split`), `PassStats`,
-/// `Diagnostics` (no placement exists), `SystemTimes`.
+/// System 5, `solve_regions`: reads each condensed slot's problem, constraints, domains
+/// and condensation; writes its placement (`SolveData::placement`: the search when
+/// [`eliminate_exactly`] declined, [`Solver::search_regions`], else elimination first,
+/// [`Solver::solve_regions`]); for every placed slot `RowDemand` (the rows splitting will
+/// create, with `PassOptions::placement_split`) and `PassStats`; `Diagnostics` (no
+/// placement exists), `SystemTimes`.
 #[allow(clippy::too_many_arguments)]
 pub fn solve_regions(
     ir: IrView,
@@ -377,49 +421,53 @@ pub fn solve_regions(
     let opts = SolveOptions::default();
     for (s, f) in ir.bodies() {
         let scratch = &mut scratch[s];
-        if scratch.progress != Progress::Condensed {
+        if scratch.progress == Progress::Condensed {
+            let PlacementScratch {
+                solver,
+                ir,
+                data,
+                declined,
+                ..
+            } = scratch;
+            let SolveData {
+                constraints,
+                domains,
+                condensation,
+                placement,
+            } = data;
+            let (p, c) = (&ir.problem, &*constraints);
+            let solved = if *declined {
+                solver.search_regions(p, c, domains, condensation, &opts, placement)
+            } else {
+                solver.solve_regions(p, c, domains, condensation, &opts, placement)
+            };
+            match solved {
+                Ok(()) => scratch.progress = Progress::Placed,
+                Err(e) => {
+                    let e = named(e, ir);
+                    fail(scratch, &mut diagnostics[s], f.name(), e);
+                    continue;
+                }
+            }
+        }
+        if scratch.progress != Progress::Placed {
             continue;
         }
-        let PlacementScratch {
-            solver, ir, data, ..
-        } = scratch;
-        let SolveData {
-            constraints,
-            domains,
-            condensation,
-            placement,
-        } = data;
-        let solved = solver.solve_regions(
-            &ir.problem,
-            constraints,
-            domains,
-            condensation,
-            &opts,
-            placement,
-        );
-        match solved {
-            Ok(()) => {
-                let stats = &mut stats[s];
-                stats.add("placement", "pieces", ir.pieces.len() as u64);
-                // The counter's place in the report; `apply_placement` adds the islands.
-                stats.add("placement", "islands", 0);
-                stats.add("placement", "cost", placement.cost);
-                stats.add("placement", "backtracks", placement.stats.backtracks);
-                if config.options.placement_split {
-                    demand[s].blocks += split::blocks_needed(ir, placement);
-                }
-                scratch.progress = Progress::Placed;
-            }
-            Err(e) => {
-                let e = named(e, ir);
-                fail(scratch, &mut diagnostics[s], f.name(), e)
-            }
+        let (ir, placement) = (&scratch.ir, &scratch.data.placement);
+        let stats = &mut stats[s];
+        stats.add("placement", "pieces", ir.pieces.len() as u64);
+        // The counter's place in the report; `apply_placement` adds the islands.
+        stats.add("placement", "islands", 0);
+        stats.add("placement", "cost", placement.cost);
+        stats.add("placement", "backtracks", placement.stats.backtracks);
+        if config.options.placement_split {
+            demand[s].blocks += split::blocks_needed(ir, placement);
         }
     }
     times.record(Stage::Placement, "solve_regions", clock);
 }
 
-/// System 6 (after `grow_rows`), `apply_placement`: reads each slot's placement; writes its
+/// System 7 (after `grow_rows`), `apply_placement`: reads each slot's placement; writes its
 /// fusion groups ([`super::fusion::fuse`]), islands
 /// ([`super::islands::build_islands`]) and per-block rows, with
 /// `PassOptions::placement_split` all IR columns ([`super::split::apply`]: cut at target
@@ -453,8 +501,9 @@ pub fn apply_placement(
             } = scratch;
             let placement = &data.placement;
             *fused = fuse(&body, ir, &placement.assignment);
-            *islands = build_islands(
+            *islands = build_piece_islands(
                 &ir.problem,
+                &ir.pieces,
                 &placement.assignment,
                 &ir.paths,
                 &ir.path_origin,
@@ -503,6 +552,7 @@ pub fn configure(schedule: &mut Schedule) {
         (
             build_problem,
             enforce_arc_consistency,
+            eliminate_exactly,
             condense_regions,
             solve_regions,
             grow_rows,
@@ -619,6 +669,31 @@ block3:
                 .expect("the call starts a piece of block2");
         assert_eq!(s.data.domains[call], TargetSet::single(0));
         assert!(s.data.domains.iter().any(|d| d.len() > 1));
+    }
+
+    #[test]
+    fn eliminate_exactly_places_without_condensing() {
+        let mut h = harness();
+        h.run((build_problem, enforce_arc_consistency).chain());
+        h.run(eliminate_exactly);
+        let s = scratch(&h);
+        assert_eq!(s.progress, Progress::Placed);
+        assert!(!s.declined);
+        let want = direct();
+        assert_eq!(s.data.placement.assignment, want.placement.assignment);
+        assert_eq!(s.data.placement.cost, want.placement.cost);
+        assert_eq!(s.data.placement.domains, want.placement.domains);
+        assert!(s.data.placement.stats.eliminated);
+        // Nothing was condensed: the later systems only record the placed slot.
+        assert!(s.data.condensation.region_of.is_empty());
+        h.run((condense_regions, solve_regions).chain());
+        let s = scratch(&h);
+        assert!(s.data.condensation.region_of.is_empty());
+        let stats = &h.world().resource::<PerSlot<PassStats>>()[0];
+        assert!(stats
+            .0
+            .iter()
+            .any(|st| st.name == "cost" && st.value == want.placement.cost));
     }
 
     #[test]

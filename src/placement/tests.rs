@@ -199,3 +199,59 @@ fn text_round_trips_and_reports_positions() {
         .message
         .contains("unknown keyword"));
 }
+
+/// The dominators computed on the block graph of the first pieces
+/// ([`islands::piece_dominators`]) are the textbook iteration's over every piece
+/// ([`islands::dominators`]), and the islands built with them are the same, on generated
+/// functions (SSA with loops and phis; memory form with calls) under the built-in model and
+/// a model that cuts most blocks.
+#[test]
+fn piece_dominators_match_the_piece_graphs() {
+    use crate::fuzzing::placement::SPLIT_MODEL;
+    use crate::ir::IrRead;
+    let split = targets::TargetModel::parse(SPLIT_MODEL).expect("the split model parses");
+    let models = [targets::TargetModel::default_model(), split];
+    let mut cut = 0;
+    for seed in 0..200u64 {
+        let data = crate::fuzzing::generate::seed_bytes(seed, 4096);
+        let mut u = arbitrary::Unstructured::new(&data);
+        let functions = if seed % 2 == 0 {
+            match crate::fuzzing::generate::module(&mut u, &Default::default()) {
+                Ok(m) => m.functions,
+                Err(_) => continue,
+            }
+        } else {
+            vec![crate::fuzzing::generate_ssa::seeded_ssa(
+                seed,
+                &Default::default(),
+            )]
+        };
+        for (f, model) in functions
+            .iter()
+            .flat_map(|f| models.iter().map(move |m| (f, m)))
+        {
+            let ir = build::build_problem(f, None, model);
+            let p = &ir.problem;
+            let want = islands::dominators(p);
+            assert_eq!(
+                islands::piece_dominators(p, &ir.pieces),
+                want,
+                "seed {seed}"
+            );
+            cut += usize::from(ir.pieces.len() > f.num_blocks());
+            let Ok(pl) = Solver::new().solve(p, &SolveOptions::default()) else {
+                continue;
+            };
+            let args = (&pl.assignment[..], &ir.paths[..], &ir.path_origin[..]);
+            assert_eq!(
+                islands::build_piece_islands(p, &ir.pieces, args.0, args.1, args.2),
+                islands::build_islands(p, args.0, args.1, args.2),
+                "seed {seed}"
+            );
+        }
+    }
+    assert!(
+        cut > 50,
+        "the models cut blocks into pieces ({cut} problems)"
+    );
+}

@@ -16,7 +16,8 @@
 //! (callgrind, jq.ll).
 //!
 //! Complexity: sizes O(rounds · instructions); liveness O(instructions + rounds · blocks ·
-//! globals / 64 · successors).
+//! globals / 64 · successors), where the last round is the one that changes no loop header
+//! (no confirming round; one round for a loop-free function).
 
 use super::super::sizes;
 use super::super::targets::TargetModel;
@@ -165,8 +166,22 @@ fn live_sets<F: IrRead>(f: &F, cfg: &Cfg, s: &mut BuildScratch) {
         }
     }
     // Postorder (reverse RPO) converges in few rounds; unreachable blocks keep empty sets.
+    // Within a round a block's live-in is read before it is recomputed only across a
+    // retreating edge (to a block not later in RPO: a loop header, or a self-loop). A round
+    // that changes none of those blocks read only final sets, so its sets are the
+    // fixpoint: no confirming round (a loop-free function takes one round).
+    let rpo_number = |b: Block| cfg.rpo_number(b).unwrap_or(u32::MAX);
+    s.reread.clear();
+    s.reread.resize(nb, false);
+    for &b in cfg.rpo() {
+        for &succ in cfg.succs(b) {
+            if rpo_number(succ) <= rpo_number(b) {
+                s.reread[succ.index()] = true;
+            }
+        }
+    }
     loop {
-        let mut changed = false;
+        let mut reread_changed = false;
         for &b in cfg.rpo().iter().rev() {
             let b = b.index();
             for w in 0..words {
@@ -178,11 +193,11 @@ fn live_sets<F: IrRead>(f: &F, cfg: &Cfg, s: &mut BuildScratch) {
                 let inn = s.gen[b * words + w] | (o & !s.kill[b * words + w]);
                 if inn != s.live_in[b * words + w] {
                     s.live_in[b * words + w] = inn;
-                    changed = true;
+                    reread_changed |= s.reread[b];
                 }
             }
         }
-        if !changed {
+        if !reread_changed {
             break;
         }
     }

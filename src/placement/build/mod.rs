@@ -208,6 +208,8 @@ pub struct BuildScratch {
     /// Per block × global index: values the successors' phis read on its edges.
     pub(super) phi_out: Vec<u64>,
     pub(super) live: Vec<u64>,
+    /// Per block: the target of a retreating edge (liveness re-reads its live-in set).
+    pub(super) reread: Vec<bool>,
     pub(super) in_loop: Vec<bool>,
     /// Per block: its number of leading phis (pieces, block costs).
     pub(super) phi_count: Vec<u32>,
