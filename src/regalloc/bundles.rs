@@ -26,11 +26,11 @@
 //!
 //! After merging: spill sets are assigned one per non-empty bundle, as entities of the
 //! spill-set table ([`SpillSet`], [`SpillSetState`], [`SpillSetExtents`]: the set's class
-//! and slot size, what allocation decides for it, and the original bundle's extents); properties are
-//! computed: priority = sum of range lengths in instructions; spill weight = sum of use
-//! weights / priority; flags MINIMAL (all ranges within one instruction), FIXED (a
-//! fixed-register use), STACK (a stack use); every non-empty bundle enters the allocation
-//! queue, a max-heap of (priority, bundle).
+//! and slot size, what allocation decides for it, and the original bundle's extents); the
+//! flags FIXED (a fixed-register use) and STACK (a stack use) gathered while merging stay,
+//! and every non-empty bundle is listed for the allocation queue. Priority, spill weight and
+//! the MINIMAL flag are the queue phase's (`ion::process::prepare`, which computes them
+//! from the final ranges once: a pass here too would read every use twice).
 //!
 //! Invariants ([`check_bundles`], run after every merge in debug builds, and in tests):
 //! bundle range vectors sorted and disjoint, their entries equal to the ranges' spans; every
@@ -53,7 +53,6 @@ use crate::machine::{MachineRead, OperandConstraint, OperandKind};
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 use smallvec::SmallVec;
-use std::collections::BinaryHeap;
 
 /// The bundle's ranges (column of bundle entities), sorted by start after merging.
 #[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
@@ -233,8 +232,9 @@ pub fn set_rows<'a>(q: &'a mut Query<'_, '_, SpillSetColumnsMut>) -> SetRows<'a>
 pub struct BundleSide {
     /// Run lengths of each bundle's entry vector during merging.
     pub runs: Vec<SmallVec<[u32; 2]>>,
-    /// The allocation queue: (priority, bundle), highest priority first.
-    pub queue: BinaryHeap<(u32, BundleIndex)>,
+    /// The non-empty bundles after merging, in increasing order (the queue phase
+    /// computes their priorities and fills the allocation queue).
+    pub queue: Vec<BundleIndex>,
     /// Merges done and refused (overlap, requirement conflict, class).
     pub merges: MergeStats,
     /// Vregs of the last merge (`runs` beyond it are empty).
@@ -560,27 +560,10 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         sets.extents[nsets].clear();
         sets.extents[nsets].extend(br.ranges[b].iter().map(|e| e.range));
         nsets += 1;
-        let mut priority = 0u32;
-        let mut weight = 0u64;
-        for e in &br.ranges[b] {
-            priority += e.range.len().div_ceil(2);
-            weight += rr.uses[e.index.index()]
-                .iter()
-                .map(|u| u.weight() as u64)
-                .sum::<u64>();
-        }
-        let first = br.ranges[b][0].range.from;
-        let last = br.ranges[b][br.ranges[b].len() - 1].range.to.prev();
-        let mut flags = br.props[b].flags;
-        if first.inst() == last.inst() {
-            flags |= BundleProps::MINIMAL;
-        }
-        br.props[b] = BundleProps {
-            priority,
-            spill_weight: weight as f32 / priority.max(1) as f32,
-            flags,
-        };
-        side.queue.push((priority, BundleIndex::new(b)));
+        // Priority, spill weight and the minimal flag are the queue phase's
+        // (`ion::process::prepare` computes them from the ranges); the FIXED and STACK flags
+        // gathered while merging stay.
+        side.queue.push(BundleIndex::new(b));
     }
     t.counts.sets = nsets;
     side.pairs = pairs;
