@@ -88,7 +88,7 @@ pub struct InsertScratch {
     /// Registers free at a point.
     free: Vec<PReg>,
     /// Value numbers of redundant-move elimination.
-    pub(crate) values: rustc_hash::FxHashMap<Allocation, u32>,
+    pub(crate) values: super::redundant::ValueNumbers,
 }
 
 /// The point at which moves on edge `pred -> succ` go, and their priority.
