@@ -230,17 +230,18 @@ pub fn set_rows<'a>(q: &'a mut Query<'_, '_, SpillSetColumnsMut>) -> SetRows<'a>
 /// Side tables of bundle merging.
 #[derive(Resource, Default, Debug)]
 pub struct BundleSide {
-    /// Run lengths of each bundle's entry vector during merging.
+    /// Run lengths of each bundle's entry vector during merging; empty for a bundle never
+    /// merged into (its entries are one run), so only merged bundles write here.
     pub runs: Vec<SmallVec<[u32; 2]>>,
     /// The non-empty bundles after merging, in increasing order (the queue phase
     /// computes their priorities and fills the allocation queue).
     pub queue: Vec<BundleIndex>,
     /// Merges done and refused (overlap, requirement conflict, class).
     pub merges: MergeStats,
-    /// Vregs of the last merge (`runs` beyond it are empty).
-    runs_used: usize,
+    /// Bundles whose `runs` are not empty (cleared at the next merge).
+    runs_touched: Vec<u32>,
     /// Scratch: the (vreg, vreg) pairs to try merging.
-    pairs: Vec<(usize, usize)>,
+    pairs: Vec<(crate::machine::VReg, crate::machine::VReg)>,
     /// Scratch: the smaller bundle's ranges, sorted.
     small: Vec<RangeEntry>,
     /// Scratch: two sorted runs merged.
@@ -371,8 +372,10 @@ pub fn use_requirement(u: &Use) -> Requirement {
     }
 }
 
-/// Whether some range of `small` overlaps some range of the runs of `big`.
+/// Whether some range of `small` overlaps some range of the runs of `big` (no runs: one).
 fn overlaps(big: &[RangeEntry], runs: &[u32], small: &[RangeEntry]) -> bool {
+    let whole = [big.len() as u32];
+    let runs = if runs.is_empty() { &whole[..] } else { runs };
     let mut start = 0usize;
     for &len in runs {
         let run = &big[start..start + len as usize];
@@ -413,12 +416,13 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
     side.merges = MergeStats::default();
     // Grown, never shortened: a shorter function leaves the lists beyond it (and their
     // storage) for the next larger one; only those the previous function used are cleared.
-    let used = side.runs_used.max(nv).min(side.runs.len());
-    side.runs[..used].iter_mut().for_each(SmallVec::clear);
+    for &b in &side.runs_touched {
+        side.runs[b as usize].clear();
+    }
+    side.runs_touched.clear();
     if side.runs.len() < nv {
         side.runs.resize_with(nv, SmallVec::new);
     }
-    side.runs_used = nv;
     // One bundle per vreg.
     for v in 0..nv {
         let list = &rs.vreg_ranges[v];
@@ -444,7 +448,6 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             flags,
             ..BundleProps::default()
         };
-        side.runs[v].push(list.len() as u32);
     }
     let bundle_of = |v: usize, rbundles: &[BundleIndex]| -> Option<BundleIndex> {
         rs.vreg_ranges[v].first().map(|e| rbundles[e.index.index()])
@@ -459,18 +462,15 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             for op in ops {
                 if let (OperandKind::Def, OperandConstraint::Reuse(k)) = (op.kind, op.constraint) {
                     if let Some(input) = ops.get(k as usize) {
-                        pairs.push((op.vreg.index(), input.vreg.index()));
+                        pairs.push((op.vreg, input.vreg));
                     }
                 }
             }
         }
     }
-    pairs.extend(
-        rs.blockparam_outs
-            .iter()
-            .map(|&(a, _, _, p)| (p.index(), a.index())),
-    );
-    for &(x, y) in &pairs {
+    pairs.extend(rs.blockparam_outs.iter().map(|&(a, _, _, p)| (p, a)));
+    for &(vx, vy) in &pairs {
+        let (x, y) = (vx.index(), vy.index());
         if x >= nv || y >= nv {
             continue;
         }
@@ -482,11 +482,8 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             side.merges.same += 1;
             continue;
         }
-        let (ca, cb) = (
-            rs_class(&br.ranges[a], rr.vregs),
-            rs_class(&br.ranges[b], rr.vregs),
-        );
-        if ca != cb {
+        // A bundle's class is that of each of its vregs (merging never mixes classes).
+        if vx.class() != vy.class() {
             side.merges.class += 1;
             continue;
         }
@@ -522,8 +519,12 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         }
         br.ranges[small].clear();
         side.runs[small].clear();
-        br.ranges[big].extend_from_slice(&scratch);
         let runs = &mut side.runs[big];
+        if runs.is_empty() {
+            runs.push(br.ranges[big].len() as u32);
+            side.runs_touched.push(big as u32);
+        }
+        br.ranges[big].extend_from_slice(&scratch);
         runs.push(scratch.len() as u32);
         while runs.len() >= 2 && runs[runs.len() - 2] <= 2 * runs[runs.len() - 1] {
             let last = runs.pop().expect("two runs");
