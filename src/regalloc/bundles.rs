@@ -26,11 +26,11 @@
 //!
 //! After merging: spill sets are assigned one per non-empty bundle, as entities of the
 //! spill-set table ([`SpillSet`], [`SpillSetState`], [`SpillSetExtents`]: the set's class
-//! and slot size, what allocation decides for it, and the original bundle's extents); properties are
-//! computed: priority = sum of range lengths in instructions; spill weight = sum of use
-//! weights / priority; flags MINIMAL (all ranges within one instruction), FIXED (a
-//! fixed-register use), STACK (a stack use); every non-empty bundle enters the allocation
-//! queue, a max-heap of (priority, bundle).
+//! and slot size, what allocation decides for it, and the original bundle's extents); the
+//! flags FIXED (a fixed-register use) and STACK (a stack use) gathered while merging stay,
+//! and every non-empty bundle is listed for the allocation queue. Priority, spill weight and
+//! the MINIMAL flag are the queue phase's (`ion::process::prepare`, which computes them
+//! from the final ranges once: a pass here too would read every use twice).
 //!
 //! Invariants ([`check_bundles`], run after every merge in debug builds, and in tests):
 //! bundle range vectors sorted and disjoint, their entries equal to the ranges' spans; every
@@ -53,7 +53,6 @@ use crate::machine::{MachineRead, OperandConstraint, OperandKind};
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 use smallvec::SmallVec;
-use std::collections::BinaryHeap;
 
 /// The bundle's ranges (column of bundle entities), sorted by start after merging.
 #[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
@@ -231,16 +230,18 @@ pub fn set_rows<'a>(q: &'a mut Query<'_, '_, SpillSetColumnsMut>) -> SetRows<'a>
 /// Side tables of bundle merging.
 #[derive(Resource, Default, Debug)]
 pub struct BundleSide {
-    /// Run lengths of each bundle's entry vector during merging.
+    /// Run lengths of each bundle's entry vector during merging; empty for a bundle never
+    /// merged into (its entries are one run), so only merged bundles write here.
     pub runs: Vec<SmallVec<[u32; 2]>>,
-    /// The allocation queue: (priority, bundle), highest priority first.
-    pub queue: BinaryHeap<(u32, BundleIndex)>,
+    /// The non-empty bundles after merging, in increasing order (the queue phase
+    /// computes their priorities and fills the allocation queue).
+    pub queue: Vec<BundleIndex>,
     /// Merges done and refused (overlap, requirement conflict, class).
     pub merges: MergeStats,
-    /// Vregs of the last merge (`runs` beyond it are empty).
-    runs_used: usize,
+    /// Bundles whose `runs` are not empty (cleared at the next merge).
+    runs_touched: Vec<u32>,
     /// Scratch: the (vreg, vreg) pairs to try merging.
-    pairs: Vec<(usize, usize)>,
+    pairs: Vec<(crate::machine::VReg, crate::machine::VReg)>,
     /// Scratch: the smaller bundle's ranges, sorted.
     small: Vec<RangeEntry>,
     /// Scratch: two sorted runs merged.
@@ -371,8 +372,10 @@ pub fn use_requirement(u: &Use) -> Requirement {
     }
 }
 
-/// Whether some range of `small` overlaps some range of the runs of `big`.
+/// Whether some range of `small` overlaps some range of the runs of `big` (no runs: one).
 fn overlaps(big: &[RangeEntry], runs: &[u32], small: &[RangeEntry]) -> bool {
+    let whole = [big.len() as u32];
+    let runs = if runs.is_empty() { &whole[..] } else { runs };
     let mut start = 0usize;
     for &len in runs {
         let run = &big[start..start + len as usize];
@@ -413,12 +416,13 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
     side.merges = MergeStats::default();
     // Grown, never shortened: a shorter function leaves the lists beyond it (and their
     // storage) for the next larger one; only those the previous function used are cleared.
-    let used = side.runs_used.max(nv).min(side.runs.len());
-    side.runs[..used].iter_mut().for_each(SmallVec::clear);
+    for &b in &side.runs_touched {
+        side.runs[b as usize].clear();
+    }
+    side.runs_touched.clear();
     if side.runs.len() < nv {
         side.runs.resize_with(nv, SmallVec::new);
     }
-    side.runs_used = nv;
     // One bundle per vreg.
     for v in 0..nv {
         let list = &rs.vreg_ranges[v];
@@ -444,7 +448,6 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             flags,
             ..BundleProps::default()
         };
-        side.runs[v].push(list.len() as u32);
     }
     let bundle_of = |v: usize, rbundles: &[BundleIndex]| -> Option<BundleIndex> {
         rs.vreg_ranges[v].first().map(|e| rbundles[e.index.index()])
@@ -459,18 +462,15 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             for op in ops {
                 if let (OperandKind::Def, OperandConstraint::Reuse(k)) = (op.kind, op.constraint) {
                     if let Some(input) = ops.get(k as usize) {
-                        pairs.push((op.vreg.index(), input.vreg.index()));
+                        pairs.push((op.vreg, input.vreg));
                     }
                 }
             }
         }
     }
-    pairs.extend(
-        rs.blockparam_outs
-            .iter()
-            .map(|&(a, _, _, p)| (p.index(), a.index())),
-    );
-    for &(x, y) in &pairs {
+    pairs.extend(rs.blockparam_outs.iter().map(|&(a, _, _, p)| (p, a)));
+    for &(vx, vy) in &pairs {
+        let (x, y) = (vx.index(), vy.index());
         if x >= nv || y >= nv {
             continue;
         }
@@ -482,11 +482,8 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             side.merges.same += 1;
             continue;
         }
-        let (ca, cb) = (
-            rs_class(&br.ranges[a], rr.vregs),
-            rs_class(&br.ranges[b], rr.vregs),
-        );
-        if ca != cb {
+        // A bundle's class is that of each of its vregs (merging never mixes classes).
+        if vx.class() != vy.class() {
             side.merges.class += 1;
             continue;
         }
@@ -522,8 +519,12 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         }
         br.ranges[small].clear();
         side.runs[small].clear();
-        br.ranges[big].extend_from_slice(&scratch);
         let runs = &mut side.runs[big];
+        if runs.is_empty() {
+            runs.push(br.ranges[big].len() as u32);
+            side.runs_touched.push(big as u32);
+        }
+        br.ranges[big].extend_from_slice(&scratch);
         runs.push(scratch.len() as u32);
         while runs.len() >= 2 && runs[runs.len() - 2] <= 2 * runs[runs.len() - 1] {
             let last = runs.pop().expect("two runs");
@@ -560,27 +561,10 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         sets.extents[nsets].clear();
         sets.extents[nsets].extend(br.ranges[b].iter().map(|e| e.range));
         nsets += 1;
-        let mut priority = 0u32;
-        let mut weight = 0u64;
-        for e in &br.ranges[b] {
-            priority += e.range.len().div_ceil(2);
-            weight += rr.uses[e.index.index()]
-                .iter()
-                .map(|u| u.weight() as u64)
-                .sum::<u64>();
-        }
-        let first = br.ranges[b][0].range.from;
-        let last = br.ranges[b][br.ranges[b].len() - 1].range.to.prev();
-        let mut flags = br.props[b].flags;
-        if first.inst() == last.inst() {
-            flags |= BundleProps::MINIMAL;
-        }
-        br.props[b] = BundleProps {
-            priority,
-            spill_weight: weight as f32 / priority.max(1) as f32,
-            flags,
-        };
-        side.queue.push((priority, BundleIndex::new(b)));
+        // Priority, spill weight and the minimal flag are the queue phase's
+        // (`ion::process::prepare` computes them from the ranges); the FIXED and STACK flags
+        // gathered while merging stay.
+        side.queue.push(BundleIndex::new(b));
     }
     t.counts.sets = nsets;
     side.pairs = pairs;

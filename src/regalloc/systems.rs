@@ -90,31 +90,51 @@ fn with_phase(
         &mut IonState,
     ) -> Result<(), ion::IonError>,
 ) {
-    world.resource_scope(|world, mut tables: Mut<IonTables>| {
+    let failure = {
+        let cell = world.as_unsafe_world_cell();
+        // SAFETY: `IonTables` is a resource none of the parameters of its `access` state
+        // reads or writes (the machine rows, the live-range, bundle and spill-set tables
+        // with their side resources, and `PipelineConfig`), so the borrow of it and the
+        // parameters fetched through `access` never alias; `access` was created from this
+        // World, and nothing else touches the World while they live. (Not
+        // `resource_scope`: taking the resource out of the World and putting it back costs
+        // two archetype moves per phase, in the allocator's timed part.)
+        let Some(mut tables) = (unsafe { cell.get_resource_mut::<IonTables>() }) else {
+            return;
+        };
         if tables.started.is_none() {
             return;
         }
         let IonTables {
-            access, state, env, ..
+            access,
+            state,
+            env,
+            started,
+            ..
         } = &mut *tables;
-        let (view, mut t, _) = access.get_mut(world).expect("allocation resources present");
+        // SAFETY: as above.
+        let (view, mut t, _) =
+            unsafe { access.get_unchecked(cell) }.expect("allocation resources present");
         let Some(f) = view.body() else {
             return;
         };
         let failure = phase(&f, env, &mut t, state)
             .err()
             .map(|e| format!("@{}: {e}", f.info.name));
-        if let Some(message) = failure {
-            tables.started = None;
-            world.resource_mut::<PerSlot<Diagnostics>>()[0]
-                .0
-                .push(Diagnostic {
-                    severity: Severity::Error,
-                    pass: "regalloc",
-                    message,
-                });
+        if failure.is_some() {
+            *started = None;
         }
-    });
+        failure
+    };
+    if let Some(message) = failure {
+        world.resource_mut::<PerSlot<Diagnostics>>()[0]
+            .0
+            .push(Diagnostic {
+                severity: Severity::Error,
+                pass: "regalloc",
+                message,
+            });
+    }
 }
 
 /// The `compute_liveness` system: starts our allocator on the lowered function (when the

@@ -64,8 +64,16 @@ pub struct InsertScratch {
     by_vreg_keys: Vec<(u32, u32, u32, u32)>,
     /// `alloc_of[r]`: location of range `r`.
     alloc_of: Vec<Allocation>,
+    /// `range_start[v]..range_start[v + 1]`: the entries of vreg `v` in `by_vreg`.
+    range_start: Vec<u32>,
     /// (vreg, block, location) of a vreg at each block exit a range covers.
     sources: Vec<(u32, MBlock, Allocation)>,
+    /// `source_start[v]..source_start[v + 1]`: the entries of vreg `v` in `sources`.
+    source_start: Vec<u32>,
+    /// `livein_cursor[b]`: index into the concatenated live-in lists of the first vreg of
+    /// block `b`'s live-in not below the vreg being placed (vregs come in increasing order,
+    /// so the cursors only move forward: a merge-join, not a search per block start).
+    livein_cursor: Vec<u32>,
     /// (point, priority, move) of every generated move.
     moves: Vec<(u32, u8, Move)>,
     /// The resolver.
@@ -80,7 +88,7 @@ pub struct InsertScratch {
     /// Registers free at a point.
     free: Vec<PReg>,
     /// Value numbers of redundant-move elimination.
-    pub(crate) values: rustc_hash::FxHashMap<Allocation, u32>,
+    pub(crate) values: super::redundant::ValueNumbers,
 }
 
 /// The point at which moves on edge `pred -> succ` go, and their priority.
@@ -171,6 +179,8 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             .iter()
             .map(|&(v, _, _, r)| (v, LiveRangeIndex::new(r as usize))),
     );
+    let nv = f.num_vregs();
+    segment_starts(&mut sc.range_start, nv, sc.by_vreg.iter().map(|e| e.0));
     if state.annotate {
         for &(v, r) in &sc.by_vreg {
             let span = spans[r.index()];
@@ -203,29 +213,29 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     sc.sources
         .sort_unstable_by_key(|&(v, b, a)| (v, b, !matches!(a, Allocation::Reg(_))));
     sc.sources.dedup_by_key(|&mut (v, b, _)| (v, b));
-    let source = |sources: &[(u32, MBlock, Allocation)], v: u32, b: MBlock| -> Option<Allocation> {
-        sources
-            .binary_search_by_key(&(v, b), |&(v, b, _)| (v, b))
+    segment_starts(&mut sc.source_start, nv, sc.sources.iter().map(|e| e.0));
+    let source = |v_sources: &[(u32, MBlock, Allocation)], b: MBlock| -> Option<Allocation> {
+        v_sources
+            .binary_search_by_key(&b, |&(_, b, _)| b)
             .ok()
-            .map(|k| sources[k].2)
+            .map(|k| v_sources[k].2)
     };
+    sc.livein_cursor.clear();
+    sc.livein_cursor
+        .extend_from_slice(&rs.liveness.in_start[..f.num_blocks()]);
     sc.moves.clear();
     let block_start = |p: ProgPoint, block_of: &[MBlock]| -> Option<MBlock> {
         let b = block_of[p.inst().index()];
         (ProgPoint::before(f.block_insts(b).start) == p).then_some(b)
     };
     let mut k = 0;
-    // The sources of the current vreg: vregs come in increasing order, so the segment's
-    // start only moves forward, and lookups search the segment, not every source.
-    let mut src_lo = 0;
+    let ins = &rs.liveness.ins;
+    let in_start = &rs.liveness.in_start;
     while k < sc.by_vreg.len() {
         let v = sc.by_vreg[k].0;
-        while src_lo < sc.sources.len() && sc.sources[src_lo].0 < v {
-            src_lo += 1;
-        }
-        let src_hi = src_lo + sc.sources[src_lo..].partition_point(|s| s.0 == v);
-        let v_sources = &sc.sources[src_lo..src_hi];
-        let end = k + sc.by_vreg[k..].partition_point(|&(w, _)| w == v);
+        // Lookups search the vreg's segment of the sources, not every source.
+        let v_sources = sources_of(&sc.sources, &sc.source_start, v);
+        let end = sc.range_start[v as usize + 1] as usize;
         // (to, location) of the longest range started before the current start.
         let mut best_before: Option<(ProgPoint, Allocation)> = None;
         let mut best_all: Option<(ProgPoint, Allocation)> = None;
@@ -272,10 +282,15 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                 // (even a piece of one that starts at the block without the def flag, such
                 // as a minimal bundle for a use in the first instruction) gets its value from
                 // the parameter moves below.
-                let live_in = rs.liveness.livein(b.index()).binary_search(&v).is_ok();
+                let cursor = &mut sc.livein_cursor[b.index()];
+                let block_end = in_start[b.index() + 1];
+                while *cursor < block_end && ins[*cursor as usize] < v {
+                    *cursor += 1;
+                }
+                let live_in = *cursor < block_end && ins[*cursor as usize] == v;
                 if live_in && !(start == span.from && starts_def) {
                     for &p in f.block_preds(b) {
-                        if let Some(src) = source(v_sources, v, p) {
+                        if let Some(src) = source(v_sources, p) {
                             if src != a {
                                 let (pt, prio) = edge_point(f, p, b);
                                 sc.moves.push((pt, prio, Move { src, dst: a, class }));
@@ -301,16 +316,23 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     }
     // Block-parameter flows.
     for &(arg, pred, succ, param) in &rs.blockparam_outs {
-        let Some(src) = source(&sc.sources, arg.index() as u32, pred) else {
+        let arg_sources = sources_of(&sc.sources, &sc.source_start, arg.index() as u32);
+        let Some(src) = source(arg_sources, pred) else {
             continue;
         };
         let start = ProgPoint::before(f.block_insts(succ).start);
-        let pv = param.index() as u32;
-        let lo = sc
-            .by_vreg
-            .partition_point(|&(w, r)| (w, spans[r.index()].from) < (pv, start));
-        for &(w, r) in &sc.by_vreg[lo..] {
-            if w != pv || spans[r.index()].from != start {
+        let pv = param.index();
+        // The parameter's ranges starting at the block (its keys hold the starts).
+        let (lo, hi) = match sc.range_start.get(pv + 1) {
+            Some(&hi) => (sc.range_start[pv] as usize, hi as usize),
+            None => (0, 0),
+        };
+        let first = lo + sc.by_vreg_keys[lo..hi].partition_point(|key| key.1 < start.0);
+        for (key, &(_, r)) in sc.by_vreg_keys[first..hi]
+            .iter()
+            .zip(&sc.by_vreg[first..hi])
+        {
+            if key.1 != start.0 {
                 break;
             }
             let dst = sc.alloc_of[r.index()];
@@ -491,6 +513,32 @@ pub fn resolve_moves<F: MachineRead + ?Sized>(
     state.stats.spill_slots = out.num_spillslots;
     state.stats.edits = out.edits.len();
     Ok(())
+}
+
+/// The sources of vreg `v` (its segment of `sources`, bounded by `start`).
+fn sources_of<'a>(
+    sources: &'a [(u32, MBlock, Allocation)],
+    start: &[u32],
+    v: u32,
+) -> &'a [(u32, MBlock, Allocation)] {
+    let v = v as usize;
+    match start.get(v + 1) {
+        Some(&hi) => &sources[start[v] as usize..hi as usize],
+        None => &sources[..0],
+    }
+}
+
+/// Fills `start` with `n + 1` segment bounds of `keys` (increasing, each below `n`):
+/// `start[v]..start[v + 1]` are the positions of the keys equal to `v`.
+fn segment_starts(start: &mut Vec<u32>, n: usize, keys: impl Iterator<Item = u32>) {
+    start.clear();
+    start.resize(n + 1, 0);
+    for v in keys {
+        start[v as usize + 1] += 1;
+    }
+    for v in 0..n {
+        start[v + 1] += start[v];
+    }
 }
 
 /// A location as annotations show it: a remat pseudo slot as `remat`.

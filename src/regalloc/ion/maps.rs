@@ -14,9 +14,11 @@
 //! a contiguous array of 12-byte entries touches a few cache lines where a B-tree walk
 //! chases node pointers, clearing the map for the next function keeps its capacity (a warm
 //! context allocates nothing), and the corpus's maps hold tens to a few hundred entries, so
-//! the memmove of an insert is short. The cost is an insert or removal linear in the map's
-//! length in the worst case (a register held by tens of thousands of ranges in one huge
-//! function).
+//! the memmove of an insert is short. Inserts that do not go at the end wait in a short
+//! second sorted vector (at most the square root of the main one's length, then merged in
+//! one pass), so a register held by tens of thousands of ranges, inserted in priority order
+//! (the alternating-argument shape), costs O(sqrt n) moved entries per insert, not O(n);
+//! queries walk both vectors. A removal still moves the main vector's tail.
 //!
 //! The same map serves spill slots: a slot's map records which spill set holds the slot
 //! where (the owner type is the map's parameter, [`MapOwner`]).
@@ -24,8 +26,10 @@
 //! Invariants: entries of one map are disjoint and sorted by start; an owner is a
 //! live-range handle or [`RESERVED`] in a register's map, a spill-set handle in a slot's map.
 //!
-//! Complexity: an overlap query O(log n + k) for k overlaps; insert and remove O(log n) to
-//! find the place plus a move of the entries after it.
+//! Complexity: an overlap query O(log n + k) for k overlaps; an insert O(log n) to find the
+//! place plus, amortized, O(sqrt n) moved entries (the pending vector and its merges; an
+//! insert past the end moves nothing); a removal O(log n) plus a move of the entries after
+//! it.
 
 use crate::regalloc::handles::{LiveRangeIndex, SpillSetIndex};
 use crate::regalloc::point::{CodeRange, ProgPoint};
@@ -56,17 +60,52 @@ struct Entry<O> {
     owner: O,
 }
 
-/// The allocation map of one register (or spill slot): entries sorted by start point.
+/// The allocation map of one register (or spill slot): entries sorted by start point, in
+/// two sorted vectors: the main one, and a short one of recent inserts that did not go at
+/// the end (merged into the main one, in one linear pass, once it outgrows the square root
+/// of the main one's length). An insert into the middle of a map of n entries then moves
+/// O(sqrt n) entries, amortized, instead of O(n): a register held by one value across
+/// thousands of calls (wasmtime issue 4291's shape) gets its entries in priority order, not
+/// program order, which made that shape quadratic.
 #[derive(Clone, Debug)]
 pub struct RegMap<O: MapOwner = LiveRangeIndex> {
     entries: Vec<Entry<O>>,
+    /// Recent inserts, sorted by start, disjoint from `entries`.
+    pending: Vec<Entry<O>>,
 }
 
 impl<O: MapOwner> Default for RegMap<O> {
     fn default() -> Self {
         RegMap {
             entries: Vec::new(),
+            pending: Vec::new(),
         }
+    }
+}
+
+/// The number of entries of `list` starting before `point`.
+fn starting_before<O>(list: &[Entry<O>], point: u32) -> usize {
+    list.partition_point(|e| e.from < point)
+}
+
+/// Merges `items` (sorted by start, disjoint from `list` and each other) into the sorted
+/// `list`: from the last item back, each item's place among the old entries is found by
+/// binary search and the old entries after it move once, as one block (a memmove), to their
+/// final place, so the tail moves once in all, not once per item.
+fn merge_sorted<O: Copy, T>(list: &mut Vec<Entry<O>>, items: &[T], entry: impl Fn(&T) -> Entry<O>) {
+    let (n, k) = (list.len(), items.len());
+    let Some(first) = items.first() else {
+        return;
+    };
+    list.resize(n + k, entry(first));
+    // Old entries `[..old]` are not placed yet; everything from `old + j + 1` on is.
+    let mut old = n;
+    for j in (0..k).rev() {
+        let e = entry(&items[j]);
+        let p = list[..old].partition_point(|x| x.from < e.from);
+        list.copy_within(p..old, p + j + 1);
+        list[p + j] = e;
+        old = p;
     }
 }
 
@@ -74,11 +113,18 @@ impl<O: MapOwner> RegMap<O> {
     /// Empties the map (keeping its capacity).
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.pending.clear();
     }
 
-    /// The number of entries starting before `point`.
+    /// The number of entries of the main vector starting before `point`.
     fn starting_before(&self, point: u32) -> usize {
-        self.entries.partition_point(|e| e.from < point)
+        starting_before(&self.entries, point)
+    }
+
+    /// Merges the pending entries into the main vector.
+    fn flush(&mut self) {
+        merge_sorted(&mut self.entries, &self.pending, |&e| e);
+        self.pending.clear();
     }
 
     /// Records `range` as held by `owner`. The caller guarantees no overlap.
@@ -94,8 +140,13 @@ impl<O: MapOwner> RegMap<O> {
         };
         match self.entries.last() {
             Some(last) if last.from >= entry.from => {
-                let k = self.starting_before(entry.from);
-                self.entries.insert(k, entry);
+                let k = starting_before(&self.pending, entry.from);
+                self.pending.insert(k, entry);
+                // Merged once it outgrows the square root of the main vector (at least 16).
+                let limit = self.entries.len().isqrt().max(16);
+                if self.pending.len() > limit {
+                    self.flush();
+                }
             }
             _ => self.entries.push(entry),
         }
@@ -110,7 +161,14 @@ impl<O: MapOwner> RegMap<O> {
         let sorted = items
             .windows(2)
             .all(|w| entry(&w[0]).0.to <= entry(&w[1]).0.from);
-        if items.len() <= 1 || !sorted {
+        // A batch shorter than the pending limit goes to the pending vector (one insert
+        // each) unless it lies past the end; a larger one moves the main vector's tail once.
+        let past_end = match (self.entries.last(), items.first()) {
+            (Some(last), Some(x)) => last.from < entry(x).0.from.0,
+            _ => true,
+        };
+        let small = !past_end && items.len() <= self.entries.len().isqrt().max(16);
+        if items.len() <= 1 || !sorted || small {
             for x in items {
                 let (range, owner) = entry(x);
                 self.insert(range, owner);
@@ -123,32 +181,21 @@ impl<O: MapOwner> RegMap<O> {
                 .all(|x| self.first_overlap(entry(x).0).is_none()),
             "allocation map overlap"
         );
-        let (n, k) = (self.entries.len(), items.len());
-        let (first, owner) = entry(&items[0]);
-        let filler = Entry {
-            from: first.from.0,
-            to: first.to.0,
-            owner,
-        };
-        self.entries.resize(n + k, filler);
-        // Old entries `[..old]` are not placed yet; everything from `old + j + 1` on is.
-        let mut old = n;
-        for j in (0..k).rev() {
-            let (range, owner) = entry(&items[j]);
-            let p = self.entries[..old].partition_point(|e| e.from < range.from.0);
-            self.entries.copy_within(p..old, p + j + 1);
-            self.entries[p + j] = Entry {
+        merge_sorted(&mut self.entries, items, |x| {
+            let (range, owner) = entry(x);
+            Entry {
                 from: range.from.0,
                 to: range.to.0,
                 owner,
-            };
-            old = p;
-        }
+            }
+        });
     }
 
     /// Adds a reservation over `range`, joining it with reservations it overlaps or touches
     /// (reservations may repeat: a clobber and a fixed mention at one point).
     pub fn reserve(&mut self, range: CodeRange) {
+        // Reservations come before any live range (the queue phase), so this is free then.
+        self.flush();
         let (mut from, mut to) = (range.from.0, range.to.0);
         // Reservations come sorted (one register's clobbers and fixed mentions in order):
         // past the last entry, the new one is appended.
@@ -207,19 +254,46 @@ impl<O: MapOwner> RegMap<O> {
         let k = self.starting_before(from.0);
         if self.entries.get(k).is_some_and(|e| e.from == from.0) {
             self.entries.remove(k);
+            return;
+        }
+        let k = starting_before(&self.pending, from.0);
+        if self.pending.get(k).is_some_and(|e| e.from == from.0) {
+            self.pending.remove(k);
         }
     }
 
     /// Calls `visit(entry, owner)` for every entry overlapping `range`, latest first; stops
     /// when `visit` returns false.
     pub fn overlaps(&self, range: CodeRange, mut visit: impl FnMut(CodeRange, O) -> bool) {
-        let end = self.starting_before(range.to.0);
-        for e in self.entries[..end].iter().rev() {
-            if e.to <= range.from.0 {
-                break;
+        let main = &self.entries[..self.starting_before(range.to.0)];
+        if self.pending.is_empty() {
+            for e in main.iter().rev() {
+                if e.to <= range.from.0
+                    || !visit(CodeRange::new(ProgPoint(e.from), ProgPoint(e.to)), e.owner)
+                {
+                    return;
+                }
             }
-            if !visit(CodeRange::new(ProgPoint(e.from), ProgPoint(e.to)), e.owner) {
-                break;
+            return;
+        }
+        // Each vector walked back from the last entry starting before the range's end while
+        // its entries reach the range (the ends are sorted too, the entries being disjoint);
+        // the two walks merged, latest start first.
+        let pending = &self.pending[..starting_before(&self.pending, range.to.0)];
+        let reaches = |e: &&Entry<O>| e.to > range.from.0;
+        let mut a = main.iter().rev().take_while(reaches).peekable();
+        let mut b = pending.iter().rev().take_while(reaches).peekable();
+        loop {
+            let e = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x.from > y.from => a.next(),
+                (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+                (Some(_), None) => a.next(),
+                (None, None) => return,
+            };
+            if let Some(e) = e {
+                if !visit(CodeRange::new(ProgPoint(e.from), ProgPoint(e.to)), e.owner) {
+                    return;
+                }
             }
         }
     }
@@ -236,25 +310,36 @@ impl<O: MapOwner> RegMap<O> {
 
     /// Whether some entry holds `point`.
     pub fn is_taken(&self, point: ProgPoint) -> bool {
-        let end = self.starting_before(point.0.saturating_add(1));
-        end > 0 && self.entries[end - 1].to > point.0
+        let holds = |list: &[Entry<O>]| {
+            let end = starting_before(list, point.0.saturating_add(1));
+            end > 0 && list[end - 1].to > point.0
+        };
+        holds(&self.entries) || holds(&self.pending)
     }
 
     /// The number of entries.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries.len() + self.pending.len()
     }
 
     /// Whether the map has no entry.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
-    /// Every entry in order (tests and invariant checks).
+    /// Every entry in order of start (tests and invariant checks).
     pub fn iter(&self) -> impl Iterator<Item = (CodeRange, O)> + '_ {
-        self.entries
-            .iter()
-            .map(|e| (CodeRange::new(ProgPoint(e.from), ProgPoint(e.to)), e.owner))
+        let mut a = self.entries.iter().peekable();
+        let mut b = self.pending.iter().peekable();
+        std::iter::from_fn(move || {
+            let e = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x.from < y.from => a.next(),
+                (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+                (Some(_), None) => a.next(),
+                (None, None) => None,
+            }?;
+            Some((CodeRange::new(ProgPoint(e.from), ProgPoint(e.to)), e.owner))
+        })
     }
 }
 

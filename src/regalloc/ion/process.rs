@@ -205,7 +205,11 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
     state.output.num_spillslots = 0;
     state.annotations.clear();
     state.iterations = 0;
-    for &(_, b) in side.queue.iter() {
+    // The queue is filled as a vector and made a heap once (O(n), not n sift-ups); its
+    // entries are distinct (one per bundle), so the pop order is the same either way.
+    let mut queue = std::mem::take(&mut state.queue).into_vec();
+    queue.clear();
+    for &b in side.queue.iter() {
         tables.recompute(b);
         if state.annotate {
             let list = &tables.br.ranges[b.index()];
@@ -224,9 +228,10 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
             }
         }
         let prio = tables.br.props[b.index()].priority;
-        state.queue.push((prio, b, NO_HINT));
+        queue.push((prio, b, NO_HINT));
         state.stats.bundles += 1;
     }
+    state.queue = std::collections::BinaryHeap::from(queue);
     state.block_of.clear();
     state
         .block_of

@@ -16,7 +16,9 @@
 //! Invariants: every dropped move was a no-op on every path through its block, so the
 //! checker's verdict is unchanged.
 //!
-//! Complexity: O(edits + operands) per function, with a hash map of live value numbers.
+//! Complexity: O(edits + operands) per function: value numbers of registers in a table
+//! stamped per block ([`ValueNumbers`]; clobbers make most of them), of other locations in
+//! a hash map.
 
 use crate::machine::{MachineRead, OperandKind};
 use crate::regalloc::location::Allocation;
@@ -24,11 +26,61 @@ use crate::regalloc::output::AllocOutput;
 use crate::regalloc::point::ProgPoint;
 use rustc_hash::FxHashMap;
 
+/// Value numbers of locations within one block: registers in a table indexed by dense
+/// register index, stamped with the block's epoch (clearing is O(1)), every other location
+/// (spill slots, remat keys) in a hash map. Reused between functions.
+#[derive(Default)]
+pub struct ValueNumbers {
+    /// `regs[r]`: (epoch, value number) of register `r`.
+    regs: Vec<(u32, u32)>,
+    /// The current block's epoch (entries of other epochs hold nothing).
+    epoch: u32,
+    /// Value numbers of the other locations.
+    others: FxHashMap<Allocation, u32>,
+}
+
+impl ValueNumbers {
+    /// Forgets every location's value.
+    fn clear(&mut self) {
+        self.others.clear();
+        if self.regs.is_empty() {
+            self.regs.resize(256, (0, 0));
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            // Wrapped: stale stamps could match again.
+            self.regs.iter_mut().for_each(|e| *e = (0, 0));
+            self.epoch = 1;
+        }
+    }
+
+    /// The value number `a` holds.
+    fn get(&self, a: Allocation) -> Option<u32> {
+        match a {
+            Allocation::Reg(r) => {
+                let (epoch, v) = self.regs[r.dense_index()];
+                (epoch == self.epoch).then_some(v)
+            }
+            _ => self.others.get(&a).copied(),
+        }
+    }
+
+    /// Records that `a` holds value `v`.
+    fn insert(&mut self, a: Allocation, v: u32) {
+        match a {
+            Allocation::Reg(r) => self.regs[r.dense_index()] = (self.epoch, v),
+            _ => {
+                self.others.insert(a, v);
+            }
+        }
+    }
+}
+
 /// Drops redundant moves from `out.edits` (see the module doc); returns how many.
 pub fn remove_redundant_moves<F: MachineRead + ?Sized>(
     f: &F,
     out: &mut AllocOutput,
-    values: &mut FxHashMap<Allocation, u32>,
+    values: &mut ValueNumbers,
 ) -> usize {
     // Compacted in place (the kept edits are a subsequence, so the write index never passes
     // the read index): no second vector.
@@ -83,7 +135,7 @@ pub fn remove_redundant_moves<F: MachineRead + ?Sized>(
                     e += 1;
                     let from = edit.remat.map_or(edit.from, remat_slot);
                     let v = number(values, from, &mut fresh);
-                    if values.get(&edit.to) == Some(&v) {
+                    if values.get(edit.to) == Some(v) {
                         removed += 1;
                         continue;
                     }
@@ -109,10 +161,13 @@ fn remat_slot(v: crate::machine::VReg) -> Allocation {
 }
 
 /// The value number `a` holds, numbering it afresh when it has none yet.
-fn number(
-    values: &mut FxHashMap<Allocation, u32>,
-    a: Allocation,
-    fresh: &mut impl FnMut() -> u32,
-) -> u32 {
-    *values.entry(a).or_insert_with(fresh)
+fn number(values: &mut ValueNumbers, a: Allocation, fresh: &mut impl FnMut() -> u32) -> u32 {
+    match values.get(a) {
+        Some(v) => v,
+        None => {
+            let v = fresh();
+            values.insert(a, v);
+            v
+        }
+    }
 }
