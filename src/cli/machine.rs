@@ -36,7 +36,8 @@ pub struct MachineSummary {
     pub vregs: usize,
     /// Operands.
     pub operands: usize,
-    /// Allocator wall time in nanoseconds (`regalloc2::run` alone).
+    /// Allocator wall time in nanoseconds (the allocator alone: our Ion, or `regalloc2::run_with_ctx`
+    /// in a reused context, conversions to and from regalloc2's types outside it).
     pub alloc_ns: u128,
     /// Moves the allocator inserted.
     pub edits: usize,

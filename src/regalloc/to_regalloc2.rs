@@ -9,7 +9,9 @@
 //! per-block offsets. The conversions of classes, registers, operands and allocations are
 //! [`super::regalloc2_model`]'s, shared with the importing direction.
 //!
-//! [`allocate`] runs `regalloc2::run` (the Ion algorithm; SSA validation in debug builds) and
+//! [`allocate`] runs `regalloc2::run` (the Ion algorithm; SSA validation in debug builds),
+//! [`allocate_with_ctx`] runs `regalloc2::run_with_ctx` in a caller's reused context (what
+//! Cranelift does, and what `strata bench --compare regalloc2` times), and
 //! [`check_with_regalloc2`] runs regalloc2's own `checker::Checker` on the result.
 //!
 //! Program points in [`Allocated::edits`] are packed as in regalloc2 and the seed: `inst << 1`
@@ -255,6 +257,25 @@ pub fn allocate<M: MachineRead>(
         algorithm: ra2::Algorithm::Ion,
     };
     ra2::run(f, env, &options).map_err(|e| Regalloc2Error::Run(e.to_string()))
+}
+
+/// Runs regalloc2 (Ion) on a presented function in `ctx`, a context reused between
+/// functions as regalloc2's `run_with_ctx` intends; the output lives in `ctx` until the next
+/// call. Same options as [`allocate`].
+///
+/// # Errors
+/// [`Regalloc2Error::Run`] when regalloc2 refuses the function.
+pub fn allocate_with_ctx<'c, M: MachineRead>(
+    f: &Presented<'_, M>,
+    env: &ra2::MachineEnv,
+    ctx: &'c mut ra2::Ctx,
+) -> Result<&'c ra2::Output, Regalloc2Error> {
+    let options = ra2::RegallocOptions {
+        verbose_log: false,
+        validate_ssa: cfg!(debug_assertions),
+        algorithm: ra2::Algorithm::Ion,
+    };
+    ra2::run_with_ctx(f, env, &options, ctx).map_err(|e| Regalloc2Error::Run(e.to_string()))
 }
 
 /// Runs regalloc2's `checker::Checker` on `out` for `f`.
