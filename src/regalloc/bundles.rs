@@ -28,7 +28,8 @@
 //! spill-set table ([`SpillSet`], [`SpillSetState`], [`SpillSetExtents`]: the set's class
 //! and slot size, what allocation decides for it, and the original bundle's extents); properties are
 //! computed: priority = sum of range lengths in instructions; spill weight = sum of use
-//! weights / priority; flags MINIMAL (all ranges within one instruction), FIXED (a
+//! weights / priority (halved, in the allocator, for a set of rematerializable values:
+//! `ion::REMAT_WEIGHT_FACTOR`); flags MINIMAL (all ranges within one instruction), FIXED (a
 //! fixed-register use), STACK (a stack use); every non-empty bundle enters the allocation
 //! queue, a max-heap of (priority, bundle).
 //!
@@ -166,6 +167,9 @@ pub struct SpillSetState {
     /// rematerializable value without uses, recomputed where a piece needs it (meaningful
     /// when not `required`, which takes precedence).
     pub remat: bool,
+    /// Every value of the set is rematerializable: its bundles weigh less (spilling them
+    /// costs recomputations, not stores and reloads).
+    pub cheap: bool,
 }
 
 impl Default for SpillSetState {
@@ -177,6 +181,7 @@ impl Default for SpillSetState {
             required: false,
             slot: 0,
             remat: false,
+            cheap: false,
         }
     }
 }
