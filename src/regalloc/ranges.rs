@@ -36,8 +36,8 @@
 //! in reverse and reversed once.
 //!
 //! A use is packed as its operand (8 bytes), point and a word with the operand slot (low 8
-//! bits) and weight (high 16 bits). Weights: 16 x 4^min(loop depth, 5), plus 8 for a def
-//! and 12 for a fixed-register constraint; loop depth is the number of natural loops
+//! bits) and weight (high 16 bits). Weights: 4 x 4^min(loop depth, 6), plus 2 for a def
+//! and 3 for a fixed-register constraint; loop depth is the number of natural loops
 //! containing the block, one loop per header of back edges (edges to a block on the
 //! depth-first stack), from a loop nesting forest ([`loop_depths`], near-linear).
 //!
@@ -550,12 +550,14 @@ pub fn loop_depths_into<F: MachineRead + ?Sized>(f: &F, d: &mut LoopScratch, dep
 
 /// The weight of a use at loop depth `depth`.
 pub fn use_weight(op: &Operand, depth: u32) -> u16 {
-    let mut w = 16u32 << (2 * depth.min(5));
+    // Scaled to distinguish depths up to 6 within 16 bits (4 x 4^6 + 5 < 2^16): with a cap
+    // at 5, values of depth-6 loops weighed no more than those of the loop around them.
+    let mut w = 4u32 << (2 * depth.min(6));
     if op.kind == OperandKind::Def {
-        w += 8;
+        w += 2;
     }
     if matches!(op.constraint, OperandConstraint::FixedReg(_)) {
-        w += 12;
+        w += 3;
     }
     w.min(u16::MAX as u32) as u16
 }
