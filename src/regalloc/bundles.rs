@@ -30,7 +30,8 @@
 //! flags FIXED (a fixed-register use) and STACK (a stack use) gathered while merging stay,
 //! and every non-empty bundle is listed for the allocation queue. Priority, spill weight and
 //! the MINIMAL flag are the queue phase's (`ion::process::prepare`, which computes them
-//! from the final ranges once: a pass here too would read every use twice).
+//! from the final ranges once: a pass here too would read every use twice; the spill weight
+//! of a set of rematerializable values is halved there, `ion::REMAT_WEIGHT_FACTOR`).
 //!
 //! Invariants ([`check_bundles`], run after every merge in debug builds, and in tests):
 //! bundle range vectors sorted and disjoint, their entries equal to the ranges' spans; every
@@ -165,6 +166,9 @@ pub struct SpillSetState {
     /// rematerializable value without uses, recomputed where a piece needs it (meaningful
     /// when not `required`, which takes precedence).
     pub remat: bool,
+    /// Every value of the set is rematerializable: its bundles weigh less (spilling them
+    /// costs recomputations, not stores and reloads).
+    pub cheap: bool,
 }
 
 impl Default for SpillSetState {
@@ -176,6 +180,7 @@ impl Default for SpillSetState {
             required: false,
             slot: 0,
             remat: false,
+            cheap: false,
         }
     }
 }

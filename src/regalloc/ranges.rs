@@ -30,12 +30,14 @@
 //! recorded as multi-fixed-register fixups (a copy the move phase inserts) with their
 //! registers reserved at that point. Block parameters are defs at the block start; every
 //! (parameter, predecessor) gives a blockparam "in", every branch argument a blockparam
-//! "out"; both vectors are sorted at the end. Vreg range lists and range use lists are built
+//! "out"; both vectors are sorted at the end. Branch arguments live to the branch's after
+//! point; on a back edge (to a depth-first ancestor) each is also an `Any` use there without
+//! an operand slot (a ghost use), weighting loop-carried values. Vreg range lists and range use lists are built
 //! in reverse and reversed once.
 //!
 //! A use is packed as its operand (8 bytes), point and a word with the operand slot (low 8
-//! bits) and weight (high 16 bits). Weights: 16 x 4^min(loop depth, 5), plus 8 for a def
-//! and 12 for a fixed-register constraint; loop depth is the number of natural loops
+//! bits) and weight (high 16 bits). Weights: 4 x 4^min(loop depth, 6), plus 2 for a def
+//! and 3 for a fixed-register constraint; loop depth is the number of natural loops
 //! containing the block, one loop per header of back edges (edges to a block on the
 //! depth-first stack), from a loop nesting forest ([`loop_depths`], near-linear).
 //!
@@ -548,12 +550,14 @@ pub fn loop_depths_into<F: MachineRead + ?Sized>(f: &F, d: &mut LoopScratch, dep
 
 /// The weight of a use at loop depth `depth`.
 pub fn use_weight(op: &Operand, depth: u32) -> u16 {
-    let mut w = 16u32 << (2 * depth.min(5));
+    // Scaled to distinguish depths up to 6 within 16 bits (4 x 4^6 + 5 < 2^16): with a cap
+    // at 5, values of depth-6 loops weighed no more than those of the loop around them.
+    let mut w = 4u32 << (2 * depth.min(6));
     if op.kind == OperandKind::Def {
-        w += 8;
+        w += 2;
     }
     if matches!(op.constraint, OperandConstraint::FixedReg(_)) {
-        w += 12;
+        w += 3;
     }
     w.min(u16::MAX as u32) as u16
 }
@@ -743,10 +747,20 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                 }
             }
         }
-        // Branch arguments are uses at the terminator's after point (ghost uses: no slot).
+        // Branch arguments are live to the terminator's after point. On a back edge each is
+        // also a use there (a ghost use: no slot), whose weight asks to keep a loop-carried
+        // value in a register to the end of the loop. On a forward edge an argument gets no
+        // use (as in regalloc2 0.15): the parameter's own bundle, merged with the argument,
+        // carries the preference, and a use there would keep use-free pieces out of the
+        // spill bundle (in bzip2's BZ2_decompress, 42 switch cases each reloaded 40 values
+        // into registers only to pass them on to a parameter in the same slot).
         if f.is_branch(last_inst) {
             let p = ProgPoint::after(last_inst);
-            for s in 0..f.block_succs(b).len() {
+            let pre = &side.loops.pre;
+            for (s, &succ) in f.block_succs(b).iter().enumerate() {
+                // An edge to a depth-first ancestor (or to itself): a back edge.
+                let back = pre[succ.index()] <= pre[b.index()]
+                    && pre[b.index()] <= side.loops.last[succ.index()];
                 for &a in f.branch_args(b, s) {
                     let v = a.index();
                     if !live_contains!(v) {
@@ -754,6 +768,9 @@ fn scan<F: MachineRead + ?Sized>(f: &F, rows: RangeRows<'_>, side: &mut RangeSid
                         // further on), so the range ends at the branch.
                         live_insert!(v);
                         cur[v] = new_range!(a, CodeRange::new(block_from, p.next()));
+                    }
+                    if !back {
+                        continue;
                     }
                     let op = Operand::use_(a, OperandConstraint::Any);
                     uses[cur[v].index()].push(Use::new(

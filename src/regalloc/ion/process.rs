@@ -28,7 +28,9 @@
 
 use super::maps::RESERVED;
 use super::split;
-use super::{IonError, IonState, Need, MAX_WEIGHT, MINIMAL_FIXED_WEIGHT, MINIMAL_WEIGHT};
+use super::{
+    IonError, IonState, Need, MAX_WEIGHT, MINIMAL_FIXED_WEIGHT, MINIMAL_WEIGHT, REMAT_WEIGHT_FACTOR,
+};
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint};
 use crate::regalloc::bundles::{BundleProps, BundleRows, BundleTables, SetRows};
 use crate::regalloc::handles::{BundleIndex, LiveRangeIndex, SpillSetIndex};
@@ -153,7 +155,14 @@ impl<'a> Tables<'a> {
                     MINIMAL_WEIGHT - 1.0
                 }
             }
-            _ => (weight as f32 / priority.max(1) as f32).min(MAX_WEIGHT),
+            _ => {
+                let w = (weight as f32 / priority.max(1) as f32).min(MAX_WEIGHT);
+                let set = self.br.spill_sets[b.index()].index();
+                match self.sets.state.get(set) {
+                    Some(s) if s.cheap => w * REMAT_WEIGHT_FACTOR,
+                    _ => w,
+                }
+            }
         };
         self.br.props[b.index()] = BundleProps {
             priority,
@@ -210,6 +219,15 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
     let mut queue = std::mem::take(&mut state.queue).into_vec();
     queue.clear();
     for &b in side.queue.iter() {
+        // A set whose every value is rematerializable weighs less (see
+        // [`REMAT_WEIGHT_FACTOR`]).
+        if !state.no_remat {
+            let set = tables.br.spill_sets[b.index()].index();
+            let cheap = tables.br.ranges[b.index()]
+                .iter()
+                .all(|e| f.remat(tables.rr.vregs[e.index.index()]).is_some());
+            tables.sets.state[set].cheap = cheap;
+        }
         tables.recompute(b);
         if state.annotate {
             let list = &tables.br.ranges[b.index()];
