@@ -412,7 +412,8 @@ pub fn check_module(before: Module, entry: &str, memory_limit: usize, args: &[Ve
         assert!(errors.is_empty(), "generator made invalid IR: {errors:?}");
         // The pass's systems through the engine; then (a) the analysis they left behind.
         let input = std::mem::take(g);
-        let (run, status, checked) = with_thread_engine(&config, |engine| {
+        let original = input.clone();
+        let (run, status, checked, skipped) = with_thread_engine(&config, |engine| {
             let run = engine.run(input, &symbols);
             let solution = &engine
                 .world()
@@ -420,10 +421,26 @@ pub fn check_module(before: Module, entry: &str, memory_limit: usize, args: &[Ve
             let checked = solution
                 .result()
                 .map(|r| (r.monotonicity_violations, r.validate(&run.function)));
-            (run, solution.status.clone(), checked)
+            let skipped = solution.result().filter(|r| r.nothing_to_rewrite).cloned();
+            (run, solution.status.clone(), checked, skipped)
         })
         .unwrap_or_else(|panic| panic!("SCCP panicked: {panic}"));
         *g = run.function;
+        // (f) A result the solver said needs no rewrite: the full rewrite changes nothing.
+        if let Some(mut result) = skipped {
+            result.nothing_to_rewrite = false;
+            let mut full = original.clone();
+            let n = crate::api::apply_sccp_transformations(&mut full, &result);
+            let (full, skipped) = (
+                crate::text::print_function(&full, &symbols),
+                crate::text::print_function(&*g, &symbols),
+            );
+            assert!(
+                n == 0 && full == skipped,
+                "SCCP skipped a rewrite that changes the function\nbefore:\n{}\nrewritten:\n{full}",
+                crate::text::print_module(&before),
+            );
+        }
         if let Some((violations, valid)) = checked {
             assert_eq!(violations, 0, "a cell moved up the lattice");
             if let Err(e) = valid {

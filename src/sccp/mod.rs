@@ -377,9 +377,13 @@ fn rewrite_one(
     stats: &mut PassStats,
     diags: &mut Diagnostics,
 ) {
-    let before = size(&f.view());
+    // The solver saw nothing to change (most functions of unoptimised C code): no walk.
+    let unchanged =
+        solution.status == SccpStatus::Solved && solution.solver.result().nothing_to_rewrite;
+    let before = if unchanged { 0 } else { size(&f.view()) };
     let SccpScratch { rewriter, folder } = &mut *scratch;
     let rewritten = match &solution.status {
+        SccpStatus::Solved if unchanged => Some(RewriteStats::default()),
         SccpStatus::Solved => {
             let result = solution.solver.result();
             Some(rewriter.apply(
@@ -426,7 +430,11 @@ fn rewrite_one(
         ("copies_propagated", rs.copies_propagated),
         (
             "instructions_removed",
-            before.saturating_sub(size(&f.view())),
+            if unchanged {
+                0
+            } else {
+                before.saturating_sub(size(&f.view()))
+            },
         ),
     ];
     // `PassStats::add` searches the list once per counter; when no `sccp` counter exists
@@ -517,6 +525,11 @@ pub struct SccpResult {
     pub monotonicity_violations: usize,
     /// Member lists of the aggregate constants in `values` ([`lattice::AggConsts`]).
     pub aggregates: lattice::AggConsts,
+    /// True when the solver saw that the rewrite has nothing to do: no constant cell, every
+    /// live block reachable, no resolvable branch, no `copy` and no phi whose entries are
+    /// one operand (besides itself) in the function. [`rewrite_sccp`] then changes only the
+    /// phase. False (the rewrite runs) in a result built otherwise.
+    pub nothing_to_rewrite: bool,
 }
 
 impl SccpResult {
@@ -531,6 +544,7 @@ impl SccpResult {
         self.resolvable_branches = 0;
         self.monotonicity_violations = 0;
         self.aggregates.clear();
+        self.nothing_to_rewrite = false;
     }
 
     /// The lattice cell of `v` (`Unknown` for an out-of-range index).

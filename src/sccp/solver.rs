@@ -146,6 +146,12 @@ pub struct Solver {
     /// Cells that are `Const`: every cell `set` changes is the result of an instruction of
     /// a reachable block, so at the fixpoint this is the foldable count.
     const_cells_set: usize,
+    /// Live blocks, and blocks reached so far: the rewrite removes blocks when they differ.
+    live_blocks: usize,
+    reached_blocks: usize,
+    /// Whether a reached block holds a `copy` or a phi whose entries are one operand
+    /// (besides the phi itself): the rewrite removes those whatever the cells are.
+    rewrite_local: bool,
     /// `address[Value]` while reading the function: whether the value may become the
     /// address of a read-only global (`ADDRESS_*`).
     address: Vec<u8>,
@@ -291,8 +297,10 @@ impl Solver {
         r.succ_block.clear();
         r.succ_start.reserve(nb + 1);
         r.succ_start.push(0);
+        self.live_blocks = 0;
         for b in 0..nb {
             if !f.is_block_dead(Block::new(b)) {
+                self.live_blocks += 1;
                 // One by one: a block has few successors and `extend_from_slice` calls
                 // `memcpy`.
                 for &s in cfg.succs(Block::new(b)) {
@@ -343,6 +351,8 @@ impl Solver {
         self.work.clear();
         self.entries = params;
         self.const_cells_set = 0;
+        self.reached_blocks = 0;
+        self.rewrite_local = false;
     }
 
     #[inline]
@@ -443,6 +453,7 @@ impl Solver {
     /// range or never defined.
     fn reach(&mut self, f: &impl IrRead, b: usize) -> Result<(), SccpError> {
         self.result.reachable.insert(b);
+        self.reached_blocks += 1;
         self.work.push(TERM | b as u32);
         let (ni, nv) = (f.num_insts(), self.result.values.len());
         // Unlisted instructions are `Overdefined` whatever their operands: set now rather
@@ -483,6 +494,9 @@ impl Solver {
             if depends_on_operands(kind, results, fold_address) {
                 if let InstKind::Phi { incoming, .. } = kind {
                     self.map_phi(i, incoming, b);
+                    self.rewrite_local |= single_operand(incoming, results[0]);
+                } else {
+                    self.rewrite_local |= matches!(kind, InstKind::Copy { .. });
                 }
                 self.listen_inst(f, i)?;
                 self.work.push(i.0);
@@ -828,7 +842,12 @@ impl Solver {
     /// result is a constant, which `set` counted (only those cells ever change). (The
     /// resolvable branches are counted by the last walk of [`Solver::solve`].)
     fn summarize(&mut self) {
-        self.result.foldable_count = self.const_cells_set;
+        let r = &mut self.result;
+        r.foldable_count = self.const_cells_set;
+        r.nothing_to_rewrite = r.foldable_count == 0
+            && r.resolvable_branches == 0
+            && self.reached_blocks == self.live_blocks
+            && !self.rewrite_local;
     }
 }
 
@@ -909,6 +928,22 @@ fn depends_on_operands(kind: &InstKind, results: &[Value], fold_address: bool) -
             } => fold_address,
             _ => false,
         }
+}
+
+/// True if the entries of phi `me` name one operand besides `me` itself (the rewrite
+/// replaces such a phi by that operand).
+fn single_operand(incoming: &[(Block, Operand)], me: Value) -> bool {
+    let mut single = None;
+    for &(_, o) in incoming {
+        if o == Operand::Value(me) || single == Some(o) {
+            continue;
+        }
+        if single.is_some() {
+            return false;
+        }
+        single = Some(o);
+    }
+    single.is_some()
 }
 
 /// The first operand error `check_use` found, as an error.
