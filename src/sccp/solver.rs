@@ -4,12 +4,12 @@
 //! 1991), the SCC variant with two worklists, as laid out in 003 ("Worklist Algorithm"):
 //!
 //! 1. *Initialization*: every cell `Unknown` except parameters and block parameters
-//!    (`Overdefined`); no edge executable; the entry block is made reachable, which queues
-//!    its instructions and terminator.
+//!    (`Overdefined`); no edge executable; the entry block is made reachable (see 2).
 //! 2. *CFG-edge worklist*: an edge that becomes executable makes its target reachable (first
-//!    time: queue its instructions and its terminator; an instruction whose cell cannot
-//!    depend on its operands, see below, is set `Overdefined` at once) or else queues the
-//!    phi entries of the target that the edge makes live.
+//!    time: evaluate its instructions in block order, where the operands of all but phis
+//!    are already evaluated, instead of queueing them; an instruction whose cell cannot
+//!    depend on its operands, see below, is set `Overdefined`; queue its terminator) or
+//!    else queues the phi entries of the target that the edge makes live.
 //! 3. *SSA worklist*: an item is an instruction, a phi entry or a block's terminator. An
 //!    instruction in a reachable block is evaluated ([`eval_inst`], phis over executable
 //!    incoming edges only); if its cell changes, every user of the value is queued (a phi
@@ -373,7 +373,7 @@ impl Solver {
         if f.num_blocks() == 0 || f.is_block_dead(Block(0)) {
             return Err(SccpError::InvalidCfg { block_id: Block(0) });
         }
-        self.reach(f, 0)?;
+        self.reach(f, symbols, 0)?;
         let limit_entries = memory_limit / LATTICE_ENTRY_BYTES;
         loop {
             while !self.edge_work.is_empty() || !self.work.is_empty() {
@@ -389,7 +389,7 @@ impl Solver {
                             link = next;
                         }
                     } else {
-                        self.reach(f, t)?;
+                        self.reach(f, symbols, t)?;
                     }
                 }
                 while let Some(item) = self.work.pop() {
@@ -444,24 +444,23 @@ impl Solver {
     /// visits a definition before its uses except around loops, where an operand not seen
     /// yet counts as maybe), and whether its cell can depend on its operands
     /// (`depends_on_operands`). Those that can are listed as users of their operands
-    /// ([`Solver::listen`]) and queued; the others' results are set `Overdefined`. A phi's
-    /// entries are mapped to edges ([`Solver::map_phi`]). The conditional terminator
-    /// listens to its condition and is queued.
+    /// ([`Solver::listen`]) and evaluated at once; the others' results are set
+    /// `Overdefined`. A phi's entries are mapped to edges ([`Solver::map_phi`]). The
+    /// conditional terminator listens to its condition and is queued.
     ///
     /// # Errors
     /// An instruction, result or operand (of a listed instruction or the terminator) out of
     /// range or never defined.
-    fn reach(&mut self, f: &impl IrRead, b: usize) -> Result<(), SccpError> {
+    fn reach(&mut self, f: &impl IrRead, symbols: &SymbolTable, b: usize) -> Result<(), SccpError> {
         self.result.reachable.insert(b);
         self.reached_blocks += 1;
         self.work.push(TERM | b as u32);
         let (ni, nv) = (f.num_insts(), self.result.values.len());
-        // Unlisted instructions are `Overdefined` whatever their operands: set now rather
-        // than queued (the fixpoint does not depend on the order of the items). In block
-        // order, so that an operand defined by an unlisted instruction of this block is
-        // `Overdefined` before its users listen; the listed ones are then queued last
-        // first, so that they pop in block order.
-        let queued = self.work.len();
+        // Every instruction is handled now rather than queued (the fixpoint does not
+        // depend on the order of the items), in block order: an operand defined in this
+        // block (except a phi's) is `Overdefined` or evaluated before its users listen and
+        // evaluate. Unlisted instructions are `Overdefined` whatever their operands; a
+        // listed one listens first, so a later change of an operand queues it.
         for &i in f.block_insts(Block::new(b)) {
             if i.index() >= ni {
                 return Err(SccpError::InvalidInstruction { inst: i });
@@ -499,14 +498,13 @@ impl Solver {
                     self.rewrite_local |= matches!(kind, InstKind::Copy { .. });
                 }
                 self.listen_inst(f, i)?;
-                self.work.push(i.0);
+                self.visit_inst(f, symbols, i.index());
             } else {
                 for &v in results {
                     self.set_on_reach(v);
                 }
             }
         }
-        self.work[queued..].reverse();
         let t = f.terminator(Block::new(b));
         let mut bad = None;
         t.for_each_operand(|o| {
@@ -614,8 +612,8 @@ impl Solver {
     /// Sets the cell of `v`, a result of an unlisted instruction of the block [`reach`]
     /// just made reachable, `Overdefined` without queueing its users. No user has read the
     /// cell yet: in verified SSA every use is dominated by the definition, so a user in
-    /// this block is queued by this [`reach`] (the terminator included), one in another
-    /// block is queued when that block, dominated by this one, is reached later, and a phi
+    /// this block is evaluated after it by this [`reach`] (the terminator is queued), one
+    /// in another block when that block, dominated by this one, is reached later, and a phi
     /// entry meets the cell when its edge, out of a block reached no earlier than this one,
     /// becomes executable. (Queueing them as [`set`] does visited most users in C code
     /// twice: a load's or call's users sit in its own block.) A cell that already left
