@@ -146,6 +146,7 @@ pub fn optimize_with_sccp(
         blocks_removed: report.stat("sccp", "blocks_removed"),
         phis_simplified: report.stat("sccp", "phis_simplified"),
         copies_propagated: report.stat("sccp", "copies_propagated"),
+        instructions_removed: report.stat("sccp", "instructions_removed"),
     };
     Ok(if report.stat("sccp", "memory_limit_fallbacks") > 0 {
         SccpOutcome::Fallback(stats)
