@@ -8,7 +8,7 @@
 //! 2. *CFG-edge worklist*: an edge that becomes executable makes its target reachable (first
 //!    time: evaluate its instructions in block order, where the operands of all but phis
 //!    are already evaluated, instead of queueing them; an instruction whose cell cannot
-//!    depend on its operands, see below, is set `Overdefined`; queue its terminator) or
+//!    depend on its operands, see below, is set `Overdefined`; then visit its terminator) or
 //!    else queues the phi entries of the target that the edge makes live.
 //! 3. *SSA worklist*: an item is an instruction, a phi entry or a block's terminator. An
 //!    instruction in a reachable block is evaluated ([`eval_inst`], phis over executable
@@ -36,8 +36,8 @@
 //! every entry of `P` is a safe over-approximation).
 //!
 //! Memory limit (003): the estimate is 24 bytes per cell that has left `Unknown` (the entries
-//! 003's map would hold); it is checked after every worklist item and exceeding it returns
-//! [`SccpError::MemoryLimit`] with no partial result.
+//! 003's map would hold); it is checked after every worklist item and block reach; exceeding
+//! it returns [`SccpError::MemoryLimit`] with no partial result.
 //!
 //! Data (DESIGN.md 2, rules 5 and 6): the solver reads the function through [`IrRead`]
 //! (in the pipeline, the World's column slices: [`crate::ir::BodyRef`]) and the shared
@@ -373,8 +373,9 @@ impl Solver {
         if f.num_blocks() == 0 || f.is_block_dead(Block(0)) {
             return Err(SccpError::InvalidCfg { block_id: Block(0) });
         }
-        self.reach(f, symbols, 0)?;
         let limit_entries = memory_limit / LATTICE_ENTRY_BYTES;
+        self.reach(f, symbols, 0)?;
+        self.check_limit(f, limit_entries, memory_limit)?;
         loop {
             while !self.edge_work.is_empty() || !self.work.is_empty() {
                 while let Some(e) = self.edge_work.pop() {
@@ -390,6 +391,7 @@ impl Solver {
                         }
                     } else {
                         self.reach(f, symbols, t)?;
+                        self.check_limit(f, limit_entries, memory_limit)?;
                     }
                 }
                 while let Some(item) = self.work.pop() {
@@ -400,12 +402,7 @@ impl Solver {
                     } else {
                         self.visit_inst(f, symbols, item as usize);
                     }
-                    if self.entries > limit_entries {
-                        return Err(SccpError::MemoryLimit {
-                            function_name: f.name().to_string(),
-                            limit: memory_limit,
-                        });
-                    }
+                    self.check_limit(f, limit_entries, memory_limit)?;
                 }
             }
             // Fixpoint. Force branches still waiting on an `Unknown` condition; when none
@@ -446,7 +443,7 @@ impl Solver {
     /// (`depends_on_operands`). Those that can are listed as users of their operands
     /// ([`Solver::listen`]) and evaluated at once; the others' results are set
     /// `Overdefined`. A phi's entries are mapped to edges ([`Solver::map_phi`]). The
-    /// conditional terminator listens to its condition and is queued.
+    /// conditional terminator listens to its condition; then the terminator is visited.
     ///
     /// # Errors
     /// An instruction, result or operand (of a listed instruction or the terminator) out of
@@ -454,7 +451,6 @@ impl Solver {
     fn reach(&mut self, f: &impl IrRead, symbols: &SymbolTable, b: usize) -> Result<(), SccpError> {
         self.result.reachable.insert(b);
         self.reached_blocks += 1;
-        self.work.push(TERM | b as u32);
         let (ni, nv) = (f.num_insts(), self.result.values.len());
         // Every instruction is handled now rather than queued (the fixpoint does not
         // depend on the order of the items), in block order: an operand defined in this
@@ -513,6 +509,26 @@ impl Solver {
         report(bad)?;
         if let Some(c) = condition(t) {
             self.listen(c, TERM | b as u32);
+        }
+        // Its condition (if any) is evaluated: the terminator is visited now too.
+        self.visit_terminator(f, b);
+        Ok(())
+    }
+
+    /// The memory limit (003), checked after every worklist item and every [`Solver::reach`]:
+    /// entries only grow, so whether it is exceeded does not depend on the visit order.
+    #[inline(always)]
+    fn check_limit(
+        &self,
+        f: &impl IrRead,
+        limit_entries: usize,
+        memory_limit: usize,
+    ) -> Result<(), SccpError> {
+        if self.entries > limit_entries {
+            return Err(SccpError::MemoryLimit {
+                function_name: f.name().to_string(),
+                limit: memory_limit,
+            });
         }
         Ok(())
     }
@@ -612,7 +628,7 @@ impl Solver {
     /// Sets the cell of `v`, a result of an unlisted instruction of the block [`reach`]
     /// just made reachable, `Overdefined` without queueing its users. No user has read the
     /// cell yet: in verified SSA every use is dominated by the definition, so a user in
-    /// this block is evaluated after it by this [`reach`] (the terminator is queued), one
+    /// this block is evaluated after it by this [`reach`] (the terminator too), one
     /// in another block when that block, dominated by this one, is reached later, and a phi
     /// entry meets the cell when its edge, out of a block reached no earlier than this one,
     /// becomes executable. (Queueing them as [`set`] does visited most users in C code
