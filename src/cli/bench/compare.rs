@@ -1,13 +1,14 @@
 //! `strata bench --compare regalloc2`: our allocator and regalloc2 on the same functions in
 //! one run, side by side per module.
 //!
-//! The anchor side runs the same pipeline on the same functions with `--allocator regalloc2`
-//! after ours, each side after one warm-up round that is neither timed nor counted. Each
+//! The anchor side runs the same pipeline on the same functions with `--allocator regalloc2`,
+//! its rounds interleaved with ours (our round r, then regalloc2's round r, so a change of
+//! machine load reaches both sides of a round's ratio alike), each side after one warm-up
+//! round that is neither timed nor counted. Each
 //! side's time is its allocator alone, each in a context reused between functions (ours the
 //! pipeline's, regalloc2's a per-thread `regalloc2::Ctx` through `run_with_ctx`, as the issue
 //! and Cranelift use it); presenting a function in regalloc2's types and converting its
-//! output back are outside the timed part. All of our rounds run before all of regalloc2's,
-//! so a change of machine load between them shows in the min-max range. Every
+//! output back are outside the timed part. Every
 //! counted round r gives both sides' allocator seconds for the module; the printed ratio is
 //! the median over the rounds of ours_r / regalloc2_r with the min-max of those ratios, and
 //! the times per instruction are the medians of each side's rounds over the module's machine

@@ -393,26 +393,38 @@ pub fn bench(args: BenchArgs) -> Result<i32, CliError> {
         quiet: false,
         keep_rounds: args.llvm(),
     };
-    report.pipeline_wall_seconds = run::run_rounds(&mut work, &config, options, &mut report);
     if args.regalloc2() {
-        // The anchor: the same functions, the same pipeline, regalloc2 allocating.
+        // The anchor: the same functions, the same pipeline, regalloc2 allocating, its
+        // rounds interleaved with ours so both sides see the same machine load per round.
         let mut anchor: Vec<_> = work.iter().map(run::ModuleWork::fresh_copy).collect();
         let mut anchor_config = config.clone();
         anchor_config.options.allocator = crate::stage::Allocator::Regalloc2;
-        let options = run::RunOptions {
+        let anchor_options = run::RunOptions {
             hash: false,
             quiet: true,
             ..options
         };
-        run::run_rounds(
-            &mut anchor,
-            &anchor_config,
-            options,
-            &mut BenchReport::default(),
-        );
+        let mut anchor_report = BenchReport::default();
+        let walls = run::run_sides(&mut [
+            run::Side {
+                work: &mut work,
+                config: &config,
+                options,
+                report: &mut report,
+            },
+            run::Side {
+                work: &mut anchor,
+                config: &anchor_config,
+                options: anchor_options,
+                report: &mut anchor_report,
+            },
+        ]);
+        report.pipeline_wall_seconds = walls[0];
         for (w, a) in work.iter_mut().zip(anchor) {
             w.report.regalloc2 = Some(Box::new(a.into_report()));
         }
+    } else {
+        report.pipeline_wall_seconds = run::run_rounds(&mut work, &config, options, &mut report);
     }
 
     if args.llvm() {

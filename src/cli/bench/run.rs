@@ -2,9 +2,10 @@
 //! the pipeline, `repeat` times, on all cores.
 //!
 //! [`prepare`] turns the loaded modules into work (the shard's functions of each, with their
-//! indices in the module, and the module's counts over them); [`run_rounds`] runs them with
-//! the batch driver, summing per-stage times every round and counts, statistics and failures
-//! in the first counted round only; an optional warm-up round before is neither timed nor
+//! indices in the module, and the module's counts over them); [`run_rounds`] runs them (and
+//! [`run_sides`] several sides' work round by round interleaved, as `--compare regalloc2`
+//! does with its anchor) with the batch driver, summing per-stage times every round and
+//! counts, statistics and failures in the first counted round only; an optional warm-up round before is neither timed nor
 //! counted, and with `--json` one untimed round after prints and hashes every result (so the
 //! hashing does not change any time).
 //!
@@ -228,6 +229,15 @@ fn reserve_engines(work: &[ModuleWork<'_>], config: &PipelineConfig) {
     });
 }
 
+/// One side of a run: its modules, its pipeline and how its rounds run; failures go to
+/// `report`.
+pub(super) struct Side<'s, 'a> {
+    pub work: &'s mut [ModuleWork<'a>],
+    pub config: &'s PipelineConfig,
+    pub options: RunOptions,
+    pub report: &'s mut BenchReport,
+}
+
 /// Runs every round; returns the pipeline's wall seconds per run. Failures go to `report`.
 pub(super) fn run_rounds(
     work: &mut [ModuleWork<'_>],
@@ -235,16 +245,32 @@ pub(super) fn run_rounds(
     options: RunOptions,
     report: &mut BenchReport,
 ) -> f64 {
-    let repeat = options.repeat.max(1);
-    let warm = options.warm_up as u32;
-    // Printing every function costs about as much as the pipeline: the hashes come from one
-    // more round after the timed ones, so `--json` does not change any time.
-    let hash_round = warm + repeat;
-    let rounds = hash_round + options.hash as u32;
-    let total: usize = work.iter().map(|w| w.functions.len()).sum::<usize>() * rounds as usize;
+    run_sides(&mut [Side {
+        work,
+        config,
+        options,
+        report,
+    }])[0]
+}
+
+/// Runs every side's rounds interleaved: round r of every side, in order, before round
+/// r + 1 of any (so a change of machine load between rounds reaches every side alike, which
+/// `--compare regalloc2` needs for its per-round ratios). Returns each side's pipeline
+/// wall seconds per counted round. Each side's engine configuration is swapped in per round
+/// on every worker ([`crate::engine::with_thread_engine`] keeps one World and one schedule
+/// per configuration, so the swap costs nothing in the timed parts).
+pub(super) fn run_sides(sides: &mut [Side<'_, '_>]) -> Vec<f64> {
+    let rounds_of = |o: &RunOptions| o.warm_up as u32 + o.repeat.max(1) + o.hash as u32;
+    let total: usize = sides
+        .iter()
+        .map(|s| {
+            s.work.iter().map(|w| w.functions.len()).sum::<usize>() * rounds_of(&s.options) as usize
+        })
+        .sum();
     // The bar appears on a terminal once the run has taken a second (a short run prints
     // nothing); elsewhere each round that took over a second is one plain line.
-    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr()) && !options.quiet;
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && sides.iter().any(|s| !s.options.quiet);
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(total as u64),
         indicatif::ProgressDrawTarget::hidden(),
@@ -266,91 +292,127 @@ pub(super) fn run_rounds(
         )
         .expect("valid progress template"),
     );
-    reserve_engines(work, config);
-    let mut wall = Instant::now();
-    let mut wall_seconds = None;
-    for round in 0..rounds {
-        if round == warm {
-            wall = Instant::now();
-        }
-        if round == hash_round {
-            wall_seconds = Some(wall.elapsed().as_secs_f64());
-        }
-        let round_start = Instant::now();
-        let counted = round >= warm && round < hash_round;
-        if counted {
-            for w in work.iter_mut() {
-                w.report.alloc_round_seconds.push(0.0);
-                w.stage_rounds.push([0.0; Stage::ALL.len()]);
+    for side in sides.iter() {
+        reserve_engines(side.work, side.config);
+    }
+    let mut walls = vec![0.0; sides.len()];
+    let most = sides
+        .iter()
+        .map(|s| rounds_of(&s.options))
+        .max()
+        .unwrap_or(0);
+    for round in 0..most {
+        for (side, wall) in sides.iter_mut().zip(&mut walls) {
+            if round < rounds_of(&side.options) {
+                run_round(side, round, &tick, tty, wall);
             }
-        }
-        for w in work.iter_mut() {
-            let first = round == warm;
-            let symbols = &w.symbols;
-            let summaries = batch::map_functions_in_world(
-                &w.functions,
-                symbols,
-                config,
-                &tick,
-                &|result, run, world| {
-                    let text_hash = if round == hash_round {
-                        shard::fnv1a(printed(result, &run, symbols, world).as_bytes())
-                    } else {
-                        0
-                    };
-                    RunSummary {
-                        instructions: result.live_inst_count(),
-                        errors: run
-                            .diagnostics
-                            .iter()
-                            .filter(|d| d.severity == crate::engine::Severity::Error)
-                            .map(|d| (d.pass, d.message.clone()))
-                            .collect(),
-                        timings: run.timings,
-                        alloc_ns: run
-                            .stats
-                            .iter()
-                            .filter(|s| s.pass == "regalloc" && s.name == "time_ns")
-                            .map(|s| s.value)
-                            .sum(),
-                        // Statistics are summed over the first round only.
-                        stats: if first { run.stats } else { Vec::new() },
-                        text_hash,
-                    }
-                },
-            );
-            if round == hash_round {
-                let mut hash = 0u64;
-                for (j, summary) in summaries.iter().enumerate() {
-                    if let Ok(run) = summary {
-                        hash = hash.wrapping_add(shard::function_hash(w.indices[j], run.text_hash));
-                    }
-                }
-                w.hash = Some(hash);
-            }
-            if !counted {
-                continue;
-            }
-            for (j, summary) in summaries.into_iter().enumerate() {
-                w.record(j, summary, first, options.quiet, report);
-            }
-        }
-        let secs = round_start.elapsed().as_secs_f64();
-        if !tty && !options.quiet && secs > 1.0 {
-            let what = match round {
-                r if r < warm => "warm-up round".to_string(),
-                r if r == hash_round => "hashing round".to_string(),
-                r => format!("round {} of {repeat}", r - warm + 1),
-            };
-            diag!(
-                "strata bench: {what}: {} functions in {secs:.1} s",
-                total / rounds as usize
-            );
         }
     }
     bar.finish_and_clear();
-    let wall = wall_seconds.unwrap_or_else(|| wall.elapsed().as_secs_f64()) / repeat as f64;
-    for w in work.iter_mut() {
+    for (side, wall) in sides.iter_mut().zip(&mut walls) {
+        *wall /= side.options.repeat.max(1) as f64;
+        finish_side(side);
+    }
+    walls
+}
+
+/// Runs round `round` of `side` (a warm-up, a counted round or the hashing round), adding
+/// a counted round's wall seconds to `wall`.
+fn run_round(
+    side: &mut Side<'_, '_>,
+    round: u32,
+    tick: &(dyn Fn() + Sync),
+    tty: bool,
+    wall: &mut f64,
+) {
+    let options = side.options;
+    let repeat = options.repeat.max(1);
+    let warm = options.warm_up as u32;
+    // Printing every function costs about as much as the pipeline: the hashes come from one
+    // more round after the timed ones, so `--json` does not change any time.
+    let hash_round = warm + repeat;
+    let config = side.config;
+    let round_start = Instant::now();
+    let counted = round >= warm && round < hash_round;
+    if counted {
+        for w in side.work.iter_mut() {
+            w.report.alloc_round_seconds.push(0.0);
+            w.stage_rounds.push([0.0; Stage::ALL.len()]);
+        }
+    }
+    let mut functions = 0;
+    for w in side.work.iter_mut() {
+        functions += w.functions.len();
+        let first = round == warm;
+        let symbols = &w.symbols;
+        let summaries = batch::map_functions_in_world(
+            &w.functions,
+            symbols,
+            config,
+            tick,
+            &|result, run, world| {
+                let text_hash = if round == hash_round {
+                    shard::fnv1a(printed(result, &run, symbols, world).as_bytes())
+                } else {
+                    0
+                };
+                RunSummary {
+                    instructions: result.live_inst_count(),
+                    errors: run
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d.severity == crate::engine::Severity::Error)
+                        .map(|d| (d.pass, d.message.clone()))
+                        .collect(),
+                    timings: run.timings,
+                    alloc_ns: run
+                        .stats
+                        .iter()
+                        .filter(|s| s.pass == "regalloc" && s.name == "time_ns")
+                        .map(|s| s.value)
+                        .sum(),
+                    // Statistics are summed over the first round only.
+                    stats: if first { run.stats } else { Vec::new() },
+                    text_hash,
+                }
+            },
+        );
+        if round == hash_round {
+            let mut hash = 0u64;
+            for (j, summary) in summaries.iter().enumerate() {
+                if let Ok(run) = summary {
+                    hash = hash.wrapping_add(shard::function_hash(w.indices[j], run.text_hash));
+                }
+            }
+            w.hash = Some(hash);
+        }
+        if !counted {
+            continue;
+        }
+        for (j, summary) in summaries.into_iter().enumerate() {
+            w.record(j, summary, first, options.quiet, side.report);
+        }
+    }
+    let secs = round_start.elapsed().as_secs_f64();
+    if counted {
+        *wall += secs;
+    }
+    if !tty && !options.quiet && secs > 1.0 {
+        let what = match round {
+            r if r < warm => "warm-up round".to_string(),
+            r if r == hash_round => "hashing round".to_string(),
+            r => format!("round {} of {repeat}", r - warm + 1),
+        };
+        diag!("strata bench: {what}: {functions} functions in {secs:.1} s");
+    }
+}
+
+/// Folds a side's rounds into its module reports: stage seconds averaged over the counted
+/// rounds, first-round statistics summed.
+fn finish_side(side: &mut Side<'_, '_>) {
+    let (config, options) = (side.config, side.options);
+    let repeat = options.repeat.max(1);
+    for w in side.work.iter_mut() {
         if w.report.alloc_round_seconds.iter().all(|&s| s == 0.0) {
             // No allocator ran.
             w.report.alloc_round_seconds.clear();
@@ -374,7 +436,6 @@ pub(super) fn run_rounds(
                 .or_default() += s.value;
         }
     }
-    wall
 }
 
 impl ModuleWork<'_> {
