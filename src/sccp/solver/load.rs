@@ -1,0 +1,191 @@
+//! SCCP's load phase: what the solver needs of a function copied into its dense tables
+//! (the constant pool's cells, edge ids from the [`Cfg`] with the phi-entry tables, the
+//! initial cells), with the reference checks that make a malformed function an error
+//! instead of a panic ([`check_use`], [`check_successors`]).
+//!
+//! Split out of [`super`] along its phases; the solver's invariants are in its module doc.
+//! Complexity: linear in the function's constants, edges and values.
+
+use super::*;
+
+impl Solver {
+    /// Copies what the solver needs out of `f` into dense tables (edge ids from `cfg`),
+    /// checking references.
+    pub(super) fn load(
+        &mut self,
+        f: &impl IrRead,
+        cfg: &Cfg,
+        symbols: &SymbolTable,
+    ) -> Result<(), SccpError> {
+        self.fold_memory = self.load_pool(f, symbols);
+        self.load_edges(f, cfg)?;
+        self.init_cells(f);
+        Ok(())
+    }
+
+    /// One walk over the constant pool: the cell of every constant and the read-only
+    /// marks; returns whether some constant is the address of a read-only global.
+    #[inline(never)]
+    fn load_pool(&mut self, f: &impl IrRead, symbols: &SymbolTable) -> bool {
+        let consts = f.consts();
+        // Geps and loads are evaluated only where the address may be that of a read-only
+        // global: only there can a load fold, and listing every gep and load as a user
+        // would cost every function (most uses in C code are addresses). `read_only` marks
+        // the pool's addresses of read-only globals; `address` propagates "maybe" forward
+        // through geps, pointer loads, phis, selects and copies in block order.
+        // One walk over the pool: the read-only marks and the cell of every constant.
+        self.read_only_consts.clear();
+        self.const_cells.clear();
+        self.result.aggregates.clear();
+        let aggregates = &mut self.result.aggregates;
+        let mut fold_memory = false;
+        for c in (0..consts.len()).map(crate::ir::Const::new) {
+            let data = consts.get(c);
+            let read_only = match data.kind {
+                ConstKind::SymbolAddr(s) => symbols.read_only(s).is_some(),
+                _ => false,
+            };
+            if read_only && !fold_memory {
+                fold_memory = true;
+                self.read_only_consts.resize(c.index(), false);
+            }
+            if fold_memory {
+                self.read_only_consts.push(read_only);
+            }
+            self.const_cells
+                .push(const_cell(aggregates, consts, c, data));
+        }
+        fold_memory
+    }
+
+    /// The edges (the CFG's, in its successor order) and the per-function tables; the
+    /// instructions are read by [`Solver::reach`] when their block becomes reachable.
+    #[inline(never)]
+    fn load_edges(&mut self, f: &impl IrRead, cfg: &Cfg) -> Result<(), SccpError> {
+        let (nb, ni, nv) = (f.num_blocks(), f.num_insts(), f.values().len());
+        self.fold_address.reset(ni);
+        self.address.clear();
+        if self.fold_memory {
+            self.address.resize(nv, ADDRESS_NO);
+        }
+        // The CFG skipped (and counted) edges to missing blocks: find the first to report it.
+        if cfg.invalid_edges() > 0 {
+            check_successors(f)?;
+        }
+        let r = &mut self.result;
+        r.succ_start.clear();
+        r.succ_block.clear();
+        r.succ_start.reserve(nb + 1);
+        r.succ_start.push(0);
+        self.live_blocks = 0;
+        for b in 0..nb {
+            if !f.is_block_dead(Block::new(b)) {
+                self.live_blocks += 1;
+                // One by one: a block has few successors and `extend_from_slice` calls
+                // `memcpy`.
+                for &s in cfg.succs(Block::new(b)) {
+                    r.succ_block.push(s);
+                }
+            }
+            r.succ_start.push(r.succ_block.len() as u32);
+        }
+        self.inst_block.clear();
+        self.inst_block.resize(ni, NONE);
+        if self.phi_first.len() < ni {
+            self.phi_first.resize(ni, 0);
+        }
+        self.user_head.clear();
+        self.user_head.resize(nv, NONE);
+        self.user_links.clear();
+        self.phi_edge.clear();
+        self.entry_phi.clear();
+        self.edge_entry_head.clear();
+        self.edge_entry_head.resize(r.succ_block.len(), NONE);
+        self.edge_entry_links.clear();
+        Ok(())
+    }
+
+    /// Parameters and block parameters are `Overdefined`, every other cell `Unknown`; resets
+    /// the edge and block sets and the worklists.
+    #[inline(never)]
+    fn init_cells(&mut self, f: &impl IrRead) {
+        let nb = f.num_blocks();
+        let r = &mut self.result;
+        let mut params = 0;
+        r.values.clear();
+        r.values.extend(f.values().iter().map(|d| {
+            if matches!(d.def, ValueDef::Param(_) | ValueDef::BlockParam(..)) {
+                params += 1;
+                LatticeValue::Overdefined
+            } else {
+                LatticeValue::Unknown
+            }
+        }));
+        r.reachable.reset(nb);
+        r.executable.reset(r.succ_block.len());
+        r.foldable_count = 0;
+        r.resolvable_branches = 0;
+        r.monotonicity_violations = 0;
+        self.forced.reset(nb);
+        self.edge_work.clear();
+        self.work.clear();
+        self.entries = params;
+        self.const_cells_set = 0;
+        self.reached_blocks = 0;
+        self.rewrite_local = false;
+    }
+}
+
+/// The first operand error `check_use` found, as an error.
+pub(super) fn report(bad: Option<Operand>) -> Result<(), SccpError> {
+    match bad {
+        Some(Operand::Value(v)) => Err(SccpError::InvalidSsa { value_id: v }),
+        Some(Operand::Const(c)) => Err(SccpError::InvalidConstant { constant: c }),
+        None => Ok(()),
+    }
+}
+
+/// The first successor (terminator target or `asm goto` label) of a live block that is out
+/// of range or dead, as [`SccpError::InvalidCfg`] (run only when the CFG counted such edges).
+pub(super) fn check_successors(f: &impl IrRead) -> Result<(), SccpError> {
+    let nb = f.num_blocks();
+    let live = |s: Block| s.index() < nb && !f.is_block_dead(s);
+    for b in (0..nb).map(Block::new).filter(|&b| !f.is_block_dead(b)) {
+        let mut bad = None;
+        let mut edge = |s: Block| {
+            if !live(s) {
+                bad = Some(s);
+            }
+        };
+        f.terminator(b).for_each_successor(&mut edge);
+        for &i in f.block_insts(b) {
+            if let Some(InstKind::InlineAsm(asm)) =
+                (i.index() < f.num_insts()).then(|| f.inst_kind(i))
+            {
+                asm.goto_labels.iter().for_each(|&s| edge(s));
+            }
+        }
+        if let Some(s) = bad {
+            return Err(SccpError::InvalidCfg { block_id: s });
+        }
+    }
+    Ok(())
+}
+
+/// Checks an operand; for a value, returns it.
+pub(super) fn check_use(o: Operand, f: &impl IrRead, bad: &mut Option<Operand>) -> Option<u32> {
+    match o {
+        Operand::Value(v) => match f.values().get(v.index()) {
+            Some(d) if d.def != ValueDef::Unused => {
+                return Some(v.0);
+            }
+            _ => *bad = Some(o),
+        },
+        Operand::Const(c) => {
+            if c.index() >= f.consts().len() {
+                *bad = Some(o);
+            }
+        }
+    }
+    None
+}
