@@ -16,6 +16,7 @@ pub mod fp80;
 mod function;
 mod instructions;
 mod names;
+mod terminator;
 mod types;
 
 pub use access::*;
@@ -25,4 +26,5 @@ pub use builder::{FunctionBuilder, ModuleBuilder};
 pub use entities::{Block, Const, Inst, Symbol, Value};
 pub use function::*;
 pub use instructions::*;
+pub use terminator::{Target, Terminator};
 pub use types::Type;
