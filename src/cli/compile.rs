@@ -517,42 +517,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         let machine = crate::api::machine_config(requested, arch);
         requested = machine.passes;
     }
-    let dump_after = match args.dump_after.as_deref() {
-        None => None,
-        Some(name) => {
-            let pass = Pass::from_name(name).ok_or_else(|| {
-                CliError::new(exit::USAGE, format!("--dump-after: unknown pass `{name}`"))
-            })?;
-            if !requested.with_requirements().has(pass) {
-                return Err(CliError::new(
-                    exit::USAGE,
-                    format!("--dump-after {name}: that pass is not in the pipeline"),
-                ));
-            }
-            Some(pass)
-        }
-    };
-    let placement_model = match &args.targets {
-        Some(path) => {
-            let (_, text) = crate::placement::targets::TargetModel::load(path)
-                .map_err(|e| CliError::new(exit::INPUT, e.to_string()))?;
-            Some(Arc::<str>::from(text))
-        }
-        None => None,
-    };
-    let config = PipelineConfig {
-        verify_each: args.verify_each,
-        time_passes: args.time_passes,
-        dump_after,
-        options: crate::engine::PassOptions {
-            sccp_memory_limit: args.sccp_memory_limit,
-            placement_model,
-            placement_split: args.placement_split,
-            target: args.target.unwrap_or_default(),
-            ..Default::default()
-        },
-        ..PipelineConfig::new(requested)
-    };
+    let config = pipeline_config(&args, requested)?;
     // Only `--keep-going` prints a function the pipeline failed on from its original text.
     let options = crate::llvm::ImportOptions {
         strict: args.strict,
@@ -588,68 +553,18 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
         errors,
     } = run_pipeline(functions, &symbols, &config, &file, args.verbose, keep);
     if args.stats {
-        for r in &reports {
-            for s in &r.stats {
-                diag!("{file}: @{}: {}.{} = {}", r.name, s.pass, s.name, s.value);
-            }
-        }
+        print_stats(&file, &reports);
     }
     if args.time_passes {
-        diag!("{:<12} {:>12}", "stage", "time (µs)");
-        for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
-            let total: f64 = reports
-                .iter()
-                .filter_map(|r| r.timings_us.get(s.name()))
-                .sum();
-            diag!("{:<12} {:>12.1}", s.name(), total);
-            // The stage's named systems that time themselves, in the order they ran.
-            let mut systems: Vec<(&'static str, f64)> = Vec::new();
-            for &(stage, name, us) in reports.iter().flat_map(|r| &r.system_timings_us) {
-                if stage != *s {
-                    continue;
-                }
-                match systems.iter_mut().find(|(n, _)| *n == name) {
-                    Some((_, t)) => *t += us,
-                    None => systems.push((name, us)),
-                }
-            }
-            for (name, us) in systems {
-                diag!("  {:<24} {:>12.1}", name, us);
-            }
-        }
+        print_time_passes(&config, &reports);
     }
     let failed_names: Vec<String> = reports
         .iter()
         .filter(|r| r.diagnostics.iter().any(|d| d.severity == Severity::Error))
         .map(|r| format!("@{}", r.name))
         .collect();
-    let total = reports.len();
-    let list = failed_names.join(", ");
-    if failed > 0 && args.emit != Emit::Json && !args.keep_going {
-        // One line when every function failed for one reason; `--keep-going` only when
-        // some function has something to write.
-        match errors.as_slice() {
-            [only] if failed == total => diag!("{}; nothing written", only.line(&file)),
-            _ => {
-                print_errors(&file, &errors);
-                if failed == total {
-                    diag!("error: {file}: every function failed ({list}); nothing written");
-                } else {
-                    diag!(
-                        "error: {file}: {failed} of {total} functions failed ({list}); nothing \
-                         written (--keep-going writes the others)"
-                    );
-                }
-            }
-        }
+    if !report_failures(&args, &file, failed, &failed_names, reports.len(), &errors) {
         return Ok(exit::INPUT);
-    }
-    print_errors(&file, &errors);
-    if failed > 0 && args.emit != Emit::Json {
-        diag!(
-            "{file}: warning: --keep-going: {failed} of {total} functions failed and are written \
-             as declarations only: {list}"
-        );
     }
     let text = match args.emit {
         Emit::Sir => {
@@ -668,45 +583,7 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
             }
             crate::text::print_module(&module)
         }
-        Emit::Ll => {
-            // A failed function has no text: its original text is printed (`--keep-going`
-            // keeps it). Each text is freed once copied into the output, so the functions'
-            // texts are not held twice.
-            let mut texts: std::collections::HashMap<&str, String> = reports
-                .iter()
-                .zip(outputs)
-                .filter_map(|(r, o)| match o {
-                    Output::Text(t) => Some((r.name.as_str(), t)),
-                    _ => None,
-                })
-                .collect();
-            let printed: std::collections::HashSet<&str> = texts.keys().copied().collect();
-            // Sized for everything printed (the items printed verbatim and the functions),
-            // so that the largest buffer is never regrown.
-            let verbatim: usize = context
-                .items
-                .iter()
-                .map(|i| match i {
-                    crate::llvm::Item::Text(t) | crate::llvm::Item::Define(_, t) => t.len() + 2,
-                })
-                .sum();
-            let mut out = String::with_capacity(
-                verbatim + texts.values().map(|t| t.len() + 1).sum::<usize>(),
-            );
-            exporter.write_module(
-                &mut out,
-                &|name| printed.contains(name),
-                &mut |out, name| match texts.remove(name) {
-                    Some(t) => {
-                        out.push_str(&t);
-                        true
-                    }
-                    None => false,
-                },
-                &[],
-            );
-            out
-        }
+        Emit::Ll => ll_text(&exporter, &context, &reports, outputs),
         Emit::Machine | Emit::Alloc => unreachable!("handled by compile_machine above"),
         Emit::Json => {
             let report = CompileReport {
@@ -720,6 +597,171 @@ pub fn compile(args: CompileArgs) -> Result<i32, CliError> {
     };
     write_output(args.output.as_deref(), &text)?;
     Ok(if failed > 0 { exit::INPUT } else { exit::OK })
+}
+
+/// Prints the errors of the functions that failed (`failed_names`, of `total`). Returns
+/// false when nothing may be written: some function failed, the output is not a JSON
+/// report, and `--keep-going` is off.
+fn report_failures(
+    args: &CompileArgs,
+    file: &str,
+    failed: usize,
+    failed_names: &[String],
+    total: usize,
+    errors: &[ErrorGroup],
+) -> bool {
+    let list = failed_names.join(", ");
+    if failed > 0 && args.emit != Emit::Json && !args.keep_going {
+        // One line when every function failed for one reason; `--keep-going` only when
+        // some function has something to write.
+        match errors {
+            [only] if failed == total => diag!("{}; nothing written", only.line(file)),
+            _ => {
+                print_errors(file, errors);
+                if failed == total {
+                    diag!("error: {file}: every function failed ({list}); nothing written");
+                } else {
+                    diag!(
+                        "error: {file}: {failed} of {total} functions failed ({list}); nothing \
+                         written (--keep-going writes the others)"
+                    );
+                }
+            }
+        }
+        return false;
+    }
+    print_errors(file, errors);
+    if failed > 0 && args.emit != Emit::Json {
+        diag!(
+            "{file}: warning: --keep-going: {failed} of {total} functions failed and are written \
+             as declarations only: {list}"
+        );
+    }
+    true
+}
+
+/// The pipeline configuration `compile` runs: `requested` (already completed by the
+/// `--emit` and `--target` rules) with the flags that shape a run. Errors: an unknown or
+/// absent `--dump-after` pass (usage), an unreadable `--targets` model (input).
+fn pipeline_config(args: &CompileArgs, requested: PassSet) -> Result<PipelineConfig, CliError> {
+    let dump_after = match args.dump_after.as_deref() {
+        None => None,
+        Some(name) => {
+            let pass = Pass::from_name(name).ok_or_else(|| {
+                CliError::new(exit::USAGE, format!("--dump-after: unknown pass `{name}`"))
+            })?;
+            if !requested.with_requirements().has(pass) {
+                return Err(CliError::new(
+                    exit::USAGE,
+                    format!("--dump-after {name}: that pass is not in the pipeline"),
+                ));
+            }
+            Some(pass)
+        }
+    };
+    let placement_model = match &args.targets {
+        Some(path) => {
+            let (_, text) = crate::placement::targets::TargetModel::load(path)
+                .map_err(|e| CliError::new(exit::INPUT, e.to_string()))?;
+            Some(Arc::<str>::from(text))
+        }
+        None => None,
+    };
+    Ok(PipelineConfig {
+        verify_each: args.verify_each,
+        time_passes: args.time_passes,
+        dump_after,
+        options: crate::engine::PassOptions {
+            sccp_memory_limit: args.sccp_memory_limit,
+            placement_model,
+            placement_split: args.placement_split,
+            target: args.target.unwrap_or_default(),
+            ..Default::default()
+        },
+        ..PipelineConfig::new(requested)
+    })
+}
+
+/// `--stats`: one line per statistic of every function.
+fn print_stats(file: &str, reports: &[FunctionReport]) {
+    for r in reports {
+        for s in &r.stats {
+            diag!("{file}: @{}: {}.{} = {}", r.name, s.pass, s.name, s.value);
+        }
+    }
+}
+
+/// `--time-passes`: each stage's total over the functions, then its named systems that
+/// time themselves, in the order they ran.
+fn print_time_passes(config: &PipelineConfig, reports: &[FunctionReport]) {
+    diag!("{:<12} {:>12}", "stage", "time (µs)");
+    for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
+        let total: f64 = reports
+            .iter()
+            .filter_map(|r| r.timings_us.get(s.name()))
+            .sum();
+        diag!("{:<12} {:>12.1}", s.name(), total);
+        // The stage's named systems that time themselves, in the order they ran.
+        let mut systems: Vec<(&'static str, f64)> = Vec::new();
+        for &(stage, name, us) in reports.iter().flat_map(|r| &r.system_timings_us) {
+            if stage != *s {
+                continue;
+            }
+            match systems.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, t)) => *t += us,
+                None => systems.push((name, us)),
+            }
+        }
+        for (name, us) in systems {
+            diag!("  {:<24} {:>12.1}", name, us);
+        }
+    }
+}
+
+/// The `--emit ll` text: the module's verbatim items and each function's printed text, or,
+/// for a function that failed, its original text (`--keep-going` keeps it).
+fn ll_text(
+    exporter: &crate::llvm::Exporter<'_>,
+    context: &crate::llvm::LlvmContext,
+    reports: &[FunctionReport],
+    outputs: Vec<Output>,
+) -> String {
+    // A failed function has no text: its original text is printed (`--keep-going`
+    // keeps it). Each text is freed once copied into the output, so the functions'
+    // texts are not held twice.
+    let mut texts: std::collections::HashMap<&str, String> = reports
+        .iter()
+        .zip(outputs)
+        .filter_map(|(r, o)| match o {
+            Output::Text(t) => Some((r.name.as_str(), t)),
+            _ => None,
+        })
+        .collect();
+    let printed: std::collections::HashSet<&str> = texts.keys().copied().collect();
+    // Sized for everything printed (the items printed verbatim and the functions),
+    // so that the largest buffer is never regrown.
+    let verbatim: usize = context
+        .items
+        .iter()
+        .map(|i| match i {
+            crate::llvm::Item::Text(t) | crate::llvm::Item::Define(_, t) => t.len() + 2,
+        })
+        .sum();
+    let mut out =
+        String::with_capacity(verbatim + texts.values().map(|t| t.len() + 1).sum::<usize>());
+    exporter.write_module(
+        &mut out,
+        &|name| printed.contains(name),
+        &mut |out, name| match texts.remove(name) {
+            Some(t) => {
+                out.push_str(&t);
+                true
+            }
+            None => false,
+        },
+        &[],
+    );
+    out
 }
 
 /// Replaces each function of `module` named in `names` by an external declaration with its
