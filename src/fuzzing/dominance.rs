@@ -192,9 +192,32 @@ pub fn verify(shape: &[Vec<usize>], a: &Analyses) {
         .iter()
         .map(|l| l.iter().copied().filter(|&s| s < n).collect())
         .collect();
+    assert_eq!(a.cfg.num_blocks(), n);
+    check_edges(shape, &succs, &a.cfg);
+    // Reachability.
+    let mut reach = vec![false; n];
+    if n > 0 {
+        reach_from(0, &succs, None, &mut reach);
+    }
+    let mut from = vec![vec![false; n]; n];
+    for (x, row) in from.iter_mut().enumerate() {
+        if reach[x] {
+            reach_from(x, &succs, None, row);
+        }
+    }
+    check_order(&succs, &reach, &from, &a.cfg);
+    check_critical_edges(&succs, &a.cfg);
+    let dom = dominance_by_removal(&succs, &reach);
+    check_dominator_tree(&dom, &reach, a);
+    let df_sets = check_frontiers(&dom, &reach, a);
+    check_iterated_frontiers(&df_sets, a);
+    check_sccs(&succs, &reach, &from, a);
+}
+
+/// (g) Successors in order, and predecessors counting edges.
+fn check_edges(shape: &[Vec<usize>], succs: &[Vec<usize>], cfg: &Cfg) {
+    let n = succs.len();
     let blk = Block::new;
-    let cfg = &a.cfg;
-    assert_eq!(cfg.num_blocks(), n);
     // Successors and (g) predecessors counting edges.
     let mut edges = 0;
     let mut count = std::collections::HashMap::new();
@@ -219,17 +242,13 @@ pub fn verify(shape: &[Vec<usize>], a: &Analyses) {
         count.values().all(|&c| c == 0),
         "pred/succ multiplicities differ"
     );
-    // Reachability.
-    let mut reach = vec![false; n];
-    if n > 0 {
-        reach_from(0, &succs, None, &mut reach);
-    }
-    let mut from = vec![vec![false; n]; n];
-    for (x, row) in from.iter_mut().enumerate() {
-        if reach[x] {
-            reach_from(x, &succs, None, row);
-        }
-    }
+}
+
+/// (f) The reverse postorder: exactly the reachable blocks, the entry first, and an edge
+/// that goes backward in it is a back edge (its target reaches its source).
+fn check_order(succs: &[Vec<usize>], reach: &[bool], from: &[Vec<bool>], cfg: &Cfg) {
+    let n = succs.len();
+    let blk = Block::new;
     // (f) RPO.
     let rpo = cfg.rpo();
     assert_eq!(rpo.len(), reach.iter().filter(|&&r| r).count());
@@ -260,6 +279,11 @@ pub fn verify(shape: &[Vec<usize>], a: &Analyses) {
             }
         }
     }
+}
+
+/// Critical edges: from a block with several successors to one with several predecessors.
+fn check_critical_edges(succs: &[Vec<usize>], cfg: &Cfg) {
+    let blk = Block::new;
     // Critical edges.
     let mut crit = Vec::new();
     for (x, l) in succs.iter().enumerate() {
@@ -272,6 +296,11 @@ pub fn verify(shape: &[Vec<usize>], a: &Analyses) {
         }
     }
     assert_eq!(cfg.critical_edges(), crit.as_slice());
+}
+
+/// (a) `dom[x][y]`: `x` dominates `y` if removing `x` makes `y` unreachable.
+fn dominance_by_removal(succs: &[Vec<usize>], reach: &[bool]) -> Vec<Vec<bool>> {
+    let n = succs.len();
     // (a) dominance by removal.
     let mut dom = vec![vec![false; n]; n];
     let mut seen = vec![false; n];
@@ -279,11 +308,18 @@ pub fn verify(shape: &[Vec<usize>], a: &Analyses) {
         if !reach[x] {
             continue;
         }
-        reach_from(0, &succs, Some(x), &mut seen);
+        reach_from(0, succs, Some(x), &mut seen);
         for y in 0..n {
             dom[x][y] = reach[y] && (x == y || !seen[y]);
         }
     }
+    dom
+}
+
+/// (a) `dominates` against `dom`, and (b) immediate dominators and the tree.
+fn check_dominator_tree(dom: &[Vec<bool>], reach: &[bool], a: &Analyses) {
+    let n = dom.len();
+    let blk = Block::new;
     let dt = &a.dom;
     for x in 0..n {
         for y in 0..n {
@@ -322,7 +358,15 @@ pub fn verify(shape: &[Vec<usize>], a: &Analyses) {
         assert!(ch.windows(2).all(|w| w[0] < w[1]));
         assert!(ch.iter().all(|&c| dt.idom(c) == Some(blk(y))));
     }
-    assert_eq!(dt.preorder().len(), rpo.len());
+    let reachable = reach.iter().filter(|&&r| r).count();
+    assert_eq!(dt.preorder().len(), reachable);
+}
+
+/// (c) Dominance frontiers by definition; returns them per block.
+fn check_frontiers(dom: &[Vec<bool>], reach: &[bool], a: &Analyses) -> Vec<Vec<Block>> {
+    let n = dom.len();
+    let blk = Block::new;
+    let cfg = &a.cfg;
     // (c) dominance frontiers by definition.
     let preds_of = |j: usize| cfg.preds(blk(j)).iter().map(|p| p.index());
     let mut df_sets = vec![Vec::new(); n];
@@ -346,6 +390,14 @@ pub fn verify(shape: &[Vec<usize>], a: &Analyses) {
             assert!(a.df.frontier(blk(x)).is_empty());
         }
     }
+    df_sets
+}
+
+/// (d) Iterated dominance frontiers for singletons and a few sets, against the fixpoint
+/// of the frontiers.
+fn check_iterated_frontiers(df_sets: &[Vec<Block>], a: &Analyses) {
+    let n = df_sets.len();
+    let blk = Block::new;
     // (d) iterated dominance frontiers for singletons and a few sets.
     let mut scratch = IdfScratch::default();
     let mut out = Vec::new();
@@ -373,6 +425,13 @@ pub fn verify(shape: &[Vec<usize>], a: &Analyses) {
         a.df.iterated(defs, &mut out, &mut scratch);
         assert_eq!(out, expect, "IDF({defs:?})");
     }
+}
+
+/// (e) Strongly connected components: same component exactly when mutually reachable,
+/// components in a topological order of the condensation, trivial ones marked.
+fn check_sccs(succs: &[Vec<usize>], reach: &[bool], from: &[Vec<bool>], a: &Analyses) {
+    let n = succs.len();
+    let blk = Block::new;
     // (e) strongly connected components.
     let s = &a.sccs;
     for x in 0..n {
@@ -404,7 +463,7 @@ pub fn verify(shape: &[Vec<usize>], a: &Analyses) {
         let trivial = m.len() == 1 && !succs[m[0].index()].contains(&m[0].index());
         assert_eq!(s.is_trivial(c), trivial);
     }
-    assert_eq!(members, rpo.len());
+    assert_eq!(members, reach.iter().filter(|&&r| r).count());
 }
 
 #[cfg(test)]

@@ -445,94 +445,8 @@ impl<'a, 'm> Lower<'a, 'm> {
     }
 
     fn body(&mut self, param_names: &[Option<String>], unmodelled: &[bool]) -> PResult<()> {
-        // Parameters.
-        let mut unnamed = 0usize;
-        for (i, n) in param_names.iter().enumerate() {
-            let v = self.b.param(i);
-            let local = if unmodelled.get(i) == Some(&true) {
-                Local::Unmodelled
-            } else {
-                Local::Op(v.into())
-            };
-            match n {
-                Some(n) => {
-                    if n.bytes().all(|c| c.is_ascii_digit()) {
-                        unnamed += 1;
-                    }
-                    self.locals.insert(Cow::Owned(n.clone()), local);
-                }
-                None => {
-                    self.locals.insert(Cow::Owned(unnamed.to_string()), local);
-                    unnamed += 1;
-                }
-            }
-        }
-        // Pre-scan labels.
-        let toks = self.c.toks;
-        let mut order: Vec<Cow<'a, str>> = Vec::new();
-        self.next_number = unnamed as u64;
-        if toks.first().is_some_and(|t| t.kind != Tok::Label) {
-            order.push(Cow::Owned(unnamed.to_string()));
-            self.next_number += 1;
-        }
-        // A label starts a block if it starts a line (the first token of the body counts as
-        // starting one). Lines are counted per block too: about one instruction each, so
-        // the function's tables are allocated once, at about their final size.
-        let mut block_lines: Vec<u32> = Vec::new();
-        let mut lines = 0u32;
-        if let Some(t) = toks.first() {
-            lines += u32::from(t.nl);
-            if t.kind == Tok::Label {
-                if !order.is_empty() {
-                    block_lines.push(lines);
-                    lines = 0;
-                }
-                order.push(self.c.name(*t));
-            }
-        }
-        // Only a token that starts a line can be a block's label: test that flag first.
-        for t in toks.iter().skip(1) {
-            if t.nl {
-                lines += 1;
-                if t.kind == Tok::Label {
-                    block_lines.push(lines);
-                    lines = 0;
-                    order.push(self.c.name(*t));
-                }
-            }
-        }
-        block_lines.push(lines);
-        // Each block's lines hold its terminator and (but for the entry) its label, which
-        // are not instructions: the tables hold the imported functions, the largest part of
-        // an import's memory, so they are not over-reserved by a line per block.
-        let total: u32 = block_lines.iter().sum();
-        let total = total.saturating_sub((2 * order.len() as u32).saturating_sub(1));
-        {
-            let f = self.b.function_mut();
-            f.insts.reserve(total as usize);
-            f.values.reserve(total as usize);
-            f.blocks.reserve(order.len());
-        }
-        for (i, name) in order.into_iter().enumerate() {
-            let blk = if i == 0 {
-                Block(0)
-            } else {
-                self.b.create_block()
-            };
-            if let Some(&n) = block_lines.get(i) {
-                self.b.function_mut().blocks[blk.index()]
-                    .insts
-                    .reserve(n as usize);
-            }
-            if self.blocks.insert(name.clone(), blk).is_some() {
-                let t = toks
-                    .iter()
-                    .find(|t| t.kind == Tok::Label && self.c.name(**t) == name)
-                    .copied()
-                    .unwrap_or(toks[0]);
-                return self.err(t, format!("block label %{name} is defined twice"));
-            }
-        }
+        let unnamed = self.bind_params(param_names, unmodelled);
+        self.create_blocks(unnamed)?;
         // Instructions.
         let mut current: Option<Block> = Some(Block(0));
         let mut next_block = 1u32;
@@ -605,6 +519,105 @@ impl<'a, 'm> Lower<'a, 'm> {
         }
         self.move_deferred();
         self.resolve()
+    }
+
+    /// Binds the parameters' names (unnamed ones take LLVM's implicit numbers). Returns the
+    /// count of numbered parameters, where the implicit numbering of the body starts.
+    fn bind_params(&mut self, param_names: &[Option<String>], unmodelled: &[bool]) -> usize {
+        let mut unnamed = 0usize;
+        for (i, n) in param_names.iter().enumerate() {
+            let v = self.b.param(i);
+            let local = if unmodelled.get(i) == Some(&true) {
+                Local::Unmodelled
+            } else {
+                Local::Op(v.into())
+            };
+            match n {
+                Some(n) => {
+                    if n.bytes().all(|c| c.is_ascii_digit()) {
+                        unnamed += 1;
+                    }
+                    self.locals.insert(Cow::Owned(n.clone()), local);
+                }
+                None => {
+                    self.locals.insert(Cow::Owned(unnamed.to_string()), local);
+                    unnamed += 1;
+                }
+            }
+        }
+        unnamed
+    }
+
+    /// The pre-scan: one block per label that starts a line, in order (an unlabelled entry
+    /// block takes number `unnamed`), with the function's tables reserved at about their
+    /// final size. A label defined twice is an error.
+    fn create_blocks(&mut self, unnamed: usize) -> PResult<()> {
+        let toks = self.c.toks;
+        let mut order: Vec<Cow<'a, str>> = Vec::new();
+        self.next_number = unnamed as u64;
+        if toks.first().is_some_and(|t| t.kind != Tok::Label) {
+            order.push(Cow::Owned(unnamed.to_string()));
+            self.next_number += 1;
+        }
+        // A label starts a block if it starts a line (the first token of the body counts as
+        // starting one). Lines are counted per block too: about one instruction each, so
+        // the function's tables are allocated once, at about their final size.
+        let mut block_lines: Vec<u32> = Vec::new();
+        let mut lines = 0u32;
+        if let Some(t) = toks.first() {
+            lines += u32::from(t.nl);
+            if t.kind == Tok::Label {
+                if !order.is_empty() {
+                    block_lines.push(lines);
+                    lines = 0;
+                }
+                order.push(self.c.name(*t));
+            }
+        }
+        // Only a token that starts a line can be a block's label: test that flag first.
+        for t in toks.iter().skip(1) {
+            if t.nl {
+                lines += 1;
+                if t.kind == Tok::Label {
+                    block_lines.push(lines);
+                    lines = 0;
+                    order.push(self.c.name(*t));
+                }
+            }
+        }
+        block_lines.push(lines);
+        // Each block's lines hold its terminator and (but for the entry) its label, which
+        // are not instructions: the tables hold the imported functions, the largest part of
+        // an import's memory, so they are not over-reserved by a line per block.
+        let total: u32 = block_lines.iter().sum();
+        let total = total.saturating_sub((2 * order.len() as u32).saturating_sub(1));
+        {
+            let f = self.b.function_mut();
+            f.insts.reserve(total as usize);
+            f.values.reserve(total as usize);
+            f.blocks.reserve(order.len());
+        }
+        for (i, name) in order.into_iter().enumerate() {
+            let blk = if i == 0 {
+                Block(0)
+            } else {
+                self.b.create_block()
+            };
+            if let Some(&n) = block_lines.get(i) {
+                self.b.function_mut().blocks[blk.index()]
+                    .insts
+                    .reserve(n as usize);
+            }
+            if self.blocks.insert(name.clone(), blk).is_some() {
+                let t = toks
+                    .iter()
+                    .find(|t| t.kind == Tok::Label && self.c.name(**t) == name)
+                    .copied()
+                    .unwrap_or(toks[0]);
+                return self.err(t, format!("block label %{name} is defined twice"));
+            }
+        }
+        Ok(())
     }
 
     /// Checks that a numbered value or label (`%7`, `7:`) at `t` has the next number; other

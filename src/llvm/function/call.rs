@@ -19,51 +19,23 @@ pub(crate) fn is_annotation_intrinsic(name: &str) -> bool {
     name.starts_with("llvm.dbg.") || name == "llvm.experimental.noalias.scope.decl"
 }
 
+/// A call's arguments as [`Lower::call_arguments`] reads them.
+struct CallArguments {
+    args: SmallVec<[Operand; 4]>,
+    arg_info: Vec<LlvmParam>,
+    arg_types: Vec<Type>,
+    /// Metadata arguments: position among all arguments, text.
+    metadata_args: Vec<(u32, String)>,
+    /// The types of all arguments, metadata included, for the implied function type.
+    all_types: Vec<LType>,
+}
+
 impl<'a, 'm> Lower<'a, 'm> {
     /// Parses `call ...` after the `call` keyword. Returns the result (or `None` for a
     /// call without a result, or a dropped `llvm.dbg.*` call).
     pub(super) fn call(&mut self) -> PResult<Option<Local>> {
         let call_tok = self.at;
-        let attr_start = self.c.peek().start as usize;
-        let mut guard = 0;
-        while !self.c.at_type() {
-            let t = self.c.peek();
-            if matches!(
-                t.kind,
-                Tok::Eof | Tok::GlobalVar | Tok::LocalVar | Tok::Comma
-            ) || guard > 32
-            {
-                return self.c.expected("the call's type");
-            }
-            self.c.bump();
-            self.c.skip_parens()?;
-            guard += 1;
-        }
-        let attr_end = if self.c.pos > 0 {
-            self.c.toks[self.c.pos - 1].end as usize
-        } else {
-            attr_start
-        };
-        if guard > 0 {
-            let first = self
-                .c
-                .toks
-                .partition_point(|t| (t.start as usize) < attr_start);
-            crate::llvm::validate::check_words(
-                &self.c,
-                &self.c.toks[first..self.c.pos],
-                &crate::llvm::validate::Defined::default(),
-            )?;
-        }
-        let ret_attrs = if guard > 0 {
-            self.c
-                .src
-                .get(attr_start..attr_end)
-                .unwrap_or("")
-                .to_string()
-        } else {
-            String::new()
-        };
+        let ret_attrs = self.return_attributes()?;
         let ty = self.c.parse_type()?;
         let (ret_ty, explicit) = match &ty {
             LType::Func { ret, .. } => ((**ret).clone(), Some(ty.clone())),
@@ -100,61 +72,13 @@ impl<'a, 'm> Lower<'a, 'm> {
         }
         self.c
             .expect(Tok::LParen, "`(` starting the call arguments")?;
-        let mut args: SmallVec<[Operand; 4]> = SmallVec::new();
-        let mut arg_info: Vec<LlvmParam> = Vec::new();
-        let mut arg_types = Vec::new();
-        // Metadata arguments (position among all arguments, text) and the types of all
-        // arguments, metadata included, for the implied function type.
-        let mut metadata_args: Vec<(u32, String)> = Vec::new();
-        let mut all_types: Vec<LType> = Vec::new();
-        if !self.c.eat(Tok::RParen) {
-            loop {
-                let aty = self.c.parse_type()?;
-                if aty == LType::Other("metadata") {
-                    let text = self.metadata_argument()?;
-                    metadata_args.push((all_types.len() as u32, text));
-                    all_types.push(aty);
-                    if self.c.eat(Tok::RParen) {
-                        break;
-                    }
-                    self.comma()?;
-                    continue;
-                }
-                all_types.push(aty.clone());
-                let s = self.c.peek().start as usize;
-                let mut e = s;
-                loop {
-                    let t = self.c.peek();
-                    if t.kind != Tok::Ident || is_value_word(self.c.text(t)) {
-                        break;
-                    }
-                    let w = self.c.text(t);
-                    if !crate::llvm::validate::is_keyword(w) {
-                        return self.err(t, format!("unknown attribute `{w}`"));
-                    }
-                    self.c.bump();
-                    e = t.end as usize;
-                    if self.c.peek().kind == Tok::LParen {
-                        self.c.skip_parens()?;
-                        e = self.c.toks[self.c.pos - 1].end as usize;
-                    } else if (w == "align" || w.starts_with("dereferenceable"))
-                        && self.c.peek().kind == Tok::Int
-                    {
-                        e = self.c.bump().end as usize;
-                    }
-                }
-                let attrs = self.c.src.get(s..e).unwrap_or("").to_string();
-                let v = self.c.parse_value()?;
-                let op = self.operand(&aty, &v)?;
-                arg_types.push(self.b.function().operand_type(op));
-                args.push(op);
-                arg_info.push(LlvmParam { ty: aty, attrs });
-                if self.c.eat(Tok::RParen) {
-                    break;
-                }
-                self.comma()?;
-            }
-        }
+        let CallArguments {
+            args,
+            arg_info,
+            arg_types,
+            metadata_args,
+            all_types,
+        } = self.call_arguments()?;
         self.skip_fn_attrs()?;
         let fn_ty = explicit.clone().unwrap_or_else(|| LType::Func {
             ret: Arc::new(ret_ty.clone()),
@@ -184,51 +108,8 @@ impl<'a, 'm> Lower<'a, 'm> {
         } else {
             None
         };
-        // Resolve the callee: strip pointer casts of a global.
-        let mut target = &callee_v;
-        while let Val::Cast(CastOp::Bitcast, inner, _) = target {
-            target = &inner.1;
-        }
-        let callee_name = match target {
-            Val::Global(name, _) => Some(name.to_string()),
-            _ => None,
-        };
-        let callee = match target {
-            Val::Global(name, t) => {
-                let Some(&sym) = self.m.symbols.get(name.as_ref()) else {
-                    return self.err(*t, format!("call to undefined symbol @{name}"));
-                };
-                if matches!(callee_v, Val::Global(..)) {
-                    // A direct call names the callee's exact type (a different type needs a
-                    // `bitcast` of the callee).
-                    let actual = &self.m.symbol_types[sym.index()];
-                    if !matches!(actual, LType::Ptr(f) if **f == fn_ty) {
-                        return self.err(
-                            *t,
-                            format!("@{name} has type {actual} but is called as {fn_ty}"),
-                        );
-                    }
-                }
-                let call_sig = Signature {
-                    params: arg_types[..call_params].to_vec(),
-                    ret,
-                    varargs,
-                };
-                if self.m.signatures.get(sym.index()).and_then(|s| s.as_ref()) == Some(&call_sig) {
-                    Callee::Direct(sym)
-                } else {
-                    Callee::Indirect(self.konst(ConstData {
-                        ty: Type::Ptr,
-                        kind: ConstKind::SymbolAddr(sym),
-                    }))
-                }
-            }
-            _ => {
-                let pty = LType::Ptr(Arc::new(fn_ty.clone()));
-                let op = self.operand(&pty, &callee_v)?;
-                Callee::Indirect(op)
-            }
-        };
+        let (callee, callee_name) =
+            self.resolve_callee(&callee_v, &fn_ty, &arg_types[..call_params], ret, varargs)?;
         let inst = self.b.function().insts.len() as u32;
         let rs = self.b.push(InstKind::Call {
             ret,
@@ -248,6 +129,182 @@ impl<'a, 'm> Lower<'a, 'm> {
             },
         ));
         Ok(rs.first().map(|&v| Local::Op(Operand::Value(v))))
+    }
+
+    /// The return attributes between `call` and the call's type (`noalias`, `zeroext`...),
+    /// checked as words and kept as text for export.
+    fn return_attributes(&mut self) -> PResult<String> {
+        let attr_start = self.c.peek().start as usize;
+        let mut guard = 0;
+        while !self.c.at_type() {
+            let t = self.c.peek();
+            if matches!(
+                t.kind,
+                Tok::Eof | Tok::GlobalVar | Tok::LocalVar | Tok::Comma
+            ) || guard > 32
+            {
+                return self.c.expected("the call's type");
+            }
+            self.c.bump();
+            self.c.skip_parens()?;
+            guard += 1;
+        }
+        let attr_end = if self.c.pos > 0 {
+            self.c.toks[self.c.pos - 1].end as usize
+        } else {
+            attr_start
+        };
+        if guard > 0 {
+            let first = self
+                .c
+                .toks
+                .partition_point(|t| (t.start as usize) < attr_start);
+            crate::llvm::validate::check_words(
+                &self.c,
+                &self.c.toks[first..self.c.pos],
+                &crate::llvm::validate::Defined::default(),
+            )?;
+        }
+        Ok(if guard > 0 {
+            self.c
+                .src
+                .get(attr_start..attr_end)
+                .unwrap_or("")
+                .to_string()
+        } else {
+            String::new()
+        })
+    }
+
+    /// The argument list after `(`, up to and including `)`: operands, their LLVM types and
+    /// attributes, and metadata arguments (kept as text with their positions).
+    fn call_arguments(&mut self) -> PResult<CallArguments> {
+        let mut args: SmallVec<[Operand; 4]> = SmallVec::new();
+        let mut arg_info: Vec<LlvmParam> = Vec::new();
+        let mut arg_types = Vec::new();
+        // Metadata arguments (position among all arguments, text) and the types of all
+        // arguments, metadata included, for the implied function type.
+        let mut metadata_args: Vec<(u32, String)> = Vec::new();
+        let mut all_types: Vec<LType> = Vec::new();
+        if !self.c.eat(Tok::RParen) {
+            loop {
+                let aty = self.c.parse_type()?;
+                if aty == LType::Other("metadata") {
+                    let text = self.metadata_argument()?;
+                    metadata_args.push((all_types.len() as u32, text));
+                    all_types.push(aty);
+                    if self.c.eat(Tok::RParen) {
+                        break;
+                    }
+                    self.comma()?;
+                    continue;
+                }
+                all_types.push(aty.clone());
+                let attrs = self.argument_attributes()?;
+                let v = self.c.parse_value()?;
+                let op = self.operand(&aty, &v)?;
+                arg_types.push(self.b.function().operand_type(op));
+                args.push(op);
+                arg_info.push(LlvmParam { ty: aty, attrs });
+                if self.c.eat(Tok::RParen) {
+                    break;
+                }
+                self.comma()?;
+            }
+        }
+        Ok(CallArguments {
+            args,
+            arg_info,
+            arg_types,
+            metadata_args,
+            all_types,
+        })
+    }
+
+    /// The attributes of one argument, between its type and its value, as text.
+    fn argument_attributes(&mut self) -> PResult<String> {
+        let s = self.c.peek().start as usize;
+        let mut e = s;
+        loop {
+            let t = self.c.peek();
+            if t.kind != Tok::Ident || is_value_word(self.c.text(t)) {
+                break;
+            }
+            let w = self.c.text(t);
+            if !crate::llvm::validate::is_keyword(w) {
+                return self.err(t, format!("unknown attribute `{w}`"));
+            }
+            self.c.bump();
+            e = t.end as usize;
+            if self.c.peek().kind == Tok::LParen {
+                self.c.skip_parens()?;
+                e = self.c.toks[self.c.pos - 1].end as usize;
+            } else if (w == "align" || w.starts_with("dereferenceable"))
+                && self.c.peek().kind == Tok::Int
+            {
+                e = self.c.bump().end as usize;
+            }
+        }
+        Ok(self.c.src.get(s..e).unwrap_or("").to_string())
+    }
+
+    /// The callee of a call of type `fn_ty`: a direct call when it names a function (through
+    /// pointer casts) whose signature is exactly the call's, else an indirect call of the
+    /// address. Also returns the named symbol, if any.
+    fn resolve_callee(
+        &mut self,
+        callee_v: &Val<'a>,
+        fn_ty: &LType,
+        fixed_types: &[Type],
+        ret: Type,
+        varargs: bool,
+    ) -> PResult<(Callee, Option<String>)> {
+        // Resolve the callee: strip pointer casts of a global.
+        let mut target = callee_v;
+        while let Val::Cast(CastOp::Bitcast, inner, _) = target {
+            target = &inner.1;
+        }
+        let callee_name = match target {
+            Val::Global(name, _) => Some(name.to_string()),
+            _ => None,
+        };
+        let callee = match target {
+            Val::Global(name, t) => {
+                let Some(&sym) = self.m.symbols.get(name.as_ref()) else {
+                    return self.err(*t, format!("call to undefined symbol @{name}"));
+                };
+                if matches!(callee_v, Val::Global(..)) {
+                    // A direct call names the callee's exact type (a different type needs a
+                    // `bitcast` of the callee).
+                    let actual = &self.m.symbol_types[sym.index()];
+                    if !matches!(actual, LType::Ptr(f) if **f == *fn_ty) {
+                        return self.err(
+                            *t,
+                            format!("@{name} has type {actual} but is called as {fn_ty}"),
+                        );
+                    }
+                }
+                let call_sig = Signature {
+                    params: fixed_types.to_vec(),
+                    ret,
+                    varargs,
+                };
+                if self.m.signatures.get(sym.index()).and_then(|s| s.as_ref()) == Some(&call_sig) {
+                    Callee::Direct(sym)
+                } else {
+                    Callee::Indirect(self.konst(ConstData {
+                        ty: Type::Ptr,
+                        kind: ConstKind::SymbolAddr(sym),
+                    }))
+                }
+            }
+            _ => {
+                let pty = LType::Ptr(Arc::new(fn_ty.clone()));
+                let op = self.operand(&pty, callee_v)?;
+                Callee::Indirect(op)
+            }
+        };
+        Ok((callee, callee_name))
     }
 
     /// Reads a metadata call argument after its `metadata` type (`!6`, `!"text"`,
