@@ -73,7 +73,6 @@ pub(super) fn format_printf(
     args: &[Val],
     budget: u64,
 ) -> Result<Printed, PrintfError> {
-    let bad = |s: String| PrintfError::Bad(s);
     let mut out = Vec::new();
     let overflowed = |out: Vec<u8>| {
         Ok(Printed {
@@ -81,14 +80,9 @@ pub(super) fn format_printf(
             overflow: true,
         })
     };
-    let mut next = 0usize;
-    let mut take = |what: &str| -> Result<Val, PrintfError> {
-        let v = args
-            .get(next)
-            .copied()
-            .ok_or_else(|| bad(format!("missing argument {} for {what}", next + 1)))?;
-        next += 1;
-        Ok(v)
+    let mut args = Args {
+        vals: args,
+        next: 0,
     };
     let mut i = 0;
     while i < fmt.len() {
@@ -101,69 +95,11 @@ pub(super) fn format_printf(
             out.push(c);
             continue;
         }
-        let mut spec = Spec::default();
-        while let Some(&f) = fmt.get(i) {
-            match f {
-                b'-' => spec.left = true,
-                b'+' => spec.plus = true,
-                b' ' => spec.space = true,
-                b'#' => spec.alt = true,
-                b'0' => spec.zero = true,
-                _ => break,
-            }
-            i += 1;
-        }
-        let width = if fmt.get(i) == Some(&b'*') {
-            i += 1;
-            let w = take("`*` width")?.as_i128() as i32;
-            if w < 0 {
-                spec.left = true;
-            }
-            w.unsigned_abs() as u64
-        } else {
-            digits(fmt, &mut i)
-        };
-        let mut precision = None;
-        if fmt.get(i) == Some(&b'.') {
-            i += 1;
-            if fmt.get(i) == Some(&b'*') {
-                i += 1;
-                let p = take("`*` precision")?.as_i128() as i32;
-                precision = (p >= 0).then_some(p as u64);
-            } else {
-                precision = Some(digits(fmt, &mut i));
-            }
-        }
-        if width > INT_MAX || precision.is_some_and(|p| p > INT_MAX) {
+        let Some((spec, bits)) = conversion_spec(fmt, &mut i, &mut args)? else {
             return overflowed(out);
-        }
-        spec.width = width as usize;
-        spec.precision = precision.map(|p| p as usize);
-        // Length modifier: the integer width in bits (0 = int).
-        let mut bits = 32;
-        loop {
-            match fmt.get(i) {
-                Some(b'h') if fmt.get(i + 1) == Some(&b'h') => {
-                    bits = 8;
-                    i += 2;
-                }
-                Some(b'h') => {
-                    bits = 16;
-                    i += 1;
-                }
-                Some(b'l') if fmt.get(i + 1) == Some(&b'l') => {
-                    bits = 64;
-                    i += 2;
-                }
-                Some(b'l' | b'z' | b'j' | b't' | b'L' | b'q') => {
-                    bits = 64;
-                    i += 1;
-                }
-                _ => break,
-            }
-        }
+        };
         let Some(&conv) = fmt.get(i) else {
-            return Err(bad("format ends inside a conversion".into()));
+            return Err(PrintfError::Bad("format ends inside a conversion".into()));
         };
         i += 1;
         // The least length of this conversion, checked before anything is allocated.
@@ -181,93 +117,11 @@ pub(super) fn format_printf(
         if least > budget {
             return Err(PrintfError::OutputLimit(least));
         }
-        let body: Vec<u8> = match conv {
-            b'%' => {
-                out.push(b'%');
-                continue;
-            }
-            b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
-                let v = take("integer conversion")?;
-                if matches!(v, Val::Float { .. }) {
-                    return Err(bad(format!("%{} given {v}", conv as char)));
-                }
-                let raw = v.as_i128() as u64; // narrower operands are sign-extended, as C promotion does
-                let signed = match bits {
-                    8 => raw as i8 as i64,
-                    16 => raw as i16 as i64,
-                    32 => raw as i32 as i64,
-                    _ => raw as i64,
-                };
-                let unsigned = if bits == 64 {
-                    raw
-                } else {
-                    raw & ((1u64 << bits) - 1)
-                };
-                format_int(spec, conv, signed, unsigned).into_bytes()
-            }
-            b'c' => {
-                let v = take("%c")?;
-                pad(spec, String::new(), vec![v.as_u128() as u8], false)
-            }
-            b's' => {
-                let v = take("%s")?;
-                let Val::Ptr(p) = v else {
-                    return Err(bad(format!("%s given {v}")));
-                };
-                let mut s = if p == 0 {
-                    b"(null)".to_vec()
-                } else {
-                    mem.c_string(p).map_err(PrintfError::Fault)?.to_vec()
-                };
-                if let Some(n) = spec.precision {
-                    s.truncate(n);
-                }
-                pad(
-                    Spec {
-                        zero: false,
-                        ..spec
-                    },
-                    String::new(),
-                    s,
-                    false,
-                )
-            }
-            b'p' => {
-                let v = take("%p")?;
-                let Val::Ptr(p) = v else {
-                    return Err(bad(format!("%p given {v}")));
-                };
-                let s = if p == 0 {
-                    "(nil)".to_string()
-                } else {
-                    format!("{p:#x}")
-                };
-                pad(
-                    Spec {
-                        zero: false,
-                        ..spec
-                    },
-                    String::new(),
-                    s.into_bytes(),
-                    false,
-                )
-            }
-            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
-                let v = take("float conversion")?;
-                let x = match v {
-                    Val::Float {
-                        ty: crate::ir::Type::F80,
-                        bits,
-                    } => Num::F80(bits),
-                    _ => match v.as_f64() {
-                        Some(x) => Num::F64(x),
-                        None => return Err(bad(format!("%{} given {v}", conv as char))),
-                    },
-                };
-                format_float(spec, conv, x)
-            }
-            other => return Err(bad(format!("unsupported conversion %{}", other as char))),
-        };
+        if conv == b'%' {
+            out.push(b'%');
+            continue;
+        }
+        let body = convert(mem, spec, conv, bits, &mut args)?;
         let total = (out.len() + body.len()) as u64;
         if total > INT_MAX {
             return overflowed(out);
@@ -280,6 +134,191 @@ pub(super) fn format_printf(
     Ok(Printed {
         bytes: out,
         overflow: false,
+    })
+}
+
+/// The arguments of a `printf` call, consumed in order by the conversions.
+struct Args<'v> {
+    vals: &'v [Val],
+    next: usize,
+}
+
+impl Args<'_> {
+    /// The next argument, for the conversion `what`; missing is an error.
+    fn take(&mut self, what: &str) -> Result<Val, PrintfError> {
+        let v = self.vals.get(self.next).copied().ok_or_else(|| {
+            PrintfError::Bad(format!("missing argument {} for {what}", self.next + 1))
+        })?;
+        self.next += 1;
+        Ok(v)
+    }
+}
+
+/// Reads the flags, width, precision (either may be `*`, taking an argument) and length
+/// modifier of the conversion at `fmt[*i..]`, just after its `%`, and moves `*i` past them.
+/// Returns the spec and the integer width in bits (32 for `int`), or `None` when the width
+/// or precision exceeds `INT_MAX` (C's `EOVERFLOW`).
+fn conversion_spec(
+    fmt: &[u8],
+    i: &mut usize,
+    args: &mut Args<'_>,
+) -> Result<Option<(Spec, u32)>, PrintfError> {
+    let mut spec = Spec::default();
+    while let Some(&f) = fmt.get(*i) {
+        match f {
+            b'-' => spec.left = true,
+            b'+' => spec.plus = true,
+            b' ' => spec.space = true,
+            b'#' => spec.alt = true,
+            b'0' => spec.zero = true,
+            _ => break,
+        }
+        *i += 1;
+    }
+    let width = if fmt.get(*i) == Some(&b'*') {
+        *i += 1;
+        let w = args.take("`*` width")?.as_i128() as i32;
+        if w < 0 {
+            spec.left = true;
+        }
+        w.unsigned_abs() as u64
+    } else {
+        digits(fmt, i)
+    };
+    let mut precision = None;
+    if fmt.get(*i) == Some(&b'.') {
+        *i += 1;
+        if fmt.get(*i) == Some(&b'*') {
+            *i += 1;
+            let p = args.take("`*` precision")?.as_i128() as i32;
+            precision = (p >= 0).then_some(p as u64);
+        } else {
+            precision = Some(digits(fmt, i));
+        }
+    }
+    if width > INT_MAX || precision.is_some_and(|p| p > INT_MAX) {
+        return Ok(None);
+    }
+    spec.width = width as usize;
+    spec.precision = precision.map(|p| p as usize);
+    // Length modifier: the integer width in bits (0 = int).
+    let mut bits = 32;
+    loop {
+        match fmt.get(*i) {
+            Some(b'h') if fmt.get(*i + 1) == Some(&b'h') => {
+                bits = 8;
+                *i += 2;
+            }
+            Some(b'h') => {
+                bits = 16;
+                *i += 1;
+            }
+            Some(b'l') if fmt.get(*i + 1) == Some(&b'l') => {
+                bits = 64;
+                *i += 2;
+            }
+            Some(b'l' | b'z' | b'j' | b't' | b'L' | b'q') => {
+                bits = 64;
+                *i += 1;
+            }
+            _ => break,
+        }
+    }
+    Ok(Some((spec, bits)))
+}
+
+/// The text of one conversion `conv` (any but `%%`) of `spec` with integer width `bits`,
+/// taking its argument from `args`.
+fn convert(
+    mem: &Memory,
+    spec: Spec,
+    conv: u8,
+    bits: u32,
+    args: &mut Args<'_>,
+) -> Result<Vec<u8>, PrintfError> {
+    let bad = |s: String| PrintfError::Bad(s);
+    Ok(match conv {
+        b'd' | b'i' | b'u' | b'x' | b'X' | b'o' => {
+            let v = args.take("integer conversion")?;
+            if matches!(v, Val::Float { .. }) {
+                return Err(bad(format!("%{} given {v}", conv as char)));
+            }
+            let raw = v.as_i128() as u64; // narrower operands are sign-extended, as C promotion does
+            let signed = match bits {
+                8 => raw as i8 as i64,
+                16 => raw as i16 as i64,
+                32 => raw as i32 as i64,
+                _ => raw as i64,
+            };
+            let unsigned = if bits == 64 {
+                raw
+            } else {
+                raw & ((1u64 << bits) - 1)
+            };
+            format_int(spec, conv, signed, unsigned).into_bytes()
+        }
+        b'c' => {
+            let v = args.take("%c")?;
+            pad(spec, String::new(), vec![v.as_u128() as u8], false)
+        }
+        b's' => {
+            let v = args.take("%s")?;
+            let Val::Ptr(p) = v else {
+                return Err(bad(format!("%s given {v}")));
+            };
+            let mut s = if p == 0 {
+                b"(null)".to_vec()
+            } else {
+                mem.c_string(p).map_err(PrintfError::Fault)?.to_vec()
+            };
+            if let Some(n) = spec.precision {
+                s.truncate(n);
+            }
+            pad(
+                Spec {
+                    zero: false,
+                    ..spec
+                },
+                String::new(),
+                s,
+                false,
+            )
+        }
+        b'p' => {
+            let v = args.take("%p")?;
+            let Val::Ptr(p) = v else {
+                return Err(bad(format!("%p given {v}")));
+            };
+            let s = if p == 0 {
+                "(nil)".to_string()
+            } else {
+                format!("{p:#x}")
+            };
+            pad(
+                Spec {
+                    zero: false,
+                    ..spec
+                },
+                String::new(),
+                s.into_bytes(),
+                false,
+            )
+        }
+        b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
+            let v = args.take("float conversion")?;
+            let x = match v {
+                Val::Float {
+                    ty: crate::ir::Type::F80,
+                    bits,
+                } => Num::F80(bits),
+                _ => match v.as_f64() {
+                    Some(x) => Num::F64(x),
+                    None => return Err(bad(format!("%{} given {v}", conv as char))),
+                },
+            };
+            format_float(spec, conv, x)
+        }
+        other => return Err(bad(format!("unsupported conversion %{}", other as char))),
     })
 }
 
