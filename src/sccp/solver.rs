@@ -377,8 +377,11 @@ impl Solver {
                 }
                 // Every operand `Overdefined` (no constant): the cell is `Overdefined`
                 // without an evaluation (`overdefined_on_overdefined`), and no list grew.
-                if self.listen_inst(f, i)? || !overdefined_on_overdefined(kind) {
+                if matches!(kind, InstKind::Phi { .. }) {
+                    self.listen_inst(f, i)?;
                     self.visit_inst(f, symbols, i.index());
+                } else if self.listen_inst(f, i)? || !overdefined_on_overdefined(kind) {
+                    self.eval_listed(f, symbols, i.index(), kind, results[0]);
                 } else {
                     self.set(results[0], LatticeValue::Overdefined);
                 }
@@ -389,6 +392,13 @@ impl Solver {
             }
         }
         let t = f.terminator(Block::new(b));
+        if matches!(t, Terminator::Jump(target) if target.args.is_empty()) {
+            // No operand, no condition: every edge (the `asm goto` labels too) is taken.
+            let r = &self.result;
+            let (s, e) = (r.succ_start[b] as usize, r.succ_start[b + 1] as usize);
+            (s..e).for_each(|k| self.mark_edge(k));
+            return Ok(());
+        }
         let mut bad = None;
         t.for_each_operand(|o| {
             check_use(o, f, &mut bad);
@@ -598,61 +608,78 @@ impl Solver {
         if b == NONE || !self.result.reachable.contains(b as usize) {
             return;
         }
-        let d = f.inst(Inst::new(i));
+        let inst = Inst::new(i);
+        let (kind, results) = (f.inst_kind(inst), f.inst_results(inst));
+        let [v] = results else {
+            for &v in results {
+                self.set(v, LatticeValue::Overdefined);
+            }
+            return;
+        };
+        let InstKind::Phi { incoming, .. } = kind else {
+            self.eval_listed(f, symbols, i, kind, *v);
+            return;
+        };
         // An `Overdefined` cell is the bottom: no evaluation can change it. (Phis of a block
         // with many predecessors are re-queued for every new executable edge; this makes all
         // but the first visits after they reach the bottom O(1).)
-        if let [v] = d.results {
-            if matches!(self.result.values[v.index()], LatticeValue::Overdefined) {
-                return;
-            }
+        if matches!(self.result.values[v.index()], LatticeValue::Overdefined) {
+            return;
         }
-        let new = match d.kind {
-            _ if d.results.len() != 1 => LatticeValue::Overdefined,
-            InstKind::Phi { incoming, .. } => {
-                let mut acc = LatticeValue::Unknown;
-                let first = self.phi_first[i] as usize;
-                for (k, &(p, o)) in incoming.iter().enumerate() {
-                    let live = match self.phi_edge[first + k] {
-                        NONE => false,
-                        MULTI => self.pred_edge_executable(p, b as usize),
-                        e => self.result.executable.contains(e as usize),
-                    };
-                    if live {
-                        let c = self.cell(o);
-                        // Aggregates meet member by member (through their table); the
-                        // common scalar case stays inline.
-                        acc = if acc.aggregate_type().is_some() {
-                            self.result.aggregates.meet(acc, c)
-                        } else {
-                            acc.meet(c)
-                        };
-                        if matches!(acc, LatticeValue::Overdefined) {
-                            break;
-                        }
-                    }
+        let mut acc = LatticeValue::Unknown;
+        let first = self.phi_first[i] as usize;
+        for (k, &(p, o)) in incoming.iter().enumerate() {
+            let live = match self.phi_edge[first + k] {
+                NONE => false,
+                MULTI => self.pred_edge_executable(p, b as usize),
+                e => self.result.executable.contains(e as usize),
+            };
+            if live {
+                let c = self.cell(o);
+                // Aggregates meet member by member (through their table); the common
+                // scalar case stays inline.
+                acc = if acc.aggregate_type().is_some() {
+                    self.result.aggregates.meet(acc, c)
+                } else {
+                    acc.meet(c)
+                };
+                if matches!(acc, LatticeValue::Overdefined) {
+                    break;
                 }
-                acc
             }
-            kind => {
-                // Disjoint borrows: the cells are read while the aggregate table grows (a
-                // `mem::take` of the table would copy it twice per instruction).
-                let (values, const_cells) = (&self.result.values, &self.const_cells);
-                eval_inst(
-                    kind,
-                    |o| match o {
-                        Operand::Value(v) => values[v.index()],
-                        Operand::Const(c) => const_cells[c.index()],
-                    },
-                    self.fold_address.contains(i).then_some(symbols),
-                    &mut self.result.aggregates,
-                    f.consts(),
-                )
-            }
-        };
-        for k in 0..d.results.len() {
-            self.set(d.results[k], new);
         }
+        self.set(*v, acc);
+    }
+
+    /// Evaluates the non-phi instruction `i` of a reachable block (`kind`, one result `v`)
+    /// on its operands' cells ([`eval_inst`]) and lowers `v`'s cell to the result; nothing
+    /// when the cell is `Overdefined` already (the bottom: no evaluation can change it).
+    #[inline(always)]
+    fn eval_listed(
+        &mut self,
+        f: &impl IrRead,
+        symbols: &SymbolTable,
+        i: usize,
+        kind: &InstKind,
+        v: Value,
+    ) {
+        if matches!(self.result.values[v.index()], LatticeValue::Overdefined) {
+            return;
+        }
+        // Disjoint borrows: the cells are read while the aggregate table grows (a
+        // `mem::take` of the table would copy it twice per instruction).
+        let (values, const_cells) = (&self.result.values, &self.const_cells);
+        let new = eval_inst(
+            kind,
+            |o| match o {
+                Operand::Value(v) => values[v.index()],
+                Operand::Const(c) => const_cells[c.index()],
+            },
+            self.fold_address.contains(i).then_some(symbols),
+            &mut self.result.aggregates,
+            f.consts(),
+        );
+        self.set(v, new);
     }
 
     /// Meets phi entry `x` (its operand's cell, if the entry is live) into its phi's cell:
