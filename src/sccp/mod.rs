@@ -76,7 +76,9 @@
 //! | [`rewrite_sccp`] | [`SccpSolution`], [`Cfg`], [`Symbols`], [`PipelineConfig`]; `InstResults`, values | `InstOp`, `InstDead`, `BlockInsts`, `BlockTerm`, `BlockParams`, `BlockDead`; constants, `FunctionInfo.phase`; [`SccpScratch`], [`PassStats`], [`Diagnostics`], [`ValidAnalyses`] |
 //!
 //! When the solver saw nothing to change ([`SccpResult::nothing_to_rewrite`]: 97% of the
-//! functions of sqlite at `-O0`) the rewrite only sets the phase and zero counters.
+//! functions of sqlite at `-O0`) the rewrite only sets the phase and zero counters; when
+//! that holds for every function of the batch it does not take the column slices at all
+//! (`IrMut::tables_mut` instead of `IrMut::bodies`).
 //!
 //! Neither builds a CFG: edge ids are (block, successor index) in the shared [`Cfg`]'s
 //! successor order, and the fallback walks its reverse postorder. SCCP creates no rows:

@@ -8,7 +8,9 @@
 //! 2. *CFG-edge worklist*: an edge that becomes executable makes its target reachable (first
 //!    time: evaluate its instructions in block order, where the operands of all but phis
 //!    are already evaluated, instead of queueing them; an instruction whose cell cannot
-//!    depend on its operands, see below, is set `Overdefined`; then visit its terminator) or
+//!    depend on its operands, see below, is set `Overdefined`, and so is, without an
+//!    evaluation, a scalar one whose operands are all `Overdefined` values, where no rule
+//!    can decide (`overdefined_on_overdefined`); then visit its terminator) or
 //!    else queues the phi entries of the target that the edge makes live.
 //! 3. *SSA worklist*: an item is an instruction, a phi entry or a block's terminator. An
 //!    instruction in a reachable block is evaluated ([`eval_inst`], phis over executable
