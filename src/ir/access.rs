@@ -294,6 +294,12 @@ impl IrMut<'_, '_> {
             })
     }
 
+    /// The per-function tables of every slot (no column access: for a system that changes
+    /// only a function's info, such as its phase, without the cost of [`IrMut::bodies`]).
+    pub fn tables_mut(&mut self) -> &mut FunctionTables {
+        &mut self.tables
+    }
+
     /// The function in slot 0, live or not (for Worlds that hold one function: the
     /// harness, tests and tools; pipeline systems use [`IrMut::bodies`]).
     pub fn body(&mut self) -> Body<'_> {

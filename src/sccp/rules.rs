@@ -375,14 +375,14 @@ fn decided_binary(
         return None;
     }
     let bits = |c: LatticeValue| c.as_scalar().filter(|v| v.ty() == ty).map(|v| v.as_u128());
-    let zero = LatticeValue::scalar(Val::uint(ty, 0));
+    let zero = || LatticeValue::scalar(Val::uint(ty, 0));
     match op {
-        B::And | B::Mul if bits(a) == Some(0) || bits(b) == Some(0) => Some(zero),
+        B::And | B::Mul if bits(a) == Some(0) || bits(b) == Some(0) => Some(zero()),
         B::Or if bits(a) == Some(ty.mask()) || bits(b) == Some(ty.mask()) => {
             Some(LatticeValue::scalar(Val::uint(ty, ty.mask())))
         }
-        B::URem if bits(b) == Some(1) => Some(zero),
-        B::SRem if bits(b) == Some(1) && ty.bits() > 1 => Some(zero),
+        B::URem if bits(b) == Some(1) => Some(zero()),
+        B::SRem if bits(b) == Some(1) && ty.bits() > 1 => Some(zero()),
         _ => None,
     }
 }

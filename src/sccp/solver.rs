@@ -8,7 +8,9 @@
 //! 2. *CFG-edge worklist*: an edge that becomes executable makes its target reachable (first
 //!    time: evaluate its instructions in block order, where the operands of all but phis
 //!    are already evaluated, instead of queueing them; an instruction whose cell cannot
-//!    depend on its operands, see below, is set `Overdefined`; then visit its terminator) or
+//!    depend on its operands, see below, is set `Overdefined`, and so is, without an
+//!    evaluation, a scalar one whose operands are all `Overdefined` values, where no rule
+//!    can decide (`overdefined_on_overdefined`); then visit its terminator) or
 //!    else queues the phi entries of the target that the edge makes live.
 //! 3. *SSA worklist*: an item is an instruction, a phi entry or a block's terminator. An
 //!    instruction in a reachable block is evaluated ([`eval_inst`], phis over executable
@@ -375,8 +377,16 @@ impl Solver {
                 } else {
                     self.rewrite_local |= matches!(kind, InstKind::Copy { .. });
                 }
-                self.listen_inst(f, i)?;
-                self.visit_inst(f, symbols, i.index());
+                // Every operand `Overdefined` (no constant): the cell is `Overdefined`
+                // without an evaluation (`overdefined_on_overdefined`), and no list grew.
+                if matches!(kind, InstKind::Phi { .. }) {
+                    self.listen_inst(f, i)?;
+                    self.visit_inst(f, symbols, i.index());
+                } else if self.listen_inst(f, i)? || !overdefined_on_overdefined(kind) {
+                    self.eval_listed(f, symbols, i.index(), kind, results[0]);
+                } else {
+                    self.set(results[0], LatticeValue::Overdefined);
+                }
             } else {
                 for &v in results {
                     self.set_on_reach(v);
@@ -384,13 +394,20 @@ impl Solver {
             }
         }
         let t = f.terminator(Block::new(b));
+        if matches!(t, Terminator::Jump(target) if target.args.is_empty()) {
+            // No operand, no condition: every edge (the `asm goto` labels too) is taken.
+            let r = &self.result;
+            let (s, e) = (r.succ_start[b] as usize, r.succ_start[b + 1] as usize);
+            (s..e).for_each(|k| self.mark_edge(k));
+            return Ok(());
+        }
         let mut bad = None;
         t.for_each_operand(|o| {
             check_use(o, f, &mut bad);
         });
         report(bad)?;
         if let Some(c) = condition(t) {
-            self.listen(c, TERM | b as u32);
+            let _ = self.listen(c, TERM | b as u32);
         }
         // Its condition (if any) is evaluated: the terminator is visited now too.
         self.visit_terminator(f, b);
@@ -445,34 +462,37 @@ impl Solver {
     }
 
     /// Lists the listed instruction `i` as a user of its operands (a phi: each entry, `PHI
-    /// | entry`, of its operand).
+    /// | entry`, of its operand). Returns whether some operand is a constant or a value
+    /// whose cell is not `Overdefined` (false: every operand is an `Overdefined` value).
     ///
     /// # Errors
     /// An operand out of range (its cell is read when `i` is evaluated).
     #[inline(always)]
-    fn listen_inst(&mut self, f: &impl IrRead, i: Inst) -> Result<(), SccpError> {
+    fn listen_inst(&mut self, f: &impl IrRead, i: Inst) -> Result<bool, SccpError> {
         let kind = f.inst_kind(i);
-        let mut ok = true;
+        let (mut ok, mut live) = (true, false);
+        let mut one = |s: &mut Self, o: Operand, user: u32| match s.listen(o, user) {
+            Some(l) => live |= l,
+            None => ok = false,
+        };
         match kind {
             InstKind::Binary { lhs, rhs, .. }
             | InstKind::Icmp { lhs, rhs, .. }
             | InstKind::Fcmp { lhs, rhs, .. } => {
-                ok &= self.listen(*lhs, i.0);
-                ok &= self.listen(*rhs, i.0);
+                one(self, *lhs, i.0);
+                one(self, *rhs, i.0);
             }
-            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => {
-                ok &= self.listen(*arg, i.0);
-            }
+            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => one(self, *arg, i.0),
             InstKind::Phi { incoming, .. } => {
                 let first = PHI | self.phi_first[i.index()];
                 for (k, &(_, o)) in incoming.iter().enumerate() {
-                    ok &= self.listen(o, first + k as u32);
+                    one(self, o, first + k as u32);
                 }
             }
-            _ => kind.for_each_operand(|o| ok &= self.listen(o, i.0)),
+            _ => kind.for_each_operand(|o| one(self, o, i.0)),
         }
         if ok {
-            return Ok(());
+            return Ok(live);
         }
         let mut bad = None;
         kind.for_each_operand(|o| {
@@ -480,7 +500,7 @@ impl Solver {
                 check_use(o, f, &mut bad);
             }
         });
-        report(bad)
+        report(bad).map(|()| live)
     }
 
     /// Lists `user` (an instruction, `PHI | entry` or `TERM | block`) as a user of `o`, unless
@@ -488,22 +508,23 @@ impl Solver {
     /// when their block becomes reachable, before their first visit, so every change of
     /// an operand cell after that visit reads queues them: the lists hold only the uses in
     /// reachable code of cells that could still change (in C code most operands are loads
-    /// and calls, `Overdefined` from their block's reach on). Returns false if `o` is out
-    /// of range (of the values or the pool).
+    /// and calls, `Overdefined` from their block's reach on). Returns `None` if `o` is out
+    /// of range (of the values or the pool), else whether `o` is a constant or a value whose
+    /// cell is not `Overdefined`.
     #[inline(always)]
-    fn listen(&mut self, o: Operand, user: u32) -> bool {
+    fn listen(&mut self, o: Operand, user: u32) -> Option<bool> {
         match o {
             Operand::Value(v) => match self.result.values.get(v.index()) {
-                Some(LatticeValue::Overdefined) => true,
+                Some(LatticeValue::Overdefined) => Some(false),
                 Some(_) => {
                     let head = &mut self.user_head[v.index()];
                     self.user_links.push((user, *head));
                     *head = (self.user_links.len() - 1) as u32;
-                    true
+                    Some(true)
                 }
-                None => false,
+                None => None,
             },
-            Operand::Const(c) => c.index() < self.const_cells.len(),
+            Operand::Const(c) => (c.index() < self.const_cells.len()).then_some(true),
         }
     }
 
@@ -548,11 +569,16 @@ impl Solver {
             self.result.succ_start[b] as usize,
             self.result.succ_start[b + 1] as usize,
         );
+        // No condition (`jump`, `ret`, ...): every edge, `asm goto` labels included.
+        let Some(c) = condition(t) else {
+            (s..e).for_each(|k| self.mark_edge(k));
+            return;
+        };
         let n = t.num_successors();
-        let cond = match condition(t) {
-            Some(_) if self.forced.contains(b) => LatticeValue::Overdefined,
-            Some(c) => self.cell(c),
-            None => LatticeValue::Overdefined,
+        let cond = if self.forced.contains(b) {
+            LatticeValue::Overdefined
+        } else {
+            self.cell(c)
         };
         match cond {
             LatticeValue::Unknown => {}
@@ -584,61 +610,78 @@ impl Solver {
         if b == NONE || !self.result.reachable.contains(b as usize) {
             return;
         }
-        let d = f.inst(Inst::new(i));
+        let inst = Inst::new(i);
+        let (kind, results) = (f.inst_kind(inst), f.inst_results(inst));
+        let [v] = results else {
+            for &v in results {
+                self.set(v, LatticeValue::Overdefined);
+            }
+            return;
+        };
+        let InstKind::Phi { incoming, .. } = kind else {
+            self.eval_listed(f, symbols, i, kind, *v);
+            return;
+        };
         // An `Overdefined` cell is the bottom: no evaluation can change it. (Phis of a block
         // with many predecessors are re-queued for every new executable edge; this makes all
         // but the first visits after they reach the bottom O(1).)
-        if let [v] = d.results {
-            if matches!(self.result.values[v.index()], LatticeValue::Overdefined) {
-                return;
-            }
+        if matches!(self.result.values[v.index()], LatticeValue::Overdefined) {
+            return;
         }
-        let new = match d.kind {
-            _ if d.results.len() != 1 => LatticeValue::Overdefined,
-            InstKind::Phi { incoming, .. } => {
-                let mut acc = LatticeValue::Unknown;
-                let first = self.phi_first[i] as usize;
-                for (k, &(p, o)) in incoming.iter().enumerate() {
-                    let live = match self.phi_edge[first + k] {
-                        NONE => false,
-                        MULTI => self.pred_edge_executable(p, b as usize),
-                        e => self.result.executable.contains(e as usize),
-                    };
-                    if live {
-                        let c = self.cell(o);
-                        // Aggregates meet member by member (through their table); the
-                        // common scalar case stays inline.
-                        acc = if acc.aggregate_type().is_some() {
-                            self.result.aggregates.meet(acc, c)
-                        } else {
-                            acc.meet(c)
-                        };
-                        if matches!(acc, LatticeValue::Overdefined) {
-                            break;
-                        }
-                    }
+        let mut acc = LatticeValue::Unknown;
+        let first = self.phi_first[i] as usize;
+        for (k, &(p, o)) in incoming.iter().enumerate() {
+            let live = match self.phi_edge[first + k] {
+                NONE => false,
+                MULTI => self.pred_edge_executable(p, b as usize),
+                e => self.result.executable.contains(e as usize),
+            };
+            if live {
+                let c = self.cell(o);
+                // Aggregates meet member by member (through their table); the common
+                // scalar case stays inline.
+                acc = if acc.aggregate_type().is_some() {
+                    self.result.aggregates.meet(acc, c)
+                } else {
+                    acc.meet(c)
+                };
+                if matches!(acc, LatticeValue::Overdefined) {
+                    break;
                 }
-                acc
             }
-            kind => {
-                // Disjoint borrows: the cells are read while the aggregate table grows (a
-                // `mem::take` of the table would copy it twice per instruction).
-                let (values, const_cells) = (&self.result.values, &self.const_cells);
-                eval_inst(
-                    kind,
-                    |o| match o {
-                        Operand::Value(v) => values[v.index()],
-                        Operand::Const(c) => const_cells[c.index()],
-                    },
-                    self.fold_address.contains(i).then_some(symbols),
-                    &mut self.result.aggregates,
-                    f.consts(),
-                )
-            }
-        };
-        for k in 0..d.results.len() {
-            self.set(d.results[k], new);
         }
+        self.set(*v, acc);
+    }
+
+    /// Evaluates the non-phi instruction `i` of a reachable block (`kind`, one result `v`)
+    /// on its operands' cells ([`eval_inst`]) and lowers `v`'s cell to the result; nothing
+    /// when the cell is `Overdefined` already (the bottom: no evaluation can change it).
+    #[inline(always)]
+    fn eval_listed(
+        &mut self,
+        f: &impl IrRead,
+        symbols: &SymbolTable,
+        i: usize,
+        kind: &InstKind,
+        v: Value,
+    ) {
+        if matches!(self.result.values[v.index()], LatticeValue::Overdefined) {
+            return;
+        }
+        // Disjoint borrows: the cells are read while the aggregate table grows (a
+        // `mem::take` of the table would copy it twice per instruction).
+        let (values, const_cells) = (&self.result.values, &self.const_cells);
+        let new = eval_inst(
+            kind,
+            |o| match o {
+                Operand::Value(v) => values[v.index()],
+                Operand::Const(c) => const_cells[c.index()],
+            },
+            self.fold_address.contains(i).then_some(symbols),
+            &mut self.result.aggregates,
+            f.consts(),
+        );
+        self.set(v, new);
     }
 
     /// Meets phi entry `x` (its operand's cell, if the entry is live) into its phi's cell:
@@ -824,6 +867,30 @@ fn depends_on_operands(kind: &InstKind, results: &[Value], fold_address: bool) -
             } => fold_address,
             _ => false,
         }
+}
+
+/// True if [`eval_inst`] gives `Overdefined` for `kind` (a kind `depends_on_operands`
+/// accepts) whenever every operand is an `Overdefined` value: no rule decides these
+/// without a known operand (the absorbing rules need a constant, a `select` with
+/// `Overdefined` arms meets them). Phis (met entry by entry), `fcmp` (`false`/`true` fold
+/// anyway) and vector operations (lane rules) are evaluated.
+#[inline(always)]
+fn overdefined_on_overdefined(kind: &InstKind) -> bool {
+    match kind {
+        InstKind::Binary { ty, .. } | InstKind::Unary { ty, .. } | InstKind::Icmp { ty, .. } => {
+            !matches!(ty, crate::ir::Type::Vec(_))
+        }
+        InstKind::Cast { from, to, .. } => {
+            !matches!(from, crate::ir::Type::Vec(_)) && !matches!(to, crate::ir::Type::Vec(_))
+        }
+        InstKind::Select { ty, .. } => !matches!(ty, crate::ir::Type::Vec(_)),
+        InstKind::Copy { .. }
+        | InstKind::Gep { .. }
+        | InstKind::Load { .. }
+        | InstKind::ExtractValue { .. }
+        | InstKind::InsertValue { .. } => true,
+        _ => false,
+    }
 }
 
 /// True if the entries of phi `me` name one operand besides `me` itself (the rewrite
