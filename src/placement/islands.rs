@@ -361,8 +361,7 @@ fn islands_under(
     // Inheritance between same-target islands.
     for a in 0..real {
         for b in 0..real {
-            if a != b && g.islands[a].target == g.islands[b].target && dom_island(dom, &g, a, b)
-            {
+            if a != b && g.islands[a].target == g.islands[b].target && dom_island(dom, &g, a, b) {
                 g.edges.push(Dependency {
                     from: a as u32,
                     to: b as u32,
