@@ -475,3 +475,41 @@ fn schedule(n: usize, edges: &[Dependency]) -> Vec<Vec<u32>> {
     }
     levels
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::generate::{problem, Shape};
+
+    /// The lazy relation answers every question as the dominator tree does (its two
+    /// shortcuts included: a block dominates itself, only block 0 dominates block 0), and
+    /// the shortcuts alone never compute the tree.
+    #[test]
+    fn lazy_dominance_agrees_with_the_tree() {
+        for seed in 0..140u64 {
+            let p = problem(
+                seed,
+                Shape::ALL[(seed % 7) as usize],
+                2 + seed as usize % 30,
+                3,
+            );
+            let idom = dominators(&p);
+            let n = p.num_blocks() as u32;
+            let mut lazy = Dominance {
+                idom: None,
+                compute: || dominators(&p),
+            };
+            for a in 0..n {
+                assert_eq!(lazy.dominates(a, a), dominates(&idom, a, a));
+                assert_eq!(lazy.dominates(a, 0), dominates(&idom, a, 0), "seed {seed}");
+            }
+            assert!(lazy.idom.is_none(), "the shortcuts computed the tree");
+            for a in 0..n {
+                for b in 0..n {
+                    let want = dominates(&idom, a, b);
+                    assert_eq!(lazy.dominates(a, b), want, "seed {seed}: {a} dom {b}");
+                }
+            }
+        }
+    }
+}
