@@ -4,11 +4,16 @@
 //! target left in `u`, some target left in `v` is an allowed partner, and vice versa (000,
 //! "Phase 1").
 //!
-//! Algorithm: Mackworth's AC-3 ("Consistency in networks of relations", 1977). The queue
-//! holds arcs `(constraint, revise the source?)`, seeded with both arcs of every constraint.
-//! Revising `u` against `v` keeps `t_u` iff `support(t_u) ∩ dom(v) ≠ ∅`, one AND per target
-//! with the precomputed support masks. When `dom(u)` shrinks, every other arc that revises a
-//! neighbour of `u` against `u` is re-queued (an `in_queue` flag per arc keeps it a set).
+//! Algorithm: Mackworth's AC-3 ("Consistency in networks of relations", 1977). Every arc
+//! `(constraint, revise the source?)` is revised once in constraint order (the initial
+//! queue of AC-3, swept without queueing it); the queue then holds the arcs a change made
+//! stale. Revising `u` against `v` keeps `t_u` iff `support(t_u) ∩ dom(v) ≠ ∅`, one AND
+//! per target with the precomputed support masks. When `dom(u)` shrinks, every other arc
+//! that revises a neighbour of `u` against `u` is queued (an `in_queue` flag per arc keeps
+//! it a set; an arc the sweep has not reached yet may be revised twice, which is harmless).
+//! The result is the largest arc-consistent set of domains whatever the order, and the
+//! blocks reported empty are exactly the reachable blocks left with an empty domain (every
+//! one started non-empty), so neither depends on the order either.
 //!
 //! Invariants: domains only shrink; a target used by some feasible assignment is never
 //! removed (it has a supporting partner on every constraint); unreachable blocks keep an
@@ -29,54 +34,64 @@ pub struct Ac3Scratch {
 /// Runs AC-3 on `domains` (one per block, initially [`Constraints::domain`]). Returns the
 /// reachable blocks whose domain became empty, in ascending order (empty: consistent).
 pub fn prune(c: &Constraints, domains: &mut [TargetSet], scratch: &mut Ac3Scratch) -> Vec<u32> {
-    let Ac3Scratch { queue, in_queue } = scratch;
-    queue.clear();
-    in_queue.clear();
-    in_queue.resize(c.constraints.len() * 2, false);
+    scratch.queue.clear();
+    scratch.in_queue.clear();
+    scratch.in_queue.resize(c.constraints.len() * 2, false);
+    let mut emptied = Vec::new();
     for ci in 0..c.constraints.len() as u32 {
         for src in [true, false] {
-            queue.push_back((ci, src));
-            in_queue[ci as usize * 2 + src as usize] = true;
+            revise(c, (ci, src), domains, scratch, &mut emptied);
         }
     }
-    let mut emptied = Vec::new();
-    while let Some((ci, revise_source)) = queue.pop_front() {
-        in_queue[ci as usize * 2 + revise_source as usize] = false;
-        let con = &c.constraints[ci as usize];
-        let (u, v) = if revise_source {
-            (con.from as usize, con.to as usize)
-        } else {
-            (con.to as usize, con.from as usize)
-        };
-        let dv = domains[v];
-        let before = domains[u];
-        let mut after = before;
-        for t in before.iter() {
-            if (c.support(ci, revise_source, t) & dv).is_empty() {
-                after.remove(t);
-            }
-        }
-        if after == before {
-            continue;
-        }
-        domains[u] = after;
-        if after.is_empty() {
-            emptied.push(u as u32);
-        }
-        // Arcs that revise a neighbour w of u against u.
-        for &(cj, u_is_source) in c.incident(u) {
-            if cj == ci {
-                continue;
-            }
-            let arc = (cj, !u_is_source);
-            let slot = cj as usize * 2 + arc.1 as usize;
-            if !in_queue[slot] {
-                in_queue[slot] = true;
-                queue.push_back(arc);
-            }
-        }
+    while let Some((ci, revise_source)) = scratch.queue.pop_front() {
+        scratch.in_queue[ci as usize * 2 + revise_source as usize] = false;
+        revise(c, (ci, revise_source), domains, scratch, &mut emptied);
     }
     emptied.sort_unstable();
     emptied.dedup();
     emptied
+}
+
+/// Revises one end of constraint `ci` against the other (`revise_source`: the source end),
+/// queueing the arcs a change makes stale and recording a domain it empties.
+fn revise(
+    c: &Constraints,
+    (ci, revise_source): (u32, bool),
+    domains: &mut [TargetSet],
+    Ac3Scratch { queue, in_queue }: &mut Ac3Scratch,
+    emptied: &mut Vec<u32>,
+) {
+    let con = &c.constraints[ci as usize];
+    let (u, v) = if revise_source {
+        (con.from as usize, con.to as usize)
+    } else {
+        (con.to as usize, con.from as usize)
+    };
+    let dv = domains[v];
+    let before = domains[u];
+    let mut after = before;
+    for t in before.iter() {
+        if (c.support(ci, revise_source, t) & dv).is_empty() {
+            after.remove(t);
+        }
+    }
+    if after == before {
+        return;
+    }
+    domains[u] = after;
+    if after.is_empty() {
+        emptied.push(u as u32);
+    }
+    // Arcs that revise a neighbour w of u against u.
+    for &(cj, u_is_source) in c.incident(u) {
+        if cj == ci {
+            continue;
+        }
+        let arc = (cj, !u_is_source);
+        let slot = cj as usize * 2 + arc.1 as usize;
+        if !in_queue[slot] {
+            in_queue[slot] = true;
+            queue.push_back(arc);
+        }
+    }
 }

@@ -13,8 +13,7 @@ pub fn fuse<F: IrRead>(f: &F, ir: &IrProblem, assignment: &[u8]) -> Vec<u32> {
     let n = ir.pieces.len();
     let mut leader: Vec<u32> = (0..n as u32).collect();
     let mut preds = vec![0u32; f.num_blocks()];
-    for (i, e) in ir.problem.edges.iter().enumerate() {
-        let _ = i;
+    for e in &ir.problem.edges {
         let (a, b) = (&ir.pieces[e.from as usize], &ir.pieces[e.to as usize]);
         if a.block != b.block {
             preds[b.block as usize] += 1;
@@ -31,16 +30,17 @@ pub fn fuse<F: IrRead>(f: &F, ir: &IrProblem, assignment: &[u8]) -> Vec<u32> {
         } else {
             let data = f.block(Block::new(a.block as usize));
             let target = f.block(Block::new(b.block as usize));
+            // The checks that read no instruction list first.
             matches!(&data.terminator, Terminator::Jump(t) if t.args.is_empty())
+                && target.params.is_empty()
+                && b.block != 0
+                && b.start == 0
+                && preds[b.block as usize] == 1
                 && !data.insts.iter().any(|&i| has_goto_labels(f.inst(i).kind))
                 && !target
                     .insts
                     .iter()
                     .any(|&i| has_goto_labels(f.inst(i).kind))
-                && target.params.is_empty()
-                && b.block != 0
-                && b.start == 0
-                && preds[b.block as usize] == 1
                 && !target
                     .insts
                     .iter()

@@ -21,7 +21,10 @@
 //! Dominators: Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm" (2001), on
 //! the problem's edges; for a problem built from pieces ([`build_piece_islands`]) on the
 //! block graph only ([`piece_dominators`]: a later piece is immediately dominated by the
-//! piece before it, so the iteration runs over IR blocks, not pieces).
+//! piece before it, so the iteration runs over IR blocks, not pieces). They are computed
+//! only when a dominance question needs them (an island whose first member is not block
+//! 0, inheritance between two islands, a required path), so a function placed as one
+//! island skips them.
 //!
 //! Complexity: O(blocks + edges) for islands and control-flow edges; dominators O(E·d) for
 //! loop nesting depth d (over IR blocks for [`build_piece_islands`]); path resolution
@@ -229,6 +232,29 @@ fn dominates(idom: &[u32], a: u32, mut b: u32) -> bool {
     }
 }
 
+/// The dominance relation of [`islands_under`], with the immediate dominators computed on
+/// the first question that needs them: `a` dominates itself, and nothing but block 0
+/// dominates block 0 (the entry is its own immediate dominator), so a function whose
+/// placed blocks form one island (most: an all-interpreter answer, no path to fetch) never
+/// computes them.
+struct Dominance<F> {
+    idom: Option<Vec<u32>>,
+    compute: F,
+}
+
+impl<F: FnMut() -> Vec<u32>> Dominance<F> {
+    fn dominates(&mut self, a: u32, b: u32) -> bool {
+        if a == b {
+            return true;
+        }
+        if b == 0 {
+            return false;
+        }
+        let idom = self.idom.get_or_insert_with(&mut self.compute);
+        dominates(idom, a, b)
+    }
+}
+
 /// Builds the islands and their graph for `assignment`; `paths[b]` lists the path ids block
 /// `b` accesses and `origin[q]` is path `q`'s origin target (both may be empty).
 pub fn build_islands(
@@ -237,7 +263,11 @@ pub fn build_islands(
     paths: &[Vec<u32>],
     origin: &[u8],
 ) -> IslandGraph {
-    islands_under(p, &dominators(p), assignment, paths, origin)
+    let mut dom = Dominance {
+        idom: None,
+        compute: || dominators(p),
+    };
+    islands_under(p, &mut dom, assignment, paths, origin)
 }
 
 /// [`build_islands`] for a problem built from `pieces` (the same result, with the
@@ -249,13 +279,17 @@ pub fn build_piece_islands(
     paths: &[Vec<u32>],
     origin: &[u8],
 ) -> IslandGraph {
-    islands_under(p, &piece_dominators(p, pieces), assignment, paths, origin)
+    let mut dom = Dominance {
+        idom: None,
+        compute: || piece_dominators(p, pieces),
+    };
+    islands_under(p, &mut dom, assignment, paths, origin)
 }
 
-/// [`build_islands`] with the immediate dominators `idom`.
+/// [`build_islands`] with the dominance relation `dom`.
 fn islands_under(
     p: &Problem,
-    idom: &[u32],
+    dom: &mut Dominance<impl FnMut() -> Vec<u32>>,
     assignment: &[u8],
     paths: &[Vec<u32>],
     origin: &[u8],
@@ -305,7 +339,7 @@ fn islands_under(
         let island = &mut g.islands[i as usize];
         island.blocks.push(b as u32);
         // The entry: a member that dominates the others when one exists, else the first.
-        if dominates(idom, b as u32, island.entry) {
+        if dom.dominates(b as u32, island.entry) {
             island.entry = b as u32;
         }
     }
@@ -321,13 +355,13 @@ fn islands_under(
         }
     }
     let real = g.islands.len();
-    let dom_island = |g: &IslandGraph, a: usize, b: usize| {
-        dominates(idom, g.islands[a].entry, g.islands[b].entry)
+    let dom_island = |dom: &mut Dominance<_>, g: &IslandGraph, a: usize, b: usize| {
+        dom.dominates(g.islands[a].entry, g.islands[b].entry)
     };
     // Inheritance between same-target islands.
     for a in 0..real {
         for b in 0..real {
-            if a != b && g.islands[a].target == g.islands[b].target && dom_island(&g, a, b) {
+            if a != b && g.islands[a].target == g.islands[b].target && dom_island(dom, &g, a, b) {
                 g.edges.push(Dependency {
                     from: a as u32,
                     to: b as u32,
@@ -360,7 +394,7 @@ fn islands_under(
             let inherited = (0..real).any(|a| {
                 a != i
                     && g.islands[a].target == g.islands[i].target
-                    && dom_island(&g, a, i)
+                    && dom_island(dom, &g, a, i)
                     && g.islands[a].requires.contains(&q)
             });
             if inherited {
@@ -368,8 +402,8 @@ fn islands_under(
             }
             kept.push(q);
             let o = origin[q as usize];
-            let provider =
-                (0..real).find(|&a| a != i && g.islands[a].target == o && dom_island(&g, a, i));
+            let provider = (0..real)
+                .find(|&a| a != i && g.islands[a].target == o && dom_island(dom, &g, a, i));
             let from = match provider {
                 Some(a) => a as u32,
                 None => match synthetic_of.iter().find(|s| s.0 == q) {
@@ -440,4 +474,42 @@ fn schedule(n: usize, edges: &[Dependency]) -> Vec<Vec<u32>> {
         levels[level[comp(v)] as usize].push(v as u32);
     }
     levels
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::generate::{problem, Shape};
+
+    /// The lazy relation answers every question as the dominator tree does (its two
+    /// shortcuts included: a block dominates itself, only block 0 dominates block 0), and
+    /// the shortcuts alone never compute the tree.
+    #[test]
+    fn lazy_dominance_agrees_with_the_tree() {
+        for seed in 0..140u64 {
+            let p = problem(
+                seed,
+                Shape::ALL[(seed % 7) as usize],
+                2 + seed as usize % 30,
+                3,
+            );
+            let idom = dominators(&p);
+            let n = p.num_blocks() as u32;
+            let mut lazy = Dominance {
+                idom: None,
+                compute: || dominators(&p),
+            };
+            for a in 0..n {
+                assert_eq!(lazy.dominates(a, a), dominates(&idom, a, a));
+                assert_eq!(lazy.dominates(a, 0), dominates(&idom, a, 0), "seed {seed}");
+            }
+            assert!(lazy.idom.is_none(), "the shortcuts computed the tree");
+            for a in 0..n {
+                for b in 0..n {
+                    let want = dominates(&idom, a, b);
+                    assert_eq!(lazy.dominates(a, b), want, "seed {seed}: {a} dom {b}");
+                }
+            }
+        }
+    }
 }

@@ -474,6 +474,28 @@ impl Constraints {
         d
     }
 
+    /// Every block's [`Constraints::domain`], into `out` (cleared), in one pass over the
+    /// unary table.
+    pub fn domains_into(&self, out: &mut Vec<TargetSet>) {
+        out.clear();
+        if self.k == 0 {
+            out.resize(self.n, TargetSet::EMPTY);
+            return;
+        }
+        let rows = self.unary.chunks_exact(self.k).zip(&self.reachable);
+        out.extend(rows.map(|(row, &reachable)| {
+            let mut d = TargetSet::EMPTY;
+            if reachable {
+                for (t, &u) in row.iter().enumerate() {
+                    if u != FORBIDDEN {
+                        d.insert(t);
+                    }
+                }
+            }
+            d
+        }));
+    }
+
     /// The block at the other end of constraint `c` from `b`.
     #[inline]
     pub fn other(&self, c: u32, b_is_source: bool) -> usize {

@@ -291,12 +291,11 @@ impl Solver {
         c: &Constraints,
         domains: &mut Vec<TargetSet>,
     ) -> Result<(), PlacementError> {
-        domains.clear();
-        domains.extend((0..c.n).map(|b| c.domain(b)));
-        let initially_empty: Vec<u32> = (0..c.n as u32)
-            .filter(|&b| c.reachable[b as usize] && domains[b as usize].is_empty())
-            .collect();
-        if !initially_empty.is_empty() {
+        c.domains_into(domains);
+        let empty = |b: usize| c.reachable[b] && domains[b].is_empty();
+        if (0..c.n).any(empty) {
+            let initially_empty: Vec<u32> =
+                (0..c.n as u32).filter(|&b| empty(b as usize)).collect();
             return Err(PlacementError::EmptyDomain(names(p, &initially_empty)));
         }
         let emptied = prune(c, domains, &mut self.ac3);

@@ -1,99 +1,90 @@
-//! Phase 4 of building the problem: block costs (spec 001's separable cost model). A
-//! piece costs, per target, the sum of its statements' kind costs plus its terminator's,
-//! plus for every path it accesses whose origin is another target `path_unit` × the
-//! estimate of the path's size; a target the piece's support (statements, the leading phi
-//! group, the terminator and its operands, loops) excludes is forbidden. Pieces stay
-//! unnamed (empty names) until [`IrProblem::name_pieces`] names them.
+//! Block costs (spec 001's separable cost model), computed piece by piece as
+//! `pieces::split` cuts the pieces. A piece costs, per target, the sum of its statements'
+//! kind costs plus its terminator's, plus for every path it accesses whose origin is
+//! another target `path_unit` × the estimate of the path's size; a target the piece's
+//! support excludes is forbidden.
 //!
-//! Reads: the function, the model, `out`'s pieces and paths, `inst_sup`, `kind_masks`,
-//! `elig`, `in_loop`, `phi_count` of the scratch. Writes: the problem's (empty) block
-//! names and block costs; `kind_cost` and `costs` of the scratch.
+//! The piece's support is the one the cut used: every position of a piece has the same
+//! support (the instruction's support restricted to the loop targets on a cycle, the
+//! leading phis' common support, the terminator's kind and operands), so it is the support
+//! of the piece's first position (see `pieces::block_supports`), and the statements'
+//! kinds are those eligibility recorded (`inst_kind`), so the instructions are not walked
+//! again.
 //!
-//! Complexity: O((instructions + pieces · paths) · K).
+//! Reads: the model, `kind_cost` and `inst_kind` of the scratch, the piece's support and
+//! paths. Writes: the piece's row of the problem's block costs ([`kind_costs`] fills
+//! `kind_cost` once per function).
+//!
+//! Complexity: O((statements + paths) · K) per piece.
 
-use super::super::problem::FORBIDDEN;
+use super::super::problem::{Cost, Problem, FORBIDDEN};
+use super::super::sizes::Size;
 use super::super::targets::{TargetModel, KINDS};
-use super::{kind_of, terminator_kind, BuildScratch, IrProblem};
-use crate::ir::{Block, IrRead, Operand};
+use super::{BuildScratch, Piece};
+use crate::ir::Inst;
 
-/// Runs the phase (see the module doc).
-pub(super) fn block_costs<F: IrRead>(
-    f: &F,
-    model: &TargetModel,
-    s: &mut BuildScratch,
-    out: &mut IrProblem,
-) {
+/// Fills `kind_cost[kind * K + t]`: the cost of every kind on every target (0 where
+/// unsupported; the support forbids those).
+pub(super) fn kind_costs(model: &TargetModel, s: &mut BuildScratch) {
     let k = model.len();
-    let all = s.all;
-    let ni = f.num_insts();
-    let loop_mask = s.loop_mask;
-    // Per kind: its cost on every target (0 where unsupported; the mask forbids those).
     s.kind_cost.clear();
     s.kind_cost.extend(
         (0..KINDS.len()).flat_map(|kind| (0..k).map(move |t| model.cost(t, kind).unwrap_or(0))),
     );
-    // Problem blocks.
-    for pi in 0..out.pieces.len() {
-        let pc = out.pieces[pi];
-        let insts = f.block_insts(Block(pc.block));
-        s.costs.clear();
-        s.costs.resize(k, 0);
-        let mut mask = all;
-        for &i in &insts[pc.start as usize..pc.end as usize] {
-            if i.index() >= ni {
-                continue;
-            }
-            mask &= s.inst_sup[i.index()];
-            let kind = kind_of(f.inst_kind(i));
-            let row = &s.kind_cost[kind * k..(kind + 1) * k];
-            for (c, &add) in s.costs.iter_mut().zip(row) {
-                *c = c.saturating_add(add);
-            }
+}
+
+/// What [`piece_costs`] reads besides the piece: the model, `kind_cost` and `inst_kind`.
+pub(super) struct CostTables<'a> {
+    /// The model (targets' path units, the size estimate).
+    pub model: &'a TargetModel,
+    /// `kind_cost[kind * K + t]` ([`kind_costs`]).
+    pub kind_cost: &'a [Cost],
+    /// Per instruction: its kind index (eligibility's `inst_kind`).
+    pub inst_kind: &'a [u8],
+}
+
+/// Appends the block-cost row of `piece` (instructions `insts[piece.start..piece.end]`,
+/// terminator kind `term_kind` when the piece ends the block, support `mask`; the paths it
+/// accesses with every path's origin and size) to `problem`.
+pub(super) fn piece_costs(
+    t: &CostTables<'_>,
+    insts: &[Inst],
+    piece: Piece,
+    (term_kind, mask): (usize, u64),
+    (paths, path_origin, path_sizes): (&[u32], &[u8], &[Size]),
+    problem: &mut Problem,
+) {
+    let k = t.model.len();
+    let costs = &mut problem.block_cost;
+    let at = costs.len();
+    costs.resize(at + k, 0);
+    let costs = &mut costs[at..];
+    let mut add_kind = |kind: usize| {
+        let row = &t.kind_cost[kind * k..(kind + 1) * k];
+        for (c, &add) in costs.iter_mut().zip(row) {
+            *c = c.saturating_add(add);
         }
-        if pc.start == 0 {
-            // The leading phi group's common support (see above).
-            let phis = s.phi_count[pc.block as usize] as usize;
-            if phis > pc.end as usize {
-                for &i in &insts[pc.end as usize..phis] {
-                    mask &= s.inst_sup[i.index()];
-                }
-            }
+    };
+    for &i in &insts[piece.start as usize..piece.end as usize] {
+        if let Some(&kind) = t.inst_kind.get(i.index()) {
+            add_kind(kind as usize);
         }
-        if pc.terminator {
-            let term = f.terminator(Block(pc.block));
-            let tkind = terminator_kind(term);
-            let row = &s.kind_cost[tkind * k..(tkind + 1) * k];
-            for (c, &add) in s.costs.iter_mut().zip(row) {
-                *c = c.saturating_add(add);
-            }
-            mask &= s.kind_masks[tkind];
-            term.for_each_operand(|op| {
-                if let Operand::Value(v) = op {
-                    mask &= s.elig.get(v.index()).copied().unwrap_or(all);
-                }
-            });
-        }
-        if s.in_loop[pc.block as usize] {
-            mask &= loop_mask;
-        }
-        for (t, c) in s.costs.iter_mut().enumerate() {
-            if mask >> t & 1 == 0 {
-                *c = FORBIDDEN;
-                continue;
-            }
-            for &q in &out.paths[pi] {
-                if out.path_origin[q as usize] as usize != t {
-                    let units = out.path_sizes[q as usize]
-                        .total()
-                        .estimate(model.size_estimate);
-                    *c = c.saturating_add(model.targets[t].path_unit.saturating_mul(units));
-                }
-            }
-        }
-        out.problem.block_cost.extend_from_slice(&s.costs);
     }
-    // Names are made on demand ([`IrProblem::name_pieces`]): every piece gets an empty
-    // name, which allocates nothing.
-    out.problem.blocks.clear();
-    out.problem.blocks.resize(out.pieces.len(), String::new());
+    if piece.terminator {
+        add_kind(term_kind);
+    }
+    for (target, c) in costs.iter_mut().enumerate() {
+        if mask >> target & 1 == 0 {
+            *c = FORBIDDEN;
+            continue;
+        }
+        for &q in paths {
+            if path_origin[q as usize] as usize != target {
+                let units = path_sizes[q as usize]
+                    .total()
+                    .estimate(t.model.size_estimate);
+                *c = c.saturating_add(t.model.targets[target].path_unit.saturating_mul(units));
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@
 //!
 //! Reads: the function, its SCCs, the symbols and the model. Writes: `kind_masks`,
 //! `live_blocks`, `sym_path`, `sym_seen`, `derived`, `value_path`, `access_path`,
-//! `base_sup`, `inst_sup`, `elig`, `read_round`, `in_loop`, `all`, `loop_mask` of the
+//! `base_sup`, `inst_sup`, `inst_kind`, `elig`, `read_round`, `in_loop`, `all`, `loop_mask` of the
 //! scratch; the path tables of `out`.
 //!
 //! Complexity: O(instructions · rounds) for the fixpoint (rounds: until one in which no
@@ -154,7 +154,8 @@ impl<F: IrRead> Lookup<'_, F> {
 
     /// Instruction `i`'s operand-independent support (its kind, `fn_ptr` operands, own
     /// paths), given whether an operand is a function's address (`fn_operand`); records
-    /// the path a load or store accesses in `access_path`.
+    /// its kind index in `inst_kind` and the path a load or store accesses in
+    /// `access_path`.
     fn base_support(
         &self,
         i: Inst,
@@ -163,7 +164,9 @@ impl<F: IrRead> Lookup<'_, F> {
         out: &mut IrProblem,
     ) -> u64 {
         let kind = self.f.inst_kind(i);
-        let mut m = s.kind_masks[kind_of(kind)];
+        let kind_index = kind_of(kind);
+        s.inst_kind[i.index()] = kind_index as u8;
+        let mut m = s.kind_masks[kind_index];
         if fn_operand
             && !matches!(
                 kind,
@@ -246,6 +249,8 @@ fn fixpoint<F: IrRead>(lookup: &Lookup<'_, F>, s: &mut BuildScratch, out: &mut I
     s.base_sup.resize(ni, all);
     s.inst_sup.clear();
     s.inst_sup.resize(ni, all);
+    // Every entry of a live block's instruction is written in the first round.
+    s.inst_kind.resize(ni, 0);
     s.access_path.clear();
     s.access_path.resize(ni, NO_PATH);
     s.elig.clear();

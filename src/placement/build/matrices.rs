@@ -7,12 +7,12 @@
 //!
 //! Reads: the function, its CFG, the model, `seams`, `live_blocks`, `first_piece`,
 //! `last_piece`, `live_in`, `gidx`, `gval`, `est` of the scratch. Writes: the problem's
-//! edges and matrices; `in_size`, `marked` and `matrix` of the scratch (`live_in` rows are
-//! marked and restored per edge).
+//! edges and matrices; `transitions`, `in_size` and `marked` of the scratch (`live_in` rows
+//! are marked and restored per edge).
 //!
 //! Complexity: O(blocks · globals / 64 + edges · K² + phi operands · predecessors).
 
-use super::super::problem::{Cost, FORBIDDEN};
+use super::super::problem::{Edge, Problem, FORBIDDEN};
 use super::super::targets::TargetModel;
 use super::{BuildScratch, IrProblem};
 use crate::analysis::Cfg;
@@ -32,24 +32,29 @@ pub(super) fn edge_matrices<F: IrRead>(
     let gidx = &s.gidx;
     let global = |op: Operand| super::global_index(gidx, op);
     let (est, gval) = (&s.est, &s.gval);
-    let fill_matrix = |matrix: &mut Vec<Cost>, size: u64| {
-        matrix.clear();
-        matrix.resize(k * k, FORBIDDEN);
-        for from in 0..k {
-            for to in 0..k {
-                if let Some((o, u)) = model.transition(from, to) {
-                    matrix[from * k + to] = if from == to {
-                        0
-                    } else {
-                        o.saturating_add(u.saturating_mul(size))
-                    };
-                }
-            }
-        }
+    // The model's transitions, looked up once per function: `(overhead, per_unit)` of
+    // every pair in matrix order, `None` where disallowed; same-target pairs are free.
+    s.transitions.clear();
+    s.transitions.extend((0..k * k).map(|at| {
+        let (from, to) = (at / k, at % k);
+        model
+            .transition(from, to)
+            .map(|ou| if from == to { None } else { Some(ou) })
+    }));
+    let transitions = &s.transitions;
+    // Appends the edge `from -> to` with its matrix for `size` units live across it.
+    let push_edge = |problem: &mut Problem, from: u32, to: u32, size: u64| {
+        problem.edges.push(Edge { from, to });
+        problem
+            .matrices
+            .extend(transitions.iter().map(|entry| match entry {
+                None => FORBIDDEN,
+                Some(None) => 0,
+                Some(Some((o, u))) => o.saturating_add(u.saturating_mul(size)),
+            }));
     };
     for &(from, size) in &s.seams {
-        fill_matrix(&mut s.matrix, size);
-        out.problem.add_edge(from, from + 1, &s.matrix);
+        push_edge(&mut out.problem, from, from + 1, size);
     }
     // Per block: the exact total size of its live-in set (a block is a successor of many
     // edges; each edge adds only its phi operands).
@@ -96,9 +101,8 @@ pub(super) fn edge_matrices<F: IrRead>(
             for &x in &s.marked {
                 row[x as usize / 64] &= !(1 << (x % 64));
             }
-            fill_matrix(&mut s.matrix, u64::try_from(size).unwrap_or(u64::MAX));
-            out.problem
-                .add_edge(s.last_piece[b], s.first_piece[succ], &s.matrix);
+            let size = u64::try_from(size).unwrap_or(u64::MAX);
+            push_edge(&mut out.problem, s.last_piece[b], s.first_piece[succ], size);
         }
     }
 }

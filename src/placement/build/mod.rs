@@ -133,6 +133,10 @@ pub(super) fn kind_of(k: &InstKind) -> usize {
 
 /// [`super::targets::KINDS`] index of `fn_ptr`.
 pub(super) const FN_PTR_KIND: usize = 18;
+/// [`super::targets::KINDS`] index of `phi` ([`kind_of`] of a phi).
+pub(super) const PHI_KIND: u8 = 15;
+/// [`super::targets::KINDS`] index of `inline_asm` ([`kind_of`] of any inline asm).
+pub(super) const ASM_KIND: u8 = 12;
 
 /// The kind index of a terminator in [`super::targets::KINDS`].
 pub(super) fn terminator_kind(t: &Terminator) -> usize {
@@ -179,6 +183,9 @@ pub struct BuildScratch {
     pub(super) base_sup: Vec<u64>,
     /// Per instruction: full support after the eligibility fixpoint.
     pub(super) inst_sup: Vec<u64>,
+    /// Per instruction of a live block: its [`kind_of`] index (eligibility records it, the
+    /// piece walk and block costs read it instead of matching the instruction again).
+    pub(super) inst_kind: Vec<u8>,
     /// Per instruction: the path a load or store accesses.
     pub(super) access_path: Vec<u32>,
     /// Size estimation's forms per value.
@@ -211,8 +218,6 @@ pub struct BuildScratch {
     /// Per block: the target of a retreating edge (liveness re-reads its live-in set).
     pub(super) reread: Vec<bool>,
     pub(super) in_loop: Vec<bool>,
-    /// Per block: its number of leading phis (pieces, block costs).
-    pub(super) phi_count: Vec<u32>,
     /// `kind_cost[kind * K + t]`: the model's cost of a kind on a target, 0 if unsupported.
     pub(super) kind_cost: Vec<Cost>,
     /// Per block: the total estimated size of its live-in set (edge matrices).
@@ -225,8 +230,9 @@ pub struct BuildScratch {
     pub(super) first_piece: Vec<u32>,
     pub(super) last_piece: Vec<u32>,
     pub(super) seams: Vec<(u32, u64)>,
-    pub(super) costs: Vec<Cost>,
-    pub(super) matrix: Vec<Cost>,
+    /// Per target pair `from * K + to`: `None` if disallowed, `Some(None)` for the free
+    /// same-target pair, else `Some((overhead, per_unit))` (edge matrices).
+    pub(super) transitions: Vec<Option<Option<(u64, u64)>>>,
     /// Every target of the model (bit set).
     pub(super) all: u64,
     /// The targets allowed in loops.
@@ -285,8 +291,9 @@ pub(super) fn set_bit(bits: &mut [u64], v: usize) {
 /// reused), reading successors from `cfg` and loops from `sccs` (both of `f`), with `scratch`
 /// as working memory. See the module doc for what is computed; the five phases, in order:
 /// `eligibility::compute`, `liveness::compute` (sizes and liveness),
-/// `pieces::split`, `costs::block_costs` and `matrices::edge_matrices` (private phases, each
-/// documented in its module).
+/// `pieces::split` (which computes each piece's block costs with `costs::piece_costs` as it
+/// cuts the piece, so the instructions are not walked again) and `matrices::edge_matrices`
+/// (private phases, each documented in its module).
 pub fn build_problem_in<F: IrRead>(
     f: &F,
     cfg: &Cfg,
@@ -298,8 +305,8 @@ pub fn build_problem_in<F: IrRead>(
 ) {
     eligibility::compute(f, sccs, symbols, model, s, out);
     liveness::compute(f, cfg, symbols, model, s);
+    costs::kind_costs(model, s);
     pieces::split(f, model, s, out);
-    costs::block_costs(f, model, s, out);
     matrices::edge_matrices(f, cfg, model, s, out);
 }
 

@@ -2,18 +2,25 @@
 //! splitting). A piece is a maximal run of a block's instructions with the same support
 //! (the leading phis form one group; a block with an `asm goto` is one piece); the
 //! terminator belongs to the last piece, or forms its own when its support differs. At
-//! each seam the size of the values live there is recorded for the seam's edge.
+//! each seam the size of the values live there is recorded for the seam's edge. Each
+//! piece's block costs are computed as it is cut (`costs::piece_costs`, from the support
+//! the cut used and the kinds eligibility recorded), so no later phase walks the
+//! instructions for them.
 //!
-//! Reads: the function, the model, `live_blocks`, `inst_sup`, `kind_masks`, `elig`,
-//! `in_loop`, `access_path`, `live_out`, `gval`, `est` of the scratch. Writes: `out`'s
-//! pieces, target names and per-piece paths (the problem's tables are cleared); `supports`,
-//! `seam_size`, `live`, `first_piece`, `last_piece`, `seams` of the scratch.
+//! Reads: the function, the model, `live_blocks`, `inst_sup`, `inst_kind`, `kind_masks`,
+//! `kind_cost`, `elig`, `in_loop`, `access_path`, `live_out`, `gval`, `est` of the scratch.
+//! Writes: `out`'s pieces, target names, per-piece paths and block costs, the (empty) block
+//! names (the edge tables are cleared); `supports`, `seam_size`, `live`, `first_piece`,
+//! `last_piece`, `seams` of the scratch.
 //!
 //! Complexity: O(instructions · K) plus, in a block with a seam, O(instructions + values /
 //! 64) for its backward liveness walk.
 
 use super::super::targets::TargetModel;
-use super::{has_goto_labels, terminator_kind, BuildScratch, IrProblem, Piece, NO_PATH};
+use super::costs::{piece_costs, CostTables};
+use super::{
+    has_goto_labels, terminator_kind, BuildScratch, IrProblem, Piece, ASM_KIND, NO_PATH, PHI_KIND,
+};
 use crate::ir::{Block, InstKind, IrRead, Operand};
 
 /// Runs the phase (see the module doc).
@@ -48,8 +55,6 @@ pub(super) fn split<F: IrRead>(
     s.last_piece.clear();
     s.last_piece.resize(nb, u32::MAX);
     s.seams.clear();
-    s.phi_count.clear();
-    s.phi_count.resize(nb, 0);
     s.live.clear();
     s.live.resize(nv.div_ceil(64), 0);
     // No global of the function has an origin: no piece accesses a path.
@@ -58,6 +63,7 @@ pub(super) fn split<F: IrRead>(
         let b = s.live_blocks[bi] as usize;
         let insts = f.block_insts(Block::new(b));
         let term = f.terminator(Block::new(b));
+        let term_kind = terminator_kind(term);
         block_supports(f, insts, term, b, s);
         // Runs of equal support; the terminator is position `len`.
         let n = insts.len();
@@ -73,6 +79,12 @@ pub(super) fn split<F: IrRead>(
             seam_sizes(f, insts, term, sets, &s.supports, &mut s.seam_size);
         }
         let access_path = &s.access_path;
+        let tables = CostTables {
+            model,
+            kind_cost: &s.kind_cost,
+            inst_kind: &s.inst_kind,
+        };
+        let supports = &s.supports;
         let mut push_piece = |piece: Piece,
                               out: &mut IrProblem,
                               first_piece: &mut [u32],
@@ -96,6 +108,17 @@ pub(super) fn split<F: IrRead>(
                 paths.sort_unstable();
                 paths.dedup();
             }
+            // Every position of the piece has the support of its first (the cut's rule).
+            let mask = supports[piece.start as usize];
+            let IrProblem {
+                problem,
+                paths,
+                path_origin,
+                path_sizes,
+                ..
+            } = out;
+            let accessed = (&paths[npaths - 1][..], &path_origin[..], &path_sizes[..]);
+            piece_costs(&tables, insts, piece, (term_kind, mask), accessed, problem);
             if first_piece[b] == u32::MAX {
                 first_piece[b] = idx;
             } else {
@@ -103,7 +126,7 @@ pub(super) fn split<F: IrRead>(
             }
         };
         for pos in 1..=n {
-            let cut = s.supports[pos] != s.supports[pos - 1];
+            let cut = supports[pos] != supports[pos - 1];
             if !cut && pos < n {
                 continue;
             }
@@ -133,6 +156,10 @@ pub(super) fn split<F: IrRead>(
         s.last_piece[b] = out.pieces.len() as u32 - 1;
     }
     out.paths.truncate(npaths);
+    // Names are made on demand ([`IrProblem::name_pieces`]): every piece gets an empty
+    // name, which allocates nothing.
+    out.problem.blocks.clear();
+    out.problem.blocks.resize(out.pieces.len(), String::new());
 }
 
 /// Fills `seam_size[pos]` for every seam position `pos` of block `b` (where the support
@@ -230,8 +257,8 @@ fn seam_sizes<F: IrRead>(
 /// Fills `supports` with the support of every position of block `b` (its instructions,
 /// then its terminator at position `len`), restricted to the loop targets on a cycle; the
 /// leading phis share their intersection (a block cannot be cut between its phis), and a
-/// block with an `asm goto` has one support throughout (see the module doc). Records the
-/// block's `phi_count`.
+/// block with an `asm goto` has one support throughout (see the module doc). Kinds are
+/// read from `inst_kind` (eligibility recorded every live block's).
 fn block_supports<F: IrRead>(
     f: &F,
     insts: &[crate::ir::Inst],
@@ -239,7 +266,7 @@ fn block_supports<F: IrRead>(
     b: usize,
     s: &mut BuildScratch,
 ) {
-    let (all, ni) = (s.all, f.num_insts());
+    let all = s.all;
     let restrict = if s.in_loop[b] { s.loop_mask } else { all };
     s.supports.clear();
     s.supports.extend(
@@ -247,11 +274,11 @@ fn block_supports<F: IrRead>(
             .iter()
             .map(|i| s.inst_sup.get(i.index()).copied().unwrap_or(all) & restrict),
     );
+    let kind = |i: &crate::ir::Inst| s.inst_kind.get(i.index()).copied();
     let phis = insts
         .iter()
-        .take_while(|i| i.index() < ni && matches!(f.inst_kind(**i), InstKind::Phi { .. }))
+        .take_while(|i| kind(i) == Some(PHI_KIND))
         .count();
-    s.phi_count[b] = phis as u32;
     if phis > 1 {
         let group = s.supports[..phis].iter().fold(all, |m, &x| m & x);
         s.supports[..phis].fill(group);
@@ -265,7 +292,7 @@ fn block_supports<F: IrRead>(
     s.supports.push(tmask);
     if insts
         .iter()
-        .any(|&i| i.index() < ni && has_goto_labels(f.inst_kind(i)))
+        .any(|i| kind(i) == Some(ASM_KIND) && has_goto_labels(f.inst_kind(*i)))
     {
         let common = s.supports.iter().fold(all, |m, &x| m & x);
         s.supports.fill(common);
