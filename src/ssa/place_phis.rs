@@ -101,6 +101,9 @@ pub(crate) struct PhiPlan {
     /// per entry the slot's previous one: the lists grouped by slot without sorting them
     /// (placement does not depend on the order within a slot).
     def_head: Vec<u32>,
+    /// `single_idf[b] = (function_stamp, |DF+({b})|)` once computed in this function.
+    single_idf: Vec<(u32, u32)>,
+    function_stamp: u32,
     def_next: Vec<u32>,
     use_head: Vec<u32>,
     use_next: Vec<u32>,
@@ -219,6 +222,8 @@ impl PhiPlan {
         self.site.clear();
         self.site.resize(n, 0);
         self.epoch = 0;
+        self.function_stamp += 1;
+        self.single_idf.resize(n, (0, 0));
         // Grouped by slot (the scan recorded each (slot, block) pair once).
         let nslots = c.slots.len();
         link_by_slot(&c.defs, nslots, &mut self.def_head, &mut self.def_next);
@@ -236,6 +241,32 @@ impl PhiPlan {
             let slot = c.slots[s];
             if slot.reject.is_some() || u0 == NONE || d0 == NONE {
                 // Rejected, never read (no phi needed) or never written (reads see zero).
+                continue;
+            }
+            // One defining block that strictly dominates every upward-exposed use (a
+            // variable initialised once, every parameter slot): no site is live, so the
+            // liveness walk, which would cover the whole region from the uses back to the
+            // definition, is skipped (see the module doc), and every block of DF+ of that
+            // block is pruned. Its size is kept per block for the function: many slots
+            // share their defining block (the entry, a declaration's block).
+            let dominating_def = self.def_next[d0 as usize] == NONE && gi == g0 && {
+                let d = Block(c.defs[d0 as usize].1);
+                uses().all(|u| dom.strictly_dominates(d, Block(u)))
+            };
+            if dominating_def {
+                let d = c.defs[d0 as usize].1 as usize;
+                let pruned = match self.single_idf[d] {
+                    (stamp, size) if stamp == self.function_stamp => size,
+                    _ => {
+                        self.idf_in.clear();
+                        self.idf_in.push(Block(d as u32));
+                        df.iterated(&self.idf_in, &mut self.idf_out, &mut self.idf);
+                        let size = self.idf_out.len() as u32;
+                        self.single_idf[d] = (self.function_stamp, size);
+                        size
+                    }
+                };
+                stats.phis_pruned += u64::from(pruned);
                 continue;
             }
             self.epoch += 1;
@@ -270,17 +301,9 @@ impl PhiPlan {
                     undecided += 1;
                 }
             }
-            // One defining block that strictly dominates every upward-exposed use (a
-            // variable initialised once, every parameter slot): no site is live, so the
-            // liveness walk, which would cover the whole region from the uses back to the
-            // definition, is skipped (see the module doc).
-            let dominating_def = self.def_next[d0 as usize] == NONE && gi == g0 && {
-                let d = Block(c.defs[d0 as usize].1);
-                uses().all(|u| dom.strictly_dominates(d, Block(u)))
-            };
             // Liveness: backward from upward-exposed uses, stopped by kills; it stops as
             // soon as every site is known live (the rest of the region decides nothing).
-            if undecided > 0 && !dominating_def {
+            if undecided > 0 {
                 self.mark[slot.block.index()] = killed;
                 for b in defs() {
                     self.mark[b as usize] = killed;
