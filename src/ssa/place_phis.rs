@@ -42,7 +42,9 @@
 //! in an unreachable block.
 //!
 //! Complexity: per slot O(live region edges + Σ|DF(b)| over DF+ + |DF+| log |DF+|); the
-//! cost limit adds O(slots log slots). Scratch is reused; stamps avoid clearing per slot.
+//! cost limit adds O(slots log slots); grouping the scan's def and use lists by slot is
+//! O(pairs + slots) (linked per slot, not sorted). Scratch is reused; stamps avoid clearing
+//! per slot (one mark array holds both "live-in" and "killed" for the current slot).
 
 use super::promotable::{Candidates, NONE};
 use super::{Mem2RegStats, Reject, MAX_PHI_COPY_COST};
@@ -77,10 +79,9 @@ pub(crate) struct PhiPlan {
     pub phi_start: Vec<u32>,
     /// Incoming operands of every phi, flat.
     pub incoming: Vec<Operand>,
-    /// `live[b] == epoch`: the current slot is live-in at `b`.
-    live: Vec<u32>,
-    /// `kill[b] == epoch`: the current slot is defined (or allocated) in `b`.
-    kill: Vec<u32>,
+    /// `mark[b] == 2 * epoch`: the current slot is live-in at `b`; `2 * epoch + 1`: it is
+    /// defined (or allocated) in `b` and not upward-exposed there; below: not reached.
+    mark: Vec<u32>,
     /// `site[b] == epoch`: `b` is a reachable non-entry block of the current slot's DF+,
     /// where liveness decides whether a phi goes.
     site: Vec<u32>,
@@ -96,11 +97,48 @@ pub(crate) struct PhiPlan {
     /// Counting-sort scratch: bucket starts and the sorted copy.
     sort_start: Vec<u32>,
     sorted: Vec<(u32, u32)>,
+    /// Per slot, the last of its entries in the scan's `defs` and `uses` (or `NONE`), and
+    /// per entry the slot's previous one: the lists grouped by slot without sorting them
+    /// (placement does not depend on the order within a slot).
+    def_head: Vec<u32>,
+    /// `single_idf[b] = (function_stamp, |DF+({b})|)` once computed in this function.
+    single_idf: Vec<(u32, u32)>,
+    function_stamp: u32,
+    def_next: Vec<u32>,
+    use_head: Vec<u32>,
+    use_next: Vec<u32>,
+}
+
+/// Links the (slot, block) `pairs` into per-slot lists: `head[s]` is the last pair of slot
+/// `s` (or `NONE`), `next[k]` the one before pair `k`. O(pairs + slots).
+fn link_by_slot(pairs: &[(u32, u32)], nslots: usize, head: &mut Vec<u32>, next: &mut Vec<u32>) {
+    head.clear();
+    head.resize(nslots, NONE);
+    next.clear();
+    next.extend(
+        pairs
+            .iter()
+            .enumerate()
+            .map(|(k, &(s, _))| std::mem::replace(&mut head[s as usize], k as u32)),
+    );
+}
+
+/// The blocks of the list starting at `k` in `pairs` (see [`link_by_slot`]).
+fn chain<'a>(
+    pairs: &'a [(u32, u32)],
+    next: &'a [u32],
+    mut k: u32,
+) -> impl Iterator<Item = u32> + 'a {
+    std::iter::from_fn(move || {
+        let b = pairs.get(k as usize)?.1;
+        k = next[k as usize];
+        Some(b)
+    })
 }
 
 /// Sorts `pairs` stably by `key` (every key below `n`) with a counting sort through the
-/// scratch `start` and `out`: O(pairs + n), where a comparison sort of the scan's access
-/// lists was a tenth of mem2reg.
+/// scratch `start` and `out`: O(pairs + n), where a comparison sort was a tenth of mem2reg
+/// (used for the sites, which must come out in (block, slot) order).
 fn counting_sort(
     pairs: &mut Vec<(u32, u32)>,
     n: usize,
@@ -179,45 +217,64 @@ impl PhiPlan {
         stats: &mut Mem2RegStats,
     ) -> usize {
         let n = f.num_blocks();
-        self.live.clear();
-        self.live.resize(n, 0);
-        self.kill.clear();
-        self.kill.resize(n, 0);
+        self.mark.clear();
+        self.mark.resize(n, 0);
         self.site.clear();
         self.site.resize(n, 0);
         self.epoch = 0;
-        // Grouped by slot; within a slot the scan recorded each block once, in block
-        // order, so a stable sort by slot is the (slot, block) order.
+        self.function_stamp += 1;
+        self.single_idf.resize(n, (0, 0));
+        // Grouped by slot (the scan recorded each (slot, block) pair once).
         let nslots = c.slots.len();
-        let (start, out) = (&mut self.sort_start, &mut self.sorted);
-        counting_sort(&mut c.defs, nslots, |(s, _)| s, start, out);
-        counting_sort(&mut c.uses, nslots, |(s, _)| s, start, out);
-        let (mut di, mut ui, mut gi) = (0usize, 0usize, 0usize);
+        link_by_slot(&c.defs, nslots, &mut self.def_head, &mut self.def_next);
+        link_by_slot(&c.uses, nslots, &mut self.use_head, &mut self.use_next);
+        let mut gi = 0usize;
         let mut total_cost = 0usize;
         for s in 0..c.slots.len() {
-            let d0 = di;
-            while di < c.defs.len() && c.defs[di].0 as usize == s {
-                di += 1;
-            }
-            let u0 = ui;
-            while ui < c.uses.len() && c.uses[ui].0 as usize == s {
-                ui += 1;
-            }
+            let (d0, u0) = (self.def_head[s], self.use_head[s]);
+            let defs = || chain(&c.defs, &self.def_next, d0);
+            let uses = || chain(&c.uses, &self.use_next, u0);
             let g0 = gi;
             while gi < c.late_goto.len() && c.late_goto[gi].0 as usize == s {
                 gi += 1;
             }
             let slot = c.slots[s];
-            if slot.reject.is_some() || ui == u0 || di == d0 {
+            if slot.reject.is_some() || u0 == NONE || d0 == NONE {
                 // Rejected, never read (no phi needed) or never written (reads see zero).
+                continue;
+            }
+            // One defining block that strictly dominates every upward-exposed use (a
+            // variable initialised once, every parameter slot): no site is live, so the
+            // liveness walk, which would cover the whole region from the uses back to the
+            // definition, is skipped (see the module doc), and every block of DF+ of that
+            // block is pruned. Its size is kept per block for the function: many slots
+            // share their defining block (the entry, a declaration's block).
+            let dominating_def = self.def_next[d0 as usize] == NONE && gi == g0 && {
+                let d = Block(c.defs[d0 as usize].1);
+                uses().all(|u| dom.strictly_dominates(d, Block(u)))
+            };
+            if dominating_def {
+                let d = c.defs[d0 as usize].1 as usize;
+                let pruned = match self.single_idf[d] {
+                    (stamp, size) if stamp == self.function_stamp => size,
+                    _ => {
+                        self.idf_in.clear();
+                        self.idf_in.push(Block(d as u32));
+                        df.iterated(&self.idf_in, &mut self.idf_out, &mut self.idf);
+                        let size = self.idf_out.len() as u32;
+                        self.single_idf[d] = (self.function_stamp, size);
+                        size
+                    }
+                };
+                stats.phis_pruned += u64::from(pruned);
                 continue;
             }
             self.epoch += 1;
             let epoch = self.epoch;
+            let (live, killed) = (2 * epoch, 2 * epoch + 1);
             // Placement: DF+ of the defining blocks (plus late asm-goto labels).
             self.idf_in.clear();
-            self.idf_in
-                .extend(c.defs[d0..di].iter().map(|&(_, b)| Block(b)));
+            self.idf_in.extend(defs().map(Block));
             let labels_start = self.idf_in.len();
             for &(_, b) in &c.late_goto[g0..gi] {
                 for &i in &f.block_insts[b as usize] {
@@ -244,26 +301,16 @@ impl PhiPlan {
                     undecided += 1;
                 }
             }
-            // One defining block that strictly dominates every upward-exposed use (a
-            // variable initialised once, every parameter slot): no site is live, so the
-            // liveness walk, which would cover the whole region from the uses back to the
-            // definition, is skipped (see the module doc).
-            let dominating_def = di - d0 == 1 && gi == g0 && {
-                let d = Block(c.defs[d0].1);
-                c.uses[u0..ui]
-                    .iter()
-                    .all(|&(_, u)| dom.strictly_dominates(d, Block(u)))
-            };
             // Liveness: backward from upward-exposed uses, stopped by kills; it stops as
             // soon as every site is known live (the rest of the region decides nothing).
-            if undecided > 0 && !dominating_def {
-                self.kill[slot.block.index()] = epoch;
-                for &(_, b) in &c.defs[d0..di] {
-                    self.kill[b as usize] = epoch;
+            if undecided > 0 {
+                self.mark[slot.block.index()] = killed;
+                for b in defs() {
+                    self.mark[b as usize] = killed;
                 }
-                for &(_, b) in &c.uses[u0..ui] {
-                    if self.live[b as usize] != epoch {
-                        self.live[b as usize] = epoch;
+                for b in uses() {
+                    if self.mark[b as usize] != live {
+                        self.mark[b as usize] = live;
                         self.worklist.push(Block(b));
                         if self.site[b as usize] == epoch {
                             undecided -= 1;
@@ -274,8 +321,8 @@ impl PhiPlan {
                     let Some(b) = self.worklist.pop() else { break };
                     for &p in cfg.preds(b) {
                         let pi = p.index();
-                        if self.live[pi] != epoch && self.kill[pi] != epoch && cfg.is_reachable(p) {
-                            self.live[pi] = epoch;
+                        if self.mark[pi] < live && cfg.is_reachable(p) {
+                            self.mark[pi] = live;
                             self.worklist.push(p);
                             if self.site[pi] == epoch {
                                 undecided -= 1;
@@ -287,7 +334,7 @@ impl PhiPlan {
             }
             let mut cost = 0usize;
             for &b in &self.idf_out {
-                if self.live[b.index()] == epoch && b.index() != 0 && cfg.is_reachable(b) {
+                if self.mark[b.index()] == live && b.index() != 0 && cfg.is_reachable(b) {
                     self.sites.push((s as u32, b.0));
                     cost += cfg.preds(b).len();
                 } else {

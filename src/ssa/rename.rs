@@ -401,6 +401,13 @@ impl Renamer {
                 for input in asm.inputs.iter_mut() {
                     hit |= rewrite(&self.repl, &mut input.value, self.phi_vals);
                 }
+                // An output written through a pointer loaded from a promoted slot (`=*m`
+                // of `*p`): the place reads the slot's current definition too.
+                for out in asm.outputs.iter_mut() {
+                    if let AsmOutputPlace::Pointer(p) = &mut out.place {
+                        hit |= rewrite(&self.repl, p, self.phi_vals);
+                    }
+                }
                 if hit {
                     self.phi_user_insts.push(i);
                 }
