@@ -5,10 +5,11 @@
 //! (a live range under the point is cut too; its uses go to the side of their point), trims
 //! the loose ends around the cut into the spill set's spill bundle (the end of the first
 //! half past its last use, the start of the second half before its first use, unless that
-//! starts at a def), and queues both halves with the register hint. The point is adjusted as
-//! the seed says: at the bundle start it moves past the first use; an "after" point moves
-//! to the next instruction's "before" point (no move can sit between an instruction's uses
-//! and defs); with a fixed-register use ahead, to just before that use.
+//! starts at a def, and trailing use-free ranges of the second half that a gap in layout
+//! separates from its uses), and queues both halves with the register hint. The point is
+//! adjusted as the seed says: at the bundle start it moves past the first use; an "after"
+//! point moves to the next instruction's "before" point (no move can sit between an
+//! instruction's uses and defs); with a fixed-register use ahead, to just before that use.
 //!
 //! `split_into_minimal` (after [`super::MAX_SPLITS_PER_SPILL_SET`] splits of one spill
 //! set, or for a bundle spanning one instruction) gives every use that needs a register a
@@ -176,6 +177,7 @@ pub(crate) fn split(
     if trim {
         trim_end(t, state, b);
         trim_start(t, state, nb);
+        trim_detached_end(t, state, nb);
     }
     enqueue(t, state, b, hint);
     enqueue(t, state, nb, hint);
@@ -223,6 +225,34 @@ fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
             }
         }
         break;
+    }
+}
+
+/// Moves the use-free ranges at the end of bundle `b` that a gap separates from the rest of
+/// the bundle into the spill bundle (not a range that starts at a def). Such a range is
+/// reached by other control flow than the bundle's uses (in layout order the bundle jumps
+/// over code it is not live in, typically to a shared join or latch block): in a register
+/// it costs a reload on each of its in-edges whose pieces live in the slot, and a store
+/// where it leaves, with no use to pay for them (`inflate` in zlib.O2: a second half ending
+/// in the 35-predecessor latch block reloaded about 13 values on every case edge only to
+/// store them again before the back edge).
+fn trim_detached_end(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
+    loop {
+        let list = &t.br.ranges[b.index()];
+        let n = list.len();
+        if n < 2 {
+            return;
+        }
+        let (prev, last) = (list[n - 2], list[n - 1]);
+        let r = last.index.index();
+        let use_free = t.rr.uses[r].is_empty() && t.rr.flags[r] & RangeFlags::STARTS_AT_DEF == 0;
+        if !use_free || prev.range.to >= last.range.from {
+            return;
+        }
+        let spill = spill_bundle(t, state, b);
+        t.br.ranges[b.index()].pop();
+        t.rr.bundles[r] = spill;
+        t.br.ranges[spill.index()].push(last);
     }
 }
 
