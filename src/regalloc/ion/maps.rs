@@ -37,6 +37,7 @@
 
 use crate::regalloc::handles::{LiveRangeIndex, SpillSetIndex};
 use crate::regalloc::point::{CodeRange, ProgPoint};
+use std::ops::Range;
 
 /// The owner of a reserved (fixed) entry: no live range, cannot be evicted.
 pub const RESERVED: LiveRangeIndex = LiveRangeIndex::NONE;
@@ -125,26 +126,20 @@ fn first_reaching<O>(list: &[Entry<O>], start: usize, point: u32) -> usize {
     near + low + rest[low..high].partition_point(|e| e.to <= point)
 }
 
-/// Visits the entries of `list` overlapping `[from, to)`, earliest first, starting the
-/// search at `*at` (entries before it end at or before `from`), and moves `*at` on for a
-/// range starting at or after `to`. Returns whether entries remain at or after `*at`.
+/// The entries of `list` overlapping `[from, to)` (as an index range), searched from `*at`
+/// (entries before it end at or before `from`); moves `*at` on for a range starting at or
+/// after `to`, and says whether entries remain from there.
 #[inline]
-fn walk<O: Copy>(
-    list: &[Entry<O>],
-    at: &mut usize,
-    from: u32,
-    to: u32,
-    mut visit: impl FnMut(&Entry<O>),
-) -> bool {
-    let mut k = first_reaching(list, *at, from);
-    let first = k;
-    while let Some(e) = list.get(k).filter(|e| e.from < to) {
-        visit(e);
-        k += 1;
+fn span<O>(list: &[Entry<O>], at: &mut usize, from: u32, to: u32) -> (Range<usize>, bool) {
+    let first = first_reaching(list, *at, from);
+    let mut end = first;
+    while end < list.len() && list[end].from < to {
+        end += 1;
     }
-    // Every entry before the last visited one ends at or before its start, so before `to`.
-    *at = k.saturating_sub(1).max(first);
-    *at < list.len()
+    // Every entry before the last overlapping one ends at or before its start, so before
+    // `to`.
+    *at = end.saturating_sub(1).max(first);
+    (first..end, *at < list.len())
 }
 
 /// The number of entries of `list` starting before `point`.
@@ -393,25 +388,30 @@ impl<O: MapOwner> RegMap<O> {
         }
         cursor.end = to;
         let seen = |e: &Entry<O>| (CodeRange::new(ProgPoint(e.from), ProgPoint(e.to)), e.owner);
+        let (main, more) = span(&self.entries, &mut cursor.main, from, to);
+        let mut main = &self.entries[main];
         if self.pending.is_empty() {
-            return walk(&self.entries, &mut cursor.main, from, to, |e| {
+            for e in main {
                 let (r, o) = seen(e);
-                visit(r, o)
-            });
+                visit(r, o);
+            }
+            return more;
         }
-        // Both vectors (rare: out-of-order inserts not yet merged): each walked, the
-        // overlaps merged by start.
-        let mut both: smallvec::SmallVec<[Entry<O>; 8]> = smallvec::SmallVec::new();
-        let more = walk(&self.entries, &mut cursor.main, from, to, |e| both.push(*e))
-            | walk(&self.pending, &mut cursor.pending, from, to, |e| {
-                both.push(*e)
-            });
-        both.sort_unstable_by_key(|e| e.from);
-        for e in &both {
-            let (r, o) = seen(e);
+        // Both vectors (rare: out-of-order inserts not yet merged): the overlaps of each,
+        // merged by start.
+        let (pending, more_pending) = span(&self.pending, &mut cursor.pending, from, to);
+        let mut pending = &self.pending[pending];
+        loop {
+            let list = match (main.first(), pending.first()) {
+                (Some(x), Some(y)) if x.from < y.from => &mut main,
+                (Some(_), None) => &mut main,
+                (_, Some(_)) => &mut pending,
+                (None, None) => return more || more_pending,
+            };
+            let (r, o) = seen(&list[0]);
+            *list = &list[1..];
             visit(r, o);
         }
-        more
     }
 
     /// The earliest entry overlapping `range`, if any.
