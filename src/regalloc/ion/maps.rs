@@ -388,15 +388,21 @@ impl<O: MapOwner> RegMap<O> {
         }
         cursor.end = to;
         let seen = |e: &Entry<O>| (CodeRange::new(ProgPoint(e.from), ProgPoint(e.to)), e.owner);
-        let (main, more) = span(&self.entries, &mut cursor.main, from, to);
-        let mut main = &self.entries[main];
         if self.pending.is_empty() {
-            for e in main {
+            // One pass: the overlaps are visited as they are found.
+            let list = &self.entries;
+            let first = first_reaching(list, cursor.main, from);
+            let mut end = first;
+            while let Some(e) = list.get(end).filter(|e| e.from < to) {
                 let (r, o) = seen(e);
                 visit(r, o);
+                end += 1;
             }
-            return more;
+            cursor.main = end.saturating_sub(1).max(first);
+            return cursor.main < list.len();
         }
+        let (main, more) = span(&self.entries, &mut cursor.main, from, to);
+        let mut main = &self.entries[main];
         // Both vectors (rare: out-of-order inserts not yet merged): the overlaps of each,
         // merged by start.
         let (pending, more_pending) = span(&self.pending, &mut cursor.pending, from, to);
