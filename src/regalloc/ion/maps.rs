@@ -14,7 +14,10 @@
 //! a contiguous array of 12-byte entries touches a few cache lines where a B-tree walk
 //! chases node pointers, clearing the map for the next function keeps its capacity (a warm
 //! context allocates nothing), and the corpus's maps hold tens to a few hundred entries, so
-//! the memmove of an insert is short. Inserts that do not go at the end wait in a short
+//! the memmove of an insert is short. A probe walks a bundle's sorted ranges through the
+//! map with a [`Cursor`]: each range's first overlap is found by an exponential search
+//! forward from the previous range's, usually a few entries on, not by a binary search over
+//! the whole map (one per range per probed register was most of the allocation loop). Inserts that do not go at the end wait in a short
 //! second sorted vector (at most the square root of the main one's length, then merged in
 //! one pass), so a register held by tens of thousands of ranges, inserted in priority order
 //! (the alternating-argument shape), costs O(sqrt n) moved entries per insert, not O(n);
@@ -26,13 +29,15 @@
 //! Invariants: entries of one map are disjoint and sorted by start; an owner is a
 //! live-range handle or [`RESERVED`] in a register's map, a spill-set handle in a slot's map.
 //!
-//! Complexity: an overlap query O(log n + k) for k overlaps; an insert O(log n) to find the
+//! Complexity: an overlap query O(log n + k) for k overlaps (O(log d + k) in a walk, for d
+//! entries between one range's overlaps and the next's); an insert O(log n) to find the
 //! place plus, amortized, O(sqrt n) moved entries (the pending vector and its merges; an
 //! insert past the end moves nothing); a removal O(log n) plus a move of the entries after
 //! it.
 
 use crate::regalloc::handles::{LiveRangeIndex, SpillSetIndex};
 use crate::regalloc::point::{CodeRange, ProgPoint};
+use std::ops::Range;
 
 /// The owner of a reserved (fixed) entry: no live range, cannot be evicted.
 pub const RESERVED: LiveRangeIndex = LiveRangeIndex::NONE;
@@ -81,6 +86,60 @@ impl<O: MapOwner> Default for RegMap<O> {
             pending: Vec::new(),
         }
     }
+}
+
+/// Where a walk over increasing ranges stands in one map ([`RegMap::overlaps_from`]): in
+/// each of its two vectors, an index before which every entry ends at or before the
+/// previous range's end. [`RegMap::cursor`] starts a walk; a cursor belongs to one map
+/// and must not outlive a change of it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cursor {
+    main: usize,
+    pending: usize,
+    /// The previous range's end (a range starting before it restarts the search).
+    end: u32,
+}
+
+/// The index of the first entry of `list`, at or after `start`, ending after `point` (the
+/// entries' ends are sorted, as they are disjoint and sorted by start; those before `start`
+/// must end at or before `point`). A bundle's next range is usually a few entries on, so
+/// the first few are stepped over one by one; past them, an exponential search (probes at
+/// distances 1, 2, 4, ... until one ends after `point`) and a binary search of its last
+/// step: O(log d) for an answer d entries on.
+#[inline]
+fn first_reaching<O>(list: &[Entry<O>], start: usize, point: u32) -> usize {
+    const STEPS: usize = 4;
+    let near = list.len().min(start + STEPS);
+    for (k, e) in list[start..near].iter().enumerate() {
+        if e.to > point {
+            return start + k;
+        }
+    }
+    let rest = &list[near..];
+    // `rest[..low]` end at or before `point`.
+    let (mut low, mut high) = (0, 1);
+    while high <= rest.len() && rest[high - 1].to <= point {
+        low = high;
+        high *= 2;
+    }
+    let high = high.min(rest.len());
+    near + low + rest[low..high].partition_point(|e| e.to <= point)
+}
+
+/// The entries of `list` overlapping `[from, to)` (as an index range), searched from `*at`
+/// (entries before it end at or before `from`); moves `*at` on for a range starting at or
+/// after `to`, and says whether entries remain from there.
+#[inline]
+fn span<O>(list: &[Entry<O>], at: &mut usize, from: u32, to: u32) -> (Range<usize>, bool) {
+    let first = first_reaching(list, *at, from);
+    let mut end = first;
+    while end < list.len() && list[end].from < to {
+        end += 1;
+    }
+    // Every entry before the last overlapping one ends at or before its start, so before
+    // `to`.
+    *at = end.saturating_sub(1).max(first);
+    (first..end, *at < list.len())
 }
 
 /// The number of entries of `list` starting before `point`.
@@ -298,6 +357,69 @@ impl<O: MapOwner> RegMap<O> {
         }
     }
 
+    /// A cursor for a walk over increasing ranges starting at or after `from`
+    /// ([`RegMap::overlaps_from`]): one binary search per vector.
+    pub fn cursor(&self, from: ProgPoint) -> Cursor {
+        Cursor {
+            main: self.entries.partition_point(|e| e.to <= from.0),
+            pending: self.pending.partition_point(|e| e.to <= from.0),
+            end: from.0,
+        }
+    }
+
+    /// [`RegMap::overlaps`] for a walk over increasing ranges (a bundle's sorted, disjoint
+    /// ranges, one call each, in order), without the early stop, earliest entry first:
+    /// `cursor` remembers where the previous range's overlaps were, and this range's are
+    /// found by stepping or an exponential search forward from there (a few comparisons when
+    /// the ranges are close, as a bundle's are) instead of a binary search over the whole
+    /// map. A range starting before the previous one ends (not a walk) restarts the search.
+    /// Returns whether the map has entries past the range (if not, no later range of the
+    /// walk overlaps anything).
+    #[inline]
+    pub fn overlaps_from(
+        &self,
+        cursor: &mut Cursor,
+        range: CodeRange,
+        mut visit: impl FnMut(CodeRange, O),
+    ) -> bool {
+        let (from, to) = (range.from.0, range.to.0);
+        if from < cursor.end {
+            *cursor = self.cursor(range.from);
+        }
+        cursor.end = to;
+        let seen = |e: &Entry<O>| (CodeRange::new(ProgPoint(e.from), ProgPoint(e.to)), e.owner);
+        if self.pending.is_empty() {
+            // One pass: the overlaps are visited as they are found.
+            let list = &self.entries;
+            let first = first_reaching(list, cursor.main, from);
+            let mut end = first;
+            while let Some(e) = list.get(end).filter(|e| e.from < to) {
+                let (r, o) = seen(e);
+                visit(r, o);
+                end += 1;
+            }
+            cursor.main = end.saturating_sub(1).max(first);
+            return cursor.main < list.len();
+        }
+        let (main, more) = span(&self.entries, &mut cursor.main, from, to);
+        let mut main = &self.entries[main];
+        // Both vectors (rare: out-of-order inserts not yet merged): the overlaps of each,
+        // merged by start.
+        let (pending, more_pending) = span(&self.pending, &mut cursor.pending, from, to);
+        let mut pending = &self.pending[pending];
+        loop {
+            let list = match (main.first(), pending.first()) {
+                (Some(x), Some(y)) if x.from < y.from => &mut main,
+                (Some(_), None) => &mut main,
+                (_, Some(_)) => &mut pending,
+                (None, None) => return more || more_pending,
+            };
+            let (r, o) = seen(&list[0]);
+            *list = &list[1..];
+            visit(r, o);
+        }
+    }
+
     /// The earliest entry overlapping `range`, if any.
     pub fn first_overlap(&self, range: CodeRange) -> Option<(CodeRange, O)> {
         let mut first = None;
@@ -435,6 +557,37 @@ mod tests {
                     true
                 });
                 assert_eq!(got, want, "query {q}");
+                // A walk over sorted, disjoint ranges (a bundle's probe) visits what one
+                // query per range visits, earliest first; a range out of order (a new walk
+                // in all but name) restarts the search.
+                let mut walk = Vec::new();
+                let mut at = next(40);
+                for _ in 0..1 + next(6) {
+                    let r = r(at, at + 1 + next(20));
+                    at = r.to.0 + next(30);
+                    walk.push(r);
+                }
+                if next(8) == 0 {
+                    let from = next(400);
+                    walk.push(r(from, from + 1 + next(9)));
+                }
+                let (mut each, mut walked) = (Vec::new(), Vec::new());
+                let mut cursor = m.cursor(walk[0].from);
+                for &q in &walk {
+                    let mut one = Vec::new();
+                    m.overlaps(q, |e, o| {
+                        one.push((e.from.0, e.to.0, o));
+                        true
+                    });
+                    each.extend(one.into_iter().rev());
+                    let more = m.overlaps_from(&mut cursor, q, |e, o| {
+                        walked.push((e.from.0, e.to.0, o));
+                    });
+                    if !more {
+                        assert!(list.iter().all(|&(_, t, _)| t <= q.to.0), "more after {q}");
+                    }
+                }
+                assert_eq!(walked, each, "walk {walk:?}");
                 assert_eq!(m.len(), list.len());
                 let p = ProgPoint(next(420));
                 let taken = list.iter().any(|&(f, t, _)| f <= p.0 && p.0 < t);

@@ -37,7 +37,6 @@ use crate::regalloc::handles::{BundleIndex, LiveRangeIndex, SpillSetIndex};
 use crate::regalloc::location::{Allocation, PReg, RegClass};
 use crate::regalloc::point::ProgPoint;
 use crate::regalloc::ranges::{RangeCounts, RangeRows};
-use smallvec::SmallVec;
 
 /// Marks a live range that no bundle holds any more (replaced by a minimal split).
 pub const DEAD: BundleIndex = BundleIndex::NONE;
@@ -326,60 +325,120 @@ pub(crate) fn preg_from_dense(d: u8) -> PReg {
     .expect("index below 64")
 }
 
-/// The registers to probe for a bundle of `class` with need `need`, in the seed's order.
+/// The registers to probe for a bundle of `class` with need `need`, in the seed's order
+/// (see [`Candidates`]).
 pub(crate) fn candidates(
     env: &MachineEnv,
     class: RegClass,
     need: Need,
     hints: [Option<PReg>; 2],
     offset: usize,
-) -> SmallVec<[PReg; 64]> {
-    let mut out: SmallVec<[PReg; 64]> = SmallVec::new();
-    if let Need::Fixed(r) | Need::FixedStack(r) = need {
-        out.push(r);
-        return out;
+) -> Candidates<'_> {
+    let fixed = match need {
+        Need::Fixed(r) | Need::FixedStack(r) => Some(r),
+        _ => None,
+    };
+    let lists = match fixed {
+        Some(_) => [&[][..]; 2],
+        None => [
+            &env.preferred[class.index()][..],
+            &env.non_preferred[class.index()][..],
+        ],
+    };
+    Candidates {
+        fixed,
+        hints: match fixed {
+            Some(_) => [None; 2],
+            None => hints,
+        },
+        next_hint: 0,
+        lists,
+        list: 0,
+        step: 0,
+        offset,
+        class,
+        limit: match need {
+            Need::Limit(n) => n,
+            _ => u8::MAX,
+        },
+        seen: 0,
     }
-    let ok = |r: PReg| {
-        r.class() == class
-            && match need {
-                Need::Limit(n) => r.index() < n,
-                _ => true,
-            }
-    };
-    let allocatable = |r: PReg| {
-        env.preferred[class.index()].contains(&r) || env.non_preferred[class.index()].contains(&r)
-    };
-    // Registers already listed, by index within the class (one word: no quadratic search).
-    let mut seen = 0u64;
-    let mut push = |r: PReg, out: &mut SmallVec<[PReg; 64]>| {
+}
+
+/// The registers to probe, in the seed's order, generated as they are probed (most bundles
+/// take the first register probed; building the whole list, up to 64 registers with their
+/// checks, was a fifth of the allocation loop): a fixed need's register alone; else the
+/// hints that are allocatable registers of the class, then the preferred and then the
+/// non-preferred registers of the class, each list from `offset` (modulo its length) round
+/// to just before it; each register once, and for `Limit(n)` only those below index n.
+/// Clone it before iterating to probe the same order again.
+#[derive(Clone, Debug)]
+pub(crate) struct Candidates<'a> {
+    /// A fixed need's register, given alone.
+    fixed: Option<PReg>,
+    hints: [Option<PReg>; 2],
+    /// The next hint to consider.
+    next_hint: usize,
+    /// The preferred and non-preferred registers of the class.
+    lists: [&'a [PReg]; 2],
+    /// The list being walked, and how many of its registers were considered.
+    list: usize,
+    step: usize,
+    offset: usize,
+    class: RegClass,
+    /// Registers from this index on are not candidates (`Limit`; `u8::MAX` otherwise).
+    limit: u8,
+    /// Registers given so far, by index within the class.
+    seen: u64,
+}
+
+impl Candidates<'_> {
+    /// Whether `r` is a candidate not given yet; marks it given.
+    fn take(&mut self, r: PReg) -> bool {
         let bit = 1u64 << r.index();
-        if ok(r) && seen & bit == 0 {
-            seen |= bit;
-            out.push(r);
+        let ok = r.class() == self.class && r.index() < self.limit && self.seen & bit == 0;
+        if ok {
+            self.seen |= bit;
         }
-    };
-    for h in hints.into_iter().flatten() {
-        if h.class() == class && allocatable(h) {
-            push(h, &mut out);
-        }
+        ok
     }
-    for list in [
-        &env.preferred[class.index()],
-        &env.non_preferred[class.index()],
-    ] {
-        if list.is_empty() {
-            continue;
+}
+
+impl Iterator for Candidates<'_> {
+    type Item = PReg;
+
+    fn next(&mut self) -> Option<PReg> {
+        if let Some(r) = self.fixed.take() {
+            return Some(r);
         }
-        // From the offset round to it: the slice after it, then the slice before it.
-        let (before, after) = list.split_at(offset % list.len());
-        for &r in after {
-            push(r, &mut out);
+        while self.next_hint < 2 {
+            let hint = self.hints[self.next_hint];
+            self.next_hint += 1;
+            if let Some(h) = hint {
+                let allocatable = self.lists.iter().any(|list| list.contains(&h));
+                if h.class() == self.class && allocatable && self.take(h) {
+                    return Some(h);
+                }
+            }
         }
-        for &r in before {
-            push(r, &mut out);
+        while let Some(list) = self.lists.get(self.list).copied() {
+            if self.step == list.len() {
+                self.list += 1;
+                self.step = 0;
+                continue;
+            }
+            // From the offset round to it: the registers after it, then those before it.
+            let mut k = self.offset % list.len() + self.step;
+            if k >= list.len() {
+                k -= list.len();
+            }
+            self.step += 1;
+            if self.take(list[k]) {
+                return Some(list[k]);
+            }
         }
+        None
     }
-    out
 }
 
 /// What probing one register found.
@@ -401,8 +460,16 @@ fn probe(t: &Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg, limit:
     let mut first: Option<ProgPoint> = None;
     let mut reserved = false;
     let mut max_weight = 0f32;
-    for e in &t.br.ranges[b.index()] {
-        map.overlaps(e.range, |r, owner| {
+    // The bundle's ranges are sorted and disjoint: one walk through the map, which ends
+    // when the map has nothing past the range (the conflict set, its maximum weight and the
+    // first conflict point do not depend on the order the overlaps come in).
+    let list = &t.br.ranges[b.index()];
+    let Some(head) = list.first() else {
+        return Probe::Free;
+    };
+    let mut cursor = map.cursor(head.range.from);
+    for e in list {
+        let more = map.overlaps_from(&mut cursor, e.range, |r, owner| {
             let at = r.from.max(e.range.from);
             if first.is_none_or(|f| at < f) {
                 first = Some(at);
@@ -416,9 +483,8 @@ fn probe(t: &Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg, limit:
                     max_weight = max_weight.max(t.br.props[ob.index()].spill_weight);
                 }
             }
-            true
         });
-        if first.is_some() && (reserved || max_weight >= limit) {
+        if !more || first.is_some() && (reserved || max_weight >= limit) {
             break;
         }
     }
@@ -505,7 +571,7 @@ fn process_bundle(
     let first_range = t.br.ranges[b.index()][0].range;
     let offset = b.index() + first_range.from.inst().index();
     let cands = candidates(env, class, need, [t.sets.state[set].hint, hint], offset);
-    if cands.is_empty() {
+    if cands.clone().next().is_none() {
         return Err(IonError::NoRegisters {
             inst: first_range.from.inst().0,
             class,
@@ -519,7 +585,7 @@ fn process_bundle(
         let mut best_cost = f32::INFINITY;
         let mut best_split: Option<(ProgPoint, PReg)> = None;
         state.best_conflicts.clear();
-        for &reg in &cands {
+        for reg in cands.clone() {
             match probe(t, state, b, reg, best_cost) {
                 Probe::Free => {
                     assign(t, state, b, reg);
@@ -547,7 +613,7 @@ fn process_bundle(
             if !can_evict {
                 return Err(IonError::TooManyLiveRegs {
                     inst: first_range.from.inst().0,
-                    what: blocked(t, state, b, &cands, need),
+                    what: blocked(t, state, b, cands, need),
                 });
             }
         } else if attempts >= 2 || !can_evict {
@@ -564,12 +630,18 @@ fn process_bundle(
 }
 
 /// Says what holds each candidate register where bundle `b` needs it (for the error).
-fn blocked(t: &Tables<'_>, state: &IonState, b: BundleIndex, cands: &[PReg], need: Need) -> String {
+fn blocked(
+    t: &Tables<'_>,
+    state: &IonState,
+    b: BundleIndex,
+    cands: Candidates<'_>,
+    need: Need,
+) -> String {
     let list = &t.br.ranges[b.index()];
     let vreg = t.rr.vregs[list[0].index.index()];
     let spans: Vec<String> = list.iter().map(|e| e.range.to_string()).collect();
     let mut s = format!("{vreg} needs {need} over {}", spans.join(" "));
-    for &reg in cands {
+    for reg in cands {
         let map = &state.maps[reg.dense_index()];
         match list.iter().find_map(|e| map.first_overlap(e.range)) {
             Some((r, RESERVED)) => s += &format!("; {reg} is reserved over {r}"),
@@ -588,4 +660,105 @@ fn blocked(t: &Tables<'_>, state: &IonState, b: BundleIndex, cands: &[PReg], nee
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The candidate order spelled out as a list (the oracle): hints, then each list
+    /// rotated to `offset`, skipping repeats, other classes and registers over a limit.
+    fn listed(
+        env: &MachineEnv,
+        class: RegClass,
+        need: Need,
+        hints: [Option<PReg>; 2],
+        offset: usize,
+    ) -> Vec<PReg> {
+        if let Need::Fixed(r) | Need::FixedStack(r) = need {
+            return vec![r];
+        }
+        let lists = [
+            &env.preferred[class.index()],
+            &env.non_preferred[class.index()],
+        ];
+        let fits = |r: PReg| {
+            r.class() == class
+                && match need {
+                    Need::Limit(n) => r.index() < n,
+                    _ => true,
+                }
+        };
+        let mut out: Vec<PReg> = Vec::new();
+        let allocatable = |h: &PReg| lists.iter().any(|l| l.contains(h));
+        let rotated = lists.iter().flat_map(|l| {
+            let k = if l.is_empty() { 0 } else { offset % l.len() };
+            l[k..].iter().chain(&l[..k]).copied()
+        });
+        for r in hints
+            .into_iter()
+            .flatten()
+            .filter(allocatable)
+            .chain(rotated)
+        {
+            if fits(r) && !out.contains(&r) {
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// Random environments, needs, hints and offsets: the lazily generated candidates are
+    /// the oracle's list, in its order.
+    #[test]
+    fn candidates_come_in_the_listed_order() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let reg = |class: RegClass, i: usize| PReg::new(class, i as u8).expect("index below 64");
+        for _ in 0..2000 {
+            let mut env = MachineEnv::default();
+            for class in [RegClass::Int, RegClass::Float] {
+                for i in 0..next(40) {
+                    let r = reg(class, i);
+                    match next(3) {
+                        0 => env.preferred[class.index()].push(r),
+                        1 => env.non_preferred[class.index()].push(r),
+                        _ => {}
+                    }
+                }
+                // Shuffled, as a target's order need not be by index.
+                let list = &mut env.preferred[class.index()];
+                for k in (1..list.len()).rev() {
+                    list.swap(k, next(k + 1));
+                }
+            }
+            let class = [RegClass::Int, RegClass::Float][next(2)];
+            let any = |next: &mut dyn FnMut(usize) -> usize| {
+                let c = [RegClass::Int, RegClass::Float][next(2)];
+                reg(c, next(45))
+            };
+            let need = match next(4) {
+                0 => Need::Reg,
+                1 => Need::Limit(next(40) as u8),
+                2 if next(4) == 0 => Need::Fixed(any(&mut next)),
+                _ => Need::Reg,
+            };
+            let hints = [
+                (next(2) == 0).then(|| any(&mut next)),
+                (next(2) == 0).then(|| any(&mut next)),
+            ];
+            let offset = next(1000);
+            let got: Vec<PReg> = candidates(&env, class, need, hints, offset).collect();
+            let want = listed(&env, class, need, hints, offset);
+            assert_eq!(
+                got, want,
+                "{need} hints {hints:?} offset {offset} env {env:?}"
+            );
+        }
+    }
 }

@@ -43,14 +43,14 @@ pub fn second_chance<F: MachineRead + ?Sized>(
         let set = t.br.spill_sets[b.index()].index();
         let class = t.sets.info[set].class;
         let offset = b.index();
-        let cands = candidates(
+        let mut cands = candidates(
             env,
             class,
             Need::Reg,
             [t.sets.state[set].hint, None],
             offset,
         );
-        let free = cands.into_iter().find(|&reg| {
+        let free = cands.find(|&reg| {
             let map = &state.maps[reg.dense_index()];
             t.br.ranges[b.index()]
                 .iter()
