@@ -501,6 +501,26 @@ pub fn configure(schedule: &mut Schedule) {
     schedule.add_systems((solve_sccp, rewrite_sccp).chain().in_set(Stage::Sccp));
 }
 
+/// Empties `v` and leaves room for `n` elements. A vector too small is replaced rather
+/// than grown: growing a cleared vector would copy its stale contents (`realloc` copies
+/// the whole old block), and every function sizes the per-slot scratch anew.
+#[inline]
+pub(crate) fn clear_for<T>(v: &mut Vec<T>, n: usize) {
+    if v.capacity() < n {
+        *v = Vec::with_capacity(n);
+    } else {
+        v.clear();
+    }
+}
+
+/// Sets `v` to `n` copies of `x` (a dense table keyed by index), without copying stale
+/// contents when it must grow ([`clear_for`]).
+#[inline]
+pub(crate) fn refill<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    clear_for(v, n);
+    v.resize(n, x);
+}
+
 /// A growable bitset over dense indices.
 #[derive(Clone, Default, Debug, PartialEq, Eq)]
 pub struct BitSet {
@@ -510,8 +530,7 @@ pub struct BitSet {
 impl BitSet {
     /// Clears and sizes the set for indices `0..n`.
     pub fn reset(&mut self, n: usize) {
-        self.words.clear();
-        self.words.resize(n.div_ceil(64), 0);
+        refill(&mut self.words, n.div_ceil(64), 0);
     }
 
     /// Inserts `i`; true if it was absent.

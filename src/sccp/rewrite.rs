@@ -196,10 +196,8 @@ impl Rewriter {
         let mut unexpressed = false;
         let nv = f.values.len();
         let nb = f.num_blocks();
-        self.repl.clear();
-        self.repl.resize(nv, None);
-        self.resolved.clear();
-        self.resolved.resize(nb, (NONE, 0));
+        crate::sccp::refill(&mut self.repl, nv, None);
+        crate::sccp::refill(&mut self.resolved, nb, (NONE, 0));
         // 1. Constant replacement table.
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 || self.cache.len() != CACHE_SLOTS {
@@ -397,8 +395,7 @@ impl Rewriter {
                 && repl.get(v.index()).is_some_and(Option::is_none)
         };
         let nb = f.num_blocks();
-        self.uses.clear();
-        self.uses.resize(f.values.len(), 0);
+        crate::sccp::refill(&mut self.uses, f.values.len(), 0);
         let count = |o: Operand, uses: &mut Vec<u32>| {
             if let Operand::Value(v) = o {
                 if let Some(n) = uses.get_mut(v.index()) {
@@ -480,10 +477,8 @@ fn trim_phi_entries(
     kept: &mut Vec<(u32, u32)>,
 ) {
     let nb = f.num_blocks();
-    allowed.clear();
-    allowed.resize(nb, (0, 0));
-    kept.clear();
-    kept.resize(nb, (0, 0));
+    crate::sccp::refill(allowed, nb, (0, 0));
+    crate::sccp::refill(kept, nb, (0, 0));
     let (mut block_stamp, mut phi_stamp) = (0u32, 0u32);
     for b in 0..nb {
         if f.block_dead[b] {

@@ -7,6 +7,7 @@
 //! Complexity: linear in the function's constants, edges and values.
 
 use super::*;
+use crate::sccp::{clear_for, refill};
 
 impl Solver {
     /// Copies what the solver needs out of `f` into dense tables (edge ids from `cfg`),
@@ -35,7 +36,7 @@ impl Solver {
         // through geps, pointer loads, phis, selects and copies in block order.
         // One walk over the pool: the read-only marks and the cell of every constant.
         self.read_only_consts.clear();
-        self.const_cells.clear();
+        clear_for(&mut self.const_cells, consts.len());
         self.result.aggregates.clear();
         let aggregates = &mut self.result.aggregates;
         let mut fold_memory = false;
@@ -64,18 +65,18 @@ impl Solver {
     fn load_edges(&mut self, f: &impl IrRead, cfg: &Cfg) -> Result<(), SccpError> {
         let (nb, ni, nv) = (f.num_blocks(), f.num_insts(), f.values().len());
         self.fold_address.reset(ni);
-        self.address.clear();
-        if self.fold_memory {
-            self.address.resize(nv, ADDRESS_NO);
-        }
+        refill(
+            &mut self.address,
+            if self.fold_memory { nv } else { 0 },
+            ADDRESS_NO,
+        );
         // The CFG skipped (and counted) edges to missing blocks: find the first to report it.
         if cfg.invalid_edges() > 0 {
             check_successors(f)?;
         }
         let r = &mut self.result;
-        r.succ_start.clear();
-        r.succ_block.clear();
-        r.succ_start.reserve(nb + 1);
+        clear_for(&mut r.succ_start, nb + 1);
+        clear_for(&mut r.succ_block, cfg.num_edges());
         r.succ_start.push(0);
         self.live_blocks = 0;
         for b in 0..nb {
@@ -89,19 +90,19 @@ impl Solver {
             }
             r.succ_start.push(r.succ_block.len() as u32);
         }
-        self.inst_block.clear();
-        self.inst_block.resize(ni, NONE);
+        refill(&mut self.inst_block, ni, NONE);
         if self.phi_first.len() < ni {
-            self.phi_first.resize(ni, 0);
+            refill(&mut self.phi_first, ni, 0);
         }
-        self.user_head.clear();
-        self.user_head.resize(nv, NONE);
+        refill(&mut self.user_head, nv, NONE);
         self.user_links.clear();
-        self.phi_edge.clear();
-        self.entry_phi.clear();
-        self.edge_entry_head.clear();
-        self.edge_entry_head.resize(r.succ_block.len(), NONE);
-        self.edge_entry_links.clear();
+        // Room for one phi entry per edge (a guess: exact for a single phi per join) so
+        // that reading the phis rarely grows these tables.
+        let edges = r.succ_block.len();
+        clear_for(&mut self.phi_edge, edges);
+        clear_for(&mut self.entry_phi, edges);
+        refill(&mut self.edge_entry_head, r.succ_block.len(), NONE);
+        clear_for(&mut self.edge_entry_links, edges);
         Ok(())
     }
 
@@ -112,7 +113,7 @@ impl Solver {
         let nb = f.num_blocks();
         let r = &mut self.result;
         let mut params = 0;
-        r.values.clear();
+        clear_for(&mut r.values, f.values().len());
         r.values.extend(f.values().iter().map(|d| {
             if matches!(d.def, ValueDef::Param(_) | ValueDef::BlockParam(..)) {
                 params += 1;
