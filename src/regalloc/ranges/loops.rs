@@ -218,3 +218,58 @@ pub fn loop_depths_into<F: MachineRead + ?Sized>(f: &F, d: &mut LoopScratch, dep
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzzing::machine_gen;
+
+    /// The definition, walked once per header (quadratic): `h` plus the blocks of `h`'s
+    /// depth-first subtree reaching a tail of `h` without passing `h`.
+    fn loop_depths_by_walk<F: MachineRead + ?Sized>(f: &F) -> Vec<u32> {
+        let mut d = LoopScratch::default();
+        depth_first(f, &mut d);
+        let mut depth = vec![0u32; f.num_blocks()];
+        let mut headers: Vec<MBlock> = d.back.iter().map(|&(h, _)| h).collect();
+        headers.sort_unstable();
+        headers.dedup();
+        for h in headers {
+            let (lo, hi) = (d.pre[h.index()], d.last[h.index()]);
+            let mut seen = vec![false; f.num_blocks()];
+            seen[h.index()] = true;
+            depth[h.index()] += 1;
+            let mut work: Vec<MBlock> = d
+                .back
+                .iter()
+                .filter(|&&(hh, _)| hh == h)
+                .map(|&(_, t)| t)
+                .collect();
+            while let Some(b) = work.pop() {
+                if seen[b.index()] {
+                    continue;
+                }
+                seen[b.index()] = true;
+                depth[b.index()] += 1;
+                for &p in f.block_preds(b) {
+                    let pp = d.pre[p.index()];
+                    if pp >= lo && pp <= hi {
+                        work.push(p);
+                    }
+                }
+            }
+        }
+        depth
+    }
+
+    #[test]
+    fn loop_depths_match_the_per_header_walk() {
+        let mut nested = 0;
+        for seed in 0..300u64 {
+            let f = machine_gen::seeded(seed);
+            let want = loop_depths_by_walk(&f);
+            assert_eq!(loop_depths(&f), want, "seed {seed}");
+            nested += want.iter().filter(|&&d| d >= 2).count();
+        }
+        assert!(nested > 50, "too few nested loops to judge: {nested}");
+    }
+}
