@@ -563,6 +563,10 @@ pub struct PipelineConfig {
     pub passes: PassSet,
     /// Run the verifier after every transforming pass.
     pub verify_each: bool,
+    /// Run the verifier after the last stage with a transforming pass, so that no output
+    /// the verifier rejects is written (as `opt` verifies its output unless told not to).
+    /// `strata compile` sets it; `bench` and the library default leave it off.
+    pub verify_output: bool,
     /// Measure each stage's wall time into the engine's `PassTimings`.
     pub time_passes: bool,
     /// Print the function into the engine's `Dumps` after this pass's stage.
@@ -787,20 +791,45 @@ impl PipelineConfig {
             .fold(Analyses::empty(), |a, p| a | field(&p.info()))
     }
 
-    /// True if the verifier runs after `stage` (with `verify_each`, and always in debug
-    /// builds, after a stage with an enabled transforming pass).
+    /// True if the verifier runs after `stage`: after a stage with an enabled transforming
+    /// pass, with `verify_each` and always in debug builds; with `verify_output`, after the
+    /// last such stage.
     pub fn verifies_after(&self, stage: Stage) -> bool {
-        (self.verify_each || cfg!(debug_assertions))
-            && self
-                .passes
+        let transforms = |s: Stage| {
+            self.passes
                 .passes()
-                .any(|p| p.info().stage == stage && p.info().transforms)
+                .any(|p| p.info().stage == s && p.info().transforms)
+        };
+        transforms(stage)
+            && (self.verify_each
+                || cfg!(debug_assertions)
+                || (self.verify_output
+                    && Stage::ALL.iter().rev().find(|s| transforms(**s)) == Some(&stage)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verify_output_verifies_after_the_last_transforming_stage() {
+        let passes = PassSet::MEM2REG | PassSet::SCCP;
+        let config = PipelineConfig {
+            verify_output: true,
+            ..PipelineConfig::new(passes)
+        };
+        assert!(config.verifies_after(Stage::Sccp));
+        // Analysis-only stages never verify; earlier transforming stages only when every
+        // stage verifies (`verify_each`, or any debug build).
+        assert!(!config.verifies_after(Stage::Cfg));
+        assert_eq!(
+            config.verifies_after(Stage::Mem2Reg),
+            cfg!(debug_assertions)
+        );
+        let plain = PipelineConfig::new(passes);
+        assert_eq!(plain.verifies_after(Stage::Sccp), cfg!(debug_assertions));
+    }
 
     #[test]
     fn bits_match_order() {

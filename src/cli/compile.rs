@@ -38,7 +38,9 @@ pub struct CompileArgs {
     /// Input format (default: from the extension, else from the content).
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
-    /// Run the verifier after every transforming pass.
+    /// Run the verifier after every transforming pass (the output is always verified, after
+    /// the last transforming pass: a function it rejects fails with a located error and is
+    /// not written).
     #[arg(long)]
     pub verify_each: bool,
     /// Print per-stage wall time to stderr.
@@ -669,6 +671,7 @@ fn pipeline_config(args: &CompileArgs, requested: PassSet) -> Result<PipelineCon
     };
     Ok(PipelineConfig {
         verify_each: args.verify_each,
+        verify_output: true,
         time_passes: args.time_passes,
         dump_after,
         options: crate::engine::PassOptions {

@@ -446,12 +446,14 @@ fn lap_timer(stage: Stage) -> impl FnMut(ResMut<PassTimings>) {
 
 /// The key an engine caches schedules under: the parts of the config [`build_schedule`]
 /// reads (the passes give the running stages and what each Begin step refreshes; with
-/// `verify_each`, the dumped stage and `time_passes` they give each End step's shape,
+/// `verify_each`, `verify_output`, the dumped stage and `time_passes` they give each End
+/// step's shape,
 /// [`end_kind`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct ScheduleKey {
     passes: crate::stage::PassSet,
     verify_each: bool,
+    verify_output: bool,
     dump_stage: Option<Stage>,
     time_passes: bool,
 }
@@ -460,6 +462,7 @@ fn schedule_key(config: &PipelineConfig) -> ScheduleKey {
     ScheduleKey {
         passes: config.passes,
         verify_each: config.verify_each,
+        verify_output: config.verify_output,
         dump_stage: config.dump_after.map(|p| p.info().stage),
         time_passes: config.time_passes,
     }
