@@ -87,7 +87,7 @@
 //! | Lower | `store_lowered` (exclusive) | `LoweredScratch` | machine instruction and block rows (`crate::machine::columns`), `MachineInfo` |
 //! | Regalloc | `allocate_registers` (ours, or regalloc2 with `--allocator regalloc2`) | machine rows, `PipelineConfig`, `IonEngine` | `AllocationResult`, `IonEngine`, `Diagnostics`, `PassStats` |
 //! | Check | `check_allocation` | machine rows, `AllocationResult`, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
-//! | End of a stage | `end_stage` when it verifies after the stage or dumps (`verify_each`, debug builds, `dump_after`); else `lap_timer` when timed (the stage's time ends, the next stage's starts); else none; `check_tables` in debug builds, before them | all columns (verify, dump), tables | `Diagnostics`, `Dumps`, `PassTimings` |
+//! | End of a stage | `end_stage` when it verifies after the stage or dumps (`verify_each`, debug builds, `verify_output` after the last transforming stage, `dump_after`); else `lap_timer` when timed (the stage's time ends, the next stage's starts); else none; `check_tables` in debug builds, before them | all columns (verify, dump), tables | `Diagnostics`, `Dumps`, `PassTimings` |
 //!
 //! Every system above visits the live slots (the machine stages hold one function, so an
 //! engine running them, or dumping, takes one function per run: [`batch_size`]).
@@ -182,8 +182,8 @@ fn refresh_analyses(reads: Analyses) -> impl FnMut(IrView, AnalysesMut) {
     }
 }
 
-/// The End system of `stage`: verifies after a transforming pass (with `verify_each`, and
-/// always in debug builds), dumps the function if asked, laps the timer ([`PassTimings::lap`]).
+/// The End system of `stage`: verifies after a transforming pass (with `verify_each`,
+/// always in debug builds, and after the last one with `verify_output`), dumps the function if asked, laps the timer ([`PassTimings::lap`]).
 ///
 /// Reads [`PipelineConfig`], every column, [`Symbols`]; writes the analysis resources (the
 /// CFG and dominator tree the verifier reads), [`Diagnostics`], [`Dumps`], [`PassTimings`].
@@ -632,7 +632,8 @@ impl Engine {
     }
 
     /// Replaces the pipeline config. Cheap when what the schedule is built from (the
-    /// schedule key: passes, `verify_each`, the dumped stage, timing) stays the same;
+    /// schedule key: passes, `verify_each`, `verify_output`, the dumped stage, timing) stays
+    /// the same;
     /// otherwise the schedule for the new key is taken from the engine's cache or built once
     /// (about 1 ms) and kept.
     pub fn set_config(&mut self, config: PipelineConfig) {
