@@ -396,21 +396,15 @@ impl Renamer {
                 return promoted.is_none();
             }
             InstKind::Phi { .. } => return true, // rewritten at the end
-            InstKind::InlineAsm(asm) => {
-                let mut hit = false;
-                for input in asm.inputs.iter_mut() {
-                    hit |= rewrite(&self.repl, &mut input.value, self.phi_vals);
-                }
-                // An output written through a pointer loaded from a promoted slot (`=*m`
-                // of `*p`): the place reads the slot's current definition too.
-                for out in asm.outputs.iter_mut() {
-                    if let AsmOutputPlace::Pointer(p) = &mut out.place {
-                        hit |= rewrite(&self.repl, p, self.phi_vals);
-                    }
-                }
-                if hit {
+            InstKind::InlineAsm(_) => {
+                // Every operand, the pointer of an output written through memory (`=*m`
+                // of `*p`, `p` loaded from a promoted slot) as well as the inputs.
+                if rewrite_operands(&mut f.kinds[row], &self.repl, self.phi_vals) {
                     self.phi_user_insts.push(i);
                 }
+                let InstKind::InlineAsm(asm) = &f.kinds[row] else {
+                    unreachable!("matched an asm above")
+                };
                 // Goto edges see the definitions before this asm's outputs.
                 for &l in &asm.goto_labels {
                     for p in plan.phis_of(l) {
