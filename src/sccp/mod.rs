@@ -370,10 +370,7 @@ pub fn rewrite_sccp(
         .all(|s| solution[s].nothing_to_rewrite())
     {
         for s in tables.live_slots() {
-            let info = &mut tables.slots[s].info;
-            if info.phase == Phase::Ssa {
-                info.phase = Phase::Optimized;
-            }
+            mark_optimized(&mut tables.slots[s].info);
             record(&mut stats[s], RewriteStats::default());
         }
         return;
@@ -446,8 +443,8 @@ fn rewrite_one(
         }
         SccpStatus::NotRun => None,
     };
-    if rewritten.is_some() && f.info.phase == Phase::Ssa {
-        f.info.phase = Phase::Optimized;
+    if rewritten.is_some() {
+        mark_optimized(f.info);
     }
     let rs = rewritten.unwrap_or_default();
     if let Some(before) = before {
@@ -461,6 +458,13 @@ fn rewrite_one(
     record(stats, rs);
     if rs.cfg_changed() {
         valid.0 -= Pass::Sccp.info().invalidates;
+    }
+}
+
+/// An SSA function SCCP has run on is in `Phase::Optimized` (other phases stay).
+fn mark_optimized(info: &mut crate::ir::FunctionInfo) {
+    if info.phase == Phase::Ssa {
+        info.phase = Phase::Optimized;
     }
 }
 
