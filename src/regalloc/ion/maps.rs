@@ -17,10 +17,11 @@
 //! the memmove of an insert is short. A probe walks a bundle's sorted ranges through the
 //! map with a [`Cursor`]: each range's first overlap is found by an exponential search
 //! forward from the previous range's, usually a few entries on, not by a binary search over
-//! the whole map (one per range per probed register was most of the allocation loop). Inserts that do not go at the end wait in a short
-//! second sorted vector (at most the square root of the main one's length, then merged in
-//! one pass), so a register held by tens of thousands of ranges, inserted in priority order
-//! (the alternating-argument shape), costs O(sqrt n) moved entries per insert, not O(n);
+//! the whole map (one per range per probed register was most of the allocation loop).
+//! Inserts that do not go at the end wait in a short second sorted vector (at most the
+//! square root of the main one's length, then merged in one pass), so a register held by
+//! tens of thousands of ranges, inserted in priority order (the alternating-argument
+//! shape), costs O(sqrt n) moved entries per insert, not O(n);
 //! queries walk both vectors. A removal still moves the main vector's tail.
 //!
 //! The same map serves spill slots: a slot's map records which spill set holds the slot
