@@ -187,211 +187,257 @@ pub fn eliminate(f: &mut Body<'_>, cfg: &Cfg, s: &mut PhiElimScratch) -> PhiElim
     if s.phi_index.len() < f.values.len() {
         s.phi_index.resize(f.values.len(), NONE);
     }
-    let nblocks = f.num_blocks();
-    for bi in 0..nblocks {
-        let b = Block::new(bi);
+    for bi in 0..f.num_blocks() {
         if f.block_dead[bi] {
             continue;
         }
-        // The leading phis of the block.
-        s.phis.clear();
-        for &i in &f.block_insts[bi] {
-            match &f.kinds[i.index()] {
-                InstKind::Phi { ty, .. } => {
-                    if let Some(&d) = f.results[i.index()].first() {
-                        s.phis.push((i, d, *ty));
-                    }
-                }
-                _ => break,
-            }
-        }
-        if s.phis.is_empty() {
-            continue;
-        }
-        let nphi_insts = s.phis.len();
-        let k = s.phis.len();
-        stats.phis += k as u64;
-        for (n, &(_, d, _)) in s.phis.iter().enumerate() {
-            s.phi_index[d.index()] = n as u32;
-            f.values[d.index()].def = ValueDef::Unused;
-        }
-        // 1. Edge values.
-        let preds = cfg.preds(b);
-        let ne = preds.len();
-        edge_values(
-            f.kinds,
-            preds,
-            s.phis.iter().map(|p| p.0),
-            k,
-            &mut s.vals,
-            &mut s.used,
-        );
-        // 2. Conflicts and temporaries (global per phi).
-        s.temp.clear();
-        s.temp.resize(k, NONE);
-        s.marked.clear();
-        // Copies placed before an `indirect_br` also run on its other edges: with every phi
-        // of `B` behind a temporary, they only write temporaries, which nothing but `B`'s
-        // head reads (and every edge into `B` writes), so the exception becomes safe.
-        let indirect_pred = preds.iter().any(|p| {
-            matches!(&f.terminators[p.index()], Terminator::IndirectBr { dests, .. } if dests.contains(&b))
-        });
-        s.marked.resize(k, indirect_pred);
-        for e in 0..ne {
-            let row = &s.vals[e * k..(e + 1) * k];
-            for (i, &src) in row.iter().enumerate() {
-                if let Operand::Value(v) = src {
-                    let j = s.phi_index.get(v.index()).copied().unwrap_or(NONE);
-                    if j != NONE && j as usize != i && !s.marked[i] {
-                        s.marked[i] = true;
-                        s.work.push(i as u32);
-                    }
-                }
-            }
-            // Safety net: a phi whose destination a marked phi reads is marked too.
-            while let Some(i) = s.work.pop() {
-                if let Operand::Value(v) = row[i as usize] {
-                    let j = s.phi_index.get(v.index()).copied().unwrap_or(NONE);
-                    if j != NONE && !s.marked[j as usize] {
-                        s.marked[j as usize] = true;
-                        s.work.push(j);
-                    }
-                }
-            }
-        }
-        for (i, &m) in s.marked.iter().enumerate() {
-            if m {
-                let t = Value::new(f.values.len());
-                f.values.push(ValueData {
-                    ty: s.phis[i].2,
-                    def: ValueDef::Unused,
-                });
-                s.temp[i] = t.0;
-                stats.temporaries += 1;
-            }
-        }
-        // 3-4. Phase-1 copies per edge, placed at the end of P, the head of B or on a
-        // trampoline.
-        s.head.clear();
-        let mut last_tramp: Option<(Block, Block, usize)> = None; // (pred, trampoline, edge)
-        let mut redirected = (Block(NONE), 0usize); // (pred, edges redirected so far)
-        let mut e = 0;
-        while e < ne {
-            let p = cfg.preds(b)[e];
-            let first = cfg.preds(b).partition_point(|&q| q < p);
-            let occurrence = e - first;
-            s.copies.clear();
-            for i in 0..k {
-                let src = s.vals[e * k + i];
-                if s.temp[i] != NONE {
-                    s.copies.push((Value(s.temp[i]), src, s.phis[i].2));
-                }
-            }
-            for i in 0..k {
-                let src = s.vals[e * k + i];
-                let d = s.phis[i].1;
-                if s.temp[i] == NONE && src != Operand::Value(d) {
-                    s.copies.push((d, src, s.phis[i].2));
-                }
-            }
-            if s.copies.is_empty() {
-                e += 1;
-                continue;
-            }
-            // Is this a goto edge? Find the occurrence among P's successor edges.
-            let nterm = f.terminators[p.index()].num_successors();
-            let succs = cfg.succs(p);
-            let mut seen = 0;
-            let mut is_goto = false;
-            // Only blocks with asm-goto labels have successor edges beyond the terminator's.
-            let scan = if succs.len() > nterm { succs } else { &[][..] };
-            for (idx, &t) in scan.iter().enumerate() {
-                if t == b {
-                    if seen == occurrence {
-                        is_goto = idx >= nterm;
-                        break;
-                    }
-                    seen += 1;
-                }
-            }
-            let indirect = matches!(f.terminators[p.index()], Terminator::IndirectBr { .. });
-            // A lone edge of a `jump` (a one-edge `switch` reads its scrutinee after the
-            // copies, so it gets a trampoline like any other edge).
-            let jump = matches!(f.terminators[p.index()], Terminator::Jump(_));
-            if !is_goto && ((succs.len() == 1 && jump) || indirect) {
-                for n in 0..s.copies.len() {
-                    let (d, src, ty) = s.copies[n];
-                    let c = new_copy(f, p, d, src, ty);
-                    f.block_insts[p.index()].push(c);
-                }
-            } else if ne == 1 && !is_goto {
-                for n in 0..s.copies.len() {
-                    let (d, src, ty) = s.copies[n];
-                    let c = new_copy(f, b, d, src, ty);
-                    s.head.push(c);
-                }
-            } else {
-                // Memoised per (predecessor, target) for identical consecutive edges.
-                let reuse = match last_tramp {
-                    Some((q, t, pe))
-                        if q == p && s.vals[pe * k..(pe + 1) * k] == s.vals[e * k..(e + 1) * k] =>
-                    {
-                        Some(t)
-                    }
-                    _ => None,
-                };
-                let t = match reuse {
-                    Some(t) => t,
-                    None => {
-                        let t = f.push_block(Vec::new(), Terminator::Jump(Target::new(b)));
-                        for n in 0..s.copies.len() {
-                            let (d, src, ty) = s.copies[n];
-                            let c = new_copy(f, t, d, src, ty);
-                            f.block_insts[t.index()].push(c);
-                        }
-                        stats.trampolines += 1;
-                        t
-                    }
-                };
-                // Earlier redirected edges from `p` no longer name `b`.
-                if redirected.0 != p {
-                    redirected = (p, 0);
-                }
-                retarget(f, p, b, occurrence - redirected.1, t);
-                redirected.1 += 1;
-                if reuse.is_none() {
-                    stats.copies += s.copies.len() as u64;
-                }
-                last_tramp = Some((p, t, e));
-                e += 1;
-                continue;
-            }
-            stats.copies += s.copies.len() as u64;
-            e += 1;
-        }
-        // Phase 2: restores at the head of B.
-        for i in 0..k {
-            if s.temp[i] != NONE {
-                let (_, d, ty) = s.phis[i];
-                let c = new_copy(f, b, d, Operand::Value(Value(s.temp[i])), ty);
-                s.head.push(c);
-                stats.copies += 1;
-            }
-        }
-        // Unlist the phis, put the head copies first.
-        let mut insts = std::mem::take(&mut f.block_insts[bi]);
-        insts.splice(0..nphi_insts, s.head.iter().copied());
-        f.block_insts[bi] = insts;
-        for &(inst, d, _) in &s.phis {
-            f.inst_dead[inst.index()] = true;
-            s.phi_index[d.index()] = NONE;
-            if f.values[d.index()].def == ValueDef::Unused {
-                // Never copied into (only self-copies): keep the old definition's name.
-                f.values[d.index()].def = ValueDef::Result(inst, 0);
-            }
+        collect_leading_phis(f, Block::new(bi), s);
+        if !s.phis.is_empty() {
+            eliminate_block(f, cfg, Block::new(bi), s, &mut stats);
         }
     }
     stats
+}
+
+/// Fills `s.phis` with the leading phis of `b` (those with a result).
+fn collect_leading_phis(f: &Body<'_>, b: Block, s: &mut PhiElimScratch) {
+    s.phis.clear();
+    for &i in &f.block_insts[b.index()] {
+        match &f.kinds[i.index()] {
+            InstKind::Phi { ty, .. } => {
+                if let Some(&d) = f.results[i.index()].first() {
+                    s.phis.push((i, d, *ty));
+                }
+            }
+            _ => break,
+        }
+    }
+}
+
+/// Steps 1 to 4 of the module doc for one block `b` whose phis are in `s.phis`.
+fn eliminate_block(
+    f: &mut Body<'_>,
+    cfg: &Cfg,
+    b: Block,
+    s: &mut PhiElimScratch,
+    stats: &mut PhiElimStats,
+) {
+    let k = s.phis.len();
+    stats.phis += k as u64;
+    for (n, &(_, d, _)) in s.phis.iter().enumerate() {
+        s.phi_index[d.index()] = n as u32;
+        f.values[d.index()].def = ValueDef::Unused;
+    }
+    // 1. Edge values.
+    let preds = cfg.preds(b);
+    edge_values(
+        f.kinds,
+        preds,
+        s.phis.iter().map(|p| p.0),
+        k,
+        &mut s.vals,
+        &mut s.used,
+    );
+    // 2. Conflicts and temporaries (global per phi).
+    allocate_temporaries(f, preds, b, s, stats);
+    // 3-4. Phase-1 copies per edge, placed at the end of P, the head of B or on a
+    // trampoline.
+    s.head.clear();
+    place_edge_copies(f, cfg, b, s, stats);
+    // Phase 2: restores at the head of B.
+    for i in 0..k {
+        if s.temp[i] != NONE {
+            let (_, d, ty) = s.phis[i];
+            let c = new_copy(f, b, d, Operand::Value(Value(s.temp[i])), ty);
+            s.head.push(c);
+            stats.copies += 1;
+        }
+    }
+    // Unlist the phis, put the head copies first.
+    let mut insts = std::mem::take(&mut f.block_insts[b.index()]);
+    insts.splice(0..k, s.head.iter().copied());
+    f.block_insts[b.index()] = insts;
+    for &(inst, d, _) in &s.phis {
+        f.inst_dead[inst.index()] = true;
+        s.phi_index[d.index()] = NONE;
+        if f.values[d.index()].def == ValueDef::Unused {
+            // Never copied into (only self-copies): keep the old definition's name.
+            f.values[d.index()].def = ValueDef::Result(inst, 0);
+        }
+    }
+}
+
+/// Step 2: marks the phis of `b` that need a temporary (lost copy, swap, the safety net's
+/// fixpoint, every phi when an `indirect_br` enters `b`) and gives each its temporary
+/// value in `s.temp` (`NONE` for the others).
+fn allocate_temporaries(
+    f: &mut Body<'_>,
+    preds: &[Block],
+    b: Block,
+    s: &mut PhiElimScratch,
+    stats: &mut PhiElimStats,
+) {
+    let k = s.phis.len();
+    s.temp.clear();
+    s.temp.resize(k, NONE);
+    s.marked.clear();
+    // Copies placed before an `indirect_br` also run on its other edges: with every phi
+    // of `B` behind a temporary, they only write temporaries, which nothing but `B`'s
+    // head reads (and every edge into `B` writes), so the exception becomes safe.
+    let indirect_pred = preds.iter().any(|p| {
+        matches!(&f.terminators[p.index()], Terminator::IndirectBr { dests, .. } if dests.contains(&b))
+    });
+    s.marked.resize(k, indirect_pred);
+    for e in 0..preds.len() {
+        let row = &s.vals[e * k..(e + 1) * k];
+        for (i, &src) in row.iter().enumerate() {
+            if let Operand::Value(v) = src {
+                let j = s.phi_index.get(v.index()).copied().unwrap_or(NONE);
+                if j != NONE && j as usize != i && !s.marked[i] {
+                    s.marked[i] = true;
+                    s.work.push(i as u32);
+                }
+            }
+        }
+        // Safety net: a phi whose destination a marked phi reads is marked too.
+        while let Some(i) = s.work.pop() {
+            if let Operand::Value(v) = row[i as usize] {
+                let j = s.phi_index.get(v.index()).copied().unwrap_or(NONE);
+                if j != NONE && !s.marked[j as usize] {
+                    s.marked[j as usize] = true;
+                    s.work.push(j);
+                }
+            }
+        }
+    }
+    for (i, &m) in s.marked.iter().enumerate() {
+        if m {
+            let t = Value::new(f.values.len());
+            f.values.push(ValueData {
+                ty: s.phis[i].2,
+                def: ValueDef::Unused,
+            });
+            s.temp[i] = t.0;
+            stats.temporaries += 1;
+        }
+    }
+}
+
+/// Fills `s.copies` with the phase-1 copies of edge `e` into the current block: saves to
+/// temporaries first, then direct copies (self-copies elided).
+fn edge_copies(s: &mut PhiElimScratch, e: usize) {
+    let k = s.phis.len();
+    s.copies.clear();
+    for i in 0..k {
+        if s.temp[i] != NONE {
+            s.copies
+                .push((Value(s.temp[i]), s.vals[e * k + i], s.phis[i].2));
+        }
+    }
+    for i in 0..k {
+        let src = s.vals[e * k + i];
+        let d = s.phis[i].1;
+        if s.temp[i] == NONE && src != Operand::Value(d) {
+            s.copies.push((d, src, s.phis[i].2));
+        }
+    }
+}
+
+/// Whether the `occurrence`-th edge from `p` to `b` is an `asm goto` label edge (one past
+/// the terminator's successors).
+fn is_goto_edge(f: &Body<'_>, cfg: &Cfg, p: Block, b: Block, occurrence: usize) -> bool {
+    let nterm = f.terminators[p.index()].num_successors();
+    let succs = cfg.succs(p);
+    // Only blocks with asm-goto labels have successor edges beyond the terminator's.
+    if succs.len() <= nterm {
+        return false;
+    }
+    let mut seen = 0;
+    for (idx, &t) in succs.iter().enumerate() {
+        if t == b {
+            if seen == occurrence {
+                return idx >= nterm;
+            }
+            seen += 1;
+        }
+    }
+    false
+}
+
+/// Steps 3 and 4: for each predecessor edge of `b`, emits its phase-1 copies at the end of
+/// the predecessor, into `s.head` (the head of `b`), or on a trampoline (memoised for
+/// identical consecutive edges from one predecessor).
+fn place_edge_copies(
+    f: &mut Body<'_>,
+    cfg: &Cfg,
+    b: Block,
+    s: &mut PhiElimScratch,
+    stats: &mut PhiElimStats,
+) {
+    let k = s.phis.len();
+    let preds = cfg.preds(b);
+    let ne = preds.len();
+    let mut last_tramp: Option<(Block, Block, usize)> = None; // (pred, trampoline, edge)
+    let mut redirected = (Block(NONE), 0usize); // (pred, edges redirected so far)
+    for e in 0..ne {
+        let p = preds[e];
+        let occurrence = e - preds.partition_point(|&q| q < p);
+        edge_copies(s, e);
+        if s.copies.is_empty() {
+            continue;
+        }
+        let is_goto = is_goto_edge(f, cfg, p, b, occurrence);
+        let indirect = matches!(f.terminators[p.index()], Terminator::IndirectBr { .. });
+        // A lone edge of a `jump` (a one-edge `switch` reads its scrutinee after the
+        // copies, so it gets a trampoline like any other edge).
+        let jump = matches!(f.terminators[p.index()], Terminator::Jump(_));
+        if !is_goto && ((cfg.succs(p).len() == 1 && jump) || indirect) {
+            for n in 0..s.copies.len() {
+                let (d, src, ty) = s.copies[n];
+                let c = new_copy(f, p, d, src, ty);
+                f.block_insts[p.index()].push(c);
+            }
+        } else if ne == 1 && !is_goto {
+            for n in 0..s.copies.len() {
+                let (d, src, ty) = s.copies[n];
+                let c = new_copy(f, b, d, src, ty);
+                s.head.push(c);
+            }
+        } else {
+            // Memoised per (predecessor, target) for identical consecutive edges.
+            let reuse = match last_tramp {
+                Some((q, t, pe))
+                    if q == p && s.vals[pe * k..(pe + 1) * k] == s.vals[e * k..(e + 1) * k] =>
+                {
+                    Some(t)
+                }
+                _ => None,
+            };
+            let t = match reuse {
+                Some(t) => t,
+                None => {
+                    let t = f.push_block(Vec::new(), Terminator::Jump(Target::new(b)));
+                    for n in 0..s.copies.len() {
+                        let (d, src, ty) = s.copies[n];
+                        let c = new_copy(f, t, d, src, ty);
+                        f.block_insts[t.index()].push(c);
+                    }
+                    stats.trampolines += 1;
+                    stats.copies += s.copies.len() as u64;
+                    t
+                }
+            };
+            // Earlier redirected edges from `p` no longer name `b`.
+            if redirected.0 != p {
+                redirected = (p, 0);
+            }
+            retarget(f, p, b, occurrence - redirected.1, t);
+            redirected.1 += 1;
+            last_tramp = Some((p, t, e));
+            continue;
+        }
+        stats.copies += s.copies.len() as u64;
+    }
 }
 
 /// Fills `vals[e * k + i]` with the operand phi `i` (of `phis`, `k` of them) carries on edge
