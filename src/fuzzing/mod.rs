@@ -18,6 +18,7 @@ pub mod liveness;
 pub mod llvm_import;
 pub mod lowering;
 pub mod machine_gen;
+pub mod machine_text;
 pub mod mem2reg;
 pub mod moves;
 pub mod phi_elim;

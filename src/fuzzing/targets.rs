@@ -64,6 +64,12 @@ pub const TARGETS: &[Target] = &[
         summary: "placement against the exact optimum",
     },
     Target {
+        name: "machine_text",
+        check: super::machine_text::check_seeded,
+        summary:
+            "machine-text print/parse round trip on mutated .mir; parser and verifier never panic",
+    },
+    Target {
         name: "lowering",
         check: super::lowering::check,
         summary: "lowering for x86-64 and aarch64: machine verifier, our allocator and checker",

@@ -115,6 +115,14 @@ pub fn check_mutation(seed_text: &str, data: &[u8]) {
 
 /// The mutated bytes of [`check_mutation`].
 fn mutate(seed_text: &str, data: &[u8]) -> Vec<u8> {
+    mutate_with(seed_text, data, TOKENS)
+}
+
+/// Byte-level mutations of `seed_text` chosen by `data`, three bytes per step: delete,
+/// insert or replace a byte, duplicate a range, splice one of `tokens`, change a digit,
+/// copy or delete a whole line. Shared by the text-format checks (`.sir` here, machine text
+/// in [`super::machine_text`]); `tokens` must not be empty.
+pub(crate) fn mutate_with(seed_text: &str, data: &[u8], tokens: &[&str]) -> Vec<u8> {
     let mut bytes = seed_text.as_bytes().to_vec();
     for step in data.chunks(3) {
         let [op, a, b] = [
@@ -140,7 +148,7 @@ fn mutate(seed_text: &str, data: &[u8]) -> Vec<u8> {
                 bytes.splice(pos..pos, chunk);
             }
             4 => {
-                let tok = TOKENS[b as usize % TOKENS.len()].as_bytes();
+                let tok = tokens[b as usize % tokens.len()].as_bytes();
                 bytes.splice(pos..pos, tok.iter().copied());
             }
             5 => {

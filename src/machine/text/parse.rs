@@ -48,8 +48,11 @@ fn tokenize(text: &str) -> Vec<(Tok<'_>, usize)> {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
+        // Bytes, not chars: only ASCII separates tokens, so every token boundary is a char
+        // boundary (a byte of a multi-byte character read `as char` may look like
+        // whitespace: 0x85 is U+0085).
         let c = bytes[i] as char;
-        if c.is_whitespace() {
+        if bytes[i].is_ascii_whitespace() {
             i += 1;
         } else if "#,:(){}/".contains(c) {
             toks.push((Tok::Punct(c), i + 1));
@@ -58,7 +61,7 @@ fn tokenize(text: &str) -> Vec<(Tok<'_>, usize)> {
             let start = i;
             while i < bytes.len() {
                 let c = bytes[i] as char;
-                if c.is_whitespace() || "#,:(){}/;".contains(c) {
+                if bytes[i].is_ascii_whitespace() || "#,:(){}/;".contains(c) {
                     break;
                 }
                 i += 1;
@@ -105,13 +108,15 @@ impl<'a> Line<'a> {
 
 fn parse_vreg(s: &str) -> Option<VReg> {
     let body = s.strip_prefix('v')?;
-    let (digits, class) = body.split_at(body.len().checked_sub(1)?);
-    let class = match class {
-        "i" => RegClass::Int,
-        "f" => RegClass::Float,
-        "v" => RegClass::Vector,
+    let (&last, _) = body.as_bytes().split_last()?;
+    let class = match last {
+        b'i' => RegClass::Int,
+        b'f' => RegClass::Float,
+        b'v' => RegClass::Vector,
         _ => return None,
     };
+    // The class letter is ASCII, so cutting it off leaves a char boundary.
+    let digits = &body[..body.len() - 1];
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
