@@ -170,7 +170,12 @@ fn passes_help() -> String {
             }
         ));
     }
-    s.push_str("  none          run no pass (parse and print only)\n\n");
+    s.push_str("  none          run no pass (parse and print only)\n");
+    s.push_str(
+        "Passes run in the order above, whatever order --passes names them in: `verify` checks \
+         the input. To check after every transforming pass use --verify-each; `compile` always \
+         verifies its output.\n\n",
+    );
     s.push_str(
         "Exit codes: 0 success, 1 input has errors, 2 usage error, 3 the interpreter stopped the \
          program, 4 I/O error; a program `run` finishes exits with its own status, as under lli; \
