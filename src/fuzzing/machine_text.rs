@@ -74,7 +74,7 @@ const TOKENS: &[&str] = &[
 
 /// Applies byte-level mutations chosen by `data` to `seed_text` and runs [`check`].
 pub fn check_mutation(seed_text: &str, data: &[u8]) {
-    check(&mutate(seed_text, data));
+    check(&super::text::mutate_with(seed_text, data, TOKENS));
 }
 
 /// The fuzz target: the first byte chooses the seed, the rest drives the mutations.
@@ -83,10 +83,6 @@ pub fn check_seeded(data: &[u8]) {
         return;
     };
     check_mutation(SEEDS[first as usize % SEEDS.len()], rest);
-}
-
-fn mutate(seed_text: &str, data: &[u8]) -> Vec<u8> {
-    super::text::mutate_with(seed_text, data, TOKENS)
 }
 
 /// The machine-text filetests, used as mutation seeds (comments and expectations
@@ -106,14 +102,8 @@ pub const SEEDS: &[&str] = &[
 
 #[cfg(test)]
 mod tests {
+    use super::super::text::runs;
     use super::*;
-
-    fn xorshift(state: &mut u64) -> u64 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state
-    }
 
     #[test]
     fn seeds_parse_and_are_fixed_points() {
@@ -128,16 +118,14 @@ mod tests {
 
     #[test]
     fn mutated_seeds_never_panic() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let (mut data, mut parsed) = (Vec::new(), 0);
-        for i in 0..2000 {
-            data.clear();
-            let n = 3 + xorshift(&mut state) as usize % 7;
-            data.extend((0..n).map(|_| xorshift(&mut state) as u8));
-            let bytes = mutate(SEEDS[i % SEEDS.len()], &data);
-            parsed += parse_functions(&String::from_utf8_lossy(&bytes), "m").is_ok() as u32;
-            check(&bytes);
-        }
+        let parses = |t: &str| parse_functions(t, "m").is_ok();
+        let parsed = runs::mutated(
+            SEEDS,
+            TOKENS,
+            (2000, 3, 0x9E37_79B9_7F4A_7C15),
+            parses,
+            check,
+        );
         // The mutations must leave a fair share of inputs valid, or the check is shallow;
         // and break a fair share, or it never reaches the error paths.
         eprintln!("{parsed} of 2000 mutated machine-text inputs parse");
@@ -149,24 +137,20 @@ mod tests {
 
     #[test]
     fn random_bytes_never_panic() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        for _ in 0..300 {
-            let n = xorshift(&mut state) as usize % 64;
-            let data: Vec<u8> = (0..n).map(|_| xorshift(&mut state) as u8).collect();
-            check(&data);
-            check_seeded(&data);
-        }
+        runs::random_bytes(check);
+        runs::random_bytes(check_seeded);
     }
 
     /// A longer run: `cargo test --lib soak_machine_text -- --ignored`.
     #[test]
     #[ignore]
     fn soak_machine_text() {
-        let mut state = 0x1234_5678_9ABC_DEF1u64;
-        for i in 0..200_000 {
-            let n = 3 + xorshift(&mut state) as usize % 30;
-            let data: Vec<u8> = (0..n).map(|_| xorshift(&mut state) as u8).collect();
-            check_mutation(SEEDS[i % SEEDS.len()], &data);
-        }
+        runs::mutated(
+            SEEDS,
+            TOKENS,
+            (200_000, 10, 0x1234_5678_9ABC_DEF1),
+            |_| true,
+            check,
+        );
     }
 }

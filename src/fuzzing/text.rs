@@ -204,16 +204,53 @@ pub const SEEDS: &[&str] = &[
     include_str!("../../tests/filetests/text/vectors.sir"),
 ];
 
+/// Deterministic runs of a text-format check, shared by the `.sir` and machine-text tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
+pub(crate) mod runs {
+    /// The next number of a xorshift64 sequence (`state` must not be zero).
     fn xorshift(state: &mut u64) -> u64 {
         *state ^= *state << 13;
         *state ^= *state >> 7;
         *state ^= *state << 17;
         *state
     }
+
+    /// Runs `check` on `runs` inputs, each `seeds[i % len]` mutated by [`super::mutate_with`]
+    /// with `tokens` and 1 to `max_steps` steps drawn from `seed`; returns how many of the
+    /// mutated inputs `parses` accepts.
+    pub(crate) fn mutated(
+        seeds: &[&str],
+        tokens: &[&str],
+        (runs, max_steps, seed): (usize, usize, u64),
+        parses: impl Fn(&str) -> bool,
+        check: impl Fn(&[u8]),
+    ) -> u32 {
+        let (mut state, mut data, mut parsed) = (seed, Vec::new(), 0);
+        for i in 0..runs {
+            data.clear();
+            let n = 3 * (1 + xorshift(&mut state) as usize % max_steps);
+            data.extend((0..n).map(|_| xorshift(&mut state) as u8));
+            let bytes = super::mutate_with(seeds[i % seeds.len()], &data, tokens);
+            parsed += parses(&String::from_utf8_lossy(&bytes)) as u32;
+            check(&bytes);
+        }
+        parsed
+    }
+
+    /// Runs `check` on 300 random byte strings of up to 63 bytes.
+    pub(crate) fn random_bytes(check: impl Fn(&[u8])) {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..300 {
+            let n = xorshift(&mut state) as usize % 64;
+            let data: Vec<u8> = (0..n).map(|_| xorshift(&mut state) as u8).collect();
+            check(&data);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     #[test]
     fn seeds_are_fixed_points() {
@@ -224,16 +261,14 @@ mod tests {
 
     #[test]
     fn mutated_examples_never_panic() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let (mut data, mut parsed) = (Vec::new(), 0);
-        for i in 0..2000 {
-            data.clear();
-            let n = 3 + xorshift(&mut state) as usize % 7;
-            data.extend((0..n).map(|_| xorshift(&mut state) as u8));
-            let bytes = mutate(SEEDS[i % SEEDS.len()], &data);
-            parsed += parse_module(&String::from_utf8_lossy(&bytes), "m").is_ok() as u32;
-            check(&bytes);
-        }
+        let parses = |t: &str| parse_module(t, "m").is_ok();
+        let parsed = runs::mutated(
+            SEEDS,
+            TOKENS,
+            (2000, 3, 0x9E37_79B9_7F4A_7C15),
+            parses,
+            check,
+        );
         // The mutations must leave a fair share of inputs valid, or the check is shallow.
         eprintln!("{parsed} of 2000 mutated inputs parse");
         assert!(parsed >= 100, "only {parsed} of 2000 mutated inputs parse");
@@ -243,21 +278,17 @@ mod tests {
     #[test]
     #[ignore]
     fn soak_text() {
-        let mut state = 0x1234_5678_9ABC_DEF1u64;
-        for i in 0..200_000 {
-            let n = 3 + xorshift(&mut state) as usize % 30;
-            let data: Vec<u8> = (0..n).map(|_| xorshift(&mut state) as u8).collect();
-            check_mutation(SEEDS[i % SEEDS.len()], &data);
-        }
+        runs::mutated(
+            SEEDS,
+            TOKENS,
+            (200_000, 10, 0x1234_5678_9ABC_DEF1),
+            |_| true,
+            check,
+        );
     }
 
     #[test]
     fn random_bytes_never_panic() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        for _ in 0..300 {
-            let n = xorshift(&mut state) as usize % 64;
-            let data: Vec<u8> = (0..n).map(|_| xorshift(&mut state) as u8).collect();
-            check(&data);
-        }
+        runs::random_bytes(check);
     }
 }

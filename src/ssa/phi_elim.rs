@@ -125,6 +125,23 @@ fn new_copy(f: &mut Body<'_>, block: Block, dest: Value, src: Operand, ty: Type)
     i
 }
 
+/// Emits `copies` (destination, source, type) as copy instructions of `block`, in order:
+/// appended to its instruction list, or pushed to `head` (the caller splices them in).
+fn emit_copies(
+    f: &mut Body<'_>,
+    block: Block,
+    copies: &[(Value, Operand, Type)],
+    mut head: Option<&mut Vec<Inst>>,
+) {
+    for &(d, src, ty) in copies {
+        let c = new_copy(f, block, d, src, ty);
+        match head.as_deref_mut() {
+            Some(h) => h.push(c),
+            None => f.block_insts[block.index()].push(c),
+        }
+    }
+}
+
 /// Redirects the `occurrence`-th successor edge of `p` naming `from` (terminator successors,
 /// then asm-goto labels in instruction order) to `to`.
 pub(crate) fn retarget(f: &mut Body<'_>, p: Block, from: Block, occurrence: usize, to: Block) {
@@ -392,17 +409,9 @@ fn place_edge_copies(
         // copies, so it gets a trampoline like any other edge).
         let jump = matches!(f.terminators[p.index()], Terminator::Jump(_));
         if !is_goto && ((cfg.succs(p).len() == 1 && jump) || indirect) {
-            for n in 0..s.copies.len() {
-                let (d, src, ty) = s.copies[n];
-                let c = new_copy(f, p, d, src, ty);
-                f.block_insts[p.index()].push(c);
-            }
+            emit_copies(f, p, &s.copies, None);
         } else if ne == 1 && !is_goto {
-            for n in 0..s.copies.len() {
-                let (d, src, ty) = s.copies[n];
-                let c = new_copy(f, b, d, src, ty);
-                s.head.push(c);
-            }
+            emit_copies(f, b, &s.copies, Some(&mut s.head));
         } else {
             // Memoised per (predecessor, target) for identical consecutive edges.
             let reuse = match last_tramp {
@@ -417,11 +426,7 @@ fn place_edge_copies(
                 Some(t) => t,
                 None => {
                     let t = f.push_block(Vec::new(), Terminator::Jump(Target::new(b)));
-                    for n in 0..s.copies.len() {
-                        let (d, src, ty) = s.copies[n];
-                        let c = new_copy(f, t, d, src, ty);
-                        f.block_insts[t.index()].push(c);
-                    }
+                    emit_copies(f, t, &s.copies, None);
                     stats.trampolines += 1;
                     stats.copies += s.copies.len() as u64;
                     t
