@@ -15,7 +15,6 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
     /// Lowers `i` if it reads or makes a value of several parts ([`super::parts`]); false
     /// if it does not (the one-register rules apply).
     pub(super) fn lower_split(&mut self, i: Inst) -> R<bool> {
-        use crate::ir::BinaryOp as B;
         match self.ir.inst_kind(i).clone() {
             InstKind::ExtractValue { ty, agg, index } => {
                 let member = ty
@@ -57,64 +56,7 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
                 }
             }
             InstKind::Binary { op, ty, lhs, rhs } if is_split(ty) => {
-                let a = self.use_parts(lhs)?;
-                let b = self.use_parts(rhs)?;
-                let d = self.result_parts(i, 0, ty)?;
-                let both: Vec<VReg> = a.iter().chain(&b).copied().collect();
-                if ty == Type::F80 {
-                    let name = match op {
-                        B::FAdd => "__addxf3",
-                        B::FSub => "__subxf3",
-                        B::FMul => "__mulxf3",
-                        B::FDiv => "__divxf3",
-                        B::FRem => "fmodl",
-                        _ => return Err(self.err(format!("{op:?} on x86_fp80"))),
-                    };
-                    self.libcall(name, &both, &d)?;
-                    return Ok(true);
-                }
-                if ty.is_aggregate() || a.len() != 2 || b.len() != 2 || d.len() != 2 {
-                    return Err(self.err(format!("arithmetic on {ty} is not lowered")));
-                }
-                match op {
-                    B::Add | B::Sub => {
-                        let (lo, hi) = if op == B::Add {
-                            (Opcode::Add, Opcode::AddCarry)
-                        } else {
-                            (Opcode::Sub, Opcode::SubBorrow)
-                        };
-                        self.alu(MachineOp::new(lo), d[0], a[0], b[0]);
-                        self.alu(MachineOp::new(hi), d[1], a[1], b[1]);
-                    }
-                    B::And | B::Or | B::Xor => {
-                        let code = match op {
-                            B::And => Opcode::And,
-                            B::Or => Opcode::Or,
-                            _ => Opcode::Xor,
-                        };
-                        self.alu(MachineOp::new(code), d[0], a[0], b[0]);
-                        self.alu(MachineOp::new(code), d[1], a[1], b[1]);
-                    }
-                    B::Mul | B::SDiv | B::UDiv | B::SRem | B::URem => {
-                        let name = match op {
-                            B::Mul => "__multi3",
-                            B::SDiv => "__divti3",
-                            B::UDiv => "__udivti3",
-                            B::SRem => "__modti3",
-                            _ => "__umodti3",
-                        };
-                        self.libcall(name, &both, &d)?;
-                    }
-                    B::Shl | B::LShr | B::AShr => {
-                        let name = match op {
-                            B::Shl => "__ashlti3",
-                            B::LShr => "__lshrti3",
-                            _ => "__ashrti3",
-                        };
-                        self.libcall(name, &[a[0], a[1], b[0]], &d)?;
-                    }
-                    _ => return Err(self.err(format!("{op:?} on {ty}"))),
-                }
+                self.lower_split_binary(i, op, ty, lhs, rhs)?
             }
             InstKind::Unary { ty, arg, .. } if is_split(ty) => {
                 if ty != Type::F80 {
@@ -187,6 +129,78 @@ impl<'a, F: IrRead> Lowerer<'a, F> {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// Binary arithmetic on a value of several parts: `x86_fp80` through soft-float helper
+    /// calls, two-part integers by carry/borrow chains (add, sub), part-wise logic, and
+    /// helper calls for multiply, divide, remainder and shifts.
+    fn lower_split_binary(
+        &mut self,
+        i: Inst,
+        op: crate::ir::BinaryOp,
+        ty: Type,
+        lhs: Operand,
+        rhs: Operand,
+    ) -> R<()> {
+        use crate::ir::BinaryOp as B;
+        let a = self.use_parts(lhs)?;
+        let b = self.use_parts(rhs)?;
+        let d = self.result_parts(i, 0, ty)?;
+        let both: Vec<VReg> = a.iter().chain(&b).copied().collect();
+        if ty == Type::F80 {
+            let name = match op {
+                B::FAdd => "__addxf3",
+                B::FSub => "__subxf3",
+                B::FMul => "__mulxf3",
+                B::FDiv => "__divxf3",
+                B::FRem => "fmodl",
+                _ => return Err(self.err(format!("{op:?} on x86_fp80"))),
+            };
+            return self.libcall(name, &both, &d);
+        }
+        if ty.is_aggregate() || a.len() != 2 || b.len() != 2 || d.len() != 2 {
+            return Err(self.err(format!("arithmetic on {ty} is not lowered")));
+        }
+        match op {
+            B::Add | B::Sub => {
+                let (lo, hi) = if op == B::Add {
+                    (Opcode::Add, Opcode::AddCarry)
+                } else {
+                    (Opcode::Sub, Opcode::SubBorrow)
+                };
+                self.alu(MachineOp::new(lo), d[0], a[0], b[0]);
+                self.alu(MachineOp::new(hi), d[1], a[1], b[1]);
+            }
+            B::And | B::Or | B::Xor => {
+                let code = match op {
+                    B::And => Opcode::And,
+                    B::Or => Opcode::Or,
+                    _ => Opcode::Xor,
+                };
+                self.alu(MachineOp::new(code), d[0], a[0], b[0]);
+                self.alu(MachineOp::new(code), d[1], a[1], b[1]);
+            }
+            B::Mul | B::SDiv | B::UDiv | B::SRem | B::URem => {
+                let name = match op {
+                    B::Mul => "__multi3",
+                    B::SDiv => "__divti3",
+                    B::UDiv => "__udivti3",
+                    B::SRem => "__modti3",
+                    _ => "__umodti3",
+                };
+                self.libcall(name, &both, &d)?;
+            }
+            B::Shl | B::LShr | B::AShr => {
+                let name = match op {
+                    B::Shl => "__ashlti3",
+                    B::LShr => "__lshrti3",
+                    _ => "__ashrti3",
+                };
+                self.libcall(name, &[a[0], a[1], b[0]], &d)?;
+            }
+            _ => return Err(self.err(format!("{op:?} on {ty}"))),
+        }
+        Ok(())
     }
 
     /// `d = c ? t : f` part by part on an `i1` condition (a `select` per part: x86-64 `cmov`
