@@ -371,9 +371,9 @@ impl Rewriter {
                     continue;
                 }
                 for &i in f.block_insts[b].iter() {
-                    f.kinds[i.index()].for_each_operand_mut(|o| *o = resolve(repl, *o));
+                    f.kinds[i.index()].for_each_operand_mut(|o| replace(repl, o));
                 }
-                f.terminators[b].for_each_operand_mut(|o| *o = resolve(repl, *o));
+                f.terminators[b].for_each_operand_mut(|o| replace(repl, o));
             }
         }
         // 8. Unused constants without a pool form.
@@ -540,6 +540,17 @@ fn resolve(repl: &[Option<Operand>], mut o: Operand) -> Operand {
         }
     }
     o
+}
+
+/// Replaces operand `o` through the table if it is a value with a replacement (most are
+/// not: the test comes before the walk and the store).
+#[inline(always)]
+fn replace(repl: &[Option<Operand>], o: &mut Operand) {
+    if let Operand::Value(v) = *o {
+        if let Some(&Some(next)) = repl.get(v.index()) {
+            *o = resolve(repl, next);
+        }
+    }
 }
 
 /// Successor `i` of a conditional terminator, as a jump target.
