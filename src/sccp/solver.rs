@@ -825,8 +825,8 @@ impl Solver {
 /// global (its `address` entry is `stamp`), and returns whether it is a gep or load whose
 /// address operand may (so that it is worth evaluating). Instructions are read in reach
 /// order, where a definition comes before its uses except for phi operands around a loop:
-/// those for which `unseen` holds count as maybe. Only kinds that can pass an address on
-/// write a mark (every other result is "no": its entry holds an older stamp, or 0).
+/// those for which `unseen` holds count as maybe. Only a "maybe" is written (every other
+/// result is "no": its entry holds an older stamp).
 #[inline(always)]
 fn may_address(
     address: &mut [u32],
@@ -858,10 +858,13 @@ fn may_address(
         InstKind::Copy { src, .. } => (maybe(*src), false),
         _ => return false,
     };
-    let state = if result_maybe { stamp } else { 0 };
-    for &v in results {
-        if let Some(a) = address.get_mut(v.index()) {
-            *a = state;
+    // "No" needs no write: the entry of a value not defined yet in this analysis holds an
+    // older stamp (a value has one definition, read once).
+    if result_maybe {
+        for &v in results {
+            if let Some(a) = address.get_mut(v.index()) {
+                *a = stamp;
+            }
         }
     }
     fold
