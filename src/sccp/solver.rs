@@ -66,7 +66,10 @@
 //! until read); the others are `Overdefined`. Whether a gep or load is evaluated never
 //! changes the fixpoint (a value marked "no" is never a read-only address cell), only the
 //! work. Every table is a `Vec` keyed by a dense index, cleared but never dropped between
-//! functions.
+//! functions; the per-value and per-instruction tables the analysis writes only where it
+//! reads them (list heads, the instruction's block, the address marks) are not even
+//! cleared: each entry carries the stamp of the analysis that wrote it, and one with an
+//! older stamp is empty, so these cost a function only what it reaches.
 //!
 //! Invariants: the 003 lattice is stored densely: "lattice map" = `values[Value]` (the
 //! entries are the non-`Unknown` cells), "reachable blocks" and "executable edges" are
