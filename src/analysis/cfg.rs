@@ -218,6 +218,18 @@ impl Cfg {
         self.succs.len()
     }
 
+    /// Every block's successors, flat, in block order: block `b`'s are
+    /// `flat_succs()[succ_starts()[b]..succ_starts()[b + 1]]` (that is [`Cfg::succs`]).
+    pub fn flat_succs(&self) -> &[Block] {
+        &self.succs
+    }
+
+    /// Where each block's successors start in [`Cfg::flat_succs`] (length blocks + 1; empty
+    /// for a CFG never computed).
+    pub fn succ_starts(&self) -> &[u32] {
+        &self.succ_start
+    }
+
     /// Successors of `b` in successor-index order (duplicates included); empty for a dead or
     /// out-of-range block.
     pub fn succs(&self, b: Block) -> &[Block] {

@@ -122,6 +122,9 @@ pub struct Rewriter {
     dead: Vec<Inst>,
     /// Instructions step 8 removed.
     removed: BitSet,
+    /// Instructions defining a value step 1 replaced (by its `ValueDef`): only these and
+    /// copies can go in step 4, so the other instructions' test is one bit.
+    replaced_defs: BitSet,
 }
 
 const CACHE_SLOTS: usize = 64;
@@ -190,15 +193,47 @@ impl Rewriter {
         aggregates: &AggConsts,
     ) -> RewriteStats {
         let mut stats = RewriteStats::default();
-        // True once some value has a replacement (step 7 is the identity otherwise).
-        let mut any_repl = false;
-        // True if some constant cell has no pool form (step 8 has work).
-        let mut unexpressed = false;
-        let nv = f.values.len();
-        let nb = f.num_blocks();
-        crate::sccp::refill(&mut self.repl, nv, None);
-        crate::sccp::refill(&mut self.resolved, nb, (NONE, 0));
+        crate::sccp::refill(&mut self.repl, f.values.len(), None);
+        crate::sccp::refill(&mut self.resolved, f.num_blocks(), (NONE, 0));
         // 1. Constant replacement table.
+        let (mut any_repl, unexpressed) = self.replacement_table(f, cells, aggregates);
+        // 2-4. Branches, unreachable blocks, folded instructions and copies.
+        self.rewrite_blocks(f, cells, reachable, &mut stats);
+        any_repl |= stats.copies_propagated > 0;
+        // 5. Phi entries per remaining edge. Only edges this rewrite removed (resolved
+        // branches, removed blocks) can leave a phi entry without its edge: in a verified
+        // function each phi has one entry per predecessor edge, so when the CFG did not
+        // change (most functions) the step is skipped.
+        if stats.cfg_changed() {
+            trim_phi_entries(f, cfg, &self.resolved, &mut self.allowed, &mut self.kept);
+        }
+        // 6. Phi simplification, to a fixpoint.
+        stats.phis_simplified = self.simplify_phis(f);
+        // 7. Use rewriting (the identity when no value has a replacement).
+        if any_repl || stats.phis_simplified > 0 {
+            rewrite_uses(f, &self.repl);
+        }
+        // 8. Unused constants without a pool form.
+        if unexpressed {
+            stats.instructions_folded += self.remove_unused_constants(f, cells);
+        }
+        // Every other removal unlisted one instruction and counted it once.
+        stats.instructions_removed +=
+            stats.instructions_folded + stats.copies_propagated + stats.phis_simplified;
+        stats
+    }
+
+    /// Step 1 of [`Rewriter::apply`]: `repl[v]` is the pool constant of every value whose
+    /// cell is a constant with a pool form, and `replaced_defs` holds their definitions.
+    /// Returns whether some value has a replacement and whether some constant cell has no
+    /// pool form (step 8 has work).
+    fn replacement_table(
+        &mut self,
+        f: &mut Body<'_>,
+        cells: &[LatticeValue],
+        aggregates: &AggConsts,
+    ) -> (bool, bool) {
+        let (mut any_repl, mut unexpressed) = (false, false);
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 || self.cache.len() != CACHE_SLOTS {
             self.generation = 1;
@@ -209,6 +244,8 @@ impl Rewriter {
             );
         }
         let generation = self.generation;
+        let (nv, ni) = (f.values.len(), f.num_insts());
+        self.replaced_defs.reset(ni);
         for (v, cell) in cells[..nv.min(cells.len())].iter().enumerate() {
             if let LatticeValue::Const(k) = cell {
                 // Folded values repeat (0, 1, -1, ...): a small direct-mapped cache in front
@@ -227,9 +264,27 @@ impl Rewriter {
                 self.repl[v] = c.map(Operand::Const);
                 any_repl |= c.is_some();
                 unexpressed |= c.is_none();
+                if let (Some(_), ValueDef::Result(i, _)) = (c, f.values[v].def) {
+                    if i.index() < ni {
+                        self.replaced_defs.insert(i.index());
+                    }
+                }
             }
         }
-        for b in 0..nb {
+        (any_repl, unexpressed)
+    }
+
+    /// Steps 2-4 of [`Rewriter::apply`], block by block: resolves branches on constants
+    /// (noting the kept successor in `resolved`), removes unreachable blocks, unlists folded
+    /// instructions and copies (a copy's uses read its source: `repl`); counts in `stats`.
+    fn rewrite_blocks(
+        &mut self,
+        f: &mut Body<'_>,
+        cells: &[LatticeValue],
+        reachable: &BitSet,
+        stats: &mut RewriteStats,
+    ) {
+        for b in 0..f.num_blocks() {
             if f.block_dead[b] {
                 continue;
             }
@@ -262,15 +317,16 @@ impl Rewriter {
             // result's, which no other instruction's test reads.
             let (kinds, results, inst_dead) = (&*f.kinds, &*f.results, &mut *f.inst_dead);
             let insts = &mut f.block_insts[b];
-            let repl = &mut self.repl;
+            let (repl, replaced_defs) = (&mut self.repl, &self.replaced_defs);
             let (mut folded, mut copies) = (0, 0);
             // Most blocks lose nothing: the walk starts at the first instruction that goes
             // (found by a read-only scan; the test of an instruction reads only its own
             // result's entry, which the walk writes after) and compacts in place.
             let goes = |i: &Inst| {
                 let kind = &kinds[i.index()];
-                if !any_repl {
-                    // No constant: only copies go (the walk checks their result).
+                if !replaced_defs.contains(i.index()) {
+                    // Its result has no constant: only a copy goes (the walk checks its
+                    // result).
                     return matches!(kind, InstKind::Copy { .. });
                 }
                 let [v] = results[i.index()].as_slice() else {
@@ -309,18 +365,16 @@ impl Rewriter {
             stats.instructions_folded += folded;
             stats.copies_propagated += copies;
         }
-        any_repl |= stats.copies_propagated > 0;
-        // 5. Phi entries per remaining edge. Only edges this rewrite removed (resolved
-        // branches, removed blocks) can leave a phi entry without its edge: in a verified
-        // function each phi has one entry per predecessor edge, so when the CFG did not
-        // change (most functions) the step is skipped.
-        if stats.cfg_changed() {
-            trim_phi_entries(f, cfg, &self.resolved, &mut self.allowed, &mut self.kept);
-        }
-        // 6. Phi simplification, to a fixpoint.
+    }
+
+    /// Step 6 of [`Rewriter::apply`]: replaces (through `repl`) and unlists every phi whose
+    /// entries, after replacement, are one operand besides the phi itself, until none is
+    /// left; returns how many.
+    fn simplify_phis(&mut self, f: &mut Body<'_>) -> u64 {
+        let mut simplified = 0;
         loop {
             let mut changed = false;
-            for b in 0..nb {
+            for b in 0..f.num_blocks() {
                 if f.block_dead[b] {
                     continue;
                 }
@@ -352,7 +406,7 @@ impl Rewriter {
                             self.repl[me.index()] = Some(o);
                             f.block_insts[b].remove(k);
                             f.inst_dead[i.index()] = true;
-                            stats.phis_simplified += 1;
+                            simplified += 1;
                             changed = true;
                         }
                         _ => k += 1,
@@ -360,30 +414,9 @@ impl Rewriter {
                 }
             }
             if !changed {
-                break;
+                return simplified;
             }
         }
-        // 7. Use rewriting (the identity when no value has a replacement).
-        if any_repl || stats.phis_simplified > 0 {
-            let repl = &self.repl;
-            for b in 0..nb {
-                if f.block_dead[b] {
-                    continue;
-                }
-                for &i in f.block_insts[b].iter() {
-                    f.kinds[i.index()].for_each_operand_mut(|o| *o = resolve(repl, *o));
-                }
-                f.terminators[b].for_each_operand_mut(|o| *o = resolve(repl, *o));
-            }
-        }
-        // 8. Unused constants without a pool form.
-        if unexpressed {
-            stats.instructions_folded += self.remove_unused_constants(f, cells);
-        }
-        // Every other removal unlisted one instruction and counted it once.
-        stats.instructions_removed +=
-            stats.instructions_folded + stats.copies_propagated + stats.phis_simplified;
-        stats
     }
 
     /// Step 8 of [`Rewriter::apply`]: removes the side-effect-free instructions whose result
@@ -525,6 +558,20 @@ fn trim_phi_entries(
     }
 }
 
+/// Step 7 of [`Rewriter::apply`]: every operand of the instructions and terminators of
+/// live blocks is replaced through `repl` (transitively).
+fn rewrite_uses(f: &mut Body<'_>, repl: &[Option<Operand>]) {
+    for b in 0..f.num_blocks() {
+        if f.block_dead[b] {
+            continue;
+        }
+        for &i in f.block_insts[b].iter() {
+            f.kinds[i.index()].for_each_operand_mut(|o| replace(repl, o));
+        }
+        f.terminators[b].for_each_operand_mut(|o| replace(repl, o));
+    }
+}
+
 /// Follows the replacement table from `o` (chains come from phi simplification).
 #[inline]
 fn resolve(repl: &[Option<Operand>], mut o: Operand) -> Operand {
@@ -540,6 +587,17 @@ fn resolve(repl: &[Option<Operand>], mut o: Operand) -> Operand {
         }
     }
     o
+}
+
+/// Replaces operand `o` through the table if it is a value with a replacement (most are
+/// not: the test comes before the walk and the store).
+#[inline(always)]
+fn replace(repl: &[Option<Operand>], o: &mut Operand) {
+    if let Operand::Value(v) = *o {
+        if let Some(&Some(next)) = repl.get(v.index()) {
+            *o = resolve(repl, next);
+        }
+    }
 }
 
 /// Successor `i` of a conditional terminator, as a jump target.

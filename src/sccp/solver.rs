@@ -66,7 +66,10 @@
 //! until read); the others are `Overdefined`. Whether a gep or load is evaluated never
 //! changes the fixpoint (a value marked "no" is never a read-only address cell), only the
 //! work. Every table is a `Vec` keyed by a dense index, cleared but never dropped between
-//! functions.
+//! functions; the per-value and per-instruction tables the analysis writes only where it
+//! reads them (list heads, the instruction's block, the address marks) are not even
+//! cleared: each entry carries the stamp of the analysis that wrote it, and one with an
+//! older stamp is empty, so these cost a function only what it reaches.
 //!
 //! Invariants: the 003 lattice is stored densely: "lattice map" = `values[Value]` (the
 //! entries are the non-`Unknown` cells), "reachable blocks" and "executable edges" are
@@ -113,11 +116,13 @@ const PHI: u32 = 1 << 30;
 #[derive(Default, Debug)]
 pub struct Solver {
     result: SccpResult,
-    /// `inst_block[Inst]`: the live block listing the instruction, or `NONE`.
-    inst_block: Vec<u32>,
-    /// Def-use lists, built while solving: `user_head[v]` is the last link of `v`'s list in
-    /// `user_links`, or `NONE`.
-    user_head: Vec<u32>,
+    /// `inst_block[Inst]`: (stamp, the live block listing the instruction) for the
+    /// instructions [`Solver::reach`] read, whose stamp is `stamp`; stale elsewhere.
+    inst_block: Vec<(u32, u32)>,
+    /// Def-use lists, built while solving: `user_head[v]` is (stamp, last link of `v`'s list
+    /// in `user_links`); the list is empty unless the stamp is `stamp` (so the table is
+    /// never filled, only grown).
+    user_head: Vec<(u32, u32)>,
     /// (user, next link) pairs: a user is an instruction index, `PHI | entry` or `TERM |
     /// block`; the next link is `NONE` at the end of a list.
     user_links: Vec<(u32, u32)>,
@@ -135,9 +140,13 @@ pub struct Solver {
     phi_edge: Vec<u32>,
     /// Per phi entry: the phi.
     entry_phi: Vec<u32>,
-    /// Phi entries made live by each edge into a reached block: `edge_entry_head[e]` is the
-    /// last link of edge `e`'s list in `edge_entry_links`, or `NONE`.
-    edge_entry_head: Vec<u32>,
+    /// Phi entries made live by each edge into a reached block: `edge_entry_head[e]` is
+    /// (stamp, last link of edge `e`'s list in `edge_entry_links`); empty unless the stamp
+    /// is `stamp`.
+    edge_entry_head: Vec<(u32, u32)>,
+    /// Number of the current analysis: the stamp of the valid entries of the stamped tables
+    /// (so a new function needs no clearing).
+    stamp: u32,
     /// (phi entry, next link) pairs.
     edge_entry_links: Vec<(u32, u32)>,
     /// Queued edge ids.
@@ -157,9 +166,10 @@ pub struct Solver {
     /// Whether a reached block holds a `copy` or a phi whose entries are one operand
     /// (besides the phi itself): the rewrite removes those whatever the cells are.
     rewrite_local: bool,
-    /// `address[Value]` while reading the function: whether the value may become the
-    /// address of a read-only global (`ADDRESS_*`).
-    address: Vec<u8>,
+    /// `address[Value]` while reading the function: the value may become the address of a
+    /// read-only global if its entry is `stamp` (never otherwise: so the table is grown,
+    /// never filled).
+    address: Vec<u32>,
     /// Geps and loads whose address operand may become the address of a read-only global:
     /// only these are evaluated on their operands (the others are `Overdefined`).
     fold_address: BitSet,
@@ -168,10 +178,30 @@ pub struct Solver {
     fold_memory: bool,
 }
 
-/// `Solver::address` states: never an address of a read-only global (also the state of a
-/// value not defined yet, which [`may_address`] treats as maybe for phi operands), maybe.
-const ADDRESS_NO: u8 = 0;
-const ADDRESS_MAYBE: u8 = 1;
+/// A stamp no analysis has (stamps run from 1 and restart before reaching it): the fill of
+/// new entries of the stamped tables. (Its bytes differ, so that the fill is a vector loop,
+/// not a `memset`, whose `rep stos` callgrind counts as one instruction per byte.)
+const NO_STAMP: u32 = u32::MAX - 1;
+
+/// The head of list `k` in a table of (stamp, head) pairs: `NONE` unless the stamp is
+/// `stamp` (the current analysis').
+#[inline(always)]
+fn head(heads: &[(u32, u32)], k: usize, stamp: u32) -> u32 {
+    match heads[k] {
+        (s, h) if s == stamp => h,
+        _ => NONE,
+    }
+}
+
+/// Makes `new` the head of list `k` in a table of (stamp, head) pairs; returns the previous
+/// head (`NONE` if the list was empty in the current analysis).
+#[inline(always)]
+fn push_head(heads: &mut [(u32, u32)], k: usize, stamp: u32, new: u32) -> u32 {
+    let slot = &mut heads[k];
+    let prev = if slot.0 == stamp { slot.1 } else { NONE };
+    *slot = (stamp, new);
+    prev
+}
 
 impl Solver {
     /// An empty solver.
@@ -267,7 +297,7 @@ impl Solver {
                     if self.result.reachable.contains(t) {
                         // One more executable incoming edge: meet the phi entries it makes
                         // live into their phis.
-                        let mut link = self.edge_entry_head[e as usize];
+                        let mut link = head(&self.edge_entry_head, e as usize, self.stamp);
                         while link != NONE {
                             let (x, next) = self.edge_entry_links[link as usize];
                             self.work.push(PHI | x);
@@ -349,18 +379,20 @@ impl Solver {
             if let Some(&v) = results.iter().find(|v| v.index() >= nv) {
                 return Err(SccpError::InvalidSsa { value_id: v });
             }
-            self.inst_block[i.index()] = b as u32;
+            let stamp = self.stamp;
+            self.inst_block[i.index()] = (stamp, b as u32);
             let fold_address = self.fold_memory && {
                 let inst_block = &self.inst_block;
                 // A phi operand defined by an instruction not read yet (around a loop).
                 let unseen = |v: Value| match f.values().get(v.index()).map(|d| d.def) {
                     Some(ValueDef::Result(d, _)) => {
-                        inst_block.get(d.index()).is_none_or(|&b| b == NONE)
+                        inst_block.get(d.index()).is_none_or(|&(s, _)| s != stamp)
                     }
                     _ => false,
                 };
                 may_address(
                     &mut self.address,
+                    stamp,
                     &self.read_only_consts,
                     kind,
                     results,
@@ -450,9 +482,10 @@ impl Solver {
                 for k in s..t {
                     if r.succ_block[k as usize].index() == b {
                         e = if e == NONE { k } else { MULTI };
-                        let head = &mut self.edge_entry_head[k as usize];
-                        self.edge_entry_links.push((x, *head));
-                        *head = (self.edge_entry_links.len() - 1) as u32;
+                        let new = self.edge_entry_links.len() as u32;
+                        let prev =
+                            push_head(&mut self.edge_entry_head, k as usize, self.stamp, new);
+                        self.edge_entry_links.push((x, prev));
                     }
                 }
             }
@@ -517,9 +550,9 @@ impl Solver {
             Operand::Value(v) => match self.result.values.get(v.index()) {
                 Some(LatticeValue::Overdefined) => Some(false),
                 Some(_) => {
-                    let head = &mut self.user_head[v.index()];
-                    self.user_links.push((user, *head));
-                    *head = (self.user_links.len() - 1) as u32;
+                    let new = self.user_links.len() as u32;
+                    let prev = push_head(&mut self.user_head, v.index(), self.stamp, new);
+                    self.user_links.push((user, prev));
                     Some(true)
                 }
                 None => None,
@@ -606,8 +639,8 @@ impl Solver {
 
     #[inline(always)]
     fn visit_inst(&mut self, f: &impl IrRead, symbols: &SymbolTable, i: usize) {
-        let b = self.inst_block[i];
-        if b == NONE || !self.result.reachable.contains(b as usize) {
+        let (stamp, b) = self.inst_block[i];
+        if stamp != self.stamp || !self.result.reachable.contains(b as usize) {
             return;
         }
         let inst = Inst::new(i);
@@ -693,9 +726,9 @@ impl Solver {
     /// whole phi instead.
     fn visit_phi_entry(&mut self, f: &impl IrRead, symbols: &SymbolTable, x: usize) {
         let i = self.entry_phi[x] as usize;
-        let b = self.inst_block[i];
+        let (stamp, b) = self.inst_block[i];
         // A phi of a block not reachable yet is evaluated in full when it becomes so.
-        if b == NONE || !self.result.reachable.contains(b as usize) {
+        if stamp != self.stamp || !self.result.reachable.contains(b as usize) {
             return;
         }
         let inst = Inst::new(i);
@@ -769,7 +802,7 @@ impl Solver {
             self.const_cells_set += 1;
         }
         self.result.values[v.index()] = new;
-        let mut link = self.user_head[v.index()];
+        let mut link = head(&self.user_head, v.index(), self.stamp);
         while link != NONE {
             let (u, next) = self.user_links[link as usize];
             self.work.push(u);
@@ -790,23 +823,24 @@ impl Solver {
     }
 }
 
-/// While the solver reads the function (with `address` sized, else a no-op): records
-/// whether the result of the instruction `kind` (defining `results`) may become the address
-/// of a read-only global, and returns whether it is a gep or load whose address operand may
-/// (so that it is worth evaluating). Instructions are read in reach order, where a
-/// definition comes before its uses except for phi operands around a loop: those for
-/// which `unseen` holds count as maybe. Only kinds that can pass an address on write a
-/// mark (every other result stays `ADDRESS_NO`, the state `address` is filled with).
+/// While the solver reads the function (with `address` sized): records whether the result
+/// of the instruction `kind` (defining `results`) may become the address of a read-only
+/// global (its `address` entry is `stamp`), and returns whether it is a gep or load whose
+/// address operand may (so that it is worth evaluating). Instructions are read in reach
+/// order, where a definition comes before its uses except for phi operands around a loop:
+/// those for which `unseen` holds count as maybe. Only a "maybe" is written (every other
+/// result is "no": its entry holds an older stamp).
 #[inline(always)]
 fn may_address(
-    address: &mut [u8],
+    address: &mut [u32],
+    stamp: u32,
     read_only_consts: &[bool],
     kind: &InstKind,
     results: &[Value],
     unseen: impl Fn(Value) -> bool,
 ) -> bool {
     let maybe = |o: Operand| match o {
-        Operand::Value(v) => address.get(v.index()).is_some_and(|&a| a != ADDRESS_NO),
+        Operand::Value(v) => address.get(v.index()).is_some_and(|&a| a == stamp),
         Operand::Const(c) => read_only_consts.get(c.index()).copied().unwrap_or(false),
     };
     let maybe_phi = |o: Operand| match o {
@@ -827,14 +861,13 @@ fn may_address(
         InstKind::Copy { src, .. } => (maybe(*src), false),
         _ => return false,
     };
-    let state = if result_maybe {
-        ADDRESS_MAYBE
-    } else {
-        ADDRESS_NO
-    };
-    for &v in results {
-        if let Some(a) = address.get_mut(v.index()) {
-            *a = state;
+    // "No" needs no write: the entry of a value not defined yet in this analysis holds an
+    // older stamp (a value has one definition, read once).
+    if result_maybe {
+        for &v in results {
+            if let Some(a) = address.get_mut(v.index()) {
+                *a = stamp;
+            }
         }
     }
     fold

@@ -7,7 +7,15 @@
 //! Complexity: linear in the function's constants, edges and values.
 
 use super::*;
-use crate::sccp::{clear_for, refill};
+use crate::sccp::clear_for;
+
+/// Makes `v` at least `n` long (new elements `x`), keeping what it holds: for tables whose
+/// stale entries are never read.
+fn grow<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    if v.len() < n {
+        v.resize(n, x);
+    }
+}
 
 impl Solver {
     /// Copies what the solver needs out of `f` into dense tables (edge ids from `cfg`),
@@ -65,43 +73,69 @@ impl Solver {
     fn load_edges(&mut self, f: &impl IrRead, cfg: &Cfg) -> Result<(), SccpError> {
         let (nb, ni, nv) = (f.num_blocks(), f.num_insts(), f.values().len());
         self.fold_address.reset(ni);
-        refill(
-            &mut self.address,
-            if self.fold_memory { nv } else { 0 },
-            ADDRESS_NO,
-        );
+        // Tables whose entries carry the stamp of the analysis that wrote them are grown,
+        // never filled: an entry with another stamp is empty.
+        self.stamp += 1;
+        if self.stamp >= NO_STAMP {
+            // Wrapped: stale entries could carry any stamp.
+            self.stamp = 1;
+            self.user_head.clear();
+            self.edge_entry_head.clear();
+            self.inst_block.clear();
+            self.address.clear();
+        }
+        if self.fold_memory {
+            grow(&mut self.address, nv, NO_STAMP);
+        }
+        grow(&mut self.inst_block, ni, (NO_STAMP, NONE));
+        grow(&mut self.user_head, nv, (NO_STAMP, NONE));
+        grow(&mut self.phi_first, ni, NO_STAMP);
         // The CFG skipped (and counted) edges to missing blocks: find the first to report it.
         if cfg.invalid_edges() > 0 {
             check_successors(f)?;
         }
         let r = &mut self.result;
+        // The CFG's successor lists as they are: a CFG computed from the function lists no
+        // successor for a dead block. (One built from other lists may: then block by block,
+        // leaving dead blocks' out.)
         clear_for(&mut r.succ_start, nb + 1);
+        r.succ_start.extend_from_slice(cfg.succ_starts());
+        if r.succ_start.is_empty() {
+            r.succ_start.push(0);
+        }
         clear_for(&mut r.succ_block, cfg.num_edges());
-        r.succ_start.push(0);
+        r.succ_block.extend_from_slice(cfg.flat_succs());
         self.live_blocks = 0;
+        let mut dead_with_succs = false;
         for b in 0..nb {
-            if !f.is_block_dead(Block::new(b)) {
+            if f.is_block_dead(Block::new(b)) {
+                dead_with_succs |= r.succ_start[b] != r.succ_start[b + 1];
+            } else {
                 self.live_blocks += 1;
-                // One by one: a block has few successors and `extend_from_slice` calls
-                // `memcpy`.
-                for &s in cfg.succs(Block::new(b)) {
-                    r.succ_block.push(s);
-                }
             }
-            r.succ_start.push(r.succ_block.len() as u32);
         }
-        refill(&mut self.inst_block, ni, NONE);
-        if self.phi_first.len() < ni {
-            refill(&mut self.phi_first, ni, 0);
+        if dead_with_succs {
+            r.succ_start.clear();
+            r.succ_block.clear();
+            r.succ_start.push(0);
+            for b in 0..nb {
+                if !f.is_block_dead(Block::new(b)) {
+                    r.succ_block.extend_from_slice(cfg.succs(Block::new(b)));
+                }
+                r.succ_start.push(r.succ_block.len() as u32);
+            }
         }
-        refill(&mut self.user_head, nv, NONE);
         self.user_links.clear();
         // Room for one phi entry per edge (a guess: exact for a single phi per join) so
         // that reading the phis rarely grows these tables.
         let edges = r.succ_block.len();
         clear_for(&mut self.phi_edge, edges);
         clear_for(&mut self.entry_phi, edges);
-        refill(&mut self.edge_entry_head, r.succ_block.len(), NONE);
+        grow(
+            &mut self.edge_entry_head,
+            r.succ_block.len(),
+            (NO_STAMP, NONE),
+        );
         clear_for(&mut self.edge_entry_links, edges);
         Ok(())
     }
