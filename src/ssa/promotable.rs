@@ -106,6 +106,10 @@ pub(crate) struct Candidates {
     pub accesses: Vec<(u32, u32, Inst)>,
     /// `dyn_alloca`s in live blocks (never slots; counted for the statistics).
     pub dynamic: u64,
+    /// Some live block holds an inline asm (renaming then walks every instruction in
+    /// dominator-tree order: an asm's goto edges and outputs depend on where it sits
+    /// among the accesses).
+    pub has_asm: bool,
 }
 
 impl Candidates {
@@ -121,6 +125,7 @@ impl Candidates {
         self.old_phis.clear();
         self.accesses.clear();
         self.dynamic = 0;
+        self.has_asm = false;
     }
 
     /// Rejects the slot whose alloca value `op` is (if any) for `why`, unless it already
@@ -388,6 +393,7 @@ fn scan_uses(f: &BodyRef<'_>, single: Option<ParamAllocas>, c: &mut Candidates) 
                     }
                 }
                 InstKind::InlineAsm(asm) => {
+                    c.has_asm = true;
                     for input in &asm.inputs {
                         c.reject_operand(input.value, Reject::EscapeAsmInput);
                     }
