@@ -37,7 +37,7 @@
 use super::{promotable_size, Reject};
 use crate::ir::{
     AsmOutputPlace, Block, BodyRef, Const, ConstData, ConstPool, Inst, InstKind, IrRead, Operand,
-    Type, Value,
+    Terminator, Type, Value,
 };
 
 /// Sentinel for "no slot" / "no block".
@@ -442,7 +442,19 @@ fn scan_uses(f: &BodyRef<'_>, single: Option<ParamAllocas>, c: &mut Candidates) 
                 }
             }
         }
-        f.terminators[bi].for_each_operand(|op| c.reject_operand(op, Reject::EscapeTerminator));
+        match &f.terminators[bi] {
+            Terminator::Jump(t) if t.args.is_empty() => {}
+            Terminator::Br {
+                cond,
+                then_dest,
+                else_dest,
+            } if then_dest.args.is_empty() && else_dest.args.is_empty() => {
+                c.reject_operand(*cond, Reject::EscapeTerminator)
+            }
+            Terminator::Ret(Some(v)) => c.reject_operand(*v, Reject::EscapeTerminator),
+            Terminator::Ret(None) | Terminator::Unreachable => {}
+            t => t.for_each_operand(|op| c.reject_operand(op, Reject::EscapeTerminator)),
+        }
     }
     true
 }

@@ -76,6 +76,8 @@ pub(crate) struct Renamer {
     /// `c.accesses[access_start[b]..access_start[b + 1]]` are block `b`'s accesses (the
     /// scan records them in block order).
     access_start: Vec<u32>,
+    /// `feeds_phis[b]`: some successor of `b` has placed phis.
+    feeds_phis: Vec<bool>,
     /// Values for the phis of asm-goto labels, in edge order, for the current block.
     goto_vals: Vec<Operand>,
     /// Per target block: the stamp of the block that last filled its edges, and the next
@@ -354,6 +356,17 @@ impl Renamer {
             starts[b + 1] += starts[b];
         }
         let has_phis = !plan.phis.is_empty();
+        // The blocks with an edge into a block with phis: only their walk fills incoming
+        // entries (most blocks have no such edge).
+        self.feeds_phis.clear();
+        self.feeds_phis.resize(n, false);
+        if has_phis {
+            for p in &plan.phis {
+                for &pred in cfg.preds(p.block) {
+                    self.feeds_phis[pred.index()] = true;
+                }
+            }
+        }
         self.stack.clear();
         for &b in dom.preorder() {
             // Leave the subtrees that end before `b`: pop down to its immediate dominator.
@@ -401,7 +414,7 @@ impl Renamer {
                 }
                 f.inst_dead[row] = true;
             }
-            if has_phis {
+            if self.feeds_phis[b.index()] {
                 self.fill_successor_phis(cfg, plan, b, usize::MAX);
             }
         }
@@ -456,10 +469,27 @@ impl Renamer {
                         stats.stores_removed += 1;
                         false
                     }
-                    InstKind::Alloca { .. } => !results[row].first().is_some_and(|&v| promoted(v.into())),
+                    InstKind::Alloca { .. } => {
+                        !results[row].first().is_some_and(|&v| promoted(v.into()))
+                    }
                     InstKind::Phi { .. } => true,
                     kind => {
-                        if rewrite_operands(kind, repl, ph) {
+                        let hit = match kind {
+                            InstKind::Binary { lhs, rhs, .. }
+                            | InstKind::Icmp { lhs, rhs, .. }
+                            | InstKind::Fcmp { lhs, rhs, .. } => {
+                                rewrite(repl, lhs, ph) | rewrite(repl, rhs, ph)
+                            }
+                            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => {
+                                rewrite(repl, arg, ph)
+                            }
+                            InstKind::Load { ptr, .. } => rewrite(repl, ptr, ph),
+                            InstKind::Store { value, ptr, .. } => {
+                                rewrite(repl, value, ph) | rewrite(repl, ptr, ph)
+                            }
+                            kind => rewrite_operands(kind, repl, ph),
+                        };
+                        if hit {
                             self.phi_user_insts.push(i);
                         }
                         true
