@@ -89,6 +89,9 @@ pub(crate) struct Slot {
 pub(crate) struct Candidates {
     /// `slot_of[value]` = slot index of an alloca result, or `NONE`.
     pub slot_of: Vec<u32>,
+    /// One past the largest alloca value index with a slot: `slot_of` is `NONE` from here
+    /// on, so most operands (defined after the allocas) are told apart without a lookup.
+    slot_end: usize,
     /// Every alloca of the function, in instruction order of a block walk.
     pub slots: Vec<Slot>,
     /// (slot, block) pairs: blocks with a definition of the slot (deduplicated).
@@ -119,6 +122,7 @@ impl Candidates {
             self.slot_of[s.value.index()] = NONE;
         }
         self.slots.clear();
+        self.slot_end = 0;
         self.defs.clear();
         self.uses.clear();
         self.late_goto.clear();
@@ -133,6 +137,9 @@ impl Candidates {
     #[inline]
     fn reject_operand(&mut self, op: Operand, why: Reject) {
         if let Operand::Value(v) = op {
+            if v.index() >= self.slot_end {
+                return;
+            }
             if let Some(&s) = self.slot_of.get(v.index()) {
                 if s != NONE {
                     self.slots[s as usize].reject.get_or_insert(why);
@@ -278,6 +285,7 @@ fn add_slot(
         None
     };
     c.slot_of[value.index()] = c.slots.len() as u32;
+    c.slot_end = c.slot_end.max(value.index() + 1);
     c.slots.push(Slot {
         value,
         block: Block::new(bi),

@@ -352,9 +352,7 @@ impl Renamer {
         for &(_, b, _) in &c.accesses {
             starts[b as usize + 1] += 1;
         }
-        for b in 0..n {
-            starts[b + 1] += starts[b];
-        }
+        super::place_phis::prefix_sums(starts);
         let has_phis = !plan.phis.is_empty();
         // The blocks with an edge into a block with phis: only their walk fills incoming
         // entries (most blocks have no such edge).
@@ -457,10 +455,10 @@ impl Renamer {
             for r in 0..insts.len() {
                 let i = insts[r];
                 let row = i.index();
-                if inst_dead[row] {
-                    continue; // a promoted access of a reachable block
-                }
+                // A dead load or store is a promoted access of a reachable block, which
+                // the walk removed; one of an unreachable block goes here.
                 let keep = match &mut kinds[row] {
+                    InstKind::Load { .. } | InstKind::Store { .. } if inst_dead[row] => continue,
                     InstKind::Load { ptr, .. } if !reachable && promoted(*ptr) => {
                         stats.loads_removed += 1;
                         false
