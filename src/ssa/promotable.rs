@@ -161,7 +161,9 @@ impl Candidates {
 
     /// A load (`def` false) or store (`def` true) of type `ty` through slot `s`'s pointer,
     /// instruction `i` in block `b`: volatile and type-punned accesses reject the slot;
-    /// otherwise the access is recorded. Returns true if it was recorded.
+    /// otherwise the access is recorded, unless the slot is rejected already (a reason
+    /// stays, so nothing reads a rejected slot's accesses: most of them are aggregates
+    /// too large to promote). Returns true if it was recorded.
     #[inline(always)]
     fn memory_access(
         &mut self,
@@ -172,6 +174,9 @@ impl Candidates {
         i: Inst,
         def: bool,
     ) -> bool {
+        if self.slots[s].reject.is_some() {
+            return false;
+        }
         if volatile {
             self.slots[s].reject.get_or_insert(Reject::VolatileAccess);
             false
