@@ -81,26 +81,66 @@ pub struct Forwarded {
 /// Forwards the address slots of `f` (see the module doc); `dom` must describe `f`'s CFG.
 /// Removed loads and stores are unlisted and flagged in `inst_dead`; every use of a removed
 /// load's result reads the forwarded alloca instead. Creates no row.
+///
+/// Phases: [`collect_candidates`], [`record_uses`], then rounds of [`try_forward`] until
+/// one forwards nothing, and [`apply`].
 pub fn forward_address_slots(
     f: &mut Body<'_>,
     dom: &DomTree,
     params: super::ParamAllocas,
     scratch: &mut ForwardScratch,
 ) -> Forwarded {
-    // With `ParamAllocas::Skip` the parameter allocas (the first N allocas of the entry
-    // block) must stay as they are, so they are never forwarded.
+    let s = scratch;
+    collect_candidates(f, params, s);
+    if s.candidates.is_empty() {
+        return Forwarded::default();
+    }
+    record_uses(f, s);
+    if !s.candidates.iter().any(|c| c.ok) {
+        return Forwarded::default();
+    }
+    // Group the accesses by candidate (stable: block order within a candidate).
+    s.stores.sort_by_key(|a| a.0);
+    s.loads.sort_by_key(|a| a.0);
+    s.repl.clear();
+    s.repl.resize(f.values.len(), None);
+    s.first_store.clear();
+    s.first_store.resize(f.num_blocks(), (NONE, NONE));
+    s.removed.clear();
+    s.removed.resize(f.num_insts(), false);
+    let mut out = Forwarded::default();
+    // Rounds: a slot whose stores store a load of another slot becomes forwardable once
+    // that slot is forwarded.
+    loop {
+        let mut progress = false;
+        for c in 0..s.candidates.len() {
+            if try_forward(f, dom, s, c, &mut out) {
+                progress = true;
+            }
+        }
+        if !progress {
+            break;
+        }
+    }
+    if out.slots > 0 {
+        apply(f, s);
+    }
+    out
+}
+
+/// Candidates: the non-volatile pointer allocas of live blocks, except the parameter
+/// allocas with [`ParamAllocas::Skip`](super::ParamAllocas::Skip) (the first N allocas of
+/// the entry block must stay as they are, so they are never forwarded).
+fn collect_candidates(f: &Body<'_>, params: super::ParamAllocas, s: &mut ForwardScratch) {
     let mut protected = match params {
         super::ParamAllocas::Skip => f.info.param_values.len(),
         super::ParamAllocas::IncludeStored => 0,
     };
-    let nv = f.values.len();
-    let s = scratch;
     s.candidates.clear();
     s.stores.clear();
     s.loads.clear();
     s.candidate_of.clear();
-    s.candidate_of.resize(nv, NONE);
-    // Candidates: non-volatile pointer allocas.
+    s.candidate_of.resize(f.values.len(), NONE);
     for b in (0..f.num_blocks()).filter(|&b| !f.block_dead[b]) {
         for &i in &f.block_insts[b] {
             if b == 0 && protected > 0 && matches!(f.kinds[i.index()], InstKind::Alloca { .. }) {
@@ -124,11 +164,11 @@ pub fn forward_address_slots(
             }
         }
     }
-    if s.candidates.is_empty() {
-        return Forwarded::default();
-    }
-    // Uses: loads and stores through a candidate are recorded; every other use of a
-    // candidate's value disqualifies it.
+}
+
+/// Uses: loads and stores through a candidate are recorded (with their block and
+/// position); every other use of a candidate's value disqualifies it.
+fn record_uses(f: &Body<'_>, s: &mut ForwardScratch) {
     let (candidate_of, candidates) = (&s.candidate_of, &mut s.candidates);
     let disqualify = |o: Operand, candidates: &mut Vec<Candidate>| {
         if let Operand::Value(v) = o {
@@ -175,147 +215,141 @@ pub fn forward_address_slots(
         }
         f.terminators[b].for_each_operand(|o| disqualify(o, candidates));
     }
-    if !s.candidates.iter().any(|c| c.ok) {
-        return Forwarded::default();
+}
+
+/// One candidate `c` in one round: forwards it if every store stores one alloca (after
+/// the forwardings so far) and every load is dominated by one of those stores, marking
+/// its loads and stores removed and mapping the loads' results to the alloca in
+/// `s.repl`. Returns true if it forwarded.
+fn try_forward(
+    f: &Body<'_>,
+    dom: &DomTree,
+    s: &mut ForwardScratch,
+    c: usize,
+    out: &mut Forwarded,
+) -> bool {
+    let cand = s.candidates[c];
+    if !cand.ok || cand.done {
+        return false;
     }
-    // Group the accesses by candidate (stable: block order within a candidate).
-    s.stores.sort_by_key(|a| a.0);
-    s.loads.sort_by_key(|a| a.0);
-    s.repl.clear();
-    s.repl.resize(nv, None);
-    s.first_store.clear();
-    s.first_store.resize(f.num_blocks(), (NONE, NONE));
-    s.removed.clear();
-    s.removed.resize(f.num_insts(), false);
-    let mut out = Forwarded::default();
-    // Rounds: a slot whose stores store a load of another slot becomes forwardable once
-    // that slot is forwarded.
-    loop {
-        let mut progress = false;
-        for c in 0..s.candidates.len() {
-            let cand = s.candidates[c];
-            if !cand.ok || cand.done {
-                continue;
-            }
-            let stores = range_of(&s.stores, c as u32);
-            let loads = range_of(&s.loads, c as u32);
-            if stores.is_empty() || loads.is_empty() {
-                continue;
-            }
-            // One stored value, an alloca (after forwarding).
-            let mut stored: Option<Value> = None;
-            let mut single = true;
-            for &(_, _, _, i) in &s.stores[stores.clone()] {
-                let InstKind::Store { value, .. } = &f.kinds[i.index()] else {
-                    single = false;
-                    break;
-                };
-                let v = match *value {
-                    Operand::Value(v) => resolve(&s.repl, v),
-                    Operand::Const(_) => {
-                        single = false;
-                        break;
-                    }
-                };
-                if stored.is_some_and(|w| w != v) || v == cand.slot {
-                    single = false;
-                    break;
-                }
-                stored = Some(v);
-            }
-            let Some(target) = stored.filter(|_| single) else {
-                continue;
-            };
-            let is_alloca = match f.values[target.index()].def {
-                ValueDef::Result(i, 0) => matches!(f.kinds[i.index()], InstKind::Alloca { .. }),
-                _ => false,
-            };
-            if !is_alloca {
-                continue;
-            }
-            // Every load dominated by a store.
-            let stamp = c as u32;
-            for &(_, b, pos, _) in &s.stores[stores.clone()] {
-                let e = &mut s.first_store[b as usize];
-                if e.0 != stamp || pos < e.1 {
-                    *e = (stamp, pos);
-                }
-            }
-            let covered = s.loads[loads.clone()].iter().all(|&(_, b, pos, _)| {
-                let first = &s.first_store;
-                let stored_before = |blk: usize, before: u32| {
-                    let (st, p) = first[blk];
-                    st == stamp && p < before
-                };
-                if stored_before(b as usize, pos) {
-                    return true;
-                }
-                if dom.preorder_number(Block(b)).is_none() {
-                    return false;
-                }
-                let mut d = dom.idom(Block(b));
-                while let Some(x) = d {
-                    if stored_before(x.index(), u32::MAX) {
-                        return true;
-                    }
-                    d = dom.idom(x);
-                }
-                false
-            });
-            // Reset this candidate's marks, so the stamp can be reused safely next round.
-            for &(_, b, _, _) in &s.stores[stores.clone()] {
-                s.first_store[b as usize] = (NONE, NONE);
-            }
-            if !covered {
-                continue;
-            }
-            // Forward: loads read `target`; loads and stores go.
-            // (Unlisted at the end: the positions recorded above stay valid meanwhile.)
-            for &(_, _, _, i) in &s.loads[loads] {
-                if let [r] = f.results[i.index()].as_slice() {
-                    s.repl[r.index()] = Some(target);
-                }
-                s.removed[i.index()] = true;
-                out.loads += 1;
-            }
-            for &(_, _, _, i) in &s.stores[stores] {
-                s.removed[i.index()] = true;
-                out.stores += 1;
-            }
-            s.candidates[c].done = true;
-            out.slots += 1;
-            progress = true;
-        }
-        if !progress {
-            break;
-        }
+    let stores = range_of(&s.stores, c as u32);
+    let loads = range_of(&s.loads, c as u32);
+    if stores.is_empty() || loads.is_empty() {
+        return false;
     }
-    if out.slots > 0 {
-        let repl = &s.repl;
-        let rewrite = |o: &mut Operand| {
-            if let Operand::Value(v) = *o {
-                let r = resolve(repl, v);
-                if r != v {
-                    *o = Operand::Value(r);
-                }
-            }
+    // One stored value, an alloca (after forwarding).
+    let mut stored: Option<Value> = None;
+    for &(_, _, _, i) in &s.stores[stores.clone()] {
+        let InstKind::Store { value, .. } = &f.kinds[i.index()] else {
+            return false;
         };
-        let nb = f.num_blocks();
-        let (removed, inst_dead) = (&s.removed, &mut *f.inst_dead);
-        for b in (0..nb).filter(|&b| !f.block_dead[b]) {
-            let insts = &mut f.block_insts[b];
-            insts.retain(|i| {
-                let gone = removed[i.index()];
-                inst_dead[i.index()] |= gone;
-                !gone
-            });
-            for &i in insts.iter() {
-                f.kinds[i.index()].for_each_operand_mut(rewrite);
-            }
-            f.terminators[b].for_each_operand_mut(rewrite);
+        let v = match *value {
+            Operand::Value(v) => resolve(&s.repl, v),
+            Operand::Const(_) => return false,
+        };
+        if stored.is_some_and(|w| w != v) || v == cand.slot {
+            return false;
+        }
+        stored = Some(v);
+    }
+    let Some(target) = stored else {
+        return false;
+    };
+    let is_alloca = match f.values[target.index()].def {
+        ValueDef::Result(i, 0) => matches!(f.kinds[i.index()], InstKind::Alloca { .. }),
+        _ => false,
+    };
+    if !is_alloca || !loads_covered(dom, s, c as u32, stores.clone(), loads.clone()) {
+        return false;
+    }
+    // Forward: loads read `target`; loads and stores go.
+    // (Unlisted at the end: the positions recorded stay valid meanwhile.)
+    for &(_, _, _, i) in &s.loads[loads] {
+        if let [r] = f.results[i.index()].as_slice() {
+            s.repl[r.index()] = Some(target);
+        }
+        s.removed[i.index()] = true;
+        out.loads += 1;
+    }
+    for &(_, _, _, i) in &s.stores[stores] {
+        s.removed[i.index()] = true;
+        out.stores += 1;
+    }
+    s.candidates[c].done = true;
+    out.slots += 1;
+    true
+}
+
+/// True if every load of candidate `stamp` (`s.loads[loads]`) comes after one of its
+/// stores (`s.stores[stores]`) in its block or lies in a block strictly dominated by a
+/// block holding one. Leaves `s.first_store` clear.
+fn loads_covered(
+    dom: &DomTree,
+    s: &mut ForwardScratch,
+    stamp: u32,
+    stores: std::ops::Range<usize>,
+    loads: std::ops::Range<usize>,
+) -> bool {
+    for &(_, b, pos, _) in &s.stores[stores.clone()] {
+        let e = &mut s.first_store[b as usize];
+        if e.0 != stamp || pos < e.1 {
+            *e = (stamp, pos);
         }
     }
-    out
+    let covered = s.loads[loads].iter().all(|&(_, b, pos, _)| {
+        let first = &s.first_store;
+        let stored_before = |blk: usize, before: u32| {
+            let (st, p) = first[blk];
+            st == stamp && p < before
+        };
+        if stored_before(b as usize, pos) {
+            return true;
+        }
+        if dom.preorder_number(Block(b)).is_none() {
+            return false;
+        }
+        let mut d = dom.idom(Block(b));
+        while let Some(x) = d {
+            if stored_before(x.index(), u32::MAX) {
+                return true;
+            }
+            d = dom.idom(x);
+        }
+        false
+    });
+    // Reset this candidate's marks, so the stamp can be reused safely next round.
+    for &(_, b, _, _) in &s.stores[stores] {
+        s.first_store[b as usize] = (NONE, NONE);
+    }
+    covered
+}
+
+/// Unlists the removed loads and stores (flagging them in `inst_dead`) and rewrites every
+/// operand through `s.repl`.
+fn apply(f: &mut Body<'_>, s: &ForwardScratch) {
+    let repl = &s.repl;
+    let rewrite = |o: &mut Operand| {
+        if let Operand::Value(v) = *o {
+            let r = resolve(repl, v);
+            if r != v {
+                *o = Operand::Value(r);
+            }
+        }
+    };
+    let nb = f.num_blocks();
+    let (removed, inst_dead) = (&s.removed, &mut *f.inst_dead);
+    for b in (0..nb).filter(|&b| !f.block_dead[b]) {
+        let insts = &mut f.block_insts[b];
+        insts.retain(|i| {
+            let gone = removed[i.index()];
+            inst_dead[i.index()] |= gone;
+            !gone
+        });
+        for &i in insts.iter() {
+            f.kinds[i.index()].for_each_operand_mut(rewrite);
+        }
+        f.terminators[b].for_each_operand_mut(rewrite);
+    }
 }
 
 /// The index range of `accesses` (sorted by candidate) that belongs to candidate `c`.

@@ -93,6 +93,7 @@ pub const MAX_PROMOTABLE_ALLOCA_SIZE: usize = 8;
 ///   larger allocation is an array alloca (`alloca i32, size 16`), left in memory;
 /// - an aggregate (struct or array) or a vector of any size whose allocation holds it (a
 ///   slot only loaded and stored whole is one SSA value).
+#[inline]
 pub fn promotable_size(ty: crate::ir::Type, size: u64) -> bool {
     let bytes = ty.bytes() as u64;
     if ty.is_aggregate() || ty.is_vector() {

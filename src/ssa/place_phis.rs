@@ -136,6 +136,16 @@ fn chain<'a>(
     })
 }
 
+/// Turns per-bucket counts (`counts[0]` zero, bucket `k`'s count at `k + 1`) into CSR
+/// starts, in place: a running sum, without the bounds checks of an indexed loop.
+pub(crate) fn prefix_sums(counts: &mut [u32]) {
+    let mut sum = 0;
+    for x in counts.iter_mut() {
+        sum += *x;
+        *x = sum;
+    }
+}
+
 /// Sorts `pairs` stably by `key` (every key below `n`) with a counting sort through the
 /// scratch `start` and `out`: O(pairs + n), where a comparison sort was a tenth of mem2reg
 /// (used for the sites, which must come out in (block, slot) order).
@@ -151,9 +161,7 @@ fn counting_sort(
     for &p in pairs.iter() {
         start[key(p) as usize + 1] += 1;
     }
-    for k in 0..n {
-        start[k + 1] += start[k];
-    }
+    prefix_sums(start);
     out.clear();
     out.resize(pairs.len(), (0, 0));
     for &p in pairs.iter() {
@@ -182,14 +190,11 @@ impl PhiPlan {
             k += 1;
             keep(k - 1)
         });
-        let n = self.phi_start.len().saturating_sub(1);
         self.phi_start.iter_mut().for_each(|x| *x = 0);
         for p in &self.phis {
             self.phi_start[p.block.index() + 1] += 1;
         }
-        for b in 0..n {
-            self.phi_start[b + 1] += self.phi_start[b];
-        }
+        prefix_sums(&mut self.phi_start);
     }
 
     /// The phis of block `b`.
@@ -391,6 +396,8 @@ impl PhiPlan {
         self.phi_start.clear();
         self.phi_start.resize(n + 1, 0);
         let mut reuse = c.accesses.len();
+        f.values.reserve(self.sites.len());
+        self.phis.reserve(self.sites.len());
         for &(s, b) in &self.sites {
             self.phi_start[b as usize + 1] += 1;
             let slot = &c.slots[s as usize];
@@ -436,8 +443,6 @@ impl PhiPlan {
                 in_start,
             });
         }
-        for b in 0..n {
-            self.phi_start[b + 1] += self.phi_start[b];
-        }
+        prefix_sums(&mut self.phi_start);
     }
 }

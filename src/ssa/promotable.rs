@@ -37,7 +37,7 @@
 use super::{promotable_size, Reject};
 use crate::ir::{
     AsmOutputPlace, Block, BodyRef, Const, ConstData, ConstPool, Inst, InstKind, IrRead, Operand,
-    Type, Value,
+    Terminator, Type, Value,
 };
 
 /// Sentinel for "no slot" / "no block".
@@ -89,6 +89,9 @@ pub(crate) struct Slot {
 pub(crate) struct Candidates {
     /// `slot_of[value]` = slot index of an alloca result, or `NONE`.
     pub slot_of: Vec<u32>,
+    /// One past the largest alloca value index with a slot: `slot_of` is `NONE` from here
+    /// on, so most operands (defined after the allocas) are told apart without a lookup.
+    slot_end: usize,
     /// Every alloca of the function, in instruction order of a block walk.
     pub slots: Vec<Slot>,
     /// (slot, block) pairs: blocks with a definition of the slot (deduplicated).
@@ -106,6 +109,10 @@ pub(crate) struct Candidates {
     pub accesses: Vec<(u32, u32, Inst)>,
     /// `dyn_alloca`s in live blocks (never slots; counted for the statistics).
     pub dynamic: u64,
+    /// Some live block holds an inline asm (renaming then walks every instruction in
+    /// dominator-tree order: an asm's goto edges and outputs depend on where it sits
+    /// among the accesses).
+    pub has_asm: bool,
 }
 
 impl Candidates {
@@ -115,12 +122,14 @@ impl Candidates {
             self.slot_of[s.value.index()] = NONE;
         }
         self.slots.clear();
+        self.slot_end = 0;
         self.defs.clear();
         self.uses.clear();
         self.late_goto.clear();
         self.old_phis.clear();
         self.accesses.clear();
         self.dynamic = 0;
+        self.has_asm = false;
     }
 
     /// Rejects the slot whose alloca value `op` is (if any) for `why`, unless it already
@@ -128,6 +137,9 @@ impl Candidates {
     #[inline]
     fn reject_operand(&mut self, op: Operand, why: Reject) {
         if let Operand::Value(v) = op {
+            if v.index() >= self.slot_end {
+                return;
+            }
             if let Some(&s) = self.slot_of.get(v.index()) {
                 if s != NONE {
                     self.slots[s as usize].reject.get_or_insert(why);
@@ -149,7 +161,9 @@ impl Candidates {
 
     /// A load (`def` false) or store (`def` true) of type `ty` through slot `s`'s pointer,
     /// instruction `i` in block `b`: volatile and type-punned accesses reject the slot;
-    /// otherwise the access is recorded. Returns true if it was recorded.
+    /// otherwise the access is recorded, unless the slot is rejected already (a reason
+    /// stays, so nothing reads a rejected slot's accesses: most of them are aggregates
+    /// too large to promote). Returns true if it was recorded.
     #[inline(always)]
     fn memory_access(
         &mut self,
@@ -160,6 +174,9 @@ impl Candidates {
         i: Inst,
         def: bool,
     ) -> bool {
+        if self.slots[s].reject.is_some() {
+            return false;
+        }
         if volatile {
             self.slots[s].reject.get_or_insert(Reject::VolatileAccess);
             false
@@ -273,6 +290,7 @@ fn add_slot(
         None
     };
     c.slot_of[value.index()] = c.slots.len() as u32;
+    c.slot_end = c.slot_end.max(value.index() + 1);
     c.slots.push(Slot {
         value,
         block: Block::new(bi),
@@ -388,6 +406,7 @@ fn scan_uses(f: &BodyRef<'_>, single: Option<ParamAllocas>, c: &mut Candidates) 
                     }
                 }
                 InstKind::InlineAsm(asm) => {
+                    c.has_asm = true;
                     for input in &asm.inputs {
                         c.reject_operand(input.value, Reject::EscapeAsmInput);
                     }
@@ -436,7 +455,19 @@ fn scan_uses(f: &BodyRef<'_>, single: Option<ParamAllocas>, c: &mut Candidates) 
                 }
             }
         }
-        f.terminators[bi].for_each_operand(|op| c.reject_operand(op, Reject::EscapeTerminator));
+        match &f.terminators[bi] {
+            Terminator::Jump(t) if t.args.is_empty() => {}
+            Terminator::Br {
+                cond,
+                then_dest,
+                else_dest,
+            } if then_dest.args.is_empty() && else_dest.args.is_empty() => {
+                c.reject_operand(*cond, Reject::EscapeTerminator)
+            }
+            Terminator::Ret(Some(v)) => c.reject_operand(*v, Reject::EscapeTerminator),
+            Terminator::Ret(None) | Terminator::Unreachable => {}
+            t => t.for_each_operand(|op| c.reject_operand(op, Reject::EscapeTerminator)),
+        }
     }
     true
 }

@@ -17,6 +17,17 @@
 //!   definitions are invisible there);
 //! - after the children, the block's definitions are undone.
 //!
+//! Two shapes of the same walk. Without inline asm (nearly every function) the walk in
+//! dominator-tree preorder visits of each block only its placed phis, its promoted loads
+//! and stores (the scan's access list, grouped by block) and, if an edge leaves it for a
+//! block with phis, its successors' phis; every other instruction is rewritten afterwards
+//! in one pass over the blocks in index order (`rewrite_blocks`), since the walk has then
+//! mapped every removed load. This halves the work per block, which was as large as the
+//! work per instruction on `-O0` code (a handful of instructions per block). With inline
+//! asm, whose goto edges and outputs depend on where the asm sits among the accesses, the
+//! walk visits every instruction of every block (`walk_instructions`, `block`, `inst`)
+//! and cleans the unreachable blocks after it. Both produce the same function.
+//!
 //! Definition stacks are one array `cur[slot]` plus an undo log of (slot, previous operand),
 //! truncated back to the frame's mark when the walk leaves a block: together they are the
 //! per-alloca stacks of Cytron et al. (1991) without one vector per alloca. Before any
@@ -54,7 +65,8 @@ use super::trivial_phis::{TrivialPhis, KEPT};
 use super::Mem2RegStats;
 use crate::analysis::{Cfg, DomTree};
 use crate::ir::{
-    AsmOutputPlace, Block, Body, Inst, InstKind, IrRead, Operand, Value, ValueData, ValueDef,
+    AsmOutputPlace, Block, Body, Inst, InstKind, IrRead, Operand, Terminator, Value, ValueData,
+    ValueDef,
 };
 use smallvec::SmallVec;
 
@@ -72,6 +84,11 @@ pub(crate) struct Renamer {
     repl: Vec<Operand>,
     /// DFS frames: (block, next child position, log mark).
     stack: Vec<(u32, u32, u32)>,
+    /// `c.accesses[access_start[b]..access_start[b + 1]]` are block `b`'s accesses (the
+    /// scan records them in block order).
+    access_start: Vec<u32>,
+    /// `feeds_phis[b]`: some successor of `b` has placed phis.
+    feeds_phis: Vec<bool>,
     /// Values for the phis of asm-goto labels, in edge order, for the current block.
     goto_vals: Vec<Operand>,
     /// Per target block: the stamp of the block that last filled its edges, and the next
@@ -143,6 +160,27 @@ fn rewrite_operands(kind: &mut InstKind, repl: &[Operand], phis: (u32, u32)) -> 
     }
 }
 
+/// Rewrites every operand of terminator `t` through `repl` ([`rewrite`]); true if one now
+/// names a placed phi. Jumps without arguments, branches and returns are written out.
+#[inline]
+fn rewrite_terminator(t: &mut Terminator, repl: &[Operand], phis: (u32, u32)) -> bool {
+    match t {
+        Terminator::Jump(target) if target.args.is_empty() => false,
+        Terminator::Br {
+            cond,
+            then_dest,
+            else_dest,
+        } if then_dest.args.is_empty() && else_dest.args.is_empty() => rewrite(repl, cond, phis),
+        Terminator::Ret(Some(v)) => rewrite(repl, v, phis),
+        Terminator::Ret(None) | Terminator::Unreachable => false,
+        _ => {
+            let mut hit = false;
+            t.for_each_operand_mut(|op| hit |= rewrite(repl, op, phis));
+            hit
+        }
+    }
+}
+
 impl Renamer {
     /// Renames `f` (see the module doc). `c` and `plan` come from the scan and placement of
     /// the same function.
@@ -176,28 +214,14 @@ impl Renamer {
         let Some(&entry) = cfg.rpo().first() else {
             return;
         };
-        self.stack.clear();
-        self.stack.push((entry.0, 0, 0));
-        self.block(f, cfg, c, plan, entry, stats);
-        while let Some(top) = self.stack.last_mut() {
-            let b = Block(top.0);
-            let children = dom.children(b);
-            if (top.1 as usize) < children.len() {
-                let child = children[top.1 as usize];
-                top.1 += 1;
-                let mark = self.log.len() as u32;
-                self.stack.push((child.0, 0, mark));
-                self.block(f, cfg, c, plan, child, stats);
-            } else {
-                let mark = top.2 as usize;
-                self.stack.pop();
-                for &(s, prev) in self.log[mark..].iter().rev() {
-                    self.cur[s as usize] = prev;
-                }
-                self.log.truncate(mark);
-            }
+        if c.has_asm {
+            self.walk_instructions(f, cfg, dom, c, plan, entry, stats);
+            self.unreachable(f, c, stats);
+        } else {
+            self.walk_accesses(f, cfg, dom, c, plan, stats);
+            self.zero_unreachable_loads(f, c);
+            self.rewrite_blocks(f, c, plan, stats);
         }
-        self.unreachable(f, c, stats);
         // Phis that were there before: operands may come from any block.
         for &i in &c.old_phis {
             let (repl, ph) = (&self.repl, self.phi_vals);
@@ -226,11 +250,11 @@ impl Renamer {
             let preds = cfg.preds(p.block);
             let ops = &plan.incoming[p.in_start as usize..p.in_start as usize + preds.len()];
             let trivial = &mut self.trivial;
-            let incoming: SmallVec<[(Block, Operand); 2]> = preds
-                .iter()
-                .copied()
-                .zip(ops.iter().map(|&op| trivial.resolve(op)))
-                .collect();
+            let mut incoming: SmallVec<[(Block, Operand); 2]> =
+                SmallVec::with_capacity(preds.len());
+            for (&pred, &op) in preds.iter().zip(ops) {
+                incoming.push((pred, trivial.resolve(op)));
+            }
             let ty = c.slots[p.slot as usize].ty;
             let row = p.inst.index();
             f.kinds[row] = InstKind::Phi { ty, incoming };
@@ -271,6 +295,261 @@ impl Renamer {
                 }
             }
             insts.drain(w..hi - lo);
+        }
+    }
+
+    /// The renaming walk of a function with inline asm: every instruction of every
+    /// reachable block, in dominator-tree preorder ([`Renamer::block`]).
+    #[allow(clippy::too_many_arguments)]
+    fn walk_instructions(
+        &mut self,
+        f: &mut Body<'_>,
+        cfg: &Cfg,
+        dom: &DomTree,
+        c: &Candidates,
+        plan: &mut PhiPlan,
+        entry: Block,
+        stats: &mut Mem2RegStats,
+    ) {
+        self.stack.clear();
+        self.stack.push((entry.0, 0, 0));
+        self.block(f, cfg, c, plan, entry, stats);
+        while let Some(top) = self.stack.last_mut() {
+            let b = Block(top.0);
+            let children = dom.children(b);
+            if (top.1 as usize) < children.len() {
+                let child = children[top.1 as usize];
+                top.1 += 1;
+                let mark = self.log.len() as u32;
+                self.stack.push((child.0, 0, mark));
+                self.block(f, cfg, c, plan, child, stats);
+            } else {
+                let mark = top.2 as usize;
+                self.stack.pop();
+                self.undo(mark);
+            }
+        }
+    }
+
+    /// Restores the definitions logged from `mark` on.
+    fn undo(&mut self, mark: usize) {
+        for &(s, prev) in self.log[mark..].iter().rev() {
+            self.cur[s as usize] = prev;
+        }
+        self.log.truncate(mark);
+    }
+
+    /// The renaming walk of a function without inline asm: the dominator tree in preorder
+    /// (the order of [`Renamer::walk_instructions`]), visiting of each block only its
+    /// placed phis, its promoted loads and stores (the scan's access list, in instruction
+    /// order) and its successors' phis. A promoted load's result is mapped to the current
+    /// definition in `repl`, a promoted store defines its slot; both are flagged dead.
+    /// The other instructions are rewritten afterwards, in one pass over the blocks
+    /// ([`Renamer::rewrite_blocks`]): a use comes after its definition in this order, so
+    /// `repl` is complete by then.
+    fn walk_accesses(
+        &mut self,
+        f: &mut Body<'_>,
+        cfg: &Cfg,
+        dom: &DomTree,
+        c: &Candidates,
+        plan: &mut PhiPlan,
+        stats: &mut Mem2RegStats,
+    ) {
+        let n = f.num_blocks();
+        let starts = &mut self.access_start;
+        starts.clear();
+        starts.resize(n + 1, 0);
+        for &(_, b, _) in &c.accesses {
+            starts[b as usize + 1] += 1;
+        }
+        super::place_phis::prefix_sums(starts);
+        let has_phis = !plan.phis.is_empty();
+        // The blocks with an edge into a block with phis: only their walk fills incoming
+        // entries (most blocks have no such edge).
+        self.feeds_phis.clear();
+        self.feeds_phis.resize(n, false);
+        if has_phis {
+            for p in &plan.phis {
+                for &pred in cfg.preds(p.block) {
+                    self.feeds_phis[pred.index()] = true;
+                }
+            }
+        }
+        self.stack.clear();
+        for &b in dom.preorder() {
+            // Leave the subtrees that end before `b`: pop down to its immediate dominator.
+            let parent = dom.idom(b).map_or(NONE, |d| d.0);
+            while let Some(&(top, _, mark)) = self.stack.last() {
+                if top == parent {
+                    break;
+                }
+                self.stack.pop();
+                self.undo(mark as usize);
+            }
+            self.stack.push((b.0, 0, self.log.len() as u32));
+            self.visited[b.index()] = true;
+            if has_phis {
+                for p in plan.phis_of(b) {
+                    self.log.push((p.slot, self.cur[p.slot as usize]));
+                    self.cur[p.slot as usize] = Operand::Value(p.value);
+                }
+            }
+            let (lo, hi) = (
+                self.access_start[b.index()] as usize,
+                self.access_start[b.index() + 1] as usize,
+            );
+            for &(s, _, i) in &c.accesses[lo..hi] {
+                let slot = &c.slots[s as usize];
+                if slot.reject.is_some() {
+                    continue;
+                }
+                let row = i.index();
+                match &f.kinds[row] {
+                    InstKind::Load { .. } => {
+                        if let Some(&r) = f.results[row].first() {
+                            self.repl[r.index()] = self.cur[s as usize];
+                        }
+                        stats.loads_removed += 1;
+                    }
+                    InstKind::Store { value, .. } => {
+                        let mut v = *value;
+                        rewrite(&self.repl, &mut v, self.phi_vals);
+                        let v = narrow(f.consts, v, slot.ty);
+                        self.define(s as usize, v);
+                        stats.stores_removed += 1;
+                    }
+                    _ => continue,
+                }
+                f.inst_dead[row] = true;
+            }
+            if self.feeds_phis[b.index()] {
+                self.fill_successor_phis(cfg, plan, b, usize::MAX);
+            }
+        }
+    }
+
+    /// The pass after [`Renamer::walk_accesses`] over every live block, in index order:
+    /// drops the promoted loads and stores (those of unreachable blocks counted here) and
+    /// allocas, rewrites every other operand through `repl` (recording the users of
+    /// placed phis), lists the placed phis first in their blocks. Phis that were there
+    /// before are rewritten later, with the rest of the function's phis.
+    fn rewrite_blocks(
+        &mut self,
+        f: &mut Body<'_>,
+        c: &Candidates,
+        plan: &PhiPlan,
+        stats: &mut Mem2RegStats,
+    ) {
+        let n = f.num_blocks();
+        let Body {
+            kinds,
+            results,
+            inst_dead,
+            block_insts,
+            terminators,
+            block_dead,
+            ..
+        } = f;
+        let promoted = |op: Operand| match op {
+            Operand::Value(v) => c.slot_of.get(v.index()).is_some_and(|&s| s != NONE),
+            Operand::Const(_) => false,
+        };
+        let (repl, ph) = (&self.repl, self.phi_vals);
+        for b in 0..n {
+            if block_dead[b] {
+                continue;
+            }
+            let reachable = self.visited[b];
+            let insts = &mut block_insts[b];
+            let mut w = 0;
+            for r in 0..insts.len() {
+                let i = insts[r];
+                let row = i.index();
+                // A dead load or store is a promoted access of a reachable block, which
+                // the walk removed; one of an unreachable block goes here.
+                let keep = match &mut kinds[row] {
+                    InstKind::Load { .. } | InstKind::Store { .. } if inst_dead[row] => continue,
+                    InstKind::Load { ptr, .. } if !reachable && promoted(*ptr) => {
+                        stats.loads_removed += 1;
+                        false
+                    }
+                    InstKind::Store { ptr, .. } if !reachable && promoted(*ptr) => {
+                        stats.stores_removed += 1;
+                        false
+                    }
+                    InstKind::Alloca { .. } => {
+                        !results[row].first().is_some_and(|&v| promoted(v.into()))
+                    }
+                    InstKind::Phi { .. } => true,
+                    kind => {
+                        let hit = match kind {
+                            InstKind::Binary { lhs, rhs, .. }
+                            | InstKind::Icmp { lhs, rhs, .. }
+                            | InstKind::Fcmp { lhs, rhs, .. } => {
+                                rewrite(repl, lhs, ph) | rewrite(repl, rhs, ph)
+                            }
+                            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => {
+                                rewrite(repl, arg, ph)
+                            }
+                            InstKind::Load { ptr, .. } => rewrite(repl, ptr, ph),
+                            InstKind::Store { value, ptr, .. } => {
+                                rewrite(repl, value, ph) | rewrite(repl, ptr, ph)
+                            }
+                            kind => rewrite_operands(kind, repl, ph),
+                        };
+                        if hit {
+                            self.phi_user_insts.push(i);
+                        }
+                        true
+                    }
+                };
+                if keep {
+                    insts[w] = i;
+                    w += 1;
+                } else {
+                    inst_dead[row] = true;
+                }
+            }
+            insts.truncate(w);
+            let phis = plan.phis_of(Block(b as u32));
+            if !phis.is_empty() {
+                insts.splice(0..0, phis.iter().map(|p| p.inst));
+            }
+            if rewrite_terminator(&mut terminators[b], repl, ph) {
+                self.phi_user_terms.push(Block(b as u32));
+            }
+        }
+    }
+
+    /// Fills the incoming entries of the phis of `b`'s successors for the edges from `b`
+    /// (one entry per edge, in `Cfg::preds` order): the current definitions along the
+    /// first `nterm` edges (the terminator's), the asm-goto snapshot values along the rest.
+    fn fill_successor_phis(&mut self, cfg: &Cfg, plan: &mut PhiPlan, b: Block, nterm: usize) {
+        let mut g = 0;
+        for (e, &s) in cfg.succs(b).iter().enumerate() {
+            let (lo, hi) = (plan.phi_start[s.index()], plan.phi_start[s.index() + 1]);
+            if lo == hi {
+                continue;
+            }
+            let si = s.index();
+            if self.edge_stamp[si] != b.0 {
+                self.edge_stamp[si] = b.0;
+                self.edge_cursor[si] = cfg.preds(s).partition_point(|&p| p < b) as u32;
+            }
+            let pos = self.edge_cursor[si] as usize;
+            self.edge_cursor[si] += 1;
+            for k in lo..hi {
+                let p = plan.phis[k as usize];
+                let v = if e < nterm {
+                    self.cur[p.slot as usize]
+                } else {
+                    let v = self.goto_vals[g];
+                    g += 1;
+                    v
+                };
+                plan.incoming[p.in_start as usize + pos] = v;
+            }
         }
     }
 
@@ -319,31 +598,7 @@ impl Renamer {
         }
         // Successor phis, one entry per edge; goto edges take the snapshot values.
         let nterm = f.terminators[b.index()].num_successors();
-        let mut g = 0;
-        for (e, &s) in cfg.succs(b).iter().enumerate() {
-            let (lo, hi) = (plan.phi_start[s.index()], plan.phi_start[s.index() + 1]);
-            if lo == hi {
-                continue;
-            }
-            let si = s.index();
-            if self.edge_stamp[si] != b.0 {
-                self.edge_stamp[si] = b.0;
-                self.edge_cursor[si] = cfg.preds(s).partition_point(|&p| p < b) as u32;
-            }
-            let pos = self.edge_cursor[si] as usize;
-            self.edge_cursor[si] += 1;
-            for k in lo..hi {
-                let p = plan.phis[k as usize];
-                let v = if e < nterm {
-                    self.cur[p.slot as usize]
-                } else {
-                    let v = self.goto_vals[g];
-                    g += 1;
-                    v
-                };
-                plan.incoming[p.in_start as usize + pos] = v;
-            }
-        }
+        self.fill_successor_phis(cfg, plan, b, nterm);
     }
 
     /// Rewrites one instruction of a reachable block; false if it is removed.
@@ -432,24 +687,15 @@ impl Renamer {
         true
     }
 
-    /// Cleans the blocks the walk did not reach: promoted loads read zero, promoted stores
-    /// and allocas go, other operands are rewritten.
-    fn unreachable(&mut self, f: &mut Body<'_>, c: &Candidates, stats: &mut Mem2RegStats) {
-        let slot_of = |op: Operand| -> Option<usize> {
-            match op {
-                Operand::Value(v) => match c.slot_of.get(v.index()) {
-                    Some(&s) if s != NONE => Some(s as usize),
-                    _ => None,
-                },
-                Operand::Const(_) => None,
-            }
-        };
+    /// Maps the results of the promoted loads in blocks the walk did not reach to their
+    /// slot's zero (taken from the scan's access list: a load's result may be used in any
+    /// unreachable block, before or after its own). Returns false if every live block was
+    /// reached.
+    fn zero_unreachable_loads(&mut self, f: &Body<'_>, c: &Candidates) -> bool {
         let n = f.num_blocks();
         if (0..n).all(|b| self.visited[b] || f.block_dead[b]) {
-            return;
+            return false;
         }
-        // Promoted loads there read zero (taken from the scan's access list: a load's
-        // result may be used in any unreachable block, before or after its own).
         for &(s, b, i) in &c.accesses {
             if self.visited[b as usize] || c.slots[s as usize].reject.is_some() {
                 continue;
@@ -460,7 +706,25 @@ impl Renamer {
                 }
             }
         }
-        for b in 0..n {
+        true
+    }
+
+    /// Cleans the blocks the walk did not reach (functions with inline asm): promoted
+    /// loads read zero, promoted stores and allocas go, other operands are rewritten.
+    fn unreachable(&mut self, f: &mut Body<'_>, c: &Candidates, stats: &mut Mem2RegStats) {
+        let slot_of = |op: Operand| -> Option<usize> {
+            match op {
+                Operand::Value(v) => match c.slot_of.get(v.index()) {
+                    Some(&s) if s != NONE => Some(s as usize),
+                    _ => None,
+                },
+                Operand::Const(_) => None,
+            }
+        };
+        if !self.zero_unreachable_loads(f, c) {
+            return;
+        }
+        for b in 0..f.num_blocks() {
             if self.visited[b] || f.block_dead[b] {
                 continue;
             }

@@ -23,7 +23,9 @@
 //! - 3b, trivial phis (their section 3.1), run once over all placed phis: a worklist that
 //!   starts with every phi; a phi found trivial is forwarded to its unique operand and the
 //!   phis using it are queued again, since removing one phi can make another trivial (a
-//!   loop phi `[entry: x], [latch: p]` where `p` was `[x, x]`).
+//!   loop phi `[entry: x], [latch: p]` where `p` was `[x, x]`). A first pass that only
+//!   tests each phi on its operands as renaming left them skips the user lists and the
+//!   worklist when no phi is trivial (most functions: the worklist would remove nothing).
 //! - 3c, redundant phi SCCs (their section 3.2, Algorithm 5): Tarjan's algorithm (1972,
 //!   iterative, dense indices) on the kept phis lists the SCCs with every SCC after those
 //!   its operands lie in; each SCC in that order collects its operands from outside
@@ -107,6 +109,9 @@ pub(crate) struct TrivialPhis {
     queued: Vec<bool>,
     /// `has_phi_operand[k]`: placed phi `k` has another placed phi among its operands.
     has_phi_operand: Vec<bool>,
+    /// `has_user[k]`: another placed phi has placed phi `k` among its operands (the quick
+    /// test's stand-in for the user lists).
+    has_user: Vec<bool>,
     /// At least two placed phis have another placed phi both as an operand and as a
     /// user: without that no phi cycle exists and step 3c has nothing to do.
     may_cycle: bool,
@@ -194,6 +199,9 @@ impl TrivialPhis {
             .iter()
             .enumerate()
             .all(|(k, p)| p.value.index() == self.first as usize + k));
+        if !self.any_trivial(plan, cfg) {
+            return 0;
+        }
         // Users, as a CSR (count, prefix sums, fill).
         self.user_start.clear();
         self.user_start.resize(n + 1, 0);
@@ -288,6 +296,51 @@ impl TrivialPhis {
             }
         }
         removed
+    }
+
+    /// The quick test of step 3b: true if some phi of `plan` is trivial on its operands
+    /// as renaming left them. If none is, the worklist of [`TrivialPhis::run`] removes
+    /// nothing (it examines every phi once with nothing resolved yet, and queues again
+    /// only the users of a removed phi), so only `may_cycle` is set here, as `run` sets
+    /// it, from one pass over the incoming operands instead of the user lists.
+    fn any_trivial(&mut self, plan: &PhiPlan, cfg: &Cfg) -> bool {
+        let n = plan.phis.len();
+        self.has_phi_operand.clear();
+        self.has_phi_operand.resize(n, false);
+        self.has_user.clear();
+        self.has_user.resize(n, false);
+        let mut any = false;
+        for (k, p) in plan.phis.iter().enumerate() {
+            let preds = cfg.preds(p.block);
+            let me = Operand::Value(p.value);
+            let mut unique: Option<Operand> = None;
+            let mut trivial = true;
+            for (e, &pred) in preds.iter().enumerate() {
+                let op = plan.incoming[p.in_start as usize + e];
+                if let Some(j) = self.phi_of(op) {
+                    if j != k {
+                        self.has_user[j] = true;
+                        self.has_phi_operand[k] = true;
+                    }
+                }
+                if !trivial || op == me || !cfg.is_reachable(pred) {
+                    continue;
+                }
+                match unique {
+                    None => unique = Some(op),
+                    Some(u) if u == op => {}
+                    Some(_) => trivial = false,
+                }
+            }
+            any |= trivial;
+        }
+        if !any {
+            self.may_cycle = (0..n)
+                .filter(|&k| self.has_phi_operand[k] && self.has_user[k])
+                .nth(1)
+                .is_some();
+        }
+        any
     }
 
     /// Step 3c, after [`TrivialPhis::run`] on the same `plan`: removes the redundant SCCs
