@@ -22,7 +22,9 @@
 //!    into each decoupled slot's register;
 //! 5. moves are sorted by (point, priority: in-edge, regular, multi-fixed, reused input,
 //!    out-edge); each group is one parallel move, resolved by [`MoveResolver`] with the
-//!    class's scratch register, else registers free at the point, else a fresh slot;
+//!    class's scratch register, else registers free at the point, else a temporary slot
+//!    (at most two per class, shared by all points: each holds a value only within one
+//!    parallel move);
 //! 6. a range of a set recomputed where needed ([`super::spill`]) has a remat pseudo slot
 //!    as its location (`REMAT_SLOT`): the resolver sees a slot nothing writes, so
 //!    a move from it is ordered like a reload and becomes a remat edit; moves into it are
@@ -485,6 +487,10 @@ pub fn resolve_moves<F: MachineRead + ?Sized>(
     sc.order.sort_unstable();
     let group_of = |key: u64| key >> 29;
     let mut next_slot = out.num_spillslots as u32;
+    // The fresh slots a group's resolution asks for (at most two per class) hold values only
+    // within that group's parallel move, so every group reuses the same ones: opened on
+    // first need, after the spill sets' slots.
+    let mut temp_slots: [[Option<u32>; 2]; 3] = [[None; 2]; 3];
     let mut g = 0;
     let group = &mut sc.group;
     while g < sc.order.len() {
@@ -542,15 +548,25 @@ pub fn resolve_moves<F: MachineRead + ?Sized>(
             borrow,
         };
         sc.seq.clear();
+        let mut taken = [0usize; 3];
         sc.resolver
             .resolve(
                 group,
                 &scratch_env,
                 |class| {
-                    let size = f.spill_slot_size(class).max(1) as u32;
-                    let s = next_slot.div_ceil(size) * size;
-                    next_slot = s + size;
-                    SpillSlot(s)
+                    let c = class.index();
+                    let k = taken[c];
+                    taken[c] += 1;
+                    let mut open = || {
+                        let size = f.spill_slot_size(class).max(1) as u32;
+                        let s = next_slot.div_ceil(size) * size;
+                        next_slot = s + size;
+                        s
+                    };
+                    SpillSlot(match temp_slots[c].get_mut(k) {
+                        Some(slot) => *slot.get_or_insert_with(open),
+                        None => open(),
+                    })
                 },
                 &mut sc.seq,
             )
