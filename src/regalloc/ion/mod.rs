@@ -179,6 +179,11 @@ pub struct IonState {
     pub(crate) slots: Vec<Vec<u32>>,
     /// `slot_maps[slot]`: which spill set holds the slot where (kept between functions).
     pub(crate) slot_maps: Vec<RegMap<SpillSetIndex>>,
+    /// `pred_exits[pred_start[b]..pred_start[b + 1]]`: (exit point, loop depth) of each
+    /// predecessor of block `b`.
+    pub(crate) pred_start: Vec<u32>,
+    /// See `pred_start`.
+    pub(crate) pred_exits: Vec<(u32, u32)>,
     /// `slot_ends[slot]`: the end of the last point any set holds the slot over (kept
     /// between functions like `slot_maps`).
     pub(crate) slot_ends: Vec<u32>,
