@@ -229,8 +229,8 @@ pub fn allocate_spill_bundles(world: &mut World) {
 
 /// The `allocate_spill_slots` system (see [`ion::spill::allocate_spill_slots`]).
 pub fn allocate_spill_slots(world: &mut World) {
-    with_phase(world, |_, _, t, state| {
-        ion::spill::allocate_spill_slots(t, state);
+    with_phase(world, |f, _, t, state| {
+        ion::spill::allocate_spill_slots(f, t, state);
         Ok(())
     });
 }

@@ -22,7 +22,9 @@
 //!    into each decoupled slot's register;
 //! 5. moves are sorted by (point, priority: in-edge, regular, multi-fixed, reused input,
 //!    out-edge); each group is one parallel move, resolved by [`MoveResolver`] with the
-//!    class's scratch register, else registers free at the point, else a fresh slot;
+//!    class's scratch register, else registers free at the point, else a temporary slot
+//!    (at most two per class, shared by all points: each holds a value only within one
+//!    parallel move);
 //! 6. a range of a set recomputed where needed ([`super::spill`]) has a remat pseudo slot
 //!    as its location (`REMAT_SLOT`): the resolver sees a slot nothing writes, so
 //!    a move from it is ordered like a reload and becomes a remat edit; moves into it are
@@ -39,13 +41,13 @@ use super::process::DEAD;
 use super::{range_alloc, remat_of, IonError, IonState};
 use crate::machine::MBlock;
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint, OperandKind};
-use crate::regalloc::bundles::BundleTables;
+use crate::regalloc::bundles::{BundleRows, BundleTables, SetRows};
 use crate::regalloc::handles::LiveRangeIndex;
 use crate::regalloc::location::{Allocation, PReg, RegClass, SpillSlot};
 use crate::regalloc::moves::{Move, MoveResolver, ScratchEnv};
 use crate::regalloc::output::Edit;
 use crate::regalloc::point::ProgPoint;
-use crate::regalloc::ranges::RangeFlags;
+use crate::regalloc::ranges::{RangeFlags, RangeRows, RangeSide};
 
 /// Move priorities at one point, in execution order.
 const PRIO_IN_EDGE: u8 = 0;
@@ -120,9 +122,27 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
     state: &mut IonState,
 ) -> Result<(), IonError> {
     let (rr, br, sets, rs, _side, counts) = t.all();
-    let nr = counts.ranges;
+    assign_locations(f, &rr, &br, &sets, counts.ranges, state)?;
+    sort_ranges_by_vreg(f, &rr, state);
+    collect_exit_sources(f, &rr, state);
+    state.insert.moves.clear();
+    insert_range_moves(f, &rr, rs, state);
+    insert_blockparam_moves(f, rs, state);
+    insert_fixup_moves(f, rs, state);
+    Ok(())
+}
+
+/// Step 1: the location of every live range (`alloc_of`, with `by_vreg` listing the live
+/// ones unsorted) and every operand's allocation.
+fn assign_locations<F: MachineRead + ?Sized>(
+    f: &F,
+    rr: &RangeRows<'_>,
+    br: &BundleRows<'_>,
+    sets: &SetRows<'_>,
+    nr: usize,
+    state: &mut IonState,
+) -> Result<(), IonError> {
     let sc = &mut state.insert;
-    // 1. Locations and operand allocations.
     sc.alloc_of.clear();
     sc.by_vreg.clear();
     for r in 0..nr {
@@ -165,7 +185,12 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             }
         }
     }
-    // 2-3. Sort ranges per vreg (start, longest first).
+    Ok(())
+}
+
+/// Step 2: sorts the ranges per vreg (start, longest first) with their segment bounds.
+fn sort_ranges_by_vreg<F: MachineRead + ?Sized>(f: &F, rr: &RangeRows<'_>, state: &mut IonState) {
+    let sc = &mut state.insert;
     let spans = &*rr.spans;
     sc.by_vreg_keys.clear();
     sc.by_vreg_keys.extend(sc.by_vreg.iter().map(|&(v, r)| {
@@ -179,8 +204,11 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             .iter()
             .map(|&(v, _, _, r)| (v, LiveRangeIndex::new(r as usize))),
     );
-    let nv = f.num_vregs();
-    segment_starts(&mut sc.range_start, nv, sc.by_vreg.iter().map(|e| e.0));
+    segment_starts(
+        &mut sc.range_start,
+        f.num_vregs(),
+        sc.by_vreg.iter().map(|e| e.0),
+    );
     if state.annotate {
         for &(v, r) in &sc.by_vreg {
             let span = spans[r.index()];
@@ -194,11 +222,16 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             ));
         }
     }
-    // Sources at block exits.
+}
+
+/// The location of each vreg at each block exit a range of it covers (`sources`, a register
+/// preferred among equal (vreg, block)), with its segment bounds per vreg.
+fn collect_exit_sources<F: MachineRead + ?Sized>(f: &F, rr: &RangeRows<'_>, state: &mut IonState) {
+    let sc = &mut state.insert;
     sc.sources.clear();
     let nb = MBlock::new(f.num_blocks());
     for &(v, r) in &sc.by_vreg {
-        let span = spans[r.index()];
+        let span = rr.spans[r.index()];
         let mut b = state.block_of[span.from.inst().index()];
         while b < nb {
             let exit = ProgPoint::after(f.block_insts(b).last());
@@ -209,21 +242,38 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             b = b.next();
         }
     }
-    // Registers first among equal (vreg, block).
     sc.sources
         .sort_unstable_by_key(|&(v, b, a)| (v, b, !matches!(a, Allocation::Reg(_))));
     sc.sources.dedup_by_key(|&mut (v, b, _)| (v, b));
-    segment_starts(&mut sc.source_start, nv, sc.sources.iter().map(|e| e.0));
-    let source = |v_sources: &[(u32, MBlock, Allocation)], b: MBlock| -> Option<Allocation> {
-        v_sources
-            .binary_search_by_key(&b, |&(_, b, _)| b)
-            .ok()
-            .map(|k| v_sources[k].2)
-    };
+    segment_starts(
+        &mut sc.source_start,
+        f.num_vregs(),
+        sc.sources.iter().map(|e| e.0),
+    );
+}
+
+/// The location of a vreg at block `b`'s exit among its sources `v_sources`.
+fn source_at(v_sources: &[(u32, MBlock, Allocation)], b: MBlock) -> Option<Allocation> {
+    v_sources
+        .binary_search_by_key(&b, |&(_, b, _)| b)
+        .ok()
+        .map(|k| v_sources[k].2)
+}
+
+/// Steps 2-3 per vreg: a move into each range from the earlier range still holding the value,
+/// and moves on the in-edges of each block start a range covers where the vreg is live in.
+fn insert_range_moves<F: MachineRead + ?Sized>(
+    f: &F,
+    rr: &RangeRows<'_>,
+    rs: &RangeSide,
+    state: &mut IonState,
+) {
+    let sc = &mut state.insert;
+    let spans = &*rr.spans;
+    let nb = MBlock::new(f.num_blocks());
     sc.livein_cursor.clear();
     sc.livein_cursor
         .extend_from_slice(&rs.liveness.in_start[..f.num_blocks()]);
-    sc.moves.clear();
     let block_start = |p: ProgPoint, block_of: &[MBlock]| -> Option<MBlock> {
         let b = block_of[p.inst().index()];
         (ProgPoint::before(f.block_insts(b).start) == p).then_some(b)
@@ -290,7 +340,7 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
                 let live_in = *cursor < block_end && ins[*cursor as usize] == v;
                 if live_in && !(start == span.from && starts_def) {
                     for &p in f.block_preds(b) {
-                        if let Some(src) = source(v_sources, p) {
+                        if let Some(src) = source_at(v_sources, p) {
                             if src != a {
                                 let (pt, prio) = edge_point(f, p, b);
                                 sc.moves.push((pt, prio, Move { src, dst: a, class }));
@@ -314,10 +364,15 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
         }
         k = end;
     }
-    // Block-parameter flows.
+}
+
+/// Step 3, block parameters: a move from each branch argument's location at the
+/// predecessor's exit into every range of the parameter starting at the block.
+fn insert_blockparam_moves<F: MachineRead + ?Sized>(f: &F, rs: &RangeSide, state: &mut IonState) {
+    let sc = &mut state.insert;
     for &(arg, pred, succ, param) in &rs.blockparam_outs {
         let arg_sources = sources_of(&sc.sources, &sc.source_start, arg.index() as u32);
-        let Some(src) = source(arg_sources, pred) else {
+        let Some(src) = source_at(arg_sources, pred) else {
             continue;
         };
         let start = ProgPoint::before(f.block_insts(succ).start);
@@ -351,7 +406,12 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             }
         }
     }
-    // 4. Multi-fixed fixups, then reused inputs.
+}
+
+/// Step 4: multi-fixed-register fixups, then reused inputs.
+fn insert_fixup_moves<F: MachineRead + ?Sized>(f: &F, rs: &RangeSide, state: &mut IonState) {
+    let sc = &mut state.insert;
+    let out = &mut state.output;
     for fx in &rs.multi_fixed {
         let i = fx.point.inst();
         let base = out.inst_alloc_offsets[i.index()] as usize;
@@ -399,7 +459,6 @@ pub fn insert_moves<F: MachineRead + ?Sized>(
             }
         }
     }
-    Ok(())
 }
 
 /// The `resolve_moves` phase: sorts the moves [`insert_moves`] generated by (point,
@@ -428,6 +487,10 @@ pub fn resolve_moves<F: MachineRead + ?Sized>(
     sc.order.sort_unstable();
     let group_of = |key: u64| key >> 29;
     let mut next_slot = out.num_spillslots as u32;
+    // The fresh slots a group's resolution asks for (at most two per class) hold values only
+    // within that group's parallel move, so every group reuses the same ones: opened on
+    // first need, after the spill sets' slots.
+    let mut temp_slots: [[Option<u32>; 2]; 3] = [[None; 2]; 3];
     let mut g = 0;
     let group = &mut sc.group;
     while g < sc.order.len() {
@@ -485,15 +548,25 @@ pub fn resolve_moves<F: MachineRead + ?Sized>(
             borrow,
         };
         sc.seq.clear();
+        let mut taken = [0usize; 3];
         sc.resolver
             .resolve(
                 group,
                 &scratch_env,
                 |class| {
-                    let size = f.spill_slot_size(class).max(1) as u32;
-                    let s = next_slot.div_ceil(size) * size;
-                    next_slot = s + size;
-                    SpillSlot(s)
+                    let c = class.index();
+                    let k = taken[c];
+                    taken[c] += 1;
+                    let mut open = || {
+                        let size = f.spill_slot_size(class).max(1) as u32;
+                        let s = next_slot.div_ceil(size) * size;
+                        next_slot = s + size;
+                        s
+                    };
+                    SpillSlot(match temp_slots[c].get_mut(k) {
+                        Some(slot) => *slot.get_or_insert_with(open),
+                        None => open(),
+                    })
                 },
                 &mut sc.seq,
             )

@@ -12,7 +12,8 @@
 //! - [`split`]: splitting at a program point (inside a live range too) with the loose ends
 //!   trimmed into the spill set's spill bundle, and the fallback split into minimal bundles;
 //! - [`spill`]: second-chance allocation of spilled bundles (no eviction, no split) and
-//!   spill slots by size class with a bounded probe list and round-robin reordering;
+//!   spill slots by size class, sets colored first fit in start order over the points where
+//!   the slot holds their value;
 //! - [`insert`]: per-operand allocations, moves between pieces of a vreg, across block edges
 //!   and for block parameters, multi-fixed-register fixups and reused inputs, grouped by
 //!   program point and move priority and resolved by the parallel-move resolver
@@ -71,7 +72,8 @@ pub const MAX_WEIGHT: f32 = 1_999_997.0;
 pub const REMAT_WEIGHT_FACTOR: f32 = 0.5;
 /// Splits of one spill set before its bundles are split into minimal bundles at once.
 pub const MAX_SPLITS_PER_SPILL_SET: u32 = 10;
-/// Spill slots probed per size class before a new slot is opened.
+/// Spill slots whose maps are searched per spill set before a new slot is opened (slots
+/// whose last holder ends before the set starts are taken without a search).
 pub const SLOT_PROBES: usize = 10;
 
 /// Why an allocation failed.
@@ -177,6 +179,18 @@ pub struct IonState {
     pub(crate) slots: Vec<Vec<u32>>,
     /// `slot_maps[slot]`: which spill set holds the slot where (kept between functions).
     pub(crate) slot_maps: Vec<RegMap<SpillSetIndex>>,
+    /// `pred_exits[pred_start[b]..pred_start[b + 1]]`: (exit point, loop depth) of each
+    /// predecessor of block `b`.
+    pub(crate) pred_start: Vec<u32>,
+    /// See `pred_start`.
+    pub(crate) pred_exits: Vec<(u32, u32)>,
+    /// `slot_ends[slot]`: the end of the last point any set holds the slot over (kept
+    /// between functions like `slot_maps`).
+    pub(crate) slot_ends: Vec<u32>,
+    /// Scratch: (set, from, to) of the points each spill set holds its slot over.
+    pub(crate) slot_pieces: Vec<(u32, u32, u32)>,
+    /// Scratch: (key, set, pieces start, pieces end) in slot-assignment order.
+    pub(crate) slot_order: Vec<(u32, u32, u32, u32)>,
     /// Scratch: the uses of a home range being rebuilt by a minimal split.
     pub(crate) home_uses: Vec<crate::regalloc::ranges::Use>,
     /// The output being built.
@@ -339,7 +353,7 @@ pub fn allocate<F: MachineRead + ?Sized>(
     }
     let mut t = store.bundles.get_mut(world).expect("tables");
     spill::second_chance(f, env, &mut t, state);
-    spill::allocate_spill_slots(&mut t, state);
+    spill::allocate_spill_slots(f, &mut t, state);
     insert::insert_moves(f, &mut t, state)?;
     insert::resolve_moves(f, env, state)?;
     finish(f, state);

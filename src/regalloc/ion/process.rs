@@ -258,6 +258,17 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
             state.block_of[i.index()] = b;
         }
     }
+    // Predecessor exits per block (CSR), with the loop depth of each predecessor.
+    state.pred_start.clear();
+    state.pred_exits.clear();
+    for b in f.blocks() {
+        state.pred_start.push(state.pred_exits.len() as u32);
+        for &p in f.block_preds(b) {
+            let exit = ProgPoint::after(f.block_insts(p).last());
+            state.pred_exits.push((exit.0, rs.loop_depth[p.index()]));
+        }
+    }
+    state.pred_start.push(state.pred_exits.len() as u32);
 }
 
 /// The `process_bundles` phase: runs the allocation loop until the queue is empty (`None`)

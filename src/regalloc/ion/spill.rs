@@ -9,21 +9,32 @@
 //! it lives nowhere, the set needs no slot for it, and move insertion recomputes the value
 //! where a piece of it needs it (a remat instead of a reload; the store that would have
 //! fed the reload goes too). [`allocate_spill_slots`] gives
-//! every spill set that has a bundle on the stack a slot: slots are kept per size class in
-//! probe order; a set takes the first of at most [`super::SLOT_PROBES`] slots whose map is
-//! free over all the set's extents (the original bundle's ranges, so a value reloaded and
-//! not redefined is still in its slot), which then moves to the back of the list
-//! (round-robin); else a new slot, aligned to its size.
+//! every spill set that has a bundle on the stack a slot. A set holds its slot only where
+//! the slot holds its value for some reader: over the ranges of its bundles on the stack
+//! (each one point longer, for a reload at its end), and at the branch of each predecessor of
+//! a block with several in-edges whose start such a range covers (an edge's moves sit there
+//! and may store into the slot). Everywhere else the value is in a register, and another set
+//! may use the slot: a move that stores or reloads a value always names a range covering
+//! its point, and redundant-move elimination keeps a store unless the slot still holds the
+//! value by the edits it has seen. Sets are colored in order of their first point (first fit
+//! in start order colors interval graphs optimally): slots are kept per size class, most
+//! recently taken last; a set takes the first slot whose last holder ends before the set
+//! starts, or, searching the maps of at most [`super::SLOT_PROBES`] other slots, one free
+//! over all its points; the slot moves to the back of the list; else a new slot, aligned to
+//! its size. (regalloc2 reserves a slot over the hull of the set's ranges with ten probes;
+//! over both targets' corpora these points and first fit leave about a quarter fewer slots.)
 //!
-//! Complexity: O(bundles x registers x ranges x log n) for second chance; O(sets x probes x
-//! extents x log n) for slots.
+//! Complexity: O(bundles x registers x ranges x log n) for second chance; O(points log
+//! points + sets x (slots + probes x points x log n)) for slots.
 
 use super::maps::RegMap;
 use super::process::{assign, candidates, Tables};
 use super::{IonState, Need, SLOT_PROBES};
-use crate::machine::{MachineEnv, MachineRead};
-use crate::regalloc::bundles::BundleTables;
+use crate::machine::{MBlock, MachineEnv, MachineRead};
+use crate::regalloc::bundles::{BundleRows, BundleTables, SetRows};
 use crate::regalloc::handles::{BundleIndex, SpillSetIndex};
+use crate::regalloc::location::Allocation;
+use crate::regalloc::point::{CodeRange, ProgPoint};
 
 /// The `allocate_spill_bundles` phase: second-chance allocation of the spilled bundles (see
 /// the module doc). Reads and writes the bundle columns and `state`.
@@ -91,32 +102,46 @@ fn rematerializable<F: MachineRead + ?Sized>(f: &F, t: &Tables<'_>, b: BundleInd
 
 /// The `allocate_spill_slots` phase: assigns spill slots to the spill sets that need one
 /// (see the module doc). Reads and writes the spill-set columns and `state`.
-pub fn allocate_spill_slots(t: &mut BundleTables<'_, '_>, state: &mut IonState) {
-    let (_, _, sets, _, _, counts) = t.all();
+pub fn allocate_spill_slots<F: MachineRead + ?Sized>(
+    f: &F,
+    t: &mut BundleTables<'_, '_>,
+    state: &mut IonState,
+) {
+    let (_, br, sets, _, _, counts) = t.all();
     // Slot maps live by slot number, cleared when a slot is opened: a repeated function
     // finds each slot's map with the storage it needed before (a warm context allocates
     // none); the probe lists hold slot numbers.
     for class_slots in state.slots.iter_mut() {
         class_slots.clear();
     }
+    slot_pieces(f, &br, &sets, counts.bundles, state);
     let mut next = 0u32;
-    for s in 0..counts.sets {
-        if !sets.state[s].required {
-            continue;
-        }
+    let pieces = &state.slot_pieces;
+    for &(start, s, lo, hi) in &state.slot_order {
+        let s = s as usize;
+        let own = &pieces[lo as usize..hi as usize];
         let size = sets.info[s].slots.max(1) as usize;
         if state.slots.len() <= size {
             state.slots.resize_with(size + 1, Vec::new);
         }
-        let extents = &sets.extents[s];
         let list = &mut state.slots[size];
         let maps = &mut state.slot_maps;
-        let fits =
-            |map: &RegMap<SpillSetIndex>| extents.iter().all(|&r| map.first_overlap(r).is_none());
-        let found = list
-            .iter()
-            .take(SLOT_PROBES)
-            .position(|&slot| fits(&maps[slot as usize]));
+        let ends = &mut state.slot_ends;
+        // Sets come in order of their first point: a slot whose last holder ends before
+        // it is free over all of it; other slots are searched up to the probe bound.
+        let mut searched = 0;
+        let found = list.iter().position(|&slot| {
+            if ends[slot as usize] <= start {
+                return true;
+            }
+            if searched >= SLOT_PROBES {
+                return false;
+            }
+            searched += 1;
+            let map = &maps[slot as usize];
+            own.iter()
+                .all(|&(_, from, to)| map.first_overlap(piece(from, to)).is_none())
+        });
         let slot = match found {
             Some(k) => list.remove(k),
             None => {
@@ -125,16 +150,103 @@ pub fn allocate_spill_slots(t: &mut BundleTables<'_, '_>, state: &mut IonState) 
                 if maps.len() <= slot as usize {
                     maps.resize_with(slot as usize + 1, RegMap::default);
                 }
+                if ends.len() <= slot as usize {
+                    ends.resize(slot as usize + 1, 0);
+                }
                 maps[slot as usize].clear();
+                ends[slot as usize] = 0;
                 slot
             }
         };
-        for &r in extents.iter() {
-            maps[slot as usize].insert(r, SpillSetIndex::new(s));
+        for &(_, from, to) in own {
+            maps[slot as usize].insert(piece(from, to), SpillSetIndex::new(s));
+            ends[slot as usize] = ends[slot as usize].max(to);
         }
         list.push(slot);
         sets.state[s].slot = slot;
     }
     state.output.num_spillslots = next as usize;
     state.stats.spill_slots = next as usize;
+}
+
+fn piece(from: u32, to: u32) -> CodeRange {
+    CodeRange::new(ProgPoint(from), ProgPoint(to))
+}
+
+/// Fills `state.slot_pieces` with (set, from, to) of the program points each spill set
+/// needing a slot holds it over, sorted per set and coalesced, and `state.slot_order` with
+/// (first point, set, pieces start, pieces end) per set in slot-assignment order.
+///
+/// A set holds its slot where one of its bundles lives on the stack (one point past each
+/// range's end: a reload there reads it), and on each branch point of a predecessor of a
+/// block such a range covers the start of when the block has several in-edges (an edge's
+/// moves sit before the predecessor's branch there, and may store into the slot).
+fn slot_pieces<F: MachineRead + ?Sized>(
+    f: &F,
+    br: &BundleRows<'_>,
+    sets: &SetRows<'_>,
+    nbundles: usize,
+    state: &mut IonState,
+) {
+    let pieces = &mut state.slot_pieces;
+    pieces.clear();
+    let nblocks = MBlock::new(f.num_blocks());
+    for b in 0..nbundles {
+        if br.allocs[b] != Allocation::None || br.ranges[b].is_empty() {
+            continue;
+        }
+        let s = br.spill_sets[b];
+        if s.is_none() || !sets.state[s.index()].required {
+            continue;
+        }
+        let set = s.index() as u32;
+        for e in &br.ranges[b] {
+            pieces.push((set, e.range.from.0, e.range.to.0 + 1));
+            let mut block = state.block_of[e.range.from.inst().index()];
+            if ProgPoint::before(f.block_insts(block).start) != e.range.from {
+                block = block.next();
+            }
+            while block < nblocks {
+                let start = ProgPoint::before(f.block_insts(block).start);
+                if start >= e.range.to {
+                    break;
+                }
+                let preds = f.block_preds(block);
+                if preds.len() + (block == f.entry_block()) as usize > 1 {
+                    for &p in preds {
+                        let last = f.block_insts(p).last();
+                        pieces.push((
+                            set,
+                            ProgPoint::before(last).0,
+                            ProgPoint::before(last + 1).0,
+                        ));
+                    }
+                }
+                block = block.next();
+            }
+        }
+    }
+    pieces.sort_unstable();
+    // Coalesce overlapping or abutting pieces of one set.
+    let mut w = 0;
+    for k in 0..pieces.len() {
+        let p = pieces[k];
+        if w > 0 && pieces[w - 1].0 == p.0 && pieces[w - 1].2 >= p.1 {
+            pieces[w - 1].2 = pieces[w - 1].2.max(p.2);
+        } else {
+            pieces[w] = p;
+            w += 1;
+        }
+    }
+    pieces.truncate(w);
+    let order = &mut state.slot_order;
+    order.clear();
+    let mut k = 0;
+    while k < pieces.len() {
+        let set = pieces[k].0;
+        let end = k + pieces[k..].partition_point(|p| p.0 == set);
+        order.push((pieces[k].1, set, k as u32, end as u32));
+        k = end;
+    }
+    order.sort_unstable();
 }

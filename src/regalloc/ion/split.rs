@@ -6,10 +6,12 @@
 //! the loose ends around the cut into the spill set's spill bundle (the end of the first
 //! half past its last use, the start of the second half before its first use, unless that
 //! starts at a def, and trailing use-free ranges of the second half that a gap in layout
-//! separates from its uses), and queues both halves with the register hint. The point is
-//! adjusted as the seed says: at the bundle start it moves past the first use; an "after"
-//! point moves to the next instruction's "before" point (no move can sit between an
-//! instruction's uses and defs); with a fixed-register use ahead, to just before that use.
+//! separates from its uses, when more of their block's in-edges, weighted by loop depth,
+//! come from outside the two halves than from them), and queues both halves with the
+//! register hint. The point is adjusted as the seed says: at the bundle start it moves past
+//! the first use; an "after" point moves to the next instruction's "before" point (no move
+//! can sit between an instruction's uses and defs); with a fixed-register use ahead, to just
+//! before that use.
 //!
 //! `split_into_minimal` (after [`super::MAX_SPLITS_PER_SPILL_SET`] splits of one spill
 //! set, or for a bundle spanning one instruction) gives every use that needs a register a
@@ -177,7 +179,7 @@ pub(crate) fn split(
     if trim {
         trim_end(t, state, b);
         trim_start(t, state, nb);
-        trim_detached_end(t, state, nb);
+        trim_detached_end(t, state, b, nb);
     }
     enqueue(t, state, b, hint);
     enqueue(t, state, nb, hint);
@@ -228,15 +230,19 @@ fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
     }
 }
 
-/// Moves the use-free ranges at the end of bundle `b` that a gap separates from the rest of
-/// the bundle into the spill bundle (not a range that starts at a def). Such a range is
-/// reached by other control flow than the bundle's uses (in layout order the bundle jumps
-/// over code it is not live in, typically to a shared join or latch block): in a register
-/// it costs a reload on each of its in-edges whose pieces live in the slot, and a store
-/// where it leaves, with no use to pay for them (`inflate` in zlib.O2: a second half ending
-/// in the 35-predecessor latch block reloaded about 13 values on every case edge only to
-/// store them again before the back edge).
-fn trim_detached_end(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
+/// Moves the use-free ranges at the end of bundle `b` (the second half of a split of
+/// `first`) that a gap separates from the rest of the bundle into the spill bundle (not a
+/// range that starts at a def), when the in-edges of its first block weigh more from outside
+/// both halves than from them ([`edges_favour_slot`]). Such a range is reached by other
+/// control flow than the bundle's uses (in layout order the bundle jumps over code it is not
+/// live in, typically to a shared join or latch block): in a register it costs a reload on
+/// each in-edge whose piece lives in the slot, and a store where it leaves, with no use to
+/// pay for them (`inflate` in zlib.O2: a second half ending in the 35-predecessor latch block
+/// reloaded about 13 values on every case edge only to store them again before the back
+/// edge). Entered from the halves themselves it stays (`yyparse` in jq.O2 on aarch64: case
+/// blocks entered from the switch, whose neighbouring pieces are in registers, paid a store
+/// and two reloads per case when it always went to the slot).
+fn trim_detached_end(t: &mut Tables<'_>, state: &mut IonState, first: BundleIndex, b: BundleIndex) {
     loop {
         let list = &t.br.ranges[b.index()];
         let n = list.len();
@@ -249,11 +255,47 @@ fn trim_detached_end(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
         if !use_free || prev.range.to >= last.range.from {
             return;
         }
+        if !edges_favour_slot(t, state, first, b, last.range.from) {
+            return;
+        }
         let spill = spill_bundle(t, state, b);
         t.br.ranges[b.index()].pop();
         t.rr.bundles[r] = spill;
         t.br.ranges[spill.index()].push(last);
     }
+}
+
+/// Whether the in-edges of the block starting at `at` weigh more from outside the two halves
+/// of the split (`first`, `second`: where the value is likely in a register) than from
+/// them; each edge weighs 4^(loop depth of its predecessor).
+fn edges_favour_slot(
+    t: &Tables<'_>,
+    state: &IonState,
+    first: BundleIndex,
+    second: BundleIndex,
+    at: ProgPoint,
+) -> bool {
+    let block = state.block_of[at.inst().index()];
+    let k = block.index();
+    let (lo, hi) = (
+        state.pred_start[k] as usize,
+        state.pred_start[k + 1] as usize,
+    );
+    let covers = |list: &[RangeEntry], q: ProgPoint| {
+        let i = list.partition_point(|e| e.range.to <= q);
+        i < list.len() && list[i].range.from <= q
+    };
+    let (mut own, mut other) = (0u64, 0u64);
+    for &(exit, depth) in &state.pred_exits[lo..hi] {
+        let q = ProgPoint(exit);
+        let w = 1u64 << (2 * depth.min(10));
+        if covers(&t.br.ranges[first.index()], q) || covers(&t.br.ranges[second.index()], q) {
+            own += w;
+        } else {
+            other += w;
+        }
+    }
+    other > own
 }
 
 /// Trims the start of `b`'s first ranges before their first use into the spill bundle
