@@ -457,7 +457,12 @@ impl<O: MapOwner> RegMap<O> {
         let pending = &self.pending[..starting_before(&self.pending, range.to.0)];
         let reaches = |e: &&Entry<O>| e.to > range.from.0;
         let live = |e: &&Entry<O>| e.owner != O::VACANT;
-        let mut a = main.iter().rev().take_while(reaches).filter(live).peekable();
+        let mut a = main
+            .iter()
+            .rev()
+            .take_while(reaches)
+            .filter(live)
+            .peekable();
         let mut b = pending.iter().rev().take_while(reaches).peekable();
         loop {
             let e = match (a.peek(), b.peek()) {

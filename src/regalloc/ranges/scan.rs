@@ -72,7 +72,18 @@ pub(super) fn scan<F: MachineRead + ?Sized>(
                     && loops.pre[b.index()] <= loops.last[succ.index()]
             };
             let to = ProgPoint::after(last_inst);
-            branch_arguments(f, b, block.from, to, depth, back, blockparam_outs, &mut w, &mut live, cur);
+            branch_arguments(
+                f,
+                b,
+                block.from,
+                to,
+                depth,
+                back,
+                blockparam_outs,
+                &mut w,
+                &mut live,
+                cur,
+            );
         }
         for i in insts.rev() {
             ops_local.clear();
@@ -287,7 +298,12 @@ fn branch_arguments<F: MachineRead + ?Sized>(
                 continue;
             }
             let op = Operand::use_(a, OperandConstraint::Any);
-            w.rows.uses[cur[v].index()].push(Use::new(op, to, Use::NO_SLOT, use_weight(&op, depth)));
+            w.rows.uses[cur[v].index()].push(Use::new(
+                op,
+                to,
+                Use::NO_SLOT,
+                use_weight(&op, depth),
+            ));
         }
     }
 }
@@ -347,7 +363,10 @@ fn decouple_early_fixed<F: MachineRead + ?Sized>(
 #[inline(always)]
 fn record_clobbers<F: MachineRead + ?Sized>(f: &F, i: MInst, preg_ranges: &mut [Vec<CodeRange>]) {
     for r in f.inst_clobbers(i).iter() {
-        preg_ranges[r.dense_index()].push(CodeRange::new(ProgPoint::after(i), ProgPoint::before(i + 1)));
+        preg_ranges[r.dense_index()].push(CodeRange::new(
+            ProgPoint::after(i),
+            ProgPoint::before(i + 1),
+        ));
     }
 }
 
@@ -417,9 +436,7 @@ fn scan_operands(
                 let r = if live.contains(v) {
                     let r = cur[v];
                     w.rows.spans[r.index()].from = p;
-                    let e = w.vreg_ranges[v]
-                        .last_mut()
-                        .expect("live vreg has a range");
+                    let e = w.vreg_ranges[v].last_mut().expect("live vreg has a range");
                     debug_assert_eq!(e.index, r);
                     e.range.from = p;
                     r
