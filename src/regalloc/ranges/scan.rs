@@ -329,8 +329,8 @@ fn decouple_early_fixed<F: MachineRead + ?Sized>(
         OperandConstraint::Reuse(k) => ops_in.get(k as usize).map(|u| u.vreg),
         _ => None,
     });
-    for k in 0..ops.len() {
-        let op = ops[k];
+    for (k, slot) in ops.iter_mut().enumerate() {
+        let op = *slot;
         if let (OperandKind::Use, OperandPos::Early, OperandConstraint::FixedReg(reg)) =
             (op.kind, op.pos, op.constraint)
         {
@@ -353,7 +353,7 @@ fn decouple_early_fixed<F: MachineRead + ?Sized>(
                     vreg: op.vreg,
                 });
                 preg_ranges[reg.dense_index()].push(CodeRange::new(p, p.next()));
-                ops[k].constraint = OperandConstraint::Any;
+                slot.constraint = OperandConstraint::Any;
             }
         }
     }
