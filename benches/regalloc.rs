@@ -22,8 +22,9 @@
 //! 4291), `huge` (a generated function of about 100,000 instructions), `reuse_chain`
 //! (10,000 two-address additions, regalloc2 issue 265), and `typical` (a generated
 //! function of about 1,000 instructions) as the reference: each shape's time per
-//! instruction should be within 2x of the typical one (and of the corpus average `strata
-//! bench` prints).
+//! instruction should be within 2x of the typical one and of the corpus average (defined,
+//! with the commands to measure both in callgrind instructions, in
+//! `examples/regalloc_shapes.rs`).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use strata::fuzzing::{bundle_merge, machine_gen};
