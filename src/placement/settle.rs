@@ -12,18 +12,23 @@
 //! the overhead table and puts every edge touching the component on one target costs the
 //! same under the true matrices while every other assignment costs at least as much as
 //! under the table, strictly more: it is the unique true optimum, which exact elimination
-//! ([`super::eliminate`]) would return. [`settle`] finds it by enumerating each small
+//! ([`super::eliminate`]) would return. [`settle_lower`] finds it by enumerating each small
 //! component; when every component settles (and every edge between fixed pieces joins
 //! one target), the function's placement is known without sizes, liveness, matrices or
-//! the solver's constraints. Otherwise it declines and the caller builds those.
+//! the solver's constraints.
 //!
-//! Invariants: [`settle`] answers only where elimination would have answered (its work,
-//! bounded per component by `members · Π |domain|`, fits the exact budget) and answers
-//! the same assignment and cost ([`super::cost::objective_with`] of it); it never
-//! declines wrongly in a way that changes a result, it only costs the full path.
+//! Where a component does not settle so, the caller computes the sizes and matrices of the
+//! edges whose cost can depend on them and [`settle_exact`] enumerates it under the exact
+//! matrices: its optimum, when unique, is elimination's too. What neither settles (ties,
+//! components past [`MAX_ASSIGNMENTS`]) goes to the solver.
+//!
+//! Invariants: [`settle_lower`] and [`settle_exact`] answer only where elimination would
+//! have answered (its work, bounded per component by `members · Π |domain|`, fits the
+//! exact budget), and then the same assignment and cost
+//! ([`super::cost::objective_with`] of it); declining only costs the full path.
 //!
 //! Complexity: [`arc_consistency`] O(edges · K) per domain change, O((pieces + edges) ·
-//! K²) overall; [`settle`] O(pieces + edges) plus `Π |domain| · edges` per component (at
+//! K²) overall; [`settle_lower`] O(pieces + edges) plus `Π |domain| · edges` per component (at
 //! most [`MAX_ASSIGNMENTS`]).
 
 use super::cost::UNPLACED;
@@ -32,10 +37,10 @@ use super::problem::{add, Cost, Problem, TargetSet, FORBIDDEN};
 /// Marks an edge end that is a fixed piece (its target in the low bits).
 const FIXED: u32 = 1 << 31;
 
-/// The most assignments [`settle`] enumerates for one component (larger: it declines).
+/// The most assignments [`settle_lower`] enumerates for one component (larger: it declines).
 pub const MAX_ASSIGNMENTS: u64 = 729;
 
-/// Working memory of [`arc_consistency`] and [`settle`], reused between functions.
+/// Working memory of [`arc_consistency`], [`settle_lower`] and [`settle_exact`], reused between functions.
 #[derive(Clone, Debug, Default)]
 pub struct SettleScratch {
     /// Per piece: reachable from piece 0 along the edges.
@@ -49,8 +54,10 @@ pub struct SettleScratch {
     queued: Vec<bool>,
     /// Per piece: its component (`u32::MAX`: not yet visited).
     component: Vec<u32>,
-    /// The roots of the components [`settle_lower`] left to [`settle_exact`].
+    /// The components [`settle_lower`] left to [`settle_exact`]: component `i`'s members
+    /// are `pending_members[pending[i]..pending[i + 1]]`.
     pending: Vec<u32>,
+    pending_members: Vec<u32>,
     /// Per piece of the component being enumerated: its position in `list`.
     slot: Vec<u32>,
     /// The edges touching that component: `(from, to, edge)`, an end as a member's slot or
@@ -298,6 +305,8 @@ pub fn settle_lower(
     s.slot.clear();
     s.slot.resize(n, 0);
     s.pending.clear();
+    s.pending.push(0);
+    s.pending_members.clear();
     let mut work: u64 = 0;
     for root in 0..n {
         if !s.reachable[root] || !free(root) || s.component[root] != u32::MAX {
@@ -311,7 +320,8 @@ pub fn settle_lower(
             return Settled::Declined;
         }
         if settle_component(p, dom, EdgeCosts::Lower(overhead), s, assignment).is_none() {
-            s.pending.push(root as u32);
+            s.pending_members.extend_from_slice(&s.list);
+            s.pending.push(s.pending_members.len() as u32);
             all = false;
         }
     }
@@ -331,23 +341,10 @@ pub fn settle_exact(
     s: &mut SettleScratch,
     assignment: &mut [u8],
 ) -> bool {
-    for i in 0..s.pending.len() {
-        let root = s.pending[i] as usize;
-        // The members again (the component labels stay; `gather` relabels the root's).
-        let mut at = 0;
+    for i in 0..s.pending.len().saturating_sub(1) {
+        let (lo, hi) = (s.pending[i] as usize, s.pending[i + 1] as usize);
         s.list.clear();
-        s.list.push(root as u32);
-        while at < s.list.len() {
-            let b = s.list[at] as usize;
-            at += 1;
-            for &e in &s.incident[s.start[b] as usize..s.start[b + 1] as usize] {
-                let e = p.edges[e as usize];
-                let o = if e.from as usize == b { e.to } else { e.from } as usize;
-                if s.component[o] == root as u32 && !s.list.contains(&(o as u32)) {
-                    s.list.push(o as u32);
-                }
-            }
-        }
+        s.list.extend_from_slice(&s.pending_members[lo..hi]);
         if settle_component(p, dom, EdgeCosts::Exact, s, assignment).is_none() {
             return false;
         }

@@ -11,9 +11,9 @@
 //!
 //! | system | reads | writes |
 //! |---|---|---|
-//! | [`build_problem`] | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, the problem and its constraints, `Diagnostics` |
-//! | [`enforce_arc_consistency`] | the constraints | per-piece domains (AC-3), `Diagnostics` |
-//! | [`eliminate_exactly`] | problem, constraints, domains | the placement where exact elimination answers (most functions), with no condensation |
+//! | [`build_problem`] | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, the problem without its matrices (pieces, block costs, edges; the whole problem and its constraints only where a size could forbid a transition), `Diagnostics` |
+//! | [`enforce_arc_consistency`] | the constraints, or the block costs, edges and model's allowed transitions | per-piece domains (AC-3), `Diagnostics` |
+//! | [`eliminate_exactly`] | problem, domains (the function, `Cfg`, `Symbols`, `PlacementModel` when it needs the sizes) | the placement where [`super::settle`] or exact elimination answers (most functions), with no condensation; the matrices and constraints of what it does not settle |
 //! | [`condense_regions`] | the constraints (of the functions elimination declined) | the condensation (region of each piece, members; boundaries when the search runs) |
 //! | [`solve_regions`] | problem, constraints, domains, condensation | the placement (the search), `RowDemand`, `PassStats`, `Diagnostics` |
 //! | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows |
@@ -402,7 +402,8 @@ pub fn enforce_arc_consistency(
 
 /// System 3, `eliminate_exactly`: reads each consistent slot's problem, constraints and
 /// domains; writes its placement where the lower-bound test settles it before any size is
-/// known ([`super::settle::settle`]), else (after adding the transfer costs and the
+/// known ([`super::settle::settle_lower`], then with the sizes
+/// [`super::settle::settle_exact`]), else (after adding the transfer costs and the
 /// constraints, reading the function, `Cfg`, `Symbols` and `PlacementModel` for them)
 /// where exact variable elimination answers ([`Solver::eliminate_exactly`]; the slot is
 /// then placed and skips the condensation), else marks it declined for the search;
