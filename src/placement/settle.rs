@@ -37,8 +37,11 @@ use super::problem::{add, Cost, Problem, TargetSet, FORBIDDEN};
 /// Marks an edge end that is a fixed piece (its target in the low bits).
 const FIXED: u32 = 1 << 31;
 
-/// The most assignments [`settle_lower`] enumerates for one component (larger: it declines).
-pub const MAX_ASSIGNMENTS: u64 = 729;
+/// The most assignments [`settle_lower`] enumerates for one component (larger: it declines
+/// and elimination answers). Measured (callgrind, placement systems on xxhash, jq, bzip2,
+/// jansson, tcc at -O0): 729 cost up to 15% more than the limit 81 (enumerating wide
+/// components that elimination then solves anyway), 9 up to 5% more, 32 about 1% more.
+pub const MAX_ASSIGNMENTS: u64 = 81;
 
 /// Working memory of [`arc_consistency`], [`settle_lower`] and [`settle_exact`], reused between functions.
 #[derive(Clone, Debug, Default)]
