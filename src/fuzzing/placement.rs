@@ -89,7 +89,57 @@ fn check_split(u: &mut Unstructured) {
         let a: Option<Vec<Val>> = params.iter().map(|&t| argument(u, t).ok()).collect();
         args.extend(a);
     }
+    check_pipeline_matches_place(&m, model);
     check_split_module(&m, &entry, model, &args);
+}
+
+/// The pipeline's `placement` pass (which settles most functions before their sizes are
+/// known, [`crate::placement::settle`]) and `place_function` (the whole problem, then the
+/// solver) agree on every function of `m` under `model` (or the built-in model): the same
+/// per-block rows (target, domain, island, pieces) and the same cost, or both fail.
+/// Panics on a disagreement.
+pub fn check_pipeline_matches_place(m: &Module, model: Option<&str>) {
+    use crate::engine::Engine;
+    use crate::placement::system::place_function;
+    use crate::placement::targets::TargetModel;
+    let symbols = Arc::new(m.symbol_table());
+    let target_model = match model {
+        Some(text) => TargetModel::parse(text).expect("the model parses"),
+        None => TargetModel::default_model(),
+    };
+    let mut config = PipelineConfig::new(PassSet::PLACEMENT);
+    config.options.placement_model = model.map(Arc::from);
+    let mut engine = Engine::new(config);
+    for f in &m.functions {
+        let direct = place_function(
+            f,
+            Some(&symbols),
+            &target_model,
+            &SolveOptions::default(),
+            &mut Solver::new(),
+        );
+        engine.load(f.clone(), &symbols);
+        engine.run_schedule();
+        let rows = crate::placement::columns::placement_of(engine.world_mut());
+        let run = engine.take();
+        let cost = run
+            .stats
+            .iter()
+            .find(|s| s.pass == "placement" && s.name == "cost")
+            .map(|s| s.value);
+        match direct {
+            Ok(d) => {
+                assert!(!run.has_errors(), "@{}: {:?}", f.name, run.diagnostics);
+                assert_eq!(rows, d.blocks, "@{}: rows differ", f.name);
+                assert_eq!(cost, Some(d.placement.cost), "@{}: cost differs", f.name);
+            }
+            Err(e) => assert!(
+                run.has_errors(),
+                "@{}: only place_function failed: {e}",
+                f.name
+            ),
+        }
+    }
 }
 
 /// Runs `placement` with splitting (under `model`, a model file's text, or the built-in

@@ -86,6 +86,11 @@ struct FactorTerms {
 }
 
 impl EliminateScratch {
+    /// A reachable block with more than one value.
+    fn free(&self, c: &Constraints, b: usize) -> bool {
+        c.reachable[b] && self.dlen(b) > 1
+    }
+
     fn dlen(&self, b: usize) -> usize {
         (self.vals_start[b + 1] - self.vals_start[b]) as usize
     }
@@ -127,6 +132,27 @@ pub fn eliminate_into(
     assignment: &mut Vec<u8>,
 ) -> Result<bool, ()> {
     let n = c.n;
+    domain_values(dom, n, s);
+    adjacency(c, s);
+    if !greedy_order(c, budget, s) {
+        return Ok(false);
+    }
+    check_fixed(c, s)?;
+    build_factors(c, s);
+    // Eliminate.
+    s.arg_sep.clear();
+    s.arg_at.clear();
+    s.seps.clear();
+    s.args.clear();
+    for i in 0..s.order.len() {
+        eliminate_bucket(i, s)?;
+    }
+    decode(c, s, assignment);
+    Ok(true)
+}
+
+/// Each block's domain as a list of values (`vals`, `vals_start`).
+fn domain_values(dom: &[TargetSet], n: usize, s: &mut EliminateScratch) {
     s.vals_start.clear();
     s.vals.clear();
     s.vals_start.push(0);
@@ -134,6 +160,11 @@ pub fn eliminate_into(
         s.vals.extend(d.iter().map(|t| t as u8));
         s.vals_start.push(s.vals.len() as u32);
     }
+}
+
+/// The elimination graph over the free blocks (`nb`, deduplicated).
+fn adjacency(c: &Constraints, s: &mut EliminateScratch) {
+    let n = c.n;
     // Adjacency (undirected, deduplicated) for the order: each block's neighbours from its
     // incident constraints, a stamp per neighbour keeping the list a set (a hub's list is
     // built in time linear in its degree).
@@ -142,21 +173,25 @@ pub fn eliminate_into(
     }
     s.seen.clear();
     s.seen.resize(n, NONE);
-    let free = |s: &EliminateScratch, b: usize| c.reachable[b] && s.dlen(b) > 1;
     for b in 0..n {
         s.nb[b].clear();
-        if !free(s, b) {
+        if !s.free(c, b) {
             continue;
         }
         s.seen[b] = b as u32;
         for &(ci, src) in c.incident(b) {
             let o = c.other(ci, src);
-            if free(s, o) && s.seen[o] != b as u32 {
+            if s.free(c, o) && s.seen[o] != b as u32 {
                 s.seen[o] = b as u32;
                 s.nb[b].push(o as u32);
             }
         }
     }
+}
+
+/// The greedy elimination order into `order`; false when its work exceeds `budget`.
+fn greedy_order(c: &Constraints, budget: u64, s: &mut EliminateScratch) -> bool {
+    let n = c.n;
     // Greedy order by smallest table (min-size, a weighted min-degree), with the fill it
     // creates and the work it implies.
     s.eliminated.clear();
@@ -168,7 +203,7 @@ pub fn eliminate_into(
     s.key.resize(n, 0);
     s.heap.clear();
     for b in 0..n {
-        if free(s, b) {
+        if s.free(c, b) {
             s.key[b] = s.nb[b]
                 .iter()
                 .map(|&y| s.dlen(y as usize) as u64)
@@ -184,7 +219,7 @@ pub fn eliminate_into(
         }
         work = work.saturating_add(size);
         if work > budget {
-            return Ok(false);
+            return false;
         }
         s.eliminated[x as usize] = true;
         s.order.push(x);
@@ -222,6 +257,13 @@ pub fn eliminate_into(
         s.nb[x as usize] = xs;
         s.nb[x as usize].clear();
     }
+    true
+}
+
+/// `Err` when a fixed block's own term or an edge between two fixed blocks is forbidden
+/// (or a reachable block has no value).
+fn check_fixed(c: &Constraints, s: &EliminateScratch) -> Result<(), ()> {
+    let n = c.n;
     if (0..n).any(|b| c.reachable[b] && s.dlen(b) == 0) {
         return Err(());
     }
@@ -247,6 +289,13 @@ pub fn eliminate_into(
             }
         }
     }
+    Ok(())
+}
+
+/// The unary and pairwise factors over the free blocks, bucketed by the
+/// earliest-eliminated variable in scope.
+fn build_factors(c: &Constraints, s: &mut EliminateScratch) {
+    let n = c.n;
     // Factors: unary and pairwise over the free blocks, bucketed by the earliest-eliminated
     // variable in scope.
     s.rank.clear();
@@ -262,7 +311,7 @@ pub fn eliminate_into(
     s.scopes.clear();
     s.tables.clear();
     for b in 0..n {
-        if !free(s, b) {
+        if !s.free(c, b) {
             continue;
         }
         // The unary factor, conditioned on the fixed neighbours' single targets.
@@ -274,7 +323,7 @@ pub fn eliminate_into(
             let mut cost = c.unary(b, t);
             for &(ci, src) in c.incident(b) {
                 let o = c.other(ci, src);
-                if !free(s, o) && c.reachable[o] {
+                if !s.free(c, o) && c.reachable[o] {
                     let to = s.vals[s.vals_start[o] as usize] as usize;
                     cost = add(cost, c.edge_cost(ci, src, t, to));
                 }
@@ -285,7 +334,7 @@ pub fn eliminate_into(
     }
     for (ci, con) in c.constraints.iter().enumerate() {
         let (a, b) = (con.from as usize, con.to as usize);
-        if !free(s, a) || !free(s, b) {
+        if !s.free(c, a) || !s.free(c, b) {
             continue;
         }
         let (sa, ta) = (s.scopes.len(), s.tables.len());
@@ -298,125 +347,130 @@ pub fn eliminate_into(
         }
         s.push_factor(s.rank[a].min(s.rank[b]), sa, ta);
     }
-    // Eliminate.
-    s.arg_sep.clear();
-    s.arg_at.clear();
-    s.seps.clear();
-    s.args.clear();
-    for i in 0..s.order.len() {
-        let x = s.order[i];
-        s.fids.clear();
-        let mut f = s.bucket[i];
-        while f != NONE {
-            s.fids.push(f);
-            f = s.next[f as usize];
+}
+
+/// Eliminates the `i`-th block of the order: joins its bucket's factors over the
+/// separator, minimises over the block (recording the argmin) and buckets the new factor;
+/// `Err` when the problem is infeasible.
+fn eliminate_bucket(i: usize, s: &mut EliminateScratch) -> Result<(), ()> {
+    let x = s.order[i];
+    s.fids.clear();
+    let mut f = s.bucket[i];
+    while f != NONE {
+        s.fids.push(f);
+        f = s.next[f as usize];
+    }
+    // The bucket lists newest first; the minimum does not depend on the order.
+    s.sep.clear();
+    for &f in &s.fids {
+        let (at, len) = s.factor_scope[f as usize];
+        s.sep.extend(
+            s.scopes[at as usize..(at + len) as usize]
+                .iter()
+                .filter(|&&y| y != x),
+        );
+    }
+    s.sep.sort_unstable();
+    s.sep.dedup();
+    s.dims.clear();
+    for j in 0..s.sep.len() {
+        let d = s.dlen(s.sep[j] as usize);
+        s.dims.push(d);
+    }
+    let total: usize = s.dims.iter().product();
+    let xv = s.dlen(x as usize);
+    s.table.clear();
+    s.table.resize(total, FORBIDDEN);
+    let arg_at = s.args.len();
+    s.args.resize(arg_at + total, 0);
+    // Each factor's table offset as strides over (sep, x): per factor its table start,
+    // the stride of x, and `(separator position, stride)` per other scope variable.
+    s.maps.clear();
+    s.fterms.clear();
+    for &f in &s.fids {
+        let (at, len) = s.factor_scope[f as usize];
+        let term_at = s.maps.len();
+        let mut stride = 1usize;
+        let mut xstride = 0usize;
+        for &y in s.scopes[at as usize..(at + len) as usize].iter().rev() {
+            if y == x {
+                xstride = stride;
+            } else {
+                let m = s.sep.iter().position(|&z| z == y).expect("in sep");
+                s.maps.push((m as u32, stride));
+            }
+            stride *= s.dlen(y as usize);
         }
-        // The bucket lists newest first; the minimum does not depend on the order.
-        s.sep.clear();
-        for &f in &s.fids {
-            let (at, len) = s.factor_scope[f as usize];
-            s.sep.extend(
-                s.scopes[at as usize..(at + len) as usize]
+        s.fterms.push(FactorTerms {
+            table: s.factor_table[f as usize].0,
+            xstride,
+            terms: (term_at as u32, (s.maps.len() - term_at) as u32),
+            base: 0,
+        });
+    }
+    s.idx.clear();
+    s.idx.resize(s.sep.len(), 0);
+    for cell in 0..total {
+        for ft in &mut s.fterms {
+            let (at, len) = ft.terms;
+            ft.base = ft.table
+                + s.maps[at as usize..(at + len) as usize]
                     .iter()
-                    .filter(|&&y| y != x),
-            );
+                    .map(|&(m, stride)| s.idx[m as usize] * stride)
+                    .sum::<usize>();
         }
-        s.sep.sort_unstable();
-        s.sep.dedup();
-        s.dims.clear();
-        for j in 0..s.sep.len() {
-            let d = s.dlen(s.sep[j] as usize);
-            s.dims.push(d);
-        }
-        let total: usize = s.dims.iter().product();
-        let xv = s.dlen(x as usize);
-        s.table.clear();
-        s.table.resize(total, FORBIDDEN);
-        let arg_at = s.args.len();
-        s.args.resize(arg_at + total, 0);
-        // Each factor's table offset as strides over (sep, x): per factor its table start,
-        // the stride of x, and `(separator position, stride)` per other scope variable.
-        s.maps.clear();
-        s.fterms.clear();
-        for &f in &s.fids {
-            let (at, len) = s.factor_scope[f as usize];
-            let term_at = s.maps.len();
-            let mut stride = 1usize;
-            let mut xstride = 0usize;
-            for &y in s.scopes[at as usize..(at + len) as usize].iter().rev() {
-                if y == x {
-                    xstride = stride;
-                } else {
-                    let m = s.sep.iter().position(|&z| z == y).expect("in sep");
-                    s.maps.push((m as u32, stride));
-                }
-                stride *= s.dlen(y as usize);
-            }
-            s.fterms.push(FactorTerms {
-                table: s.factor_table[f as usize].0,
-                xstride,
-                terms: (term_at as u32, (s.maps.len() - term_at) as u32),
-                base: 0,
-            });
-        }
-        s.idx.clear();
-        s.idx.resize(s.sep.len(), 0);
-        for cell in 0..total {
-            for ft in &mut s.fterms {
-                let (at, len) = ft.terms;
-                ft.base = ft.table
-                    + s.maps[at as usize..(at + len) as usize]
-                        .iter()
-                        .map(|&(m, stride)| s.idx[m as usize] * stride)
-                        .sum::<usize>();
-            }
-            let mut best = FORBIDDEN;
-            let mut best_v = 0u8;
-            for v in 0..xv {
-                let mut sum: Cost = 0;
-                for ft in &s.fterms {
-                    sum = add(sum, s.tables[ft.base + v * ft.xstride]);
-                    if sum == FORBIDDEN {
-                        break;
-                    }
-                }
-                if sum < best {
-                    best = sum;
-                    best_v = v as u8;
-                }
-            }
-            s.table[cell] = best;
-            s.args[arg_at + cell] = best_v;
-            // Odometer over sep (last axis fastest, matching row-major).
-            for d in (0..s.idx.len()).rev() {
-                s.idx[d] += 1;
-                if s.idx[d] < s.dims[d] {
+        let mut best = FORBIDDEN;
+        let mut best_v = 0u8;
+        for v in 0..xv {
+            let mut sum: Cost = 0;
+            for ft in &s.fterms {
+                sum = add(sum, s.tables[ft.base + v * ft.xstride]);
+                if sum == FORBIDDEN {
                     break;
                 }
-                s.idx[d] = 0;
+            }
+            if sum < best {
+                best = sum;
+                best_v = v as u8;
             }
         }
-        if s.sep.is_empty() {
-            if s.table[0] == FORBIDDEN {
-                return Err(());
+        s.table[cell] = best;
+        s.args[arg_at + cell] = best_v;
+        // Odometer over sep (last axis fastest, matching row-major).
+        for d in (0..s.idx.len()).rev() {
+            s.idx[d] += 1;
+            if s.idx[d] < s.dims[d] {
+                break;
             }
-        } else {
-            let r = s
-                .sep
-                .iter()
-                .map(|&y| s.rank[y as usize])
-                .min()
-                .expect("non-empty");
-            let (sa, ta) = (s.scopes.len(), s.tables.len());
-            s.scopes.extend_from_slice(&s.sep);
-            s.tables.extend_from_slice(&s.table);
-            s.push_factor(r, sa, ta);
+            s.idx[d] = 0;
         }
-        s.arg_sep.push((s.seps.len() as u32, s.sep.len() as u32));
-        s.seps.extend_from_slice(&s.sep);
-        s.arg_at.push(arg_at);
     }
-    // Decode backwards: every separator variable is eliminated later, so decoded earlier.
+    if s.sep.is_empty() {
+        if s.table[0] == FORBIDDEN {
+            return Err(());
+        }
+    } else {
+        let r = s
+            .sep
+            .iter()
+            .map(|&y| s.rank[y as usize])
+            .min()
+            .expect("non-empty");
+        let (sa, ta) = (s.scopes.len(), s.tables.len());
+        s.scopes.extend_from_slice(&s.sep);
+        s.tables.extend_from_slice(&s.table);
+        s.push_factor(r, sa, ta);
+    }
+    s.arg_sep.push((s.seps.len() as u32, s.sep.len() as u32));
+    s.seps.extend_from_slice(&s.sep);
+    s.arg_at.push(arg_at);
+    Ok(())
+}
+
+/// Decodes the assignment backwards: every separator variable is eliminated later, so
+/// decoded earlier.
+fn decode(c: &Constraints, s: &mut EliminateScratch, assignment: &mut Vec<u8>) {
+    let n = c.n;
     s.choice.clear();
     s.choice.resize(n, 0);
     assignment.clear();
@@ -438,5 +492,4 @@ pub fn eliminate_into(
         s.choice[x] = v;
         assignment[x] = s.vals[s.vals_start[x] as usize + v];
     }
-    Ok(true)
 }

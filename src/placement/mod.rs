@@ -5,7 +5,8 @@
 //! regions, [`csp`] solves a region (or any window of blocks) exactly, [`eliminate`] solves
 //! narrow problems exactly by variable elimination, [`solve`] drives them (elimination when
 //! the width allows, else the forward pass with backtracking, the backward pass and the
-//! fixpoint), and [`cost`] holds the exact objective and the exhaustive oracle. [`text`] is
+//! fixpoint), [`settle`] places a function whose optimum its transfer sizes cannot change
+//! (AC-3 and a lower-bound test before the sizes are computed), and [`cost`] holds the exact objective and the exhaustive oracle. [`text`] is
 //! the problem's text form and [`generate`] makes problems for tests and benchmarks.
 //!
 //! From IR: [`targets`] reads target models (TOML), [`build`] builds the problem of a function
@@ -29,6 +30,7 @@ pub mod fusion;
 pub mod generate;
 pub mod islands;
 pub mod problem;
+pub mod settle;
 pub mod sizes;
 pub mod solve;
 pub mod split;

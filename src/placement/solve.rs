@@ -198,7 +198,7 @@ pub struct SolveData {
 /// The names of (up to eight of) `blocks`, for an error; an unnamed block (a problem built
 /// without names, see [`super::build::IrProblem::name_pieces`]) by its index, which
 /// [`PlacementError::name_blocks`] replaces once the names exist.
-fn names(p: &Problem, blocks: &[u32]) -> Vec<String> {
+pub(super) fn names(p: &Problem, blocks: &[u32]) -> Vec<String> {
     blocks
         .iter()
         .take(8)

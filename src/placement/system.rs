@@ -11,9 +11,9 @@
 //!
 //! | system | reads | writes |
 //! |---|---|---|
-//! | [`build_problem`] | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, the problem and its constraints, `Diagnostics` |
-//! | [`enforce_arc_consistency`] | the constraints | per-piece domains (AC-3), `Diagnostics` |
-//! | [`eliminate_exactly`] | problem, constraints, domains | the placement where exact elimination answers (most functions), with no condensation |
+//! | [`build_problem`] | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, the problem without its matrices (pieces, block costs, edges; the whole problem and its constraints only where a size could forbid a transition), `Diagnostics` |
+//! | [`enforce_arc_consistency`] | the constraints, or the block costs, edges and model's allowed transitions | per-piece domains (AC-3), `Diagnostics` |
+//! | [`eliminate_exactly`] | problem, domains (the function, `Cfg`, `Symbols`, `PlacementModel` when it needs the sizes) | the placement where [`super::settle`] or exact elimination answers (most functions), with no condensation; the matrices and constraints of what it does not settle |
 //! | [`condense_regions`] | the constraints (of the functions elimination declined) | the condensation (region of each piece, members; boundaries when the search runs) |
 //! | [`solve_regions`] | problem, constraints, domains, condensation | the placement (the search), `RowDemand`, `PassStats`, `Diagnostics` |
 //! | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows |
@@ -37,9 +37,12 @@
 //!
 //! Complexity: that of the problem construction plus the solver (see [`super::solve`]).
 
-use super::build::{build_problem_in, fuse, BuildScratch, IrProblem};
+use super::build::{build_pieces_in, complete_problem_in, fuse, BuildScratch, IrProblem};
 use super::columns::{slot_rows, write_rows, BlockPlacement, PlacementColumnsMut};
 use super::islands::{build_piece_islands, IslandGraph};
+use super::settle::{
+    arc_consistency, block_costs, settle_exact, settle_lower, SettleScratch, Settled,
+};
 use super::solve::{Placement, PlacementError, SolveData, SolveOptions, Solver};
 use super::split;
 use super::targets::{ModelError, TargetModel};
@@ -214,6 +217,11 @@ pub struct PlacementScratch {
     /// [`eliminate_exactly`] declined the current function (too wide or infeasible): the
     /// search answers it.
     pub declined: bool,
+    /// The problem has its edge matrices and the solver's constraints (else only pieces,
+    /// block costs and edges: [`super::settle`] may place it without them).
+    pub complete: bool,
+    /// AC-3 on the edges' support and the lower-bound test ([`super::settle`]).
+    pub settle: SettleScratch,
 }
 
 /// How far a slot's function got through the placement systems (each system works on the
@@ -232,6 +240,34 @@ pub enum Progress {
     Condensed,
     /// The placement is solved (by elimination or by the search).
     Placed,
+}
+
+/// Adds the transfer costs to the slot's problem ([`complete_problem_in`]), validates it
+/// and builds its constraints; false (the function failed, reported) if it is invalid.
+fn complete<F: IrRead>(
+    scratch: &mut PlacementScratch,
+    f: &F,
+    cfg: &Cfg,
+    symbols: Option<&SymbolTable>,
+    model: &TargetModel,
+    diagnostics: &mut Diagnostics,
+) -> bool {
+    complete_problem_in(
+        f,
+        cfg,
+        symbols,
+        model,
+        &mut scratch.build,
+        &mut scratch.ir,
+        None,
+    );
+    if let Err(e) = scratch.ir.problem.validate() {
+        fail(scratch, diagnostics, f.name(), PlacementError::from(e));
+        return false;
+    }
+    scratch.data.constraints.rebuild(&scratch.ir.problem);
+    scratch.complete = true;
+    true
 }
 
 /// Reports `e` for the function `f` of slot `s` and stops the function.
@@ -258,8 +294,10 @@ fn named(mut e: PlacementError, ir: &mut IrProblem) -> PlacementError {
 
 /// System 1, building the problem: reads every column (through `IrView`), `Cfg`, `Sccs`,
 /// `Symbols`, `PipelineConfig`; writes `PlacementModel` (selected once), each slot's
-/// problem (`PlacementScratch::ir`: eligibility, sizes, pieces, block costs, edge
-/// matrices; see [`super::build`]) and its constraints (`SolveData::constraints`),
+/// problem (`PlacementScratch::ir`: eligibility, pieces, block costs, edges; see
+/// [`super::build::build_pieces_in`]), and only where a size could forbid a transition
+/// (never under the built-in model) its sizes and edge matrices and its constraints
+/// (`SolveData::constraints`; else [`eliminate_exactly`] adds them when it needs them),
 /// `Diagnostics` (a bad model file), `SystemTimes`.
 #[allow(clippy::too_many_arguments)]
 pub fn build_problem(
@@ -288,7 +326,7 @@ pub fn build_problem(
             });
             continue;
         }
-        build_problem_in(
+        build_pieces_in(
             &f,
             &cfg[s],
             &sccs[s],
@@ -297,23 +335,29 @@ pub fn build_problem(
             &mut scratch.build,
             &mut scratch.ir,
         );
-        if let Err(e) = scratch.ir.problem.validate() {
-            fail(
+        scratch.complete = false;
+        if !scratch.build.sizes_cannot_forbid {
+            let symbols = Some(&*symbols.0);
+            if !complete(
                 scratch,
+                &f,
+                &cfg[s],
+                symbols,
+                &model.model,
                 &mut diagnostics[s],
-                f.name(),
-                PlacementError::from(e),
-            );
-            continue;
+            ) {
+                continue;
+            }
         }
-        scratch.data.constraints.rebuild(&scratch.ir.problem);
         scratch.progress = Progress::Built;
     }
     times.record(Stage::Placement, "build_problem", clock);
 }
 
-/// System 2, `enforce_arc_consistency`: reads each built slot's constraints; writes its
-/// per-piece domains (`SolveData::domains`: the supported targets pruned by AC-3,
+/// System 2, `enforce_arc_consistency`: reads each built slot's constraints, or where the
+/// problem has no matrices yet its block costs, edges and the model's allowed transitions
+/// (the same support: [`super::settle::arc_consistency`]); writes its per-piece domains
+/// (`SolveData::domains`: the supported targets pruned by AC-3,
 /// [`Solver::enforce_arc_consistency`]), `Diagnostics` (pieces left without a target),
 /// `SystemTimes`.
 pub fn enforce_arc_consistency(
@@ -330,9 +374,22 @@ pub fn enforce_arc_consistency(
             continue;
         }
         let PlacementScratch {
-            solver, ir, data, ..
+            solver,
+            ir,
+            data,
+            build,
+            settle,
+            complete,
+            ..
         } = scratch;
-        match solver.enforce_arc_consistency(&ir.problem, &data.constraints, &mut data.domains) {
+        let consistent = if *complete {
+            solver.enforce_arc_consistency(&ir.problem, &data.constraints, &mut data.domains)
+        } else {
+            arc_consistency(&ir.problem, &build.overhead, settle, &mut data.domains).map_err(
+                |empty| PlacementError::EmptyDomain(super::solve::names(&ir.problem, &empty)),
+            )
+        };
+        match consistent {
             Ok(()) => scratch.progress = Progress::Consistent,
             Err(e) => {
                 let e = named(e, ir);
@@ -344,21 +401,69 @@ pub fn enforce_arc_consistency(
 }
 
 /// System 3, `eliminate_exactly`: reads each consistent slot's problem, constraints and
-/// domains; writes its placement where exact variable elimination answers
-/// ([`Solver::eliminate_exactly`]; the slot is then placed and skips the condensation),
-/// else marks it declined for the search, `SystemTimes`.
+/// domains; writes its placement where the lower-bound test settles it before any size is
+/// known ([`super::settle::settle_lower`], then with the sizes
+/// [`super::settle::settle_exact`]), else (after adding the transfer costs and the
+/// constraints, reading the function, `Cfg`, `Symbols` and `PlacementModel` for them)
+/// where exact variable elimination answers ([`Solver::eliminate_exactly`]; the slot is
+/// then placed and skips the condensation), else marks it declined for the search;
+/// `Diagnostics`, `SystemTimes`.
+#[allow(clippy::too_many_arguments)]
 pub fn eliminate_exactly(
     ir: IrView,
+    cfg: Res<PerSlot<Cfg>>,
+    symbols: Res<Symbols>,
+    model: Res<PlacementModel>,
     config: Res<PipelineConfig>,
     mut scratch: ResMut<PerSlot<PlacementScratch>>,
+    mut diagnostics: ResMut<PerSlot<Diagnostics>>,
     mut times: ResMut<SystemTimes>,
 ) {
     let clock = SystemTimes::start(&config);
     let opts = SolveOptions::default();
-    for (s, _) in ir.bodies() {
+    for (s, f) in ir.bodies() {
         let scratch = &mut scratch[s];
         if scratch.progress != Progress::Consistent {
             continue;
+        }
+        if !scratch.complete {
+            let PlacementScratch {
+                build,
+                ir,
+                data,
+                settle,
+                ..
+            } = scratch;
+            let (p, dom, out) = (&ir.problem, &data.domains, &mut data.placement);
+            let budget = opts.exact_budget;
+            let lower = settle_lower(p, dom, &build.overhead, budget, settle, &mut out.assignment);
+            if lower == Settled::All {
+                out.cost = block_costs(p, &settle.reachable, &out.assignment);
+                settled(data);
+                scratch.progress = Progress::Placed;
+                continue;
+            }
+            let symbols = Some(&*symbols.0);
+            complete_problem_in(&f, &cfg[s], symbols, &model.model, build, ir, Some(dom));
+            let (p, out) = (&ir.problem, &mut data.placement);
+            if lower == Settled::Pending && settle_exact(p, dom, settle, &mut out.assignment) {
+                out.cost = super::cost::objective_with(p, &settle.reachable, &out.assignment)
+                    .expect("a settled optimum satisfies every constraint");
+                settled(data);
+                scratch.progress = Progress::Placed;
+                continue;
+            }
+            if let Err(e) = scratch.ir.problem.validate() {
+                fail(
+                    scratch,
+                    &mut diagnostics[s],
+                    f.name(),
+                    PlacementError::from(e),
+                );
+                continue;
+            }
+            scratch.data.constraints.rebuild(&scratch.ir.problem);
+            scratch.complete = true;
         }
         let PlacementScratch {
             solver, ir, data, ..
@@ -378,20 +483,53 @@ pub fn eliminate_exactly(
     times.record(Stage::Placement, "eliminate_exactly", clock);
 }
 
+/// Records a placement [`super::settle`] found (assignment and cost written) as exact
+/// elimination would: the AC-3 domains, no regions, eliminated.
+fn settled(data: &mut SolveData) {
+    let out = &mut data.placement;
+    out.domains.clone_from(&data.domains);
+    out.region_of.clear();
+    out.stats = super::solve::SolveStats {
+        csp_exact: true,
+        eliminated: true,
+        ..Default::default()
+    };
+}
+
 /// System 4, `condense_regions`: reads each slot's constraints that is still consistent
-/// (elimination declined it, or did not run); writes its
+/// (elimination declined it, or did not run: then it first adds the transfer costs and
+/// the constraints, reading the function, `Cfg`, `Symbols` and `PlacementModel`); writes its
 /// condensation (`SolveData::condensation`: the region of each piece, the regions' members;
 /// `solve_regions` adds the boundary edges when it searches; [`Solver::condense_regions`]), `SystemTimes`.
+#[allow(clippy::too_many_arguments)]
 pub fn condense_regions(
     ir: IrView,
+    cfg: Res<PerSlot<Cfg>>,
+    symbols: Res<Symbols>,
+    model: Res<PlacementModel>,
     config: Res<PipelineConfig>,
     mut scratch: ResMut<PerSlot<PlacementScratch>>,
+    mut diagnostics: ResMut<PerSlot<Diagnostics>>,
     mut times: ResMut<SystemTimes>,
 ) {
     let clock = SystemTimes::start(&config);
-    for (s, _) in ir.bodies() {
+    for (s, f) in ir.bodies() {
         let scratch = &mut scratch[s];
         if scratch.progress != Progress::Consistent {
+            continue;
+        }
+        // Run without `eliminate_exactly` (which completes every problem it declines).
+        let symbols = Some(&*symbols.0);
+        if !scratch.complete
+            && !complete(
+                scratch,
+                &f,
+                &cfg[s],
+                symbols,
+                &model.model,
+                &mut diagnostics[s],
+            )
+        {
             continue;
         }
         let PlacementScratch { solver, data, .. } = scratch;
@@ -630,26 +768,55 @@ block3:
     }
 
     #[test]
-    fn build_problem_splits_at_the_call_and_builds_the_constraints() {
+    fn build_problem_splits_at_the_call_and_leaves_the_sizes_for_later() {
         let mut h = harness();
         h.run(build_problem);
         let s = scratch(&h);
         assert_eq!(s.progress, Progress::Built);
         let want = direct();
         assert_eq!(s.ir.pieces, want.ir.pieces);
-        // The pipeline leaves the pieces unnamed; named, the problem is `place_function`'s.
+        // The pipeline leaves the pieces unnamed; named, the problem is `place_function`'s
+        // but for the matrices, which the built-in model lets it compute only when needed.
         assert!(s.ir.problem.blocks.iter().all(String::is_empty));
+        assert!(!s.complete && s.build.sizes_cannot_forbid);
+        assert!(s.ir.problem.matrices.is_empty());
         let mut named = s.ir.clone();
         named.name_pieces();
+        named.problem.matrices.clone_from(&want.ir.problem.matrices);
         assert_eq!(named.problem, want.ir.problem);
         assert!(
             s.ir.pieces.len() > 4,
             "the call cuts its block: {:?}",
             s.ir.pieces
         );
+    }
+
+    #[test]
+    fn a_model_whose_sizes_can_forbid_builds_the_whole_problem_first() {
+        // A per-unit cost so large that a big enough transfer saturates to forbidden.
+        let model = "[transitions]\noverhead = 1\nper_unit = 18446744073709551615\n\n[[target]]\nname = \"a\"\ndefault_cost = 1\n\n[[target]]\nname = \"b\"\ndefault_cost = 2\n";
+        let mut h = harness();
+        h.world_mut()
+            .resource_mut::<PipelineConfig>()
+            .options
+            .placement_model = Some(Arc::from(model));
+        h.run(build_problem);
+        let s = scratch(&h);
+        assert_eq!(s.progress, Progress::Built);
+        assert!(s.complete && !s.build.sizes_cannot_forbid);
+        let k = s.ir.problem.num_targets();
+        assert_eq!(
+            s.ir.problem.matrices.len(),
+            s.ir.problem.edges.len() * k * k
+        );
         let c = &s.data.constraints;
         assert_eq!(c.n, s.ir.pieces.len());
         assert!((0..c.n).all(|b| c.reachable[b]), "every piece is reachable");
+        h.run((enforce_arc_consistency, eliminate_exactly).chain());
+        let s = scratch(&h);
+        assert_eq!(s.progress, Progress::Placed);
+        let (best, _) = crate::placement::brute_force(&s.ir.problem).expect("feasible");
+        assert_eq!(s.data.placement.cost, best);
     }
 
     #[test]

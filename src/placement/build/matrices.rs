@@ -1,30 +1,52 @@
-//! Phase 5 of building the problem: the edge matrices (spec 001's transfer costs). Every
-//! seam between two pieces of a block and every CFG edge between live blocks (parallel
-//! edges apart) gets a K×K matrix: `s -> d` costs the pair's overhead plus its per-unit
-//! cost times the estimated size of the values live across the edge (live-in of the
-//! successor plus the values its phis read on this edge); same-target transitions are
-//! free; disallowed pairs are forbidden.
+//! The problem's edges ([`edges`], with the pieces) and their matrices ([`edge_matrices`],
+//! spec 001's transfer costs, only when the solver needs them). Every seam between two
+//! pieces of a block and every CFG edge between live blocks (parallel edges apart) is an
+//! edge with a K×K matrix: `s -> d` costs the pair's overhead plus its per-unit cost times
+//! the estimated size of the values live across the edge (live-in of the successor plus
+//! the values its phis read on this edge); same-target transitions are free; disallowed
+//! pairs are forbidden.
 //!
 //! Reads: the function, its CFG, the model, `seams`, `live_blocks`, `first_piece`,
-//! `last_piece`, `live_in`, `gidx`, `gval`, `est` of the scratch. Writes: the problem's
-//! edges and matrices; `transitions`, `in_size` and `marked` of the scratch (`live_in` rows
-//! are marked and restored per edge).
+//! `last_piece` ([`edge_matrices`]: the edges, the pieces, `live_in`, `gidx`, `gval`,
+//! `est`) of the scratch. Writes: the problem's edges ([`edge_matrices`]: its matrices;
+//! `transitions`, `in_size` and `marked` of the scratch, `live_in` rows are marked and
+//! restored per edge).
 //!
-//! Complexity: O(blocks · globals / 64 + edges · K² + phi operands · predecessors).
+//! Complexity: [`edges`] O(edges); [`edge_matrices`] O(blocks · globals / 64 + edges · K²
+//! + phi operands · predecessors).
 
-use super::super::problem::{Edge, Problem, FORBIDDEN};
+use super::super::problem::{Cost, Edge, FORBIDDEN};
 use super::super::targets::TargetModel;
 use super::{BuildScratch, IrProblem};
 use crate::analysis::Cfg;
 use crate::ir::{Block, InstKind, IrRead, Operand};
 
-/// Runs the phase (see the module doc).
+/// The problem's edges: every seam in order, then every CFG edge between live blocks in
+/// block and successor order (the order [`edge_matrices`] fills their matrices in).
+pub(super) fn edges(cfg: &Cfg, s: &BuildScratch, out: &mut IrProblem) {
+    let edges = &mut out.problem.edges;
+    edges.clear();
+    edges.extend(s.seams.iter().map(|&(from, _)| Edge { from, to: from + 1 }));
+    for &b in &s.live_blocks {
+        for &succ in cfg.succs(Block::new(b as usize)) {
+            let to = s.first_piece[succ.index()];
+            if to != u32::MAX {
+                let from = s.last_piece[b as usize];
+                edges.push(Edge { from, to });
+            }
+        }
+    }
+}
+
+/// The matrix of every edge [`edges`] listed (see the module doc), into the problem's
+/// `matrices` (cleared); the seams' sizes are those `pieces::seam_sizes` recorded, an edge
+/// that is not `relevant` gets size 0.
 pub(super) fn edge_matrices<F: IrRead>(
     f: &F,
-    cfg: &Cfg,
     model: &TargetModel,
     s: &mut BuildScratch,
     out: &mut IrProblem,
+    relevant: impl Fn(&Edge) -> bool,
 ) {
     let k = model.len();
     let ni = f.num_insts();
@@ -42,39 +64,43 @@ pub(super) fn edge_matrices<F: IrRead>(
             .map(|ou| if from == to { None } else { Some(ou) })
     }));
     let transitions = &s.transitions;
-    // Appends the edge `from -> to` with its matrix for `size` units live across it.
-    let push_edge = |problem: &mut Problem, from: u32, to: u32, size: u64| {
-        problem.edges.push(Edge { from, to });
-        problem
-            .matrices
-            .extend(transitions.iter().map(|entry| match entry {
-                None => FORBIDDEN,
-                Some(None) => 0,
-                Some(Some((o, u))) => o.saturating_add(u.saturating_mul(size)),
-            }));
+    // Appends the matrix of an edge with `size` units live across it.
+    let push_matrix = |matrices: &mut Vec<Cost>, size: u64| {
+        matrices.extend(transitions.iter().map(|entry| match entry {
+            None => FORBIDDEN,
+            Some(None) => 0,
+            Some(Some((o, u))) => o.saturating_add(u.saturating_mul(size)),
+        }));
     };
-    for &(from, size) in &s.seams {
-        push_edge(&mut out.problem, from, from + 1, size);
+    let IrProblem {
+        problem, pieces, ..
+    } = out;
+    problem.matrices.clear();
+    for &(_, size) in &s.seams {
+        push_matrix(&mut problem.matrices, size);
     }
     // Per block: the exact total size of its live-in set (a block is a successor of many
-    // edges; each edge adds only its phi operands).
+    // edges; each edge adds only its phi operands), computed on first use (`NOT_YET`).
+    const NOT_YET: u128 = u128::MAX;
     s.in_size.clear();
-    s.in_size.resize(f.num_blocks(), 0);
-    for &b in cfg.rpo() {
-        let b = b.index();
-        s.in_size[b] = set_size(est, gval, &s.live_in[b * words..(b + 1) * words]);
-    }
-    for &b in &s.live_blocks {
-        let b = b as usize;
-        for &succ in cfg.succs(Block::new(b)) {
-            let succ = succ.index();
-            if s.first_piece[succ] == u32::MAX {
-                continue;
-            }
+    s.in_size.resize(f.num_blocks(), NOT_YET);
+    for e in &problem.edges[s.seams.len()..] {
+        if !relevant(e) {
+            push_matrix(&mut problem.matrices, 0);
+            continue;
+        }
+        {
+            let (b, succ) = (
+                pieces[e.from as usize].block as usize,
+                pieces[e.to as usize].block as usize,
+            );
             // Live across the edge: the successor's live-in plus the values its phis read
             // on this edge (each once: a value entering the set is marked in the row and
             // unmarked after).
             let row = &mut s.live_in[succ * words..(succ + 1) * words];
+            if s.in_size[succ] == NOT_YET {
+                s.in_size[succ] = set_size(est, gval, row);
+            }
             let mut size = s.in_size[succ];
             s.marked.clear();
             for &i in f.block_insts(Block::new(succ)) {
@@ -101,8 +127,10 @@ pub(super) fn edge_matrices<F: IrRead>(
             for &x in &s.marked {
                 row[x as usize / 64] &= !(1 << (x % 64));
             }
-            let size = u64::try_from(size).unwrap_or(u64::MAX);
-            push_edge(&mut out.problem, s.last_piece[b], s.first_piece[succ], size);
+            push_matrix(
+                &mut problem.matrices,
+                u64::try_from(size).unwrap_or(u64::MAX),
+            );
         }
     }
 }

@@ -41,7 +41,7 @@
 //! Complexity: O((instructions + blocks) · K) plus liveness O(blocks · globals / 64 · d),
 //! globals being the values live across blocks and d the rounds of the fixpoint.
 
-use super::problem::{Cost, Problem};
+use super::problem::{Cost, Edge, Problem, TargetSet, FORBIDDEN};
 use super::sizes::{Size, SizeForm, SizeScratch, SizeSummaries};
 use super::targets::TargetModel;
 use crate::analysis::{Cfg, Sccs};
@@ -227,6 +227,8 @@ pub struct BuildScratch {
     pub(super) live_blocks: Vec<u32>,
     pub(super) supports: Vec<u64>,
     pub(super) seam_size: Vec<u64>,
+    /// Per position of the block `pieces::seam_sizes` walks: a seam is there.
+    pub(super) cut: Vec<bool>,
     pub(super) first_piece: Vec<u32>,
     pub(super) last_piece: Vec<u32>,
     pub(super) seams: Vec<(u32, u64)>,
@@ -235,6 +237,15 @@ pub struct BuildScratch {
     pub(super) transitions: Vec<Option<Option<(u64, u64)>>>,
     /// Every target of the model (bit set).
     pub(super) all: u64,
+    /// The transfer costs' lower bound, per target pair `from * K + to`: 0 on the diagonal,
+    /// the pair's overhead where allowed, [`FORBIDDEN`] where disallowed (the matrix of an
+    /// edge with nothing live across it; every edge's matrix is at least this).
+    pub overhead: Vec<Cost>,
+    /// No edge's size can push an allowed transition to [`FORBIDDEN`] (the overhead plus
+    /// the per-unit cost times the largest size any edge of the function can have stays
+    /// below it), so every matrix forbids exactly the pairs `overhead` forbids, whatever
+    /// the sizes: AC-3 and [`super::settle`] need no sizes.
+    pub sizes_cannot_forbid: bool,
     /// The targets allowed in loops.
     pub(super) loop_mask: u64,
 }
@@ -289,11 +300,8 @@ pub(super) fn set_bit(bits: &mut [u64], v: usize) {
 
 /// Builds the placement problem of `f` into `out` (overwritten; its vectors and strings are
 /// reused), reading successors from `cfg` and loops from `sccs` (both of `f`), with `scratch`
-/// as working memory. See the module doc for what is computed; the five phases, in order:
-/// `eligibility::compute`, `liveness::compute` (sizes and liveness),
-/// `pieces::split` (which computes each piece's block costs with `costs::piece_costs` as it
-/// cuts the piece, so the instructions are not walked again) and `matrices::edge_matrices`
-/// (private phases, each documented in its module).
+/// as working memory: [`build_pieces_in`], then [`complete_problem_in`]. See the module doc
+/// for what is computed.
 pub fn build_problem_in<F: IrRead>(
     f: &F,
     cfg: &Cfg,
@@ -303,11 +311,84 @@ pub fn build_problem_in<F: IrRead>(
     s: &mut BuildScratch,
     out: &mut IrProblem,
 ) {
+    build_pieces_in(f, cfg, sccs, symbols, model, s, out);
+    complete_problem_in(f, cfg, symbols, model, s, out, None);
+}
+
+/// The part of the problem that needs no sizes: eligibility (`eligibility::compute`),
+/// the pieces with their block costs (`pieces::split`, which computes each piece's costs
+/// with `costs::piece_costs` as it cuts the piece) and the edges (`matrices::edges`), with
+/// an empty matrix table; also the scratch's [`BuildScratch::overhead`] and
+/// [`BuildScratch::sizes_cannot_forbid`]. [`complete_problem_in`] adds the matrices (the
+/// private phases are each documented in their module).
+pub fn build_pieces_in<F: IrRead>(
+    f: &F,
+    cfg: &Cfg,
+    sccs: &Sccs,
+    symbols: Option<&SymbolTable>,
+    model: &TargetModel,
+    s: &mut BuildScratch,
+    out: &mut IrProblem,
+) {
     eligibility::compute(f, sccs, symbols, model, s, out);
-    liveness::compute(f, cfg, symbols, model, s);
     costs::kind_costs(model, s);
     pieces::split(f, model, s, out);
-    matrices::edge_matrices(f, cfg, model, s, out);
+    matrices::edges(cfg, s, out);
+    transfer_bounds(f, model, s);
+}
+
+/// The transfer costs of the problem [`build_pieces_in`] built: sizes and liveness
+/// (`liveness::compute`), the size live at each seam (`pieces::seam_sizes`) and the edge
+/// matrices (`matrices::edge_matrices`).
+///
+/// With `domains` (the pieces' AC-3 domains), an edge whose cost no placement within them
+/// can make depend on its size, one joining two pieces fixed to the same target (its
+/// cost is that target's free same-target transition, 0), gets the matrix of size 0
+/// without its size being computed; the placement's cost and every choice the solver
+/// can make are then those of the exact matrices.
+pub fn complete_problem_in<F: IrRead>(
+    f: &F,
+    cfg: &Cfg,
+    symbols: Option<&SymbolTable>,
+    model: &TargetModel,
+    s: &mut BuildScratch,
+    out: &mut IrProblem,
+    domains: Option<&[TargetSet]>,
+) {
+    liveness::compute(f, cfg, symbols, model, s);
+    let relevant = |e: &Edge| match domains {
+        None => true,
+        Some(d) => {
+            let (a, b) = (d[e.from as usize], d[e.to as usize]);
+            a.len() > 1 || b.len() > 1 || a != b
+        }
+    };
+    pieces::seam_sizes(f, s, out, relevant);
+    matrices::edge_matrices(f, model, s, out, relevant);
+}
+
+/// Fills [`BuildScratch::overhead`] and [`BuildScratch::sizes_cannot_forbid`]: an edge's
+/// size is a sum of per-value estimates, each at most [`super::sizes::MAX_UNITS`] (the
+/// sizes' saturation bound), over at most every value of the function.
+fn transfer_bounds<F: IrRead>(f: &F, model: &TargetModel, s: &mut BuildScratch) {
+    let k = model.len();
+    let largest =
+        (f.values().len() as u128 * u128::from(super::sizes::MAX_UNITS)).min(u128::from(u64::MAX));
+    s.sizes_cannot_forbid = true;
+    s.overhead.clear();
+    for from in 0..k {
+        for to in 0..k {
+            s.overhead.push(match model.transition(from, to) {
+                None => FORBIDDEN,
+                Some(_) if from == to => 0,
+                Some((o, u)) => {
+                    let worst = u128::from(o) + u128::from(u) * largest;
+                    s.sizes_cannot_forbid &= worst < u128::from(FORBIDDEN);
+                    o
+                }
+            });
+        }
+    }
 }
 
 /// The global index (live across blocks) of a value operand, if it has one (`gidx`: per

@@ -1,21 +1,24 @@
 //! Phase 3 of building the problem: splitting blocks into pieces (spec 001, block
 //! splitting). A piece is a maximal run of a block's instructions with the same support
 //! (the leading phis form one group; a block with an `asm goto` is one piece); the
-//! terminator belongs to the last piece, or forms its own when its support differs. At
-//! each seam the size of the values live there is recorded for the seam's edge. Each
+//! terminator belongs to the last piece, or forms its own when its support differs. Each
 //! piece's block costs are computed as it is cut (`costs::piece_costs`, from the support
 //! the cut used and the kinds eligibility recorded), so no later phase walks the
-//! instructions for them.
+//! instructions for them. [`split`] records every seam (the piece before it and the
+//! instruction position it is at); [`seam_sizes`], run only when the problem needs its
+//! transfer costs, replaces each position by the size of the values live there.
 //!
 //! Reads: the function, the model, `live_blocks`, `inst_sup`, `inst_kind`, `kind_masks`,
-//! `kind_cost`, `elig`, `in_loop`, `access_path`, `live_out`, `gval`, `est` of the scratch.
-//! Writes: `out`'s pieces, target names, per-piece paths and block costs, the (empty) block
-//! names (the edge tables are cleared); `supports`, `seam_size`, `live`, `first_piece`,
-//! `last_piece`, `seams` of the scratch.
+//! `kind_cost`, `elig`, `in_loop`, `access_path` of the scratch ([`seam_sizes`]: `seams`,
+//! `first_piece`, `last_piece`, `live_out`, `gval`, `est`). Writes: `out`'s pieces, target
+//! names, per-piece paths and block costs, the (empty) block names (the edge tables are
+//! cleared); `supports`, `first_piece`, `last_piece`, `seams` of the scratch
+//! ([`seam_sizes`]: `seams`, `seam_size`, `cut`, `live`).
 //!
-//! Complexity: O(instructions · K) plus, in a block with a seam, O(instructions + values /
-//! 64) for its backward liveness walk.
+//! Complexity: O(instructions · K); [`seam_sizes`] in a block with a seam O(instructions +
+//! values / 64) for its backward liveness walk.
 
+use super::super::problem::Edge;
 use super::super::targets::TargetModel;
 use super::costs::{piece_costs, CostTables};
 use super::{
@@ -32,8 +35,6 @@ pub(super) fn split<F: IrRead>(
 ) {
     let k = model.len();
     let nb = f.num_blocks();
-    let nv = f.values().len();
-    let words = s.gval.len().div_ceil(64);
     // Pieces.
     let names_reused = out.problem.targets.len() == k
         && out
@@ -55,8 +56,6 @@ pub(super) fn split<F: IrRead>(
     s.last_piece.clear();
     s.last_piece.resize(nb, u32::MAX);
     s.seams.clear();
-    s.live.clear();
-    s.live.resize(nv.div_ceil(64), 0);
     // No global of the function has an origin: no piece accesses a path.
     let no_paths = out.path_names.is_empty();
     for bi in 0..s.live_blocks.len() {
@@ -68,16 +67,6 @@ pub(super) fn split<F: IrRead>(
         // Runs of equal support; the terminator is position `len`.
         let n = insts.len();
         let mut start = 0usize;
-        // Sizes of the values live just before each seam position (only where the support
-        // changes), walking backwards from live-out; `seam_size[pos]`.
-        s.seam_size.clear();
-        s.seam_size.resize(n + 1, 0);
-        let has_seam = (1..=n).any(|pos| s.supports[pos] != s.supports[pos - 1]);
-        if has_seam {
-            let live_out = &s.live_out[b * words..(b + 1) * words];
-            let sets = (&s.est[..], &s.gval[..], live_out, &mut s.live[..]);
-            seam_sizes(f, insts, term, sets, &s.supports, &mut s.seam_size);
-        }
         let access_path = &s.access_path;
         let tables = CostTables {
             model,
@@ -88,8 +77,7 @@ pub(super) fn split<F: IrRead>(
         let mut push_piece = |piece: Piece,
                               out: &mut IrProblem,
                               first_piece: &mut [u32],
-                              seams: &mut Vec<(u32, u64)>,
-                              seam_size: &[u64]| {
+                              seams: &mut Vec<(u32, u64)>| {
             let idx = out.pieces.len() as u32;
             out.pieces.push(piece);
             if out.paths.len() <= npaths {
@@ -122,7 +110,8 @@ pub(super) fn split<F: IrRead>(
             if first_piece[b] == u32::MAX {
                 first_piece[b] = idx;
             } else {
-                seams.push((idx - 1, seam_size[piece.start as usize]));
+                // The seam's position, which `seam_sizes` replaces by its size.
+                seams.push((idx - 1, u64::from(piece.start)));
             }
         };
         for pos in 1..=n {
@@ -136,7 +125,7 @@ pub(super) fn split<F: IrRead>(
                 end: pos as u32,
                 terminator: pos == n && !cut,
             };
-            push_piece(piece, out, &mut s.first_piece, &mut s.seams, &s.seam_size);
+            push_piece(piece, out, &mut s.first_piece, &mut s.seams);
             start = pos;
         }
         if out
@@ -151,7 +140,7 @@ pub(super) fn split<F: IrRead>(
                 end: n as u32,
                 terminator: true,
             };
-            push_piece(piece, out, &mut s.first_piece, &mut s.seams, &s.seam_size);
+            push_piece(piece, out, &mut s.first_piece, &mut s.seams);
         }
         s.last_piece[b] = out.pieces.len() as u32 - 1;
     }
@@ -162,18 +151,66 @@ pub(super) fn split<F: IrRead>(
     out.problem.blocks.resize(out.pieces.len(), String::new());
 }
 
-/// Fills `seam_size[pos]` for every seam position `pos` of block `b` (where the support
-/// changes; `n`, the terminator's position, always): the total estimated size of the values
-/// live just before it, walking backwards from the block's live-out set. The running total
+/// Replaces every seam's position in `seams` (as [`split`] recorded them) by the total
+/// estimated size of the values live just before it: per block with a seam, one backward
+/// walk from its live-out set ([`block_seam_sizes`]).
+/// A block none of whose seams is `relevant` is not walked: its seams get size 0.
+pub(super) fn seam_sizes<F: IrRead>(
+    f: &F,
+    s: &mut BuildScratch,
+    out: &IrProblem,
+    relevant: impl Fn(&Edge) -> bool,
+) {
+    let nv = f.values().len();
+    let words = s.gval.len().div_ceil(64);
+    s.live.clear();
+    s.live.resize(nv.div_ceil(64), 0);
+    let mut at = 0usize;
+    for &b in &s.live_blocks {
+        let b = b as usize;
+        let (first, last) = (s.first_piece[b] as usize, s.last_piece[b] as usize);
+        if first == last {
+            continue;
+        }
+        let insts = f.block_insts(Block::new(b));
+        let n = insts.len();
+        let seams = &mut s.seams[at..at + (last - first)];
+        at += last - first;
+        let edge = |&(from, _): &(u32, u64)| Edge { from, to: from + 1 };
+        if !seams.iter().map(edge).any(|e| relevant(&e)) {
+            seams.iter_mut().for_each(|seam| seam.1 = 0);
+            continue;
+        }
+        s.cut.clear();
+        s.cut.resize(n + 1, false);
+        for &(_, pos) in seams.iter() {
+            s.cut[pos as usize] = true;
+        }
+        s.seam_size.clear();
+        s.seam_size.resize(n + 1, 0);
+        let live_out = &s.live_out[b * words..(b + 1) * words];
+        let sets = (&s.est[..], &s.gval[..], live_out, &mut s.live[..]);
+        let term = f.terminator(Block::new(b));
+        block_seam_sizes(f, insts, term, sets, &s.cut, &mut s.seam_size);
+        for seam in seams {
+            seam.1 = s.seam_size[seam.1 as usize];
+        }
+        debug_assert!(out.pieces[first..=last].iter().all(|p| p.block == b as u32));
+    }
+}
+
+/// Fills `seam_size[pos]` for every seam position `pos` of a block (`cut[pos]`; `n`, the
+/// terminator's position, always): the total estimated size of the values live just
+/// before it, walking backwards from the block's live-out set. The running total
 /// is kept as bits enter and leave `live` (a bit set over values, all clear on entry and
 /// on exit), in `u128`, so clamped to `u64` it is the saturating sum of the set's
 /// estimates, without a pass over the whole set per seam.
-fn seam_sizes<F: IrRead>(
+fn block_seam_sizes<F: IrRead>(
     f: &F,
     insts: &[crate::ir::Inst],
     term: &crate::ir::Terminator,
     (est, gval, live_out, live): (&[u64], &[u32], &[u64], &mut [u64]),
-    supports: &[u64],
+    cut: &[bool],
     seam_size: &mut [u64],
 ) {
     let ni = f.num_insts();
@@ -226,7 +263,7 @@ fn seam_sizes<F: IrRead>(
                 }
             });
         }
-        if supports[pos] != supports[pos - 1] {
+        if cut[pos] {
             seam_size[pos] = clamp(total);
         }
     }
