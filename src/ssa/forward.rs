@@ -82,8 +82,8 @@ pub struct Forwarded {
 /// Removed loads and stores are unlisted and flagged in `inst_dead`; every use of a removed
 /// load's result reads the forwarded alloca instead. Creates no row.
 ///
-/// Phases: [`collect_candidates`], [`record_uses`], then rounds of [`try_forward`] until
-/// one forwards nothing, and [`apply`].
+/// Phases: `collect_candidates`, `record_uses`, then rounds of `try_forward` until
+/// one forwards nothing, and `apply`.
 pub fn forward_address_slots(
     f: &mut Body<'_>,
     dom: &DomTree,
