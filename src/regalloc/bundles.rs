@@ -25,8 +25,9 @@
 //! each bundle is sorted once. The 50,000-flow shape is a criterion bench.
 //!
 //! After merging: spill sets are assigned one per non-empty bundle, as entities of the
-//! spill-set table ([`SpillSet`], [`SpillSetState`], [`SpillSetExtents`]: the set's class
-//! and slot size, what allocation decides for it, and the original bundle's extents); the
+//! spill-set table ([`SpillSet`], [`SpillSetState`]: the set's class and slot size, and
+//! what allocation decides for it; a slot is held only where it holds the set's value,
+//! which `ion::spill::allocate_spill_slots` works out from its bundles on the stack); the
 //! flags FIXED (a fixed-register use) and STACK (a stack use) gathered while merging stay,
 //! and every non-empty bundle is listed for the allocation queue. Priority, spill weight and
 //! the MINIMAL flag are the queue phase's (`ion::process::prepare`, which computes them
@@ -185,18 +186,8 @@ impl Default for SpillSetState {
     }
 }
 
-/// The extents of the spill set's original bundle (column of spill-set entities): its slot
-/// is reserved over all of them, so a value reloaded and not redefined is still there.
-#[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
-#[repr(transparent)]
-pub struct SpillSetExtents(pub SmallVec<[super::point::CodeRange; 4]>);
-
 /// The spill-set columns, mutable.
-pub type SpillSetColumnsMut = (
-    &'static mut SpillSet,
-    &'static mut SpillSetState,
-    &'static mut SpillSetExtents,
-);
+pub type SpillSetColumnsMut = (&'static mut SpillSet, &'static mut SpillSetState);
 
 /// The spill-set table's slices (index = spill-set index).
 pub struct SetRows<'a> {
@@ -204,8 +195,6 @@ pub struct SetRows<'a> {
     pub info: &'a mut [SpillSet],
     /// `state[s]`.
     pub state: &'a mut [SpillSetState],
-    /// `extents[s]`.
-    pub extents: &'a mut [SmallVec<[super::point::CodeRange; 4]>],
 }
 
 /// The spill-set table's slices from a contiguous query (empty before the first reserve).
@@ -214,21 +203,16 @@ pub fn set_rows<'a>(q: &'a mut Query<'_, '_, SpillSetColumnsMut>) -> SetRows<'a>
     let mut it = q
         .contiguous_iter_mut()
         .unwrap_or_else(|e| panic!("spill-set columns are not dense: {e:?}"));
-    let Some((a, b, c)) = it.next() else {
+    let Some((a, b)) = it.next() else {
         return SetRows {
             info: &mut [],
             state: &mut [],
-            extents: &mut [],
         };
     };
     debug_assert!(it.next().is_none(), "spill sets span more than one table");
-    // SAFETY: `SpillSetExtents` is repr(transparent); the others are used as they are.
-    unsafe {
-        SetRows {
-            info: ContiguousMut::bypass_change_detection_split(a).0,
-            state: ContiguousMut::bypass_change_detection_split(b).0,
-            extents: rows_mut(ContiguousMut::bypass_change_detection_split(c).0),
-        }
+    SetRows {
+        info: ContiguousMut::bypass_change_detection_split(a).0,
+        state: ContiguousMut::bypass_change_detection_split(b).0,
     }
 }
 
@@ -563,8 +547,6 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             slots: f.spill_slot_size(class).max(1) as u8,
         };
         sets.state[nsets] = SpillSetState::default();
-        sets.extents[nsets].clear();
-        sets.extents[nsets].extend(br.ranges[b].iter().map(|e| e.range));
         nsets += 1;
         // Priority, spill weight and the minimal flag are the queue phase's
         // (`ion::process::prepare` computes them from the ranges); the FIXED and STACK flags

@@ -333,7 +333,6 @@ impl RangeStore {
                 (
                     super::bundles::SpillSet::default(),
                     super::bundles::SpillSetState::default(),
-                    super::bundles::SpillSetExtents::default(),
                 )
             })));
         }

@@ -190,8 +190,8 @@ impl<'a> Tables<'a> {
 }
 
 /// The `queue_bundles` phase: fills the side tables for the function whose bundles were
-/// just merged: register maps with the fixed reservations, spill-set state (extents of the
-/// original bundles), bundle properties and the allocation queue, the instruction-to-block
+/// just merged: register maps with the fixed reservations, spill-set state, bundle
+/// properties and the allocation queue, the instruction-to-block
 /// table. Reads the bundle and live-range columns and [`crate::regalloc::ranges::RangeSide`];
 /// writes [`BundleProps`] and `state`.
 pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, state: &mut IonState) {
