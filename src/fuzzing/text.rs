@@ -207,13 +207,7 @@ pub const SEEDS: &[&str] = &[
 /// Deterministic runs of a text-format check, shared by the `.sir` and machine-text tests.
 #[cfg(test)]
 pub(crate) mod runs {
-    /// The next number of a xorshift64 sequence (`state` must not be zero).
-    fn xorshift(state: &mut u64) -> u64 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state
-    }
+    use crate::fuzzing::llvm_import::Rng;
 
     /// Runs `check` on `runs` inputs, each `seeds[i % len]` mutated by [`super::mutate_with`]
     /// with `tokens` and 1 to `max_steps` steps drawn from `seed`; returns how many of the
@@ -225,11 +219,11 @@ pub(crate) mod runs {
         parses: impl Fn(&str) -> bool,
         check: impl Fn(&[u8]),
     ) -> u32 {
-        let (mut state, mut data, mut parsed) = (seed, Vec::new(), 0);
+        let (mut rng, mut data, mut parsed) = (Rng::new(seed), Vec::new(), 0);
         for i in 0..runs {
             data.clear();
-            let n = 3 * (1 + xorshift(&mut state) as usize % max_steps);
-            data.extend((0..n).map(|_| xorshift(&mut state) as u8));
+            let n = 3 * (1 + rng.below(max_steps));
+            data.extend((0..n).map(|_| rng.next_u64() as u8));
             let bytes = super::mutate_with(seeds[i % seeds.len()], &data, tokens);
             parsed += parses(&String::from_utf8_lossy(&bytes)) as u32;
             check(&bytes);
@@ -239,10 +233,10 @@ pub(crate) mod runs {
 
     /// Runs `check` on 300 random byte strings of up to 63 bytes.
     pub(crate) fn random_bytes(check: impl Fn(&[u8])) {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
         for _ in 0..300 {
-            let n = xorshift(&mut state) as usize % 64;
-            let data: Vec<u8> = (0..n).map(|_| xorshift(&mut state) as u8).collect();
+            let n = rng.below(64);
+            let data: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
             check(&data);
         }
     }
