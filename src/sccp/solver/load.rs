@@ -106,15 +106,17 @@ impl Solver {
         clear_for(&mut r.succ_block, cfg.num_edges());
         r.succ_block.extend_from_slice(cfg.flat_succs());
         self.live_blocks = 0;
-        let mut dead_with_succs = false;
+        // A CFG of another block count (not the pipeline's, which is computed for this
+        // function) is read block by block below, as `Cfg::succs` answers out of range.
+        let mut per_block = r.succ_start.len() != nb + 1;
         for b in 0..nb {
             if f.is_block_dead(Block::new(b)) {
-                dead_with_succs |= r.succ_start[b] != r.succ_start[b + 1];
+                per_block = per_block || r.succ_start[b] != r.succ_start[b + 1];
             } else {
                 self.live_blocks += 1;
             }
         }
-        if dead_with_succs {
+        if per_block {
             r.succ_start.clear();
             r.succ_block.clear();
             r.succ_start.push(0);
