@@ -14,7 +14,7 @@
 
 use crate::ir::{
     BinaryOp, Block, CastOp, ConstData, ConstKind, FloatPredicate, Function, FunctionBuilder,
-    InstKind, IntPredicate, Operand, Signature, Type,
+    InstKind, IntPredicate, Operand, Signature, Type, Value,
 };
 use arbitrary::{Result, Unstructured};
 
@@ -157,55 +157,7 @@ fn step(u: &mut Unstructured, b: &mut FunctionBuilder, g: &mut Gen) -> Result<()
         }
         5 => {
             let rhs = other(u, b, g)?;
-            let m = *u.choose(&[ty.lanes(), ty.lanes() / 2, ty.lanes() * 2])?;
-            let mut mask = Vec::with_capacity(m as usize);
-            for _ in 0..m {
-                let data = if u.ratio(1u8, 6)? {
-                    ConstData {
-                        ty: Type::I32,
-                        kind: ConstKind::Undef,
-                    }
-                } else {
-                    ConstData::int(Type::I32, u.int_in_range(0..=2 * ty.lanes() - 1)? as u128)
-                };
-                mask.push(b.function_mut().consts.intern(data));
-            }
-            let mask_ty = Type::vector_of(m, Type::I32).expect("small mask");
-            let mask = b.function_mut().consts.aggregate(mask_ty, &mask);
-            let result = Type::vector_of(m, lane).expect("small vector");
-            let r = b.push(InstKind::ShuffleVector {
-                ty,
-                result,
-                a,
-                b: rhs,
-                mask,
-            })[0];
-            if m != ty.lanes() {
-                // Not one of the shapes: use it once, back to a shape by another shuffle.
-                let back = Type::vector_of(ty.lanes(), lane).expect("small vector");
-                let idx: Vec<_> = (0..ty.lanes())
-                    .map(|i| {
-                        let c = ConstData::int(Type::I32, (i % m) as u128);
-                        b.function_mut().consts.intern(c)
-                    })
-                    .collect();
-                let mask_ty = Type::vector_of(ty.lanes(), Type::I32).expect("small mask");
-                let mask = b.function_mut().consts.aggregate(mask_ty, &idx);
-                let undef = b.constant(ConstData {
-                    ty: result,
-                    kind: ConstKind::Undef,
-                });
-                let r2 = b.push(InstKind::ShuffleVector {
-                    ty: result,
-                    result: back,
-                    a: Operand::Value(r),
-                    b: undef,
-                    mask,
-                })[0];
-                (k, r2)
-            } else {
-                (k, r)
-            }
+            (k, shuffle(u, b, ty, a, rhs)?)
         }
         6 => {
             // A bitcast to another shape (all are 128 bits).
@@ -247,6 +199,68 @@ fn step(u: &mut Unstructured, b: &mut FunctionBuilder, g: &mut Gen) -> Result<()
     };
     g.vectors.push((v.0, Operand::Value(v.1)));
     Ok(())
+}
+
+/// A `shufflevector` of `a` and `rhs` (both of shape `ty`) with a random mask of the
+/// shape's length, half or double it (some lanes `undef`); a result of another length is
+/// shuffled back to the shape, so it is used once.
+fn shuffle(
+    u: &mut Unstructured,
+    b: &mut FunctionBuilder,
+    ty: Type,
+    a: Operand,
+    rhs: Operand,
+) -> Result<Value> {
+    let lane = ty.lane();
+    let m = *u.choose(&[ty.lanes(), ty.lanes() / 2, ty.lanes() * 2])?;
+    let mut mask = Vec::with_capacity(m as usize);
+    for _ in 0..m {
+        let data = if u.ratio(1u8, 6)? {
+            ConstData {
+                ty: Type::I32,
+                kind: ConstKind::Undef,
+            }
+        } else {
+            ConstData::int(Type::I32, u.int_in_range(0..=2 * ty.lanes() - 1)? as u128)
+        };
+        mask.push(b.function_mut().consts.intern(data));
+    }
+    let mask_ty = Type::vector_of(m, Type::I32).expect("small mask");
+    let mask = b.function_mut().consts.aggregate(mask_ty, &mask);
+    let result = Type::vector_of(m, lane).expect("small vector");
+    let r = b.push(InstKind::ShuffleVector {
+        ty,
+        result,
+        a,
+        b: rhs,
+        mask,
+    })[0];
+    if m != ty.lanes() {
+        // Not one of the shapes: use it once, back to a shape by another shuffle.
+        let back = Type::vector_of(ty.lanes(), lane).expect("small vector");
+        let idx: Vec<_> = (0..ty.lanes())
+            .map(|i| {
+                let c = ConstData::int(Type::I32, (i % m) as u128);
+                b.function_mut().consts.intern(c)
+            })
+            .collect();
+        let mask_ty = Type::vector_of(ty.lanes(), Type::I32).expect("small mask");
+        let mask = b.function_mut().consts.aggregate(mask_ty, &idx);
+        let undef = b.constant(ConstData {
+            ty: result,
+            kind: ConstKind::Undef,
+        });
+        let r2 = b.push(InstKind::ShuffleVector {
+            ty: result,
+            result: back,
+            a: Operand::Value(r),
+            b: undef,
+            mask,
+        })[0];
+        Ok(r2)
+    } else {
+        Ok(r)
+    }
 }
 
 /// A memory-form function `@v(i32, i32) -> i32` computing with vectors (see the module doc).
