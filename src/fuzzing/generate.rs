@@ -528,6 +528,120 @@ impl Gen<'_, '_, '_> {
         }
         Ok(())
     }
+
+    /// Creates up to `max_locals` locals in the entry block: integers or pairs, each
+    /// accessed plainly, volatile, through a `gep`, or through one or two pointer slots,
+    /// each stored a defined first value.
+    fn add_locals(&mut self, max_locals: usize) -> Result<()> {
+        let nl = self.u.int_in_range(0..=max_locals)?;
+        for _ in 0..nl {
+            let ty = if self.u.ratio(1u8, 5)? {
+                pair_type()
+            } else {
+                int_type(self.u)?
+            };
+            let ptr = self.b.alloca(ty, ty.bytes(), ty.bytes().min(8));
+            let access = match self.u.int_in_range(0u8..=7)? {
+                0 => Access::ViaGep(self.b.gep(ptr.into(), 0, &[])),
+                1 => Access::Volatile,
+                6 => {
+                    let slot = self.b.alloca(Type::Ptr, 8, 8);
+                    self.b.store(Type::Ptr, ptr.into(), slot.into());
+                    Access::ViaSlot(slot)
+                }
+                7 => {
+                    // A chain: a second slot holds the address loaded from the first.
+                    let first = self.b.alloca(Type::Ptr, 8, 8);
+                    self.b.store(Type::Ptr, ptr.into(), first.into());
+                    let slot = self.b.alloca(Type::Ptr, 8, 8);
+                    let loaded = self.b.load(Type::Ptr, first.into());
+                    self.b.store(Type::Ptr, loaded.into(), slot.into());
+                    Access::ViaSlot(slot)
+                }
+                _ => Access::Plain,
+            };
+            let l = Local { ptr, ty, access };
+            // Every local starts from a defined value (the interpreter compares results).
+            let init = if ty.is_aggregate() {
+                self.pair_value()?
+            } else {
+                self.value(ty)?
+            };
+            self.store(l, init);
+            self.locals.push(l);
+        }
+        Ok(())
+    }
+
+    /// Ends the current block towards `succs` (see `patch_shape`): `ret` of a value of
+    /// type `ret` for none, `br` for one, a conditional branch for two and a `switch` for
+    /// more; once the step counter `c1` is spent (`done`), the choice prefers the
+    /// successor nearest the exit by `dist`; edges back to the entry are never taken.
+    fn terminate(
+        &mut self,
+        succs: &[usize],
+        dist: &[u32],
+        c1: Value,
+        done: Value,
+        ret: Type,
+    ) -> Result<()> {
+        let never = self.b.iconst(Type::I32, NEVER);
+        match succs.len() {
+            0 => {
+                let v = self.value(ret)?;
+                self.b.ret(Some(v));
+            }
+            1 => self.b.jump(Block::new(succs[0])),
+            2 => {
+                let (s0, s1) = (succs[0], succs[1]);
+                let cond: Operand = if s0 == 0 {
+                    self.b
+                        .icmp(IntPredicate::Eq, Type::I32, c1.into(), never)
+                        .into()
+                } else if s1 == 0 {
+                    self.b
+                        .icmp(IntPredicate::Ne, Type::I32, c1.into(), never)
+                        .into()
+                } else {
+                    let pref = self.b.iconst(Type::I1, (dist[s0] <= dist[s1]) as i128);
+                    let r = self.cond()?;
+                    self.b.select(Type::I1, done.into(), pref, r).into()
+                };
+                self.b.br(cond, Block::new(s0), Block::new(s1));
+            }
+            k => {
+                let mut cases = Vec::with_capacity(k - 1);
+                for (i, &s) in succs.iter().enumerate().skip(1) {
+                    let v = if s == 0 {
+                        DEAD_CASE_BASE + i as u128
+                    } else {
+                        (i - 1) as u128
+                    };
+                    cases.push((v, Block::new(s)));
+                }
+                let best = (0..k)
+                    .filter(|&i| succs[i] != 0)
+                    .min_by_key(|&i| dist[succs[i]])
+                    .unwrap_or(0);
+                let pref_val = if best == 0 {
+                    NO_CASE
+                } else {
+                    (best - 1) as u128
+                };
+                let r = self.value(Type::I32)?;
+                let mask = self.b.iconst(Type::I32, k.next_power_of_two() as i128 - 1);
+                let rsel = self.b.binary(BinaryOp::And, Type::I32, r, mask);
+                // Cases naming the entry block have values outside `0..=mask`, so the
+                // random selector never takes them.
+                let sel: Operand = rsel.into();
+                let pref = self.b.iconst(Type::I32, pref_val as i128);
+                let sel = self.b.select(Type::I32, done.into(), pref, sel);
+                let default = Block::new(succs[0]);
+                self.b.switch(Type::I32, sel.into(), default, &cases);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Generates the body of a function with signature `sig`; see the module doc.
@@ -568,43 +682,7 @@ fn body(
     let counter = g.b.alloca(Type::I32, 4, 4);
     let budget = g.b.iconst(Type::I32, opts.step_budget as i128);
     g.b.store(Type::I32, budget, counter.into());
-    let nl = g.u.int_in_range(0..=opts.max_locals)?;
-    for _ in 0..nl {
-        let ty = if g.u.ratio(1u8, 5)? {
-            pair_type()
-        } else {
-            int_type(g.u)?
-        };
-        let ptr = g.b.alloca(ty, ty.bytes(), ty.bytes().min(8));
-        let access = match g.u.int_in_range(0u8..=7)? {
-            0 => Access::ViaGep(g.b.gep(ptr.into(), 0, &[])),
-            1 => Access::Volatile,
-            6 => {
-                let slot = g.b.alloca(Type::Ptr, 8, 8);
-                g.b.store(Type::Ptr, ptr.into(), slot.into());
-                Access::ViaSlot(slot)
-            }
-            7 => {
-                // A chain: a second slot holds the address loaded from the first.
-                let first = g.b.alloca(Type::Ptr, 8, 8);
-                g.b.store(Type::Ptr, ptr.into(), first.into());
-                let slot = g.b.alloca(Type::Ptr, 8, 8);
-                let loaded = g.b.load(Type::Ptr, first.into());
-                g.b.store(Type::Ptr, loaded.into(), slot.into());
-                Access::ViaSlot(slot)
-            }
-            _ => Access::Plain,
-        };
-        let l = Local { ptr, ty, access };
-        // Every local starts from a defined value (the interpreter compares results).
-        let init = if ty.is_aggregate() {
-            g.pair_value()?
-        } else {
-            g.value(ty)?
-        };
-        g.store(l, init);
-        g.locals.push(l);
-    }
+    g.add_locals(opts.max_locals)?;
     let mut max_calls = 2u32;
     for (bi, succs) in shape.iter().enumerate() {
         g.b.switch_to(Block::new(bi));
@@ -621,59 +699,7 @@ fn body(
         for _ in 0..k {
             g.op(&mut max_calls)?;
         }
-        let never = g.b.iconst(Type::I32, NEVER);
-        match succs.len() {
-            0 => {
-                let v = g.value(ret)?;
-                g.b.ret(Some(v));
-            }
-            1 => g.b.jump(Block::new(succs[0])),
-            2 => {
-                let (s0, s1) = (succs[0], succs[1]);
-                let cond: Operand = if s0 == 0 {
-                    g.b.icmp(IntPredicate::Eq, Type::I32, c1.into(), never)
-                        .into()
-                } else if s1 == 0 {
-                    g.b.icmp(IntPredicate::Ne, Type::I32, c1.into(), never)
-                        .into()
-                } else {
-                    let pref = g.b.iconst(Type::I1, (dist[s0] <= dist[s1]) as i128);
-                    let r = g.cond()?;
-                    g.b.select(Type::I1, done.into(), pref, r).into()
-                };
-                g.b.br(cond, Block::new(s0), Block::new(s1));
-            }
-            k => {
-                let mut cases = Vec::with_capacity(k - 1);
-                for (i, &s) in succs.iter().enumerate().skip(1) {
-                    let v = if s == 0 {
-                        DEAD_CASE_BASE + i as u128
-                    } else {
-                        (i - 1) as u128
-                    };
-                    cases.push((v, Block::new(s)));
-                }
-                let best = (0..k)
-                    .filter(|&i| succs[i] != 0)
-                    .min_by_key(|&i| dist[succs[i]])
-                    .unwrap_or(0);
-                let pref_val = if best == 0 {
-                    NO_CASE
-                } else {
-                    (best - 1) as u128
-                };
-                let r = g.value(Type::I32)?;
-                let mask = g.b.iconst(Type::I32, k.next_power_of_two() as i128 - 1);
-                let rsel = g.b.binary(BinaryOp::And, Type::I32, r, mask);
-                // Cases naming the entry block have values outside `0..=mask`, so the
-                // random selector never takes them.
-                let sel: Operand = rsel.into();
-                let pref = g.b.iconst(Type::I32, pref_val as i128);
-                let sel = g.b.select(Type::I32, done.into(), pref, sel);
-                let default = Block::new(succs[0]);
-                g.b.switch(Type::I32, sel.into(), default, &cases);
-            }
-        }
+        g.terminate(succs, &dist, c1, done, ret)?;
     }
     // The exit block returns a local (or a constant).
     g.b.switch_to(Block::new(exit));
