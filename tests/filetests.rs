@@ -23,29 +23,14 @@
 //! - `sizes`: placement's size estimation (`strata::placement::sizes::describe`): per
 //!   function, every parameter's and result's size and the return-size summary.
 
+mod common;
+
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use strata::analysis::{Cfg, DomTree, DominanceFrontiers, Sccs};
 use strata::engine::{batch, PassSet, PipelineConfig};
 use strata::ir::{Block, Module};
-
-const MARKER: &str = "; ---- expected ----";
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for e in entries {
-        if e.is_dir() {
-            files(&e, out);
-        } else if e.extension().is_some_and(|x| x == "sir") {
-            out.push(e);
-        }
-    }
-}
 
 /// Parses with the path relative to the crate, so messages do not depend on the checkout.
 fn parse(src: &str, path: &Path) -> Result<Module, String> {
@@ -275,65 +260,11 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
 
 #[test]
 fn filetests() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/filetests");
-    let mut paths = Vec::new();
-    files(&root, &mut paths);
-    let bless = std::env::var_os("BLESS").is_some();
-    let mut failures = Vec::new();
-    for path in &paths {
-        let text = std::fs::read_to_string(path).unwrap();
-        let header = text.lines().next().unwrap_or("");
-        let spec = header
-            .strip_prefix("; test ")
-            .unwrap_or_else(|| panic!("{}: first line must be `; test <kind>`", path.display()));
-        let (kind, args) = spec.split_once(' ').unwrap_or((spec, ""));
-        let (input, expected) = match text.find(MARKER) {
-            Some(at) => (&text[..at], Some(&text[at + MARKER.len()..])),
-            None => (text.as_str(), None),
-        };
-        let got = actual(kind, args, input, path);
-        let got_block: String = got
-            .lines()
-            .map(|l| {
-                if l.is_empty() {
-                    ";\n".to_string()
-                } else {
-                    format!("; {l}\n")
-                }
-            })
-            .collect();
-        if bless {
-            let new = format!(
-                "{}{MARKER}\n{got_block}",
-                input.trim_end_matches('\n').to_string() + "\n"
-            );
-            if new != text {
-                std::fs::write(path, new).unwrap();
-            }
-            continue;
-        }
-        match expected {
-            None => failures.push(format!(
-                "{}: no expectation (run with BLESS=1)",
-                path.display()
-            )),
-            Some(exp) => {
-                let exp = exp.trim_start_matches('\n');
-                if exp != got_block {
-                    failures.push(format!(
-                        "{}: output differs\n--- expected\n{exp}--- actual\n{got_block}",
-                        path.display()
-                    ));
-                }
-            }
-        }
-    }
-    assert!(paths.len() >= 10, "found only {} filetests", paths.len());
-    assert!(
-        failures.is_empty(),
-        "{} of {} filetests failed:\n{}",
-        failures.len(),
-        paths.len(),
-        failures.join("\n")
+    common::filetest::run(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/filetests"),
+        &["sir"],
+        "filetests",
+        10,
+        actual,
     );
 }

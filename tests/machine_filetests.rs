@@ -13,8 +13,10 @@
 //!   parameters and lowering for each TARGET, as machine text (or the lowering error), then
 //!   whether regalloc2 allocates it with its checker and ours accepting the allocation.
 
+mod common;
+
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use strata::api::{lower_module, machine_config};
 use strata::engine::PassSet;
 use strata::machine::text::{parse_functions, print_function};
@@ -24,23 +26,6 @@ use strata::regalloc::driver::{
 };
 use strata::stage::Allocator;
 use strata::stage::Arch;
-
-const MARKER: &str = "; ---- expected ----";
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for e in entries {
-        if e.is_dir() {
-            files(&e, out);
-        } else if e.extension().is_some_and(|x| x == "mir" || x == "sir") {
-            out.push(e);
-        }
-    }
-}
 
 fn arch(name: &str, path: &Path) -> Arch {
     Arch::from_name(name).unwrap_or_else(|| panic!("{}: unknown target `{name}`", path.display()))
@@ -197,66 +182,11 @@ fn alloc_test(args: &str, input: &str, path: &Path, name: &str) -> String {
 
 #[test]
 fn machine_filetests() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/machine");
-    let mut paths = Vec::new();
-    files(&root, &mut paths);
-    let bless = std::env::var_os("BLESS").is_some();
-    let mut failures = Vec::new();
-    for path in &paths {
-        let text = std::fs::read_to_string(path).unwrap();
-        let header = text.lines().next().unwrap_or("");
-        let spec = header
-            .strip_prefix("; test ")
-            .unwrap_or_else(|| panic!("{}: first line must be `; test <kind>`", path.display()));
-        let (kind, args) = spec.split_once(' ').unwrap_or((spec, ""));
-        let (input, expected) = match text.find(MARKER) {
-            Some(at) => (&text[..at], Some(&text[at + MARKER.len()..])),
-            None => (text.as_str(), None),
-        };
-        let got = actual(kind, args, input, path);
-        let got_block: String = got
-            .lines()
-            .map(|l| {
-                if l.is_empty() {
-                    ";\n".to_string()
-                } else {
-                    format!("; {l}\n")
-                }
-            })
-            .collect();
-        if bless {
-            let new = format!("{}\n{MARKER}\n{got_block}", input.trim_end_matches('\n'));
-            if new != text {
-                std::fs::write(path, new).unwrap();
-            }
-            continue;
-        }
-        match expected {
-            None => failures.push(format!(
-                "{}: no expectation (run with BLESS=1)",
-                path.display()
-            )),
-            Some(exp) => {
-                let exp = exp.trim_start_matches('\n');
-                if exp != got_block {
-                    failures.push(format!(
-                        "{}: output differs\n--- expected\n{exp}--- actual\n{got_block}",
-                        path.display()
-                    ));
-                }
-            }
-        }
-    }
-    assert!(
-        paths.len() >= 8,
-        "found only {} machine filetests",
-        paths.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} of {} machine filetests failed:\n{}",
-        failures.len(),
-        paths.len(),
-        failures.join("\n")
+    common::filetest::run(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/machine"),
+        &["mir", "sir"],
+        "machine filetests",
+        8,
+        actual,
     );
 }

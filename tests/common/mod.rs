@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests that drive LLVM tools: tool detection, scratch
+//! Helpers shared by the integration tests: the blessable filetest runner ([`filetest`]);
+//! for the tests that drive LLVM tools, tool detection, scratch
 //! directories, running passes over an imported module, and exporting with verification.
 //!
 //! What the tests need and a Rust toolchain does not bring is set up on first use, so that
@@ -14,6 +15,8 @@
 //! the tests that need these then print `SKIPPED` (see [`require`]), for a fast subset.
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
+
+pub mod filetest;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
