@@ -76,3 +76,40 @@ pub fn draw_module(
         generate::module(u, options)
     }
 }
+
+/// Asserts that `after`'s run observes the same as `before`'s: result (with an aggregate's
+/// members), standard output and error, exit code, final memory digest and the trace of
+/// external calls; steps may differ. `show` describes the case for the message (called
+/// only on a failure).
+///
+/// # Panics
+/// On the first observable that differs, naming it.
+pub(crate) fn assert_same_observable(
+    before: &crate::interp::Outcome,
+    after: &crate::interp::Outcome,
+    show: impl Fn() -> String,
+) {
+    let (p, q) = (before, after);
+    assert_eq!(p.result, q.result, "result differs; {}", show());
+    assert_eq!(
+        p.result_members,
+        q.result_members,
+        "aggregate result differs; {}",
+        show()
+    );
+    assert_eq!(p.output, q.output, "output differs; {}", show());
+    assert_eq!(
+        p.error_output,
+        q.error_output,
+        "error output differs; {}",
+        show()
+    );
+    assert_eq!(p.exit_code, q.exit_code, "exit code differs; {}", show());
+    assert_eq!(
+        p.memory_digest,
+        q.memory_digest,
+        "memory differs; {}",
+        show()
+    );
+    assert_eq!(p.trace, q.trace, "trace differs; {}", show());
+}

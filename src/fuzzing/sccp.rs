@@ -518,16 +518,7 @@ pub fn check_module(before: Module, entry: &str, memory_limit: usize, args: &[Ve
         };
         match (&x, &y) {
             (Ok(p), Ok(q)) => {
-                assert_eq!(p.result, q.result, "result differs; {}", show());
-                assert_eq!(p.output, q.output, "output differs; {}", show());
-                assert_eq!(p.exit_code, q.exit_code, "exit code differs; {}", show());
-                assert_eq!(
-                    p.memory_digest,
-                    q.memory_digest,
-                    "memory differs; {}",
-                    show()
-                );
-                assert_eq!(p.trace, q.trace, "trace differs; {}", show());
+                super::assert_same_observable(p, q, show);
                 assert!(q.steps <= p.steps, "SCCP added steps; {}", show());
             }
             (Err(InterpError::StepLimit { .. }), _) => {}
