@@ -125,9 +125,15 @@ fn check_in_world(module: &Module, arch: Arch, lowered: &[crate::api::Lowered]) 
                 crate::machine::text::print_function(plain)
             )
         });
-        let alloc = run.allocation.expect("the Regalloc stage published an allocation");
+        let alloc = run
+            .allocation
+            .expect("the Regalloc stage published an allocation");
         if let Err(e) = check_ours(&f, &f.name, arch, &alloc.output) {
-            panic!("({}): {e}\n{}", arch.name(), crate::machine::text::print_function(&f));
+            panic!(
+                "({}): {e}\n{}",
+                arch.name(),
+                crate::machine::text::print_function(&f)
+            );
         }
         assert_eq!(f.num_insts(), plain.num_insts());
         for i in f.insts() {

@@ -630,16 +630,20 @@ block3:
         assert!(!out.edits.is_empty(), "the parameter swap needs moves");
     }
 
+    /// The allocation the chain published.
+    fn published(h: &mut Harness) -> crate::regalloc::driver::AllocRun {
+        h.world_mut()
+            .resource_mut::<AllocationResult>()
+            .run
+            .take()
+            .expect("an allocation is published")
+    }
+
     #[test]
     fn remove_redundant_moves_publishes_an_allocation_both_checkers_accept() {
         let mut h = harness();
         run_until(&mut h, 11);
-        let run = h
-            .world_mut()
-            .resource_mut::<AllocationResult>()
-            .run
-            .take()
-            .expect("an allocation is published");
+        let run = published(&mut h);
         let f = crate::machine::text::parse_functions(MIR, "f")
             .expect("parses")
             .remove(0);
@@ -674,12 +678,7 @@ block0:
         let mut h = Harness::from_mir(COMMUTE_MIR, config).expect("the test function parses");
         h.world_mut().resource_mut::<RangeSide>().commute = commute;
         run_until(&mut h, CHAIN.len());
-        let run = h
-            .world_mut()
-            .resource_mut::<AllocationResult>()
-            .run
-            .take()
-            .expect("an allocation is published");
+        let run = published(&mut h);
         let f = crate::machine::columns::take_machine(h.world_mut()).expect("still lowered");
         (f, run.output)
     }
