@@ -15,7 +15,10 @@
 //! (c) our allocator ([`crate::regalloc::driver::allocate_machine`] with
 //!     [`Allocator::Ion`]) allocates it in the target's full register environment (with
 //!     feature `regalloc2`, regalloc2's checker judges the allocation inside that call);
-//! (d) our symbolic checker ([`crate::regalloc::driver::check_ours`]) accepts the allocation.
+//! (d) our symbolic checker ([`crate::regalloc::driver::check_ours`]) accepts the allocation;
+//! (e) the pipeline's own allocation in the World ([`check_in_world`]) is accepted by both
+//!     checkers, and the function it leaves differs from the lowered one at most by
+//!     exchanged inputs of commutative instructions.
 //!
 //! What the machine code computes is not compared (there is no machine interpreter); the
 //! checker proves that the allocation preserves the lowered program's dataflow, and the
@@ -63,7 +66,9 @@ fn module_of(f: crate::ir::Function) -> Module {
 /// Lowers every function of `module` for `arch` and judges each (see the module doc).
 pub fn check_module(module: &Module, arch: Arch) {
     let config = machine_config(PassSet::default_pipeline(), arch);
-    for lowered in lower_module(module, &config) {
+    let lowered_all = lower_module(module, &config);
+    check_in_world(module, arch, &lowered_all);
+    for lowered in lowered_all {
         let f = match lowered.result {
             Ok(f) => f,
             Err(e) => panic!(
@@ -93,6 +98,57 @@ pub fn check_module(module: &Module, arch: Arch) {
                 "({}): {e}\n{}",
                 arch.name(),
                 crate::machine::text::print_function(&f)
+            );
+        }
+    }
+}
+
+/// (e) The pipeline's own allocation in the World (the Regalloc and Check stages after
+/// lowering, which may exchange the inputs of commutative two-address instructions,
+/// `regalloc::systems::commute_inputs`) reports no error (both checkers accept, in the
+/// Check stage), our checker accepts it against the function as the World left it, and
+/// that function is `lowered` but for exchanged inputs of commutative instructions.
+fn check_in_world(module: &Module, arch: Arch, lowered: &[crate::api::Lowered]) {
+    use crate::machine::MachineRead;
+    let config = machine_config(
+        PassSet::default_pipeline() | PassSet::REGALLOC | PassSet::CHECK,
+        arch,
+    );
+    for (run, before) in lower_module(module, &config).into_iter().zip(lowered) {
+        let Ok(plain) = &before.result else {
+            continue;
+        };
+        let f = run.result.unwrap_or_else(|e| {
+            panic!(
+                "({}): the pipeline's allocation failed: {e}\n{}",
+                arch.name(),
+                crate::machine::text::print_function(plain)
+            )
+        });
+        let alloc = run
+            .allocation
+            .expect("the Regalloc stage published an allocation");
+        if let Err(e) = check_ours(&f, &f.name, arch, &alloc.output) {
+            panic!(
+                "({}): {e}\n{}",
+                arch.name(),
+                crate::machine::text::print_function(&f)
+            );
+        }
+        assert_eq!(f.num_insts(), plain.num_insts());
+        for i in f.insts() {
+            let (now, was) = (f.inst_operands(i), plain.inst_operands(i));
+            let exchanged = f.is_commutative(i)
+                && now.len() == 3
+                && was.len() == 3
+                && now[0] == was[0]
+                && (now[1].vreg, now[2].vreg) == (was[2].vreg, was[1].vreg)
+                && (now[1].constraint, now[2].constraint) == (was[1].constraint, was[2].constraint);
+            assert!(
+                now == was || exchanged,
+                "@{} ({}) {i}: operands {now:?} were {was:?}",
+                f.name,
+                arch.name()
             );
         }
     }

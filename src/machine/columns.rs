@@ -408,6 +408,9 @@ impl MachineRead for MachineRef<'_> {
     fn remat(&self, vreg: VReg) -> Option<MachineOp> {
         super::function::remat_lookup(&self.info.remat, vreg)
     }
+    fn is_commutative(&self, inst: MInst) -> bool {
+        self.ops[inst.index()].opcode.is_commutative()
+    }
     fn spill_slot_size(&self, class: crate::registers::RegClass) -> usize {
         super::function::slot_size(self.info.spill_slot_sizes, class)
     }

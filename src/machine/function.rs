@@ -322,6 +322,24 @@ impl Opcode {
         }
     }
 
+    /// Whether the opcode's two register inputs may be exchanged without changing its
+    /// result: integer add, multiply, and, or, xor and float add and multiply. On a
+    /// two-address target, an allocator may exchange the inputs of such an instruction so
+    /// that the reused input is the one that dies there (regalloc2 issue 265), saving the
+    /// copy the reuse constraint costs when the reused input stays live.
+    pub fn is_commutative(self) -> bool {
+        matches!(
+            self,
+            Opcode::Add
+                | Opcode::Mul
+                | Opcode::And
+                | Opcode::Or
+                | Opcode::Xor
+                | Opcode::FAdd
+                | Opcode::FMul
+        )
+    }
+
     /// Whether the opcode prints an immediate.
     pub fn has_imm(self) -> bool {
         matches!(
@@ -579,6 +597,9 @@ impl MachineRead for MachineFunction {
     }
     fn remat(&self, vreg: VReg) -> Option<MachineOp> {
         remat_lookup(&self.remat, vreg)
+    }
+    fn is_commutative(&self, inst: MInst) -> bool {
+        self.ops[inst.index()].opcode.is_commutative()
     }
 }
 

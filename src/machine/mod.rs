@@ -248,6 +248,12 @@ pub trait MachineRead {
         let _ = vreg;
         None
     }
+    /// Whether `inst`'s opcode is commutative ([`function::Opcode::is_commutative`]): its
+    /// two register inputs may be exchanged. Default: no instruction is.
+    fn is_commutative(&self, inst: MInst) -> bool {
+        let _ = inst;
+        false
+    }
     /// Spill slots a value of `class` takes (in units of the smallest slot, 8 bytes): a
     /// float-class register is a whole 128-bit xmm / v register, which may hold a vector
     /// ([`parts`]), so its slot is 16 bytes (as Cranelift sizes its float-class slots).

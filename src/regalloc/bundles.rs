@@ -393,18 +393,46 @@ pub fn merge_bundles<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &
 }
 
 /// The `merge_bundles` phase on the tables ([`merge_bundles`] without the reserve: the
-/// bundle and spill-set tables must hold a row per vreg).
+/// bundle and spill-set tables must hold a row per vreg). The driver of the phases: reset
+/// the run lists ([`reset_runs`]), one bundle per vreg ([`init_bundles`]), the pairs to
+/// try ([`gather_pairs`]), each pair merged or refused ([`merge_pair`]), then spill sets
+/// and the queue ([`assign_spill_sets`]).
 pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>) {
     let nv = f.num_vregs();
-    let rr = range_rows(&mut t.ranges);
-    let br = bundle_rows(&mut t.bundles);
-    let sets = set_rows(&mut t.sets);
+    let mut rr = range_rows(&mut t.ranges);
+    let mut br = bundle_rows(&mut t.bundles);
+    let mut sets = set_rows(&mut t.sets);
     let side = &mut *t.side;
     let rs = &*t.range_side;
     t.counts.bundles = nv;
     side.merges = MergeStats::default();
-    // Grown, never shortened: a shorter function leaves the lists beyond it (and their
-    // storage) for the next larger one; only those the previous function used are cleared.
+    reset_runs(side, nv);
+    init_bundles(rs, &mut rr, &mut br, nv);
+    let mut pairs = std::mem::take(&mut side.pairs);
+    let mut buffers = MergeBuffers {
+        small: std::mem::take(&mut side.small),
+        merged: std::mem::take(&mut side.merged),
+    };
+    gather_pairs(f, rs, &mut pairs);
+    for &(vx, vy) in &pairs {
+        merge_pair(vx, vy, nv, rs, rr.bundles, &mut br, side, &mut buffers);
+    }
+    t.counts.sets = assign_spill_sets(f, rr.vregs, &mut br, &mut sets, side, nv);
+    side.pairs = pairs;
+    side.small = buffers.small;
+    side.merged = buffers.merged;
+    if cfg!(debug_assertions) {
+        let counts = *t.counts;
+        if let Err(e) = check_rows(&rr, &br, rs, counts) {
+            panic!("bundle invariant broken: {e}");
+        }
+    }
+}
+
+/// Clears the run lists the previous function used and grows the table to `nv` bundles.
+/// Grown, never shortened: a shorter function leaves the lists beyond it (and their
+/// storage) for the next larger one; only those the previous function used are cleared.
+fn reset_runs(side: &mut BundleSide, nv: usize) {
     for &b in &side.runs_touched {
         side.runs[b as usize].clear();
     }
@@ -412,7 +440,12 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
     if side.runs.len() < nv {
         side.runs.resize_with(nv, SmallVec::new);
     }
-    // One bundle per vreg.
+}
+
+/// One bundle per vreg: bundle `v` holds the ranges of vreg `v` (each range's bundle set),
+/// no allocation or spill set, the meet of its uses' requirements and the FIXED and STACK
+/// flags of its uses.
+fn init_bundles(rs: &RangeSide, rr: &mut RangeRows<'_>, br: &mut BundleRows<'_>, nv: usize) {
     for v in 0..nv {
         let list = &rs.vreg_ranges[v];
         br.ranges[v].clear();
@@ -438,12 +471,15 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             ..BundleProps::default()
         };
     }
-    let bundle_of = |v: usize, rbundles: &[BundleIndex]| -> Option<BundleIndex> {
-        rs.vreg_ranges[v].first().map(|e| rbundles[e.index.index()])
-    };
-    let mut pairs = std::mem::take(&mut side.pairs);
-    let mut scratch = std::mem::take(&mut side.small);
-    let mut merged = std::mem::take(&mut side.merged);
+}
+
+/// The (vreg, vreg) pairs to try merging, in order: every reused-input pair (def with its
+/// reused use) in instruction order, then every blockparam flow (parameter with argument).
+fn gather_pairs<F: MachineRead + ?Sized>(
+    f: &F,
+    rs: &RangeSide,
+    pairs: &mut Vec<(crate::machine::VReg, crate::machine::VReg)>,
+) {
     pairs.clear();
     for b in f.blocks() {
         for i in f.block_insts(b) {
@@ -458,77 +494,119 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         }
     }
     pairs.extend(rs.blockparam_outs.iter().map(|&(a, _, _, p)| (p, a)));
-    for &(vx, vy) in &pairs {
-        let (x, y) = (vx.index(), vy.index());
-        if x >= nv || y >= nv {
-            continue;
-        }
-        let (Some(a), Some(b)) = (bundle_of(x, rr.bundles), bundle_of(y, rr.bundles)) else {
-            continue;
-        };
-        let (a, b) = (a.index(), b.index());
-        if a == b {
-            side.merges.same += 1;
-            continue;
-        }
-        // A bundle's class is that of each of its vregs (merging never mixes classes).
-        if vx.class() != vy.class() {
-            side.merges.class += 1;
-            continue;
-        }
-        // Coarse check, then the exact requirement meet.
-        let coarse =
-            (br.props[a].flags | br.props[b].flags) & (BundleProps::FIXED | BundleProps::STACK);
-        let merged_req = br.reqs[a].meet(br.reqs[b]);
-        if coarse != 0 {
-            side.merges.exact_checks += 1;
-            if merged_req.is_conflict() {
-                side.merges.conflict += 1;
-                continue;
-            }
-        }
-        let (big, small) = if br.ranges[a].len() >= br.ranges[b].len() {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        // The small side as one sorted slice.
-        scratch.clear();
-        scratch.extend_from_slice(&br.ranges[small]);
-        if side.runs[small].len() > 1 {
-            scratch.sort_unstable();
-        }
-        if overlaps(&br.ranges[big], &side.runs[big], &scratch) {
-            side.merges.overlap += 1;
-            continue;
-        }
-        side.merges.merged += 1;
-        for e in &scratch {
-            rr.bundles[e.index.index()] = BundleIndex::new(big);
-        }
-        br.ranges[small].clear();
-        side.runs[small].clear();
-        let runs = &mut side.runs[big];
-        if runs.is_empty() {
-            runs.push(br.ranges[big].len() as u32);
-            side.runs_touched.push(big as u32);
-        }
-        br.ranges[big].extend_from_slice(&scratch);
-        runs.push(scratch.len() as u32);
-        while runs.len() >= 2 && runs[runs.len() - 2] <= 2 * runs[runs.len() - 1] {
-            let last = runs.pop().expect("two runs");
-            let prev = runs.pop().expect("two runs");
-            let total = br.ranges[big].len();
-            let from = total - (last + prev) as usize;
-            merge_runs(&mut br.ranges[big][from..], prev as usize, &mut merged);
-            runs.push(last + prev);
-        }
-        br.reqs[big] = merged_req;
-        br.props[big].flags |= br.props[small].flags;
-        br.reqs[small] = Requirement::Unknown;
-        br.props[small] = BundleProps::default();
+}
+
+/// Scratch vectors of [`merge_pair`] (taken out of [`BundleSide`] while merging).
+struct MergeBuffers {
+    /// The smaller bundle's ranges, sorted.
+    small: Vec<RangeEntry>,
+    /// Two sorted runs merged.
+    merged: Vec<RangeEntry>,
+}
+
+/// Merges the bundles of vregs `vx` and `vy` when they differ, their classes agree, their
+/// requirements meet and their ranges do not overlap (the smaller goes into the larger, as
+/// a new sorted run; trailing runs merge while the previous one is at most twice as long);
+/// counts the outcome in `side.merges`.
+#[allow(clippy::too_many_arguments)]
+fn merge_pair(
+    vx: crate::machine::VReg,
+    vy: crate::machine::VReg,
+    nv: usize,
+    rs: &RangeSide,
+    rbundles: &mut [BundleIndex],
+    br: &mut BundleRows<'_>,
+    side: &mut BundleSide,
+    buffers: &mut MergeBuffers,
+) {
+    let (x, y) = (vx.index(), vy.index());
+    if x >= nv || y >= nv {
+        return;
     }
-    // Sort once, assign spill sets, compute properties, queue.
+    let bundle_of = |v: usize| rs.vreg_ranges[v].first().map(|e| rbundles[e.index.index()]);
+    let (Some(a), Some(b)) = (bundle_of(x), bundle_of(y)) else {
+        return;
+    };
+    let (a, b) = (a.index(), b.index());
+    if a == b {
+        side.merges.same += 1;
+        return;
+    }
+    // A bundle's class is that of each of its vregs (merging never mixes classes).
+    if vx.class() != vy.class() {
+        side.merges.class += 1;
+        return;
+    }
+    // Coarse check, then the exact requirement meet.
+    let coarse =
+        (br.props[a].flags | br.props[b].flags) & (BundleProps::FIXED | BundleProps::STACK);
+    let merged_req = br.reqs[a].meet(br.reqs[b]);
+    if coarse != 0 {
+        side.merges.exact_checks += 1;
+        if merged_req.is_conflict() {
+            side.merges.conflict += 1;
+            return;
+        }
+    }
+    let (big, small) = if br.ranges[a].len() >= br.ranges[b].len() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    // The small side as one sorted slice.
+    let scratch = &mut buffers.small;
+    scratch.clear();
+    scratch.extend_from_slice(&br.ranges[small]);
+    if side.runs[small].len() > 1 {
+        scratch.sort_unstable();
+    }
+    if overlaps(&br.ranges[big], &side.runs[big], scratch) {
+        side.merges.overlap += 1;
+        return;
+    }
+    side.merges.merged += 1;
+    for e in scratch.iter() {
+        rbundles[e.index.index()] = BundleIndex::new(big);
+    }
+    br.ranges[small].clear();
+    side.runs[small].clear();
+    let runs = &mut side.runs[big];
+    if runs.is_empty() {
+        runs.push(br.ranges[big].len() as u32);
+        side.runs_touched.push(big as u32);
+    }
+    br.ranges[big].extend_from_slice(scratch);
+    runs.push(scratch.len() as u32);
+    while runs.len() >= 2 && runs[runs.len() - 2] <= 2 * runs[runs.len() - 1] {
+        let last = runs.pop().expect("two runs");
+        let prev = runs.pop().expect("two runs");
+        let total = br.ranges[big].len();
+        let from = total - (last + prev) as usize;
+        merge_runs(
+            &mut br.ranges[big][from..],
+            prev as usize,
+            &mut buffers.merged,
+        );
+        runs.push(last + prev);
+    }
+    br.reqs[big] = merged_req;
+    br.props[big].flags |= br.props[small].flags;
+    br.reqs[small] = Requirement::Unknown;
+    br.props[small] = BundleProps::default();
+}
+
+/// Sorts each merged bundle once, gives every non-empty bundle a spill set and lists it
+/// for the allocation queue; returns the number of spill sets. Priority, spill weight and
+/// the minimal flag are the queue phase's (`ion::process::prepare` computes them from the
+/// ranges); the FIXED and STACK flags gathered while merging stay.
+fn assign_spill_sets<F: MachineRead + ?Sized>(
+    f: &F,
+    vregs: &[crate::machine::VReg],
+    br: &mut BundleRows<'_>,
+    sets: &mut SetRows<'_>,
+    side: &mut BundleSide,
+    nv: usize,
+) -> usize {
     let mut nsets = 0usize;
     side.queue.clear();
     for b in 0..nv {
@@ -539,7 +617,7 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
             br.spill_sets[b] = SpillSetIndex::NONE;
             continue;
         }
-        let class = rs_class(&br.ranges[b], rr.vregs).unwrap_or(RegClass::Int);
+        let class = rs_class(&br.ranges[b], vregs).unwrap_or(RegClass::Int);
         br.spill_sets[b] = SpillSetIndex::new(nsets);
         sets.info[nsets] = SpillSet {
             class,
@@ -548,21 +626,9 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
         };
         sets.state[nsets] = SpillSetState::default();
         nsets += 1;
-        // Priority, spill weight and the minimal flag are the queue phase's
-        // (`ion::process::prepare` computes them from the ranges); the FIXED and STACK flags
-        // gathered while merging stay.
         side.queue.push(BundleIndex::new(b));
     }
-    t.counts.sets = nsets;
-    side.pairs = pairs;
-    side.small = scratch;
-    side.merged = merged;
-    if cfg!(debug_assertions) {
-        let counts = *t.counts;
-        if let Err(e) = check_rows(&rr, &br, rs, counts) {
-            panic!("bundle invariant broken: {e}");
-        }
-    }
+    nsets
 }
 
 /// Sorts `list`, made of two sorted runs split at `mid`, by merging them through `buf`.

@@ -187,6 +187,13 @@ pub struct RangeSide {
     pub vregs_used: usize,
     /// Working storage of [`loop_depths_into`], reused between functions.
     pub loops: LoopScratch,
+    /// Whether the scan may exchange the inputs of a commutative two-address instruction
+    /// (see [`scan`]'s `commute_inputs`); only a caller that then writes the exchange into
+    /// the function sets it (the pipeline, whose `commute_inputs` system follows the scan).
+    pub commute: bool,
+    /// The instructions whose first two inputs the scan exchanged, in scan order (for the
+    /// caller to exchange in the function before the later phases read it).
+    pub commuted: Vec<crate::machine::MInst>,
     /// Working storage of the scan, reused between functions.
     scan: ScanScratch,
 }

@@ -11,6 +11,7 @@
 //! | [`allocate_with_regalloc2`] (with `--allocator regalloc2`) | machine rows, `PipelineConfig` | `AllocationResult`, `Diagnostics`, `PassStats` |
 //! | [`compute_liveness`] | machine rows | `RangeSide` (liveness); spawns live-range and bundle rows up to the function's bound |
 //! | [`build_live_ranges`] | machine rows, `RangeSide` (liveness) | live-range columns, `RangeSide`, `RangeCounts` |
+//! | [`commute_inputs`] | `RangeSide` (the exchanges the scan decided) | machine operand rows |
 //! | [`merge_bundles`] | machine rows, live-range columns | bundle and spill-set columns, `RangeBundle`, `BundleSide` |
 //! | [`queue_bundles`] | bundle and live-range columns, `RangeSide`, `BundleSide` | `BundleProps`, `IonTables` (maps, queue) |
 //! | [`process_bundles`] | `IonTables`, the three tables | live-range and bundle tables (splits spawn rows between rounds), `SpillSetState`, `IonTables` |
@@ -181,6 +182,39 @@ pub fn build_live_ranges(world: &mut World) {
         ranges::build_live_ranges(f, t);
         Ok(())
     });
+}
+
+/// The `commute_inputs` system: makes in the World's machine rows the input exchanges
+/// the scan of [`build_live_ranges`] decided on commutative two-address instructions
+/// (`RangeSide::commuted`; see `ranges::scan::commute_inputs`), so the later phases, the
+/// output and both checkers read the instructions as allocated. O(exchanged instructions).
+pub fn commute_inputs(world: &mut World) {
+    let active = world
+        .get_resource::<IonTables>()
+        .is_some_and(|t| t.started.is_some());
+    if !active {
+        return;
+    }
+    let mut commuted = std::mem::take(&mut world.resource_mut::<ranges::RangeSide>().commuted);
+    if !commuted.is_empty() {
+        world.resource_scope(
+            |world, entities: Mut<crate::machine::columns::MachineEntities>| {
+                for &i in &commuted {
+                    let mut row = world
+                        .get_mut::<crate::machine::columns::MInstOperands>(
+                            entities.insts[i.index()],
+                        )
+                        .expect("machine instruction rows hold operands");
+                    let ops = &mut row.bypass_change_detection().0;
+                    let (a, b) = (ops[1].vreg, ops[2].vreg);
+                    ops[1].vreg = b;
+                    ops[2].vreg = a;
+                }
+            },
+        );
+    }
+    commuted.clear();
+    world.resource_mut::<ranges::RangeSide>().commuted = commuted;
 }
 
 /// The `merge_bundles` system (see [`crate::regalloc::bundles::merge_bundles_in`]).
@@ -414,6 +448,8 @@ pub fn check_allocation(
 pub fn init_resources(world: &mut World) {
     world.init_resource::<AllocationResult>();
     let tables = IonTables::new(world);
+    // The pipeline's scan may exchange commutative inputs: `commute_inputs` writes them.
+    world.resource_mut::<ranges::RangeSide>().commute = true;
     world.insert_resource(tables);
 }
 
@@ -427,6 +463,7 @@ pub fn configure(schedule: &mut Schedule) {
             allocate_with_regalloc2,
             compute_liveness,
             build_live_ranges,
+            commute_inputs,
             merge_bundles,
             queue_bundles,
             process_bundles,
@@ -482,9 +519,10 @@ block3:
     }
 
     /// The Regalloc stage's phase systems in chain order.
-    const CHAIN: [fn(&mut World); 10] = [
+    const CHAIN: [fn(&mut World); 11] = [
         compute_liveness,
         build_live_ranges,
+        commute_inputs,
         merge_bundles,
         queue_bundles,
         process_bundles,
@@ -533,7 +571,7 @@ block3:
     #[test]
     fn merge_bundles_joins_reused_inputs_and_parameter_flows() {
         let mut h = harness();
-        run_until(&mut h, 3);
+        run_until(&mut h, 4);
         let side = h.world().resource::<BundleSide>();
         assert!(side.merges.merged > 0, "{:?}", side.merges);
         assert!(h.world().resource::<RangeCounts>().sets > 0);
@@ -542,7 +580,7 @@ block3:
     #[test]
     fn queue_bundles_fills_the_queue_and_reserves_clobbered_registers() {
         let mut h = harness();
-        run_until(&mut h, 4);
+        run_until(&mut h, 5);
         let t = tables(&h);
         assert!(!t.state.queue.is_empty());
         // rcx is clobbered by the call: reserved in its map.
@@ -554,7 +592,7 @@ block3:
     #[test]
     fn process_bundles_empties_the_queue() {
         let mut h = harness();
-        run_until(&mut h, 5);
+        run_until(&mut h, 6);
         let t = tables(&h);
         assert!(t.state.queue.is_empty() && t.started.is_some());
         assert!(t.state.stats.allocated > 0);
@@ -563,7 +601,7 @@ block3:
     #[test]
     fn spill_phases_leave_every_set_a_location() {
         let mut h = harness();
-        run_until(&mut h, 7);
+        run_until(&mut h, 8);
         let slots = tables(&h).state.output.num_spillslots;
         let sets = h.world().resource::<RangeCounts>().sets;
         let mut q = h
@@ -580,28 +618,32 @@ block3:
     #[test]
     fn insert_and_resolve_moves_give_every_operand_a_location() {
         let mut h = harness();
-        run_until(&mut h, 8);
+        run_until(&mut h, 9);
         let out = &tables(&h).state.output;
         assert!(out
             .allocs
             .iter()
             .all(|a| *a != crate::regalloc::Allocation::None));
-        run_until_from(&mut h, 8, 9);
+        run_until_from(&mut h, 9, 10);
         let out = &tables(&h).state.output;
         assert!(out.edits.windows(2).all(|w| w[0].0 <= w[1].0));
         assert!(!out.edits.is_empty(), "the parameter swap needs moves");
     }
 
-    #[test]
-    fn remove_redundant_moves_publishes_an_allocation_both_checkers_accept() {
-        let mut h = harness();
-        run_until(&mut h, 10);
-        let run = h
-            .world_mut()
+    /// The allocation the chain published.
+    fn published(h: &mut Harness) -> crate::regalloc::driver::AllocRun {
+        h.world_mut()
             .resource_mut::<AllocationResult>()
             .run
             .take()
-            .expect("an allocation is published");
+            .expect("an allocation is published")
+    }
+
+    #[test]
+    fn remove_redundant_moves_publishes_an_allocation_both_checkers_accept() {
+        let mut h = harness();
+        run_until(&mut h, 11);
+        let run = published(&mut h);
         let f = crate::machine::text::parse_functions(MIR, "f")
             .expect("parses")
             .remove(0);
@@ -610,5 +652,68 @@ block3:
             .expect("our checker accepts");
         assert!(h.world().resource::<PerSlot<Diagnostics>>()[0].0.is_empty());
         assert!(tables(&h).started.is_none(), "the function is finished");
+    }
+
+    /// A two-address add whose reused input `v0` stays live while the other input `v1`
+    /// dies there; `v1` arrives in the register the result leaves in, so reusing `v1` needs
+    /// no move at all.
+    const COMMUTE_MIR: &str = "function @g target x86-64 {
+block0:
+  args def v0i:fixed(rdi), def v1i:fixed(rax)
+  add def v2i:reuse(1), use v0i:reg, use v1i:any
+  add def v3i:reuse(1), use v2i:reg, use v0i:any
+  ret use v3i:fixed(rax)
+}
+";
+
+    /// Runs the whole chain on `COMMUTE_MIR` (exchanging commutative inputs when
+    /// `commute`); the function as the World holds it afterwards and the allocation.
+    fn allocate_commute(
+        commute: bool,
+    ) -> (
+        crate::machine::function::MachineFunction,
+        crate::regalloc::output::AllocOutput,
+    ) {
+        let config = PipelineConfig::new(PassSet::REGALLOC);
+        let mut h = Harness::from_mir(COMMUTE_MIR, config).expect("the test function parses");
+        h.world_mut().resource_mut::<RangeSide>().commute = commute;
+        run_until(&mut h, CHAIN.len());
+        let run = published(&mut h);
+        let f = crate::machine::columns::take_machine(h.world_mut()).expect("still lowered");
+        (f, run.output)
+    }
+
+    #[test]
+    fn commute_inputs_reuses_the_dying_input_and_saves_its_copy() {
+        use crate::machine::MachineRead;
+        let env = TargetDesc::new(crate::stage::Arch::X86_64).env;
+        let (plain, plain_out) = allocate_commute(false);
+        let (swapped, swapped_out) = allocate_commute(true);
+        let first = crate::machine::MInst::new(1);
+        let vregs = |f: &crate::machine::function::MachineFunction| -> Vec<usize> {
+            f.inst_operands(first)
+                .iter()
+                .map(|o| o.vreg.index())
+                .collect()
+        };
+        assert_eq!(vregs(&plain), [2, 0, 1], "left as lowered");
+        assert_eq!(vregs(&swapped), [2, 1, 0], "v2 reuses the dying v1");
+        // The second add's reused input dies: left alone.
+        let second = crate::machine::MInst::new(2);
+        assert_eq!(
+            swapped.inst_operands(second)[1].vreg.index(),
+            2,
+            "reused input dies there"
+        );
+        for (f, out) in [(&plain, &plain_out), (&swapped, &swapped_out)] {
+            crate::regalloc::checker::check(f, &env, crate::machine::PRegSet::empty(), out)
+                .expect("our checker accepts the function as the World holds it");
+        }
+        assert!(
+            swapped_out.edits.is_empty() && !plain_out.edits.is_empty(),
+            "the exchange saves the copy of v0: {} edits against {}",
+            swapped_out.edits.len(),
+            plain_out.edits.len()
+        );
     }
 }

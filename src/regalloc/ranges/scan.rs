@@ -1,9 +1,10 @@
 //! The reverse scan of live-range construction ([`scan`], called by
 //! [`super::build_live_ranges`]; the algorithm is the parent module's), split along its
 //! phases: per block, backwards, the live-outs ([`open_live_outs`]), the branch arguments
-//! ([`branch_arguments`]), each instruction backwards (clobbers, [`decouple_early_fixed`],
-//! [`scan_operands`]), the block parameters ([`block_parameters`]); then the lists built
-//! backwards are reversed and the reservations sorted ([`finish_scan`]).
+//! ([`branch_arguments`]), each instruction backwards (when the caller allows it,
+//! [`commute_inputs`]; clobbers, [`decouple_early_fixed`], [`scan_operands`]), the block
+//! parameters ([`block_parameters`]); then the lists built backwards are reversed and the
+//! reservations sorted ([`finish_scan`]).
 //!
 //! Invariants: those of the parent module ([`super::check_ranges`]); the live set and the
 //! row writer ([`LiveMarks`], [`RangeWriter`]) are the scan's only state besides the side
@@ -44,6 +45,8 @@ pub(super) fn scan<F: MachineRead + ?Sized>(
         loop_depth,
         liveness,
         loops,
+        commute,
+        commuted,
         ..
     } = &mut *side;
     let mut live = LiveMarks {
@@ -88,6 +91,9 @@ pub(super) fn scan<F: MachineRead + ?Sized>(
         for i in insts.rev() {
             ops_local.clear();
             ops_local.extend_from_slice(f.inst_operands(i));
+            if *commute && commute_inputs(f, i, &mut ops_local, &live) {
+                commuted.push(i);
+            }
             // Clobbers (at the after point) first: a register's reservations then come
             // out descending more often, which [`sort_scan_order`] makes cheap.
             record_clobbers(f, i, preg_ranges);
@@ -140,6 +146,7 @@ fn reset_side<F: MachineRead + ?Sized>(f: &F, side: &mut RangeSide) {
     side.blockparam_ins.clear();
     side.blockparam_outs.clear();
     side.multi_fixed.clear();
+    side.commuted.clear();
 }
 
 /// The range lists, built backwards, are reversed; the blockparam vectors and the register
@@ -357,6 +364,48 @@ fn decouple_early_fixed<F: MachineRead + ?Sized>(
             }
         }
     }
+}
+
+/// On a commutative two-address instruction `def d reuse(1), use a, use b` whose reused
+/// input `a` stays live below it while `b` dies there, exchanges the two inputs' vregs in
+/// `ops` (each slot keeps its constraint): `d` then reuses `b`, whose range ends where
+/// `d`'s begins, so the two can share a register, where reusing `a` costs a copy of `a`
+/// into `d`'s register (regalloc2 issue 265). Returns whether it exchanged them; the caller
+/// must make the same exchange in the function. `live` is the set live below `i`.
+#[inline(always)]
+fn commute_inputs<F: MachineRead + ?Sized>(
+    f: &F,
+    i: MInst,
+    ops: &mut [Operand],
+    live: &LiveMarks<'_>,
+) -> bool {
+    let [d, a, b] = ops else {
+        return false;
+    };
+    let shape = d.kind == OperandKind::Def
+        && d.constraint == OperandConstraint::Reuse(1)
+        && a.kind == OperandKind::Use
+        && b.kind == OperandKind::Use
+        && a.pos == OperandPos::Early
+        && b.pos == OperandPos::Early
+        && a.constraint == OperandConstraint::Reg
+        && matches!(
+            b.constraint,
+            OperandConstraint::Reg | OperandConstraint::Any
+        )
+        && a.vreg.is_value()
+        && b.vreg.is_value()
+        && a.vreg != b.vreg
+        && a.vreg.class() == b.vreg.class();
+    if !shape
+        || !live.contains(a.vreg.index())
+        || live.contains(b.vreg.index())
+        || !f.is_commutative(i)
+    {
+        return false;
+    }
+    std::mem::swap(&mut a.vreg, &mut b.vreg);
+    true
 }
 
 /// Instruction `i`'s clobbers: single-point reservations at its after point.
