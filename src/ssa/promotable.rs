@@ -82,6 +82,12 @@ pub(crate) struct Slot {
     def_recorded: bool,
     /// `last_block` is already in `uses` for this slot.
     use_recorded: bool,
+    /// The slot's last pair in [`Candidates::defs`] (or `NONE`); earlier ones are linked
+    /// through [`Candidates::def_next`].
+    pub def_head: u32,
+    /// The slot's last pair in [`Candidates::uses`] (or `NONE`), linked through
+    /// [`Candidates::use_next`].
+    pub use_head: u32,
 }
 
 /// The result of `scan`: candidate slots and their access blocks (reusable scratch).
@@ -98,6 +104,12 @@ pub(crate) struct Candidates {
     pub defs: Vec<(u32, u32)>,
     /// (slot, block) pairs: blocks where the slot is upward-exposed (live-in).
     pub uses: Vec<(u32, u32)>,
+    /// `def_next[k]`: the previous pair in `defs` of pair `k`'s slot (or `NONE`): with
+    /// [`Slot::def_head`], the pairs grouped by slot as the scan records them, so phi
+    /// placement needs no sort or linking pass.
+    pub def_next: Vec<u32>,
+    /// `use_next[k]`: the previous pair in `uses` of pair `k`'s slot (or `NONE`).
+    pub use_next: Vec<u32>,
     /// (slot, block) pairs: blocks holding an asm goto after which the slot is defined in
     /// the same block (the goto labels then need a phi: see `place_phis`).
     pub late_goto: Vec<(u32, u32)>,
@@ -125,6 +137,8 @@ impl Candidates {
         self.slot_end = 0;
         self.defs.clear();
         self.uses.clear();
+        self.def_next.clear();
+        self.use_next.clear();
         self.late_goto.clear();
         self.old_phis.clear();
         self.accesses.clear();
@@ -206,10 +220,14 @@ impl Candidates {
             slot.killed = true;
             if !slot.def_recorded {
                 slot.def_recorded = true;
+                self.def_next.push(slot.def_head);
+                slot.def_head = self.defs.len() as u32;
                 self.defs.push((s as u32, b));
             }
         } else if !slot.killed && !slot.use_recorded {
             slot.use_recorded = true;
+            self.use_next.push(slot.use_head);
+            slot.use_head = self.uses.len() as u32;
             self.uses.push((s as u32, b));
         }
     }
@@ -261,12 +279,14 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
 }
 
 /// Adds a slot for alloca `i` (of `ty`, `size` bytes) in block `bi`; `entry_allocas` counts
-/// the entry block's allocas so far (the first N, N = number of parameters, are parameter
-/// allocas).
+/// the entry block's allocas so far (the first N, N = `nparams`, are parameter allocas).
+/// The slot starts killed in `bi` (the alloca yields a fresh slot), as the walk over its
+/// uses would record on meeting the alloca.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 fn add_slot(
     f: &BodyRef<'_>,
-    params: ParamAllocas,
+    (params, nparams): (ParamAllocas, usize),
     c: &mut Candidates,
     bi: usize,
     i: Inst,
@@ -276,7 +296,7 @@ fn add_slot(
     let Some(&value) = f.results[i.index()].first() else {
         return;
     };
-    let is_param = bi == 0 && *entry_allocas < f.info.signature.params.len();
+    let is_param = bi == 0 && *entry_allocas < nparams;
     if bi == 0 {
         *entry_allocas += 1;
     }
@@ -300,16 +320,19 @@ fn add_slot(
         is_param,
         has_def: false,
         accessed: false,
-        last_block: NONE,
-        killed: false,
+        last_block: bi as u32,
+        killed: true,
         def_recorded: false,
         use_recorded: false,
+        def_head: NONE,
+        use_head: NONE,
     });
 }
 
 /// The first walk of the two-walk scan: every alloca of a live block becomes a slot.
 fn collect_allocas(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
     let mut entry_allocas = 0usize;
+    let policy = (params, f.info.signature.params.len());
     for bi in 0..f.num_blocks() {
         if f.block_dead[bi] {
             continue;
@@ -321,7 +344,7 @@ fn collect_allocas(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
                     ty, size, volatile, ..
                 } => add_slot(
                     f,
-                    params,
+                    policy,
                     c,
                     bi,
                     i,
@@ -342,6 +365,7 @@ fn scan_uses(f: &BodyRef<'_>, single: Option<ParamAllocas>, c: &mut Candidates) 
     let (kinds, results) = (f.kinds, f.results);
     let nblocks = f.num_blocks();
     let mut entry_allocas = 0usize;
+    let nparams = f.info.signature.params.len();
     for bi in 0..nblocks {
         if f.block_dead[bi] {
             continue;
@@ -366,17 +390,19 @@ fn scan_uses(f: &BodyRef<'_>, single: Option<ParamAllocas>, c: &mut Candidates) 
                         if bi != 0 {
                             return false;
                         }
+                        // The new slot starts killed here (see `add_slot`).
                         add_slot(
                             f,
-                            params,
+                            (params, nparams),
                             c,
                             bi,
                             i,
                             (*ty, *size, *volatile),
                             &mut entry_allocas,
                         );
-                    }
-                    if let Some(s) = results[i.index()].first().and_then(|&v| c.slot(v.into())) {
+                    } else if let Some(s) =
+                        results[i.index()].first().and_then(|&v| c.slot(v.into()))
+                    {
                         // The alloca kills: a fresh slot each time it executes.
                         let slot = &mut c.slots[s];
                         slot.last_block = b;
