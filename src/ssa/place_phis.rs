@@ -81,13 +81,12 @@ pub(crate) struct PhiPlan {
     pub phi_start: Vec<u32>,
     /// Incoming operands of every phi, flat.
     pub incoming: Vec<Operand>,
-    /// `mark[b] == 2 * epoch`: the current slot is live-in at `b`; `2 * epoch + 1`: it is
-    /// defined (or allocated) in `b` and not upward-exposed there; [`UNREACHABLE`]: `b` is
-    /// unreachable (for the whole function); below: not reached.
+    /// Per block, for the current slot (`base = 4 * epoch`): `base` an undecided site (a
+    /// reachable non-entry block of DF+, where liveness decides whether a phi goes),
+    /// `base + 1` live-in, `base + 2` defined (or allocated) there and not upward-exposed,
+    /// `base + 3` the same at a site; [`UNREACHABLE`] for the whole function; below `base`:
+    /// not reached. One table, so the liveness walk reads one word per block.
     mark: Vec<u32>,
-    /// `site[b] == epoch`: `b` is a reachable non-entry block of the current slot's DF+,
-    /// where liveness decides whether a phi goes.
-    site: Vec<u32>,
     epoch: u32,
     /// DF+ stamps: `2 * idf_epoch` queued, `2 * idf_epoch + 1` in the result.
     idf_mark: Vec<u32>,
@@ -266,8 +265,6 @@ impl PhiPlan {
                 *m = UNREACHABLE;
             }
         }
-        self.site.clear();
-        self.site.resize(n, 0);
         self.idf_mark.clear();
         self.idf_mark.resize(n, 0);
         self.epoch = 0;
@@ -338,7 +335,7 @@ impl PhiPlan {
         let slot = c.slots[s];
         let defs = || chain(&c.defs, &c.def_next, slot.def_head);
         self.epoch += 1;
-        let epoch = self.epoch;
+        let site = 4 * self.epoch;
         // Placement: DF+ of the defining blocks (plus late asm-goto labels).
         self.idf_in.clear();
         self.idf_in.extend(defs().map(Block));
@@ -360,14 +357,16 @@ impl PhiPlan {
             }
         }
         // The sites liveness must decide: reachable non-entry blocks of DF+.
+        // (`UNREACHABLE` is above `site`.)
         let mut undecided = 0usize;
         for &b in &self.idf_out {
-            if b.index() != 0 && cfg.is_reachable(b) && self.site[b.index()] != epoch {
-                self.site[b.index()] = epoch;
+            let m = &mut self.mark[b.index()];
+            if b.index() != 0 && *m < site {
+                *m = site;
                 undecided += 1;
             }
         }
-        let live = 2 * epoch;
+        let live = site + 1;
         if undecided > 0 {
             self.liveness(slot, c, cfg, undecided);
         }
@@ -383,41 +382,49 @@ impl PhiPlan {
         cost
     }
 
-    /// Liveness of `slot` for the current epoch: marks `2 * epoch` on the blocks where it
-    /// is live-in, by a backward worklist from the blocks where it is upward-exposed, not
-    /// crossing blocks that define it or hold its alloca (marked `2 * epoch + 1`), nor
-    /// unreachable blocks (marked [`UNREACHABLE`], which no site is). Stops once all
-    /// `undecided` sites are found live.
+    /// Liveness of `slot` for the current epoch: marks `base + 1` on the blocks where it is
+    /// live-in (see the `mark` field), by a backward worklist from the blocks where it is
+    /// upward-exposed, not crossing blocks that define it or hold its alloca (marked
+    /// `base + 2`, or `base + 3` at a site), nor unreachable blocks (which no site is).
+    /// Stops once all `undecided` sites are found live.
     fn liveness(&mut self, slot: Slot, c: &Candidates, cfg: &Cfg, mut undecided: usize) {
-        let epoch = self.epoch;
-        let (live, killed) = (2 * epoch, 2 * epoch + 1);
+        let site = 4 * self.epoch;
+        let (live, killed, killed_site) = (site + 1, site + 2, site + 3);
         let mark = &mut self.mark;
-        // `max` keeps the unreachable marks (every other mark is below `killed`).
-        let b = slot.block.index();
-        mark[b] = mark[b].max(killed);
+        // `max` keeps the unreachable marks (every other mark is below `killed_site`).
+        let kill = |m: &mut u32| {
+            *m = if *m == site {
+                killed_site
+            } else {
+                (*m).max(killed)
+            }
+        };
+        kill(&mut mark[slot.block.index()]);
         for b in chain(&c.defs, &c.def_next, slot.def_head) {
-            mark[b as usize] = mark[b as usize].max(killed);
+            kill(&mut mark[b as usize]);
         }
         for b in chain(&c.uses, &c.use_next, slot.use_head) {
             let m = &mut mark[b as usize];
-            if *m <= killed && *m != live {
-                *m = live;
-                self.worklist.push(Block(b));
-                if self.site[b as usize] == epoch {
+            if *m != live && *m != UNREACHABLE {
+                if *m == site || *m == killed_site {
                     undecided -= 1;
                 }
+                *m = live;
+                self.worklist.push(Block(b));
             }
         }
+        let (starts, preds) = (cfg.pred_starts(), cfg.flat_preds());
         while undecided > 0 {
             let Some(b) = self.worklist.pop() else { break };
-            for &p in cfg.preds(b) {
+            let (lo, hi) = (starts[b.index()], starts[b.index() + 1]);
+            for &p in &preds[lo as usize..hi as usize] {
                 let m = &mut mark[p.index()];
-                if *m < live {
-                    *m = live;
-                    self.worklist.push(p);
-                    if self.site[p.index()] == epoch {
+                if *m <= site {
+                    if *m == site {
                         undecided -= 1;
                     }
+                    *m = live;
+                    self.worklist.push(p);
                 }
             }
         }

@@ -500,6 +500,7 @@ fn scan_uses(f: &BodyRef<'_>, single: Option<ParamAllocas>, c: &mut Candidates) 
 
 /// The zero constant of `ty` (002: uninitialised reads), narrowed constants (002: a wider
 /// integer constant stored into a narrower slot is masked to the slot's width).
+#[inline]
 pub(crate) fn narrow(consts: &mut ConstPool, op: Operand, ty: Type) -> Operand {
     if let Operand::Const(k) = op {
         let c = consts.get(k);
