@@ -110,17 +110,12 @@ pub(crate) struct PhiPlan {
 /// marks, so the walk never enters it.
 const UNREACHABLE: u32 = u32::MAX;
 
-/// The blocks of the per-slot list starting at pair `k` of `pairs`, linked backwards
-/// through `next` (the scan's `Slot::def_head` / `Candidates::def_next`, and the same for
-/// uses).
-fn chain<'a>(
-    pairs: &'a [(u32, u32)],
-    next: &'a [u32],
-    mut k: u32,
-) -> impl Iterator<Item = u32> + 'a {
+/// The blocks of the per-slot list starting at entry `k` of `links` ((block, previous
+/// entry) pairs: the scan's `Candidates::defs` from `Slot::def_head`, or the same for uses).
+fn chain(links: &[(u32, u32)], mut k: u32) -> impl Iterator<Item = u32> + '_ {
     std::iter::from_fn(move || {
-        let b = pairs.get(k as usize)?.1;
-        k = next[k as usize];
+        let (b, prev) = *links.get(k as usize)?;
+        k = prev;
         Some(b)
     })
 }
@@ -230,12 +225,12 @@ impl PhiPlan {
             // liveness walk, which would cover the whole region from the uses back to the
             // definition, is skipped (see the module doc), and every block of DF+ of that
             // block is pruned.
-            let dominating_def = c.def_next[d0 as usize] == NONE && gi == g0 && {
-                let d = Block(c.defs[d0 as usize].1);
-                chain(&c.uses, &c.use_next, u0).all(|u| dom.strictly_dominates(d, Block(u)))
+            let dominating_def = c.defs[d0 as usize].1 == NONE && gi == g0 && {
+                let d = Block(c.defs[d0 as usize].0);
+                chain(&c.uses, u0).all(|u| dom.strictly_dominates(d, Block(u)))
             };
             if dominating_def {
-                let d = c.defs[d0 as usize].1 as usize;
+                let d = c.defs[d0 as usize].0 as usize;
                 stats.phis_pruned += u64::from(self.single_frontier_size(d, df));
                 continue;
             }
@@ -333,7 +328,7 @@ impl PhiPlan {
         stats: &mut Mem2RegStats,
     ) -> usize {
         let slot = c.slots[s];
-        let defs = || chain(&c.defs, &c.def_next, slot.def_head);
+        let defs = || chain(&c.defs, slot.def_head);
         self.epoch += 1;
         let site = 4 * self.epoch;
         // Placement: DF+ of the defining blocks (plus late asm-goto labels).
@@ -400,10 +395,10 @@ impl PhiPlan {
             }
         };
         kill(&mut mark[slot.block.index()]);
-        for b in chain(&c.defs, &c.def_next, slot.def_head) {
+        for b in chain(&c.defs, slot.def_head) {
             kill(&mut mark[b as usize]);
         }
-        for b in chain(&c.uses, &c.use_next, slot.use_head) {
+        for b in chain(&c.uses, slot.use_head) {
             let m = &mut mark[b as usize];
             if *m != live && *m != UNREACHABLE {
                 if *m == site || *m == killed_site {
@@ -455,19 +450,26 @@ impl PhiPlan {
     /// handful of types).
     fn forget_rejected(&mut self, f: &mut Body<'_>, c: &mut Candidates) {
         let mut zeros: SmallVec<[(Type, Const); 8]> = SmallVec::new();
+        // The last zero used: runs of slots of one type are common.
+        let mut last: Option<(Type, Const)> = None;
         for slot in c.slots.iter_mut() {
             if slot.reject.is_some() {
                 c.slot_of[slot.value.index()] = NONE;
-            } else {
-                slot.zero = match zeros.iter().find(|z| z.0 == slot.ty) {
-                    Some(z) => z.1,
+                continue;
+            }
+            let zero = match last.filter(|l| l.0 == slot.ty) {
+                Some(l) => l,
+                None => match zeros.iter().find(|z| z.0 == slot.ty) {
+                    Some(&z) => z,
                     None => {
-                        let z = f.consts.zero(slot.ty);
-                        zeros.push((slot.ty, z));
+                        let z = (slot.ty, f.consts.zero(slot.ty));
+                        zeros.push(z);
                         z
                     }
-                };
-            }
+                },
+            };
+            slot.zero = zero.1;
+            last = Some(zero);
         }
     }
 

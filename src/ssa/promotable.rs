@@ -82,11 +82,10 @@ pub(crate) struct Slot {
     def_recorded: bool,
     /// `last_block` is already in `uses` for this slot.
     use_recorded: bool,
-    /// The slot's last pair in [`Candidates::defs`] (or `NONE`); earlier ones are linked
-    /// through [`Candidates::def_next`].
+    /// The slot's last entry in [`Candidates::defs`] (or `NONE`); each entry links the
+    /// slot's previous one.
     pub def_head: u32,
-    /// The slot's last pair in [`Candidates::uses`] (or `NONE`), linked through
-    /// [`Candidates::use_next`].
+    /// The slot's last entry in [`Candidates::uses`] (or `NONE`), linked the same way.
     pub use_head: u32,
 }
 
@@ -100,16 +99,13 @@ pub(crate) struct Candidates {
     slot_end: usize,
     /// Every alloca of the function, in instruction order of a block walk.
     pub slots: Vec<Slot>,
-    /// (slot, block) pairs: blocks with a definition of the slot (deduplicated).
+    /// (block, previous entry of the same slot or `NONE`): the blocks with a definition of
+    /// a slot (deduplicated), linked per slot from [`Slot::def_head`] as the scan records
+    /// them, so phi placement needs no sort or linking pass.
     pub defs: Vec<(u32, u32)>,
-    /// (slot, block) pairs: blocks where the slot is upward-exposed (live-in).
+    /// (block, previous entry of the same slot or `NONE`): the blocks where a slot is
+    /// upward-exposed (live-in), linked per slot from [`Slot::use_head`].
     pub uses: Vec<(u32, u32)>,
-    /// `def_next[k]`: the previous pair in `defs` of pair `k`'s slot (or `NONE`): with
-    /// [`Slot::def_head`], the pairs grouped by slot as the scan records them, so phi
-    /// placement needs no sort or linking pass.
-    pub def_next: Vec<u32>,
-    /// `use_next[k]`: the previous pair in `uses` of pair `k`'s slot (or `NONE`).
-    pub use_next: Vec<u32>,
     /// (slot, block) pairs: blocks holding an asm goto after which the slot is defined in
     /// the same block (the goto labels then need a phi: see `place_phis`).
     pub late_goto: Vec<(u32, u32)>,
@@ -137,8 +133,6 @@ impl Candidates {
         self.slot_end = 0;
         self.defs.clear();
         self.uses.clear();
-        self.def_next.clear();
-        self.use_next.clear();
         self.late_goto.clear();
         self.old_phis.clear();
         self.accesses.clear();
@@ -220,15 +214,13 @@ impl Candidates {
             slot.killed = true;
             if !slot.def_recorded {
                 slot.def_recorded = true;
-                self.def_next.push(slot.def_head);
-                slot.def_head = self.defs.len() as u32;
-                self.defs.push((s as u32, b));
+                let prev = std::mem::replace(&mut slot.def_head, self.defs.len() as u32);
+                self.defs.push((b, prev));
             }
         } else if !slot.killed && !slot.use_recorded {
             slot.use_recorded = true;
-            self.use_next.push(slot.use_head);
-            slot.use_head = self.uses.len() as u32;
-            self.uses.push((s as u32, b));
+            let prev = std::mem::replace(&mut slot.use_head, self.uses.len() as u32);
+            self.uses.push((b, prev));
         }
     }
 }
@@ -283,7 +275,7 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
 /// The slot starts killed in `bi` (the alloca yields a fresh slot), as the walk over its
 /// uses would record on meeting the alloca.
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn add_slot(
     f: &BodyRef<'_>,
     (params, nparams): (ParamAllocas, usize),
