@@ -27,7 +27,8 @@
 //!   candidates unless they are read and nothing in the IR stores to them.
 //!
 //! Invariants after `scan`: `slot_of[v]` is the slot of alloca value `v` or `NONE`;
-//! def/use block lists hold each (slot, block) pair at most once; the first access of a
+//! each slot's def and use lists (entries of `defs` / `uses` linked from `Slot::def_head`
+//! / `Slot::use_head`, latest first) hold each block at most once; the first access of a
 //! slot in its alloca's block is the alloca itself (a kill), so a slot is never
 //! upward-exposed there.
 //!
