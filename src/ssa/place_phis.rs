@@ -120,6 +120,23 @@ fn chain(links: &[(u32, u32)], mut k: u32) -> impl Iterator<Item = u32> + '_ {
     })
 }
 
+/// True if block `d` strictly dominates every block of `uses` (`DomTree::strictly_dominates`
+/// with `d`'s tree numbers looked up once).
+fn strictly_dominates_all(dom: &DomTree, d: u32, mut uses: impl Iterator<Item = u32>) -> bool {
+    let number = |b: u32| {
+        Some((
+            dom.preorder_number(Block(b))?,
+            dom.postorder_number(Block(b))?,
+        ))
+    };
+    let Some((pre_d, post_d)) = number(d) else {
+        return false;
+    };
+    uses.all(|u| {
+        u != d && matches!(number(u), Some((pre_u, post_u)) if pre_d <= pre_u && post_u <= post_d)
+    })
+}
+
 /// Turns per-bucket counts (`counts[0]` zero, bucket `k`'s count at `k + 1`) into CSR
 /// starts, in place: a running sum, without the bounds checks of an indexed loop.
 pub(crate) fn prefix_sums(counts: &mut [u32]) {
@@ -225,10 +242,9 @@ impl PhiPlan {
             // liveness walk, which would cover the whole region from the uses back to the
             // definition, is skipped (see the module doc), and every block of DF+ of that
             // block is pruned.
-            let dominating_def = c.defs[d0 as usize].1 == NONE && gi == g0 && {
-                let d = Block(c.defs[d0 as usize].0);
-                chain(&c.uses, u0).all(|u| dom.strictly_dominates(d, Block(u)))
-            };
+            let dominating_def = c.defs[d0 as usize].1 == NONE
+                && gi == g0
+                && strictly_dominates_all(dom, c.defs[d0 as usize].0, chain(&c.uses, u0));
             if dominating_def {
                 let d = c.defs[d0 as usize].0 as usize;
                 stats.phis_pruned += u64::from(self.single_frontier_size(d, df));
