@@ -271,9 +271,12 @@ impl PhiPlan {
     fn begin_function(&mut self, n: usize, cfg: &Cfg) {
         self.mark.clear();
         self.mark.resize(n, 0);
-        for (b, m) in self.mark.iter_mut().enumerate() {
-            if !cfg.is_reachable(Block::new(b)) {
-                *m = UNREACHABLE;
+        // Every block is in the reverse postorder when all are reachable (the common case).
+        if cfg.rpo().len() != n {
+            for (b, m) in self.mark.iter_mut().enumerate() {
+                if !cfg.is_reachable(Block::new(b)) {
+                    *m = UNREACHABLE;
+                }
             }
         }
         self.idf_mark.clear();
