@@ -230,6 +230,18 @@ impl Cfg {
         &self.succ_start
     }
 
+    /// Every block's predecessors, flat, in block order: block `b`'s are
+    /// `flat_preds()[pred_starts()[b]..pred_starts()[b + 1]]` (that is [`Cfg::preds`]).
+    pub fn flat_preds(&self) -> &[Block] {
+        &self.preds
+    }
+
+    /// Where each block's predecessors start in [`Cfg::flat_preds`] (length blocks + 1;
+    /// empty for a CFG never computed).
+    pub fn pred_starts(&self) -> &[u32] {
+        &self.pred_start
+    }
+
     /// Successors of `b` in successor-index order (duplicates included); empty for a dead or
     /// out-of-range block.
     pub fn succs(&self, b: Block) -> &[Block] {

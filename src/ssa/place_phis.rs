@@ -41,14 +41,16 @@
 //! entry block (a promoted slot is never live-in there: its alloca dominates its uses) nor
 //! in an unreachable block.
 //!
-//! Complexity: per slot O(live region edges + Σ|DF(b)| over DF+ + |DF+| log |DF+|); the
-//! cost limit adds O(slots log slots); grouping the scan's def and use lists by slot is
-//! O(pairs + slots) (linked per slot, not sorted). Scratch is reused; stamps avoid clearing
-//! per slot (one mark array holds both "live-in" and "killed" for the current slot).
+//! Complexity: per slot O(live region edges + Σ|DF(b)| over DF+); the cost limit adds
+//! O(slots log slots); the sites are sorted by block in O(sites + blocks) (counting sort),
+//! so DF+ is never sorted. The scan hands over its def and use lists already linked per
+//! slot. Scratch is reused; stamps avoid clearing per slot (one mark array holds both
+//! "live-in" and "killed" for the current slot, one more both "queued" and "in DF+"), and
+//! unreachable blocks are marked once per function, O(blocks).
 
-use super::promotable::{Candidates, NONE};
+use super::promotable::{Candidates, Slot, NONE};
 use super::{Mem2RegStats, Reject, MAX_PHI_COPY_COST};
-use crate::analysis::{Cfg, DomTree, DominanceFrontiers, IdfScratch};
+use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
 use crate::ir::{
     Block, Body, Const, Inst, InstKind, IrRead, Operand, Type, Value, ValueData, ValueDef,
 };
@@ -79,17 +81,19 @@ pub(crate) struct PhiPlan {
     pub phi_start: Vec<u32>,
     /// Incoming operands of every phi, flat.
     pub incoming: Vec<Operand>,
-    /// `mark[b] == 2 * epoch`: the current slot is live-in at `b`; `2 * epoch + 1`: it is
-    /// defined (or allocated) in `b` and not upward-exposed there; below: not reached.
+    /// Per block, for the current slot (`base = 4 * epoch`): `base` an undecided site (a
+    /// reachable non-entry block of DF+, where liveness decides whether a phi goes),
+    /// `base + 1` live-in, `base + 2` defined (or allocated) there and not upward-exposed,
+    /// `base + 3` the same at a site; [`UNREACHABLE`] for the whole function; below `base`:
+    /// not reached. One table, so the liveness walk reads one word per block.
     mark: Vec<u32>,
-    /// `site[b] == epoch`: `b` is a reachable non-entry block of the current slot's DF+,
-    /// where liveness decides whether a phi goes.
-    site: Vec<u32>,
     epoch: u32,
+    /// DF+ stamps: `2 * idf_epoch` queued, `2 * idf_epoch + 1` in the result.
+    idf_mark: Vec<u32>,
+    idf_epoch: u32,
     worklist: Vec<Block>,
     idf_in: Vec<Block>,
     idf_out: Vec<Block>,
-    idf: IdfScratch,
     /// (slot, block) sites before the cost limit, grouped by slot.
     sites: Vec<(u32, u32)>,
     /// (cost, slot) of slots with phis.
@@ -97,42 +101,39 @@ pub(crate) struct PhiPlan {
     /// Counting-sort scratch: bucket starts and the sorted copy.
     sort_start: Vec<u32>,
     sorted: Vec<(u32, u32)>,
-    /// Per slot, the last of its entries in the scan's `defs` and `uses` (or `NONE`), and
-    /// per entry the slot's previous one: the lists grouped by slot without sorting them
-    /// (placement does not depend on the order within a slot).
-    def_head: Vec<u32>,
     /// `single_idf[b] = (function_stamp, |DF+({b})|)` once computed in this function.
     single_idf: Vec<(u32, u32)>,
     function_stamp: u32,
-    def_next: Vec<u32>,
-    use_head: Vec<u32>,
-    use_next: Vec<u32>,
 }
 
-/// Links the (slot, block) `pairs` into per-slot lists: `head[s]` is the last pair of slot
-/// `s` (or `NONE`), `next[k]` the one before pair `k`. O(pairs + slots).
-fn link_by_slot(pairs: &[(u32, u32)], nslots: usize, head: &mut Vec<u32>, next: &mut Vec<u32>) {
-    head.clear();
-    head.resize(nslots, NONE);
-    next.clear();
-    next.extend(
-        pairs
-            .iter()
-            .enumerate()
-            .map(|(k, &(s, _))| std::mem::replace(&mut head[s as usize], k as u32)),
-    );
-}
+/// Mark of an unreachable block in [`PhiPlan`]'s liveness table: above every epoch's
+/// marks, so the walk never enters it.
+const UNREACHABLE: u32 = u32::MAX;
 
-/// The blocks of the list starting at `k` in `pairs` (see [`link_by_slot`]).
-fn chain<'a>(
-    pairs: &'a [(u32, u32)],
-    next: &'a [u32],
-    mut k: u32,
-) -> impl Iterator<Item = u32> + 'a {
+/// The blocks of the per-slot list starting at entry `k` of `links` ((block, previous
+/// entry) pairs: the scan's `Candidates::defs` from `Slot::def_head`, or the same for uses).
+fn chain(links: &[(u32, u32)], mut k: u32) -> impl Iterator<Item = u32> + '_ {
     std::iter::from_fn(move || {
-        let b = pairs.get(k as usize)?.1;
-        k = next[k as usize];
+        let (b, prev) = *links.get(k as usize)?;
+        k = prev;
         Some(b)
+    })
+}
+
+/// True if block `d` strictly dominates every block of `uses` (`DomTree::strictly_dominates`
+/// with `d`'s tree numbers looked up once).
+fn strictly_dominates_all(dom: &DomTree, d: u32, mut uses: impl Iterator<Item = u32>) -> bool {
+    let number = |b: u32| {
+        Some((
+            dom.preorder_number(Block(b))?,
+            dom.postorder_number(Block(b))?,
+        ))
+    };
+    let Some((pre_d, post_d)) = number(d) else {
+        return false;
+    };
+    uses.all(|u| {
+        u != d && matches!(number(u), Some((pre_u, post_u)) if pre_d <= pre_u && post_u <= post_d)
     })
 }
 
@@ -222,28 +223,16 @@ impl PhiPlan {
         stats: &mut Mem2RegStats,
     ) -> usize {
         let n = f.num_blocks();
-        self.mark.clear();
-        self.mark.resize(n, 0);
-        self.site.clear();
-        self.site.resize(n, 0);
-        self.epoch = 0;
-        self.function_stamp += 1;
-        self.single_idf.resize(n, (0, 0));
-        // Grouped by slot (the scan recorded each (slot, block) pair once).
-        let nslots = c.slots.len();
-        link_by_slot(&c.defs, nslots, &mut self.def_head, &mut self.def_next);
-        link_by_slot(&c.uses, nslots, &mut self.use_head, &mut self.use_next);
+        self.begin_function(n, cfg);
         let mut gi = 0usize;
         let mut total_cost = 0usize;
         for s in 0..c.slots.len() {
-            let (d0, u0) = (self.def_head[s], self.use_head[s]);
-            let defs = || chain(&c.defs, &self.def_next, d0);
-            let uses = || chain(&c.uses, &self.use_next, u0);
             let g0 = gi;
             while gi < c.late_goto.len() && c.late_goto[gi].0 as usize == s {
                 gi += 1;
             }
             let slot = c.slots[s];
+            let (d0, u0) = (slot.def_head, slot.use_head);
             if slot.reject.is_some() || u0 == NONE || d0 == NONE {
                 // Rejected, never read (no phi needed) or never written (reads see zero).
                 continue;
@@ -252,140 +241,255 @@ impl PhiPlan {
             // variable initialised once, every parameter slot): no site is live, so the
             // liveness walk, which would cover the whole region from the uses back to the
             // definition, is skipped (see the module doc), and every block of DF+ of that
-            // block is pruned. Its size is kept per block for the function: many slots
-            // share their defining block (the entry, a declaration's block).
-            let dominating_def = self.def_next[d0 as usize] == NONE && gi == g0 && {
-                let d = Block(c.defs[d0 as usize].1);
-                uses().all(|u| dom.strictly_dominates(d, Block(u)))
-            };
+            // block is pruned.
+            let dominating_def = c.defs[d0 as usize].1 == NONE
+                && gi == g0
+                && strictly_dominates_all(dom, c.defs[d0 as usize].0, chain(&c.uses, u0));
             if dominating_def {
-                let d = c.defs[d0 as usize].1 as usize;
-                let pruned = match self.single_idf[d] {
-                    (stamp, size) if stamp == self.function_stamp => size,
-                    _ => {
-                        self.idf_in.clear();
-                        self.idf_in.push(Block(d as u32));
-                        df.iterated(&self.idf_in, &mut self.idf_out, &mut self.idf);
-                        let size = self.idf_out.len() as u32;
-                        self.single_idf[d] = (self.function_stamp, size);
-                        size
-                    }
-                };
-                stats.phis_pruned += u64::from(pruned);
+                let d = c.defs[d0 as usize].0 as usize;
+                stats.phis_pruned += u64::from(self.single_frontier_size(d, df));
                 continue;
             }
-            self.epoch += 1;
-            let epoch = self.epoch;
-            let (live, killed) = (2 * epoch, 2 * epoch + 1);
-            // Placement: DF+ of the defining blocks (plus late asm-goto labels).
-            self.idf_in.clear();
-            self.idf_in.extend(defs().map(Block));
-            let labels_start = self.idf_in.len();
-            for &(_, b) in &c.late_goto[g0..gi] {
-                for &i in &f.block_insts[b as usize] {
-                    if let InstKind::InlineAsm(asm) = &f.kinds[i.index()] {
-                        self.idf_in.extend(asm.goto_labels.iter().copied());
-                    }
-                }
-            }
-            df.iterated(&self.idf_in, &mut self.idf_out, &mut self.idf);
-            if self.idf_in.len() > labels_start {
-                let labels: SmallVec<[Block; 4]> =
-                    self.idf_in[labels_start..].iter().copied().collect();
-                for l in labels {
-                    if !self.idf_out.contains(&l) {
-                        self.idf_out.push(l);
-                    }
-                }
-            }
-            // The sites liveness must decide: reachable non-entry blocks of DF+.
-            let mut undecided = 0usize;
-            for &b in &self.idf_out {
-                if b.index() != 0 && cfg.is_reachable(b) && self.site[b.index()] != epoch {
-                    self.site[b.index()] = epoch;
-                    undecided += 1;
-                }
-            }
-            // Liveness: backward from upward-exposed uses, stopped by kills; it stops as
-            // soon as every site is known live (the rest of the region decides nothing).
-            if undecided > 0 {
-                self.mark[slot.block.index()] = killed;
-                for b in defs() {
-                    self.mark[b as usize] = killed;
-                }
-                for b in uses() {
-                    if self.mark[b as usize] != live {
-                        self.mark[b as usize] = live;
-                        self.worklist.push(Block(b));
-                        if self.site[b as usize] == epoch {
-                            undecided -= 1;
-                        }
-                    }
-                }
-                while undecided > 0 {
-                    let Some(b) = self.worklist.pop() else { break };
-                    for &p in cfg.preds(b) {
-                        let pi = p.index();
-                        if self.mark[pi] < live && cfg.is_reachable(p) {
-                            self.mark[pi] = live;
-                            self.worklist.push(p);
-                            if self.site[pi] == epoch {
-                                undecided -= 1;
-                            }
-                        }
-                    }
-                }
-                self.worklist.clear();
-            }
-            let mut cost = 0usize;
-            for &b in &self.idf_out {
-                if self.mark[b.index()] == live && b.index() != 0 && cfg.is_reachable(b) {
-                    self.sites.push((s as u32, b.0));
-                    cost += cfg.preds(b).len();
-                } else {
-                    stats.phis_pruned += 1;
-                }
-            }
+            let cost = self.place_slot(s, f, cfg, df, c, &c.late_goto[g0..gi], stats);
             if cost > 0 {
                 self.costs.push((cost, s as u32));
                 total_cost += cost;
             }
         }
-        // The copy-cost limit: drop the most expensive slots first.
-        if total_cost > MAX_PHI_COPY_COST {
-            self.costs
-                .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
-            for &(cost, s) in &self.costs {
-                if total_cost <= MAX_PHI_COPY_COST {
-                    break;
-                }
-                total_cost -= cost;
-                c.slots[s as usize].reject = Some(Reject::PhiCost);
-            }
-            self.sites
-                .retain(|&(s, _)| c.slots[s as usize].reject.is_none());
-        }
-        // Forget rejected slots: from here on `slot_of` names promoted slots only. Zeros
-        // are interned once per type (most slots share a handful of types).
-        let mut zeros: SmallVec<[(Type, Const); 8]> = SmallVec::new();
-        for slot in c.slots.iter_mut() {
-            if slot.reject.is_some() {
-                c.slot_of[slot.value.index()] = NONE;
-            } else {
-                slot.zero = match zeros.iter().find(|z| z.0 == slot.ty) {
-                    Some(z) => z.1,
-                    None => {
-                        let z = f.consts.zero(slot.ty);
-                        zeros.push((slot.ty, z));
-                        z
-                    }
-                };
-            }
-        }
-        // By (block, slot): the sites were pushed in slot order, so stably by block.
+        self.apply_cost_limit(c, total_cost);
+        self.forget_rejected(f, c);
+        // By (block, slot): the sites were pushed in slot order, so stably by block (the
+        // order of one slot's sites does not matter: each block appears once per slot).
         let (start, out) = (&mut self.sort_start, &mut self.sorted);
         counting_sort(&mut self.sites, n, |(_, b)| b, start, out);
         self.sites.len()
+    }
+
+    /// Resets the per-block stamp tables for a function of `n` blocks (`cfg` its CFG):
+    /// unreachable blocks are marked [`UNREACHABLE`] once, so the liveness walk never
+    /// enters them without asking the CFG per edge.
+    fn begin_function(&mut self, n: usize, cfg: &Cfg) {
+        self.mark.clear();
+        self.mark.resize(n, 0);
+        // Every block is in the reverse postorder when all are reachable (the common case).
+        if cfg.rpo().len() != n {
+            for (b, m) in self.mark.iter_mut().enumerate() {
+                if !cfg.is_reachable(Block::new(b)) {
+                    *m = UNREACHABLE;
+                }
+            }
+        }
+        self.idf_mark.clear();
+        self.idf_mark.resize(n, 0);
+        self.epoch = 0;
+        self.idf_epoch = 0;
+        self.function_stamp += 1;
+        self.single_idf.resize(n, (0, 0));
+    }
+
+    /// |DF+({d})|, computed once per block and function: many slots share their defining
+    /// block (the entry, a declaration's block).
+    fn single_frontier_size(&mut self, d: usize, df: &DominanceFrontiers) -> u32 {
+        match self.single_idf[d] {
+            (stamp, size) if stamp == self.function_stamp => size,
+            _ => {
+                self.idf_in.clear();
+                self.idf_in.push(Block(d as u32));
+                self.iterated_frontier(df);
+                let size = self.idf_out.len() as u32;
+                self.single_idf[d] = (self.function_stamp, size);
+                size
+            }
+        }
+    }
+
+    /// DF+(`idf_in`) into `idf_out`, in no particular order (Cytron et al.'s worklist over
+    /// the frontiers). One stamp table holds both "queued" (`2 * epoch`) and "in the
+    /// result" (`2 * epoch + 1`, which implies queued), so nothing is cleared afterwards.
+    fn iterated_frontier(&mut self, df: &DominanceFrontiers) {
+        self.idf_epoch += 1;
+        let (queued, found) = (2 * self.idf_epoch, 2 * self.idf_epoch + 1);
+        let (marks, worklist, out) = (&mut self.idf_mark, &mut self.worklist, &mut self.idf_out);
+        out.clear();
+        for &d in &self.idf_in {
+            let m = &mut marks[d.index()];
+            if *m < queued {
+                *m = queued;
+                worklist.push(d);
+            }
+        }
+        while let Some(x) = worklist.pop() {
+            for &y in df.frontier(x) {
+                let m = &mut marks[y.index()];
+                if *m != found {
+                    if *m != queued {
+                        worklist.push(y);
+                    }
+                    *m = found;
+                    out.push(y);
+                }
+            }
+        }
+    }
+
+    /// Placement and liveness of slot `s` (steps 1 to 3 of the module doc), whose late
+    /// asm-goto definitions are `late_goto`: pushes its live sites and returns their copy
+    /// cost (one per predecessor edge).
+    #[allow(clippy::too_many_arguments)]
+    fn place_slot(
+        &mut self,
+        s: usize,
+        f: &Body<'_>,
+        cfg: &Cfg,
+        df: &DominanceFrontiers,
+        c: &Candidates,
+        late_goto: &[(u32, u32)],
+        stats: &mut Mem2RegStats,
+    ) -> usize {
+        let slot = c.slots[s];
+        let defs = || chain(&c.defs, slot.def_head);
+        self.epoch += 1;
+        let site = 4 * self.epoch;
+        // Placement: DF+ of the defining blocks (plus late asm-goto labels).
+        self.idf_in.clear();
+        self.idf_in.extend(defs().map(Block));
+        let labels_start = self.idf_in.len();
+        for &(_, b) in late_goto {
+            for &i in &f.block_insts[b as usize] {
+                if let InstKind::InlineAsm(asm) = &f.kinds[i.index()] {
+                    self.idf_in.extend(asm.goto_labels.iter().copied());
+                }
+            }
+        }
+        self.iterated_frontier(df);
+        let found = 2 * self.idf_epoch + 1;
+        for k in labels_start..self.idf_in.len() {
+            let l = self.idf_in[k];
+            if self.idf_mark[l.index()] != found {
+                self.idf_mark[l.index()] = found;
+                self.idf_out.push(l);
+            }
+        }
+        // The sites liveness must decide: reachable non-entry blocks of DF+.
+        // (`UNREACHABLE` is above `site`.)
+        let mut undecided = 0usize;
+        for &b in &self.idf_out {
+            let m = &mut self.mark[b.index()];
+            if b.index() != 0 && *m < site {
+                *m = site;
+                undecided += 1;
+            }
+        }
+        let live = site + 1;
+        if undecided > 0 {
+            self.liveness(slot, c, cfg, undecided);
+        }
+        let mut cost = 0usize;
+        for &b in &self.idf_out {
+            if self.mark[b.index()] == live && b.index() != 0 {
+                self.sites.push((s as u32, b.0));
+                cost += cfg.preds(b).len();
+            } else {
+                stats.phis_pruned += 1;
+            }
+        }
+        cost
+    }
+
+    /// Liveness of `slot` for the current epoch: marks `base + 1` on the blocks where it is
+    /// live-in (see the `mark` field), by a backward worklist from the blocks where it is
+    /// upward-exposed, not crossing blocks that define it or hold its alloca (marked
+    /// `base + 2`, or `base + 3` at a site), nor unreachable blocks (which no site is).
+    /// Stops once all `undecided` sites are found live.
+    fn liveness(&mut self, slot: Slot, c: &Candidates, cfg: &Cfg, mut undecided: usize) {
+        let site = 4 * self.epoch;
+        let (live, killed, killed_site) = (site + 1, site + 2, site + 3);
+        let mark = &mut self.mark;
+        // `max` keeps the unreachable marks (every other mark is below `killed_site`).
+        let kill = |m: &mut u32| {
+            *m = if *m == site {
+                killed_site
+            } else {
+                (*m).max(killed)
+            }
+        };
+        kill(&mut mark[slot.block.index()]);
+        for b in chain(&c.defs, slot.def_head) {
+            kill(&mut mark[b as usize]);
+        }
+        for b in chain(&c.uses, slot.use_head) {
+            let m = &mut mark[b as usize];
+            if *m != live && *m != UNREACHABLE {
+                if *m == site || *m == killed_site {
+                    undecided -= 1;
+                }
+                *m = live;
+                self.worklist.push(Block(b));
+            }
+        }
+        let (starts, preds) = (cfg.pred_starts(), cfg.flat_preds());
+        while undecided > 0 {
+            let Some(b) = self.worklist.pop() else { break };
+            let (lo, hi) = (starts[b.index()], starts[b.index() + 1]);
+            for &p in &preds[lo as usize..hi as usize] {
+                let m = &mut mark[p.index()];
+                if *m <= site {
+                    if *m == site {
+                        undecided -= 1;
+                    }
+                    *m = live;
+                    self.worklist.push(p);
+                }
+            }
+        }
+        self.worklist.clear();
+    }
+
+    /// The copy-cost limit: drops the most expensive slots (ties: later slots first) until
+    /// the total cost of the sites fits [`MAX_PHI_COPY_COST`].
+    fn apply_cost_limit(&mut self, c: &mut Candidates, mut total_cost: usize) {
+        if total_cost <= MAX_PHI_COPY_COST {
+            return;
+        }
+        self.costs
+            .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        for &(cost, s) in &self.costs {
+            if total_cost <= MAX_PHI_COPY_COST {
+                break;
+            }
+            total_cost -= cost;
+            c.slots[s as usize].reject = Some(Reject::PhiCost);
+        }
+        self.sites
+            .retain(|&(s, _)| c.slots[s as usize].reject.is_none());
+    }
+
+    /// Forgets rejected slots (from here on `slot_of` names promoted slots only) and gives
+    /// each promoted slot its zero. Zeros are interned once per type (most slots share a
+    /// handful of types).
+    fn forget_rejected(&mut self, f: &mut Body<'_>, c: &mut Candidates) {
+        let mut zeros: SmallVec<[(Type, Const); 8]> = SmallVec::new();
+        // The last zero used: runs of slots of one type are common.
+        let mut last: Option<(Type, Const)> = None;
+        for slot in c.slots.iter_mut() {
+            if slot.reject.is_some() {
+                c.slot_of[slot.value.index()] = NONE;
+                continue;
+            }
+            let zero = match last.filter(|l| l.0 == slot.ty) {
+                Some(l) => l,
+                None => match zeros.iter().find(|z| z.0 == slot.ty) {
+                    Some(&z) => z,
+                    None => {
+                        let z = (slot.ty, f.consts.zero(slot.ty));
+                        zeros.push(z);
+                        z
+                    }
+                },
+            };
+            slot.zero = zero.1;
+            last = Some(zero);
+        }
     }
 
     /// Creates the phi instructions placed by [`PhiPlan::place`], sorted by (block, slot),

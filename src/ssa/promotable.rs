@@ -27,7 +27,8 @@
 //!   candidates unless they are read and nothing in the IR stores to them.
 //!
 //! Invariants after `scan`: `slot_of[v]` is the slot of alloca value `v` or `NONE`;
-//! def/use block lists hold each (slot, block) pair at most once; the first access of a
+//! each slot's def and use lists (entries of `defs` / `uses` linked from `Slot::def_head`
+//! / `Slot::use_head`, latest first) hold each block at most once; the first access of a
 //! slot in its alloca's block is the alloca itself (a kill), so a slot is never
 //! upward-exposed there.
 //!
@@ -82,6 +83,11 @@ pub(crate) struct Slot {
     def_recorded: bool,
     /// `last_block` is already in `uses` for this slot.
     use_recorded: bool,
+    /// The slot's last entry in [`Candidates::defs`] (or `NONE`); each entry links the
+    /// slot's previous one.
+    pub def_head: u32,
+    /// The slot's last entry in [`Candidates::uses`] (or `NONE`), linked the same way.
+    pub use_head: u32,
 }
 
 /// The result of `scan`: candidate slots and their access blocks (reusable scratch).
@@ -94,9 +100,12 @@ pub(crate) struct Candidates {
     slot_end: usize,
     /// Every alloca of the function, in instruction order of a block walk.
     pub slots: Vec<Slot>,
-    /// (slot, block) pairs: blocks with a definition of the slot (deduplicated).
+    /// (block, previous entry of the same slot or `NONE`): the blocks with a definition of
+    /// a slot (deduplicated), linked per slot from [`Slot::def_head`] as the scan records
+    /// them, so phi placement needs no sort or linking pass.
     pub defs: Vec<(u32, u32)>,
-    /// (slot, block) pairs: blocks where the slot is upward-exposed (live-in).
+    /// (block, previous entry of the same slot or `NONE`): the blocks where a slot is
+    /// upward-exposed (live-in), linked per slot from [`Slot::use_head`].
     pub uses: Vec<(u32, u32)>,
     /// (slot, block) pairs: blocks holding an asm goto after which the slot is defined in
     /// the same block (the goto labels then need a phi: see `place_phis`).
@@ -206,11 +215,13 @@ impl Candidates {
             slot.killed = true;
             if !slot.def_recorded {
                 slot.def_recorded = true;
-                self.defs.push((s as u32, b));
+                let prev = std::mem::replace(&mut slot.def_head, self.defs.len() as u32);
+                self.defs.push((b, prev));
             }
         } else if !slot.killed && !slot.use_recorded {
             slot.use_recorded = true;
-            self.uses.push((s as u32, b));
+            let prev = std::mem::replace(&mut slot.use_head, self.uses.len() as u32);
+            self.uses.push((b, prev));
         }
     }
 }
@@ -261,12 +272,14 @@ pub(crate) fn scan(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
 }
 
 /// Adds a slot for alloca `i` (of `ty`, `size` bytes) in block `bi`; `entry_allocas` counts
-/// the entry block's allocas so far (the first N, N = number of parameters, are parameter
-/// allocas).
+/// the entry block's allocas so far (the first N, N = `nparams`, are parameter allocas).
+/// The slot starts killed in `bi` (the alloca yields a fresh slot), as the walk over its
+/// uses would record on meeting the alloca.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn add_slot(
     f: &BodyRef<'_>,
-    params: ParamAllocas,
+    (params, nparams): (ParamAllocas, usize),
     c: &mut Candidates,
     bi: usize,
     i: Inst,
@@ -276,7 +289,7 @@ fn add_slot(
     let Some(&value) = f.results[i.index()].first() else {
         return;
     };
-    let is_param = bi == 0 && *entry_allocas < f.info.signature.params.len();
+    let is_param = bi == 0 && *entry_allocas < nparams;
     if bi == 0 {
         *entry_allocas += 1;
     }
@@ -300,16 +313,19 @@ fn add_slot(
         is_param,
         has_def: false,
         accessed: false,
-        last_block: NONE,
-        killed: false,
+        last_block: bi as u32,
+        killed: true,
         def_recorded: false,
         use_recorded: false,
+        def_head: NONE,
+        use_head: NONE,
     });
 }
 
 /// The first walk of the two-walk scan: every alloca of a live block becomes a slot.
 fn collect_allocas(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
     let mut entry_allocas = 0usize;
+    let policy = (params, f.info.signature.params.len());
     for bi in 0..f.num_blocks() {
         if f.block_dead[bi] {
             continue;
@@ -321,7 +337,7 @@ fn collect_allocas(f: &BodyRef<'_>, params: ParamAllocas, c: &mut Candidates) {
                     ty, size, volatile, ..
                 } => add_slot(
                     f,
-                    params,
+                    policy,
                     c,
                     bi,
                     i,
@@ -342,6 +358,7 @@ fn scan_uses(f: &BodyRef<'_>, single: Option<ParamAllocas>, c: &mut Candidates) 
     let (kinds, results) = (f.kinds, f.results);
     let nblocks = f.num_blocks();
     let mut entry_allocas = 0usize;
+    let nparams = f.info.signature.params.len();
     for bi in 0..nblocks {
         if f.block_dead[bi] {
             continue;
@@ -366,17 +383,19 @@ fn scan_uses(f: &BodyRef<'_>, single: Option<ParamAllocas>, c: &mut Candidates) 
                         if bi != 0 {
                             return false;
                         }
+                        // The new slot starts killed here (see `add_slot`).
                         add_slot(
                             f,
-                            params,
+                            (params, nparams),
                             c,
                             bi,
                             i,
                             (*ty, *size, *volatile),
                             &mut entry_allocas,
                         );
-                    }
-                    if let Some(s) = results[i.index()].first().and_then(|&v| c.slot(v.into())) {
+                    } else if let Some(s) =
+                        results[i.index()].first().and_then(|&v| c.slot(v.into()))
+                    {
                         // The alloca kills: a fresh slot each time it executes.
                         let slot = &mut c.slots[s];
                         slot.last_block = b;
@@ -474,6 +493,7 @@ fn scan_uses(f: &BodyRef<'_>, single: Option<ParamAllocas>, c: &mut Candidates) 
 
 /// The zero constant of `ty` (002: uninitialised reads), narrowed constants (002: a wider
 /// integer constant stored into a narrower slot is masked to the slot's width).
+#[inline]
 pub(crate) fn narrow(consts: &mut ConstPool, op: Operand, ty: Type) -> Operand {
     if let Operand::Const(k) = op {
         let c = consts.get(k);
