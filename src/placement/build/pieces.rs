@@ -241,7 +241,9 @@ fn block_seam_sizes<F: IrRead>(
         }
     });
     seam_size[n] = clamp(total);
-    for pos in (1..n).rev() {
+    // Sizes below the block's first seam are never read: the walk stops there.
+    let first_cut = cut.iter().position(|&c| c).unwrap_or(n).max(1).min(n);
+    for pos in (first_cut..n).rev() {
         let i = insts[pos];
         if i.index() >= ni {
             continue;
@@ -267,7 +269,8 @@ fn block_seam_sizes<F: IrRead>(
             seam_size[pos] = clamp(total);
         }
     }
-    // Clear every bit the walk may have left set: the live-out values and the operands.
+    // Clear every bit the walk may have left set: the live-out values and the operands of
+    // the terminator and of the instructions walked.
     for (w, &word) in live_out.iter().enumerate() {
         let mut x = word;
         while x != 0 {
@@ -284,7 +287,7 @@ fn block_seam_sizes<F: IrRead>(
         }
     };
     term.for_each_operand(&mut clear);
-    for &i in &insts[1..] {
+    for &i in &insts[first_cut..] {
         if i.index() < ni {
             f.inst_kind(i).for_each_operand(&mut clear);
         }
