@@ -446,6 +446,15 @@ fn islands_under(
 /// Levels of the condensation of the dependency graph (see the module doc). The components
 /// come from [`crate::analysis::Sccs`] (Tarjan, sinks first).
 fn schedule(n: usize, edges: &[Dependency]) -> Vec<Vec<u32>> {
+    // No dependency (one island, the usual answer): every island is its own component
+    // at level 0, without building the graph.
+    if edges.is_empty() {
+        return if n == 0 {
+            Vec::new()
+        } else {
+            vec![(0..n as u32).collect()]
+        };
+    }
     let mut succ: Vec<Vec<Block>> = vec![Vec::new(); n];
     for e in edges {
         if e.from != e.to {

@@ -7,12 +7,13 @@
 //!
 //! Reads: the function, its SCCs, the symbols and the model. Writes: `kind_masks`,
 //! `live_blocks`, `sym_path`, `sym_seen`, `derived`, `value_path`, `access_path`,
-//! `base_sup`, `inst_sup`, `inst_kind`, `elig`, `read_round`, `in_loop`, `all`, `loop_mask` of the
+//! `base_sup`, `inst_sup`, `inst_kind`, `elig`, `first_reader`, `in_loop`, `all`, `loop_mask` of the
 //! scratch; the path tables of `out`.
 //!
 //! Complexity: O(instructions · rounds) for the fixpoint (rounds: until one in which no
-//! value shrank after being read; one when definitions come before uses), O(paths looked
-//! up) per function for the symbol table.
+//! value shrank after being read; one when definitions come before uses; a later round
+//! starts at the first block holding a stale reader), O(paths looked up) per function for
+//! the symbol table.
 
 use super::super::sizes::global_size;
 use super::super::targets::{TargetModel, KINDS};
@@ -236,11 +237,15 @@ fn derive_paths<F: IrRead>(lookup: &Lookup<'_, F>, s: &mut BuildScratch, out: &m
 }
 
 /// Eligibility: the greatest fixpoint over values, by rounds over the instructions in block
-/// order; the first round also computes each instruction's base support (`base_sup`).
-/// Another round is needed only when a value shrank after an instruction of this round had
-/// read it (`read_round`); otherwise every instruction's support was computed from final
-/// operands, so the round's stored supports (`inst_sup`) are those of the fixpoint (in
-/// definition-before-use order, one round).
+/// order; the first round also computes each instruction's base support (`base_sup`) and
+/// records each value's first reader (`first_reader`: the position in `live_blocks` of the
+/// first block that reads it, all readers being visited in the first round). A value that
+/// shrinks at block position `d` leaves stale exactly the readers that read it before,
+/// which are at positions up to `d` (a reader after `d` is visited later in the same
+/// round); another round is needed only then, and it starts at the earliest such reader
+/// (an instruction before it read only values that did not shrink after the read), so a
+/// round's stored supports (`inst_sup`) are those of the fixpoint when it ends with no
+/// stale reader (in definition-before-use order, one round).
 fn fixpoint<F: IrRead>(lookup: &Lookup<'_, F>, s: &mut BuildScratch, out: &mut IrProblem) {
     let (f, all) = (lookup.f, lookup.all);
     let ni = f.num_insts();
@@ -255,13 +260,12 @@ fn fixpoint<F: IrRead>(lookup: &Lookup<'_, F>, s: &mut BuildScratch, out: &mut I
     s.access_path.resize(ni, NO_PATH);
     s.elig.clear();
     s.elig.resize(nv, all);
-    s.read_round.clear();
-    s.read_round.resize(nv, 0);
-    let mut round = 0u32;
+    s.first_reader.clear();
+    s.first_reader.resize(nv, u32::MAX);
+    let (mut first_round, mut from) = (true, 0usize);
     loop {
-        round += 1;
-        let mut changed = false;
-        for bi in 0..s.live_blocks.len() {
+        let mut restart = usize::MAX;
+        for bi in from..s.live_blocks.len() {
             for &i in f.block_insts(Block(s.live_blocks[bi])) {
                 if i.index() >= ni {
                     continue;
@@ -269,17 +273,18 @@ fn fixpoint<F: IrRead>(lookup: &Lookup<'_, F>, s: &mut BuildScratch, out: &mut I
                 // The operands' eligibility (and, in the first round, whether one is a
                 // function's address), in one walk over them.
                 let (mut operands, mut fn_operand) = (all, false);
-                let (elig, read_round) = (&s.elig, &mut s.read_round);
+                let (elig, first_reader) = (&s.elig, &mut s.first_reader);
                 f.inst_kind(i).for_each_operand(|op| match op {
                     Operand::Value(v) => {
                         if let Some(&e) = elig.get(v.index()) {
                             operands &= e;
-                            read_round[v.index()] = round;
+                            let first = &mut first_reader[v.index()];
+                            *first = (*first).min(bi as u32);
                         }
                     }
-                    c => fn_operand |= round == 1 && lookup.is_fn_const(c),
+                    c => fn_operand |= first_round && lookup.is_fn_const(c),
                 });
-                let base = if round == 1 {
+                let base = if first_round {
                     let base = lookup.base_support(i, fn_operand, s, out);
                     s.base_sup[i.index()] = base;
                     base
@@ -292,14 +297,18 @@ fn fixpoint<F: IrRead>(lookup: &Lookup<'_, F>, s: &mut BuildScratch, out: &mut I
                     if let Some(e) = s.elig.get_mut(r.index()) {
                         if *e & m != *e {
                             *e &= m;
-                            changed |= s.read_round[r.index()] == round;
+                            let first = s.first_reader[r.index()] as usize;
+                            if first <= bi {
+                                restart = restart.min(first);
+                            }
                         }
                     }
                 }
             }
         }
-        if !changed {
+        if restart == usize::MAX {
             break;
         }
+        (first_round, from) = (false, restart);
     }
 }

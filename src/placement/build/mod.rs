@@ -171,8 +171,9 @@ pub struct BuildScratch {
     pub(super) sym_path: Vec<u32>,
     /// The symbols whose `sym_path` entry the last function filled (reset at the next).
     pub(super) sym_seen: Vec<u32>,
-    /// Per value: the eligibility round that last read it.
-    pub(super) read_round: Vec<u32>,
+    /// Per value: the position in `live_blocks` of the first block whose instructions read
+    /// it (eligibility's restart point when it shrinks), `u32::MAX` if none does.
+    pub(super) first_reader: Vec<u32>,
     /// The derivations (gep, copy, cast) of the function as (result, base), in block order.
     pub(super) derived: Vec<(crate::ir::Value, Operand)>,
     /// Per value: the path a pointer value is derived from.
