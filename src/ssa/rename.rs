@@ -106,6 +106,12 @@ pub(crate) struct Renamer {
     trivial: TrivialPhis,
 }
 
+/// True if `v` is the alloca of a promoted slot.
+#[inline]
+fn is_slot(c: &Candidates, v: Value) -> bool {
+    c.slot_of.get(v.index()).is_some_and(|&s| s != NONE)
+}
+
 /// Rewrites `op` through `repl`; true if it now names a placed phi (value index in
 /// `phis.0..phis.0 + phis.1`), whose user the trivial-phi fix-up must revisit.
 #[inline]
@@ -252,8 +258,13 @@ impl Renamer {
             let trivial = &mut self.trivial;
             let mut incoming: SmallVec<[(Block, Operand); 2]> =
                 SmallVec::with_capacity(preds.len());
-            for (&pred, &op) in preds.iter().zip(ops) {
-                incoming.push((pred, trivial.resolve(op)));
+            if removed > 0 {
+                for (&pred, &op) in preds.iter().zip(ops) {
+                    incoming.push((pred, trivial.resolve(op)));
+                }
+            } else {
+                // Nothing to resolve: every placed phi stays.
+                incoming.extend(preds.iter().copied().zip(ops.iter().copied()));
             }
             let ty = c.slots[p.slot as usize].ty;
             let row = p.inst.index();
@@ -377,6 +388,14 @@ impl Renamer {
             }
         }
         self.stack.clear();
+        let Body {
+            kinds,
+            results,
+            inst_dead,
+            consts,
+            ..
+        } = f;
+        let (mut loads, mut stores) = (0, 0);
         for &b in dom.preorder() {
             // Leave the subtrees that end before `b`: pop down to its immediate dominator.
             let parent = dom.idom(b).map_or(NONE, |d| d.0);
@@ -405,28 +424,30 @@ impl Renamer {
                     continue;
                 }
                 let row = i.index();
-                match &f.kinds[row] {
+                match &kinds[row] {
                     InstKind::Load { .. } => {
-                        if let Some(&r) = f.results[row].first() {
+                        if let Some(&r) = results[row].first() {
                             self.repl[r.index()] = self.cur[s as usize];
                         }
-                        stats.loads_removed += 1;
+                        loads += 1;
                     }
                     InstKind::Store { value, .. } => {
                         let mut v = *value;
                         rewrite(&self.repl, &mut v, self.phi_vals);
-                        let v = narrow(f.consts, v, slot.ty);
+                        let v = narrow(consts, v, slot.ty);
                         self.define(s as usize, v);
-                        stats.stores_removed += 1;
+                        stores += 1;
                     }
                     _ => continue,
                 }
-                f.inst_dead[row] = true;
+                inst_dead[row] = true;
             }
             if self.feeds_phis[b.index()] {
                 self.fill_successor_phis(cfg, plan, b, usize::MAX);
             }
         }
+        stats.loads_removed += loads;
+        stats.stores_removed += stores;
     }
 
     /// The pass after [`Renamer::walk_accesses`] over every live block, in index order:
@@ -442,84 +463,134 @@ impl Renamer {
         stats: &mut Mem2RegStats,
     ) {
         let n = f.num_blocks();
+        for b in 0..n {
+            if f.block_dead[b] {
+                continue;
+            }
+            if self.visited[b] {
+                self.rewrite_reachable(f, c, b);
+            } else {
+                self.rewrite_unreachable(f, c, b, stats);
+            }
+            let insts = &mut f.block_insts[b];
+            let phis = plan.phis_of(Block(b as u32));
+            if !phis.is_empty() {
+                // Phis first: append, shift the rest up, write them in front.
+                let w = insts.len();
+                insts.extend(phis.iter().map(|p| p.inst));
+                insts.copy_within(0..w, phis.len());
+                for (slot, p) in insts.iter_mut().zip(phis) {
+                    *slot = p.inst;
+                }
+            }
+            if rewrite_terminator(&mut f.terminators[b], &self.repl, self.phi_vals) {
+                self.phi_user_terms.push(Block(b as u32));
+            }
+        }
+    }
+
+    /// [`Renamer::rewrite_blocks`] on reachable block `b`: its listed dead rows are the
+    /// promoted loads and stores the walk removed (a listed row is otherwise live), so
+    /// they are dropped before their kind is looked at.
+    fn rewrite_reachable(&mut self, f: &mut Body<'_>, c: &Candidates, b: usize) {
         let Body {
             kinds,
             results,
             inst_dead,
             block_insts,
-            terminators,
-            block_dead,
+            ..
+        } = f;
+        let (repl, ph) = (&self.repl, self.phi_vals);
+        let insts = &mut block_insts[b];
+        let mut w = 0;
+        for r in 0..insts.len() {
+            let i = insts[r];
+            let row = i.index();
+            if inst_dead[row] {
+                continue;
+            }
+            let hit = match &mut kinds[row] {
+                InstKind::Binary { lhs, rhs, .. }
+                | InstKind::Icmp { lhs, rhs, .. }
+                | InstKind::Fcmp { lhs, rhs, .. } => {
+                    rewrite(repl, lhs, ph) | rewrite(repl, rhs, ph)
+                }
+                InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => rewrite(repl, arg, ph),
+                InstKind::Load { ptr, .. } => rewrite(repl, ptr, ph),
+                InstKind::Store { value, ptr, .. } => {
+                    rewrite(repl, value, ph) | rewrite(repl, ptr, ph)
+                }
+                InstKind::Alloca { .. } => {
+                    if results[row].first().is_some_and(|&v| is_slot(c, v)) {
+                        inst_dead[row] = true;
+                        continue;
+                    }
+                    false
+                }
+                InstKind::Phi { .. } => false,
+                kind => rewrite_operands(kind, repl, ph),
+            };
+            if hit {
+                self.phi_user_insts.push(i);
+            }
+            insts[w] = i;
+            w += 1;
+        }
+        insts.truncate(w);
+    }
+
+    /// [`Renamer::rewrite_blocks`] on unreachable block `b`: its promoted loads (which
+    /// read zero) and stores are counted and dropped here.
+    fn rewrite_unreachable(
+        &mut self,
+        f: &mut Body<'_>,
+        c: &Candidates,
+        b: usize,
+        stats: &mut Mem2RegStats,
+    ) {
+        let Body {
+            kinds,
+            results,
+            inst_dead,
+            block_insts,
             ..
         } = f;
         let promoted = |op: Operand| match op {
-            Operand::Value(v) => c.slot_of.get(v.index()).is_some_and(|&s| s != NONE),
+            Operand::Value(v) => is_slot(c, v),
             Operand::Const(_) => false,
         };
         let (repl, ph) = (&self.repl, self.phi_vals);
-        for b in 0..n {
-            if block_dead[b] {
-                continue;
-            }
-            let reachable = self.visited[b];
-            let insts = &mut block_insts[b];
-            let mut w = 0;
-            for r in 0..insts.len() {
-                let i = insts[r];
-                let row = i.index();
-                // A dead load or store is a promoted access of a reachable block, which
-                // the walk removed; one of an unreachable block goes here.
-                let keep = match &mut kinds[row] {
-                    InstKind::Load { .. } | InstKind::Store { .. } if inst_dead[row] => continue,
-                    InstKind::Load { ptr, .. } if !reachable && promoted(*ptr) => {
-                        stats.loads_removed += 1;
-                        false
-                    }
-                    InstKind::Store { ptr, .. } if !reachable && promoted(*ptr) => {
-                        stats.stores_removed += 1;
-                        false
-                    }
-                    InstKind::Alloca { .. } => {
-                        !results[row].first().is_some_and(|&v| promoted(v.into()))
-                    }
-                    InstKind::Phi { .. } => true,
-                    kind => {
-                        let hit = match kind {
-                            InstKind::Binary { lhs, rhs, .. }
-                            | InstKind::Icmp { lhs, rhs, .. }
-                            | InstKind::Fcmp { lhs, rhs, .. } => {
-                                rewrite(repl, lhs, ph) | rewrite(repl, rhs, ph)
-                            }
-                            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => {
-                                rewrite(repl, arg, ph)
-                            }
-                            InstKind::Load { ptr, .. } => rewrite(repl, ptr, ph),
-                            InstKind::Store { value, ptr, .. } => {
-                                rewrite(repl, value, ph) | rewrite(repl, ptr, ph)
-                            }
-                            kind => rewrite_operands(kind, repl, ph),
-                        };
-                        if hit {
-                            self.phi_user_insts.push(i);
-                        }
-                        true
-                    }
-                };
-                if keep {
-                    insts[w] = i;
-                    w += 1;
-                } else {
-                    inst_dead[row] = true;
+        let insts = &mut block_insts[b];
+        let mut w = 0;
+        for r in 0..insts.len() {
+            let i = insts[r];
+            let row = i.index();
+            let keep = match &mut kinds[row] {
+                InstKind::Load { ptr, .. } if promoted(*ptr) => {
+                    stats.loads_removed += 1;
+                    false
                 }
-            }
-            insts.truncate(w);
-            let phis = plan.phis_of(Block(b as u32));
-            if !phis.is_empty() {
-                insts.splice(0..0, phis.iter().map(|p| p.inst));
-            }
-            if rewrite_terminator(&mut terminators[b], repl, ph) {
-                self.phi_user_terms.push(Block(b as u32));
+                InstKind::Store { ptr, .. } if promoted(*ptr) => {
+                    stats.stores_removed += 1;
+                    false
+                }
+                InstKind::Alloca { .. } => !results[row].first().is_some_and(|&v| is_slot(c, v)),
+                InstKind::Phi { .. } => true,
+                kind => {
+                    if rewrite_operands(kind, repl, ph) {
+                        self.phi_user_insts.push(i);
+                    }
+                    true
+                }
+            };
+            if keep {
+                insts[w] = i;
+                w += 1;
+            } else {
+                inst_dead[row] = true;
             }
         }
+        insts.truncate(w);
     }
 
     /// Fills the incoming entries of the phis of `b`'s successors for the edges from `b`

@@ -115,6 +115,9 @@ pub(crate) struct TrivialPhis {
     /// At least two placed phis have another placed phi both as an operand and as a
     /// user: without that no phi cycle exists and step 3c has nothing to do.
     may_cycle: bool,
+    /// Step 3b removed some phi (step 3c then re-examines single phis: one whose operand
+    /// resolves through a chain of removed phis may have become trivial unnoticed).
+    run_removed: bool,
     /// Redundant-SCC step: `mark[k] == epoch` while phi `k` is in the set Tarjan runs on
     /// or in the SCC being examined (a new epoch for each).
     mark: Vec<u32>,
@@ -190,6 +193,7 @@ impl TrivialPhis {
         self.fwd.clear();
         self.fwd.resize(n, KEPT);
         self.may_cycle = false;
+        self.run_removed = false;
         let Some(p0) = plan.phis.first() else {
             return 0;
         };
@@ -295,6 +299,7 @@ impl TrivialPhis {
                 }
             }
         }
+        self.run_removed = removed > 0;
         removed
     }
 
@@ -351,10 +356,15 @@ impl TrivialPhis {
         if !self.may_cycle {
             return 0;
         }
+        // Only the kept phis with a placed phi among their operands: the others are never
+        // in a cycle, and their operands never resolve to anything else, so `run`'s
+        // verdict (not trivial) stands for them whatever 3c removes.
         self.set.clear();
-        self.set
-            .extend((0..n as u32).filter(|&k| self.fwd[k as usize] == KEPT));
-        // Fewer than two kept phis make no cycle, and `run` left no single phi that could
+        self.set.extend(
+            (0..n as u32)
+                .filter(|&k| self.fwd[k as usize] == KEPT && self.has_phi_operand[k as usize]),
+        );
+        // Fewer than two such phis make no cycle, and `run` left no single phi that could
         // go on its own.
         if self.set.len() < 2 {
             return 0;
@@ -386,6 +396,11 @@ impl TrivialPhis {
             let (lo, hi) = self.sccs[frame.next as usize];
             frame.next += 1;
             let (lo, hi) = (lo as usize, hi as usize);
+            if hi - lo == 1 && removed == 0 && !self.run_removed {
+                // A single phi while no phi has been removed at all: `run` found it not
+                // trivial on these very operands.
+                continue;
+            }
             // Operands from outside the SCC (resolved, so replacements made earlier count),
             // and the members whose operands all lie inside it (the next set, if needed).
             self.epoch += 1;
