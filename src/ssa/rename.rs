@@ -258,13 +258,10 @@ impl Renamer {
             let trivial = &mut self.trivial;
             let mut incoming: SmallVec<[(Block, Operand); 2]> =
                 SmallVec::with_capacity(preds.len());
-            if removed > 0 {
-                for (&pred, &op) in preds.iter().zip(ops) {
-                    incoming.push((pred, trivial.resolve(op)));
-                }
-            } else {
-                // Nothing to resolve: every placed phi stays.
-                incoming.extend(preds.iter().copied().zip(ops.iter().copied()));
+            for (&pred, &op) in preds.iter().zip(ops) {
+                // Nothing to resolve if every placed phi stays.
+                let op = if removed > 0 { trivial.resolve(op) } else { op };
+                incoming.push((pred, op));
             }
             let ty = c.slots[p.slot as usize].ty;
             let row = p.inst.index();
@@ -377,14 +374,17 @@ impl Renamer {
         super::place_phis::prefix_sums(starts);
         let has_phis = !plan.phis.is_empty();
         // The blocks with an edge into a block with phis: only their walk fills incoming
-        // entries (most blocks have no such edge).
+        // entries (most blocks have no such edge). Placed phis are grouped by block.
         self.feeds_phis.clear();
         self.feeds_phis.resize(n, false);
-        if has_phis {
-            for p in &plan.phis {
-                for &pred in cfg.preds(p.block) {
-                    self.feeds_phis[pred.index()] = true;
-                }
+        let mut last = None;
+        for p in &plan.phis {
+            if last == Some(p.block) {
+                continue;
+            }
+            last = Some(p.block);
+            for &pred in cfg.preds(p.block) {
+                self.feeds_phis[pred.index()] = true;
             }
         }
         self.stack.clear();
@@ -424,21 +424,20 @@ impl Renamer {
                     continue;
                 }
                 let row = i.index();
-                match &kinds[row] {
-                    InstKind::Load { .. } => {
-                        if let Some(&r) = results[row].first() {
-                            self.repl[r.index()] = self.cur[s as usize];
-                        }
-                        loads += 1;
+                // The accesses are loads and stores; only a load has a result.
+                if let Some(&r) = results[row].first() {
+                    self.repl[r.index()] = self.cur[s as usize];
+                    loads += 1;
+                } else if let InstKind::Store { value, .. } = &kinds[row] {
+                    let mut v = *value;
+                    rewrite(&self.repl, &mut v, self.phi_vals);
+                    if let Operand::Const(_) = v {
+                        v = narrow(consts, v, slot.ty);
                     }
-                    InstKind::Store { value, .. } => {
-                        let mut v = *value;
-                        rewrite(&self.repl, &mut v, self.phi_vals);
-                        let v = narrow(consts, v, slot.ty);
-                        self.define(s as usize, v);
-                        stores += 1;
-                    }
-                    _ => continue,
+                    self.define(s as usize, v);
+                    stores += 1;
+                } else {
+                    continue;
                 }
                 inst_dead[row] = true;
             }
@@ -463,19 +462,25 @@ impl Renamer {
         stats: &mut Mem2RegStats,
     ) {
         let n = f.num_blocks();
+        let has_phis = !plan.phis.is_empty();
         for b in 0..n {
-            if f.block_dead[b] {
-                continue;
-            }
+            // The walk visited only live blocks.
             if self.visited[b] {
                 self.rewrite_reachable(f, c, b);
+            } else if f.block_dead[b] {
+                continue;
             } else {
                 self.rewrite_unreachable(f, c, b, stats);
             }
-            let insts = &mut f.block_insts[b];
-            let phis = plan.phis_of(Block(b as u32));
-            if !phis.is_empty() {
+            let (lo, hi) = if has_phis {
+                (plan.phi_start[b] as usize, plan.phi_start[b + 1] as usize)
+            } else {
+                (0, 0)
+            };
+            if lo < hi {
                 // Phis first: append, shift the rest up, write them in front.
+                let phis = &plan.phis[lo..hi];
+                let insts = &mut f.block_insts[b];
                 let w = insts.len();
                 insts.extend(phis.iter().map(|p| p.inst));
                 insts.copy_within(0..w, phis.len());

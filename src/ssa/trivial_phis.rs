@@ -320,8 +320,8 @@ impl TrivialPhis {
             let me = Operand::Value(p.value);
             let mut unique: Option<Operand> = None;
             let mut trivial = true;
-            for (e, &pred) in preds.iter().enumerate() {
-                let op = plan.incoming[p.in_start as usize + e];
+            let ops = &plan.incoming[p.in_start as usize..p.in_start as usize + preds.len()];
+            for (&pred, &op) in preds.iter().zip(ops) {
                 if let Some(j) = self.phi_of(op) {
                     if j != k {
                         self.has_user[j] = true;
