@@ -22,8 +22,10 @@
 //! and stores (the scan's access list, grouped by block) and, if an edge leaves it for a
 //! block with phis, its successors' phis; every other instruction is rewritten afterwards
 //! in one pass over the blocks in index order (`rewrite_blocks`), since the walk has then
-//! mapped every removed load. This halves the work per block, which was as large as the
-//! work per instruction on `-O0` code (a handful of instructions per block). With inline
+//! mapped every removed load; in a reachable block that pass drops the walk's removals by
+//! their dead flag (a listed row is otherwise live) before it looks at an instruction.
+//! This halves the work per block, which was as large as the work per instruction on
+//! `-O0` code (a handful of instructions per block). With inline
 //! asm, whose goto edges and outputs depend on where the asm sits among the accesses, the
 //! walk visits every instruction of every block (`walk_instructions`, `block`, `inst`)
 //! and cleans the unreachable blocks after it. Both produce the same function.

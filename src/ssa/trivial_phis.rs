@@ -35,7 +35,11 @@
 //!   and their SCCs are examined the same way before the outer list continues (a stack of
 //!   frames, no recursion). Nothing runs unless two phis have another phi both as operand
 //!   and as user (counted while 3b builds its user lists), and nothing is examined if
-//!   Tarjan finds no cycle: 3b left no single phi that could go.
+//!   Tarjan finds no cycle: 3b left no single phi that could go. Tarjan covers only the
+//!   kept phis with a placed phi among their operands: any other phi is in no cycle, and
+//!   its operands resolve as 3b saw them whatever 3c removes. A single-phi SCC is examined
+//!   only once some phi has been removed (by 3b or earlier in 3c): before that, 3b's
+//!   verdict on the same operands stands.
 //!
 //! Operands are resolved through `fwd` with path halving, so chains of removed phis cost
 //! amortised near-constant time.
