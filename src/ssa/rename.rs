@@ -99,6 +99,8 @@ pub(crate) struct Renamer {
     edge_cursor: Vec<u32>,
     /// Blocks visited by the walk.
     visited: Vec<bool>,
+    /// How many: the dominator tree's blocks (every block if it equals their count).
+    reached: usize,
     /// Placed phi values: (first value index, count).
     phi_vals: (u32, u32),
     /// Listed instructions and terminators (by block) with an operand naming a placed phi.
@@ -208,9 +210,13 @@ impl Renamer {
         self.log.clear();
         self.repl.clear();
         self.repl.resize(f.values.len(), NO_REPL);
-        self.edge_stamp.clear();
-        self.edge_stamp.resize(n, NONE);
-        self.edge_cursor.resize(n, 0);
+        if !plan.phis.is_empty() {
+            // Read only for successors with phis.
+            self.edge_stamp.clear();
+            self.edge_stamp.resize(n, NONE);
+            self.edge_cursor.resize(n, 0);
+        }
+        self.reached = dom.preorder().len();
         self.visited.clear();
         self.visited.resize(n, false);
         self.phi_vals = match plan.phis.first() {
@@ -378,7 +384,9 @@ impl Renamer {
         // The blocks with an edge into a block with phis: only their walk fills incoming
         // entries (most blocks have no such edge). Placed phis are grouped by block.
         self.feeds_phis.clear();
-        self.feeds_phis.resize(n, false);
+        if has_phis {
+            self.feeds_phis.resize(n, false);
+        }
         let mut last = None;
         for p in &plan.phis {
             if last == Some(p.block) {
@@ -443,7 +451,7 @@ impl Renamer {
                 }
                 inst_dead[row] = true;
             }
-            if self.feeds_phis[b.index()] {
+            if has_phis && self.feeds_phis[b.index()] {
                 self.fill_successor_phis(cfg, plan, b, usize::MAX);
             }
         }
@@ -771,7 +779,7 @@ impl Renamer {
     /// reached.
     fn zero_unreachable_loads(&mut self, f: &Body<'_>, c: &Candidates) -> bool {
         let n = f.num_blocks();
-        if (0..n).all(|b| self.visited[b] || f.block_dead[b]) {
+        if self.reached == n || (0..n).all(|b| self.visited[b] || f.block_dead[b]) {
             return false;
         }
         for &(s, b, i) in &c.accesses {
