@@ -22,8 +22,10 @@
 //! and stores (the scan's access list, grouped by block) and, if an edge leaves it for a
 //! block with phis, its successors' phis; every other instruction is rewritten afterwards
 //! in one pass over the blocks in index order (`rewrite_blocks`), since the walk has then
-//! mapped every removed load. This halves the work per block, which was as large as the
-//! work per instruction on `-O0` code (a handful of instructions per block). With inline
+//! mapped every removed load; in a reachable block that pass drops the walk's removals by
+//! their dead flag (a listed row is otherwise live) before it looks at an instruction.
+//! This halves the work per block, which was as large as the work per instruction on
+//! `-O0` code (a handful of instructions per block). With inline
 //! asm, whose goto edges and outputs depend on where the asm sits among the accesses, the
 //! walk visits every instruction of every block (`walk_instructions`, `block`, `inst`)
 //! and cleans the unreachable blocks after it. Both produce the same function.
@@ -97,6 +99,8 @@ pub(crate) struct Renamer {
     edge_cursor: Vec<u32>,
     /// Blocks visited by the walk.
     visited: Vec<bool>,
+    /// How many: the dominator tree's blocks (every block if it equals their count).
+    reached: usize,
     /// Placed phi values: (first value index, count).
     phi_vals: (u32, u32),
     /// Listed instructions and terminators (by block) with an operand naming a placed phi.
@@ -104,6 +108,12 @@ pub(crate) struct Renamer {
     phi_user_terms: Vec<Block>,
     /// Trivial-phi and redundant-SCC removal (steps 3b and 3c).
     trivial: TrivialPhis,
+}
+
+/// True if `v` is the alloca of a promoted slot.
+#[inline]
+fn is_slot(c: &Candidates, v: Value) -> bool {
+    c.slot_of.get(v.index()).is_some_and(|&s| s != NONE)
 }
 
 /// Rewrites `op` through `repl`; true if it now names a placed phi (value index in
@@ -200,9 +210,13 @@ impl Renamer {
         self.log.clear();
         self.repl.clear();
         self.repl.resize(f.values.len(), NO_REPL);
-        self.edge_stamp.clear();
-        self.edge_stamp.resize(n, NONE);
-        self.edge_cursor.resize(n, 0);
+        if !plan.phis.is_empty() {
+            // Read only for successors with phis.
+            self.edge_stamp.clear();
+            self.edge_stamp.resize(n, NONE);
+            self.edge_cursor.resize(n, 0);
+        }
+        self.reached = dom.preorder().len();
         self.visited.clear();
         self.visited.resize(n, false);
         self.phi_vals = match plan.phis.first() {
@@ -253,7 +267,9 @@ impl Renamer {
             let mut incoming: SmallVec<[(Block, Operand); 2]> =
                 SmallVec::with_capacity(preds.len());
             for (&pred, &op) in preds.iter().zip(ops) {
-                incoming.push((pred, trivial.resolve(op)));
+                // Nothing to resolve if every placed phi stays.
+                let op = if removed > 0 { trivial.resolve(op) } else { op };
+                incoming.push((pred, op));
             }
             let ty = c.slots[p.slot as usize].ty;
             let row = p.inst.index();
@@ -366,17 +382,30 @@ impl Renamer {
         super::place_phis::prefix_sums(starts);
         let has_phis = !plan.phis.is_empty();
         // The blocks with an edge into a block with phis: only their walk fills incoming
-        // entries (most blocks have no such edge).
+        // entries (most blocks have no such edge). Placed phis are grouped by block.
         self.feeds_phis.clear();
-        self.feeds_phis.resize(n, false);
         if has_phis {
-            for p in &plan.phis {
-                for &pred in cfg.preds(p.block) {
-                    self.feeds_phis[pred.index()] = true;
-                }
+            self.feeds_phis.resize(n, false);
+        }
+        let mut last = None;
+        for p in &plan.phis {
+            if last == Some(p.block) {
+                continue;
+            }
+            last = Some(p.block);
+            for &pred in cfg.preds(p.block) {
+                self.feeds_phis[pred.index()] = true;
             }
         }
         self.stack.clear();
+        let Body {
+            kinds,
+            results,
+            inst_dead,
+            consts,
+            ..
+        } = f;
+        let (mut loads, mut stores) = (0, 0);
         for &b in dom.preorder() {
             // Leave the subtrees that end before `b`: pop down to its immediate dominator.
             let parent = dom.idom(b).map_or(NONE, |d| d.0);
@@ -405,28 +434,29 @@ impl Renamer {
                     continue;
                 }
                 let row = i.index();
-                match &f.kinds[row] {
-                    InstKind::Load { .. } => {
-                        if let Some(&r) = f.results[row].first() {
-                            self.repl[r.index()] = self.cur[s as usize];
-                        }
-                        stats.loads_removed += 1;
+                // The accesses are loads and stores; only a load has a result.
+                if let Some(&r) = results[row].first() {
+                    self.repl[r.index()] = self.cur[s as usize];
+                    loads += 1;
+                } else if let InstKind::Store { value, .. } = &kinds[row] {
+                    let mut v = *value;
+                    rewrite(&self.repl, &mut v, self.phi_vals);
+                    if let Operand::Const(_) = v {
+                        v = narrow(consts, v, slot.ty);
                     }
-                    InstKind::Store { value, .. } => {
-                        let mut v = *value;
-                        rewrite(&self.repl, &mut v, self.phi_vals);
-                        let v = narrow(f.consts, v, slot.ty);
-                        self.define(s as usize, v);
-                        stats.stores_removed += 1;
-                    }
-                    _ => continue,
+                    self.define(s as usize, v);
+                    stores += 1;
+                } else {
+                    continue;
                 }
-                f.inst_dead[row] = true;
+                inst_dead[row] = true;
             }
-            if self.feeds_phis[b.index()] {
+            if has_phis && self.feeds_phis[b.index()] {
                 self.fill_successor_phis(cfg, plan, b, usize::MAX);
             }
         }
+        stats.loads_removed += loads;
+        stats.stores_removed += stores;
     }
 
     /// The pass after [`Renamer::walk_accesses`] over every live block, in index order:
@@ -442,84 +472,140 @@ impl Renamer {
         stats: &mut Mem2RegStats,
     ) {
         let n = f.num_blocks();
+        let has_phis = !plan.phis.is_empty();
+        for b in 0..n {
+            // The walk visited only live blocks.
+            if self.visited[b] {
+                self.rewrite_reachable(f, c, b);
+            } else if f.block_dead[b] {
+                continue;
+            } else {
+                self.rewrite_unreachable(f, c, b, stats);
+            }
+            let (lo, hi) = if has_phis {
+                (plan.phi_start[b] as usize, plan.phi_start[b + 1] as usize)
+            } else {
+                (0, 0)
+            };
+            if lo < hi {
+                // Phis first: append, shift the rest up, write them in front.
+                let phis = &plan.phis[lo..hi];
+                let insts = &mut f.block_insts[b];
+                let w = insts.len();
+                insts.extend(phis.iter().map(|p| p.inst));
+                insts.copy_within(0..w, phis.len());
+                for (slot, p) in insts.iter_mut().zip(phis) {
+                    *slot = p.inst;
+                }
+            }
+            if rewrite_terminator(&mut f.terminators[b], &self.repl, self.phi_vals) {
+                self.phi_user_terms.push(Block(b as u32));
+            }
+        }
+    }
+
+    /// [`Renamer::rewrite_blocks`] on reachable block `b`: its listed dead rows are the
+    /// promoted loads and stores the walk removed (a listed row is otherwise live), so
+    /// they are dropped before their kind is looked at.
+    fn rewrite_reachable(&mut self, f: &mut Body<'_>, c: &Candidates, b: usize) {
         let Body {
             kinds,
             results,
             inst_dead,
             block_insts,
-            terminators,
-            block_dead,
+            ..
+        } = f;
+        let (repl, ph) = (&self.repl, self.phi_vals);
+        let insts = &mut block_insts[b];
+        let mut w = 0;
+        for r in 0..insts.len() {
+            let i = insts[r];
+            let row = i.index();
+            if inst_dead[row] {
+                continue;
+            }
+            let hit = match &mut kinds[row] {
+                InstKind::Binary { lhs, rhs, .. }
+                | InstKind::Icmp { lhs, rhs, .. }
+                | InstKind::Fcmp { lhs, rhs, .. } => {
+                    rewrite(repl, lhs, ph) | rewrite(repl, rhs, ph)
+                }
+                InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => rewrite(repl, arg, ph),
+                InstKind::Load { ptr, .. } => rewrite(repl, ptr, ph),
+                InstKind::Store { value, ptr, .. } => {
+                    rewrite(repl, value, ph) | rewrite(repl, ptr, ph)
+                }
+                InstKind::Alloca { .. } => {
+                    if results[row].first().is_some_and(|&v| is_slot(c, v)) {
+                        inst_dead[row] = true;
+                        continue;
+                    }
+                    false
+                }
+                InstKind::Phi { .. } => false,
+                kind => rewrite_operands(kind, repl, ph),
+            };
+            if hit {
+                self.phi_user_insts.push(i);
+            }
+            insts[w] = i;
+            w += 1;
+        }
+        insts.truncate(w);
+    }
+
+    /// [`Renamer::rewrite_blocks`] on unreachable block `b`: its promoted loads (which
+    /// read zero) and stores are counted and dropped here.
+    fn rewrite_unreachable(
+        &mut self,
+        f: &mut Body<'_>,
+        c: &Candidates,
+        b: usize,
+        stats: &mut Mem2RegStats,
+    ) {
+        let Body {
+            kinds,
+            results,
+            inst_dead,
+            block_insts,
             ..
         } = f;
         let promoted = |op: Operand| match op {
-            Operand::Value(v) => c.slot_of.get(v.index()).is_some_and(|&s| s != NONE),
+            Operand::Value(v) => is_slot(c, v),
             Operand::Const(_) => false,
         };
         let (repl, ph) = (&self.repl, self.phi_vals);
-        for b in 0..n {
-            if block_dead[b] {
-                continue;
-            }
-            let reachable = self.visited[b];
-            let insts = &mut block_insts[b];
-            let mut w = 0;
-            for r in 0..insts.len() {
-                let i = insts[r];
-                let row = i.index();
-                // A dead load or store is a promoted access of a reachable block, which
-                // the walk removed; one of an unreachable block goes here.
-                let keep = match &mut kinds[row] {
-                    InstKind::Load { .. } | InstKind::Store { .. } if inst_dead[row] => continue,
-                    InstKind::Load { ptr, .. } if !reachable && promoted(*ptr) => {
-                        stats.loads_removed += 1;
-                        false
-                    }
-                    InstKind::Store { ptr, .. } if !reachable && promoted(*ptr) => {
-                        stats.stores_removed += 1;
-                        false
-                    }
-                    InstKind::Alloca { .. } => {
-                        !results[row].first().is_some_and(|&v| promoted(v.into()))
-                    }
-                    InstKind::Phi { .. } => true,
-                    kind => {
-                        let hit = match kind {
-                            InstKind::Binary { lhs, rhs, .. }
-                            | InstKind::Icmp { lhs, rhs, .. }
-                            | InstKind::Fcmp { lhs, rhs, .. } => {
-                                rewrite(repl, lhs, ph) | rewrite(repl, rhs, ph)
-                            }
-                            InstKind::Unary { arg, .. } | InstKind::Cast { arg, .. } => {
-                                rewrite(repl, arg, ph)
-                            }
-                            InstKind::Load { ptr, .. } => rewrite(repl, ptr, ph),
-                            InstKind::Store { value, ptr, .. } => {
-                                rewrite(repl, value, ph) | rewrite(repl, ptr, ph)
-                            }
-                            kind => rewrite_operands(kind, repl, ph),
-                        };
-                        if hit {
-                            self.phi_user_insts.push(i);
-                        }
-                        true
-                    }
-                };
-                if keep {
-                    insts[w] = i;
-                    w += 1;
-                } else {
-                    inst_dead[row] = true;
+        let insts = &mut block_insts[b];
+        let mut w = 0;
+        for r in 0..insts.len() {
+            let i = insts[r];
+            let row = i.index();
+            let keep = match &mut kinds[row] {
+                InstKind::Load { ptr, .. } if promoted(*ptr) => {
+                    stats.loads_removed += 1;
+                    false
                 }
-            }
-            insts.truncate(w);
-            let phis = plan.phis_of(Block(b as u32));
-            if !phis.is_empty() {
-                insts.splice(0..0, phis.iter().map(|p| p.inst));
-            }
-            if rewrite_terminator(&mut terminators[b], repl, ph) {
-                self.phi_user_terms.push(Block(b as u32));
+                InstKind::Store { ptr, .. } if promoted(*ptr) => {
+                    stats.stores_removed += 1;
+                    false
+                }
+                InstKind::Alloca { .. } => !results[row].first().is_some_and(|&v| is_slot(c, v)),
+                InstKind::Phi { .. } => true,
+                kind => {
+                    if rewrite_operands(kind, repl, ph) {
+                        self.phi_user_insts.push(i);
+                    }
+                    true
+                }
+            };
+            if keep {
+                insts[w] = i;
+                w += 1;
+            } else {
+                inst_dead[row] = true;
             }
         }
+        insts.truncate(w);
     }
 
     /// Fills the incoming entries of the phis of `b`'s successors for the edges from `b`
@@ -693,7 +779,7 @@ impl Renamer {
     /// reached.
     fn zero_unreachable_loads(&mut self, f: &Body<'_>, c: &Candidates) -> bool {
         let n = f.num_blocks();
-        if (0..n).all(|b| self.visited[b] || f.block_dead[b]) {
+        if self.reached == n || (0..n).all(|b| self.visited[b] || f.block_dead[b]) {
             return false;
         }
         for &(s, b, i) in &c.accesses {

@@ -35,7 +35,11 @@
 //!   and their SCCs are examined the same way before the outer list continues (a stack of
 //!   frames, no recursion). Nothing runs unless two phis have another phi both as operand
 //!   and as user (counted while 3b builds its user lists), and nothing is examined if
-//!   Tarjan finds no cycle: 3b left no single phi that could go.
+//!   Tarjan finds no cycle: 3b left no single phi that could go. Tarjan covers only the
+//!   kept phis with a placed phi among their operands: any other phi is in no cycle, and
+//!   its operands resolve as 3b saw them whatever 3c removes. A single-phi SCC is examined
+//!   only once some phi has been removed (by 3b or earlier in 3c): before that, 3b's
+//!   verdict on the same operands stands.
 //!
 //! Operands are resolved through `fwd` with path halving, so chains of removed phis cost
 //! amortised near-constant time.
@@ -115,6 +119,9 @@ pub(crate) struct TrivialPhis {
     /// At least two placed phis have another placed phi both as an operand and as a
     /// user: without that no phi cycle exists and step 3c has nothing to do.
     may_cycle: bool,
+    /// Step 3b removed some phi (step 3c then re-examines single phis: one whose operand
+    /// resolves through a chain of removed phis may have become trivial unnoticed).
+    run_removed: bool,
     /// Redundant-SCC step: `mark[k] == epoch` while phi `k` is in the set Tarjan runs on
     /// or in the SCC being examined (a new epoch for each).
     mark: Vec<u32>,
@@ -190,6 +197,7 @@ impl TrivialPhis {
         self.fwd.clear();
         self.fwd.resize(n, KEPT);
         self.may_cycle = false;
+        self.run_removed = false;
         let Some(p0) = plan.phis.first() else {
             return 0;
         };
@@ -295,6 +303,7 @@ impl TrivialPhis {
                 }
             }
         }
+        self.run_removed = removed > 0;
         removed
     }
 
@@ -315,8 +324,8 @@ impl TrivialPhis {
             let me = Operand::Value(p.value);
             let mut unique: Option<Operand> = None;
             let mut trivial = true;
-            for (e, &pred) in preds.iter().enumerate() {
-                let op = plan.incoming[p.in_start as usize + e];
+            let ops = &plan.incoming[p.in_start as usize..p.in_start as usize + preds.len()];
+            for (&pred, &op) in preds.iter().zip(ops) {
                 if let Some(j) = self.phi_of(op) {
                     if j != k {
                         self.has_user[j] = true;
@@ -351,10 +360,15 @@ impl TrivialPhis {
         if !self.may_cycle {
             return 0;
         }
+        // Only the kept phis with a placed phi among their operands: the others are never
+        // in a cycle, and their operands never resolve to anything else, so `run`'s
+        // verdict (not trivial) stands for them whatever 3c removes.
         self.set.clear();
-        self.set
-            .extend((0..n as u32).filter(|&k| self.fwd[k as usize] == KEPT));
-        // Fewer than two kept phis make no cycle, and `run` left no single phi that could
+        self.set.extend(
+            (0..n as u32)
+                .filter(|&k| self.fwd[k as usize] == KEPT && self.has_phi_operand[k as usize]),
+        );
+        // Fewer than two such phis make no cycle, and `run` left no single phi that could
         // go on its own.
         if self.set.len() < 2 {
             return 0;
@@ -386,6 +400,11 @@ impl TrivialPhis {
             let (lo, hi) = self.sccs[frame.next as usize];
             frame.next += 1;
             let (lo, hi) = (lo as usize, hi as usize);
+            if hi - lo == 1 && removed == 0 && !self.run_removed {
+                // A single phi while no phi has been removed at all: `run` found it not
+                // trivial on these very operands.
+                continue;
+            }
             // Operands from outside the SCC (resolved, so replacements made earlier count),
             // and the members whose operands all lie inside it (the next set, if needed).
             self.epoch += 1;
