@@ -286,13 +286,42 @@ pub fn build_piece_islands(
     islands_under(p, &mut dom, assignment, paths, origin)
 }
 
-/// [`build_islands`] with the dominance relation `dom`.
+/// [`build_islands`] with the dominance relation `dom`: group the blocks, add the control
+/// flow and inheritance edges, resolve each island's required paths, then schedule.
 fn islands_under(
     p: &Problem,
     dom: &mut Dominance<impl FnMut() -> Vec<u32>>,
     assignment: &[u8],
     paths: &[Vec<u32>],
     origin: &[u8],
+) -> IslandGraph {
+    let mut g = group_islands(p, dom, assignment);
+    let real = g.islands.len();
+    add_structural_edges(p, dom, &mut g);
+    resolve_paths(dom, &mut g, real, paths, origin);
+    g.edges.sort_unstable();
+    g.edges.dedup();
+    g.levels = schedule(g.islands.len(), &g.edges);
+    g
+}
+
+/// Whether island `a`'s entry dominates island `b`'s.
+fn island_dominates(
+    dom: &mut Dominance<impl FnMut() -> Vec<u32>>,
+    g: &IslandGraph,
+    a: usize,
+    b: usize,
+) -> bool {
+    dom.dominates(g.islands[a].entry, g.islands[b].entry)
+}
+
+/// The islands of `assignment`: the placed blocks grouped by same-target edges
+/// (union-find), numbered in order of their first block, each entered at a member that
+/// dominates the others when one exists (else its first block). No edges yet.
+fn group_islands(
+    p: &Problem,
+    dom: &mut Dominance<impl FnMut() -> Vec<u32>>,
+    assignment: &[u8],
 ) -> IslandGraph {
     let n = p.num_blocks();
     // Union-find over same-target edges.
@@ -343,6 +372,16 @@ fn islands_under(
             island.entry = b as u32;
         }
     }
+    g
+}
+
+/// Adds a control-flow dependency per CFG edge between two islands, and an inheritance
+/// dependency from each island to every same-target island its entry dominates.
+fn add_structural_edges(
+    p: &Problem,
+    dom: &mut Dominance<impl FnMut() -> Vec<u32>>,
+    g: &mut IslandGraph,
+) {
     for e in &p.edges {
         let (a, b) = (g.island_of[e.from as usize], g.island_of[e.to as usize]);
         if a != u32::MAX && b != u32::MAX && a != b {
@@ -355,13 +394,13 @@ fn islands_under(
         }
     }
     let real = g.islands.len();
-    let dom_island = |dom: &mut Dominance<_>, g: &IslandGraph, a: usize, b: usize| {
-        dom.dominates(g.islands[a].entry, g.islands[b].entry)
-    };
     // Inheritance between same-target islands.
     for a in 0..real {
         for b in 0..real {
-            if a != b && g.islands[a].target == g.islands[b].target && dom_island(dom, &g, a, b) {
+            if a != b
+                && g.islands[a].target == g.islands[b].target
+                && island_dominates(dom, g, a, b)
+            {
                 g.edges.push(Dependency {
                     from: a as u32,
                     to: b as u32,
@@ -371,6 +410,19 @@ fn islands_under(
             }
         }
     }
+}
+
+/// Fills each of the first `real` islands' requires set (the paths its blocks access whose
+/// origin is another target), then resolves each: inherited from a dominating same-target
+/// island that requires it too, else provided by a dominating island of the origin target,
+/// else fetched by a synthetic data island (one per path), with a data-flow dependency.
+fn resolve_paths(
+    dom: &mut Dominance<impl FnMut() -> Vec<u32>>,
+    g: &mut IslandGraph,
+    real: usize,
+    paths: &[Vec<u32>],
+    origin: &[u8],
+) {
     // Requires sets (before inheritance).
     for i in 0..real {
         let t = g.islands[i].target;
@@ -394,7 +446,7 @@ fn islands_under(
             let inherited = (0..real).any(|a| {
                 a != i
                     && g.islands[a].target == g.islands[i].target
-                    && dom_island(dom, &g, a, i)
+                    && island_dominates(dom, g, a, i)
                     && g.islands[a].requires.contains(&q)
             });
             if inherited {
@@ -403,7 +455,7 @@ fn islands_under(
             kept.push(q);
             let o = origin[q as usize];
             let provider = (0..real)
-                .find(|&a| a != i && g.islands[a].target == o && dom_island(dom, &g, a, i));
+                .find(|&a| a != i && g.islands[a].target == o && island_dominates(dom, g, a, i));
             let from = match provider {
                 Some(a) => a as u32,
                 None => match synthetic_of.iter().find(|s| s.0 == q) {
@@ -437,10 +489,6 @@ fn islands_under(
         }
         g.islands[i].requires = kept;
     }
-    g.edges.sort_unstable();
-    g.edges.dedup();
-    g.levels = schedule(g.islands.len(), &g.edges);
-    g
 }
 
 /// Levels of the condensation of the dependency graph (see the module doc). The components
