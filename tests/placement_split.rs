@@ -8,28 +8,15 @@
 //! both on the module as written and after mem2reg and SCCP (the pipeline's order). The test
 //! fails if no file had a block cut, so it cannot pass by checking nothing.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::sync::Arc;
 use strata::api::run_in_place;
 use strata::engine::{PassSet, PipelineConfig};
 use strata::fuzzing::placement::{check_split_module, SplitCounts, SPLIT_MODEL};
 use strata::interp::Val;
 use strata::ir::Module;
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for e in entries {
-        if e.is_dir() {
-            files(&e, out);
-        } else if e.extension().is_some_and(|x| x == "sir") {
-            out.push(e);
-        }
-    }
-}
 
 /// The calls a file's header lists: `(function, arguments)`.
 fn calls(src: &str, m: &Module) -> Vec<(String, Vec<Val>)> {
@@ -78,8 +65,14 @@ fn optimised(m: &Module) -> Module {
 fn splitting_keeps_behaviour_on_filetests_and_examples() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut paths = Vec::new();
-    files(&root.join("tests/filetests"), &mut paths);
-    files(&root.join("examples/sir"), &mut paths);
+    paths.extend(common::filetest::files(
+        &root.join("tests/filetests"),
+        &["sir"],
+    ));
+    paths.extend(common::filetest::files(
+        &root.join("examples/sir"),
+        &["sir"],
+    ));
     let mut total = SplitCounts::default();
     let mut checked = 0;
     for path in paths {
