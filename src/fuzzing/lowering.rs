@@ -16,7 +16,7 @@
 //!     [`Allocator::Ion`]) allocates it in the target's full register environment (with
 //!     feature `regalloc2`, regalloc2's checker judges the allocation inside that call);
 //! (d) our symbolic checker ([`crate::regalloc::driver::check_ours`]) accepts the allocation;
-//! (e) the pipeline's own allocation in the World ([`check_in_world`]) is accepted by both
+//! (e) the pipeline's own allocation in the World (`check_in_world`) is accepted by both
 //!     checkers, and the function it leaves differs from the lowered one at most by
 //!     exchanged inputs of commutative instructions.
 //!

@@ -394,9 +394,9 @@ pub fn merge_bundles<F: MachineRead + ?Sized>(f: &F, world: &mut World, store: &
 
 /// The `merge_bundles` phase on the tables ([`merge_bundles`] without the reserve: the
 /// bundle and spill-set tables must hold a row per vreg). The driver of the phases: reset
-/// the run lists ([`reset_runs`]), one bundle per vreg ([`init_bundles`]), the pairs to
-/// try ([`gather_pairs`]), each pair merged or refused ([`merge_pair`]), then spill sets
-/// and the queue ([`assign_spill_sets`]).
+/// the run lists (`reset_runs`), one bundle per vreg (`init_bundles`), the pairs to
+/// try (`gather_pairs`), each pair merged or refused (`merge_pair`), then spill sets
+/// and the queue (`assign_spill_sets`).
 pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>) {
     let nv = f.num_vregs();
     let mut rr = range_rows(&mut t.ranges);

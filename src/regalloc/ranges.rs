@@ -188,7 +188,7 @@ pub struct RangeSide {
     /// Working storage of [`loop_depths_into`], reused between functions.
     pub loops: LoopScratch,
     /// Whether the scan may exchange the inputs of a commutative two-address instruction
-    /// (see [`scan`]'s `commute_inputs`); only a caller that then writes the exchange into
+    /// (see `scan`'s `commute_inputs`); only a caller that then writes the exchange into
     /// the function sets it (the pipeline, whose `commute_inputs` system follows the scan).
     pub commute: bool,
     /// The instructions whose first two inputs the scan exchanged, in scan order (for the
