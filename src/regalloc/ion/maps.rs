@@ -631,13 +631,8 @@ mod tests {
     /// random sorted lists with repeats, touching and overlapping ranges.
     #[test]
     fn sorted_reservations_equal_one_by_one() {
-        let mut seed = 0x5851_f42d_4c95_7f2du64;
-        let mut next = |n: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as u32
-        };
+        let mut rng = crate::fuzzing::llvm_import::Rng::new(0x5851_f42d_4c95_7f2d);
+        let mut next = |n: u32| rng.below(n as usize) as u32;
         for _ in 0..300 {
             let mut list: Vec<CodeRange> = (0..next(60))
                 .map(|_| {
@@ -672,13 +667,8 @@ mod tests {
 
     /// `rounds` maps over points below about `space`, `steps` random operations each.
     fn agrees_with_a_plain_list(seed: u64, rounds: usize, space: u32, steps: u32) {
-        let mut seed = seed;
-        let mut next = |n: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as u32
-        };
+        let mut rng = crate::fuzzing::llvm_import::Rng::new(seed);
+        let mut next = |n: u32| rng.below(n as usize) as u32;
         for _round in 0..rounds {
             let mut m: RegMap = RegMap::default();
             let mut list: Vec<(u32, u32, LiveRangeIndex)> = Vec::new();

@@ -721,13 +721,8 @@ mod tests {
     /// the oracle's list, in its order.
     #[test]
     fn candidates_come_in_the_listed_order() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = crate::fuzzing::llvm_import::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: usize| rng.below(n);
         let reg = |class: RegClass, i: usize| PReg::new(class, i as u8).expect("index below 64");
         for _ in 0..2000 {
             let mut env = MachineEnv::default();

@@ -617,13 +617,8 @@ mod tests {
     /// is the general sort's.
     #[test]
     fn scan_order_sort_equals_the_general_sort() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as u32
-        };
+        let mut rng = crate::fuzzing::llvm_import::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: u32| rng.below(n as usize) as u32;
         for round in 0..400 {
             let mut list = Vec::new();
             let insts = next(200);
