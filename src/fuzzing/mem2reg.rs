@@ -29,7 +29,7 @@
 use super::generate::{self, GenOptions};
 use crate::analysis::{Cfg, DomTree, DominanceFrontiers};
 use crate::engine::{with_thread_engine, PassSet, PipelineConfig};
-use crate::interp::{self, Config, Outcome, Val};
+use crate::interp::{self, Config, Val};
 use crate::ir::{AsmOutputPlace, Block, Function, InstKind, Module, Operand, SymbolTable, Value};
 use crate::ssa::{Mem2RegScratch, Mem2RegStats, ParamAllocas, Reject};
 use crate::verify as verifier;
@@ -577,10 +577,6 @@ fn arg_sets(f: &Function, seed: u64) -> Vec<Vec<Val>> {
     sets
 }
 
-fn comparable(o: &Outcome) -> (Option<Val>, &[u8], Option<i32>, u64, &[String]) {
-    (o.result, &o.output, o.exit_code, o.memory_digest, &o.trace)
-}
-
 /// Transforms a clone of `m` function by function with `pass`, verifies the result and
 /// compares interpreter outcomes of every function before and after (see the module doc).
 pub fn check_module_with(
@@ -613,14 +609,14 @@ pub fn check_module_with(
                 continue;
             };
             match interp::run(&after, &f.name, &args, config) {
-                Ok(o) => assert_eq!(
-                    comparable(&before),
-                    comparable(&o),
-                    "@{} {args:?} differs\n--- before\n{}\n--- after\n{}",
-                    f.name,
-                    crate::text::print_module(m),
-                    crate::text::print_module(&after)
-                ),
+                Ok(o) => super::assert_same_observable(&before, &o, || {
+                    format!(
+                        "@{} {args:?}\n--- before\n{}\n--- after\n{}",
+                        f.name,
+                        crate::text::print_module(m),
+                        crate::text::print_module(&after)
+                    )
+                }),
                 Err(e) => panic!(
                     "@{} {args:?} failed after the pass: {e}\n{}",
                     f.name,

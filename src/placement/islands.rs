@@ -296,9 +296,8 @@ fn islands_under(
     origin: &[u8],
 ) -> IslandGraph {
     let mut g = group_islands(p, dom, assignment);
-    let real = g.islands.len();
     add_structural_edges(p, dom, &mut g);
-    resolve_paths(dom, &mut g, real, paths, origin);
+    resolve_paths(dom, &mut g, paths, origin);
     g.edges.sort_unstable();
     g.edges.dedup();
     g.levels = schedule(g.islands.len(), &g.edges);
@@ -412,17 +411,18 @@ fn add_structural_edges(
     }
 }
 
-/// Fills each of the first `real` islands' requires set (the paths its blocks access whose
+/// Fills each island's requires set (the paths its blocks access whose
 /// origin is another target), then resolves each: inherited from a dominating same-target
 /// island that requires it too, else provided by a dominating island of the origin target,
 /// else fetched by a synthetic data island (one per path), with a data-flow dependency.
 fn resolve_paths(
     dom: &mut Dominance<impl FnMut() -> Vec<u32>>,
     g: &mut IslandGraph,
-    real: usize,
     paths: &[Vec<u32>],
     origin: &[u8],
 ) {
+    // The islands of blocks (synthetic data islands are pushed behind them below).
+    let real = g.islands.len();
     // Requires sets (before inheritance).
     for i in 0..real {
         let t = g.islands[i].target;
