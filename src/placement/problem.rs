@@ -369,6 +369,10 @@ impl Constraints {
         self.unary.extend_from_slice(&p.block_cost);
         self.constraints.clear();
         self.matrix.clear();
+        // At most one constraint per edge: one growth at most, not a doubling per overflow
+        // (each copying the table so far).
+        self.constraints.reserve(p.edges.len());
+        self.matrix.reserve(p.matrices.len());
         for &i in &self.order {
             let i = i as usize;
             let e = p.edges[i];

@@ -76,6 +76,8 @@ pub(super) fn edge_matrices<F: IrRead>(
         problem, pieces, ..
     } = out;
     problem.matrices.clear();
+    // One matrix per edge: one growth at most, not a doubling per overflow.
+    problem.matrices.reserve(problem.edges.len() * k * k);
     for &(_, size) in &s.seams {
         push_matrix(&mut problem.matrices, size);
     }
