@@ -50,11 +50,7 @@ fn module() -> Module {
                 size: 16,
                 align: 8,
                 init: Some(vec![7]),
-                relocations: vec![Relocation {
-                    offset: 8,
-                    symbol: msg,
-                    addend: 2,
-                }],
+                relocations: vec![Relocation::address(8, msg, 2)],
                 ..Global::default()
             },
         )

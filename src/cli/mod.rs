@@ -329,6 +329,9 @@ fn parse_text(
                     s.reason
                 );
             }
+            for w in &imported.context.warnings {
+                diag!("warning: {w}");
+            }
             if strict && !imported.skipped.is_empty() {
                 return Err(CliError::new(
                     exit::INPUT,

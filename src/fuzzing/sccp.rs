@@ -223,7 +223,7 @@ pub fn dead_region_function(u: &mut Unstructured) -> Result<Function> {
 }
 
 /// A module whose entry function `@tables(i64)` reads a read-only table `@ro` (which may
-/// hold a pointer to `@ro2` or `@rw`), a read-only `@ro2` and a writable `@rw` through geps
+/// hold a pointer to `@ro2` or `@rw`, and a relative entry between them), a read-only `@ro2` and a writable `@rw` through geps
 /// with constant, decided (`x & 0`) and variable indices, at every scalar type, in and out
 /// of bounds, and sometimes stores into `@rw`: SCCP with the module's symbols folds the
 /// loads from read-only memory and must keep every other load, and every trap.
@@ -256,11 +256,29 @@ fn table_module(u: &mut Unstructured) -> Result<Module> {
     let ro_init = bytes(u, init_len)?;
     let mut relocations = Vec::new();
     if u.arbitrary()? {
-        relocations.push(Relocation {
-            offset: 8 * u.int_in_range(0..=size / 8 - 1)?,
-            symbol: *u.choose(&[ro2, rw])?,
-            addend: *u.choose(&[0i64, 4])?,
-        });
+        relocations.push(Relocation::address(
+            8 * u.int_in_range(0..=size / 8 - 1)?,
+            *u.choose(&[ro2, rw])?,
+            *u.choose(&[0i64, 4])?,
+        ));
+    }
+    if u.arbitrary()? {
+        // A relative lookup-table entry (a difference of addresses, unknown to SCCP).
+        let offset = 4 * u.int_in_range(0..=size / 4 - 1)?;
+        let free = relocations
+            .iter()
+            .all(|r: &Relocation| offset + 4 <= r.offset || r.offset + r.bytes() <= offset);
+        if free {
+            relocations.push(Relocation {
+                offset,
+                symbol: *u.choose(&[ro2, rw])?,
+                addend: *u.choose(&[0i64, 1])?,
+                kind: crate::ir::RelocationKind::Relative {
+                    base: *u.choose(&[ro2, rw])?,
+                    bytes: 4,
+                },
+            });
+        }
     }
     let ro = m
         .add_global("ro", global(size, ro_init, true, relocations))

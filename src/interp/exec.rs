@@ -173,17 +173,17 @@ impl<'m> Interpreter<'m> {
         }
         for (i, g) in module.globals.iter().enumerate() {
             for r in &g.relocations {
-                let target = symbol_addr(module, bases, r.symbol)
+                let value = relocation_value(module, bases, r)
                     .ok_or_else(|| bad(g, format!("relocation to unknown {}", r.symbol)))?;
-                let value = target.wrapping_add(r.addend as u64);
-                let in_range = r.offset.checked_add(8).is_some_and(|e| e <= g.size);
+                let in_range = r.offset.checked_add(r.bytes()).is_some_and(|e| e <= g.size);
                 if !in_range {
                     return Err(bad(
                         g,
                         format!("relocation at offset {} out of range", r.offset),
                     ));
                 }
-                mem.init_write(bases[i] + r.offset, &value.to_le_bytes())
+                let bytes = value.to_le_bytes();
+                mem.init_write(bases[i] + r.offset, &bytes[..r.bytes() as usize])
                     .map_err(|f| bad(g, format!("relocation: {f:?}")))?;
             }
         }
@@ -724,6 +724,30 @@ fn symbol_addr(module: &Module, global_bases: &[u64], s: Symbol) -> Option<u64> 
     match module.symbols.get(s.index())?.kind {
         SymbolKind::Global(i) => global_bases.get(i as usize).copied().filter(|&b| b != 0),
         SymbolKind::Function(_) | SymbolKind::Extern(_) => Some(FUNC_BASE + 16 * s.index() as u64),
+    }
+}
+
+/// The value relocation `r` stores (before truncation to its width): a symbol's or a
+/// block's address plus the addend, or for a relative one that minus the base's address.
+/// `None` if a symbol or block does not exist.
+fn relocation_value(module: &Module, global_bases: &[u64], r: &Relocation) -> Option<u64> {
+    let target = match r.kind {
+        RelocationKind::Address | RelocationKind::Relative { .. } => {
+            symbol_addr(module, global_bases, r.symbol)?
+        }
+        RelocationKind::BlockAddress(b) => match module.symbols.get(r.symbol.index())?.kind {
+            SymbolKind::Function(fi) => {
+                block_addr(module.functions.get(fi as usize)?, fi as usize, b)?
+            }
+            _ => return None,
+        },
+    };
+    let value = target.wrapping_add(r.addend as u64);
+    match r.kind {
+        RelocationKind::Relative { base, .. } => {
+            Some(value.wrapping_sub(symbol_addr(module, global_bases, base)?))
+        }
+        _ => Some(value),
     }
 }
 

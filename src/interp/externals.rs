@@ -393,6 +393,13 @@ impl Interpreter<'_> {
             Intrinsic::VectorReduce => self.vector_reduce(c),
             Intrinsic::X86Shift => self.x86_shift(c),
             Intrinsic::Stacksave => self.ret_ptr(c, 0),
+            Intrinsic::LoadRelative => {
+                let (base, offset) = (self.arg_ptr(c, 0)?, self.arg_int(c, 1)?);
+                let entry = base.wrapping_add(offset.as_u128() as u64);
+                let bytes = self.fault(pc, self.mem.read(entry, 4))?;
+                let relative = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+                self.ret_ptr(c, base.wrapping_add(relative as i64 as u64))
+            }
             Intrinsic::Stackrestore | Intrinsic::Lifetime => Ok(ExtResult::Value(None)),
             Intrinsic::Memcpy => {
                 let (d, s, n) = (

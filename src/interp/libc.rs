@@ -132,6 +132,9 @@ pub(super) enum Intrinsic {
     /// The SSE2 shifts `llvm.x86.sse2.{psll,psrl,psra}{,i}.*`: every lane by one count
     /// ([`super::vector`]).
     X86Shift,
+    /// `llvm.load.relative.*(ptr, offset)`: `ptr` plus the sign-extended 32-bit entry at
+    /// `ptr + offset` (the reader of clang `-O2`'s relative lookup tables).
+    LoadRelative,
 }
 
 /// A built-in external, by family.
@@ -230,6 +233,11 @@ pub const EXTERNALS: &[External] = &[
     row("llvm.lifetime.", LLVM, Ext::Intrinsic(Intrinsic::Lifetime)),
     row("llvm.fmuladd.", LLVM, Ext::Intrinsic(Intrinsic::Fmuladd)),
     row("llvm.stacksave", LLVM, Ext::Intrinsic(Intrinsic::Stacksave)),
+    row(
+        "llvm.load.relative.",
+        LLVM,
+        Ext::Intrinsic(Intrinsic::LoadRelative),
+    ),
     row(
         "llvm.stackrestore",
         LLVM,

@@ -700,11 +700,7 @@ fn globals_relocations_and_constants() {
                 size: 8,
                 align: 8,
                 init: Some(vec![]),
-                relocations: vec![Relocation {
-                    offset: 0,
-                    symbol: s,
-                    addend: 1,
-                }],
+                relocations: vec![Relocation::address(0, s, 1)],
                 ..Global::default()
             },
         )

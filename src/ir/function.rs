@@ -469,15 +469,68 @@ pub struct SymbolData {
     pub kind: SymbolKind,
 }
 
-/// A pointer stored in a global's initial bytes: `address(symbol) + addend` at `offset`.
+/// An address stored in a global's initial bytes at `offset`: `address(symbol) + addend`,
+/// as [`RelocationKind`] says (a plain pointer, a block's address, or a difference of two
+/// addresses as LLVM's relative lookup tables store it).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Relocation {
     /// Byte offset in the global.
     pub offset: u64,
-    /// The symbol whose address is stored.
+    /// The symbol whose address is stored (for [`RelocationKind::BlockAddress`], the
+    /// function whose block it is).
     pub symbol: Symbol,
     /// Added to the address.
     pub addend: i64,
+    /// What is stored and how wide it is.
+    pub kind: RelocationKind,
+}
+
+impl Relocation {
+    /// An 8-byte pointer `address(symbol) + addend` at `offset` (the common kind).
+    pub fn address(offset: u64, symbol: Symbol, addend: i64) -> Self {
+        Relocation {
+            offset,
+            symbol,
+            addend,
+            kind: RelocationKind::Address,
+        }
+    }
+
+    /// Bytes of the global the relocation writes.
+    pub fn bytes(&self) -> u64 {
+        self.kind.bytes()
+    }
+}
+
+/// What a [`Relocation`] stores.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum RelocationKind {
+    /// An 8-byte pointer: `address(symbol) + addend`.
+    #[default]
+    Address,
+    /// An 8-byte pointer to a block of function `symbol` (LLVM's `blockaddress(@f, %b)`,
+    /// the tables of computed `goto`), plus the addend.
+    BlockAddress(Block),
+    /// `address(symbol) + addend - address(base)`, truncated to its low `bytes` bytes
+    /// (1 to 8): the `trunc (sub (ptrtoint @target, ptrtoint @table))` entries of the
+    /// relative lookup tables clang `-O2` makes from `switch` tables of pointers, read by
+    /// `llvm.load.relative`.
+    Relative {
+        /// The symbol whose address is subtracted.
+        base: Symbol,
+        /// Width in bytes.
+        bytes: u8,
+    },
+}
+
+impl RelocationKind {
+    /// Bytes of the global the relocation writes.
+    pub fn bytes(&self) -> u64 {
+        match self {
+            RelocationKind::Address | RelocationKind::BlockAddress(_) => 8,
+            RelocationKind::Relative { bytes, .. } => *bytes as u64,
+        }
+    }
 }
 
 /// A global variable.

@@ -15,7 +15,7 @@
 
 use super::layout::{LType, LayoutError, Layouts};
 use super::parse::Val;
-use crate::ir::{Relocation, Symbol, Type};
+use crate::ir::{Relocation, RelocationKind, Symbol, Type};
 
 /// Largest initialiser image we build, in bytes.
 pub const MAX_INIT_BYTES: u64 = 1 << 26;
@@ -119,8 +119,8 @@ pub enum ConstError {
     /// A constant `getelementptr` with a non-constant index.
     #[error("non-constant getelementptr index in a constant is not supported")]
     DynamicGepIndex,
-    /// `inttoptr` of a non-zero integer in an initialiser.
-    #[error("inttoptr of a non-zero constant in an initializer is not supported")]
+    /// `inttoptr` of something other than an integer literal in an initialiser.
+    #[error("inttoptr of a non-literal in an initializer is not supported")]
     IntToPtr,
     /// A constant expression strata does not evaluate (its keyword).
     #[error("constant expression `{0}` is not supported")]
@@ -335,6 +335,10 @@ pub struct InitBuf {
     pub bytes: Vec<u8>,
     /// Pointers stored in the image.
     pub relocs: Vec<Relocation>,
+    /// `blockaddress(@function, %label)` pointers, as (offset, function, label): a block's
+    /// number is known only once its function is lowered, so the importer resolves these
+    /// into [`RelocationKind::BlockAddress`] relocations afterwards.
+    pub block_addresses: Vec<(u64, String, String)>,
 }
 
 impl InitBuf {
@@ -388,6 +392,47 @@ pub fn const_ptr(
     }
 }
 
+/// The relocation (at offset 0) of an integer initialiser of `bits` bits that is a
+/// difference of two addresses: `sub (i64 ptrtoint (P), i64 ptrtoint (Q))`, at `i64` or
+/// under a `trunc` to a whole number of bytes (the entries of the relative lookup tables
+/// clang `-O2` builds). `Ok(None)` if `v` has another shape.
+fn relative_entry(
+    layouts: &Layouts,
+    syms: &super::hash::FastMap<String, Symbol>,
+    bits: u32,
+    v: &Val,
+) -> Result<Option<Relocation>, ConstError> {
+    let difference = match v {
+        Val::Cast(crate::ir::CastOp::Trunc, inner, _) if inner.0 == LType::Int(64) => &inner.1,
+        other if bits == 64 => other,
+        _ => return Ok(None),
+    };
+    if !bits.is_multiple_of(8) || bits > 64 {
+        return Ok(None);
+    }
+    let Val::Binary(crate::ir::BinaryOp::Sub, _, a, b) = difference else {
+        return Ok(None);
+    };
+    let address = |x: &Val| -> Result<Option<(Symbol, i64)>, ConstError> {
+        match x {
+            Val::Cast(crate::ir::CastOp::PtrToInt, p, _) => const_ptr(layouts, syms, &p.1),
+            _ => Ok(None),
+        }
+    };
+    let (Some((target, a_off)), Some((base, b_off))) = (address(&a.1)?, address(&b.1)?) else {
+        return Ok(None);
+    };
+    Ok(Some(Relocation {
+        offset: 0,
+        symbol: target,
+        addend: a_off.wrapping_sub(b_off),
+        kind: RelocationKind::Relative {
+            base,
+            bytes: (bits / 8) as u8,
+        },
+    }))
+}
+
 /// Writes the constant `v` of type `ty` at byte offset `off` of `out`.
 pub fn eval_init(
     layouts: &Layouts,
@@ -417,15 +462,19 @@ pub fn eval_init(
                 Val::Bool(b) => *b as u128,
                 Val::Cast(crate::ir::CastOp::PtrToInt, inner, _) if *bits == 64 => {
                     if let Some((s, a)) = const_ptr(layouts, syms, &inner.1)? {
-                        out.relocs.push(Relocation {
-                            offset: off,
-                            symbol: s,
-                            addend: a,
-                        });
+                        out.relocs.push(Relocation::address(off, s, a));
                     }
                     return Ok(());
                 }
-                _ => return Err(ConstError::IntInit(ty.clone())),
+                _ => {
+                    let relative = relative_entry(layouts, syms, *bits, v)?
+                        .ok_or_else(|| ConstError::IntInit(ty.clone()))?;
+                    out.relocs.push(Relocation {
+                        offset: off,
+                        ..relative
+                    });
+                    return Ok(());
+                }
             };
             let n = (bits.div_ceil(8) as usize).min(16);
             out.write(off, &x.to_le_bytes()[..n])
@@ -452,12 +501,30 @@ pub fn eval_init(
             _ => Err(ConstError::FloatInit(ty.clone())),
         },
         LType::Ptr(_) | LType::OpaquePtr => {
+            let mut peeled = v;
+            while let Val::Cast(crate::ir::CastOp::Bitcast, inner, _) = peeled {
+                peeled = &inner.1;
+            }
+            if let Val::BlockAddr(function, label) = peeled {
+                out.block_addresses
+                    .push((off, function.to_string(), label.to_string()));
+                return Ok(());
+            }
+            // `inttoptr (iN C to T*)`: a pointer whose bits are the integer (sqlite's
+            // `SQLITE_INT_TO_PTR` user data), stored as plain bytes.
+            if let Val::Cast(crate::ir::CastOp::IntToPtr, inner, _) = peeled {
+                if let (LType::Int(bits), Val::Int(x)) = (&inner.0, &inner.1) {
+                    // Zero-extended (or truncated) to the 64-bit pointer, as `inttoptr` is.
+                    let value = if *bits >= 128 {
+                        *x
+                    } else {
+                        *x & ((1u128 << bits) - 1)
+                    };
+                    return out.write(off, &(value as u64).to_le_bytes());
+                }
+            }
             if let Some((s, a)) = const_ptr(layouts, syms, v)? {
-                out.relocs.push(Relocation {
-                    offset: off,
-                    symbol: s,
-                    addend: a,
-                });
+                out.relocs.push(Relocation::address(off, s, a));
             }
             Ok(())
         }

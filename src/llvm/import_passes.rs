@@ -11,6 +11,7 @@
 //! Complexity: linear in the input (plus one hash lookup per name).
 
 use super::*;
+use crate::ir::{Block, Relocation, RelocationKind};
 use std::collections::HashSet;
 
 /// The lexed file and its top-level items, read by every pass.
@@ -80,6 +81,19 @@ struct SymbolList {
     /// whose text is filled in once its body is lowered (see
     /// [`ImportOptions::drop_function_text`]).
     define_items: Vec<Option<(usize, usize)>>,
+    /// The `blockaddress` pointers of global initialisers, resolved once the functions are
+    /// lowered (see [`resolve_block_addresses`]).
+    block_addresses: Vec<PendingBlockAddress>,
+}
+
+/// A `blockaddress(@function, %label)` at `offset` of global `global`'s initialiser
+/// (written at `line`).
+struct PendingBlockAddress {
+    global: Symbol,
+    offset: u64,
+    function: String,
+    label: String,
+    line: u32,
 }
 
 /// Imports LLVM 14 text (see the parent module's doc). `file` names the source in errors.
@@ -160,6 +174,7 @@ fn collect_symbols(
         defs: Vec::new(),
         symbols: Default::default(),
         define_items: Vec::new(),
+        block_addresses: Vec::new(),
     };
     // LLVM reads `source_filename` and `target` only before every other entity.
     let mut past_header = false;
@@ -335,15 +350,95 @@ fn evaluate_initializers(
         let SymDef::Global(g) = &mut list.defs[sym.index()] else {
             continue;
         };
-        if let Err(e) = global_init(&mut c, layouts, &list.symbols, defined, g) {
-            if options.strict || !e.unsupported {
-                return Err(source.fatal(e));
+        match global_init(&mut c, layouts, &list.symbols, defined, g) {
+            Ok(block_addresses) => {
+                list.block_addresses.extend(block_addresses.into_iter().map(
+                    |(offset, function, label, line)| PendingBlockAddress {
+                        global: sym,
+                        offset,
+                        function,
+                        label,
+                        line,
+                    },
+                ));
             }
-            ctx.warnings.push(format!(
-                "{}:{}: initializer of @{name} not evaluated: {}",
-                source.file, e.line, e.msg
-            ));
+            Err(e) => {
+                if options.strict || !e.unsupported {
+                    return Err(source.fatal(e));
+                }
+                not_evaluated(g);
+                ctx.warnings.push(format!(
+                    "{}:{}: initializer of @{name} not evaluated: {}",
+                    source.file, e.line, e.msg
+                ));
+            }
         }
+    }
+    Ok(())
+}
+
+/// Marks a global whose initialiser was not evaluated: its contents are unknown, so it is
+/// not read-only for the passes (SCCP must not fold its loads to zero) and has no image.
+fn not_evaluated(g: &mut Global) {
+    g.constant = false;
+    g.init = Some(Vec::new());
+    g.relocations.clear();
+}
+
+/// Turns the `blockaddress` pointers of global initialisers into
+/// [`RelocationKind::BlockAddress`] relocations, now that the functions are lowered and
+/// their labels' block numbers known (`ctx.block_labels`). A pointer to a block of a
+/// function that was skipped (or of one that is only declared) cannot be resolved: the
+/// global's initialiser is then not evaluated, a warning (an error with `strict`).
+fn resolve_block_addresses(
+    source: &Source<'_>,
+    options: &ImportOptions,
+    pending: Vec<PendingBlockAddress>,
+    symbols: &hash::FastMap<String, Symbol>,
+    module: &mut Module,
+    ctx: &mut LlvmContext,
+) -> Result<(), ImportError> {
+    for p in pending {
+        let function = symbols
+            .get(p.function.as_str())
+            .filter(|f| matches!(module.symbols[f.index()].kind, SymbolKind::Function(_)));
+        let block = ctx
+            .block_labels
+            .get(&p.function)
+            .and_then(|labels| labels.get(&p.label));
+        let SymbolKind::Global(gi) = module.symbols[p.global.index()].kind else {
+            continue;
+        };
+        let g = &mut module.globals[gi as usize];
+        match (function, block) {
+            (Some(&f), Some(&b)) => g.relocations.push(Relocation {
+                offset: p.offset,
+                symbol: f,
+                addend: 0,
+                kind: RelocationKind::BlockAddress(Block(b)),
+            }),
+            _ => {
+                let name = &module.symbols[p.global.index()].name;
+                let msg = format!(
+                    "blockaddress(@{}, %{}) names a block of a function that was not imported",
+                    p.function, p.label
+                );
+                if options.strict {
+                    return Err(source.fatal(PErr {
+                        unsupported: true,
+                        ..PErr::new(p.line, 1, msg)
+                    }));
+                }
+                not_evaluated(g);
+                ctx.warnings.push(format!(
+                    "{}:{}: initializer of @{name} not evaluated: {msg}",
+                    source.file, p.line
+                ));
+            }
+        }
+    }
+    for g in &mut module.globals {
+        g.relocations.sort_by_key(|r| r.offset);
     }
     Ok(())
 }
@@ -419,6 +514,7 @@ fn assemble(
         names,
         defs,
         define_items,
+        block_addresses,
         ..
     } = list;
     for (i, (def, name)) in defs.into_iter().zip(names).enumerate() {
@@ -489,6 +585,14 @@ fn assemble(
         };
         module.symbols.push(SymbolData { name, kind });
     }
+    resolve_block_addresses(
+        source,
+        options,
+        block_addresses,
+        &info.symbols,
+        &mut module,
+        &mut ctx,
+    )?;
     ctx.layouts = info.layouts;
     Ok(Imported {
         module,

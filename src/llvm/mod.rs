@@ -12,7 +12,14 @@
 //!    with the x86-64 data layout ([`layout`]).
 //! 3. Every `define`, `declare` and global gets a [`crate::ir::Symbol`] in order of
 //!    appearance (so bodies may reference later symbols); globals are evaluated to sized,
-//!    sparse initial bytes plus relocations ([`consts`]).
+//!    sparse initial bytes plus relocations ([`consts`]): pointers to symbols (through
+//!    `getelementptr`, `bitcast` and `ptrtoint` to `i64`), `inttoptr` of a literal (plain
+//!    bytes), `blockaddress` (resolved to the block's number once its function is lowered)
+//!    and the relative lookup-table entries of clang `-O2`,
+//!    `trunc (sub (ptrtoint @target, ptrtoint @table))` ([`crate::ir::RelocationKind`]).
+//!    An initialiser using another constant expression is a warning naming the global (an
+//!    error with [`ImportOptions::strict`]); its contents are then unknown: the global is not
+//!    read-only for the passes and reads as zeros in the interpreter.
 //! 4. Each function body is parsed and lowered in one pass ([`function`]); bodies read only
 //!    the module-level information of passes 2 and 3, so they are lowered in parallel (rayon)
 //!    and their results taken in definition order.
@@ -586,19 +593,22 @@ pub fn check_align(c: &Cursor<'_>, at: Token, a: u64) -> PResult<()> {
     Ok(())
 }
 
-/// Evaluates a global's initialiser and `align` into `g`.
+/// Evaluates a global's initialiser and `align` into `g`. Returns the initialiser's
+/// `blockaddress` pointers as (offset, function, label, line), which the importer resolves
+/// once the functions are lowered.
 fn global_init(
     c: &mut Cursor<'_>,
     layouts: &Layouts,
     syms: &hash::FastMap<String, Symbol>,
     defined: &validate::Defined,
     g: &mut Global,
-) -> PResult<()> {
+) -> PResult<Vec<(u64, String, String, u32)>> {
+    let mut block_addresses = Vec::new();
     c.bump();
     c.bump();
     while !c.is_word("global") && !c.is_word("constant") {
         if c.peek().kind == Tok::Eof || c.is_word("alias") || c.is_word("ifunc") {
-            return Ok(());
+            return Ok(block_addresses);
         }
         c.bump();
     }
@@ -617,6 +627,12 @@ fn global_init(
         })?;
         g.init = Some(buf.bytes);
         g.relocations = buf.relocs;
+        let line = c.perr(at, String::new()).line;
+        block_addresses.extend(
+            buf.block_addresses
+                .into_iter()
+                .map(|(offset, f, label)| (offset, f, label, line)),
+        );
     }
     while c.eat(Tok::Comma) {
         if c.eat_word("align") {
@@ -646,7 +662,7 @@ fn global_init(
     if c.peek().kind != Tok::Eof {
         return c.expected("`,` or the end of the global");
     }
-    Ok(())
+    Ok(block_addresses)
 }
 
 #[cfg(test)]

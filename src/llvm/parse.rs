@@ -110,7 +110,12 @@ pub enum Val<'a> {
     /// `icmp pred (T a, T b)` (clang -O2 compares a function's address with a constant:
     /// `icmp eq (i64 ptrtoint (... @f to i64), i64 -1)`): the predicate and the operands.
     Icmp(&'a str, Token, Box<TVal<'a>>, Box<TVal<'a>>),
-    /// Any other constant expression (`add (...)`, `fcmp ...`): its keyword, unsupported.
+    /// An integer binary constant expression `op [nuw] [nsw] [exact] (T a, T b)`
+    /// (`add` to `srem`): the operation, its keyword's token and the operands. Initialisers
+    /// use `sub` of two `ptrtoint`s for relative lookup tables; in a body it becomes an
+    /// instruction.
+    Binary(crate::ir::BinaryOp, Token, Box<TVal<'a>>, Box<TVal<'a>>),
+    /// Any other constant expression (`fadd (...)`, `fcmp ...`): its keyword, unsupported.
     OtherExpr(&'a str, Token),
     /// `blockaddress(@f, %b)`.
     BlockAddr(Cow<'a, str>, Cow<'a, str>),
@@ -734,6 +739,18 @@ impl<'a> Cursor<'a> {
                             let b = self.parse_typed_depth(depth + 1)?;
                             self.expect(Tok::RParen, "`)` closing `icmp`")?;
                             Val::Icmp(self.text(pt), pt, Box::new(a), Box::new(b))
+                        } else if let Some(op) = integer_binary_op(w) {
+                            while matches!(self.peek().kind, Tok::Ident)
+                                && matches!(self.text(self.peek()), "nuw" | "nsw" | "exact")
+                            {
+                                self.pos += 1;
+                            }
+                            self.expect(Tok::LParen, &format!("`(` after `{w}`"))?;
+                            let a = self.parse_typed_depth(depth + 1)?;
+                            self.expect(Tok::Comma, &format!("`,` between the `{w}` operands"))?;
+                            let b = self.parse_typed_depth(depth + 1)?;
+                            self.expect(Tok::RParen, &format!("`)` closing `{w}`"))?;
+                            Val::Binary(op, t, Box::new(a), Box::new(b))
                         } else if is_const_expr_word(w) {
                             // Skip its predicate/flags and the parenthesised operands.
                             while self.peek().kind == Tok::Ident {
@@ -807,6 +824,11 @@ pub fn is_type_word(w: &str) -> bool {
             | "x86_amx"
             | "ptr"
     ) || (w.len() > 1 && w.starts_with('i') && w[1..].bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// The integer binary operation a constant-expression keyword names (`add` ... `srem`).
+fn integer_binary_op(w: &str) -> Option<crate::ir::BinaryOp> {
+    crate::ir::BinaryOp::from_name(w).filter(|op| !op.is_float())
 }
 
 fn is_const_expr_word(w: &str) -> bool {

@@ -315,11 +315,7 @@ fn global_initialisers_become_bytes_and_relocations() {
     assert_eq!(s.init.as_deref(), Some(&[1u8, 0, 0, 0, 2, 1][..]));
     assert_eq!(
         s.relocations,
-        vec![Relocation {
-            offset: 8,
-            symbol: m.symbol_by_name("str").unwrap(),
-            addend: 2
-        }]
+        vec![Relocation::address(8, m.symbol_by_name("str").unwrap(), 2)]
     );
     assert!(g("str").constant);
     assert_eq!(g("str").linkage, Linkage::Internal);
@@ -327,6 +323,96 @@ fn global_initialisers_become_bytes_and_relocations() {
     assert_eq!(g("big").init, Some(vec![]));
     assert_eq!(g("big").size, 800_000_000);
     assert_eq!(g("d").init.as_deref(), Some(&2.5f64.to_le_bytes()[..]));
+}
+
+/// Address tables clang writes: `blockaddress` entries (resolved to block numbers once the
+/// function is lowered), relative lookup-table entries, and `inttoptr` of a literal. An
+/// initialiser that cannot be evaluated leaves a warning and a global that is not read-only,
+/// so no pass folds loads from the zeros it holds.
+#[test]
+fn address_tables_in_initialisers() {
+    let r = imp(r#"
+@tab = internal constant [2 x i8*] [i8* blockaddress(@f, %second), i8* blockaddress(@f, %first)], align 16
+@s = private constant [3 x i8] c"ab\00"
+@rel = private constant [2 x i32] [i32 trunc (i64 sub (i64 ptrtoint ([3 x i8]* @s to i64), i64 ptrtoint ([2 x i32]* @rel to i64)) to i32), i32 trunc (i64 sub (i64 ptrtoint (i8* getelementptr ([3 x i8], [3 x i8]* @s, i64 0, i64 1) to i64), i64 ptrtoint ([2 x i32]* @rel to i64)) to i32)]
+@one = global i8* inttoptr (i32 -1 to i8*)
+@odd = constant i64 add (i64 ptrtoint ([3 x i8]* @s to i64), i64 1)
+
+define i32 @f(i32 %x) {
+entry:
+  br label %first
+first:
+  br label %second
+second:
+  ret i32 %x
+}
+"#);
+    let m = &r.module;
+    let g = |n: &str| {
+        &m.globals[match m.symbols[m.symbol_by_name(n).unwrap().index()].kind {
+            SymbolKind::Global(i) => i as usize,
+            _ => panic!(),
+        }]
+    };
+    let (f, s, rel) = (
+        m.symbol_by_name("f").unwrap(),
+        m.symbol_by_name("s").unwrap(),
+        m.symbol_by_name("rel").unwrap(),
+    );
+    let block = |offset, b| Relocation {
+        offset,
+        symbol: f,
+        addend: 0,
+        kind: RelocationKind::BlockAddress(Block(b)),
+    };
+    assert_eq!(g("tab").relocations, vec![block(0, 2), block(8, 1)]);
+    let relative = |offset, addend| Relocation {
+        offset,
+        symbol: s,
+        addend,
+        kind: RelocationKind::Relative {
+            base: rel,
+            bytes: 4,
+        },
+    };
+    assert_eq!(g("rel").relocations, vec![relative(0, 0), relative(4, 1)]);
+    assert_eq!(
+        g("one").init.as_deref(),
+        Some(&[0xFF, 0xFF, 0xFF, 0xFF][..])
+    );
+    assert!(g("one").relocations.is_empty());
+    // Not evaluated: a warning, and not read-only.
+    let odd = g("odd");
+    assert!(!odd.constant && odd.relocations.is_empty());
+    assert_eq!(r.context.warnings.len(), 1, "{:?}", r.context.warnings);
+    assert!(
+        r.context.warnings[0].contains("@odd"),
+        "{:?}",
+        r.context.warnings
+    );
+    assert!(crate::verify::verify_globals(m).is_empty());
+    // The module verifier rejects a block the function does not have and an odd width.
+    let mut bad = m.clone();
+    let ti = match bad.symbols[bad.symbol_by_name("tab").unwrap().index()].kind {
+        SymbolKind::Global(i) => i as usize,
+        _ => panic!(),
+    };
+    bad.globals[ti].relocations[1].kind = RelocationKind::BlockAddress(Block(9));
+    let ri = match bad.symbols[rel.index()].kind {
+        SymbolKind::Global(i) => i as usize,
+        _ => panic!(),
+    };
+    bad.globals[ri].relocations[0].kind = RelocationKind::Relative {
+        base: rel,
+        bytes: 3,
+    };
+    let errors: Vec<String> = crate::verify::verify_globals(&bad)
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("block9"), "{errors:?}");
+    assert!(errors[1].contains("3 bytes wide"), "{errors:?}");
 }
 
 /// A `constant` the linker may replace (weak, linkonce, common) is not read-only for the
@@ -737,4 +823,38 @@ b:
         icmps,
         vec![(IntPredicate::Eq, Type::I64), (IntPredicate::Ne, Type::I64)]
     );
+}
+
+/// Integer arithmetic in constant expressions (a difference of two addresses, with flags) is
+/// materialised as instructions, in a phi's predecessor too; the function is not skipped,
+/// and it computes what LLVM computes.
+#[test]
+fn constant_arithmetic_is_materialised() {
+    let r = imp(r#"
+@s = private constant [4 x i8] c"abc\00"
+define i64 @f(i1 %c) {
+entry:
+  br i1 %c, label %a, label %b
+a:
+  br label %b
+b:
+  %d = phi i64 [ sub nsw (i64 ptrtoint (i8* getelementptr ([4 x i8], [4 x i8]* @s, i64 0, i64 3) to i64), i64 ptrtoint ([4 x i8]* @s to i64)), %a ], [ 0, %entry ]
+  %e = add i64 %d, mul (i64 ptrtoint ([4 x i8]* @s to i64), i64 0)
+  ret i64 %e
+}
+"#);
+    assert!(r.skipped.is_empty(), "{:?}", r.skipped);
+    let binaries = kinds(func(&r.module, "f"))
+        .into_iter()
+        .filter(|k| matches!(k, InstKind::Binary { .. }))
+        .count();
+    assert_eq!(binaries, 3);
+    let mut it = crate::interp::Interpreter::new(&r.module, Default::default());
+    for (c, want) in [(true, 3), (false, 0)] {
+        let out = it
+            .call("f", &[crate::interp::Val::int(Type::I1, c as i128)])
+            .unwrap();
+        assert_eq!(out.result, Some(crate::interp::Val::int(Type::I64, want)));
+    }
+    opt_verify(&export(&r.module, &r.context));
 }

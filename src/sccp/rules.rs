@@ -26,8 +26,8 @@ use super::lattice::{AggConsts, Constant, LatticeValue};
 use super::vector::is_vector_op;
 use crate::interp::{ops, Val};
 use crate::ir::{
-    ConstData, ConstKind, ConstPool, InstKind, IntPredicate, Operand, Symbol, SymbolTable,
-    Terminator, Type,
+    ConstData, ConstKind, ConstPool, InstKind, IntPredicate, Operand, RelocationKind, Symbol,
+    SymbolTable, Terminator, Type,
 };
 
 /// The successor index a terminator takes when its condition has the constant cell `cond`
@@ -270,9 +270,10 @@ pub fn eval_inst(
 /// The cell of a load of `ty` from `symbol + offset`: what the interpreter reads there, if
 /// the symbol is a read-only global ([`SymbolTable::read_only`]) and the access lies within
 /// it; otherwise `Overdefined` (the load stays, with whatever it does at run time). Bytes
-/// past the initialiser are zero; a pointer stored by a relocation reads as that symbol plus
-/// its addend when the load is a `ptr` load at exactly the relocation's offset, and any
-/// other overlap with a relocation is `Overdefined`.
+/// past the initialiser are zero; a pointer stored by a plain relocation
+/// ([`RelocationKind::Address`]) reads as that symbol plus its addend when the load is a
+/// `ptr` load at exactly the relocation's offset, and any other overlap with a relocation
+/// (block addresses and relative entries included) is `Overdefined`.
 pub fn load_constant(memory: &SymbolTable, ty: Type, symbol: Symbol, offset: i64) -> LatticeValue {
     let Some(g) = memory.read_only(symbol) else {
         return LatticeValue::Overdefined;
@@ -284,8 +285,11 @@ pub fn load_constant(memory: &SymbolTable, ty: Type, symbol: Symbol, offset: i64
         return LatticeValue::Overdefined;
     }
     for r in &g.relocations {
-        if r.offset < start + n && start < r.offset.saturating_add(8) {
-            return if ty == Type::Ptr && r.offset == start {
+        if r.offset < start + n && start < r.offset.saturating_add(r.bytes()) {
+            // Only a plain pointer is a constant here: a block's address belongs to its own
+            // function, and a relative entry's value is a difference of run-time addresses.
+            let plain = r.kind == RelocationKind::Address;
+            return if plain && ty == Type::Ptr && r.offset == start {
                 LatticeValue::Const(Constant::Symbol {
                     symbol: r.symbol,
                     offset: r.addend,

@@ -12,7 +12,11 @@
 //! extern   := 'extern' '@'name '(' [type (',' type)*] [',' '...' | '...'] ')' '->' type
 //! global   := ['internal'] ('global'|'const') '@'name 'size' INT 'align' INT
 //!             ('external' | ['init' STRING] reloc*)
-//! reloc    := 'reloc' INT '@'name [('+'|'-') INT]
+//! reloc    := 'reloc' INT target [('+'|'-') INT] ['from' '@'name]
+//! target   := '@'name                                  (an 8-byte pointer)
+//!           | 'blockaddress' '(' '@'name ',' 'block'N ')'   (a block of that function)
+//!           | 'relative' ('i8'|'i16'|'i32'|'i64') '@'name   (needs 'from' '@'base: the
+//!                                        low bits of address + addend - address(base))
 //! func     := ['internal'] 'func' '@'name
 //!             '(' [type value (',' type value)*] [',' '...' | '...'] ')' '->' type
 //!             ['phase' PHASE] '{' block* '}'

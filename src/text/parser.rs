@@ -636,29 +636,78 @@ impl<'a> Parser<'a> {
             }
         }
         while self.eat_word("reloc") {
-            let offset = self.uint("a byte offset after `reloc`", u64::MAX)?;
-            let symbol = self.symbol_ref()?;
-            let addend = if self.eat_punct('+') {
-                self.int64("an addend after `+`")?
-            } else if self.eat_punct('-') {
-                let t = self.peek().clone();
-                let m = self.uint("an addend after `-`", 1u64 << 63)?;
-                if matches!(&t.tok, Tok::Num(n) if n.starts_with('-')) {
-                    return Err(self.err_at(&t, "expected an unsigned addend after `-`".into()));
-                }
-                m.wrapping_neg() as i64
-            } else if matches!(&self.peek().tok, Tok::Num(n) if n.starts_with('-')) {
-                self.int64("an addend")?
-            } else {
-                0
+            let r = self.relocation()?;
+            g.relocations.push(r);
+        }
+        Ok(g)
+    }
+
+    /// After `reloc`: `OFFSET @sym [+|- ADDEND]` (a pointer),
+    /// `OFFSET blockaddress(@f, blockN) [+|- ADDEND]` (a block's address) or
+    /// `OFFSET relative iN @sym [+|- ADDEND] from @base` (the low N bits of
+    /// `address(sym) + addend - address(base)`).
+    fn relocation(&mut self) -> Result<Relocation, ParseError> {
+        let offset = self.uint("a byte offset after `reloc`", u64::MAX)?;
+        if self.eat_word("blockaddress") {
+            self.expect_punct('(', "after `blockaddress`")?;
+            let (symbol, _) = self.item_symbol(|k| matches!(k, SymbolKind::Function(_)))?;
+            self.expect_punct(',', "after the function of `blockaddress`")?;
+            let t = self.peek().clone();
+            let Some(b) = self.indexed(&t, "block")? else {
+                return Err(self.expected("a block `blockN` in `blockaddress`"));
             };
-            g.relocations.push(Relocation {
+            self.bump();
+            self.expect_punct(')', "after the block of `blockaddress`")?;
+            let addend = self.addend()?;
+            return Ok(Relocation {
                 offset,
                 symbol,
                 addend,
+                kind: RelocationKind::BlockAddress(Block(b)),
             });
         }
-        Ok(g)
+        if self.eat_word("relative") {
+            let t = self.peek().clone();
+            let bytes = match t.tok {
+                Tok::Word("i8") => 1,
+                Tok::Word("i16") => 2,
+                Tok::Word("i32") => 4,
+                Tok::Word("i64") => 8,
+                _ => return Err(self.expected("a width i8, i16, i32 or i64 after `relative`")),
+            };
+            self.bump();
+            let symbol = self.symbol_ref()?;
+            let addend = self.addend()?;
+            self.expect_word("from", "after the target of a relative relocation")?;
+            let base = self.symbol_ref()?;
+            return Ok(Relocation {
+                offset,
+                symbol,
+                addend,
+                kind: RelocationKind::Relative { base, bytes },
+            });
+        }
+        let symbol = self.symbol_ref()?;
+        let addend = self.addend()?;
+        Ok(Relocation::address(offset, symbol, addend))
+    }
+
+    /// An optional `+ N` / `- N` / `-N` after a relocation's symbol (0 when absent).
+    fn addend(&mut self) -> Result<i64, ParseError> {
+        Ok(if self.eat_punct('+') {
+            self.int64("an addend after `+`")?
+        } else if self.eat_punct('-') {
+            let t = self.peek().clone();
+            let m = self.uint("an addend after `-`", 1u64 << 63)?;
+            if matches!(&t.tok, Tok::Num(n) if n.starts_with('-')) {
+                return Err(self.err_at(&t, "expected an unsigned addend after `-`".into()));
+            }
+            m.wrapping_neg() as i64
+        } else if matches!(&self.peek().tok, Tok::Num(n) if n.starts_with('-')) {
+            self.int64("an addend")?
+        } else {
+            0
+        })
     }
 
     /// `( params ) -> ret`; with `named`, every parameter type is followed by a value name,

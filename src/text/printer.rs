@@ -73,11 +73,24 @@ fn global(out: &mut String, g: &Global, name: &str, table: &SymbolTable) {
         Some(_) => {}
     }
     for r in &g.relocations {
-        let _ = write!(out, " reloc {} {}", r.offset, symbol(&table.name(r.symbol)));
+        let target = symbol(&table.name(r.symbol));
+        let _ = write!(out, " reloc {} ", r.offset);
+        match r.kind {
+            RelocationKind::Address => out.push_str(&target),
+            RelocationKind::BlockAddress(b) => {
+                let _ = write!(out, "blockaddress({target}, {b})");
+            }
+            RelocationKind::Relative { bytes, .. } => {
+                let _ = write!(out, "relative i{} {target}", 8 * bytes as u32);
+            }
+        }
         if r.addend > 0 {
             let _ = write!(out, " + {}", r.addend);
         } else if r.addend < 0 {
             let _ = write!(out, " - {}", r.addend.unsigned_abs());
+        }
+        if let RelocationKind::Relative { base, .. } = r.kind {
+            let _ = write!(out, " from {}", symbol(&table.name(base)));
         }
     }
     out.push('\n');

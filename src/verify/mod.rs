@@ -565,9 +565,66 @@ impl fmt::Display for GlobalError {
     }
 }
 
+/// What is wrong with relocation `r` of a global of `size` bytes in `m`, if anything.
+fn relocation_error(m: &Module, r: &Relocation, size: u64) -> Option<String> {
+    let what = match r.kind {
+        RelocationKind::Address => "pointer",
+        RelocationKind::BlockAddress(_) => "block address",
+        RelocationKind::Relative { .. } => "relative entry",
+    };
+    if let RelocationKind::Relative { bytes, .. } = r.kind {
+        if !matches!(bytes, 1 | 2 | 4 | 8) {
+            return Some(format!(
+                "{what} at offset {} is {bytes} bytes wide, not 1, 2, 4 or 8",
+                r.offset
+            ));
+        }
+    }
+    if r.offset.checked_add(r.bytes()).is_none_or(|end| end > size) {
+        return Some(format!(
+            "{what} at offset {} does not fit in the global's size of {size} bytes",
+            r.offset
+        ));
+    }
+    let unknown = |s: Symbol| s.index() >= m.symbols.len();
+    if unknown(r.symbol) {
+        return Some(format!(
+            "{what} at offset {} names unknown {}",
+            r.offset, r.symbol
+        ));
+    }
+    match r.kind {
+        RelocationKind::Relative { base, .. } if unknown(base) => Some(format!(
+            "{what} at offset {} is relative to unknown {base}",
+            r.offset
+        )),
+        RelocationKind::BlockAddress(b) => {
+            let function = match m.symbols[r.symbol.index()].kind {
+                SymbolKind::Function(fi) => m.functions.get(fi as usize),
+                _ => None,
+            };
+            match function {
+                None => Some(format!(
+                    "{what} at offset {} names @{}, not a defined function",
+                    r.offset,
+                    m.symbols[r.symbol.index()].name
+                )),
+                Some(f) if b.index() >= f.blocks.len() => Some(format!(
+                    "{what} at offset {} names {b}, which @{} does not have",
+                    r.offset,
+                    m.symbols[r.symbol.index()].name
+                )),
+                Some(_) => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// Checks every global's initialiser against its size: the initial bytes are at most `size`
-/// (fewer are zero-filled), and each relocation's 8-byte pointer lies inside `size` and names
-/// a symbol of the module. These are module-level facts, so they are checked here once per
+/// (fewer are zero-filled), and each relocation lies inside `size` and names a symbol of the
+/// module (a block address: a block of a defined function; a relative entry: 1, 2, 4 or 8
+/// bytes). These are module-level facts, so they are checked here once per
 /// module, not by the per-function [`Verifier`]. Cost: O(globals + relocations).
 pub fn verify_globals(m: &Module) -> Vec<GlobalError> {
     let mut errors = Vec::new();
@@ -590,19 +647,11 @@ pub fn verify_globals(m: &Module) -> Vec<GlobalError> {
             }
         }
         for r in &g.relocations {
-            if r.offset.checked_add(8).is_none_or(|end| end > g.size) {
+            let message = relocation_error(m, r, g.size);
+            if let Some(message) = message {
                 errors.push(GlobalError {
                     global: name(),
-                    message: format!(
-                        "pointer at offset {} does not fit in the global's size of {} bytes",
-                        r.offset, g.size
-                    ),
-                });
-            }
-            if r.symbol.index() >= m.symbols.len() {
-                errors.push(GlobalError {
-                    global: name(),
-                    message: format!("pointer at offset {} names unknown {}", r.offset, r.symbol),
+                    message,
                 });
             }
         }

@@ -1,33 +1,35 @@
 //! Export of globals the context does not know, and renaming of block addresses in
 //! verbatim global text.
 //!
-//! A global's image is split into byte runs and 8-byte pointer fields at its relocations;
-//! one run prints as `[N x i8] c"..."` (or `zeroinitializer`), several as a packed struct.
+//! A global's image is split into byte runs and fields at its relocations (8-byte pointers:
+//! a symbol's address, a `blockaddress`; or `iN` relative entries, printed as
+//! `trunc (i64 sub (i64 ptrtoint @target, i64 ptrtoint @base) to iN)`); one run prints as
+//! `[N x i8] c"..."` (or `zeroinitializer`), several as a packed struct.
 //! Complexity: linear in the image size.
 
 use super::*;
 
-/// One piece of a global's image: raw bytes `[start, end)` or a pointer at `start`.
+/// One piece of a global's image: raw bytes `[start, end)` or a relocation's field.
 enum Piece {
     Bytes(u64, u64),
     Ptr(Relocation),
 }
 
-/// Splits a global's image into byte runs and 8-byte pointers (relocations).
+/// Splits a global's image into byte runs and relocations' fields.
 fn pieces(g: &Global) -> Vec<Piece> {
     let mut relocs = g.relocations.clone();
     relocs.sort_by_key(|r| r.offset);
     let mut out = Vec::new();
     let mut at = 0u64;
     for r in relocs {
-        if r.offset < at || r.offset.saturating_add(8) > g.size {
+        if r.offset < at || r.offset.saturating_add(r.bytes()) > g.size {
             continue;
         }
         if r.offset > at {
             out.push(Piece::Bytes(at, r.offset));
         }
         out.push(Piece::Ptr(r));
-        at = r.offset + 8;
+        at = r.offset + r.bytes();
     }
     if at < g.size || out.is_empty() {
         out.push(Piece::Bytes(at, g.size));
@@ -44,7 +46,10 @@ pub(super) fn global_type(g: &Global) -> LType {
         .iter()
         .map(|p| match p {
             Piece::Bytes(a, b) => LType::Array(b - a, Arc::new(LType::Int(8))),
-            Piece::Ptr(_) => LType::i8_ptr(),
+            Piece::Ptr(r) => match r.kind {
+                RelocationKind::Relative { bytes, .. } => LType::Int(8 * bytes as u32),
+                _ => LType::i8_ptr(),
+            },
         })
         .collect();
     if fields.len() == 1 {
@@ -97,23 +102,7 @@ pub(super) fn print_global(
                     vals.push(format!("{t} c\"{}\"", escape(&bytes)));
                 }
             }
-            Piece::Ptr(r) => {
-                let st = symbol_type(m, ctx, extra, r.symbol);
-                let sym = ident('@', sym_name(m, r.symbol));
-                let base = if st == LType::i8_ptr() {
-                    sym
-                } else {
-                    format!("bitcast ({st} {sym} to i8*)")
-                };
-                if r.addend == 0 {
-                    vals.push(format!("i8* {base}"));
-                } else {
-                    vals.push(format!(
-                        "i8* getelementptr (i8, i8* {base}, i64 {})",
-                        r.addend
-                    ));
-                }
-            }
+            Piece::Ptr(r) => vals.push(relocation_value(m, ctx, extra, r)),
         }
     }
     let value = if vals.len() == 1 {
@@ -129,6 +118,57 @@ pub(super) fn print_global(
         "{name} = {link}{kind} {ty} {value}, align {}",
         g.align.max(1)
     );
+}
+
+/// The typed LLVM constant of relocation `r`'s field (`i8* ...` or `iN ...`).
+fn relocation_value(
+    m: &Module,
+    ctx: &LlvmContext,
+    extra: &HashMap<String, LType>,
+    r: &Relocation,
+) -> String {
+    let address = |s: Symbol, addend: i64| {
+        let st = symbol_type(m, ctx, extra, s);
+        let sym = ident('@', sym_name(m, s));
+        let base = if st == LType::i8_ptr() {
+            sym
+        } else {
+            format!("bitcast ({st} {sym} to i8*)")
+        };
+        if addend == 0 {
+            base
+        } else {
+            format!("getelementptr (i8, i8* {base}, i64 {addend})")
+        }
+    };
+    match r.kind {
+        RelocationKind::Address => format!("i8* {}", address(r.symbol, r.addend)),
+        RelocationKind::BlockAddress(b) => {
+            let block = format!(
+                "blockaddress({}, %b{})",
+                ident('@', sym_name(m, r.symbol)),
+                b.0
+            );
+            if r.addend == 0 {
+                format!("i8* {block}")
+            } else {
+                format!("i8* getelementptr (i8, i8* {block}, i64 {})", r.addend)
+            }
+        }
+        RelocationKind::Relative { base, bytes } => {
+            let difference = format!(
+                "sub (i64 ptrtoint (i8* {} to i64), i64 ptrtoint (i8* {} to i64))",
+                address(r.symbol, r.addend),
+                address(base, 0)
+            );
+            if bytes == 8 {
+                format!("i64 {difference}")
+            } else {
+                let bits = 8 * bytes as u32;
+                format!("i{bits} trunc (i64 {difference} to i{bits})")
+            }
+        }
+    }
 }
 
 /// Rewrites `blockaddress(@f, %label)` in verbatim text to the block names export prints

@@ -1,5 +1,5 @@
 //! Operands: a typed LLVM value lowered to a scalar [`Operand`], with constant expressions
-//! (casts, `getelementptr`, aggregates) materialised as instructions in the current block
+//! (casts, `getelementptr`, `icmp`, integer arithmetic, aggregates) materialised as instructions in the current block
 //! and names used before their definition given placeholders (resolved at the end of the
 //! body, see the parent module).
 //! Complexity: linear in the value's tokens (recursively, for constant expressions).
@@ -145,6 +145,25 @@ impl<'a, 'm> Lower<'a, 'm> {
                 let r = self.b.push(InstKind::Icmp {
                     pred,
                     ty: ot,
+                    lhs,
+                    rhs,
+                });
+                Ok(Operand::Value(r[0]))
+            }
+            Val::Binary(op, t, a, b) => {
+                // Materialised as an instruction, like a constant icmp. Its `nuw`/`nsw`/
+                // `exact` flags are dropped, which only removes poison.
+                if !sty.is_int() || a.0 != *ty || b.0 != *ty {
+                    return self.err(
+                        *t,
+                        format!("constant `{op}` of {} and {} used as {ty}", a.0, b.0),
+                    );
+                }
+                let lhs = self.operand(&a.0, &a.1)?;
+                let rhs = self.operand(&b.0, &b.1)?;
+                let r = self.b.push(InstKind::Binary {
+                    op: *op,
+                    ty: sty,
                     lhs,
                     rhs,
                 });
