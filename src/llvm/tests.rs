@@ -14,6 +14,14 @@ fn imp(src: &str) -> Imported {
     r
 }
 
+/// The index in `m.globals` of the global named `name`.
+fn global_index(m: &Module, name: &str) -> usize {
+    match m.symbols[m.symbol_by_name(name).unwrap().index()].kind {
+        SymbolKind::Global(i) => i as usize,
+        _ => panic!("@{name} is not a global"),
+    }
+}
+
 fn func<'a>(m: &'a Module, name: &str) -> &'a Function {
     m.function(name)
         .unwrap_or_else(|| panic!("no function {name}"))
@@ -304,12 +312,7 @@ fn global_initialisers_become_bytes_and_relocations() {
 @d = internal global double 2.5, align 8
 "#);
     let m = &r.module;
-    let g = |n: &str| {
-        &m.globals[match m.symbols[m.symbol_by_name(n).unwrap().index()].kind {
-            SymbolKind::Global(i) => i as usize,
-            _ => panic!(),
-        }]
-    };
+    let g = |n: &str| &m.globals[global_index(m, n)];
     let s = g("s");
     assert_eq!((s.size, s.align), (16, 8));
     assert_eq!(s.init.as_deref(), Some(&[1u8, 0, 0, 0, 2, 1][..]));
@@ -348,12 +351,7 @@ second:
 }
 "#);
     let m = &r.module;
-    let g = |n: &str| {
-        &m.globals[match m.symbols[m.symbol_by_name(n).unwrap().index()].kind {
-            SymbolKind::Global(i) => i as usize,
-            _ => panic!(),
-        }]
-    };
+    let g = |n: &str| &m.globals[global_index(m, n)];
     let (f, s, rel) = (
         m.symbol_by_name("f").unwrap(),
         m.symbol_by_name("s").unwrap(),
@@ -393,15 +391,8 @@ second:
     assert!(crate::verify::verify_globals(m).is_empty());
     // The module verifier rejects a block the function does not have and an odd width.
     let mut bad = m.clone();
-    let ti = match bad.symbols[bad.symbol_by_name("tab").unwrap().index()].kind {
-        SymbolKind::Global(i) => i as usize,
-        _ => panic!(),
-    };
+    let (ti, ri) = (global_index(&bad, "tab"), global_index(&bad, "rel"));
     bad.globals[ti].relocations[1].kind = RelocationKind::BlockAddress(Block(9));
-    let ri = match bad.symbols[rel.index()].kind {
-        SymbolKind::Global(i) => i as usize,
-        _ => panic!(),
-    };
     bad.globals[ri].relocations[0].kind = RelocationKind::Relative {
         base: rel,
         bytes: 3,
