@@ -69,7 +69,7 @@ pub fn second_chance<F: MachineRead + ?Sized>(
         });
         match free {
             Some(reg) => {
-                assign(&mut t, state, b, reg);
+                assign(&mut t, state, b, reg, true);
                 state.stats.second_chance += 1;
                 let at = t.br.ranges[b.index()][0].range.from;
                 super::note!(state, at, "second chance: b{b} -> {reg}");
