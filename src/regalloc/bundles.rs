@@ -153,7 +153,7 @@ impl Default for SpillSet {
 /// What allocation decided for a spill set (column of spill-set entities).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpillSetState {
-    /// Register hint: the last register a bundle of the set got.
+    /// Register hint: the last register a bundle of the set got without a fixed constraint.
     pub hint: Option<crate::registers::PReg>,
     /// The set's spill bundle ([`BundleIndex::NONE`] when none yet).
     pub spill_bundle: BundleIndex,

@@ -9,7 +9,8 @@
 //!   bundle just before the first use that made it;
 //! - `Any` (no use needs a register): into the spill set's spill bundle when there is one,
 //!   else onto the second-chance list; `Stack`: stays on the stack;
-//! - otherwise registers are probed in the seed's order (spill-set hint, the queue entry's
+//! - otherwise registers are probed in the seed's order (spill-set hint: the last register
+//!   a bundle of the set got without a fixed constraint; then the queue entry's
 //!   hint, preferred then non-preferred registers each from an offset of bundle index plus
 //!   first instruction), gathering per register whether it is free, the conflicting bundles
 //!   with their maximum spill weight, whether a reservation conflicts, and the first conflict
@@ -507,12 +508,21 @@ fn probe(t: &Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg, limit:
     }
 }
 
-/// Gives bundle `b` register `reg` (the map must be free over its ranges).
-pub(crate) fn assign(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg) {
+/// Gives bundle `b` register `reg` (the map must be free over its ranges); with `hint`, the
+/// register becomes its spill set's hint. A register a fixed constraint chose is no hint:
+/// the set's other pieces (its spill bundle around a call, most often) would be steered to
+/// an argument or result register, away from the register the set's free pieces chose.
+pub(crate) fn assign(
+    t: &mut Tables<'_>,
+    state: &mut IonState,
+    b: BundleIndex,
+    reg: PReg,
+    hint: bool,
+) {
     state.maps[reg.dense_index()].insert_sorted(&t.br.ranges[b.index()], |e| (e.range, e.index));
     t.br.allocs[b.index()] = Allocation::Reg(reg);
     let s = t.br.spill_sets[b.index()].index();
-    if let Some(set) = t.sets.state.get_mut(s) {
+    if let Some(set) = t.sets.state.get_mut(s).filter(|_| hint) {
         set.hint = Some(reg);
     }
 }
@@ -597,7 +607,7 @@ fn process_bundle(
         for reg in cands.clone() {
             match probe(t, state, b, reg, best_cost) {
                 Probe::Free => {
-                    assign(t, state, b, reg);
+                    assign(t, state, b, reg, !matches!(need, Need::Fixed(_)));
                     state.stats.allocated += 1;
                     super::note!(state, first_range.from, "b{b} -> {reg}");
                     return Ok(());

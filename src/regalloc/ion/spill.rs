@@ -2,7 +2,9 @@
 //! Spilled Bundles", "Spillslot Allocation").
 //!
 //! What: [`second_chance`] gives each bundle on the second-chance list (spill bundles and
-//! bundles whose uses need no register) one more probe of the registers of its class, hint
+//! bundles whose uses need no register), longest first (total length of its ranges, as
+//! the allocation queue orders bundles: a long bundle fits only while the short ones have
+//! not yet filled the holes it needs), one more probe of the registers of its class, hint
 //! first, taking a register only where it is free over every range (no eviction, no split);
 //! a bundle that finds none lives in its spill set's slot, unless all its ranges are
 //! use-free ranges of rematerializable values ([`crate::machine::MachineRead::remat`]): then
@@ -24,8 +26,8 @@
 //! its size. (regalloc2 reserves a slot over the hull of the set's ranges with ten probes;
 //! over both targets' corpora these points and first fit leave about a quarter fewer slots.)
 //!
-//! Complexity: O(bundles x registers x ranges x log n) for second chance; O(points log
-//! points + sets x (slots + probes x points x log n)) for slots.
+//! Complexity: O(bundles x (log bundles + registers x ranges x log n)) for second chance;
+//! O(points log points + sets x (slots + probes x points x log n)) for slots.
 
 use super::maps::RegMap;
 use super::process::{assign, candidates, Tables};
@@ -45,7 +47,15 @@ pub fn second_chance<F: MachineRead + ?Sized>(
     state: &mut IonState,
 ) {
     let (mut t, _, _) = Tables::of(t);
-    let list = std::mem::take(&mut state.spilled);
+    let mut list = std::mem::take(&mut state.spilled);
+    // Longest first (see the module doc); ties by bundle index.
+    list.sort_unstable_by_key(|&b| {
+        let length: u32 = t.br.ranges[b.index()]
+            .iter()
+            .map(|e| e.range.to.0 - e.range.from.0)
+            .sum();
+        (std::cmp::Reverse(length), b)
+    });
     for &b in &list {
         if t.br.ranges[b.index()].is_empty() || t.br.allocs[b.index()].as_reg().is_some() {
             continue;
@@ -69,7 +79,7 @@ pub fn second_chance<F: MachineRead + ?Sized>(
         });
         match free {
             Some(reg) => {
-                assign(&mut t, state, b, reg);
+                assign(&mut t, state, b, reg, true);
                 state.stats.second_chance += 1;
                 let at = t.br.ranges[b.index()][0].range.from;
                 super::note!(state, at, "second chance: b{b} -> {reg}");
