@@ -6,12 +6,12 @@
 //! the loose ends around the cut into the spill set's spill bundle (the end of the first
 //! half past its last use, the start of the second half before its first use, unless that
 //! starts at a def, and trailing use-free ranges of the second half that a gap in layout
-//! separates from its uses, when more of their block's in-edges, weighted by loop depth,
-//! come from outside the two halves than from them), and queues both halves with the
-//! register hint. The point is adjusted as the seed says: at the bundle start it moves past
-//! the first use; an "after" point moves to the next instruction's "before" point (no move
-//! can sit between an instruction's uses and defs); with a fixed-register use ahead, to just
-//! before that use.
+//! separates from its uses or that start a join, when more of their block's in-edges,
+//! weighted by loop depth, come from outside the two halves than from them), and queues both
+//! halves with the register hint. The point is adjusted as the seed says: at the bundle start
+//! it moves past the first use; an "after" point moves to the next instruction's "before"
+//! point (no move can sit between an instruction's uses and defs); with a fixed-register use
+//! ahead, to just before that use.
 //!
 //! `split_into_minimal` (after [`super::MAX_SPLITS_PER_SPILL_SET`] splits of one spill
 //! set, or for a bundle spanning one instruction) gives every use that needs a register a
@@ -209,6 +209,12 @@ fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
         let r = last.index.index();
         match t.rr.uses[r].last().map(|u| u.point) {
             None => {
+                super::note!(
+                    state,
+                    last.range.from,
+                    "b{b}: end {} to the spill bundle",
+                    last.range
+                );
                 let spill = spill_bundle(t, state, b);
                 t.br.ranges[b.index()].pop();
                 t.rr.bundles[r] = spill;
@@ -218,7 +224,9 @@ fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
             Some(p) => {
                 let cut = ProgPoint::before(p.inst() + 1);
                 if cut < last.range.to {
-                    spill_piece(t, state, b, r, CodeRange::new(cut, last.range.to));
+                    let piece = CodeRange::new(cut, last.range.to);
+                    super::note!(state, cut, "b{b}: end {piece} to the spill bundle");
+                    spill_piece(t, state, b, r, piece);
                     t.rr.spans[r].to = cut;
                     if let Some(e) = t.br.ranges[b.index()].last_mut() {
                         e.range.to = cut;
@@ -242,6 +250,13 @@ fn trim_end(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
 /// edge). Entered from the halves themselves it stays (`yyparse` in jq.O2 on aarch64: case
 /// blocks entered from the switch, whose neighbouring pieces are in registers, paid a store
 /// and two reloads per case when it always went to the slot).
+///
+/// A range starting at a join (a block with several in-edges) counts as detached even when
+/// the range before it ends there in layout order: its value comes over the edges. There,
+/// use-free also admits a join's parameter (its in-edges write it) and a back edge's
+/// argument use (which only keeps the location to the branch): `XSUM_main` in xxhash on
+/// x86-64 kept its outer-loop latch's parameters in registers for such a use, and each of
+/// the latch's slot-side predecessors reloaded them.
 fn trim_detached_end(t: &mut Tables<'_>, state: &mut IonState, first: BundleIndex, b: BundleIndex) {
     loop {
         let list = &t.br.ranges[b.index()];
@@ -251,18 +266,46 @@ fn trim_detached_end(t: &mut Tables<'_>, state: &mut IonState, first: BundleInde
         }
         let (prev, last) = (list[n - 2], list[n - 1]);
         let r = last.index.index();
-        let use_free = t.rr.uses[r].is_empty() && t.rr.flags[r] & RangeFlags::STARTS_AT_DEF == 0;
-        if !use_free || prev.range.to >= last.range.from {
+        let join = starts_join(state, last.range.from);
+        // No operand reads or writes it (a back edge's argument use only), and it starts at
+        // no def other than a join's parameter (which its in-edges write).
+        let use_free = t.rr.uses[r].iter().all(is_ghost)
+            && (t.rr.flags[r] & RangeFlags::STARTS_AT_DEF == 0 || join);
+        if !use_free || prev.range.to >= last.range.from && !join {
             return;
         }
         if !edges_favour_slot(t, state, first, b, last.range.from) {
             return;
         }
+        super::note!(
+            state,
+            last.range.from,
+            "b{b}: detached end {} to the spill bundle",
+            last.range
+        );
         let spill = spill_bundle(t, state, b);
         t.br.ranges[b.index()].pop();
         t.rr.bundles[r] = spill;
         t.br.ranges[spill.index()].push(last);
     }
+}
+
+/// Whether `u` is a back edge's branch-argument use (no operand: it only keeps the value's
+/// location up to the branch).
+fn is_ghost(u: &Use) -> bool {
+    u.slot() == Use::NO_SLOT && u.operand.constraint == OperandConstraint::Any
+}
+
+/// Whether `at` is the start of a block with several in-edges (a join: what reaches it
+/// comes over its edges, not from the range before it in layout order, even when that range
+/// ends at `at`).
+fn starts_join(state: &IonState, at: ProgPoint) -> bool {
+    let i = at.inst().index();
+    if at.is_after() || i == 0 || state.block_of[i - 1] == state.block_of[i] {
+        return false;
+    }
+    let k = state.block_of[i].index();
+    state.pred_start[k + 1] - state.pred_start[k] > 1
 }
 
 /// Whether the in-edges of the block starting at `at` weigh more from outside the two halves
@@ -311,6 +354,15 @@ fn trim_start(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
         })
         .count();
     if empty > 0 {
+        if state.annotate {
+            let list = &t.br.ranges[b.index()];
+            let (from, to) = (list[0].range.from, list[empty - 1].range.to);
+            super::note!(
+                state,
+                from,
+                "b{b}: {empty} use-free start ranges [{from}, {to}) to the spill bundle"
+            );
+        }
         let spill = spill_bundle(t, state, b);
         let mut list = std::mem::take(&mut t.br.ranges[b.index()]);
         for e in &list[..empty] {
@@ -329,7 +381,13 @@ fn trim_start(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
     if let Some(p) = t.rr.uses[r].first().map(|u| u.point) {
         let cut = ProgPoint::before(p.inst());
         if cut > first.range.from {
-            spill_piece(t, state, b, r, CodeRange::new(first.range.from, cut));
+            let piece = CodeRange::new(first.range.from, cut);
+            super::note!(
+                state,
+                first.range.from,
+                "b{b}: start {piece} to the spill bundle"
+            );
+            spill_piece(t, state, b, r, piece);
             t.rr.spans[r].from = cut;
             if let Some(e) = t.br.ranges[b.index()].first_mut() {
                 e.range.from = cut;
