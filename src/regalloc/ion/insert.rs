@@ -35,7 +35,7 @@
 //! Invariants of the output: edits sorted by point, none after a block's terminator, none
 //! stack to stack; the checker judges the rest.
 //!
-//! Complexity: O(ranges log ranges + blocks covered + moves log moves).
+//! Complexity: O(ranges + vregs + blocks covered log blocks covered + moves log moves).
 
 use super::process::DEAD;
 use super::{range_alloc, remat_of, IonError, IonState};
@@ -68,6 +68,8 @@ pub struct InsertScratch {
     alloc_of: Vec<Allocation>,
     /// `range_start[v]..range_start[v + 1]`: the entries of vreg `v` in `by_vreg`.
     range_start: Vec<u32>,
+    /// Per vreg, the next free place in its segment while the keys are bucketed.
+    fill: Vec<u32>,
     /// (vreg, block, location) of a vreg at each block exit a range covers.
     sources: Vec<(u32, MBlock, Allocation)>,
     /// `source_start[v]..source_start[v + 1]`: the entries of vreg `v` in `sources`.
@@ -192,22 +194,33 @@ fn assign_locations<F: MachineRead + ?Sized>(
 fn sort_ranges_by_vreg<F: MachineRead + ?Sized>(f: &F, rr: &RangeRows<'_>, state: &mut IonState) {
     let sc = &mut state.insert;
     let spans = &*rr.spans;
+    // A counting sort by vreg (the segment bounds are the buckets), then each vreg's few
+    // keys sorted: the order one sort of all the keys gives (they are distinct, the range
+    // being part of each), in O(ranges + vregs) plus the small sorts instead of
+    // O(ranges log ranges).
+    let nv = f.num_vregs();
+    segment_starts(&mut sc.range_start, nv, sc.by_vreg.iter().map(|e| e.0));
+    sc.fill.clear();
+    sc.fill.extend_from_slice(&sc.range_start[..nv]);
     sc.by_vreg_keys.clear();
-    sc.by_vreg_keys.extend(sc.by_vreg.iter().map(|&(v, r)| {
+    sc.by_vreg_keys.resize(sc.by_vreg.len(), (0, 0, 0, 0));
+    for &(v, r) in &sc.by_vreg {
         let span = spans[r.index()];
-        (v, span.from.0, !span.to.0, r.index() as u32)
-    }));
-    sc.by_vreg_keys.sort_unstable();
+        let k = &mut sc.fill[v as usize];
+        sc.by_vreg_keys[*k as usize] = (v, span.from.0, !span.to.0, r.index() as u32);
+        *k += 1;
+    }
+    for w in sc.range_start.windows(2) {
+        let segment = &mut sc.by_vreg_keys[w[0] as usize..w[1] as usize];
+        if segment.len() > 1 {
+            segment.sort_unstable();
+        }
+    }
     sc.by_vreg.clear();
     sc.by_vreg.extend(
         sc.by_vreg_keys
             .iter()
             .map(|&(v, _, _, r)| (v, LiveRangeIndex::new(r as usize))),
-    );
-    segment_starts(
-        &mut sc.range_start,
-        f.num_vregs(),
-        sc.by_vreg.iter().map(|e| e.0),
     );
     if state.annotate {
         for &(v, r) in &sc.by_vreg {

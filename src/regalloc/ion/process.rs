@@ -366,6 +366,7 @@ pub(crate) fn candidates(
         list: 0,
         step: 0,
         offset,
+        start: 0,
         class,
         limit: match need {
             Need::Limit(n) => n,
@@ -395,6 +396,8 @@ pub(crate) struct Candidates<'a> {
     list: usize,
     step: usize,
     offset: usize,
+    /// `offset` modulo the length of the list being walked.
+    start: usize,
     class: RegClass,
     /// Registers from this index on are not candidates (`Limit`; `u8::MAX` otherwise).
     limit: u8,
@@ -425,8 +428,11 @@ impl Iterator for Candidates<'_> {
             let hint = self.hints[self.next_hint];
             self.next_hint += 1;
             if let Some(h) = hint {
-                let allocatable = self.lists.iter().any(|list| list.contains(&h));
-                if h.class() == self.class && allocatable && self.take(h) {
+                // The class first: the list scans only for a hint that can be a candidate.
+                if h.class() == self.class
+                    && self.lists.iter().any(|list| list.contains(&h))
+                    && self.take(h)
+                {
                     return Some(h);
                 }
             }
@@ -437,8 +443,12 @@ impl Iterator for Candidates<'_> {
                 self.step = 0;
                 continue;
             }
-            // From the offset round to it: the registers after it, then those before it.
-            let mut k = self.offset % list.len() + self.step;
+            // From the offset round to it: the registers after it, then those before it
+            // (the offset reduced once per list, not per register).
+            if self.step == 0 {
+                self.start = self.offset % list.len();
+            }
+            let mut k = self.start + self.step;
             if k >= list.len() {
                 k -= list.len();
             }
