@@ -101,6 +101,9 @@ fn round_trip(ll: &Path, dir: &Path, interpret_o0: bool) -> Vec<String> {
                     | "vector_gep"
                     | "tables"
                     | "tables.O0"
+                    | "builtins"
+                    | "builtins.O0"
+                    | "builtins.O0g"
             ),
         );
     }
@@ -199,7 +202,7 @@ fn c_programs_round_trip_through_import_and_export() {
 }
 
 /// The committed `.ll` fixtures (`tests/fixtures/ll/NAME.ll`).
-const FIXTURES: [&str; 10] = [
+const FIXTURES: [&str; 11] = [
     "floats",
     "misc",
     "vm",
@@ -210,6 +213,7 @@ const FIXTURES: [&str; 10] = [
     "vectors",
     "vector_gep",
     "tables",
+    "builtins",
 ];
 
 #[test]

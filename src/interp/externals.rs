@@ -391,6 +391,7 @@ impl Interpreter<'_> {
             // The stack of a frame is freed when it returns; `stackrestore` (the end of a
             // VLA's scope) frees nothing earlier, so a VLA in a loop holds memory until then.
             Intrinsic::VectorReduce => self.vector_reduce(c),
+            Intrinsic::BitMath => self.bit_math(c),
             Intrinsic::X86Shift => self.x86_shift(c),
             Intrinsic::Stacksave => self.ret_ptr(c, 0),
             Intrinsic::LoadRelative => {

@@ -135,6 +135,9 @@ pub(super) enum Intrinsic {
     /// `llvm.load.relative.*(ptr, offset)`: `ptr` plus the sign-extended 32-bit entry at
     /// `ptr + offset` (the reader of clang `-O2`'s relative lookup tables).
     LoadRelative,
+    /// Bit counting, integer min/max/abs, overflow-checked and saturating arithmetic and
+    /// the `<math.h>` float functions LLVM has intrinsics for ([`super::bitmath`]).
+    BitMath,
 }
 
 /// A built-in external, by family.
@@ -200,6 +203,9 @@ pub const EXTERNALS: &[External] = &[
     row("memmove", STRING, Ext::Str(Str::Memmove)),
     row("memset", STRING, Ext::Str(Str::Memset)),
     row("memcmp", STRING, Ext::Str(Str::Memcmp)),
+    // clang -O2 calls `bcmp` for a `memcmp` only compared with zero; memcmp's result is a
+    // valid bcmp result (zero exactly when the bytes are equal).
+    row("bcmp", STRING, Ext::Str(Str::Memcmp)),
     row("memchr", STRING, Ext::Str(Str::Memchr)),
     row("isalnum", CTYPE, Ext::Ctype(Ctype::Is(Class::Alnum))),
     row("isalpha", CTYPE, Ext::Ctype(Ctype::Is(Class::Alpha))),
@@ -232,6 +238,37 @@ pub const EXTERNALS: &[External] = &[
     row("llvm.memset.", LLVM, Ext::Intrinsic(Intrinsic::Memset)),
     row("llvm.lifetime.", LLVM, Ext::Intrinsic(Intrinsic::Lifetime)),
     row("llvm.fmuladd.", LLVM, Ext::Intrinsic(Intrinsic::Fmuladd)),
+    row("llvm.ctlz.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.cttz.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.ctpop.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.bswap.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.bitreverse.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.fshl.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.fshr.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.smin.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.smax.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.umin.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.umax.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.abs.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.sadd.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.uadd.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.ssub.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.usub.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.smul.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.umul.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.expect.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.fabs.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.copysign.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.minnum.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.maxnum.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.floor.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.ceil.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.trunc.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.round.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.rint.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.nearbyint.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.roundeven.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
+    row("llvm.sqrt.", LLVM, Ext::Intrinsic(Intrinsic::BitMath)),
     row("llvm.stacksave", LLVM, Ext::Intrinsic(Intrinsic::Stacksave)),
     row(
         "llvm.load.relative.",

@@ -38,6 +38,7 @@
 //! Complexity: O(1) per instruction plus O(log regions) per memory access.
 
 mod aggregate;
+mod bitmath;
 mod control;
 mod exec;
 mod externals;
