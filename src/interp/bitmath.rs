@@ -118,7 +118,7 @@ pub fn apply(op: &str, lane: Type, args: &[Val]) -> Result<Val, String> {
         "ctlz" => (int(0)?.leading_zeros() - (128 - width)) as u128,
         "cttz" => int(0)?.trailing_zeros().min(width) as u128,
         "ctpop" => int(0)?.count_ones() as u128,
-        "bswap" if width % 16 == 0 => int(0)?.swap_bytes() >> (128 - width),
+        "bswap" if width.is_multiple_of(16) => int(0)?.swap_bytes() >> (128 - width),
         "bitreverse" => int(0)?.reverse_bits() >> (128 - width),
         "smin" => signed(int(0)?).min(signed(int(1)?)) as u128,
         "smax" => signed(int(0)?).max(signed(int(1)?)) as u128,

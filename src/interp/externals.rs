@@ -7,7 +7,8 @@
 //! passes them; results are produced at the call's result type. `malloc(0)` returns a unique
 //! non-null pointer; `realloc(p, 0)` frees `p` and returns null; `calloc` whose size
 //! overflows returns null. `free(null)` does nothing; freeing anything but a live heap block
-//! is an error. `abs(INT_MIN)` is a signed-overflow error. Output goes to standard output
+//! is an error. `abs(INT_MIN)` is a signed-overflow error. The environment is empty:
+//! `getenv` returns null for every name. Output goes to standard output
 //! ([`super::Outcome::output`]) or, for `write(2, ...)` and the `stderr` stream, to
 //! standard error ([`super::Outcome::error_output`]); the output limit counts both. The
 //! streams `fprintf`, `fputs`, `fputc`/`putc` and `fwrite` take must be `stdout` or
@@ -364,6 +365,13 @@ impl Interpreter<'_> {
                     return Err(InterpError::SignedOverflow { at: self.loc(pc) });
                 }
                 self.ret_int(c, x.abs())
+            }
+            // The interpreted program has an empty environment: runs do not depend on the
+            // caller's variables (the name must still be a readable C string).
+            Lib::Getenv => {
+                let name = self.arg_ptr(c, 0)?;
+                self.fault(pc, self.mem.c_string(name))?;
+                self.ret_ptr(c, 0)
             }
             Lib::Exit => Ok(ExtResult::Exit(self.arg_int(c, 0)?.as_i128() as i32)),
             Lib::Abort => Err(InterpError::Abort { at: self.loc(pc) }),

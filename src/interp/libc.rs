@@ -107,6 +107,7 @@ pub(super) enum Lib {
     Realloc,
     Free,
     Abs,
+    Getenv,
     Exit,
     Abort,
 }
@@ -231,6 +232,7 @@ pub const EXTERNALS: &[External] = &[
     row("abs", STDLIB, Ext::Lib(Lib::Abs)),
     row("labs", STDLIB, Ext::Lib(Lib::Abs)),
     row("llabs", STDLIB, Ext::Lib(Lib::Abs)),
+    row("getenv", STDLIB, Ext::Lib(Lib::Getenv)),
     row("exit", STDLIB, Ext::Lib(Lib::Exit)),
     row("abort", STDLIB, Ext::Lib(Lib::Abort)),
     row("llvm.memcpy.", LLVM, Ext::Intrinsic(Intrinsic::Memcpy)),
