@@ -104,6 +104,8 @@ fn round_trip(ll: &Path, dir: &Path, interpret_o0: bool) -> Vec<String> {
                     | "builtins"
                     | "builtins.O0"
                     | "builtins.O0g"
+                    | "scan.O0"
+                    | "scan.O0g"
             ),
         );
     }

@@ -8,7 +8,7 @@
 //! non-null pointer; `realloc(p, 0)` frees `p` and returns null; `calloc` whose size
 //! overflows returns null. `free(null)` does nothing; freeing anything but a live heap block
 //! is an error. `abs(INT_MIN)` is a signed-overflow error. The environment is empty:
-//! `getenv` returns null for every name. Output goes to standard output
+//! `getenv` returns null for every name. `sscanf` is [`super::scanf`]. Output goes to standard output
 //! ([`super::Outcome::output`]) or, for `write(2, ...)` and the `stderr` stream, to
 //! standard error ([`super::Outcome::error_output`]); the output limit counts both. The
 //! streams `fprintf`, `fputs`, `fputc`/`putc` and `fwrite` take must be `stdout` or
@@ -368,6 +368,17 @@ impl Interpreter<'_> {
             }
             // The interpreted program has an empty environment: runs do not depend on the
             // caller's variables (the name must still be a readable C string).
+            Lib::Sscanf => {
+                let input = self.fault(pc, self.mem.c_string(self.arg_ptr(c, 0)?))?;
+                let format = self.fault(pc, self.mem.c_string(self.arg_ptr(c, 1)?))?;
+                let scanned = super::scanf::scan(input, format)
+                    .map_err(|why| self.ext_err(c, format!("{why} is not supported")))?;
+                for store in scanned.stores {
+                    let at = self.arg_ptr(c, 2 + store.arg)?;
+                    self.put_bytes(pc, at, &store.bytes)?;
+                }
+                self.ret_int(c, scanned.result as i128)
+            }
             Lib::Getenv => {
                 let name = self.arg_ptr(c, 0)?;
                 self.fault(pc, self.mem.c_string(name))?;

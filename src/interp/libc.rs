@@ -108,6 +108,7 @@ pub(super) enum Lib {
     Free,
     Abs,
     Getenv,
+    Sscanf,
     Exit,
     Abort,
 }
@@ -176,6 +177,8 @@ pub const EXTERNALS: &[External] = &[
     row("fprintf", STDIO, Ext::Out(Out::Fprintf)),
     row("sprintf", STDIO, Ext::Out(Out::Sprintf)),
     row("snprintf", STDIO, Ext::Out(Out::Snprintf)),
+    row("sscanf", STDIO, Ext::Lib(Lib::Sscanf)),
+    row("__isoc99_sscanf", STDIO, Ext::Lib(Lib::Sscanf)),
     row("puts", STDIO, Ext::Out(Out::Puts)),
     row("putchar", STDIO, Ext::Out(Out::Putchar)),
     row("fputs", STDIO, Ext::Out(Out::Fputs)),

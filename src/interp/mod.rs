@@ -47,6 +47,7 @@ pub mod libc;
 pub mod memory;
 pub mod ops;
 mod printf;
+mod scanf;
 mod strings;
 mod value;
 mod vector;
