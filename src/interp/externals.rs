@@ -8,7 +8,8 @@
 //! non-null pointer; `realloc(p, 0)` frees `p` and returns null; `calloc` whose size
 //! overflows returns null. `free(null)` does nothing; freeing anything but a live heap block
 //! is an error. `abs(INT_MIN)` is a signed-overflow error. The environment is empty:
-//! `getenv` returns null for every name. `sscanf` is [`super::scanf`]. Output goes to standard output
+//! `getenv` returns null for every name. `sscanf`, the `strtol` family, `atoi`, `strtod`
+//! and `atof` are [`super::scanf`]'s (no `errno`: an out-of-range `strtol` saturates). Output goes to standard output
 //! ([`super::Outcome::output`]) or, for `write(2, ...)` and the `stderr` stream, to
 //! standard error ([`super::Outcome::error_output`]); the output limit counts both. The
 //! streams `fprintf`, `fputs`, `fputc`/`putc` and `fwrite` take must be `stdout` or
@@ -162,6 +163,16 @@ impl Interpreter<'_> {
             Type::Ptr => Ok(ExtResult::Value(Some(Val::Ptr(a)))),
             t => Err(self.ext_err(c, format!("declared result type {t} is not ptr"))),
         }
+    }
+
+    /// Stores `text + used` through the `char **endptr` in argument 1 unless it is null.
+    fn store_end(&mut self, c: &Call, text: u64, used: usize) -> Result<(), InterpError> {
+        let end = self.arg_ptr(c, 1)?;
+        if end != 0 {
+            let at = text.wrapping_add(used as u64);
+            self.put_bytes(c.pc, end, &at.to_le_bytes())?;
+        }
+        Ok(())
     }
 
     /// The file descriptor of the stream in argument `i`: 1 for `stdout`, 2 for `stderr`
@@ -378,6 +389,35 @@ impl Interpreter<'_> {
                     self.put_bytes(pc, at, &store.bytes)?;
                 }
                 self.ret_int(c, scanned.result as i128)
+            }
+            Lib::Strtol(_) | Lib::Atoi => {
+                let text = self.arg_ptr(c, 0)?;
+                let base = match f {
+                    Lib::Atoi => 10,
+                    _ => self.arg_int(c, 2)?.as_i128(),
+                };
+                if base != 0 && !(2..=36).contains(&base) {
+                    return Err(self.ext_err(c, format!("base {base} is not 0 or 2..=36")));
+                }
+                let bytes = self.fault(pc, self.mem.c_string(text))?;
+                let signed = !matches!(f, Lib::Strtol(false));
+                let (used, value) = super::scanf::strtol(bytes, base as u32, signed);
+                if let Lib::Strtol(_) = f {
+                    self.store_end(c, text, used)?;
+                }
+                self.ret_int(c, value as i64 as i128)
+            }
+            Lib::Strtod | Lib::Atof => {
+                let text = self.arg_ptr(c, 0)?;
+                let bytes = self.fault(pc, self.mem.c_string(text))?;
+                let (used, value) = super::scanf::strtod(bytes);
+                if f == Lib::Strtod {
+                    self.store_end(c, text, used)?;
+                }
+                match c.ret {
+                    Type::F64 => Ok(ExtResult::Value(Some(Val::f64(value)))),
+                    t => Err(self.ext_err(c, format!("declared result type {t} is not double"))),
+                }
             }
             Lib::Getenv => {
                 let name = self.arg_ptr(c, 0)?;

@@ -6,10 +6,13 @@
 //! conversion `%[*][width][hh|h|l|ll|j|z|t|L]c` (for `c` one of `d i u o x X f e g E G a s c
 //! n %`) skips leading white space (except `c` and `n`), reads the longest prefix of at most
 //! `width` characters that forms the item (integers as `strtol`/`strtoul` with base 10, 8,
-//! 16 or, for `i`, the prefix's; floats as `strtod`, `inf` and `nan` included), and stores
+//! 16 or, for `i`, the prefix's; floats as `strtod`, `inf`, `nan` and hex floats included), and stores
 //! it unless `*` suppresses it. Scanning stops at the first item that does not match. The
 //! result counts assigned items, or is `EOF` (-1) when the input ends before the first
 //! conversion. Scan sets (`%[`) and `long double` (`L`) are refused, never guessed.
+//!
+//! The number readers serve `strtol`, `strtoul`, `strtoll`, `strtoull`, `atoi`, `atol`,
+//! `atoll`, `strtod` and `atof` too ([`strtol`], [`strtod`]).
 //!
 //! Stores are computed, not performed: [`scan`] is a pure function returning which
 //! argument receives which bytes (little-endian, the size the length modifier names), and
@@ -122,11 +125,14 @@ pub fn scan(input: &[u8], format: &[u8]) -> Result<Scanned, String> {
                 }
             }
             b'f' | b'e' | b'g' | b'E' | b'G' | b'a' | b'F' | b'A' => {
-                let used = float_prefix(rest);
+                let hex = hex_float(rest);
+                let used = hex.map_or_else(|| float_prefix(rest), |h| h.0);
                 let text = std::str::from_utf8(&rest[..used]).unwrap_or("");
-                let bytes = match modifier {
-                    b"" => parse_float::<f32>(text).map(|x| x.to_le_bytes().to_vec()),
-                    b"l" => parse_float::<f64>(text).map(|x| x.to_le_bytes().to_vec()),
+                let bytes = match (modifier, hex) {
+                    (b"", Some((_, x))) => Some((x as f32).to_le_bytes().to_vec()),
+                    (b"l", Some((_, x))) => Some(x.to_le_bytes().to_vec()),
+                    (b"", None) => parse_float::<f32>(text).map(|x| x.to_le_bytes().to_vec()),
+                    (b"l", None) => parse_float::<f64>(text).map(|x| x.to_le_bytes().to_vec()),
                     _ => return Err(format!("float conversion with `{}`", show(modifier))),
                 };
                 match bytes {
@@ -216,21 +222,84 @@ fn read_int(s: &[u8], base: u32) -> Option<(usize, i128)> {
         }
         b => b,
     };
-    let digits_start = at;
-    let mut value: u64 = 0;
-    while let Some(d) = s.get(at).and_then(|c| (*c as char).to_digit(base)) {
-        value = value.wrapping_mul(base as u64).wrapping_add(d as u64);
-        at += 1;
-    }
-    if at == digits_start {
-        return None;
-    }
+    let (used, magnitude) = read_digits(s, at, base)?;
+    let value = magnitude.unwrap_or(u64::MAX);
     let v = if negative {
         value.wrapping_neg()
     } else {
         value
     };
-    Some((at, v as i128))
+    Some((used, v as i128))
+}
+
+/// Reads the digits of `base` at `s[at..]`: the end and the value, `None` as value when it
+/// does not fit 64 bits; `None` if there is no digit (a lone `0x` reads its `0`).
+fn read_digits(s: &[u8], at: usize, base: u32) -> Option<(usize, Option<u64>)> {
+    let mut at = at;
+    let digits_start = at;
+    let mut value = Some(0u64);
+    while let Some(d) = s.get(at).and_then(|c| (*c as char).to_digit(base)) {
+        value = value
+            .and_then(|v| v.checked_mul(base as u64))
+            .and_then(|v| v.checked_add(d as u64));
+        at += 1;
+    }
+    (at > digits_start).then_some((at, value))
+}
+
+/// `strtol` family (`signed`: `strtol`/`strtoll`, else `strtoul`/`strtoull`) on `s` with
+/// `base` (0 or 2..=36): the bytes read (0 when no number, so `*endptr` is `s`) and the
+/// 64-bit result, saturated as C says (`LONG_MAX`/`LONG_MIN`, `ULONG_MAX`; `strtoul` of a
+/// negative number is its negation modulo 2^64). Leading white space is skipped.
+pub fn strtol(s: &[u8], base: u32, signed: bool) -> (usize, u64) {
+    let mut at = 0;
+    while s.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    let negative = s.get(at) == Some(&b'-');
+    if matches!(s.get(at), Some(b'-' | b'+')) {
+        at += 1;
+    }
+    let hex = s.get(at) == Some(&b'0')
+        && matches!(s.get(at + 1), Some(b'x' | b'X'))
+        && s.get(at + 2).is_some_and(u8::is_ascii_hexdigit);
+    let base = match base {
+        0 if hex => 16,
+        0 if s.get(at) == Some(&b'0') => 8,
+        0 => 10,
+        b => b,
+    };
+    if hex && base == 16 {
+        at += 2;
+    }
+    let Some((end, magnitude)) = read_digits(s, at, base) else {
+        return (0, 0);
+    };
+    let value = match (signed, magnitude) {
+        (true, Some(m)) if negative && m <= 1 << 63 => m.wrapping_neg(),
+        (true, Some(m)) if !negative && m < 1 << 63 => m,
+        (true, _) if negative => 1 << 63,
+        (true, _) => i64::MAX as u64,
+        (false, Some(m)) if negative => m.wrapping_neg(),
+        (false, Some(m)) => m,
+        (false, None) => u64::MAX,
+    };
+    (end, value)
+}
+
+/// `strtod` on `s`: the bytes read (0 when no number) and the value. Leading white space is
+/// skipped; hexadecimal floats (`0x1.8p3`) are read too.
+pub fn strtod(s: &[u8]) -> (usize, f64) {
+    let space = s.iter().take_while(|c| c.is_ascii_whitespace()).count();
+    if let Some((used, x)) = hex_float(&s[space..]) {
+        return (space + used, x);
+    }
+    let used = float_prefix(&s[space..]);
+    let text = std::str::from_utf8(&s[space..space + used]).unwrap_or("");
+    match parse_float::<f64>(text) {
+        Some(x) if used > 0 => (space + used, x),
+        _ => (0, 0.0),
+    }
 }
 
 /// The length of the longest prefix of `s` that `strtod` reads as a decimal float
@@ -272,6 +341,61 @@ fn float_prefix(s: &[u8]) -> usize {
         }
     }
     at
+}
+
+/// A hexadecimal float `[+-]0x HEX [. HEX] [p [+-] DEC]` at the start of `s`: the bytes read
+/// and the value; `None` if `s` does not start with one. The first 30 hex digits are exact;
+/// later ones only scale (a rounding difference past 120 bits of mantissa).
+fn hex_float(s: &[u8]) -> Option<(usize, f64)> {
+    let negative = s.first() == Some(&b'-');
+    let mut at = usize::from(matches!(s.first(), Some(b'-' | b'+')));
+    if s.get(at) != Some(&b'0') || !matches!(s.get(at + 1), Some(b'x' | b'X')) {
+        return None;
+    }
+    at += 2;
+    let (mut mantissa, mut exponent, mut digits, mut kept) = (0u128, 0i64, 0usize, 0usize);
+    let mut fraction = false;
+    loop {
+        match s.get(at) {
+            Some(b'.') if !fraction => fraction = true,
+            Some(c) if c.is_ascii_hexdigit() => {
+                digits += 1;
+                if kept < 30 {
+                    mantissa = mantissa * 16 + (*c as char).to_digit(16)? as u128;
+                    kept += 1;
+                    exponent -= 4 * i64::from(fraction);
+                } else if !fraction {
+                    exponent += 4;
+                }
+            }
+            _ => break,
+        }
+        at += 1;
+    }
+    if digits == 0 {
+        return None;
+    }
+    if matches!(s.get(at), Some(b'p' | b'P')) {
+        let mut e = at + 1;
+        let minus = s.get(e) == Some(&b'-');
+        if matches!(s.get(e), Some(b'-' | b'+')) {
+            e += 1;
+        }
+        let from = e;
+        let mut value = 0i64;
+        while let Some(d) = s.get(e).filter(|d| d.is_ascii_digit()) {
+            value = value.saturating_mul(10).saturating_add((d - b'0') as i64);
+            e += 1;
+        }
+        if e > from {
+            exponent = exponent.saturating_add(if minus { -value } else { value });
+            at = e;
+        }
+    }
+    // Scale in two steps so neither power of two overflows before the product settles.
+    let scale = exponent.clamp(-2200, 2200) as i32;
+    let x = mantissa as f64 * 2f64.powi(scale / 2) * 2f64.powi(scale - scale / 2);
+    Some((at, if negative { -x } else { x }))
 }
 
 /// Parses a [`float_prefix`] (Rust's parser rounds correctly, as glibc's `strtod` does).
@@ -341,6 +465,33 @@ mod tests {
         assert!(f64::from_le_bytes(nan.stores[0].bytes[..8].try_into().unwrap()).is_nan());
         assert_eq!(scan(b".e5", b"%lg").unwrap().result, 0);
         assert_eq!(float_prefix(b"1.e5"), 4);
+        let s = scan(b"0x1.8p1", b"%lf").unwrap();
+        assert_eq!(s.stores[0].bytes, 3.0f64.to_le_bytes());
         assert_eq!(float_prefix(b"7e+"), 1);
+    }
+
+    #[test]
+    fn strtol_and_strtod_against_c() {
+        assert_eq!(strtol(b"  -42xyz", 10, true), (5, (-42i64) as u64));
+        assert_eq!(strtol(b"0x1fg", 0, true), (4, 31));
+        assert_eq!(strtol(b"0x", 16, true), (1, 0));
+        assert_eq!(strtol(b"0777", 0, true), (4, 0o777));
+        assert_eq!(strtol(b"zz", 36, true), (2, 35 * 36 + 35));
+        assert_eq!(strtol(b"abc", 10, true), (0, 0));
+        assert_eq!(
+            strtol(b"99999999999999999999", 10, true),
+            (20, i64::MAX as u64)
+        );
+        assert_eq!(strtol(b"-99999999999999999999", 10, true), (21, 1 << 63));
+        assert_eq!(strtol(b"-9223372036854775808", 10, true), (20, 1 << 63));
+        assert_eq!(strtol(b"99999999999999999999", 10, false), (20, u64::MAX));
+        assert_eq!(strtol(b"-1", 10, false), (2, u64::MAX));
+        assert_eq!(strtod(b" 1.5e3x"), (6, 1500.0));
+        assert_eq!(strtod(b"-inf"), (4, f64::NEG_INFINITY));
+        assert_eq!(strtod(b"x1"), (0, 0.0));
+        assert_eq!(strtod(b"0x1fg"), (4, 31.0));
+        assert_eq!(strtod(b"-0x1.8p3"), (8, -12.0));
+        assert_eq!(strtod(b"0x.8p-1z"), (7, 0.25));
+        assert_eq!(strtod(b"0x1p"), (3, 1.0));
     }
 }
