@@ -376,15 +376,24 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         let modules = report["modules"].as_array().unwrap();
-        // aggregate_allocas, aggregates, floats, long_double, misc, named_signatures,
-        // vector_gep, vectors, vm
-        assert_eq!(modules.len(), 9);
+        // aggregate_allocas, aggregates, builtins, floats, long_double, misc,
+        // named_signatures, tables, vector_gep, vectors, vm
+        assert_eq!(modules.len(), 11);
         for m in modules {
             assert!(
                 m["llvm"]["seconds"]["PromotePass"].as_f64().is_some(),
                 "{m}"
             );
-            assert!(m["stats"]["mem2reg.phis_placed"].as_u64().is_some(), "{m}");
+            // mem2reg reports what it saw; -O2 fixtures (builtins, tables) have no promotable
+            // allocas, so it places no phis there.
+            if m["llvm"]["input"]["allocas"].as_u64() != Some(0) {
+                assert!(m["stats"]["mem2reg.allocas_seen"].as_u64().is_some(), "{m}");
+            }
+            let promotes = m["stats"]["mem2reg.allocas_seen"].as_u64()
+                != m["stats"]["mem2reg.rejected_escape_gep"].as_u64();
+            if promotes && m["llvm"]["input"]["allocas"].as_u64() != Some(0) {
+                assert!(m["stats"]["mem2reg.phis_placed"].as_u64().is_some(), "{m}");
+            }
         }
     }
     std::fs::remove_dir_all(&dir).ok();

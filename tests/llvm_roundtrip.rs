@@ -101,6 +101,11 @@ fn round_trip(ll: &Path, dir: &Path, interpret_o0: bool) -> Vec<String> {
                     | "vector_gep"
                     | "tables"
                     | "tables.O0"
+                    | "builtins"
+                    | "builtins.O0"
+                    | "builtins.O0g"
+                    | "scan.O0"
+                    | "scan.O0g"
             ),
         );
     }
@@ -199,7 +204,7 @@ fn c_programs_round_trip_through_import_and_export() {
 }
 
 /// The committed `.ll` fixtures (`tests/fixtures/ll/NAME.ll`).
-const FIXTURES: [&str; 10] = [
+const FIXTURES: [&str; 11] = [
     "floats",
     "misc",
     "vm",
@@ -210,6 +215,7 @@ const FIXTURES: [&str; 10] = [
     "vectors",
     "vector_gep",
     "tables",
+    "builtins",
 ];
 
 #[test]

@@ -7,7 +7,9 @@
 //! passes them; results are produced at the call's result type. `malloc(0)` returns a unique
 //! non-null pointer; `realloc(p, 0)` frees `p` and returns null; `calloc` whose size
 //! overflows returns null. `free(null)` does nothing; freeing anything but a live heap block
-//! is an error. `abs(INT_MIN)` is a signed-overflow error. Output goes to standard output
+//! is an error. `abs(INT_MIN)` is a signed-overflow error. The environment is empty:
+//! `getenv` returns null for every name. `sscanf`, the `strtol` family, `atoi`, `strtod`
+//! and `atof` are [`super::scanf`]'s (no `errno`: an out-of-range `strtol` saturates). Output goes to standard output
 //! ([`super::Outcome::output`]) or, for `write(2, ...)` and the `stderr` stream, to
 //! standard error ([`super::Outcome::error_output`]); the output limit counts both. The
 //! streams `fprintf`, `fputs`, `fputc`/`putc` and `fwrite` take must be `stdout` or
@@ -161,6 +163,16 @@ impl Interpreter<'_> {
             Type::Ptr => Ok(ExtResult::Value(Some(Val::Ptr(a)))),
             t => Err(self.ext_err(c, format!("declared result type {t} is not ptr"))),
         }
+    }
+
+    /// Stores `text + used` through the `char **endptr` in argument 1 unless it is null.
+    fn store_end(&mut self, c: &Call, text: u64, used: usize) -> Result<(), InterpError> {
+        let end = self.arg_ptr(c, 1)?;
+        if end != 0 {
+            let at = text.wrapping_add(used as u64);
+            self.put_bytes(c.pc, end, &at.to_le_bytes())?;
+        }
+        Ok(())
     }
 
     /// The file descriptor of the stream in argument `i`: 1 for `stdout`, 2 for `stderr`
@@ -365,6 +377,53 @@ impl Interpreter<'_> {
                 }
                 self.ret_int(c, x.abs())
             }
+            // The interpreted program has an empty environment: runs do not depend on the
+            // caller's variables (the name must still be a readable C string).
+            Lib::Sscanf => {
+                let input = self.fault(pc, self.mem.c_string(self.arg_ptr(c, 0)?))?;
+                let format = self.fault(pc, self.mem.c_string(self.arg_ptr(c, 1)?))?;
+                let scanned = super::scanf::scan(input, format)
+                    .map_err(|why| self.ext_err(c, format!("{why} is not supported")))?;
+                for store in scanned.stores {
+                    let at = self.arg_ptr(c, 2 + store.arg)?;
+                    self.put_bytes(pc, at, &store.bytes)?;
+                }
+                self.ret_int(c, scanned.result as i128)
+            }
+            Lib::Strtol(_) | Lib::Atoi => {
+                let text = self.arg_ptr(c, 0)?;
+                let base = match f {
+                    Lib::Atoi => 10,
+                    _ => self.arg_int(c, 2)?.as_i128(),
+                };
+                if base != 0 && !(2..=36).contains(&base) {
+                    return Err(self.ext_err(c, format!("base {base} is not 0 or 2..=36")));
+                }
+                let bytes = self.fault(pc, self.mem.c_string(text))?;
+                let signed = !matches!(f, Lib::Strtol(false));
+                let (used, value) = super::scanf::strtol(bytes, base as u32, signed);
+                if let Lib::Strtol(_) = f {
+                    self.store_end(c, text, used)?;
+                }
+                self.ret_int(c, value as i64 as i128)
+            }
+            Lib::Strtod | Lib::Atof => {
+                let text = self.arg_ptr(c, 0)?;
+                let bytes = self.fault(pc, self.mem.c_string(text))?;
+                let (used, value) = super::scanf::strtod(bytes);
+                if f == Lib::Strtod {
+                    self.store_end(c, text, used)?;
+                }
+                match c.ret {
+                    Type::F64 => Ok(ExtResult::Value(Some(Val::f64(value)))),
+                    t => Err(self.ext_err(c, format!("declared result type {t} is not double"))),
+                }
+            }
+            Lib::Getenv => {
+                let name = self.arg_ptr(c, 0)?;
+                self.fault(pc, self.mem.c_string(name))?;
+                self.ret_ptr(c, 0)
+            }
             Lib::Exit => Ok(ExtResult::Exit(self.arg_int(c, 0)?.as_i128() as i32)),
             Lib::Abort => Err(InterpError::Abort { at: self.loc(pc) }),
         }
@@ -391,6 +450,7 @@ impl Interpreter<'_> {
             // The stack of a frame is freed when it returns; `stackrestore` (the end of a
             // VLA's scope) frees nothing earlier, so a VLA in a loop holds memory until then.
             Intrinsic::VectorReduce => self.vector_reduce(c),
+            Intrinsic::BitMath => self.bit_math(c),
             Intrinsic::X86Shift => self.x86_shift(c),
             Intrinsic::Stacksave => self.ret_ptr(c, 0),
             Intrinsic::LoadRelative => {

@@ -38,6 +38,7 @@
 //! Complexity: O(1) per instruction plus O(log regions) per memory access.
 
 mod aggregate;
+mod bitmath;
 mod control;
 mod exec;
 mod externals;
@@ -46,6 +47,7 @@ pub mod libc;
 pub mod memory;
 pub mod ops;
 mod printf;
+mod scanf;
 mod strings;
 mod value;
 mod vector;

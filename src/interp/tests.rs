@@ -955,3 +955,53 @@ fn argument_text_errors_name_the_text_and_type() {
     );
     assert_eq!(Val::parse(Type::Void, "0"), Err(ValueParseError::Void));
 }
+
+#[test]
+fn getenv_sees_an_empty_environment() {
+    let mut mb = ModuleBuilder::new();
+    let name = mb
+        .add_global(
+            "name",
+            Global {
+                size: 5,
+                align: 1,
+                constant: true,
+                init: Some(b"HOME\0".to_vec()),
+                ..Global::default()
+            },
+        )
+        .unwrap();
+    let getenv = mb
+        .declare_extern("getenv", sig(&[Type::Ptr], Type::Ptr))
+        .unwrap();
+    mb.declare_function("main", sig(&[Type::I1], Type::I1));
+    let mut b = FunctionBuilder::new("main", sig(&[Type::I1], Type::I1));
+    let (good, bad) = (b.create_block(), b.create_block());
+    let c = b.param(0);
+    b.br(c.into(), good, bad);
+    b.switch_to(good);
+    let at = b.constant(ConstData {
+        ty: Type::Ptr,
+        kind: ConstKind::SymbolAddr(name),
+    });
+    let v = b.call(Type::Ptr, getenv, &[at]);
+    let null = b.constant(ConstData {
+        ty: Type::Ptr,
+        kind: ConstKind::Null,
+    });
+    let is_null = b.icmp(IntPredicate::Eq, Type::Ptr, v.unwrap().into(), null);
+    b.ret(Some(is_null.into()));
+    b.switch_to(bad);
+    let null = b.constant(ConstData {
+        ty: Type::Ptr,
+        kind: ConstKind::Null,
+    });
+    b.call(Type::Ptr, getenv, &[null]);
+    b.ret(Some(c.into()));
+    mb.define_function(b.finish());
+    let m = mb.finish();
+    let out = run(&m, "main", &[Val::bool(true)], small()).unwrap();
+    assert_eq!(out.result, Some(Val::bool(true)));
+    // The name must be a readable string: a null name faults, as it would in C.
+    assert!(run(&m, "main", &[Val::bool(false)], small()).is_err());
+}
