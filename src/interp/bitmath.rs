@@ -35,7 +35,7 @@ impl Interpreter<'_> {
             return Err(self.ext_err(c, format!("`{op}` returns a value, not void")));
         }
         if !c.ret.is_vector() {
-            let r = apply(op, c.ret, c.args).map_err(|why| self.ext_err(c, why))?;
+            let r = apply(op, c.ret, c.args).map_err(|why| self.ext_err(c, why.to_string()))?;
             return Ok(ExtResult::Value(Some(r)));
         }
         let (lanes, lane) = (c.ret.lanes() as usize, c.ret.lane());
@@ -56,7 +56,7 @@ impl Interpreter<'_> {
         for k in 0..lanes {
             row.clear();
             row.extend(columns.iter().map(|column| column[k]));
-            out.push(apply(op, lane, &row).map_err(|why| self.ext_err(c, why))?);
+            out.push(apply(op, lane, &row).map_err(|why| self.ext_err(c, why.to_string()))?);
         }
         let r = self.make_agg(c.pc, c.ret, &out)?;
         Ok(ExtResult::Value(Some(r)))
@@ -78,10 +78,55 @@ impl Interpreter<'_> {
             ));
         }
         let (value, overflowed) =
-            overflowing(&op[..4], ty, a, b).map_err(|why| self.ext_err(c, why))?;
+            overflowing(&op[..4], ty, a, b).map_err(|why| self.ext_err(c, why.to_string()))?;
         let r = self.make_agg(c.pc, c.ret, &[value, Val::bool(overflowed)])?;
         Ok(ExtResult::Value(Some(r)))
     }
+}
+
+/// Why a bit or math operation does not apply to its lane arguments (the interpreter names
+/// the call around it).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LaneError {
+    /// The operation does not exist for lanes of this type (`ctlz` on `ptr`, `f80` floats).
+    #[error("`{op}` on {lane} lanes")]
+    LaneType {
+        /// The operation.
+        op: String,
+        /// The lane type.
+        lane: Type,
+    },
+    /// An argument of another type than the lanes'.
+    #[error("argument {index} is {found}, expected {expected}")]
+    Argument {
+        /// Its position.
+        index: usize,
+        /// What was passed.
+        found: Val,
+        /// The lane type (`f32` or `f64` for the float operations).
+        expected: Type,
+    },
+    /// Fewer arguments than the operation reads.
+    #[error("missing argument {0}")]
+    Missing(usize),
+    /// An operation this module does not know on this lane type.
+    #[error("`{op}` is not an operation on {lane} lanes")]
+    Unknown {
+        /// The operation.
+        op: String,
+        /// The lane type.
+        lane: Type,
+    },
+    /// Overflow-checked arithmetic on operands of different or unsupported types.
+    #[error("`{op}` does not take {a} and {b}")]
+    Operands {
+        /// The operation.
+        op: String,
+        /// The first operand.
+        a: Val,
+        /// The second operand.
+        b: Val,
+    },
 }
 
 /// The operation of an intrinsic name: `llvm.ctlz.i32` is `ctlz`, `llvm.sadd.with.overflow.i64`
@@ -100,17 +145,24 @@ fn operation(name: &str) -> &str {
 
 /// `op` (an [`operation`] name) on one lane of type `lane`; the reason if the arguments do
 /// not fit it or `op` is not one this module knows.
-pub fn apply(op: &str, lane: Type, args: &[Val]) -> Result<Val, String> {
+pub fn apply(op: &str, lane: Type, args: &[Val]) -> Result<Val, LaneError> {
     if lane.is_float() {
         return float_op(op, lane, args);
     }
     if !lane.is_int() {
-        return Err(format!("`{op}` on {lane} lanes"));
+        return Err(LaneError::LaneType {
+            op: op.to_string(),
+            lane,
+        });
     }
     let int = |i: usize| match args.get(i) {
         Some(v @ Val::Int { ty, .. }) if *ty == lane => Ok(v.as_u128()),
-        Some(v) => Err(format!("argument {i} is {v}, expected {lane}")),
-        None => Err(format!("missing argument {i}")),
+        Some(v) => Err(LaneError::Argument {
+            index: i,
+            found: *v,
+            expected: lane,
+        }),
+        None => Err(LaneError::Missing(i)),
     };
     let width = lane.bits();
     let signed = |bits: u128| sext(bits, width);
@@ -170,17 +222,26 @@ pub fn apply(op: &str, lane: Type, args: &[Val]) -> Result<Val, String> {
                 }
             }
         }
-        _ => return Err(format!("`{op}` is not an integer operation on {lane}")),
+        _ => {
+            return Err(LaneError::Unknown {
+                op: op.to_string(),
+                lane,
+            })
+        }
     };
     Ok(Val::uint(lane, value))
 }
 
 /// `a OP b` for `OP` one of `sadd`, `uadd`, `ssub`, `usub`, `smul`, `umul` on `ty`: the
 /// wrapped result and whether the exact result does not fit `ty` (signed or unsigned).
-fn overflowing(op: &str, ty: Type, a: Val, b: Val) -> Result<(Val, bool), String> {
+fn overflowing(op: &str, ty: Type, a: Val, b: Val) -> Result<(Val, bool), LaneError> {
     let width = ty.bits();
     if !ty.is_int() || a.ty() != ty || b.ty() != ty || width > 64 && op.ends_with("mul") {
-        return Err(format!("`{op}` does not take {a} and {b}"));
+        return Err(LaneError::Operands {
+            op: op.to_string(),
+            a,
+            b,
+        });
     }
     let signed = op.starts_with('s');
     let (x, y) = if signed {
@@ -193,7 +254,12 @@ fn overflowing(op: &str, ty: Type, a: Val, b: Val) -> Result<(Val, bool), String
         "add" => x.checked_add(y),
         "sub" => x.checked_sub(y),
         "mul" => x.checked_mul(y),
-        _ => return Err(format!("unknown arithmetic `{op}`")),
+        _ => {
+            return Err(LaneError::Unknown {
+                op: op.to_string(),
+                lane: ty,
+            })
+        }
     };
     let wrapped = |v: i128| Val::int(ty, v);
     let result = match &op[1..] {
@@ -219,13 +285,17 @@ fn overflowing(op: &str, ty: Type, a: Val, b: Val) -> Result<(Val, bool), String
 }
 
 /// The float operations on `f32` and `f64` lanes.
-fn float_op(op: &str, lane: Type, args: &[Val]) -> Result<Val, String> {
+fn float_op(op: &str, lane: Type, args: &[Val]) -> Result<Val, LaneError> {
     let arg = |i: usize| match args.get(i) {
         Some(v @ Val::Float { ty, .. }) if *ty == lane && lane != Type::F80 => {
             Ok(v.as_f64().unwrap_or(f64::NAN))
         }
-        Some(v) => Err(format!("argument {i} is {v}, expected f32 or f64 {lane}")),
-        None => Err(format!("missing argument {i}")),
+        Some(v) => Err(LaneError::Argument {
+            index: i,
+            found: *v,
+            expected: lane,
+        }),
+        None => Err(LaneError::Missing(i)),
     };
     let sign_bit = 1u128 << (lane.bits() - 1);
     let bits = |i: usize| arg(i).map(|_| args[i].as_u128());
@@ -258,7 +328,12 @@ fn float_op(op: &str, lane: Type, args: &[Val]) -> Result<Val, String> {
         "rint" | "nearbyint" | "roundeven" => arg(0)?.round_ties_even(),
         "sqrt" if lane == Type::F32 => (arg(0)? as f32).sqrt() as f64,
         "sqrt" => arg(0)?.sqrt(),
-        _ => return Err(format!("`{op}` is not a float operation on {lane}")),
+        _ => {
+            return Err(LaneError::Unknown {
+                op: op.to_string(),
+                lane,
+            })
+        }
     };
     Ok(if lane == Type::F32 {
         Val::f32(result as f32)

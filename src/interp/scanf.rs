@@ -29,6 +29,24 @@ pub struct Store {
     pub bytes: Vec<u8>,
 }
 
+/// A `sscanf` directive this module does not implement (the interpreter reports it as an
+/// unsupported use of `sscanf`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScanError {
+    /// The format ends inside a conversion (`"%"`, `"%l"`).
+    #[error("the format ends inside a conversion")]
+    Truncated,
+    /// A float conversion with a length modifier other than none or `l` (`%Lf`).
+    #[error("float conversion with `{0}`")]
+    FloatModifier(String),
+    /// An integer conversion with an unknown length modifier.
+    #[error("integer conversion with `{0}`")]
+    IntegerModifier(String),
+    /// A conversion character not implemented (the scan set `%[`, `%p`, ...).
+    #[error("conversion `%{0}`")]
+    Conversion(char),
+}
+
 /// What a scan did: the stores in order and `sscanf`'s result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scanned {
@@ -40,7 +58,7 @@ pub struct Scanned {
 
 /// Scans `input` (without its NUL) by `format` (without its NUL); `Err` names a directive
 /// this module does not implement.
-pub fn scan(input: &[u8], format: &[u8]) -> Result<Scanned, String> {
+pub fn scan(input: &[u8], format: &[u8]) -> Result<Scanned, ScanError> {
     let (mut at, mut f, mut arg) = (0usize, 0usize, 0usize);
     let mut out = Scanned {
         stores: Vec::new(),
@@ -90,7 +108,7 @@ pub fn scan(input: &[u8], format: &[u8]) -> Result<Scanned, String> {
         }
         let modifier = &format[start..f];
         let Some(&conv) = format.get(f) else {
-            return Err("the format ends inside a conversion".to_string());
+            return Err(ScanError::Truncated);
         };
         f += 1;
         let limit = if width == 0 { usize::MAX } else { width };
@@ -133,7 +151,7 @@ pub fn scan(input: &[u8], format: &[u8]) -> Result<Scanned, String> {
                     (b"l", Some((_, x))) => Some(x.to_le_bytes().to_vec()),
                     (b"", None) => parse_float::<f32>(text).map(|x| x.to_le_bytes().to_vec()),
                     (b"l", None) => parse_float::<f64>(text).map(|x| x.to_le_bytes().to_vec()),
-                    _ => return Err(format!("float conversion with `{}`", show(modifier))),
+                    _ => return Err(ScanError::FloatModifier(show(modifier))),
                 };
                 match bytes {
                     Some(b) if used > 0 => (used, b),
@@ -156,7 +174,7 @@ pub fn scan(input: &[u8], format: &[u8]) -> Result<Scanned, String> {
                 }
                 (n, rest[..n].to_vec())
             }
-            other => return Err(format!("conversion `%{}`", other as char)),
+            other => return Err(ScanError::Conversion(other as char)),
         };
         at += used;
         converted_any = true;
@@ -182,13 +200,13 @@ fn show(bytes: &[u8]) -> String {
 }
 
 /// The store size of an integer conversion with length `modifier`.
-fn int_size(modifier: &[u8]) -> Result<usize, String> {
+fn int_size(modifier: &[u8]) -> Result<usize, ScanError> {
     match modifier {
         b"hh" => Ok(1),
         b"h" => Ok(2),
         b"" => Ok(4),
         b"l" | b"ll" | b"q" | b"j" | b"z" | b"t" => Ok(8),
-        m => Err(format!("integer conversion with `{}`", show(m))),
+        m => Err(ScanError::IntegerModifier(show(m))),
     }
 }
 

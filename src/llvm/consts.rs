@@ -433,6 +433,43 @@ fn relative_entry(
     }))
 }
 
+/// Writes the pointer constant `v` at byte offset `off` of `out`: a relocation to a symbol,
+/// a pending `blockaddress`, the bits of `inttoptr` of a literal, or nothing for null.
+fn pointer_init(
+    layouts: &Layouts,
+    syms: &super::hash::FastMap<String, Symbol>,
+    v: &Val,
+    off: u64,
+    out: &mut InitBuf,
+) -> Result<(), ConstError> {
+    let mut peeled = v;
+    while let Val::Cast(crate::ir::CastOp::Bitcast, inner, _) = peeled {
+        peeled = &inner.1;
+    }
+    if let Val::BlockAddr(function, label) = peeled {
+        out.block_addresses
+            .push((off, function.to_string(), label.to_string()));
+        return Ok(());
+    }
+    // `inttoptr (iN C to T*)`: a pointer whose bits are the integer (sqlite's
+    // `SQLITE_INT_TO_PTR` user data), stored as plain bytes.
+    if let Val::Cast(crate::ir::CastOp::IntToPtr, inner, _) = peeled {
+        if let (LType::Int(bits), Val::Int(x)) = (&inner.0, &inner.1) {
+            // Zero-extended (or truncated) to the 64-bit pointer, as `inttoptr` is.
+            let value = if *bits >= 128 {
+                *x
+            } else {
+                *x & ((1u128 << bits) - 1)
+            };
+            return out.write(off, &(value as u64).to_le_bytes());
+        }
+    }
+    if let Some((s, a)) = const_ptr(layouts, syms, v)? {
+        out.relocs.push(Relocation::address(off, s, a));
+    }
+    Ok(())
+}
+
 /// Writes the constant `v` of type `ty` at byte offset `off` of `out`.
 pub fn eval_init(
     layouts: &Layouts,
@@ -500,34 +537,7 @@ pub fn eval_init(
             }
             _ => Err(ConstError::FloatInit(ty.clone())),
         },
-        LType::Ptr(_) | LType::OpaquePtr => {
-            let mut peeled = v;
-            while let Val::Cast(crate::ir::CastOp::Bitcast, inner, _) = peeled {
-                peeled = &inner.1;
-            }
-            if let Val::BlockAddr(function, label) = peeled {
-                out.block_addresses
-                    .push((off, function.to_string(), label.to_string()));
-                return Ok(());
-            }
-            // `inttoptr (iN C to T*)`: a pointer whose bits are the integer (sqlite's
-            // `SQLITE_INT_TO_PTR` user data), stored as plain bytes.
-            if let Val::Cast(crate::ir::CastOp::IntToPtr, inner, _) = peeled {
-                if let (LType::Int(bits), Val::Int(x)) = (&inner.0, &inner.1) {
-                    // Zero-extended (or truncated) to the 64-bit pointer, as `inttoptr` is.
-                    let value = if *bits >= 128 {
-                        *x
-                    } else {
-                        *x & ((1u128 << bits) - 1)
-                    };
-                    return out.write(off, &(value as u64).to_le_bytes());
-                }
-            }
-            if let Some((s, a)) = const_ptr(layouts, syms, v)? {
-                out.relocs.push(Relocation::address(off, s, a));
-            }
-            Ok(())
-        }
+        LType::Ptr(_) | LType::OpaquePtr => pointer_init(layouts, syms, v, off, out),
         LType::Array(n, e) | LType::Vector(n, e) => {
             let Val::Agg(elems) = v else {
                 return Err(ConstError::ExpectedAggregate(ty.clone()));

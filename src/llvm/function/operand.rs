@@ -128,47 +128,8 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
                 self.cast(*op, inner, to)
             }
-            Val::Icmp(pw, pt, a, b) => {
-                // Materialised as an instruction, like a constant cast.
-                if sty != Type::I1 {
-                    return self.err(at, format!("constant icmp used as {ty}"));
-                }
-                let Some(pred) = crate::ir::IntPredicate::from_name(pw) else {
-                    return self.err(*pt, format!("unknown icmp predicate `{pw}`"));
-                };
-                let ot = self.scalar(&a.0, at)?;
-                if a.0 != b.0 || ot.is_float() || ot.is_aggregate() {
-                    return self.err(at, format!("icmp of {} and {}", a.0, b.0));
-                }
-                let lhs = self.operand(&a.0, &a.1)?;
-                let rhs = self.operand(&b.0, &b.1)?;
-                let r = self.b.push(InstKind::Icmp {
-                    pred,
-                    ty: ot,
-                    lhs,
-                    rhs,
-                });
-                Ok(Operand::Value(r[0]))
-            }
-            Val::Binary(op, t, a, b) => {
-                // Materialised as an instruction, like a constant icmp. Its `nuw`/`nsw`/
-                // `exact` flags are dropped, which only removes poison.
-                if !sty.is_int() || a.0 != *ty || b.0 != *ty {
-                    return self.err(
-                        *t,
-                        format!("constant `{op}` of {} and {} used as {ty}", a.0, b.0),
-                    );
-                }
-                let lhs = self.operand(&a.0, &a.1)?;
-                let rhs = self.operand(&b.0, &b.1)?;
-                let r = self.b.push(InstKind::Binary {
-                    op: *op,
-                    ty: sty,
-                    lhs,
-                    rhs,
-                });
-                Ok(Operand::Value(r[0]))
-            }
+            Val::Icmp(pw, pt, a, b) => self.constant_icmp(ty, sty, pw, *pt, a, b),
+            Val::Binary(op, t, a, b) => self.constant_binary(ty, sty, *op, *t, a, b),
             Val::OtherExpr(w, t) => {
                 self.unsupported(*t, format!("constant expression `{w}` is not supported"))
             }
@@ -185,6 +146,68 @@ impl<'a, 'm> Lower<'a, 'm> {
                 }
             }
         }
+    }
+
+    /// A constant `icmp pred (a, b)` of type `sty`, materialised as an instruction (like a
+    /// constant cast) before its use.
+    fn constant_icmp(
+        &mut self,
+        ty: &LType,
+        sty: Type,
+        pw: &str,
+        pt: Token,
+        a: &TVal<'a>,
+        b: &TVal<'a>,
+    ) -> PResult<Operand> {
+        let at = self.at;
+        if sty != Type::I1 {
+            return self.err(at, format!("constant icmp used as {ty}"));
+        }
+        let Some(pred) = crate::ir::IntPredicate::from_name(pw) else {
+            return self.err(pt, format!("unknown icmp predicate `{pw}`"));
+        };
+        let ot = self.scalar(&a.0, at)?;
+        if a.0 != b.0 || ot.is_float() || ot.is_aggregate() {
+            return self.err(at, format!("icmp of {} and {}", a.0, b.0));
+        }
+        let lhs = self.operand(&a.0, &a.1)?;
+        let rhs = self.operand(&b.0, &b.1)?;
+        let r = self.b.push(InstKind::Icmp {
+            pred,
+            ty: ot,
+            lhs,
+            rhs,
+        });
+        Ok(Operand::Value(r[0]))
+    }
+
+    /// A constant integer `op (a, b)` of LLVM type `ty` (strata type `sty`), materialised as
+    /// an instruction before its use.
+    fn constant_binary(
+        &mut self,
+        ty: &LType,
+        sty: Type,
+        op: BinaryOp,
+        t: Token,
+        a: &TVal<'a>,
+        b: &TVal<'a>,
+    ) -> PResult<Operand> {
+        // Its `nuw`/`nsw`/`exact` flags are dropped, which only removes poison.
+        if !sty.is_int() || a.0 != *ty || b.0 != *ty {
+            return self.err(
+                t,
+                format!("constant `{op}` of {} and {} used as {ty}", a.0, b.0),
+            );
+        }
+        let lhs = self.operand(&a.0, &a.1)?;
+        let rhs = self.operand(&b.0, &b.1)?;
+        let r = self.b.push(InstKind::Binary {
+            op,
+            ty: sty,
+            lhs,
+            rhs,
+        });
+        Ok(Operand::Value(r[0]))
     }
 
     /// An aggregate constant `{ T a, ... }` / `[T a, ...]` of LLVM type `ty` (strata type
