@@ -20,6 +20,7 @@
 
 use super::externals::{Call, ExtResult};
 use super::value::sext;
+use super::vector::max_num;
 use super::{InterpError, Val};
 use crate::interp::exec::Interpreter;
 use crate::ir::Type;
@@ -309,17 +310,13 @@ fn float_op(op: &str, lane: Type, args: &[Val]) -> Result<Val, LaneError> {
             ))
         }
         "minnum" | "maxnum" => {
-            let (x, y) = (arg(0)?, arg(1)?);
-            let pick_first = if y.is_nan() {
-                true
-            } else if x.is_nan() {
-                false
-            } else if x == y {
-                x.is_sign_negative() == (op == "minnum")
-            } else {
-                (x < y) == (op == "minnum")
-            };
-            return Ok(args[if pick_first { 0 } else { 1 }]);
+            // Both lanes checked above as f32/f64, which `max_num` always compares (the
+            // same rule as `llvm.vector.reduce.fmax`/`fmin`).
+            let (_, _) = (arg(0)?, arg(1)?);
+            return max_num(args[0], args[1], op == "maxnum").ok_or(LaneError::LaneType {
+                op: op.to_string(),
+                lane,
+            });
         }
         "floor" => arg(0)?.floor(),
         "ceil" => arg(0)?.ceil(),

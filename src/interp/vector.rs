@@ -352,7 +352,7 @@ fn reduce(op: &str, lane: Type, mut acc: Val, lanes: &[Val]) -> Result<Val, Redu
 /// `maxnum(a, b)` (`max`) or `minnum(a, b)`: the other operand when one is NaN (`a` when
 /// both are), `+0.0` over `-0.0` for `max` and `-0.0` for `min`; the chosen lane keeps its
 /// bits. `None` if a lane is not a float this can compare.
-fn max_num(a: Val, b: Val, max: bool) -> Option<Val> {
+pub(super) fn max_num(a: Val, b: Val, max: bool) -> Option<Val> {
     let (x, y) = (a.as_f64()?, b.as_f64()?);
     Some(if y.is_nan() {
         a
