@@ -398,7 +398,14 @@ fn resolve_block_addresses(
     module: &mut Module,
     ctx: &mut LlvmContext,
 ) -> Result<(), ImportError> {
+    let mut touched = Vec::new();
+    // A global's entries are consecutive: once one fails, its initialiser is not evaluated
+    // and its later entries are skipped (one warning, no relocations pushed after clearing).
+    let mut failed = None;
     for p in pending {
+        if failed == Some(p.global) {
+            continue;
+        }
         let function = symbols
             .get(p.function.as_str())
             .filter(|f| matches!(module.symbols[f.index()].kind, SymbolKind::Function(_)));
@@ -411,12 +418,15 @@ fn resolve_block_addresses(
         };
         let g = &mut module.globals[gi as usize];
         match (function, block) {
-            (Some(&f), Some(&b)) => g.relocations.push(Relocation {
-                offset: p.offset,
-                symbol: f,
-                addend: 0,
-                kind: RelocationKind::BlockAddress(Block(b)),
-            }),
+            (Some(&f), Some(&b)) => {
+                g.relocations.push(Relocation {
+                    offset: p.offset,
+                    symbol: f,
+                    addend: 0,
+                    kind: RelocationKind::BlockAddress(Block(b)),
+                });
+                touched.push(gi as usize);
+            }
             _ => {
                 let name = &module.symbols[p.global.index()].name;
                 let msg = format!(
@@ -430,6 +440,7 @@ fn resolve_block_addresses(
                     }));
                 }
                 not_evaluated(g);
+                failed = Some(p.global);
                 ctx.warnings.push(format!(
                     "{}:{}: initializer of @{name} not evaluated: {msg}",
                     source.file, p.line
@@ -437,8 +448,12 @@ fn resolve_block_addresses(
             }
         }
     }
-    for g in &mut module.globals {
-        g.relocations.sort_by_key(|r| r.offset);
+    // Only the globals that gained a block address need their relocations put back in
+    // offset order (the others were written in order).
+    touched.sort_unstable();
+    touched.dedup();
+    for gi in touched {
+        module.globals[gi].relocations.sort_by_key(|r| r.offset);
     }
     Ok(())
 }

@@ -816,6 +816,43 @@ b:
     );
 }
 
+/// A `blockaddress` into a function that was skipped cannot be resolved: the whole
+/// initialiser is not evaluated (one warning, no relocation left, not read-only), even when
+/// entries before and after it name blocks of an imported function.
+#[test]
+fn block_address_of_a_skipped_function_leaves_the_initialiser_unevaluated() {
+    let src = r#"
+@tab = internal constant [3 x i8*] [i8* blockaddress(@f, %a), i8* blockaddress(@g, %b), i8* blockaddress(@f, %a)]
+define i32 @f() {
+entry:
+  br label %a
+a:
+  ret i32 1
+}
+define fp128 @g(fp128 %x) {
+entry:
+  br label %b
+b:
+  ret fp128 %x
+}
+"#;
+    let r = imp(src);
+    assert_eq!(r.skipped.len(), 1, "{:?}", r.skipped);
+    let tab = &r.module.globals[global_index(&r.module, "tab")];
+    assert!(!tab.constant && tab.relocations.is_empty(), "{tab:?}");
+    assert_eq!(r.context.warnings.len(), 1, "{:?}", r.context.warnings);
+    assert!(
+        r.context.warnings[0].contains("@tab"),
+        "{:?}",
+        r.context.warnings
+    );
+    let strict = ImportOptions {
+        strict: true,
+        ..ImportOptions::default()
+    };
+    assert!(import(src, "t.ll", &strict).is_err());
+}
+
 /// Integer arithmetic in constant expressions (a difference of two addresses, with flags) is
 /// materialised as instructions, in a phi's predecessor too; the function is not skipped,
 /// and it computes what LLVM computes.
