@@ -967,3 +967,52 @@ fn fuzz_reproduce_runs_the_check_once() {
     );
     assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
 }
+
+/// An initialiser the importer cannot evaluate (a product of an address) is a warning that
+/// every command loading the module shows: `compile` on standard error, `bench` in its
+/// report (text and JSON), and `--strict` turns it into an input error.
+#[test]
+fn unevaluated_initialiser_is_reported_by_compile_and_bench() {
+    let dir = tempfile::tempdir().unwrap();
+    let ll = dir.path().join("unevaluated.ll");
+    std::fs::write(
+        &ll,
+        "@y = global i32 5\n\
+         @g = global i64 mul (i64 ptrtoint (i32* @y to i64), i64 3)\n\
+         define i32 @main() {\n  ret i32 0\n}\n",
+    )
+    .unwrap();
+    let path = ll.to_str().unwrap();
+    let compiled = strata(&["compile", path, "--emit", "sir"], None);
+    assert!(compiled.status.success(), "{}", text(&compiled.stderr));
+    assert!(
+        text(&compiled.stderr).contains("initializer of @g not evaluated"),
+        "{}",
+        text(&compiled.stderr)
+    );
+    let strict = strata(&["compile", path, "--strict"], None);
+    assert!(!strict.status.success());
+    let json = dir.path().join("report.json");
+    let bench = strata(
+        &[
+            "bench",
+            "--passes",
+            "verify",
+            path,
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(bench.status.success(), "{}", text(&bench.stderr));
+    assert!(
+        text(&bench.stdout).contains("initializer of @g not evaluated"),
+        "{}",
+        text(&bench.stdout)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let warnings = report["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].as_str().unwrap().contains("@g"));
+}

@@ -117,25 +117,45 @@ pub(super) enum LoadError {
     Ll(#[from] crate::llvm::ImportError),
 }
 
-/// A loaded input: the module, the functions the importer skipped and the parse seconds, or
-/// why it did not load.
-pub(super) type Loaded = Result<(Module, usize, f64), LoadError>;
+/// A module as loaded: the functions the importer skipped, the importer's warnings (each
+/// names what it could not evaluate, e.g. a global's initialiser) and the parse seconds.
+pub(super) struct LoadedModule {
+    pub module: Module,
+    pub skipped: usize,
+    pub warnings: Vec<String>,
+    pub seconds: f64,
+}
+
+/// A loaded input, or why it did not load.
+pub(super) type Loaded = Result<LoadedModule, LoadError>;
 
 /// Parses or imports one source; see [`Loaded`].
 pub(super) fn load(source: &Source) -> Loaded {
     let start = Instant::now();
-    let (module, skipped) = match source.format {
-        InputFormat::Sir => (crate::text::parse_module(&source.text, &source.name)?, 0),
+    match source.format {
+        InputFormat::Sir => {
+            let module = crate::text::parse_module(&source.text, &source.name)?;
+            Ok(LoadedModule {
+                module,
+                skipped: 0,
+                warnings: Vec::new(),
+                seconds: start.elapsed().as_secs_f64(),
+            })
+        }
         InputFormat::Ll => {
             let options = crate::llvm::ImportOptions::default();
             let imported = crate::llvm::import(&source.text, &source.name, &options)?;
             let seconds = start.elapsed().as_secs_f64();
             // Not timed: LLVM's `Parse IR` does not include its verifier either.
             imported.verify()?;
-            return Ok((imported.module, imported.skipped.len(), seconds));
+            Ok(LoadedModule {
+                skipped: imported.skipped.len(),
+                warnings: imported.context.warnings,
+                module: imported.module,
+                seconds,
+            })
         }
-    };
-    Ok((module, skipped, start.elapsed().as_secs_f64()))
+    }
 }
 
 /// The failures of a module's global initialisers (see `verify_globals`).

@@ -314,15 +314,15 @@ fn load_all(
             let mut last = None;
             for _ in 0..repeat {
                 let r = load(source);
-                if let Ok((_, _, secs)) = &r {
-                    times.push(*secs);
+                if let Ok(m) = &r {
+                    times.push(m.seconds);
                 }
                 last = Some(r);
             }
             let mean = times.iter().sum::<f64>() / repeat as f64;
             rounds.push(times);
             last.expect("repeat is at least 1")
-                .map(|(m, skipped, _)| (m, skipped, mean))
+                .map(|m| inputs::LoadedModule { seconds: mean, ..m })
         })
         .collect();
     (

@@ -153,7 +153,8 @@ pub(super) struct BenchReport {
     pub stats: BTreeMap<String, u64>,
     /// Every failure, in input order (see the module doc).
     pub failures: Vec<Failure>,
-    /// Paths not followed (symbolic link loops).
+    /// Paths not followed (symbolic link loops) and the importer's warnings (each names its
+    /// file and line: an initialiser it could not evaluate).
     pub warnings: Vec<String>,
     pub modules: Vec<ModuleReport>,
 }

@@ -14,7 +14,7 @@
 //! on its printed result and its index in its module only (not on the worker or shard).
 //! Complexity: linear in the shard's functions per round; hashing prints each function once.
 
-use super::inputs::{global_failures, Loaded, Source};
+use super::inputs::{global_failures, Loaded, LoadedModule, Source};
 use super::report::{BenchReport, Failure, ModuleReport};
 use super::shard::{self, Shard};
 use crate::engine::{batch, PipelineConfig, Stage};
@@ -119,14 +119,21 @@ pub(super) fn prepare<'a>(
     for (source, result) in sources.iter().zip(loaded) {
         let result = result
             .map_err(|e| vec![Failure::file(source.name.clone(), "parse", e.to_string())])
-            .and_then(
-                |(module, skipped, seconds)| match global_failures(&module, &source.name) {
-                    g if g.is_empty() => Ok((module, skipped, seconds)),
-                    g => Err(g),
-                },
-            );
+            .and_then(|m| match global_failures(&m.module, &source.name) {
+                g if g.is_empty() => Ok(m),
+                g => Err(g),
+            });
         match result {
-            Ok(m) => modules.push((source, m)),
+            Ok(m) => {
+                // The importer's warnings (an initialiser it could not evaluate) are the
+                // report's, as `compile` and `run` print them.
+                for w in &m.warnings {
+                    if !report.warnings.contains(w) {
+                        report.warnings.push(w.clone());
+                    }
+                }
+                modules.push((source, m));
+            }
             Err(failures) => {
                 for f in failures {
                     f.print();
@@ -138,12 +145,24 @@ pub(super) fn prepare<'a>(
     let owner = shard.map(|s| {
         let weights: Vec<Vec<usize>> = modules
             .iter()
-            .map(|(_, (m, _, _))| m.functions.iter().map(|f| f.live_inst_count()).collect())
+            .map(|(_, m)| {
+                m.module
+                    .functions
+                    .iter()
+                    .map(|f| f.live_inst_count())
+                    .collect()
+            })
             .collect();
         shard::assign(&weights, s.count)
     });
     let mut work = Vec::new();
-    for (k, (source, (module, skipped, seconds))) in modules.into_iter().enumerate() {
+    for (k, (source, loaded)) in modules.into_iter().enumerate() {
+        let LoadedModule {
+            module,
+            skipped,
+            seconds,
+            ..
+        } = loaded;
         let symbols = Arc::new(module.symbol_table());
         let (indices, functions): (Vec<usize>, Vec<Function>) = module
             .functions
