@@ -153,6 +153,51 @@ impl<'a> Printer<'a> {
             Callee::Indirect(o) => self.typed_ptr(*o, &fn_ptr),
             Callee::Direct(_) => "undef".into(),
         };
+        let arg_text = self.call_arguments(args, &arg_types, fparams, site, &attrs);
+        let ret_attrs = site
+            .map(|cs| cs.ret_attrs.clone())
+            .filter(|s| !s.is_empty())
+            .map(|s| format!("{s} "))
+            .unwrap_or_default();
+        let call_ty = if *varargs {
+            fn_ty.to_string()
+        } else {
+            fret.to_string()
+        };
+        let call = format!(
+            "call {ret_attrs}{call_ty} {callee_text}({})",
+            arg_text.join(", ")
+        );
+        if ret == Type::Void {
+            self.line(call);
+        } else if fret.is_ptr() && **fret != LType::i8_ptr() {
+            let t = self.t();
+            self.line(format!("{t} = {call}"));
+            self.line(format!("{r} = bitcast {fret} {t} to i8*"));
+        } else if fret.is_aggregate() && **fret != LType::from_scalar(ret) {
+            let t = self.t();
+            self.line(format!("{t} = {call}"));
+            let ir = LType::from_scalar(ret);
+            let (lines, _) = self.convert_aggregate(t, fret, &ir, Some(r));
+            for l in lines {
+                self.line(l);
+            }
+        } else {
+            self.line(format!("{r} = {call}"));
+        }
+    }
+
+    /// The argument list of a call: each argument typed as `fparams` (or the import's call
+    /// site, or its IR type) declares it, pointers and aggregates converted to that type,
+    /// with the call's metadata arguments put back where the site had them.
+    fn call_arguments(
+        &mut self,
+        args: &[Operand],
+        arg_types: &[Type],
+        fparams: &[LType],
+        site: Option<&CallSite>,
+        attrs: &[String],
+    ) -> Vec<String> {
         let mut arg_text = Vec::with_capacity(args.len());
         // Metadata arguments the call had at import: the IR call carries the others, so
         // IR argument i is parameter `i + (metadata arguments before it)` of `fn_ty`.
@@ -190,37 +235,7 @@ impl<'a> Printer<'a> {
             arg_text.push(format!("{pt}{at} {v}"));
         }
         arg_text.extend(pending.map(|(_, text)| format!("metadata {text}")));
-        let ret_attrs = site
-            .map(|cs| cs.ret_attrs.clone())
-            .filter(|s| !s.is_empty())
-            .map(|s| format!("{s} "))
-            .unwrap_or_default();
-        let call_ty = if *varargs {
-            fn_ty.to_string()
-        } else {
-            fret.to_string()
-        };
-        let call = format!(
-            "call {ret_attrs}{call_ty} {callee_text}({})",
-            arg_text.join(", ")
-        );
-        if ret == Type::Void {
-            self.line(call);
-        } else if fret.is_ptr() && **fret != LType::i8_ptr() {
-            let t = self.t();
-            self.line(format!("{t} = {call}"));
-            self.line(format!("{r} = bitcast {fret} {t} to i8*"));
-        } else if fret.is_aggregate() && **fret != LType::from_scalar(ret) {
-            let t = self.t();
-            self.line(format!("{t} = {call}"));
-            let ir = LType::from_scalar(ret);
-            let (lines, _) = self.convert_aggregate(t, fret, &ir, Some(r));
-            for l in lines {
-                self.line(l);
-            }
-        } else {
-            self.line(format!("{r} = {call}"));
-        }
+        arg_text
     }
 
     pub(super) fn asm(&mut self, inst: &InstData, asm: &InlineAsm) {
