@@ -970,7 +970,8 @@ fn fuzz_reproduce_runs_the_check_once() {
 
 /// An initialiser the importer cannot evaluate (a product of an address) is a warning that
 /// every command loading the module shows: `compile` on standard error, `bench` in its
-/// report (text and JSON), and `--strict` turns it into an input error.
+/// report (text and JSON), and `--strict` turns it into an input error; `run` stops at the
+/// first read of the global instead of computing with zeros.
 #[test]
 fn unevaluated_initialiser_is_reported_by_compile_and_bench() {
     let dir = tempfile::tempdir().unwrap();
@@ -979,7 +980,7 @@ fn unevaluated_initialiser_is_reported_by_compile_and_bench() {
         &ll,
         "@y = global i32 5\n\
          @g = global i64 mul (i64 ptrtoint (i32* @y to i64), i64 3)\n\
-         define i32 @main() {\n  ret i32 0\n}\n",
+         define i32 @main() {\n  %v = load i64, i64* @g\n  %t = trunc i64 %v to i32\n  ret i32 %t\n}\n",
     )
     .unwrap();
     let path = ll.to_str().unwrap();
@@ -992,6 +993,13 @@ fn unevaluated_initialiser_is_reported_by_compile_and_bench() {
     );
     let strict = strata(&["compile", path, "--strict"], None);
     assert!(!strict.status.success());
+    let run = strata(&["run", path], None);
+    assert_eq!(run.status.code(), Some(3), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stderr).contains("initialiser was not evaluated"),
+        "{}",
+        text(&run.stderr)
+    );
     let json = dir.path().join("report.json");
     let bench = strata(
         &[

@@ -55,7 +55,8 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
         ));
     }
     let (file, entry) = (file.as_path(), entry.as_str());
-    let module = load_module(file, input_format, false)?.module;
+    let loaded = load_module(file, input_format, false)?;
+    let module = loaded.module;
     let errors = crate::verify::verify_module(&module);
     if !errors.is_empty() {
         for e in &errors {
@@ -96,7 +97,13 @@ pub fn run(run_args: RunArgs) -> Result<i32, CliError> {
         record_trace: false,
         ..Default::default()
     };
-    match interp::run(&module, entry, &vals, config) {
+    let mut interpreter = interp::Interpreter::new(&module, config);
+    // A global whose initialiser the importer could not evaluate holds zeros in the module:
+    // reading it stops the run instead of computing with them.
+    if let Some(context) = &loaded.llvm {
+        interpreter.mark_unknown_globals(&context.unevaluated);
+    }
+    match interpreter.call(entry, &vals) {
         Ok(outcome) => {
             super::io::write_bytes(None, &outcome.output)?;
             {

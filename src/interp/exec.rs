@@ -196,6 +196,24 @@ impl<'m> Interpreter<'m> {
         Ok(mem)
     }
 
+    /// Marks the globals named by `symbols` as holding unknown contents: a read of one faults
+    /// with [`InterpError::UnknownContents`] instead of seeing the zeros the module gives it.
+    /// For the globals whose initialiser the LLVM importer could not evaluate
+    /// (`LlvmContext::unevaluated`); a symbol that is not a global is ignored.
+    pub fn mark_unknown_globals(&mut self, symbols: &[Symbol]) {
+        let Ok(image) = &mut self.image else {
+            return;
+        };
+        for &s in symbols {
+            if let Some(SymbolKind::Global(i)) = self.module.symbols.get(s.index()).map(|d| d.kind)
+            {
+                if let Some(&base) = self.global_bases.get(i as usize) {
+                    image.mark_unknown(base);
+                }
+            }
+        }
+    }
+
     /// Runs `function` on `args` from a fresh memory image and returns what it did.
     pub fn call(&mut self, function: &str, args: &[Val]) -> Result<Outcome, InterpError> {
         self.mem = self.image.clone()?;

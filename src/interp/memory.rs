@@ -63,6 +63,12 @@ pub enum Fault {
         /// The address.
         addr: u64,
     },
+    /// Read of a region whose initial contents are unknown (a global whose initialiser the
+    /// importer could not evaluate: see [`Memory::mark_unknown`]).
+    UnknownContents {
+        /// The address.
+        addr: u64,
+    },
     /// `free`/`realloc` of an address that is not the base of a live heap region.
     InvalidFree {
         /// The address.
@@ -108,6 +114,8 @@ struct Region {
     bytes: Vec<u8>,
     live: bool,
     readonly: bool,
+    /// Its initial contents are unknown: reads fault ([`Fault::UnknownContents`]).
+    unknown: bool,
     arena: Arena,
     label: Label,
 }
@@ -176,6 +184,7 @@ impl Memory {
                 bytes,
                 live: true,
                 readonly,
+                unknown: false,
                 arena,
                 label,
             },
@@ -243,12 +252,28 @@ impl Memory {
         self.find(addr, size).map(|_| ())
     }
 
+    /// Marks the live region whose base is `base` as holding unknown contents: every later
+    /// read of it faults with [`Fault::UnknownContents`] (writes still succeed). Returns
+    /// whether such a region exists.
+    pub fn mark_unknown(&mut self, base: u64) -> bool {
+        match self.regions.get_mut(&base) {
+            Some(r) if r.live => {
+                r.unknown = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The `size` bytes at `addr`.
     pub fn read(&self, addr: u64, size: u64) -> Result<&[u8], Fault> {
         if size == 0 {
             return Ok(&[]);
         }
         let (base, r) = self.find(addr, size)?;
+        if r.unknown {
+            return Err(Fault::UnknownContents { addr });
+        }
         let off = (addr - base) as usize;
         Ok(&r.bytes[off..off + size as usize])
     }
@@ -289,6 +314,9 @@ impl Memory {
     /// The NUL-terminated string at `addr` (without the NUL); it must end inside its region.
     pub fn c_string(&self, addr: u64) -> Result<&[u8], Fault> {
         let (base, r) = self.find(addr, 1)?;
+        if r.unknown {
+            return Err(Fault::UnknownContents { addr });
+        }
         let rest = &r.bytes[(addr - base) as usize..];
         match rest.iter().position(|&b| b == 0) {
             Some(n) => Ok(&rest[..n]),
@@ -429,6 +457,26 @@ mod tests {
             Some(Fault::WriteToConstant { addr: g })
         );
         assert!(m.free(g, true).is_err());
+    }
+
+    #[test]
+    fn reads_of_unknown_contents_fault_and_writes_do_not() {
+        let mut m = Memory::new(1 << 20);
+        let g = m
+            .allocate(Arena::Global, 8, 8, Label::Global(Symbol(0)), false)
+            .unwrap();
+        let other = m
+            .allocate(Arena::Global, 8, 8, Label::Global(Symbol(1)), false)
+            .unwrap();
+        assert!(m.mark_unknown(g));
+        assert!(!m.mark_unknown(g + 1), "only a region's base names it");
+        let unknown = Fault::UnknownContents { addr: g + 2 };
+        assert_eq!(m.read(g + 2, 4), Err(unknown.clone()));
+        assert_eq!(m.c_string(g + 2), Err(unknown));
+        assert!(m.write(g, 8).is_ok());
+        assert!(m.copy(other, g, 4).is_err(), "copying out of it reads it");
+        assert!(m.copy(g, other, 4).is_ok(), "copying into it writes it");
+        assert_eq!(m.read(other, 8).unwrap(), &[0; 8]);
     }
 
     #[test]

@@ -233,6 +233,15 @@ pub enum InterpError {
         /// The address.
         addr: u64,
     },
+    /// Read of a global whose initial contents are unknown (its initialiser was not
+    /// evaluated at import, see [`Interpreter::mark_unknown_globals`]).
+    #[error("{at}: read at {addr:#x} of a global whose initialiser was not evaluated")]
+    UnknownContents {
+        /// Where it happened.
+        at: Location,
+        /// The address.
+        addr: u64,
+    },
     /// Integer division or remainder by zero.
     #[error("{at}: division by zero")]
     DivisionByZero {
@@ -392,6 +401,7 @@ impl InterpError {
             Fault::OutOfBounds { addr, size } => InterpError::OutOfBounds { at, addr, size },
             Fault::UseAfterFree { addr } => InterpError::UseAfterFree { at, addr },
             Fault::WriteToConstant { addr } => InterpError::WriteToConstant { at, addr },
+            Fault::UnknownContents { addr } => InterpError::UnknownContents { at, addr },
             Fault::InvalidFree { addr } => InterpError::InvalidFree { at, addr },
             Fault::MemoryLimit { requested } => InterpError::MemoryLimit { at, requested },
         }
