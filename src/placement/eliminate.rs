@@ -30,8 +30,11 @@ const NONE: u32 = u32::MAX;
 /// Working memory of [`eliminate_into`], reused between calls (every table is flat or a
 /// reused list, so a warm scratch allocates only when a problem is larger than every
 /// earlier one).
-#[derive(Default, Debug)]
+#[derive(Clone, Default, Debug)]
 pub struct EliminateScratch {
+    /// The work (table entries) of the last greedy order: the sum of the table sizes it
+    /// planned ([`EliminateScratch::work`]).
+    work: u64,
     /// `vals[vals_start[b]..vals_start[b + 1]]`: block `b`'s domain, ascending.
     vals_start: Vec<u32>,
     vals: Vec<u8>,
@@ -86,6 +89,13 @@ struct FactorTerms {
 }
 
 impl EliminateScratch {
+    /// The work of the last [`eliminate_into`] call's elimination order (the sum of the
+    /// sizes of the tables it builds, what the budget bounds): callers that split one
+    /// budget between several calls subtract it.
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
     /// A reachable block with more than one value.
     fn free(&self, c: &Constraints, b: usize) -> bool {
         c.reachable[b] && self.dlen(b) > 1
@@ -257,6 +267,7 @@ fn greedy_order(c: &Constraints, budget: u64, s: &mut EliminateScratch) -> bool 
         s.nb[x as usize] = xs;
         s.nb[x as usize].clear();
     }
+    s.work = work;
     true
 }
 

@@ -19,8 +19,15 @@
 //!
 //! Where a component does not settle so, the caller computes the sizes and matrices of the
 //! edges whose cost can depend on them and [`settle_exact`] enumerates it under the exact
-//! matrices: its optimum, when unique, is elimination's too. What neither settles (ties,
-//! components past [`MAX_ASSIGNMENTS`]) goes to the solver.
+//! matrices: its optimum, when unique, is elimination's too. A component that ties, or
+//! has more than [`MAX_ASSIGNMENTS`] assignments, is solved by exact elimination of that
+//! component alone (its neighbours are fixed pieces): whole-problem elimination conditions
+//! the fixed pieces out, never joins two components in a table, and orders, lays out and
+//! breaks ties within a component by its own blocks alone, so it gives the component the
+//! same answer (measured, callgrind: on jq -O0 and sqlite -O2 this leaves no function to
+//! the whole-problem path, where 104 and 619 went, for 17 and 105 M instructions of
+//! constraints and elimination, against about 10 and 60 M now). What would exceed the budget,
+//! or is infeasible, goes to the solver.
 //!
 //! Invariants: [`settle_lower`] and [`settle_exact`] answer only where elimination would
 //! have answered (its work, bounded per component by `members · Π |domain|`, fits the
@@ -29,16 +36,18 @@
 //!
 //! Complexity: [`arc_consistency`] O(edges · K) per domain change, O((pieces + edges) ·
 //! K²) overall; [`settle_lower`] O(pieces + edges) plus `Π |domain| · edges` per component (at
-//! most [`MAX_ASSIGNMENTS`]).
+//! most [`MAX_ASSIGNMENTS`]); a component's elimination that of [`super::eliminate`] on
+//! its members and their edges (within the budget).
 
 use super::cost::UNPLACED;
-use super::problem::{add, Cost, Problem, TargetSet, FORBIDDEN};
+use super::eliminate::{eliminate_into, EliminateScratch};
+use super::problem::{add, Constraints, Cost, Problem, TargetSet, FORBIDDEN};
 
 /// Marks an edge end that is a fixed piece (its target in the low bits).
 const FIXED: u32 = 1 << 31;
 
-/// The most assignments [`settle_lower`] enumerates for one component (larger: it declines
-/// and elimination answers). Measured (callgrind, placement systems on xxhash, jq, bzip2,
+/// The most assignments [`settle_lower`] enumerates for one component (larger: exact
+/// elimination of the component answers, once the sizes are known). Measured (callgrind, placement systems on xxhash, jq, bzip2,
 /// jansson, tcc at -O0): 729 cost up to 15% more than the limit 81 (enumerating wide
 /// components that elimination then solves anyway), 9 up to 5% more, 32 about 1% more.
 pub const MAX_ASSIGNMENTS: u64 = 81;
@@ -58,9 +67,16 @@ pub struct SettleScratch {
     /// Per piece: its component (`u32::MAX`: not yet visited).
     component: Vec<u32>,
     /// The components [`settle_lower`] left to [`settle_exact`]: component `i`'s members
-    /// are `pending_members[pending[i]..pending[i + 1]]`.
+    /// are `pending_members[pending[i]..pending[i + 1]]`; `pending_large[i]`: it has more
+    /// than [`MAX_ASSIGNMENTS`] assignments (exact elimination answers it).
     pending: Vec<u32>,
     pending_members: Vec<u32>,
+    pending_large: Vec<bool>,
+    /// The elimination work [`settle_lower`] counted against the budget (each enumerated
+    /// component's bound `members · Π |domain|`).
+    work: u64,
+    /// One component as a problem of its own, for exact elimination.
+    single: ComponentProblem,
     /// Per piece of the component being enumerated: its position in `list`.
     slot: Vec<u32>,
     /// The edges touching that component: `(from, to, edge)`, an end as a member's slot or
@@ -69,6 +85,22 @@ pub struct SettleScratch {
     /// The enumeration's current and best choices, per member.
     choice: Vec<u8>,
     best: Vec<u8>,
+}
+
+/// One component of free pieces as a problem of its own ([`eliminate_component`]): block 0
+/// a virtual entry fixed to target 0 with a zero-cost edge to every member (so that every
+/// member is reachable), block `1 + i` the component's `i`-th member in ascending piece
+/// order, its costs the member's block costs plus its edges to fixed pieces under their
+/// targets, and the edges between members with their own matrices.
+#[derive(Clone, Debug, Default)]
+struct ComponentProblem {
+    problem: Problem,
+    constraints: Constraints,
+    domains: Vec<TargetSet>,
+    eliminate: EliminateScratch,
+    assignment: Vec<u8>,
+    /// The members, ascending.
+    members: Vec<u32>,
 }
 
 /// `allowed[s]`: the targets a transition from `s` may go to; `[d]` of `allowed_into`: the
@@ -268,8 +300,8 @@ pub enum Settled {
     /// Some components (listed in the scratch) need the exact costs ([`settle_exact`]);
     /// the others' pieces are placed.
     Pending,
-    /// A component is too large to enumerate, or elimination would have declined: the
-    /// solver answers.
+    /// Elimination would have declined (the components' work bound exceeds the budget):
+    /// the solver answers.
     Declined,
 }
 
@@ -310,21 +342,26 @@ pub fn settle_lower(
     s.pending.clear();
     s.pending.push(0);
     s.pending_members.clear();
-    let mut work: u64 = 0;
+    s.pending_large.clear();
+    s.work = 0;
     for root in 0..n {
         if !s.reachable[root] || !free(root) || s.component[root] != u32::MAX {
             continue;
         }
-        let Some(assignments) = gather(p, dom, root, s) else {
-            return Settled::Declined;
-        };
-        work = work.saturating_add(assignments.saturating_mul(s.list.len() as u64));
-        if work > budget {
-            return Settled::Declined;
+        let assignments = gather(p, dom, root, s);
+        let large = assignments > MAX_ASSIGNMENTS;
+        if !large {
+            s.work = s
+                .work
+                .saturating_add(assignments.saturating_mul(s.list.len() as u64));
+            if s.work > budget {
+                return Settled::Declined;
+            }
         }
-        if settle_component(p, dom, EdgeCosts::Lower(overhead), s, assignment).is_none() {
+        if large || settle_component(p, dom, EdgeCosts::Lower(overhead), s, assignment).is_none() {
             s.pending_members.extend_from_slice(&s.list);
             s.pending.push(s.pending_members.len() as u32);
+            s.pending_large.push(large);
             all = false;
         }
     }
@@ -335,30 +372,142 @@ pub fn settle_lower(
     }
 }
 
-/// Settles the components [`settle_lower`] left pending under `p`'s own matrices: true
-/// when each one's exact optimum is unique (the assignment is then the optimum, its cost
-/// [`super::cost::objective_with`]), false otherwise (the solver answers).
+/// Settles the components [`settle_lower`] left pending under `p`'s own matrices: a small
+/// one by enumeration when its exact optimum is unique, else (a tie, or a component past
+/// [`MAX_ASSIGNMENTS`]) by exact elimination ([`super::eliminate`]) of the component
+/// alone, which gives what elimination of the whole problem gives it (see the module doc).
+/// True when every one settles (the assignment is then the optimum, its cost
+/// [`super::cost::objective_with`]); false when elimination would decline (the work of the
+/// large components past what is left of `budget`) or finds a component infeasible: the
+/// solver answers.
 pub fn settle_exact(
     p: &Problem,
     dom: &[TargetSet],
+    budget: u64,
     s: &mut SettleScratch,
     assignment: &mut [u8],
 ) -> bool {
+    let mut work = s.work;
     for i in 0..s.pending.len().saturating_sub(1) {
         let (lo, hi) = (s.pending[i] as usize, s.pending[i + 1] as usize);
         s.list.clear();
         s.list.extend_from_slice(&s.pending_members[lo..hi]);
-        if settle_component(p, dom, EdgeCosts::Exact, s, assignment).is_none() {
-            return false;
+        let left = if s.pending_large[i] {
+            budget.saturating_sub(work)
+        } else if settle_component(p, dom, EdgeCosts::Exact, s, assignment).is_some() {
+            continue;
+        } else {
+            // A tie: elimination's own choice, its work within the bound already counted.
+            u64::MAX
+        };
+        match eliminate_component(p, dom, left, s, assignment) {
+            Some(w) if s.pending_large[i] => work = work.saturating_add(w),
+            Some(_) => {}
+            None => return false,
         }
     }
     true
 }
 
+/// Exact elimination ([`super::eliminate`]) of the component listed in `s.list`, its
+/// neighbours fixed at their targets in `assignment`, within `budget` table entries:
+/// writes the members' targets into `assignment` and returns the work, or `None` (over
+/// the budget, or infeasible). Whole-problem elimination conditions the fixed pieces out
+/// and never joins two components, and its greedy order, table layout and ties (the
+/// first best value per cell) depend only on the component's own blocks in ascending
+/// order, so its answer on the members is this one.
+fn eliminate_component(
+    p: &Problem,
+    dom: &[TargetSet],
+    budget: u64,
+    s: &mut SettleScratch,
+    assignment: &mut [u8],
+) -> Option<u64> {
+    let k = p.num_targets();
+    let SettleScratch {
+        start,
+        incident,
+        list,
+        component,
+        slot,
+        single: c,
+        ..
+    } = s;
+    c.members.clear();
+    c.members.extend_from_slice(list);
+    c.members.sort_unstable();
+    for (i, &b) in c.members.iter().enumerate() {
+        slot[b as usize] = i as u32 + 1;
+    }
+    let q = &mut c.problem;
+    q.targets.resize(k, String::new());
+    q.blocks.clear();
+    q.blocks.resize(c.members.len() + 1, String::new());
+    q.block_cost.clear();
+    q.block_cost
+        .extend((0..k).map(|t| if t == 0 { 0 } else { FORBIDDEN }));
+    q.edges.clear();
+    q.matrices.clear();
+    c.domains.clear();
+    c.domains.push(TargetSet::single(0));
+    for (i, &b) in c.members.iter().enumerate() {
+        let b = b as usize;
+        let at = q.block_cost.len();
+        q.block_cost
+            .extend_from_slice(&p.block_cost[b * k..(b + 1) * k]);
+        c.domains.push(dom[b]);
+        for &ei in &incident[start[b] as usize..start[b + 1] as usize] {
+            let e = p.edges[ei as usize];
+            let (from, to) = (e.from as usize, e.to as usize);
+            let other = if from == b { to } else { from };
+            if component[other] == component[b] {
+                if from == b {
+                    q.edges.push(super::problem::Edge {
+                        from: slot[from],
+                        to: slot[to],
+                    });
+                    let m = ei as usize * k * k;
+                    q.matrices.extend_from_slice(&p.matrices[m..m + k * k]);
+                }
+                continue;
+            }
+            let fixed = usize::from(assignment[other]);
+            for t in 0..k {
+                let cost = if from == b {
+                    p.transition(ei as usize, t, fixed)
+                } else {
+                    p.transition(ei as usize, fixed, t)
+                };
+                q.block_cost[at + t] = add(q.block_cost[at + t], cost);
+            }
+        }
+        q.edges.push(super::problem::Edge {
+            from: 0,
+            to: i as u32 + 1,
+        });
+        q.matrices.resize(q.matrices.len() + k * k, 0);
+    }
+    c.constraints.rebuild(q);
+    let solved = eliminate_into(
+        &c.constraints,
+        &c.domains,
+        budget,
+        &mut c.eliminate,
+        &mut c.assignment,
+    );
+    if solved != Ok(true) {
+        return None;
+    }
+    for (i, &b) in c.members.iter().enumerate() {
+        assignment[b as usize] = c.assignment[i + 1];
+    }
+    Some(c.eliminate.work())
+}
+
 /// Lists in `s.list` the component of free pieces containing `root` (labelling its
-/// members with `root` in `s.component`) and returns its number of assignments, `None`
-/// past [`MAX_ASSIGNMENTS`].
-fn gather(p: &Problem, dom: &[TargetSet], root: usize, s: &mut SettleScratch) -> Option<u64> {
+/// members with `root` in `s.component`) and returns its number of assignments
+/// (saturating).
+fn gather(p: &Problem, dom: &[TargetSet], root: usize, s: &mut SettleScratch) -> u64 {
     s.list.clear();
     s.list.push(root as u32);
     s.component[root] = root as u32;
@@ -374,13 +523,10 @@ fn gather(p: &Problem, dom: &[TargetSet], root: usize, s: &mut SettleScratch) ->
                 s.component[o] = root as u32;
                 s.list.push(o as u32);
                 assignments = assignments.saturating_mul(u64::from(dom[o].len()));
-                if assignments > MAX_ASSIGNMENTS {
-                    return None;
-                }
             }
         }
     }
-    Some(assignments)
+    assignments
 }
 
 /// The cost of a settled assignment under [`EdgeCosts::Lower`]: its block costs (every
@@ -562,7 +708,7 @@ mod tests {
                 Settled::All => (0, block_costs(p, &s.reachable, &assignment)),
                 Settled::Pending => {
                     complete_problem_in(f, &cfg, None, model, &mut b, &mut ir, Some(&dom));
-                    if !settle_exact(&ir.problem, &dom, s, &mut assignment) {
+                    if !settle_exact(&ir.problem, &dom, opts.exact_budget, s, &mut assignment) {
                         return Some(2);
                     }
                     let cost = objective_with(&ir.problem, &s.reachable, &assignment);
@@ -602,5 +748,67 @@ mod tests {
             }
         }
         assert!(seen[0] > 10 && seen[1] > 10, "outcomes {seen:?}");
+    }
+}
+
+#[cfg(test)]
+mod component_tests {
+    use super::*;
+    use crate::placement::generate::{problem, Shape};
+    use crate::placement::Solver;
+
+    /// Oracle for [`eliminate_component`]: on generated problems (every shape, up to 60
+    /// blocks, so components both small and past [`MAX_ASSIGNMENTS`], ties included),
+    /// eliminating each component of free pieces alone, its neighbours fixed at the whole
+    /// problem's answer, gives its members what whole-problem elimination gives them, and
+    /// its work fits within the whole's.
+    #[test]
+    fn a_component_alone_eliminates_as_the_whole_problem() {
+        let mut s = SettleScratch::default();
+        let (mut checked, mut large) = (0, 0);
+        for seed in 0..210u64 {
+            let blocks = 4 + (seed as usize * 7) % 57;
+            let p = problem(seed, Shape::ALL[(seed % 7) as usize], blocks, 3);
+            // Self-loops cost their diagonal, which the pipeline's matrices keep at 0.
+            if p.edges.iter().any(|e| e.from == e.to) {
+                continue;
+            }
+            let c = Constraints::new(&p);
+            let mut dom = Vec::new();
+            if Solver::new()
+                .enforce_arc_consistency(&p, &c, &mut dom)
+                .is_err()
+            {
+                continue;
+            }
+            let (mut whole, mut scratch) = (Vec::new(), EliminateScratch::default());
+            if eliminate_into(&c, &dom, u64::MAX, &mut scratch, &mut whole) != Ok(true) {
+                continue;
+            }
+            reach(&p, &mut s);
+            let n = p.num_blocks();
+            s.component.clear();
+            s.component.resize(n, u32::MAX);
+            s.slot.clear();
+            s.slot.resize(n, 0);
+            for root in 0..n {
+                if !s.reachable[root] || dom[root].len() < 2 || s.component[root] != u32::MAX {
+                    continue;
+                }
+                large += usize::from(gather(&p, &dom, root, &mut s) > MAX_ASSIGNMENTS);
+                let mut assignment = whole.clone();
+                for &b in &s.list {
+                    assignment[b as usize] = UNPLACED;
+                }
+                checked += s.list.len();
+                let work = eliminate_component(&p, &dom, u64::MAX, &mut s, &mut assignment);
+                assert!(work.is_some_and(|w| w <= scratch.work()), "seed {seed}");
+                assert_eq!(assignment, whole, "seed {seed}, component of {root}");
+            }
+        }
+        assert!(
+            checked > 300 && large > 5,
+            "{checked} members, {large} large"
+        );
     }
 }

@@ -403,9 +403,9 @@ pub fn enforce_arc_consistency(
 /// System 3, `eliminate_exactly`: reads each consistent slot's problem, constraints and
 /// domains; writes its placement where the lower-bound test settles it before any size is
 /// known ([`super::settle::settle_lower`], then with the sizes
-/// [`super::settle::settle_exact`]), else (after adding the transfer costs and the
-/// constraints, reading the function, `Cfg`, `Symbols` and `PlacementModel` for them)
-/// where exact variable elimination answers ([`Solver::eliminate_exactly`]; the slot is
+/// [`super::settle::settle_exact`], which eliminates tied and large components alone),
+/// else (after adding the transfer costs and the constraints, reading the function,
+/// `Cfg`, `Symbols` and `PlacementModel` for them) where exact variable elimination answers ([`Solver::eliminate_exactly`]; the slot is
 /// then placed and skips the condensation), else marks it declined for the search;
 /// `Diagnostics`, `SystemTimes`.
 #[allow(clippy::too_many_arguments)]
@@ -446,7 +446,9 @@ pub fn eliminate_exactly(
             let symbols = Some(&*symbols.0);
             complete_problem_in(&f, &cfg[s], symbols, &model.model, build, ir, Some(dom));
             let (p, out) = (&ir.problem, &mut data.placement);
-            if lower == Settled::Pending && settle_exact(p, dom, settle, &mut out.assignment) {
+            if lower == Settled::Pending
+                && settle_exact(p, dom, budget, settle, &mut out.assignment)
+            {
                 out.cost = super::cost::objective_with(p, &settle.reachable, &out.assignment)
                     .expect("a settled optimum satisfies every constraint");
                 settled(data);
