@@ -8,7 +8,10 @@
 //! Reads: the function, its SCCs, the symbols and the model. Writes: `kind_masks`,
 //! `live_blocks`, `sym_path`, `sym_seen`, `derived`, `value_path`, `access_path`,
 //! `base_sup`, `inst_sup`, `inst_kind`, `elig`, `first_reader`, `in_loop`, `all`, `loop_mask` of the
-//! scratch; the path tables of `out`.
+//! scratch; the path tables of `out`. Its first round, which visits every instruction and
+//! every operand anyway, also records for liveness the block defining each value
+//! (`def_block`) and every use (`uses`: block and value, terminators included; `phi_uses`:
+//! predecessor and value), so that liveness walks no instruction.
 //!
 //! Complexity: O(instructions · rounds) for the fixpoint (rounds: until one in which no
 //! value shrank after being read; one when definitions come before uses; a later round
@@ -262,55 +265,151 @@ fn fixpoint<F: IrRead>(lookup: &Lookup<'_, F>, s: &mut BuildScratch, out: &mut I
     s.elig.resize(nv, all);
     s.first_reader.clear();
     s.first_reader.resize(nv, u32::MAX);
-    let (mut first_round, mut from) = (true, 0usize);
-    loop {
-        let mut restart = usize::MAX;
-        for bi in from..s.live_blocks.len() {
-            for &i in f.block_insts(Block(s.live_blocks[bi])) {
-                if i.index() >= ni {
-                    continue;
+    start_uses(f, s);
+    let mut from = first_round(lookup, s, out);
+    while from != usize::MAX {
+        from = later_round(f, from, s);
+    }
+}
+
+/// The first round of [`fixpoint`], over every instruction of the live blocks: each
+/// instruction's base support, kind and support; each value's first reader and
+/// eligibility; and for liveness each result's block (`def_block`), each use of a value by
+/// an instruction other than a phi or by a terminator (`uses`), each value a phi reads with
+/// its predecessor (`phi_uses`). Returns the block position the next round starts at
+/// (`usize::MAX`: none is needed).
+fn first_round<F: IrRead>(
+    lookup: &Lookup<'_, F>,
+    s: &mut BuildScratch,
+    out: &mut IrProblem,
+) -> usize {
+    let (f, all) = (lookup.f, lookup.all);
+    let ni = f.num_insts();
+    let nv = f.values().len();
+    let mut restart = usize::MAX;
+    for bi in 0..s.live_blocks.len() {
+        let b = s.live_blocks[bi];
+        for &i in f.block_insts(Block(b)) {
+            if i.index() >= ni {
+                continue;
+            }
+            // The operands' eligibility, whether one is a function's address, and the
+            // uses liveness reads, in one walk over them.
+            let (mut operands, mut fn_operand) = (all, false);
+            let (elig, first_reader) = (&s.elig, &mut s.first_reader);
+            let kind = f.inst_kind(i);
+            if let InstKind::Phi { incoming, .. } = kind {
+                for &(p, op) in incoming {
+                    match op {
+                        Operand::Value(v) => {
+                            if let Some(&e) = elig.get(v.index()) {
+                                operands &= e;
+                                let first = &mut first_reader[v.index()];
+                                *first = (*first).min(bi as u32);
+                                s.phi_uses.push((p.index() as u32, v.index() as u32));
+                            }
+                        }
+                        c => fn_operand |= lookup.is_fn_const(c),
+                    }
                 }
-                // The operands' eligibility (and, in the first round, whether one is a
-                // function's address), in one walk over them.
-                let (mut operands, mut fn_operand) = (all, false);
-                let (elig, first_reader) = (&s.elig, &mut s.first_reader);
-                f.inst_kind(i).for_each_operand(|op| match op {
+            } else {
+                let uses = &mut s.uses;
+                kind.for_each_operand(|op| match op {
                     Operand::Value(v) => {
                         if let Some(&e) = elig.get(v.index()) {
                             operands &= e;
                             let first = &mut first_reader[v.index()];
                             *first = (*first).min(bi as u32);
+                            uses.push((b, v.index() as u32));
                         }
                     }
-                    c => fn_operand |= first_round && lookup.is_fn_const(c),
+                    c => fn_operand |= lookup.is_fn_const(c),
                 });
-                let base = if first_round {
-                    let base = lookup.base_support(i, fn_operand, s, out);
-                    s.base_sup[i.index()] = base;
-                    base
-                } else {
-                    s.base_sup[i.index()]
-                };
-                let m = base & operands;
-                s.inst_sup[i.index()] = m;
-                for &r in f.inst_results(i) {
-                    if let Some(e) = s.elig.get_mut(r.index()) {
-                        if *e & m != *e {
-                            *e &= m;
-                            let first = s.first_reader[r.index()] as usize;
-                            if first <= bi {
-                                restart = restart.min(first);
-                            }
-                        }
-                    }
+            }
+            let base = lookup.base_support(i, fn_operand, s, out);
+            s.base_sup[i.index()] = base;
+            let m = base & operands;
+            s.inst_sup[i.index()] = m;
+            for &r in f.inst_results(i) {
+                if r.index() < nv {
+                    s.def_block[r.index()] = b;
+                    restart = restart.min(narrow(s, r.index(), m, bi));
                 }
             }
         }
-        if restart == usize::MAX {
-            break;
-        }
-        (first_round, from) = (false, restart);
+        f.terminator(Block(b)).for_each_operand(|op| {
+            if let Operand::Value(v) = op {
+                if v.index() < nv {
+                    s.uses.push((b, v.index() as u32));
+                }
+            }
+        });
     }
+    restart
+}
+
+/// A later round of [`fixpoint`], from block position `from`, with the base supports the
+/// first round stored. Returns the position the next round starts at (`usize::MAX`: none).
+fn later_round<F: IrRead>(f: &F, from: usize, s: &mut BuildScratch) -> usize {
+    let ni = f.num_insts();
+    let mut restart = usize::MAX;
+    for bi in from..s.live_blocks.len() {
+        for &i in f.block_insts(Block(s.live_blocks[bi])) {
+            if i.index() >= ni {
+                continue;
+            }
+            let mut operands = u64::MAX;
+            let (elig, first_reader) = (&s.elig, &mut s.first_reader);
+            f.inst_kind(i).for_each_operand(|op| {
+                if let Operand::Value(v) = op {
+                    if let Some(&e) = elig.get(v.index()) {
+                        operands &= e;
+                        let first = &mut first_reader[v.index()];
+                        *first = (*first).min(bi as u32);
+                    }
+                }
+            });
+            let m = s.base_sup[i.index()] & operands;
+            s.inst_sup[i.index()] = m;
+            for &r in f.inst_results(i) {
+                if r.index() < s.elig.len() {
+                    restart = restart.min(narrow(s, r.index(), m, bi));
+                }
+            }
+        }
+    }
+    restart
+}
+
+/// Narrows the eligibility of value `r`, defined at block position `bi`, to the support
+/// `m` of its instruction; returns the position of its first reader if that read a
+/// larger set at or before `bi` (a later round must visit it again), else `usize::MAX`.
+#[inline]
+fn narrow(s: &mut BuildScratch, r: usize, m: u64, bi: usize) -> usize {
+    let e = &mut s.elig[r];
+    if *e & m != *e {
+        *e &= m;
+        let first = s.first_reader[r] as usize;
+        if first <= bi {
+            return first;
+        }
+    }
+    usize::MAX
+}
+
+/// Clears the tables the first round of [`fixpoint`] fills for liveness: `def_block`
+/// (parameters in the entry block, block 0), `uses` and `phi_uses`.
+fn start_uses<F: IrRead>(f: &F, s: &mut BuildScratch) {
+    let nv = f.values().len();
+    s.def_block.clear();
+    s.def_block.resize(nv, u32::MAX);
+    for &p in f.param_values() {
+        if let Some(d) = s.def_block.get_mut(p.index()) {
+            *d = 0;
+        }
+    }
+    s.uses.clear();
+    s.phi_uses.clear();
 }
 
 #[cfg(all(test, feature = "fuzzing"))]

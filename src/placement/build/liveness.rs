@@ -5,8 +5,13 @@
 //! live-in/live-out bit sets over them (phi operands live out of their predecessor only),
 //! by the usual backward fixpoint in postorder.
 //!
-//! Reads: the function, its CFG, the symbols, the model, `live_blocks` and `summaries`.
-//! Writes: `sizes`, `summary`, `est`, `def_block`, `gidx`, `gval`, `gen`, `kill`,
+//! The global values and the per-block sets come from the definitions and uses that
+//! eligibility's first round recorded (`def_block`, `uses`, `phi_uses`), not from another
+//! walk over the instructions: the sets are those of the instruction walk (every use of a
+//! value in its defining block follows the definition in a verified function).
+//!
+//! Reads: the function, its CFG, the symbols, the model, `summaries`, `def_block`, `uses`
+//! and `phi_uses`. Writes: `sizes`, `summary`, `est`, `gidx`, `gval`, `gen`, `kill`,
 //! `phi_out`, `live_in`, `live_out` of the scratch.
 //!
 //! Why a fixpoint over bit sets and not SSA's walk from each use up to the definition
@@ -15,7 +20,7 @@
 //! words wide and values stay live over many blocks, and the walk cost 43% more
 //! (callgrind, jq.ll).
 //!
-//! Complexity: sizes O(rounds · instructions); liveness O(instructions + rounds · blocks ·
+//! Complexity: sizes O(rounds · instructions); liveness O(uses + values + rounds · blocks ·
 //! globals / 64 · successors), where the last round is the one that changes no loop header
 //! (no confirming round; one round for a loop-free function).
 
@@ -23,7 +28,7 @@ use super::super::sizes;
 use super::super::targets::TargetModel;
 use super::{set_bit, BuildScratch};
 use crate::analysis::Cfg;
-use crate::ir::{Block, InstKind, IrRead, Operand, SymbolTable};
+use crate::ir::{Block, IrRead, SymbolTable};
 
 /// Runs the phase (see the module doc).
 pub(super) fn compute<F: IrRead>(
@@ -49,58 +54,23 @@ pub(super) fn compute<F: IrRead>(
 /// Gives dense global indices to the values that can be live across a block boundary:
 /// those used outside their defining block, and phi operands (SSA temporaries used where
 /// they are defined, most values, never get one, so the bit sets are as wide as these).
-/// Fills `def_block` (per value), `gidx` and `gval`.
+/// Reads the definitions and uses eligibility's first round recorded (`def_block`, `uses`,
+/// `phi_uses`) instead of walking the instructions again. Fills `gidx` and `gval`.
 fn number_globals<F: IrRead>(f: &F, s: &mut BuildScratch) {
-    let ni = f.num_insts();
     let nv = f.values().len();
-    s.def_block.clear();
-    s.def_block.resize(nv, u32::MAX);
-    for &p in f.param_values() {
-        if let Some(d) = s.def_block.get_mut(p.index()) {
-            *d = 0;
-        }
-    }
-    for &b in &s.live_blocks {
-        for &i in f.block_insts(Block(b)) {
-            if i.index() < ni {
-                for r in f.inst_results(i) {
-                    if let Some(d) = s.def_block.get_mut(r.index()) {
-                        *d = b;
-                    }
-                }
-            }
-        }
-    }
     // Mark (gidx = 0) every value used outside its defining block or by a phi, then number
     // the marked values in value order.
     s.gidx.clear();
     s.gidx.resize(nv, u32::MAX);
-    s.gval.clear();
-    for &b in &s.live_blocks {
-        let (def_block, gidx) = (&s.def_block, &mut s.gidx);
-        let mut mark = |op: Operand, at_phi: bool| {
-            if let Operand::Value(v) = op {
-                if v.index() < nv && (at_phi || def_block[v.index()] != b) {
-                    gidx[v.index()] = 0;
-                }
-            }
-        };
-        f.terminator(Block(b))
-            .for_each_operand(|op| mark(op, false));
-        for &i in f.block_insts(Block(b)) {
-            if i.index() >= ni {
-                continue;
-            }
-            match f.inst_kind(i) {
-                InstKind::Phi { incoming, .. } => {
-                    for (_, op) in incoming {
-                        mark(*op, true);
-                    }
-                }
-                kind => kind.for_each_operand(|op| mark(op, false)),
-            }
+    for &(b, v) in &s.uses {
+        if s.def_block[v as usize] != b {
+            s.gidx[v as usize] = 0;
         }
     }
+    for &(_, v) in &s.phi_uses {
+        s.gidx[v as usize] = 0;
+    }
+    s.gval.clear();
     for v in 0..nv {
         if s.gidx[v] == 0 {
             s.gidx[v] = s.gval.len() as u32;
@@ -109,14 +79,14 @@ fn number_globals<F: IrRead>(f: &F, s: &mut BuildScratch) {
     }
 }
 
-/// The per-block live-in/live-out sets over the global indices: upward-exposed uses
-/// (`gen`), definitions (`kill`) and the values successors' phis read on each edge
-/// (`phi_out`), then the usual backward fixpoint over the reachable blocks.
+/// The per-block live-in/live-out sets over the global indices: definitions (`kill`: the
+/// globals an instruction of the block defines), upward-exposed uses (`gen`: the globals
+/// an instruction other than a phi, or the terminator, of the block reads, less `kill`, as
+/// a verified function defines a value before its uses in its block) and the values
+/// successors' phis read on each edge (`phi_out`), all from the tables eligibility
+/// recorded; then the usual backward fixpoint over the reachable blocks.
 fn live_sets<F: IrRead>(f: &F, cfg: &Cfg, s: &mut BuildScratch) {
     let nb = f.num_blocks();
-    let ni = f.num_insts();
-    let gidx = &s.gidx;
-    let global = |op: Operand| super::global_index(gidx, op);
     let words = s.gval.len().div_ceil(64);
     for v in [
         &mut s.live_in,
@@ -128,41 +98,32 @@ fn live_sets<F: IrRead>(f: &F, cfg: &Cfg, s: &mut BuildScratch) {
         v.clear();
         v.resize(nb * words, 0);
     }
-    // Per block: upward-exposed uses (gen), definitions (kill), and the values its
-    // successors' phis read on its edges (phi_out); then the usual backward fixpoint.
-    for &b in &s.live_blocks {
-        let b = b as usize;
-        let g = &mut s.gen[b * words..(b + 1) * words];
-        f.terminator(Block::new(b)).for_each_operand(|op| {
-            if let Some(x) = global(op) {
-                set_bit(g, x);
-            }
-        });
-        for &i in f.block_insts(Block::new(b)).iter().rev() {
-            if i.index() >= ni {
-                continue;
-            }
-            for r in f.inst_results(i) {
-                if let Some(x) = global(Operand::Value(*r)) {
-                    g[x / 64] &= !(1 << (x % 64));
-                    set_bit(&mut s.kill[b * words..(b + 1) * words], x);
-                }
-            }
-            match f.inst_kind(i) {
-                InstKind::Phi { incoming, .. } => {
-                    for (p, op) in incoming {
-                        if let (Some(x), true) = (global(*op), p.index() < nb) {
-                            let p = p.index();
-                            set_bit(&mut s.phi_out[p * words..(p + 1) * words], x);
-                        }
-                    }
-                }
-                kind => kind.for_each_operand(|op| {
-                    if let Some(x) = global(op) {
-                        set_bit(g, x);
-                    }
-                }),
-            }
+    for (g, &v) in s.gval.iter().enumerate() {
+        let d = s.def_block[v as usize] as usize;
+        if d < nb {
+            set_bit(&mut s.kill[d * words..(d + 1) * words], g);
+        }
+    }
+    // A parameter is defined in the entry block (`def_block`) but by no instruction there.
+    for &p in f.param_values() {
+        if let Some(&g) = s.gidx.get(p.index()).filter(|&&g| g != u32::MAX) {
+            s.kill[g as usize / 64] &= !(1 << (g % 64));
+        }
+    }
+    for &(b, v) in &s.uses {
+        let g = s.gidx[v as usize];
+        if g != u32::MAX {
+            let b = b as usize;
+            set_bit(&mut s.gen[b * words..(b + 1) * words], g as usize);
+        }
+    }
+    for (g, k) in s.gen.iter_mut().zip(&s.kill) {
+        *g &= !k;
+    }
+    for &(p, v) in &s.phi_uses {
+        let (g, p) = (s.gidx[v as usize], p as usize);
+        if g != u32::MAX && p < nb {
+            set_bit(&mut s.phi_out[p * words..(p + 1) * words], g as usize);
         }
     }
     // Postorder (reverse RPO) converges in few rounds; unreachable blocks keep empty sets.

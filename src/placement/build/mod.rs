@@ -199,8 +199,15 @@ pub struct BuildScratch {
     /// The summary of the last function built (its return size, affine in its
     /// parameters), for a caller that collects summaries.
     pub summary: Option<SizeForm>,
-    /// Per value: its defining block (`u32::MAX`: none).
+    /// Per value: its defining block (`u32::MAX`: none; parameters: the entry block, 0),
+    /// recorded by eligibility's first round.
     pub(super) def_block: Vec<u32>,
+    /// Every value operand of an instruction other than a phi, or of a terminator, of a
+    /// live block, as (block, value), in block order (eligibility's first round records
+    /// them; liveness reads them instead of walking the instructions again).
+    pub(super) uses: Vec<(u32, u32)>,
+    /// Every value a phi of a live block reads, as (predecessor block, value).
+    pub(super) phi_uses: Vec<(u32, u32)>,
     /// Per value: its global index (live across blocks), or `u32::MAX`.
     pub(super) gidx: Vec<u32>,
     /// Per global index: the value.
