@@ -1,7 +1,7 @@
 //! Use-free join ranges move to the stack when their neighbours live there (after
 //! second-chance allocation, before spill slots).
 //!
-//! What: [`demote_join_ranges`] looks at every live range that a register holds, starts at
+//! What: `demote_join_ranges` looks at every live range that a register holds, starts at
 //! a join (a block with several in-edges), ends inside that block, and that no operand reads
 //! or writes (a back edge's argument use only keeps the location up to the branch). Such a
 //! range only carries the value from the join's in-edges to where it goes next (the next
@@ -47,7 +47,7 @@ enum Place {
     Other,
 }
 
-/// Scratch of [`demote_join_ranges`], reused between functions.
+/// Scratch of `demote_join_ranges`, reused between functions.
 #[derive(Default)]
 pub struct DemoteScratch {
     /// (range, bundle, register dense index, join block) of each candidate.
