@@ -11,6 +11,8 @@
 //!   split decision;
 //! - [`split`]: splitting at a program point (inside a live range too) with the loose ends
 //!   trimmed into the spill set's spill bundle, and the fallback split into minimal bundles;
+//! - [`demote`]: after second chance, use-free ranges at joins whose neighbours live on the
+//!   stack move to their spill slot;
 //! - [`spill`]: second-chance allocation of spilled bundles (no eviction, no split) and
 //!   spill slots by size class, sets colored first fit in start order over the points where
 //!   the slot holds their value;
@@ -40,6 +42,7 @@
 //! eviction needs strictly lower weight, minimal bundles outweigh every other), guarded by an
 //! iteration bound linear in the function's size.
 
+pub mod demote;
 pub mod insert;
 pub mod maps;
 pub mod process;
@@ -140,6 +143,9 @@ pub struct IonStats {
     pub spill_bundles: usize,
     /// Second-chance allocations that found a register.
     pub second_chance: usize,
+    /// Use-free join ranges moved from a register to their slot after second chance
+    /// ([`demote`]).
+    pub demoted: usize,
     /// Bundles left on the stack.
     pub spilled: usize,
     /// Spill slots (units of the smallest slot).
@@ -199,6 +205,8 @@ pub struct IonState {
     pub(crate) block_of: Vec<crate::machine::MBlock>,
     /// Move insertion scratch.
     pub(crate) insert: insert::InsertScratch,
+    /// Scratch of the join-range demotion after second chance.
+    pub(crate) demote: demote::DemoteScratch,
     /// Registers that name stack locations (regalloc2's fixed stack slots): moves between
     /// them are stack to stack. Set by the caller; empty for real targets.
     pub fixed_stack: crate::machine::PRegSet,

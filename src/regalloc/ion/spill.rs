@@ -46,7 +46,7 @@ pub fn second_chance<F: MachineRead + ?Sized>(
     t: &mut BundleTables<'_, '_>,
     state: &mut IonState,
 ) {
-    let (mut t, _, _) = Tables::of(t);
+    let (mut t, rs, _) = Tables::of(t);
     let mut list = std::mem::take(&mut state.spilled);
     // Longest first (see the module doc); ties by bundle index.
     list.sort_unstable_by_key(|&b| {
@@ -99,6 +99,7 @@ pub fn second_chance<F: MachineRead + ?Sized>(
         }
     }
     state.spilled = list;
+    super::demote::demote_join_ranges(f, &mut t, rs, state);
 }
 
 /// Whether bundle `b` can live nowhere: every range is a rematerializable value without

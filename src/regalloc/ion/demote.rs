@@ -1,0 +1,292 @@
+//! Use-free join ranges move to the stack when their neighbours live there (after
+//! second-chance allocation, before spill slots).
+//!
+//! What: `demote_join_ranges` looks at every live range that a register holds, starts at
+//! a join (a block with several in-edges), ends inside that block, and that no operand reads
+//! or writes (a back edge's argument use only keeps the location up to the branch). Such a
+//! range only carries the value from the join's in-edges to where it goes next (the next
+//! range of the vreg, the successors' live-ins or the parameters its branch feeds). With its
+//! neighbours placed, the edit cost of either location is known: each in-edge whose source
+//! sits on the stack costs a reload if the range keeps its register, each whose source is in
+//! a register a store if the range moves to the slot; on the way out, a destination on the
+//! stack costs a store from the register, one in a register a reload from the slot; every
+//! edit weighs the loop-weighted cost (spill 1, reload 4, times 4^loop depth of where the
+//! edge's moves sit). When the slot costs less, the range leaves its register's map for its
+//! spill set's spill bundle (only a set whose spill bundle already lives on the stack: no
+//! new slot, no new bundle row). Typical case: the latch of a loop whose body spilled the
+//! loop-carried values (`XSUM_main` in xxhash: the 7-predecessor latch of the inner loop
+//! kept its parameters in registers, and every predecessor reloaded them only for the latch
+//! to store them back before the back edge).
+//!
+//! Ranges are decided one at a time against the current locations of the others, so each
+//! decision lowers the estimated cost.
+//!
+//! Invariants: a demoted range keeps its vreg, span and uses; register maps stay disjoint
+//! (an entry is only removed); the spill bundle's range list stays sorted.
+//!
+//! Complexity: O(ranges) to find candidates; per candidate O((in-edges + out-edges) x
+//! ranges of the vregs involved), after one O(ranges log ranges) sort of a per-vreg index
+//! built only when a candidate exists.
+
+use super::process::{Tables, DEAD};
+use super::IonState;
+use crate::machine::{MBlock, MachineRead, OperandConstraint, VReg};
+use crate::regalloc::handles::{BundleIndex, LiveRangeIndex};
+use crate::regalloc::location::Allocation;
+use crate::regalloc::point::ProgPoint;
+use crate::regalloc::ranges::{RangeEntry, RangeFlags, RangeSide, Use};
+
+/// Where a vreg is at a point, as far as edit costs go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// In a register.
+    Reg,
+    /// In its spill slot.
+    Stack,
+    /// Recomputed where needed, or unknown: no decision is taken around it.
+    Other,
+}
+
+/// Scratch of `demote_join_ranges`, reused between functions.
+#[derive(Default)]
+pub struct DemoteScratch {
+    /// (range, bundle, register dense index, join block) of each candidate.
+    candidates: Vec<(u32, BundleIndex, usize, MBlock)>,
+    /// (vreg, start, range) of every live range, sorted.
+    by_vreg: Vec<(u32, u32, u32)>,
+}
+
+/// Whether `u` only keeps a location up to a branch (a back edge's argument, no operand).
+fn is_ghost(u: &Use) -> bool {
+    u.slot() == Use::NO_SLOT && u.operand.constraint == OperandConstraint::Any
+}
+
+/// The `demote_join_ranges` step (see the module doc), run at the end of second-chance
+/// allocation.
+pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
+    f: &F,
+    t: &mut Tables<'_>,
+    rs: &RangeSide,
+    state: &mut IonState,
+) {
+    let mut sc = std::mem::take(&mut state.demote);
+    sc.candidates.clear();
+    for b in 0..t.counts.bundles {
+        let Allocation::Reg(reg) = t.br.allocs[b] else {
+            continue;
+        };
+        let set = t.br.spill_sets[b].index();
+        let st = &t.sets.state[set];
+        let sb = st.spill_bundle;
+        if !st.required || sb.is_none() || t.br.allocs[sb.index()] != Allocation::None {
+            continue;
+        }
+        for e in &t.br.ranges[b] {
+            let r = e.index.index();
+            if let Some(block) = candidate(f, t, state, r) {
+                sc.candidates
+                    .push((r as u32, BundleIndex::new(b), reg.dense_index(), block));
+            }
+        }
+    }
+    if !sc.candidates.is_empty() {
+        sc.by_vreg.clear();
+        for r in 0..t.counts.ranges {
+            if t.rr.bundles[r] != DEAD {
+                sc.by_vreg
+                    .push((t.rr.vregs[r].index() as u32, t.rr.spans[r].from.0, r as u32));
+            }
+        }
+        sc.by_vreg.sort_unstable();
+        for &(r, b, reg, block) in &sc.candidates {
+            let r = r as usize;
+            if cheaper_on_stack(f, t, rs, &sc.by_vreg, r, block) {
+                demote(t, state, r, b, reg);
+            }
+        }
+    }
+    state.demote = sc;
+}
+
+/// The join whose start range `r` starts at, when it ends in that block and has no operand
+/// (see the module doc).
+fn candidate<F: MachineRead + ?Sized>(
+    f: &F,
+    t: &Tables<'_>,
+    state: &IonState,
+    r: usize,
+) -> Option<MBlock> {
+    let span = t.rr.spans[r];
+    let i = span.from.inst().index();
+    if span.from.is_after() || i == 0 || state.block_of[i - 1] == state.block_of[i] {
+        return None;
+    }
+    let block = state.block_of[i];
+    if f.block_preds(block).len() < 2 || span.to > ProgPoint::before(f.block_insts(block).end) {
+        return None;
+    }
+    if !t.rr.uses[r].iter().all(is_ghost) {
+        return None;
+    }
+    // A range starting at a def must be one of the join's parameters (its in-edges write it).
+    (t.rr.flags[r] & RangeFlags::STARTS_AT_DEF == 0
+        || f.block_params(block).contains(&t.rr.vregs[r]))
+    .then_some(block)
+}
+
+/// Where `vreg` is at point `q` (a register preferred when several ranges cover it), or
+/// `None` when no range covers it.
+fn place_at(
+    t: &Tables<'_>,
+    by_vreg: &[(u32, u32, u32)],
+    vreg: VReg,
+    q: ProgPoint,
+) -> Option<Place> {
+    let v = vreg.index() as u32;
+    let lo = by_vreg.partition_point(|e| e.0 < v);
+    let hi = by_vreg.partition_point(|e| e.0 < v || e.0 == v && e.1 <= q.0);
+    let mut found = None;
+    for &(_, _, r) in &by_vreg[lo..hi] {
+        let r = r as usize;
+        if t.rr.spans[r].to <= q {
+            continue;
+        }
+        let place = place_of(t, r);
+        match (found, place) {
+            (_, Place::Reg) => return Some(Place::Reg),
+            (None, p) | (Some(Place::Stack), p) => found = Some(p),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The place of range `r` from its bundle (before slots are numbered).
+fn place_of(t: &Tables<'_>, r: usize) -> Place {
+    let b = t.rr.bundles[r].index();
+    match t.br.allocs[b] {
+        Allocation::Reg(_) => Place::Reg,
+        Allocation::None if t.sets.state[t.br.spill_sets[b].index()].required => Place::Stack,
+        _ => Place::Other,
+    }
+}
+
+/// 4^depth, the loop weight of an edit at depth `depth`.
+fn weight(depth: u32) -> u64 {
+    1u64 << (2 * depth.min(10))
+}
+
+/// Adds the cost of one flow between a neighbour at `place` and the range, weighing `w`:
+/// `(cost in the register, cost on the stack)` in tenths. `None` when the neighbour's place
+/// is unknown.
+fn add(costs: &mut (u64, u64), place: Option<Place>, w: u64, into_range: bool) -> Option<()> {
+    match place {
+        None => {}
+        Some(Place::Other) => return None,
+        // Register to register is a move (or nothing); register to slot a store, slot to
+        // register a reload.
+        Some(Place::Reg) => costs.1 += if into_range { 10 } else { 40 } * w,
+        Some(Place::Stack) => costs.0 += if into_range { 40 } else { 10 } * w,
+    }
+    Some(())
+}
+
+/// Whether range `r` costs less in its spill slot than in its register (see the module doc).
+fn cheaper_on_stack<F: MachineRead + ?Sized>(
+    f: &F,
+    t: &Tables<'_>,
+    rs: &RangeSide,
+    by_vreg: &[(u32, u32, u32)],
+    r: usize,
+    block: MBlock,
+) -> bool {
+    let span = t.rr.spans[r];
+    let vreg = t.rr.vregs[r];
+    let param = f.block_params(block).iter().position(|&p| p == vreg);
+    let mut costs = (0u64, 0u64);
+    // In-edges: the parameter's argument, or the vreg itself, at each predecessor's exit.
+    for &pred in f.block_preds(block) {
+        if pred == block {
+            return false;
+        }
+        let exit = ProgPoint::after(f.block_insts(pred).last());
+        let source = match param {
+            Some(k) => {
+                let Some(s) = f.block_succs(pred).iter().position(|&s| s == block) else {
+                    return false;
+                };
+                f.branch_args(pred, s)[k]
+            }
+            None => vreg,
+        };
+        let place = place_at(t, by_vreg, source, exit);
+        if add(&mut costs, place, weight(rs.loop_depth[pred.index()]), true).is_none() {
+            return false;
+        }
+    }
+    let end = ProgPoint::before(f.block_insts(block).end);
+    if span.to < end {
+        // The vreg continues in another range in this block.
+        let place = place_at(t, by_vreg, vreg, span.to);
+        if add(
+            &mut costs,
+            place,
+            weight(rs.loop_depth[block.index()]),
+            false,
+        )
+        .is_none()
+        {
+            return false;
+        }
+    } else {
+        for (s, &succ) in f.block_succs(block).iter().enumerate() {
+            let start = ProgPoint::before(f.block_insts(succ).start);
+            let depth = if f.block_preds(succ).len() > 1 {
+                rs.loop_depth[block.index()]
+            } else {
+                rs.loop_depth[succ.index()]
+            };
+            let w = weight(depth);
+            if add(&mut costs, place_at(t, by_vreg, vreg, start), w, false).is_none() {
+                return false;
+            }
+            let args = f.branch_args(block, s);
+            for (&a, &p) in args.iter().zip(f.block_params(succ)) {
+                if a == vreg && add(&mut costs, place_at(t, by_vreg, p, start), w, false).is_none()
+                {
+                    return false;
+                }
+            }
+        }
+    }
+    costs.1 < costs.0
+}
+
+/// Moves range `r` of bundle `b` (in register `reg`) into its set's spill bundle.
+fn demote(t: &mut Tables<'_>, state: &mut IonState, r: usize, b: BundleIndex, reg: usize) {
+    let span = t.rr.spans[r];
+    let set = t.br.spill_sets[b.index()].index();
+    let sb = t.sets.state[set].spill_bundle;
+    state.maps[reg].remove(span.from);
+    let list = &mut t.br.ranges[b.index()];
+    if let Some(k) = list.iter().position(|e| e.index.index() == r) {
+        list.remove(k);
+    }
+    t.rr.bundles[r] = sb;
+    let spill = &mut t.br.ranges[sb.index()];
+    let k = spill.partition_point(|e| e.range.from < span.from);
+    spill.insert(
+        k,
+        RangeEntry {
+            range: span,
+            index: LiveRangeIndex::new(r),
+        },
+    );
+    state.stats.demoted += 1;
+    super::note!(
+        state,
+        span.from,
+        "{}: join range {span} to the stack (its neighbours are there)",
+        t.rr.vregs[r]
+    );
+}
