@@ -472,7 +472,8 @@ enum Probe {
 }
 
 /// Probes `reg` for bundle `b`; conflicting bundles land in `state.conflicts`. Stops early
-/// (reporting a cost of at least `limit`) once the cost reaches `limit`.
+/// (reporting a cost of at least `limit`) once the cost reaches `limit`, and at a conflict
+/// with a reservation (the caller then only needs the first conflict point).
 fn probe(t: &Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg, limit: f32) -> Probe {
     let map = &state.maps[reg.dense_index()];
     let conflicts = &mut state.conflicts;
@@ -480,34 +481,27 @@ fn probe(t: &Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg, limit:
     let mut first: Option<ProgPoint> = None;
     let mut reserved = false;
     let mut max_weight = 0f32;
-    // The bundle's ranges are sorted and disjoint: one walk through the map, which ends
-    // when the map has nothing past the range (the conflict set, its maximum weight and the
-    // first conflict point do not depend on the order the overlaps come in).
-    let list = &t.br.ranges[b.index()];
-    let Some(head) = list.first() else {
-        return Probe::Free;
-    };
-    let mut cursor = map.cursor(head.range.from);
-    for e in list {
-        let more = map.overlaps_from(&mut cursor, e.range, |r, owner| {
-            let at = r.from.max(e.range.from);
-            if first.is_none_or(|f| at < f) {
-                first = Some(at);
+    // The bundle's ranges are sorted and disjoint: one walk through the map, earliest
+    // overlap first (so the first one gives the first conflict point), which ends when the
+    // map has nothing past the range. A map entry names its bundle.
+    map.walk(
+        &t.br.ranges[b.index()],
+        |e| e.range,
+        |range, entry, owner| {
+            if first.is_none() {
+                first = Some(entry.from.max(range.from));
             }
             if owner == RESERVED {
                 reserved = true;
-            } else {
-                let ob = t.rr.bundles[owner.index()];
-                if !conflicts.contains(&ob) {
-                    conflicts.push(ob);
-                    max_weight = max_weight.max(t.br.props[ob.index()].spill_weight);
-                }
+                return false;
             }
-        });
-        if !more || first.is_some() && (reserved || max_weight >= limit) {
-            break;
-        }
-    }
+            if !conflicts.contains(&owner) {
+                conflicts.push(owner);
+                max_weight = max_weight.max(t.br.props[owner.index()].spill_weight);
+            }
+            max_weight < limit
+        },
+    );
     match first {
         None => Probe::Free,
         Some(first) => Probe::Conflict {
@@ -529,7 +523,7 @@ pub(crate) fn assign(
     reg: PReg,
     hint: bool,
 ) {
-    state.maps[reg.dense_index()].insert_sorted(&t.br.ranges[b.index()], |e| (e.range, e.index));
+    state.maps[reg.dense_index()].insert_sorted(&t.br.ranges[b.index()], |e| (e.range, b));
     t.br.allocs[b.index()] = Allocation::Reg(reg);
     let s = t.br.spill_sets[b.index()].index();
     if let Some(set) = t.sets.state.get_mut(s).filter(|_| hint) {
@@ -674,7 +668,15 @@ fn blocked(
         let map = &state.maps[reg.dense_index()];
         match list.iter().find_map(|e| map.first_overlap(e.range)) {
             Some((r, RESERVED)) => s += &format!("; {reg} is reserved over {r}"),
-            Some((r, owner)) => {
+            Some((r, holder)) => {
+                // The holder's live range with the entry's extent.
+                let Some(owner) = t.br.ranges[holder.index()]
+                    .iter()
+                    .find(|e| e.range == r)
+                    .map(|e| e.index)
+                else {
+                    continue;
+                };
                 let uses: Vec<String> = t.rr.uses[owner.index()]
                     .iter()
                     .map(|u| format!("{} at {}", u.operand, u.point))
