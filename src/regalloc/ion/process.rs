@@ -286,6 +286,7 @@ pub fn process_bundles<F: MachineRead + ?Sized>(
 ) -> Result<Option<(usize, usize)>, IonError> {
     let bound = 64 * (f.num_insts() + state.stats.bundles) + 100_000;
     let (mut tables, _, _) = Tables::of(t);
+    state.allocatable = allocatable_masks(env);
     let mut iterations = state.iterations;
     let r = run(&mut tables, env, state, capacity, &mut iterations, bound);
     state.iterations = iterations;
@@ -335,10 +336,22 @@ pub(crate) fn preg_from_dense(d: u8) -> PReg {
     .expect("index below 64")
 }
 
+/// The allocatable registers of each class (preferred or not) as bits by index.
+pub(crate) fn allocatable_masks(env: &MachineEnv) -> [u64; 3] {
+    let mut masks = [0u64; 3];
+    for (class, mask) in masks.iter_mut().enumerate() {
+        for r in env.preferred[class].iter().chain(&env.non_preferred[class]) {
+            *mask |= 1u64 << r.index();
+        }
+    }
+    masks
+}
+
 /// The registers to probe for a bundle of `class` with need `need`, in the seed's order
-/// (see [`Candidates`]).
+/// (see [`Candidates`]); `allocatable` is the class's mask from [`allocatable_masks`].
 pub(crate) fn candidates(
     env: &MachineEnv,
+    allocatable: u64,
     class: RegClass,
     need: Need,
     hints: [Option<PReg>; 2],
@@ -368,6 +381,7 @@ pub(crate) fn candidates(
         offset,
         start: 0,
         class,
+        allocatable,
         limit: match need {
             Need::Limit(n) => n,
             _ => u8::MAX,
@@ -399,6 +413,8 @@ pub(crate) struct Candidates<'a> {
     /// `offset` modulo the length of the list being walked.
     start: usize,
     class: RegClass,
+    /// The allocatable registers of the class, as bits by index.
+    allocatable: u64,
     /// Registers from this index on are not candidates (`Limit`; `u8::MAX` otherwise).
     limit: u8,
     /// Registers given so far, by index within the class.
@@ -428,9 +444,9 @@ impl Iterator for Candidates<'_> {
             let hint = self.hints[self.next_hint];
             self.next_hint += 1;
             if let Some(h) = hint {
-                // The class first: the list scans only for a hint that can be a candidate.
+                // The class first: the mask has the class's registers by index.
                 if h.class() == self.class
-                    && self.lists.iter().any(|list| list.contains(&h))
+                    && self.allocatable & (1u64 << h.index()) != 0
                     && self.take(h)
                 {
                     return Some(h);
@@ -593,7 +609,14 @@ fn process_bundle(
     let class = t.sets.info[set].class;
     let first_range = t.br.ranges[b.index()][0].range;
     let offset = b.index() + first_range.from.inst().index();
-    let cands = candidates(env, class, need, [t.sets.state[set].hint, hint], offset);
+    let cands = candidates(
+        env,
+        state.allocatable[class.index()],
+        class,
+        need,
+        [t.sets.state[set].hint, hint],
+        offset,
+    );
     if cands.clone().next().is_none() {
         return Err(IonError::NoRegisters {
             inst: first_range.from.inst().0,
@@ -779,7 +802,8 @@ mod tests {
                 (next(2) == 0).then(|| any(&mut next)),
             ];
             let offset = next(1000);
-            let got: Vec<PReg> = candidates(&env, class, need, hints, offset).collect();
+            let mask = allocatable_masks(&env)[class.index()];
+            let got: Vec<PReg> = candidates(&env, mask, class, need, hints, offset).collect();
             let want = listed(&env, class, need, hints, offset);
             assert_eq!(
                 got, want,
