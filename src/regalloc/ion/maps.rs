@@ -487,7 +487,7 @@ impl<O: MapOwner> RegMap<O> {
     /// ends at or before the current range's start, and `next`, the earliest start of the
     /// entries at the cursors; a range ending at or before `next` overlaps nothing and costs
     /// one comparison. Only a range reaching `next` looks further, by stepping or an
-    /// exponential search from the cursors ([`first_reaching`]), and visits the overlaps of
+    /// exponential search from the cursors (`first_reaching`), and visits the overlaps of
     /// the two vectors merged by start.
     #[inline]
     pub fn walk<T>(
