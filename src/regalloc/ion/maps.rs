@@ -1,7 +1,8 @@
 //! Per-register allocation maps (Ion design, "Core Allocation State": the allocation map of
 //! each physical register).
 //!
-//! What: [`RegMap`] records which live range holds a register over which program points, or
+//! What: [`RegMap`] records which live range holds a register over which program points (by
+//! the bundle holding it, so a probe learns the conflicting bundle without a lookup), or
 //! that the register is reserved there (a clobber, a fixed non-allocatable mention, a
 //! decoupled multi-fixed use). The seed keys a B-tree by ranges with an overlap-equality
 //! comparator; here the entries of one register never overlap, so a vector sorted by start
@@ -15,9 +16,11 @@
 //! chases node pointers, clearing the map for the next function keeps its capacity (a warm
 //! context allocates nothing), and the corpus's maps hold tens to a few hundred entries, so
 //! the memmove of an insert is short. A probe walks a bundle's sorted ranges through the
-//! map with a [`Cursor`]: each range's first overlap is found by an exponential search
-//! forward from the previous range's, usually a few entries on, not by a binary search over
-//! the whole map (one per range per probed register was most of the allocation loop).
+//! map in one merge-like pass ([`RegMap::walk`]): a range ending before the next entry that
+//! may reach it costs one comparison (most ranges of a probe that finds the register free),
+//! and a range reaching it finds its first overlap by an exponential search forward from
+//! the previous range's, usually a few entries on, not by a binary search over the whole
+//! map (one per range per probed register was most of the allocation loop).
 //! Inserts that do not go at the end wait in a short second sorted vector (about the
 //! square root of the main one's length, then merged in one pass), so a register held by
 //! tens of thousands of ranges, inserted in priority order (the alternating-argument
@@ -31,25 +34,27 @@
 //! where (the owner type is the map's parameter, [`MapOwner`]).
 //!
 //! Invariants: entries of one map are disjoint and sorted by start, and so are their ends
-//! (a vacant entry's empty extent included); an owner is a live-range handle or
-//! [`RESERVED`] in a register's map, a spill-set handle in a slot's map, or
+//! (a vacant entry's empty extent included); an owner is the bundle holding the entry's live
+//! range in a register's map (right as long as a bundle's ranges do not change while it holds
+//! a register: splits and moves into a spill bundle take unassigned bundles only) or
+//! [`RESERVED`], a spill-set handle in a slot's map, or
 //! [`MapOwner::VACANT`] (main vector only).
 //!
-//! Complexity: an overlap query O(log n + k) for k overlaps (O(log d + k) in a walk, for d
-//! entries between one range's overlaps and the next's); an insert O(log n) to find the
+//! Complexity: an overlap query O(log n + k) for k overlaps; a walk O(log n) to start, then
+//! per range O(1) if it overlaps nothing before the next entry, else O(log d + k) for d
+//! entries between the previous range's overlaps and this one's; an insert O(log n) to find the
 //! place plus, amortized, O(sqrt n) moved entries (the pending vector and its merges; an
 //! insert past the end moves nothing); a removal O(log n), plus, amortized, O(1) for the
 //! vacant entries' compaction (or the move of fewer than 64 entries near the end).
 
-use crate::regalloc::handles::{LiveRangeIndex, SpillSetIndex};
+use crate::regalloc::handles::{BundleIndex, SpillSetIndex};
 use crate::regalloc::point::{CodeRange, ProgPoint};
-use std::ops::Range;
 
-/// The owner of a reserved (fixed) entry: no live range, cannot be evicted.
-pub const RESERVED: LiveRangeIndex = LiveRangeIndex::NONE;
+/// The owner of a reserved (fixed) entry: no bundle, cannot be evicted.
+pub const RESERVED: BundleIndex = BundleIndex::NONE;
 
-/// What may own an entry of a [`RegMap`]: a live range (register maps) or a spill set
-/// (slot maps); `RESERVED` is the owner of a reservation.
+/// What may own an entry of a [`RegMap`]: the bundle holding the range (register maps) or
+/// a spill set (slot maps); `RESERVED` is the owner of a reservation.
 pub trait MapOwner: Copy + Eq + std::fmt::Debug {
     /// The owner of a reservation.
     const RESERVED: Self;
@@ -58,9 +63,9 @@ pub trait MapOwner: Copy + Eq + std::fmt::Debug {
     const VACANT: Self;
 }
 
-impl MapOwner for LiveRangeIndex {
+impl MapOwner for BundleIndex {
     const RESERVED: Self = RESERVED;
-    const VACANT: Self = LiveRangeIndex(u32::MAX - 1);
+    const VACANT: Self = BundleIndex(u32::MAX - 1);
 }
 
 impl MapOwner for SpillSetIndex {
@@ -88,7 +93,7 @@ struct Entry<O> {
 /// thousands of calls (wasmtime issue 4291's shape) gets its entries in priority order, not
 /// program order, which made that shape quadratic.
 #[derive(Clone, Debug)]
-pub struct RegMap<O: MapOwner = LiveRangeIndex> {
+pub struct RegMap<O: MapOwner = BundleIndex> {
     entries: Vec<Entry<O>>,
     /// Recent inserts, sorted by start, disjoint from the live entries of `entries`.
     pending: Vec<Entry<O>>,
@@ -104,18 +109,6 @@ impl<O: MapOwner> Default for RegMap<O> {
             vacant: 0,
         }
     }
-}
-
-/// Where a walk over increasing ranges stands in one map ([`RegMap::overlaps_from`]): in
-/// each of its two vectors, an index before which every entry ends at or before the
-/// previous range's end. [`RegMap::cursor`] starts a walk; a cursor belongs to one map
-/// and must not outlive a change of it.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Cursor {
-    main: usize,
-    pending: usize,
-    /// The previous range's end (a range starting before it restarts the search).
-    end: u32,
 }
 
 /// The index of the first entry of `list`, at or after `start`, ending after `point` (the
@@ -144,20 +137,22 @@ fn first_reaching<O>(list: &[Entry<O>], start: usize, point: u32) -> usize {
     near + low + rest[low..high].partition_point(|e| e.to <= point)
 }
 
-/// The entries of `list` overlapping `[from, to)` (as an index range), searched from `*at`
-/// (entries before it end at or before `from`); moves `*at` on for a range starting at or
-/// after `to`, and says whether entries remain from there.
+/// The entries of `list` overlapping `[from, to)` (as an index range `(first, end)`),
+/// searched from `*at` (entries before it end at or before `from`); moves `*at` to the first
+/// entry that may reach a later range: the last overlapping one if it ends after `to`, else
+/// the first one after the overlaps.
 #[inline]
-fn span<O>(list: &[Entry<O>], at: &mut usize, from: u32, to: u32) -> (Range<usize>, bool) {
+fn overlapping<O>(list: &[Entry<O>], at: &mut usize, from: u32, to: u32) -> (usize, usize) {
     let first = first_reaching(list, *at, from);
     let mut end = first;
-    while end < list.len() && list[end].from < to {
+    while list.get(end).is_some_and(|e| e.from < to) {
         end += 1;
     }
-    // Every entry before the last overlapping one ends at or before its start, so before
-    // `to`.
-    *at = end.saturating_sub(1).max(first);
-    (first..end, *at < list.len())
+    *at = match end > first && list[end - 1].to > to {
+        true => end - 1,
+        false => end,
+    };
+    (first, end)
 }
 
 /// How long the pending vector of a map with `n` main entries may grow: the square root of
@@ -195,7 +190,12 @@ fn merge_sorted<O: MapOwner, T>(
     let mut old = n;
     for j in (0..k).rev() {
         let e = entry(&items[j]);
-        let p = list[..old].partition_point(|x| x.from < e.from);
+        // An item after every old entry not placed yet (all of them, for a bundle assigned
+        // past the map's last entry) needs no search.
+        let p = match old.checked_sub(1).map(|k| list[k].from) {
+            Some(last) if last >= e.from => list[..old].partition_point(|x| x.from < e.from),
+            _ => old,
+        };
         list.copy_within(p..old, p + j + 1);
         list[p + j] = e;
         for x in list[p + j + 1..old + j + 1].iter_mut() {
@@ -479,70 +479,73 @@ impl<O: MapOwner> RegMap<O> {
         }
     }
 
-    /// A cursor for a walk over increasing ranges starting at or after `from`
-    /// ([`RegMap::overlaps_from`]): one binary search per vector.
-    pub fn cursor(&self, from: ProgPoint) -> Cursor {
-        Cursor {
-            main: self.entries.partition_point(|e| e.to <= from.0),
-            pending: self.pending.partition_point(|e| e.to <= from.0),
-            end: from.0,
-        }
-    }
-
-    /// [`RegMap::overlaps`] for a walk over increasing ranges (a bundle's sorted, disjoint
-    /// ranges, one call each, in order), without the early stop, earliest entry first:
-    /// `cursor` remembers where the previous range's overlaps were, and this range's are
-    /// found by stepping or an exponential search forward from there (a few comparisons when
-    /// the ranges are close, as a bundle's are) instead of a binary search over the whole
-    /// map. A range starting before the previous one ends (not a walk) restarts the search.
-    /// Returns whether the map has entries past the range (if not, no later range of the
-    /// walk overlaps anything).
+    /// Visits the overlaps of `items`' ranges (sorted and disjoint, as a bundle's are) with
+    /// the map, earliest first, as `visit(range, entry, owner)`, until `visit` returns false
+    /// or no entry is left past the current range (a probe of a register for a bundle).
+    ///
+    /// One merge-like pass over both vectors: in each, a cursor before which every entry
+    /// ends at or before the current range's start, and `next`, the earliest start of the
+    /// entries at the cursors; a range ending at or before `next` overlaps nothing and costs
+    /// one comparison. Only a range reaching `next` looks further, by stepping or an
+    /// exponential search from the cursors (`first_reaching`), and visits the overlaps of
+    /// the two vectors merged by start.
     #[inline]
-    pub fn overlaps_from(
+    pub fn walk<T>(
         &self,
-        cursor: &mut Cursor,
-        range: CodeRange,
-        mut visit: impl FnMut(CodeRange, O),
-    ) -> bool {
-        let (from, to) = (range.from.0, range.to.0);
-        if from < cursor.end {
-            *cursor = self.cursor(range.from);
-        }
-        cursor.end = to;
-        let seen = |e: &Entry<O>| (CodeRange::new(ProgPoint(e.from), ProgPoint(e.to)), e.owner);
-        if self.pending.is_empty() {
-            // One pass: the overlaps are visited as they are found.
-            let list = &self.entries;
-            let first = first_reaching(list, cursor.main, from);
-            let mut end = first;
-            while let Some(e) = list.get(end).filter(|e| e.from < to) {
-                if e.owner != O::VACANT {
-                    let (r, o) = seen(e);
-                    visit(r, o);
-                }
-                end += 1;
+        items: &[T],
+        range: impl Fn(&T) -> CodeRange,
+        mut visit: impl FnMut(CodeRange, CodeRange, O) -> bool,
+    ) {
+        let Some(head) = items.first() else {
+            return;
+        };
+        debug_assert!(
+            items
+                .windows(2)
+                .all(|w| range(&w[0]).to <= range(&w[1]).from),
+            "a walk over unsorted ranges"
+        );
+        let (main, pending) = (&self.entries[..], &self.pending[..]);
+        let start = |list: &[Entry<O>], at: usize| list.get(at).map_or(u32::MAX, |e| e.from);
+        let head = range(head).from.0;
+        let mut i = main.partition_point(|e| e.to <= head);
+        let mut k = match pending.is_empty() {
+            true => 0,
+            false => pending.partition_point(|e| e.to <= head),
+        };
+        let mut next = start(main, i).min(start(pending, k));
+        for x in items {
+            let r = range(x);
+            let (from, to) = (r.from.0, r.to.0);
+            if next == u32::MAX {
+                return;
             }
-            cursor.main = end.saturating_sub(1).max(first);
-            return cursor.main < list.len();
-        }
-        let (main, more) = span(&self.entries, &mut cursor.main, from, to);
-        let mut main = &self.entries[main];
-        // Both vectors (rare: out-of-order inserts not yet merged): the overlaps of each,
-        // merged by start.
-        let (pending, more_pending) = span(&self.pending, &mut cursor.pending, from, to);
-        let mut pending = &self.pending[pending];
-        loop {
-            let list = match (main.first(), pending.first()) {
-                (Some(x), Some(y)) if x.from < y.from => &mut main,
-                (Some(_), None) => &mut main,
-                (_, Some(_)) => &mut pending,
-                (None, None) => return more || more_pending,
+            if to <= next {
+                continue;
+            }
+            let (a, b) = overlapping(main, &mut i, from, to);
+            let (c, d) = match pending.is_empty() {
+                true => (0, 0),
+                false => overlapping(pending, &mut k, from, to),
             };
-            let (r, o) = seen(&list[0]);
-            *list = &list[1..];
-            if o != O::VACANT {
-                visit(r, o);
+            let (mut ours, mut theirs) = (&main[a..b], &pending[c..d]);
+            loop {
+                let list = match (ours.first(), theirs.first()) {
+                    (Some(x), Some(y)) if x.from < y.from => &mut ours,
+                    (Some(_), None) => &mut ours,
+                    (_, Some(_)) => &mut theirs,
+                    (None, None) => break,
+                };
+                let e = list[0];
+                *list = &list[1..];
+                if e.owner != O::VACANT {
+                    let entry = CodeRange::new(ProgPoint(e.from), ProgPoint(e.to));
+                    if !visit(r, entry, e.owner) {
+                        return;
+                    }
+                }
             }
+            next = start(main, i).min(start(pending, k));
         }
     }
 
@@ -605,7 +608,7 @@ mod tests {
 
     #[test]
     fn overlap_queries_find_every_entry_and_only_those() {
-        let l = LiveRangeIndex;
+        let l = BundleIndex;
         let mut m = RegMap::default();
         m.insert(r(0, 4), l(1));
         m.insert(r(6, 8), l(2));
@@ -671,7 +674,7 @@ mod tests {
         let mut next = |n: u32| rng.below(n as usize) as u32;
         for _round in 0..rounds {
             let mut m: RegMap = RegMap::default();
-            let mut list: Vec<(u32, u32, LiveRangeIndex)> = Vec::new();
+            let mut list: Vec<(u32, u32, BundleIndex)> = Vec::new();
             for step in 0..steps {
                 let from = next(space);
                 let range = r(from, from + 1 + next(12));
@@ -680,19 +683,19 @@ mod tests {
                     .any(|&(f, t, _)| f < range.to.0 && range.from.0 < t);
                 match next(4) {
                     0 | 1 if free => {
-                        m.insert(range, LiveRangeIndex(step));
-                        list.push((range.from.0, range.to.0, LiveRangeIndex(step)));
+                        m.insert(range, BundleIndex(step));
+                        list.push((range.from.0, range.to.0, BundleIndex(step)));
                     }
                     3 => {
                         // A batch of up to four sorted ranges, each free and disjoint.
-                        let mut batch: Vec<(CodeRange, LiveRangeIndex)> = Vec::new();
+                        let mut batch: Vec<(CodeRange, BundleIndex)> = Vec::new();
                         let mut at = next(space);
                         for b in 0..1 + next(4) {
                             let r = r(at, at + 1 + next(6));
                             at = r.to.0 + next(8);
                             let taken = list.iter().any(|&(f, t, _)| f < r.to.0 && r.from.0 < t);
                             if !taken {
-                                batch.push((r, LiveRangeIndex(1000 * step + b)));
+                                batch.push((r, BundleIndex(1000 * step + b)));
                             }
                         }
                         m.insert_sorted(&batch, |&(r, o)| (r, o));
@@ -706,7 +709,7 @@ mod tests {
                 }
                 let q = r(next(space), 0);
                 let q = r(q.from.0, q.from.0 + 1 + next(30));
-                let mut want: Vec<(u32, u32, LiveRangeIndex)> = list
+                let mut want: Vec<(u32, u32, BundleIndex)> = list
                     .iter()
                     .copied()
                     .filter(|&(f, t, _)| f < q.to.0 && q.from.0 < t)
@@ -719,8 +722,7 @@ mod tests {
                 });
                 assert_eq!(got, want, "query {q}");
                 // A walk over sorted, disjoint ranges (a bundle's probe) visits what one
-                // query per range visits, earliest first; a range out of order (a new walk
-                // in all but name) restarts the search.
+                // query per range visits, earliest first, and stops where `visit` says so.
                 let mut walk = Vec::new();
                 let mut at = next(space / 10);
                 for _ in 0..1 + next(6) {
@@ -728,27 +730,29 @@ mod tests {
                     at = r.to.0 + next(30);
                     walk.push(r);
                 }
-                if next(8) == 0 {
-                    let from = next(space);
-                    walk.push(r(from, from + 1 + next(9)));
-                }
-                let (mut each, mut walked) = (Vec::new(), Vec::new());
-                let mut cursor = m.cursor(walk[0].from);
+                let mut want = Vec::new();
                 for &q in &walk {
                     let mut one = Vec::new();
                     m.overlaps(q, |e, o| {
-                        one.push((e.from.0, e.to.0, o));
+                        one.push((q.from.0, e.from.0, e.to.0, o));
                         true
                     });
-                    each.extend(one.into_iter().rev());
-                    let more = m.overlaps_from(&mut cursor, q, |e, o| {
-                        walked.push((e.from.0, e.to.0, o));
-                    });
-                    if !more {
-                        assert!(list.iter().all(|&(_, t, _)| t <= q.to.0), "more after {q}");
-                    }
+                    want.extend(one.into_iter().rev());
                 }
-                assert_eq!(walked, each, "walk {walk:?}");
+                let stop = next(4) as usize;
+                let mut got = Vec::new();
+                m.walk(
+                    &walk,
+                    |&q| q,
+                    |q, e, o| {
+                        got.push((q.from.0, e.from.0, e.to.0, o));
+                        stop == 0 || got.len() < stop
+                    },
+                );
+                if stop > 0 {
+                    want.truncate(stop);
+                }
+                assert_eq!(got, want, "walk {walk:?}");
                 assert_eq!(m.len(), list.len());
                 let p = ProgPoint(next(space + 20));
                 let taken = list.iter().any(|&(f, t, _)| f <= p.0 && p.0 < t);

@@ -219,6 +219,9 @@ pub struct IonState {
     pub annotations: Vec<(ProgPoint, String)>,
     /// Iterations of the allocation loop so far (across growth rounds).
     pub iterations: usize,
+    /// `allocatable[class]`: the class's allocatable registers (preferred or not) as bits
+    /// by index, set by [`process::process_bundles`] (a hint is checked against it).
+    pub(crate) allocatable: [u64; 3],
 }
 
 /// Records a debug annotation at a point when annotations are on (a macro, so the text is

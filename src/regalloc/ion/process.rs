@@ -286,6 +286,7 @@ pub fn process_bundles<F: MachineRead + ?Sized>(
 ) -> Result<Option<(usize, usize)>, IonError> {
     let bound = 64 * (f.num_insts() + state.stats.bundles) + 100_000;
     let (mut tables, _, _) = Tables::of(t);
+    state.allocatable = allocatable_masks(env);
     let mut iterations = state.iterations;
     let r = run(&mut tables, env, state, capacity, &mut iterations, bound);
     state.iterations = iterations;
@@ -335,10 +336,22 @@ pub(crate) fn preg_from_dense(d: u8) -> PReg {
     .expect("index below 64")
 }
 
+/// The allocatable registers of each class (preferred or not) as bits by index.
+pub(crate) fn allocatable_masks(env: &MachineEnv) -> [u64; 3] {
+    let mut masks = [0u64; 3];
+    for (class, mask) in masks.iter_mut().enumerate() {
+        for r in env.preferred[class].iter().chain(&env.non_preferred[class]) {
+            *mask |= 1u64 << r.index();
+        }
+    }
+    masks
+}
+
 /// The registers to probe for a bundle of `class` with need `need`, in the seed's order
-/// (see [`Candidates`]).
+/// (see [`Candidates`]); `allocatable` is the class's mask from [`allocatable_masks`].
 pub(crate) fn candidates(
     env: &MachineEnv,
+    allocatable: u64,
     class: RegClass,
     need: Need,
     hints: [Option<PReg>; 2],
@@ -368,6 +381,7 @@ pub(crate) fn candidates(
         offset,
         start: 0,
         class,
+        allocatable,
         limit: match need {
             Need::Limit(n) => n,
             _ => u8::MAX,
@@ -399,6 +413,8 @@ pub(crate) struct Candidates<'a> {
     /// `offset` modulo the length of the list being walked.
     start: usize,
     class: RegClass,
+    /// The allocatable registers of the class, as bits by index.
+    allocatable: u64,
     /// Registers from this index on are not candidates (`Limit`; `u8::MAX` otherwise).
     limit: u8,
     /// Registers given so far, by index within the class.
@@ -428,9 +444,9 @@ impl Iterator for Candidates<'_> {
             let hint = self.hints[self.next_hint];
             self.next_hint += 1;
             if let Some(h) = hint {
-                // The class first: the list scans only for a hint that can be a candidate.
+                // The class first: the mask has the class's registers by index.
                 if h.class() == self.class
-                    && self.lists.iter().any(|list| list.contains(&h))
+                    && self.allocatable & (1u64 << h.index()) != 0
                     && self.take(h)
                 {
                     return Some(h);
@@ -472,7 +488,8 @@ enum Probe {
 }
 
 /// Probes `reg` for bundle `b`; conflicting bundles land in `state.conflicts`. Stops early
-/// (reporting a cost of at least `limit`) once the cost reaches `limit`.
+/// (reporting a cost of at least `limit`) once the cost reaches `limit`, and at a conflict
+/// with a reservation (the caller then only needs the first conflict point).
 fn probe(t: &Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg, limit: f32) -> Probe {
     let map = &state.maps[reg.dense_index()];
     let conflicts = &mut state.conflicts;
@@ -480,34 +497,27 @@ fn probe(t: &Tables<'_>, state: &mut IonState, b: BundleIndex, reg: PReg, limit:
     let mut first: Option<ProgPoint> = None;
     let mut reserved = false;
     let mut max_weight = 0f32;
-    // The bundle's ranges are sorted and disjoint: one walk through the map, which ends
-    // when the map has nothing past the range (the conflict set, its maximum weight and the
-    // first conflict point do not depend on the order the overlaps come in).
-    let list = &t.br.ranges[b.index()];
-    let Some(head) = list.first() else {
-        return Probe::Free;
-    };
-    let mut cursor = map.cursor(head.range.from);
-    for e in list {
-        let more = map.overlaps_from(&mut cursor, e.range, |r, owner| {
-            let at = r.from.max(e.range.from);
-            if first.is_none_or(|f| at < f) {
-                first = Some(at);
+    // The bundle's ranges are sorted and disjoint: one walk through the map, earliest
+    // overlap first (so the first one gives the first conflict point), which ends when the
+    // map has nothing past the range. A map entry names its bundle.
+    map.walk(
+        &t.br.ranges[b.index()],
+        |e| e.range,
+        |range, entry, owner| {
+            if first.is_none() {
+                first = Some(entry.from.max(range.from));
             }
             if owner == RESERVED {
                 reserved = true;
-            } else {
-                let ob = t.rr.bundles[owner.index()];
-                if !conflicts.contains(&ob) {
-                    conflicts.push(ob);
-                    max_weight = max_weight.max(t.br.props[ob.index()].spill_weight);
-                }
+                return false;
             }
-        });
-        if !more || first.is_some() && (reserved || max_weight >= limit) {
-            break;
-        }
-    }
+            if !conflicts.contains(&owner) {
+                conflicts.push(owner);
+                max_weight = max_weight.max(t.br.props[owner.index()].spill_weight);
+            }
+            max_weight < limit
+        },
+    );
     match first {
         None => Probe::Free,
         Some(first) => Probe::Conflict {
@@ -529,7 +539,7 @@ pub(crate) fn assign(
     reg: PReg,
     hint: bool,
 ) {
-    state.maps[reg.dense_index()].insert_sorted(&t.br.ranges[b.index()], |e| (e.range, e.index));
+    state.maps[reg.dense_index()].insert_sorted(&t.br.ranges[b.index()], |e| (e.range, b));
     t.br.allocs[b.index()] = Allocation::Reg(reg);
     let s = t.br.spill_sets[b.index()].index();
     if let Some(set) = t.sets.state.get_mut(s).filter(|_| hint) {
@@ -599,7 +609,14 @@ fn process_bundle(
     let class = t.sets.info[set].class;
     let first_range = t.br.ranges[b.index()][0].range;
     let offset = b.index() + first_range.from.inst().index();
-    let cands = candidates(env, class, need, [t.sets.state[set].hint, hint], offset);
+    let cands = candidates(
+        env,
+        state.allocatable[class.index()],
+        class,
+        need,
+        [t.sets.state[set].hint, hint],
+        offset,
+    );
     if cands.clone().next().is_none() {
         return Err(IonError::NoRegisters {
             inst: first_range.from.inst().0,
@@ -674,7 +691,15 @@ fn blocked(
         let map = &state.maps[reg.dense_index()];
         match list.iter().find_map(|e| map.first_overlap(e.range)) {
             Some((r, RESERVED)) => s += &format!("; {reg} is reserved over {r}"),
-            Some((r, owner)) => {
+            Some((r, holder)) => {
+                // The holder's live range with the entry's extent.
+                let Some(owner) = t.br.ranges[holder.index()]
+                    .iter()
+                    .find(|e| e.range == r)
+                    .map(|e| e.index)
+                else {
+                    continue;
+                };
                 let uses: Vec<String> = t.rr.uses[owner.index()]
                     .iter()
                     .map(|u| format!("{} at {}", u.operand, u.point))
@@ -777,7 +802,8 @@ mod tests {
                 (next(2) == 0).then(|| any(&mut next)),
             ];
             let offset = next(1000);
-            let got: Vec<PReg> = candidates(&env, class, need, hints, offset).collect();
+            let mask = allocatable_masks(&env)[class.index()];
+            let got: Vec<PReg> = candidates(&env, mask, class, need, hints, offset).collect();
             let want = listed(&env, class, need, hints, offset);
             assert_eq!(
                 got, want,

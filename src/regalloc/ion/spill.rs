@@ -30,7 +30,7 @@
 //! O(points log points + sets x (slots + probes x points x log n)) for slots.
 
 use super::maps::RegMap;
-use super::process::{assign, candidates, Tables};
+use super::process::{allocatable_masks, assign, candidates, Tables};
 use super::{IonState, Need, SLOT_PROBES};
 use crate::machine::{MBlock, MachineEnv, MachineRead};
 use crate::regalloc::bundles::{BundleRows, BundleTables, SetRows};
@@ -56,6 +56,7 @@ pub fn second_chance<F: MachineRead + ?Sized>(
             .sum();
         (std::cmp::Reverse(length), b)
     });
+    let allocatable = allocatable_masks(env);
     for &b in &list {
         if t.br.ranges[b.index()].is_empty() || t.br.allocs[b.index()].as_reg().is_some() {
             continue;
@@ -66,6 +67,7 @@ pub fn second_chance<F: MachineRead + ?Sized>(
         let offset = b.index();
         let mut cands = candidates(
             env,
+            allocatable[class.index()],
             class,
             Need::Reg,
             [t.sets.state[set].hint, None],
