@@ -117,7 +117,7 @@ impl<O: MapOwner> Default for RegMap<O> {
 /// the first few are stepped over one by one; past them, an exponential search (probes at
 /// distances 1, 2, 4, ... until one ends after `point`) and a binary search of its last
 /// step: O(log d) for an answer d entries on.
-#[inline]
+#[inline(always)]
 fn first_reaching<O>(list: &[Entry<O>], start: usize, point: u32) -> usize {
     const STEPS: usize = 4;
     let near = list.len().min(start + STEPS);
@@ -141,7 +141,7 @@ fn first_reaching<O>(list: &[Entry<O>], start: usize, point: u32) -> usize {
 /// searched from `*at` (entries before it end at or before `from`); moves `*at` to the first
 /// entry that may reach a later range: the last overlapping one if it ends after `to`, else
 /// the first one after the overlaps.
-#[inline]
+#[inline(always)]
 fn overlapping<O>(list: &[Entry<O>], at: &mut usize, from: u32, to: u32) -> (usize, usize) {
     let first = first_reaching(list, *at, from);
     let mut end = first;
