@@ -196,20 +196,18 @@ impl<'m> Interpreter<'m> {
         Ok(mem)
     }
 
-    /// Marks the globals named by `symbols` as holding unknown contents: a read of one faults
+    /// Marks the globals named `names` as holding unknown contents: a read of one faults
     /// with [`InterpError::UnknownContents`] instead of seeing the zeros the module gives it.
     /// For the globals whose initialiser the LLVM importer could not evaluate
-    /// (`LlvmContext::unevaluated`); a symbol that is not a global is ignored.
-    pub fn mark_unknown_globals(&mut self, symbols: &[Symbol]) {
+    /// (`LlvmContext::unevaluated`); a name that is not a global's is ignored.
+    pub fn mark_unknown_globals(&mut self, names: &[String]) {
         let Ok(image) = &mut self.image else {
             return;
         };
-        for &s in symbols {
-            if let Some(SymbolKind::Global(i)) = self.module.symbols.get(s.index()).map(|d| d.kind)
-            {
-                if let Some(&base) = self.global_bases.get(i as usize) {
-                    image.mark_unknown(base);
-                }
+        for (g, &base) in self.module.globals.iter().zip(&self.global_bases) {
+            let name = self.module.symbol_name(g.symbol);
+            if names.iter().any(|n| n == name) {
+                image.mark_unknown(base);
             }
         }
     }

@@ -366,7 +366,8 @@ fn evaluate_initializers(
                 if options.strict || !e.unsupported {
                     return Err(source.fatal(e));
                 }
-                not_evaluated(g, &mut ctx.unevaluated);
+                not_evaluated(g);
+                ctx.unevaluated.push(name.to_string());
                 ctx.warnings.push(format!(
                     "{}:{}: initializer of @{name} not evaluated: {}",
                     source.file, e.line, e.msg
@@ -379,8 +380,7 @@ fn evaluate_initializers(
 
 /// Marks a global whose initialiser was not evaluated: its contents are unknown, so it is
 /// not read-only for the passes (SCCP must not fold its loads to zero) and has no image.
-fn not_evaluated(g: &mut Global, unevaluated: &mut Vec<Symbol>) {
-    unevaluated.push(g.symbol);
+fn not_evaluated(g: &mut Global) {
     g.constant = false;
     g.init = Some(Vec::new());
     g.relocations.clear();
@@ -440,7 +440,8 @@ fn resolve_block_addresses(
                         ..PErr::new(p.line, 1, msg)
                     }));
                 }
-                not_evaluated(g, &mut ctx.unevaluated);
+                not_evaluated(g);
+                ctx.unevaluated.push(name.to_string());
                 failed = Some(p.global);
                 ctx.warnings.push(format!(
                     "{}:{}: initializer of @{name} not evaluated: {msg}",

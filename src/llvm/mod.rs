@@ -281,10 +281,10 @@ pub struct LlvmContext {
     pub block_labels: HashMap<String, HashMap<String, u32>>,
     /// Non-fatal problems (initialisers that could not be evaluated, ...).
     pub warnings: Vec<String>,
-    /// The globals whose initialiser could not be evaluated (each also has a warning): the
-    /// module gives them zeros, so `strata run` marks them unknown
+    /// The names of the globals whose initialiser could not be evaluated (each also has a
+    /// warning): the module gives them zeros, so `strata run` marks them unknown
     /// (`Interpreter::mark_unknown_globals`) and a read of one stops the run.
-    pub unevaluated: Vec<crate::ir::Symbol>,
+    pub unevaluated: Vec<String>,
 }
 
 impl LlvmContext {
