@@ -1,5 +1,6 @@
 //! `strata bench --compare regalloc2`: both allocators on the same functions in one run, the
-//! rounds counted without the warm-up, and the old flag names still accepted; against LLVM,
+//! rounds counted without the warm-up, the time ratio the sum of each function's fastest
+//! round, and the old flag names still accepted; against LLVM,
 //! every ratio is a median of the runs' ratios.
 
 mod common;
@@ -46,6 +47,14 @@ fn regalloc2_side_by_side_over_counted_rounds() {
             let rounds = side["alloc_round_seconds"].as_array().unwrap();
             assert_eq!(rounds.len(), 3, "{side}");
             assert!(rounds.iter().all(|r| r.as_f64().unwrap() > 0.0), "{side}");
+            // Issue 23's time: each function's fastest round, summed; no round's total can
+            // be below it.
+            let fastest = side["alloc_fastest_seconds"].as_f64().unwrap();
+            assert!(fastest > 0.0, "{side}");
+            assert!(
+                rounds.iter().all(|r| r.as_f64().unwrap() >= fastest),
+                "{side}"
+            );
             assert_eq!(side["accepted_by_regalloc2_checker"], m["functions"]);
             assert_eq!(side["stats"]["check.functions"], m["functions"]);
         }
@@ -59,6 +68,19 @@ fn regalloc2_side_by_side_over_counted_rounds() {
             .find(|l| l.starts_with(m["name"].as_str().unwrap()))
             .unwrap_or_else(|| panic!("no row for {}: {stdout}", m["name"]));
         assert!(line.contains("x ["), "a median with its spread: {line}");
+        // The headline ratio is the fastest sums' ratio, printed before the rounds' median.
+        let ratio = m["alloc_fastest_seconds"].as_f64().unwrap()
+            / anchor["alloc_fastest_seconds"].as_f64().unwrap();
+        let printed = line
+            .split_whitespace()
+            .nth(4)
+            .and_then(|c| c.strip_suffix('x'))
+            .and_then(|c| c.parse::<f64>().ok())
+            .unwrap_or_else(|| panic!("no ratio cell: {line}"));
+        assert!(
+            (printed - ratio).abs() <= 0.006,
+            "{printed} vs {ratio}: {line}"
+        );
     }
 }
 

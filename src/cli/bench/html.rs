@@ -14,7 +14,6 @@
 //! closed, SVG in the HTML namespace's inline form). Complexity: linear in modules, stages
 //! and functions.
 
-use super::compare::round_ratios;
 use super::report::{machine_summary, BenchReport};
 use std::fmt::Write as _;
 
@@ -240,9 +239,7 @@ pub(super) fn page(report: &BenchReport, points: &[(f64, f64)]) -> String {
     for m in &report.modules {
         if let Some(a) = m.regalloc2.as_deref() {
             if super::compare::comparable(m, a) {
-                if let Some((mid, _, _)) =
-                    round_ratios(&m.alloc_round_seconds, &a.alloc_round_seconds)
-                {
+                if let Some(mid) = super::compare::fastest_ratio(m, a) {
                     ratios.push(Bar {
                         label: m.name.clone(),
                         series: 0,

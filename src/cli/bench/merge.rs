@@ -239,6 +239,8 @@ fn add_into(into: &mut ModuleReport, m: ModuleReport) {
     {
         *a += b;
     }
+    // Shards hold disjoint functions, so their fastest-round sums add.
+    into.alloc_fastest_seconds += m.alloc_fastest_seconds;
     match (&mut into.regalloc2, m.regalloc2) {
         (Some(a), Some(b)) => add_into(a, *b),
         (a @ None, b) => *a = b,

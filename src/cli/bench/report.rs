@@ -44,6 +44,10 @@ pub(super) struct ModuleReport {
     /// `--compare` is not among them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alloc_round_seconds: Vec<f64>,
+    /// The allocator's seconds as issue 23 defines them: the sum over the functions of each
+    /// one's fastest counted round (with `--target`; 0 when no allocator ran).
+    #[serde(default)]
+    pub alloc_fastest_seconds: f64,
     /// Functions allocated whose allocation regalloc2's checker accepted (with `--target`).
     #[serde(default)]
     pub accepted_by_regalloc2_checker: usize,

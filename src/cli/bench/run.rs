@@ -42,6 +42,9 @@ pub(super) struct ModuleWork<'a> {
     stats: Vec<crate::engine::Stat>,
     /// CPU seconds per stage in each counted round.
     stage_rounds: Vec<[f64; Stage::ALL.len()]>,
+    /// Each function's fastest allocator time over the counted rounds, in nanoseconds
+    /// (`u64::MAX` until a round allocated it; empty until the first counted round).
+    alloc_fastest_ns: Vec<u64>,
 }
 
 impl ModuleWork<'_> {
@@ -65,6 +68,7 @@ impl ModuleWork<'_> {
             stage_sums: [0.0; Stage::ALL.len()],
             stats: Vec::new(),
             stage_rounds: Vec::new(),
+            alloc_fastest_ns: Vec::new(),
         }
     }
 }
@@ -197,6 +201,7 @@ pub(super) fn prepare<'a>(
             stage_sums: [0.0; Stage::ALL.len()],
             stats: Vec::new(),
             stage_rounds: Vec::new(),
+            alloc_fastest_ns: Vec::new(),
         });
     }
     work
@@ -436,6 +441,12 @@ fn finish_side(side: &mut Side<'_, '_>) {
             // No allocator ran.
             w.report.alloc_round_seconds.clear();
         }
+        w.report.alloc_fastest_seconds = w
+            .alloc_fastest_ns
+            .iter()
+            .filter(|&&ns| ns != u64::MAX)
+            .map(|&ns| ns as f64 * 1e-9)
+            .sum();
         for s in Stage::ALL.iter().filter(|s| config.runs(**s)) {
             if options.keep_rounds {
                 w.report.stage_round_seconds.insert(
@@ -482,6 +493,13 @@ impl ModuleWork<'_> {
                 }
                 if let Some(last) = self.report.alloc_round_seconds.last_mut() {
                     *last += run.alloc_ns as f64 * 1e-9;
+                }
+                if run.alloc_ns > 0 {
+                    if self.alloc_fastest_ns.len() < self.functions.len() {
+                        self.alloc_fastest_ns.resize(self.functions.len(), u64::MAX);
+                    }
+                    let fastest = &mut self.alloc_fastest_ns[j];
+                    *fastest = (*fastest).min(run.alloc_ns);
                 }
                 if let Some(last) = self.stage_rounds.last_mut() {
                     for (sum, t) in last.iter_mut().zip(&run.timings) {
