@@ -76,6 +76,9 @@ fn run_row(placement: &Placement, island_of: &[u32], lo: usize, hi: usize) -> Bl
     }
 }
 
+/// Marks a block that no fusion absorbed (see [`fuse_chains`]).
+const NOT_MERGED: u32 = u32::MAX;
+
 /// Splits and fuses `body` as the module doc says; `rows` (one per block row in use, as the
 /// pass computed them for the unsplit function) is updated to describe the blocks after the
 /// rewrite, new blocks appended. `island_of` is per piece. Panics only if the pass asked for
@@ -87,12 +90,31 @@ pub fn apply(
     island_of: &[u32],
     rows: &mut Vec<BlockPlacement>,
 ) -> RewriteStats {
-    const NONE: u32 = u32::MAX;
     let mut stats = RewriteStats::default();
     let n0 = body.counts.blocks;
     rows.resize(n0, BlockPlacement::default());
+    let last_of = cut_blocks(body, ir, placement, island_of, rows, &mut stats);
+    let merged = fuse_chains(body, rows, &mut stats);
+    if stats.changed() {
+        redirect_phis(body, &last_of, &merged);
+    }
+    rows.truncate(body.counts.blocks);
+    stats
+}
+
+/// Cuts every block whose pieces run on more than one target into one block per run, chained
+/// by jumps (rows of the new blocks appended to `rows`). Returns, per original block, the
+/// block that now ends with its terminator.
+fn cut_blocks(
+    body: &mut Body<'_>,
+    ir: &IrProblem,
+    placement: &Placement,
+    island_of: &[u32],
+    rows: &mut Vec<BlockPlacement>,
+    stats: &mut RewriteStats,
+) -> Vec<u32> {
     // `last_of[b]`: the block that ends with b's original terminator after cutting.
-    let mut last_of: Vec<u32> = (0..n0 as u32).collect();
+    let mut last_of: Vec<u32> = (0..body.counts.blocks as u32).collect();
     let pieces = &ir.pieces;
     let mut i = 0;
     while i < pieces.len() {
@@ -139,7 +161,17 @@ pub fn apply(
         }
         i = j;
     }
-    // Fusion of argument-free jump chains on one target.
+    last_of
+}
+
+/// Fuses argument-free jump chains on one target: a block whose only predecessor jumps to
+/// it without arguments, on the same target, takes no address and no phi, joins that
+/// predecessor. Returns, per block, the block that absorbed it ([`NOT_MERGED`] if none).
+fn fuse_chains(
+    body: &mut Body<'_>,
+    rows: &mut [BlockPlacement],
+    stats: &mut RewriteStats,
+) -> Vec<u32> {
     let n = body.counts.blocks;
     let mut preds = vec![0u32; n];
     for b in (0..n).filter(|&b| !body.block_dead[b]) {
@@ -166,7 +198,7 @@ pub fn apply(
             }
         }
     }
-    let mut merged = vec![NONE; n];
+    let mut merged = vec![NOT_MERGED; n];
     for a in 0..n {
         if body.block_dead[a] || rows[a].target == UNPLACED || has_asm_goto(body, a) {
             continue;
@@ -208,26 +240,32 @@ pub fn apply(
             stats.blocks_fused += 1;
         }
     }
-    if stats.changed() {
-        // Phis name the block that now ends with the edge.
-        let resolve = |p: usize| -> usize {
-            let mut p = if p < n0 { last_of[p] as usize } else { p };
-            while p < n && merged[p] != NONE {
-                p = merged[p] as usize;
-            }
+    merged
+}
+
+/// Phis name the block that now ends with the edge: the last piece of a cut predecessor
+/// (`last_of`, per original block), followed through fusions (`merged`).
+fn redirect_phis(body: &mut Body<'_>, last_of: &[u32], merged: &[u32]) {
+    let n = body.counts.blocks;
+    let resolve = |p: usize| -> usize {
+        let mut p = if p < last_of.len() {
+            last_of[p] as usize
+        } else {
             p
         };
-        for b in (0..n).filter(|&b| !body.block_dead[b]) {
-            for &inst in &body.block_insts[b] {
-                let InstKind::Phi { incoming, .. } = &mut body.kinds[inst.index()] else {
-                    continue;
-                };
-                for (p, _) in incoming.iter_mut() {
-                    *p = Block::new(resolve(p.index()));
-                }
+        while p < n && merged[p] != NOT_MERGED {
+            p = merged[p] as usize;
+        }
+        p
+    };
+    for b in (0..n).filter(|&b| !body.block_dead[b]) {
+        for &inst in &body.block_insts[b] {
+            let InstKind::Phi { incoming, .. } = &mut body.kinds[inst.index()] else {
+                continue;
+            };
+            for (p, _) in incoming.iter_mut() {
+                *p = Block::new(resolve(p.index()));
             }
         }
     }
-    rows.truncate(n);
-    stats
 }
