@@ -190,7 +190,11 @@ pub(super) fn seam_sizes<F: IrRead>(
         s.seam_size.resize(n + 1, 0);
         let live_out = &s.live_out[b * words..(b + 1) * words];
         let sets = (&s.est[..], &s.gval[..], live_out, &mut s.live[..]);
-        let operands = (&s.inst_kind[..], &s.op_span[..], &s.uses[..]);
+        let operands = Operands {
+            inst_kind: &s.inst_kind,
+            op_span: &s.op_span,
+            uses: &s.uses,
+        };
         let term = f.terminator(Block::new(b));
         block_seam_sizes(f, insts, term, sets, operands, &s.cut, &mut s.seam_size);
         for seam in seams {
@@ -198,6 +202,17 @@ pub(super) fn seam_sizes<F: IrRead>(
         }
         debug_assert!(out.pieces[first..=last].iter().all(|p| p.block == b as u32));
     }
+}
+
+/// The operands of a block's instructions as eligibility recorded them: each
+/// instruction's kind index and its range of `uses`.
+struct Operands<'a> {
+    /// Per instruction: its [`super::kind_of`] index.
+    inst_kind: &'a [u8],
+    /// Per instruction: its range of `uses` (see [`BuildScratch`]).
+    op_span: &'a [(u32, u32)],
+    /// (block, value) per value operand, in instruction order.
+    uses: &'a [(u32, u32)],
 }
 
 /// Fills `seam_size[pos]` for every seam position `pos` of a block (`cut[pos]`; `n`, the
@@ -213,7 +228,11 @@ fn block_seam_sizes<F: IrRead>(
     insts: &[crate::ir::Inst],
     term: &crate::ir::Terminator,
     (est, gval, live_out, live): (&[u64], &[u32], &[u64], &mut [u64]),
-    (inst_kind, op_span, uses): (&[u8], &[(u32, u32)], &[(u32, u32)]),
+    Operands {
+        inst_kind,
+        op_span,
+        uses,
+    }: Operands<'_>,
     cut: &[bool],
     seam_size: &mut [u64],
 ) {
