@@ -11,7 +11,10 @@
 //! scratch; the path tables of `out`. Its first round, which visits every instruction and
 //! every operand anyway, also records for liveness the block defining each value
 //! (`def_block`) and every use (`uses`: block and value, terminators included; `phi_uses`:
-//! predecessor and value), so that liveness walks no instruction.
+//! predecessor and value), so that liveness walks no instruction, and every instruction's
+//! value operands (`op_span`: its range of `phi_uses` for a phi, of `uses` otherwise),
+//! which later rounds and seam sizes read instead of matching each instruction's kind
+//! again.
 //!
 //! Complexity: O(instructions · rounds) for the fixpoint (rounds: until one in which no
 //! value shrank after being read; one when definitions come before uses; a later round
@@ -20,7 +23,7 @@
 
 use super::super::sizes::global_size;
 use super::super::targets::{TargetModel, KINDS};
-use super::{kind_of, BuildScratch, IrProblem, FN_PTR_KIND, NO_PATH, UNKNOWN_PATH};
+use super::{kind_of, BuildScratch, IrProblem, FN_PTR_KIND, NO_PATH, PHI_KIND, UNKNOWN_PATH};
 use crate::analysis::Sccs;
 use crate::ir::{Block, Callee, ConstKind, Inst, InstKind, IrRead, Operand, SymbolTable};
 
@@ -298,7 +301,8 @@ fn first_round<F: IrRead>(
             let (mut operands, mut fn_operand) = (all, false);
             let (elig, first_reader) = (&s.elig, &mut s.first_reader);
             let kind = f.inst_kind(i);
-            if let InstKind::Phi { incoming, .. } = kind {
+            let span = if let InstKind::Phi { incoming, .. } = kind {
+                let start = s.phi_uses.len() as u32;
                 for &(p, op) in incoming {
                     match op {
                         Operand::Value(v) => {
@@ -312,7 +316,9 @@ fn first_round<F: IrRead>(
                         c => fn_operand |= lookup.is_fn_const(c),
                     }
                 }
+                (start, s.phi_uses.len() as u32)
             } else {
+                let start = s.uses.len() as u32;
                 let uses = &mut s.uses;
                 kind.for_each_operand(|op| match op {
                     Operand::Value(v) => {
@@ -325,7 +331,9 @@ fn first_round<F: IrRead>(
                     }
                     c => fn_operand |= lookup.is_fn_const(c),
                 });
-            }
+                (start, s.uses.len() as u32)
+            };
+            s.op_span[i.index()] = span;
             let base = lookup.base_support(i, fn_operand, s, out);
             s.base_sup[i.index()] = base;
             let m = base & operands;
@@ -348,8 +356,8 @@ fn first_round<F: IrRead>(
     restart
 }
 
-/// A later round of [`fixpoint`], from block position `from`, with the base supports the
-/// first round stored. Returns the position the next round starts at (`usize::MAX`: none).
+/// A later round of [`fixpoint`], from block position `from`, with the base supports and
+/// the operand ranges (`op_span`) the first round stored. Returns the position the next round starts at (`usize::MAX`: none).
 fn later_round<F: IrRead>(f: &F, from: usize, s: &mut BuildScratch) -> usize {
     let ni = f.num_insts();
     let mut restart = usize::MAX;
@@ -359,16 +367,18 @@ fn later_round<F: IrRead>(f: &F, from: usize, s: &mut BuildScratch) -> usize {
                 continue;
             }
             let mut operands = u64::MAX;
-            let (elig, first_reader) = (&s.elig, &mut s.first_reader);
-            f.inst_kind(i).for_each_operand(|op| {
-                if let Operand::Value(v) = op {
-                    if let Some(&e) = elig.get(v.index()) {
-                        operands &= e;
-                        let first = &mut first_reader[v.index()];
-                        *first = (*first).min(bi as u32);
-                    }
-                }
-            });
+            let (start, end) = s.op_span[i.index()];
+            let table = if s.inst_kind[i.index()] == PHI_KIND {
+                &s.phi_uses
+            } else {
+                &s.uses
+            };
+            for &(_, v) in &table[start as usize..end as usize] {
+                let v = v as usize;
+                operands &= s.elig[v];
+                let first = &mut s.first_reader[v];
+                *first = (*first).min(bi as u32);
+            }
             let m = s.base_sup[i.index()] & operands;
             s.inst_sup[i.index()] = m;
             for &r in f.inst_results(i) {
@@ -398,7 +408,8 @@ fn narrow(s: &mut BuildScratch, r: usize, m: u64, bi: usize) -> usize {
 }
 
 /// Clears the tables the first round of [`fixpoint`] fills for liveness: `def_block`
-/// (parameters in the entry block, block 0), `uses` and `phi_uses`.
+/// (parameters in the entry block, block 0), `uses` and `phi_uses`; and the operand table
+/// (`op_span`) it fills for later rounds and seam sizes.
 fn start_uses<F: IrRead>(f: &F, s: &mut BuildScratch) {
     let nv = f.values().len();
     s.def_block.clear();
@@ -410,6 +421,8 @@ fn start_uses<F: IrRead>(f: &F, s: &mut BuildScratch) {
     }
     s.uses.clear();
     s.phi_uses.clear();
+    s.op_span.clear();
+    s.op_span.resize(f.num_insts(), (0, 0));
 }
 
 #[cfg(all(test, feature = "fuzzing"))]

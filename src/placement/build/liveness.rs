@@ -3,7 +3,7 @@
 //! estimate turns it into one number; then values live across block boundaries (used
 //! outside their defining block, or by a phi) get dense global indices and the per-block
 //! live-in/live-out bit sets over them (phi operands live out of their predecessor only),
-//! by the usual backward fixpoint in postorder.
+//! by the usual backward fixpoint in postorder, over a worklist of blocks.
 //!
 //! The global values and the per-block sets come from the definitions and uses that
 //! eligibility's first round recorded (`def_block`, `uses`, `phi_uses`), not from another
@@ -20,9 +20,10 @@
 //! words wide and values stay live over many blocks, and the walk cost 43% more
 //! (callgrind, jq.ll).
 //!
-//! Complexity: sizes O(rounds · instructions); liveness O(uses + values + rounds · blocks ·
-//! globals / 64 · successors), where the last round is the one that changes no loop header
-//! (no confirming round; one round for a loop-free function).
+//! Complexity: sizes O(rounds · instructions); liveness O(uses + values + visits · globals /
+//! 64 · successors), a visit being one block's recomputation: every reachable block once,
+//! then only the predecessors of a block whose live-in changed (one round, no confirming
+//! one, for a loop-free function).
 
 use super::super::sizes;
 use super::super::targets::TargetModel;
@@ -126,39 +127,58 @@ fn live_sets<F: IrRead>(f: &F, cfg: &Cfg, s: &mut BuildScratch) {
             set_bit(&mut s.phi_out[p * words..(p + 1) * words], g as usize);
         }
     }
-    // Postorder (reverse RPO) converges in few rounds; unreachable blocks keep empty sets.
-    // Within a round a block's live-in is read before it is recomputed only across a
-    // retreating edge (to a block not later in RPO: a loop header, or a self-loop). A round
-    // that changes none of those blocks read only final sets, so its sets are the
-    // fixpoint: no confirming round (a loop-free function takes one round).
+    // Rounds in postorder (reverse RPO) over the blocks whose sets may change (`pending`):
+    // every reachable block in the first round, later only a block some successor's
+    // live-in changed under. A block's predecessors come after it in postorder except
+    // across a retreating edge (from a block not earlier in RPO: a loop's latch, or a
+    // self-loop), so a change reaches the rest of its predecessors in the same round and
+    // only a change across a retreating edge asks for another one. Rows are whole words
+    // per block (the successors read once per block, not once per word). Unreachable
+    // blocks keep empty sets.
     let rpo_number = |b: Block| cfg.rpo_number(b).unwrap_or(u32::MAX);
     s.reread.clear();
     s.reread.resize(nb, false);
     for &b in cfg.rpo() {
-        for &succ in cfg.succs(b) {
-            if rpo_number(succ) <= rpo_number(b) {
-                s.reread[succ.index()] = true;
-            }
-        }
+        s.reread[b.index()] = true;
     }
     loop {
-        let mut reread_changed = false;
-        for &b in cfg.rpo().iter().rev() {
-            let b = b.index();
-            for w in 0..words {
-                let mut o = s.phi_out[b * words + w];
-                for &succ in cfg.succs(Block::new(b)) {
-                    o |= s.live_in[succ.index() * words + w];
+        let mut again = false;
+        for &blk in cfg.rpo().iter().rev() {
+            let b = blk.index();
+            if !std::mem::take(&mut s.reread[b]) {
+                continue;
+            }
+            let row = b * words..(b + 1) * words;
+            let out = &mut s.live_out[row.clone()];
+            out.copy_from_slice(&s.phi_out[row.clone()]);
+            for &succ in cfg.succs(blk) {
+                let si = succ.index() * words;
+                for (o, &x) in out.iter_mut().zip(&s.live_in[si..si + words]) {
+                    *o |= x;
                 }
-                s.live_out[b * words + w] = o;
-                let inn = s.gen[b * words + w] | (o & !s.kill[b * words + w]);
-                if inn != s.live_in[b * words + w] {
-                    s.live_in[b * words + w] = inn;
-                    reread_changed |= s.reread[b];
+            }
+            let mut changed = false;
+            let inputs = out
+                .iter()
+                .zip(&s.gen[row.clone()])
+                .zip(&s.kill[row.clone()]);
+            for (inn, ((&o, &g), &k)) in s.live_in[row].iter_mut().zip(inputs) {
+                let new = g | (o & !k);
+                changed |= new != *inn;
+                *inn = new;
+            }
+            if changed {
+                let number = rpo_number(blk);
+                for &p in cfg.preds(blk) {
+                    let pn = rpo_number(p);
+                    if pn != u32::MAX {
+                        s.reread[p.index()] = true;
+                        again |= pn >= number;
+                    }
                 }
             }
         }
-        if !reread_changed {
+        if !again {
             break;
         }
     }

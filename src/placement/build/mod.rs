@@ -208,6 +208,11 @@ pub struct BuildScratch {
     pub(super) uses: Vec<(u32, u32)>,
     /// Every value a phi of a live block reads, as (predecessor block, value).
     pub(super) phi_uses: Vec<(u32, u32)>,
+    /// Per instruction of a live block: the range of its value operands (in operand order)
+    /// in `phi_uses` for a phi, in `uses` for any other instruction (eligibility's first
+    /// round records them; later eligibility rounds and seam sizes read them instead of
+    /// matching the instruction's kind again). Other instructions' entries are `(0, 0)`.
+    pub(super) op_span: Vec<(u32, u32)>,
     /// Per value: its global index (live across blocks), or `u32::MAX`.
     pub(super) gidx: Vec<u32>,
     /// Per global index: the value.
@@ -223,7 +228,7 @@ pub struct BuildScratch {
     /// Per block × global index: values the successors' phis read on its edges.
     pub(super) phi_out: Vec<u64>,
     pub(super) live: Vec<u64>,
-    /// Per block: the target of a retreating edge (liveness re-reads its live-in set).
+    /// Per block: its liveness sets must be recomputed (liveness's worklist of blocks).
     pub(super) reread: Vec<bool>,
     pub(super) in_loop: Vec<bool>,
     /// `kind_cost[kind * K + t]`: the model's cost of a kind on a target, 0 if unsupported.

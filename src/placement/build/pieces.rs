@@ -10,7 +10,7 @@
 //!
 //! Reads: the function, the model, `live_blocks`, `inst_sup`, `inst_kind`, `kind_masks`,
 //! `kind_cost`, `elig`, `in_loop`, `access_path` of the scratch ([`seam_sizes`]: `seams`,
-//! `first_piece`, `last_piece`, `live_out`, `gval`, `est`). Writes: `out`'s pieces, target
+//! `first_piece`, `last_piece`, `live_out`, `gval`, `est`, `inst_kind`, `op_span`, `uses`). Writes: `out`'s pieces, target
 //! names, per-piece paths and block costs, the (empty) block names (the edge tables are
 //! cleared); `supports`, `first_piece`, `last_piece`, `seams` of the scratch
 //! ([`seam_sizes`]: `seams`, `seam_size`, `cut`, `live`).
@@ -24,7 +24,7 @@ use super::costs::{piece_costs, CostTables};
 use super::{
     has_goto_labels, terminator_kind, BuildScratch, IrProblem, Piece, ASM_KIND, NO_PATH, PHI_KIND,
 };
-use crate::ir::{Block, InstKind, IrRead, Operand};
+use crate::ir::{Block, IrRead, Operand};
 
 /// Runs the phase (see the module doc).
 pub(super) fn split<F: IrRead>(
@@ -190,13 +190,29 @@ pub(super) fn seam_sizes<F: IrRead>(
         s.seam_size.resize(n + 1, 0);
         let live_out = &s.live_out[b * words..(b + 1) * words];
         let sets = (&s.est[..], &s.gval[..], live_out, &mut s.live[..]);
+        let operands = Operands {
+            inst_kind: &s.inst_kind,
+            op_span: &s.op_span,
+            uses: &s.uses,
+        };
         let term = f.terminator(Block::new(b));
-        block_seam_sizes(f, insts, term, sets, &s.cut, &mut s.seam_size);
+        block_seam_sizes(f, insts, term, sets, operands, &s.cut, &mut s.seam_size);
         for seam in seams {
             seam.1 = s.seam_size[seam.1 as usize];
         }
         debug_assert!(out.pieces[first..=last].iter().all(|p| p.block == b as u32));
     }
+}
+
+/// The operands of a block's instructions as eligibility recorded them: each
+/// instruction's kind index and its range of `uses`.
+struct Operands<'a> {
+    /// Per instruction: its [`super::kind_of`] index.
+    inst_kind: &'a [u8],
+    /// Per instruction: its range of `uses` (see [`BuildScratch`]).
+    op_span: &'a [(u32, u32)],
+    /// (block, value) per value operand, in instruction order.
+    uses: &'a [(u32, u32)],
 }
 
 /// Fills `seam_size[pos]` for every seam position `pos` of a block (`cut[pos]`; `n`, the
@@ -205,11 +221,18 @@ pub(super) fn seam_sizes<F: IrRead>(
 /// is kept as bits enter and leave `live` (a bit set over values, all clear on entry and
 /// on exit), in `u128`, so clamped to `u64` it is the saturating sum of the set's
 /// estimates, without a pass over the whole set per seam.
+/// An instruction's operands are read from the ranges of `uses` eligibility recorded
+/// (`op_span`), its kind from `inst_kind`.
 fn block_seam_sizes<F: IrRead>(
     f: &F,
     insts: &[crate::ir::Inst],
     term: &crate::ir::Terminator,
     (est, gval, live_out, live): (&[u64], &[u32], &[u64], &mut [u64]),
+    Operands {
+        inst_kind,
+        op_span,
+        uses,
+    }: Operands<'_>,
     cut: &[bool],
     seam_size: &mut [u64],
 ) {
@@ -255,15 +278,11 @@ fn block_seam_sizes<F: IrRead>(
                 total -= u128::from(est[r]);
             }
         }
-        let kind = f.inst_kind(i);
-        if !matches!(kind, InstKind::Phi { .. }) {
-            kind.for_each_operand(|op| {
-                if let Operand::Value(v) = op {
-                    if v.index() < nv {
-                        enter(live, v.index(), &mut total);
-                    }
-                }
-            });
+        if inst_kind[i.index()] != PHI_KIND {
+            let (start, end) = op_span[i.index()];
+            for &(_, v) in &uses[start as usize..end as usize] {
+                enter(live, v as usize, &mut total);
+            }
         }
         if cut[pos] {
             seam_size[pos] = clamp(total);
