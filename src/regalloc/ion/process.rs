@@ -244,7 +244,7 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
             }
         }
         let prio = tables.br.props[b.index()].priority;
-        queue.push((prio, b, NO_HINT));
+        queue.push(super::QueueEntry::new(prio, b, NO_HINT));
         state.stats.bundles += 1;
     }
     state.queue = std::collections::BinaryHeap::from(queue);
@@ -302,7 +302,8 @@ fn run(
     iterations: &mut usize,
     bound: usize,
 ) -> Result<Option<(usize, usize)>, IonError> {
-    while let Some(&(_, b, hint)) = state.queue.peek() {
+    while let Some(&entry) = state.queue.peek() {
+        let (b, hint) = (entry.bundle(), entry.hint());
         let list = &t.br.ranges[b.index()];
         let uses: usize = list.iter().map(|e| t.rr.uses[e.index.index()].len()).sum();
         let need_r = t.counts.ranges + uses + list.len() + 4;
@@ -563,9 +564,11 @@ fn evict(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
         t.br.ranges[b.index()][0].range.from,
         "evict b{b} from {reg}"
     );
-    state
-        .queue
-        .push((t.br.props[b.index()].priority, b, NO_HINT));
+    state.queue.push(super::QueueEntry::new(
+        t.br.props[b.index()].priority,
+        b,
+        NO_HINT,
+    ));
 }
 
 /// Processes one bundle taken off the queue (see the module doc).
@@ -760,6 +763,34 @@ mod tests {
             }
         }
         out
+    }
+
+    /// Packed queue entries order as their (priority, bundle, hint) tuples and give their
+    /// fields back, on random entries with the fields' extremes.
+    #[test]
+    fn queue_entries_order_as_their_tuples() {
+        let mut rng = crate::fuzzing::llvm_import::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut field = |max: u64| -> u64 {
+            match rng.below(4) {
+                0 => 0,
+                1 => max,
+                _ => rng.below(1 << 20) as u64 % (max + 1),
+            }
+        };
+        let mut entries = Vec::new();
+        for _ in 0..500 {
+            let prio = field(u32::MAX as u64) as u32;
+            let b = BundleIndex(field(u32::MAX as u64) as u32);
+            let hint = field(u8::MAX as u64) as u8;
+            let e = super::super::QueueEntry::new(prio, b, hint);
+            assert_eq!((e.bundle(), e.hint()), (b, hint));
+            entries.push(((prio, b, hint), e));
+        }
+        for x in &entries {
+            for y in &entries {
+                assert_eq!(x.0.cmp(&y.0), x.1.cmp(&y.1), "{x:?} {y:?}");
+            }
+        }
     }
 
     /// Random environments, needs, hints and offsets: the lazily generated candidates are
