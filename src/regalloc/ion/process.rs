@@ -620,12 +620,6 @@ fn process_bundle(
         [t.sets.state[set].hint, hint],
         offset,
     );
-    if cands.clone().next().is_none() {
-        return Err(IonError::NoRegisters {
-            inst: first_range.from.inst().0,
-            class,
-        });
-    }
     let weight = t.br.props[b.index()].spill_weight;
     let minimal = t.br.props[b.index()].flags & BundleProps::MINIMAL != 0;
     let mut attempts = 0;
@@ -634,7 +628,11 @@ fn process_bundle(
         let mut best_cost = f32::INFINITY;
         let mut best_split: Option<(ProgPoint, PReg)> = None;
         state.best_conflicts.clear();
+        // No candidate at all shows on the first attempt (the order is the same each time):
+        // checked here rather than by generating the first candidate twice.
+        let mut probed = false;
         for reg in cands.clone() {
+            probed = true;
             match probe(t, state, b, reg, best_cost) {
                 Probe::Free => {
                     assign(t, state, b, reg, !matches!(need, Need::Fixed(_)));
@@ -656,6 +654,12 @@ fn process_bundle(
                     }
                 }
             }
+        }
+        if !probed {
+            return Err(IonError::NoRegisters {
+                inst: first_range.from.inst().0,
+                class,
+            });
         }
         let can_evict = best_cost < weight;
         if minimal {
