@@ -508,11 +508,40 @@ impl<O: MapOwner> RegMap<O> {
         let (main, pending) = (&self.entries[..], &self.pending[..]);
         let start = |list: &[Entry<O>], at: usize| list.get(at).map_or(u32::MAX, |e| e.from);
         let head = range(head).from.0;
-        let mut i = main.partition_point(|e| e.to <= head);
-        let mut k = match pending.is_empty() {
-            true => 0,
-            false => pending.partition_point(|e| e.to <= head),
+        // Two O(1) checks before the binary search for the first entry reaching the head: a
+        // map ending at or before it (or empty) and one whose first entry reaches it.
+        let mut i = match (main.first(), main.last()) {
+            (_, None) => 0,
+            (_, Some(last)) if last.to <= head => main.len(),
+            (Some(first), _) if first.to > head => 0,
+            _ => main.partition_point(|e| e.to <= head),
         };
+        if pending.is_empty() {
+            // The main vector alone (the common case): its overlaps in order, no merge.
+            let mut next = start(main, i);
+            for x in items {
+                if next == u32::MAX {
+                    return;
+                }
+                let r = range(x);
+                let (from, to) = (r.from.0, r.to.0);
+                if to <= next {
+                    continue;
+                }
+                let (a, b) = overlapping(main, &mut i, from, to);
+                for e in &main[a..b] {
+                    if e.owner != O::VACANT {
+                        let entry = CodeRange::new(ProgPoint(e.from), ProgPoint(e.to));
+                        if !visit(r, entry, e.owner) {
+                            return;
+                        }
+                    }
+                }
+                next = start(main, i);
+            }
+            return;
+        }
+        let mut k = pending.partition_point(|e| e.to <= head);
         let mut next = start(main, i).min(start(pending, k));
         for x in items {
             let r = range(x);
@@ -524,10 +553,7 @@ impl<O: MapOwner> RegMap<O> {
                 continue;
             }
             let (a, b) = overlapping(main, &mut i, from, to);
-            let (c, d) = match pending.is_empty() {
-                true => (0, 0),
-                false => overlapping(pending, &mut k, from, to),
-            };
+            let (c, d) = overlapping(pending, &mut k, from, to);
             let (mut ours, mut theirs) = (&main[a..b], &pending[c..d]);
             loop {
                 let list = match (ours.first(), theirs.first()) {
@@ -724,7 +750,12 @@ mod tests {
                 // A walk over sorted, disjoint ranges (a bundle's probe) visits what one
                 // query per range visits, earliest first, and stops where `visit` says so.
                 let mut walk = Vec::new();
-                let mut at = next(space / 10);
+                // Half the walks start anywhere, past the map's end too (the O(1) checks
+                // before the walk's binary search).
+                let mut at = match step % 2 {
+                    0 => next(space / 10),
+                    _ => next(space + 50),
+                };
                 for _ in 0..1 + next(6) {
                     let r = r(at, at + 1 + next(20));
                     at = r.to.0 + next(30);

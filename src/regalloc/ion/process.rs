@@ -244,7 +244,7 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
             }
         }
         let prio = tables.br.props[b.index()].priority;
-        queue.push((prio, b, NO_HINT));
+        queue.push(super::QueueEntry::new(prio, b, NO_HINT));
         state.stats.bundles += 1;
     }
     state.queue = std::collections::BinaryHeap::from(queue);
@@ -302,7 +302,8 @@ fn run(
     iterations: &mut usize,
     bound: usize,
 ) -> Result<Option<(usize, usize)>, IonError> {
-    while let Some(&(_, b, hint)) = state.queue.peek() {
+    while let Some(&entry) = state.queue.peek() {
+        let (b, hint) = (entry.bundle(), entry.hint());
         let list = &t.br.ranges[b.index()];
         let uses: usize = list.iter().map(|e| t.rr.uses[e.index.index()].len()).sum();
         let need_r = t.counts.ranges + uses + list.len() + 4;
@@ -563,9 +564,11 @@ fn evict(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex) {
         t.br.ranges[b.index()][0].range.from,
         "evict b{b} from {reg}"
     );
-    state
-        .queue
-        .push((t.br.props[b.index()].priority, b, NO_HINT));
+    state.queue.push(super::QueueEntry::new(
+        t.br.props[b.index()].priority,
+        b,
+        NO_HINT,
+    ));
 }
 
 /// Processes one bundle taken off the queue (see the module doc).
@@ -617,12 +620,6 @@ fn process_bundle(
         [t.sets.state[set].hint, hint],
         offset,
     );
-    if cands.clone().next().is_none() {
-        return Err(IonError::NoRegisters {
-            inst: first_range.from.inst().0,
-            class,
-        });
-    }
     let weight = t.br.props[b.index()].spill_weight;
     let minimal = t.br.props[b.index()].flags & BundleProps::MINIMAL != 0;
     let mut attempts = 0;
@@ -631,7 +628,11 @@ fn process_bundle(
         let mut best_cost = f32::INFINITY;
         let mut best_split: Option<(ProgPoint, PReg)> = None;
         state.best_conflicts.clear();
+        // No candidate at all shows on the first attempt (the order is the same each time):
+        // checked here rather than by generating the first candidate twice.
+        let mut probed = false;
         for reg in cands.clone() {
+            probed = true;
             match probe(t, state, b, reg, best_cost) {
                 Probe::Free => {
                     assign(t, state, b, reg, !matches!(need, Need::Fixed(_)));
@@ -653,6 +654,12 @@ fn process_bundle(
                     }
                 }
             }
+        }
+        if !probed {
+            return Err(IonError::NoRegisters {
+                inst: first_range.from.inst().0,
+                class,
+            });
         }
         let can_evict = best_cost < weight;
         if minimal {
@@ -760,6 +767,34 @@ mod tests {
             }
         }
         out
+    }
+
+    /// Packed queue entries order as their (priority, bundle, hint) tuples and give their
+    /// fields back, on random entries with the fields' extremes.
+    #[test]
+    fn queue_entries_order_as_their_tuples() {
+        let mut rng = crate::fuzzing::llvm_import::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut field = |max: u64| -> u64 {
+            match rng.below(4) {
+                0 => 0,
+                1 => max,
+                _ => rng.below(1 << 20) as u64 % (max + 1),
+            }
+        };
+        let mut entries = Vec::new();
+        for _ in 0..500 {
+            let prio = field(u32::MAX as u64) as u32;
+            let b = BundleIndex(field(u32::MAX as u64) as u32);
+            let hint = field(u8::MAX as u64) as u8;
+            let e = super::super::QueueEntry::new(prio, b, hint);
+            assert_eq!((e.bundle(), e.hint()), (b, hint));
+            entries.push(((prio, b, hint), e));
+        }
+        for x in &entries {
+            for y in &entries {
+                assert_eq!(x.0.cmp(&y.0), x.1.cmp(&y.1), "{x:?} {y:?}");
+            }
+        }
     }
 
     /// Random environments, needs, hints and offsets: the lazily generated candidates are

@@ -74,9 +74,11 @@ fn enqueue(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex, hint: Optio
         return;
     }
     t.recompute(b);
-    state
-        .queue
-        .push((t.br.props[b.index()].priority, b, hint_bits(hint)));
+    state.queue.push(super::QueueEntry::new(
+        t.br.props[b.index()].priority,
+        b,
+        hint_bits(hint),
+    ));
 }
 
 /// Adjusts a split point as the seed says; `None` when no point strictly inside the bundle
