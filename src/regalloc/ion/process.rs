@@ -846,4 +846,46 @@ mod tests {
             );
         }
     }
+
+    /// A class without allocatable registers is the `NoRegisters` error naming the class and
+    /// the first instruction of the value that needs one, not a panic or a loop (the probe
+    /// finds no candidate in its first round).
+    #[test]
+    fn a_class_without_registers_is_an_error_naming_it() {
+        const MIR: &str = "function @f target x86-64 {
+block0:
+  movi #1 def v0i:reg
+  movi #2 def v1f:reg
+  add def v2i:reg, use v0i:reg, use v0i:reg
+  ret use v2i:fixed(rax)
+}
+";
+        let f = crate::machine::text::parse_functions(MIR, "t")
+            .expect("parses")
+            .remove(0);
+        let with_floats = |floats: u8| {
+            let list = |c: RegClass, n: u8| (0..n).map(move |i| PReg::new(c, i).expect("index"));
+            MachineEnv {
+                preferred: [
+                    list(RegClass::Int, 4).collect(),
+                    list(RegClass::Float, floats).collect(),
+                    Vec::new(),
+                ],
+                non_preferred: [Vec::new(), Vec::new(), Vec::new()],
+                scratch: [None; 3],
+            }
+        };
+        let env = with_floats(0);
+        let mut ctx = super::super::IonContext::default();
+        match super::super::allocate(&f, &env, &mut ctx) {
+            Err(IonError::NoRegisters { inst, class }) => {
+                assert_eq!(class, RegClass::Float);
+                assert_eq!(inst, 1, "the float value is defined by instruction 1");
+            }
+            other => panic!("expected NoRegisters, got {other:?}"),
+        }
+        // The same function allocates once the class has a register.
+        let mut ctx = super::super::IonContext::default();
+        super::super::allocate(&f, &with_floats(2), &mut ctx).expect("allocates");
+    }
 }
