@@ -548,6 +548,7 @@ fn module_facts(report: &serde_json::Value) -> Vec<(String, serde_json::Value)> 
                 "llvm",
                 "function_time_histogram",
                 "alloc_round_seconds",
+                "alloc_fastest_seconds",
                 "parse_round_seconds",
                 "stage_round_seconds",
             ] {
