@@ -15,7 +15,8 @@
 //! count against either side); the times per instruction are those sums over the module's
 //! machine instructions. Beside it, every counted round r gives both sides' allocator seconds
 //! for the module, and the table shows the median over the rounds of ours_r / regalloc2_r
-//! with the min-max of those ratios, which shows how much the machine's load moved. Edits per 100 instructions, the loop-weighted edit cost (spill 1, reload
+//! with the min-max of those ratios, which shows how much the machine's load moved. Edits
+//! per 100 instructions, the loop-weighted edit cost (spill 1, reload
 //! 4, register move 0.2, rematerialization 1, each times 4^loop depth; remats are ours
 //! alone, regalloc2 has none), the remat count and spill slots come from the first counted
 //! round; the verdicts are the functions each checker accepted (ours: the `check` pass;

@@ -4,10 +4,9 @@
 //! Charts: CPU time per stage (bars); our/anchor ratios per module (bars, as in the text:
 //! regalloc2's allocator-time ratio of the per-function fastest rounds with `--compare
 //! regalloc2`, the medians over the runs of LLVM's mem2reg and SCCP ratios with `--compare
-//! llvm`, a line at 1.0); allocator time
-//! against function size (a log-log scatter, one point per function, machine instructions
-//! against microseconds); edits per 100 machine instructions per module (bars, ours and
-//! regalloc2's). A chart without data is left out with a sentence saying why, so every
+//! llvm`, a line at 1.0); allocator time against function size (a log-log scatter, one
+//! point per function, machine instructions against microseconds); edits per 100 machine
+//! instructions per module (bars, ours and regalloc2's). A chart without data is left out with a sentence saying why, so every
 //! `<svg>` on the page has data marks (elements of class `mark`). After the charts, the text
 //! summary as `<pre>`.
 //!

@@ -43,7 +43,7 @@ pub(super) struct ModuleWork<'a> {
     /// CPU seconds per stage in each counted round.
     stage_rounds: Vec<[f64; Stage::ALL.len()]>,
     /// Each function's fastest allocator time over the counted rounds, in nanoseconds
-    /// (`u64::MAX` until a round allocated it; empty until the first counted round).
+    /// (`u64::MAX` until a round allocated it; sized when the first counted round starts).
     alloc_fastest_ns: Vec<u64>,
 }
 
@@ -362,6 +362,7 @@ fn run_round(
         for w in side.work.iter_mut() {
             w.report.alloc_round_seconds.push(0.0);
             w.stage_rounds.push([0.0; Stage::ALL.len()]);
+            w.alloc_fastest_ns.resize(w.functions.len(), u64::MAX);
         }
     }
     let mut functions = 0;
@@ -495,9 +496,6 @@ impl ModuleWork<'_> {
                     *last += run.alloc_ns as f64 * 1e-9;
                 }
                 if run.alloc_ns > 0 {
-                    if self.alloc_fastest_ns.len() < self.functions.len() {
-                        self.alloc_fastest_ns.resize(self.functions.len(), u64::MAX);
-                    }
                     let fastest = &mut self.alloc_fastest_ns[j];
                     *fastest = (*fastest).min(run.alloc_ns);
                 }

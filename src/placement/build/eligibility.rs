@@ -357,7 +357,8 @@ fn first_round<F: IrRead>(
 }
 
 /// A later round of [`fixpoint`], from block position `from`, with the base supports and
-/// the operand ranges (`op_span`) the first round stored. Returns the position the next round starts at (`usize::MAX`: none).
+/// the operand ranges (`op_span`) the first round stored. Returns the position the next
+/// round starts at (`usize::MAX`: none).
 fn later_round<F: IrRead>(f: &F, from: usize, s: &mut BuildScratch) -> usize {
     let ni = f.num_insts();
     let mut restart = usize::MAX;

@@ -10,9 +10,9 @@
 //!
 //! Reads: the function, the model, `live_blocks`, `inst_sup`, `inst_kind`, `kind_masks`,
 //! `kind_cost`, `elig`, `in_loop`, `access_path` of the scratch ([`seam_sizes`]: `seams`,
-//! `first_piece`, `last_piece`, `live_out`, `gval`, `est`, `inst_kind`, `op_span`, `uses`). Writes: `out`'s pieces, target
-//! names, per-piece paths and block costs, the (empty) block names (the edge tables are
-//! cleared); `supports`, `first_piece`, `last_piece`, `seams` of the scratch
+//! `first_piece`, `last_piece`, `live_out`, `gval`, `est`, `inst_kind`, `op_span`, `uses`).
+//! Writes: `out`'s pieces, target names, per-piece paths and block costs, the (empty) block
+//! names (the edge tables are cleared); `supports`, `first_piece`, `last_piece`, `seams` of the scratch
 //! ([`seam_sizes`]: `seams`, `seam_size`, `cut`, `live`).
 //!
 //! Complexity: O(instructions · K); [`seam_sizes`] in a block with a seam O(instructions
