@@ -107,68 +107,80 @@ fn every_function_lowers_and_both_allocators_allocate_it() {
 mod common;
 
 /// The C corpora (`bash scripts/corpus.sh` builds them into `target/corpus/`): every
-/// function lowers for both targets (zero refusals) and both checkers accept our allocation
-/// and regalloc2's. The `-O0` modules; `strata compile M --target T --emit alloc --check`
-/// covers the `.g` and `.O2` ones (too slow for a debug test; see the test below for the
-/// one construct only `-O2` has).
-#[test]
-fn corpus_functions_lower_and_allocate() {
-    let root = common::corpus_dir();
-    for name in [
-        "zlib.ll",
-        "bzip2.ll",
-        "lua.ll",
-        "jq.ll",
-        "tcc.ll",
-        "xxhash.ll",
-        "sqlite.ll",
-        "jansson.ll",
-    ] {
-        let path = root.join(name);
-        let reason = (!path.exists())
-            .then(|| format!("{} missing (run `bash scripts/corpus.sh`)", path.display()));
-        if !common::require("corpus_functions_lower_and_allocate", reason) {
-            return;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        let imported = strata::llvm::import(&text, name, &Default::default()).unwrap();
-        // A function the importer skipped would escape the "every function" claim.
-        let skipped: Vec<String> = imported
-            .skipped
-            .iter()
-            .map(|s| format!("@{} ({})", s.name, s.reason))
-            .collect();
-        assert!(skipped.is_empty(), "{name}: skipped {skipped:?}");
-        let module = imported.module;
-        for arch in Arch::ALL {
-            let config = machine_config(PassSet::default_pipeline(), arch);
-            let mut failures = Vec::new();
-            let lowered = lower_module(&module, &config);
-            assert!(!lowered.is_empty(), "{name}: no function");
-            for l in lowered {
-                match l.result {
-                    Ok(f) => {
-                        if let Err(e) = allocate_both(&f, arch) {
-                            failures.push(e.chars().take(300).collect::<String>());
-                        }
-                    }
-                    Err(e) => failures.push(format!("refused: {e}")),
-                }
-            }
-            assert!(
-                failures.is_empty(),
-                "{name} ({}): {} functions fail, first: {}",
-                arch.name(),
-                failures.len(),
-                failures[0]
-            );
-            eprintln!(
-                "{name} ({}): {} functions lowered, none refused, both checkers accept",
-                arch.name(),
-                module.functions.len()
-            );
-        }
+/// function of `name` lowers for both targets (zero refusals) and both checkers accept our
+/// allocation and regalloc2's. The `-O0` modules, one test each so that the test threads
+/// share them (both checkers on both allocations dominate, in a debug build);
+/// `strata compile M --target T --emit alloc --check` covers the `.g` and `.O2` ones (too
+/// slow for a debug test; see [`computed_goto_with_phis_lowers_and_allocates`] for the one
+/// construct only `-O2` has).
+fn corpus_functions_lower_and_allocate(test: &str, name: &str) {
+    let path = common::corpus_dir().join(name);
+    let reason = (!path.exists())
+        .then(|| format!("{} missing (run `bash scripts/corpus.sh`)", path.display()));
+    if !common::require(test, reason) {
+        return;
     }
+    let text = std::fs::read_to_string(&path).unwrap();
+    let imported = strata::llvm::import(&text, name, &Default::default()).unwrap();
+    // A function the importer skipped would escape the "every function" claim.
+    let skipped: Vec<String> = imported
+        .skipped
+        .iter()
+        .map(|s| format!("@{} ({})", s.name, s.reason))
+        .collect();
+    assert!(skipped.is_empty(), "{name}: skipped {skipped:?}");
+    let module = imported.module;
+    for arch in Arch::ALL {
+        let config = machine_config(PassSet::default_pipeline(), arch);
+        let mut failures = Vec::new();
+        let lowered = lower_module(&module, &config);
+        assert!(!lowered.is_empty(), "{name}: no function");
+        for l in lowered {
+            match l.result {
+                Ok(f) => {
+                    if let Err(e) = allocate_both(&f, arch) {
+                        failures.push(e.chars().take(300).collect::<String>());
+                    }
+                }
+                Err(e) => failures.push(format!("refused: {e}")),
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{name} ({}): {} functions fail, first: {}",
+            arch.name(),
+            failures.len(),
+            failures[0]
+        );
+        eprintln!(
+            "{name} ({}): {} functions lowered, none refused, both checkers accept",
+            arch.name(),
+            module.functions.len()
+        );
+    }
+}
+
+/// One test per `-O0` corpus module: [`corpus_functions_lower_and_allocate`].
+macro_rules! corpus_module_tests {
+    ($($test:ident: $file:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                corpus_functions_lower_and_allocate(stringify!($test), $file);
+            }
+        )*
+    };
+}
+
+corpus_module_tests! {
+    zlib_functions_lower_and_allocate: "zlib.ll",
+    bzip2_functions_lower_and_allocate: "bzip2.ll",
+    lua_functions_lower_and_allocate: "lua.ll",
+    jq_functions_lower_and_allocate: "jq.ll",
+    tcc_functions_lower_and_allocate: "tcc.ll",
+    xxhash_functions_lower_and_allocate: "xxhash.ll",
+    sqlite_functions_lower_and_allocate: "sqlite.ll",
+    jansson_functions_lower_and_allocate: "jansson.ll",
 }
 
 /// clang -O2's `luaV_execute` (lua's interpreter loop, a computed goto: `indirectbr` into
