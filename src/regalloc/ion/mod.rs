@@ -149,7 +149,7 @@ pub struct IonStats {
     /// Bundles left on the stack.
     pub spilled: usize,
     /// Stack ranges of spill bundles that joined a neighbouring piece's register after
-    /// second chance ([`spill::absorb_stack_ranges`]).
+    /// second chance (`spill::absorb_stack_ranges`).
     pub absorbed: usize,
     /// Spill slots (units of the smallest slot).
     pub spill_slots: usize,
@@ -227,7 +227,7 @@ pub struct IonState {
     pub(crate) slot_pieces: Vec<(u32, u32, u32)>,
     /// Scratch: (key, set, pieces start, pieces end) in slot-assignment order.
     pub(crate) slot_order: Vec<(u32, u32, u32, u32)>,
-    /// Scratch of [`spill::absorb_stack_ranges`]: (vreg, start, range) of every live range
+    /// Scratch of `spill::absorb_stack_ranges`: (vreg, start, range) of every live range
     /// held by some bundle, sorted.
     pub(crate) by_vreg: Vec<(u32, u32, u32)>,
     /// Scratch: the uses of a home range being rebuilt by a minimal split.

@@ -11,7 +11,7 @@
 //! it lives nowhere, the set needs no slot for it, and move insertion recomputes the value
 //! where a piece of it needs it (a remat instead of a reload; the store that would have
 //! fed the reload goes too). A spill bundle left on the stack then gives up the ranges that
-//! a register can take from a neighbour ([`absorb_stack_ranges`]): a range inside one block
+//! a register can take from a neighbour (`absorb_stack_ranges`): a range inside one block
 //! that another piece of its value meets there, in a register free over the whole range,
 //! joins that piece (the store or reload where they meet goes; inside one block no edge sees
 //! the change, so no edit is added elsewhere; a set left without stack ranges needs no slot).
