@@ -31,6 +31,7 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
     let mut r2ctx = ra2::Ctx::default();
     let mut failures = Vec::new();
     let mut demoted = 0usize;
+    let mut absorbed = 0usize;
     for module in files(&dir) {
         let (mut funcs, mut insts, mut edits, mut slots, mut r2_edits, mut r2_slots) =
             (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
@@ -47,6 +48,7 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
             }
             let out = &ctx.state.output;
             demoted += ctx.state.stats.demoted;
+            absorbed += ctx.state.stats.absorbed;
             if let Err(e) = checker::check(&imp.func, &imp.env, imp.fixed_stack, out) {
                 failures.push(format!("{name}: our checker: {e}"));
                 continue;
@@ -81,6 +83,13 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
     // checkers above judged outputs it changed.
     eprintln!("join ranges demoted to their slot: {demoted}");
     assert!(demoted > 0, "no join range was demoted on the whole corpus");
+    // Likewise for stack ranges of spill bundles that joined a neighbouring piece's register
+    // (`ion::spill::absorb_stack_ranges`).
+    eprintln!("stack ranges absorbed by a neighbour's register: {absorbed}");
+    assert!(
+        absorbed > 0,
+        "no stack range was absorbed on the whole corpus"
+    );
     assert!(
         failures.is_empty(),
         "{} functions failed:\n{}",

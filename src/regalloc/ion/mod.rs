@@ -148,6 +148,9 @@ pub struct IonStats {
     pub demoted: usize,
     /// Bundles left on the stack.
     pub spilled: usize,
+    /// Stack ranges of spill bundles that joined a neighbouring piece's register after
+    /// second chance (`spill::absorb_stack_ranges`).
+    pub absorbed: usize,
     /// Spill slots (units of the smallest slot).
     pub spill_slots: usize,
     /// Moves between pieces of one vreg inside a block.
@@ -224,6 +227,9 @@ pub struct IonState {
     pub(crate) slot_pieces: Vec<(u32, u32, u32)>,
     /// Scratch: (key, set, pieces start, pieces end) in slot-assignment order.
     pub(crate) slot_order: Vec<(u32, u32, u32, u32)>,
+    /// Scratch of `spill::absorb_stack_ranges`: (vreg, start, range) of every live range
+    /// held by some bundle, sorted.
+    pub(crate) by_vreg: Vec<(u32, u32, u32)>,
     /// Scratch: the uses of a home range being rebuilt by a minimal split.
     pub(crate) home_uses: Vec<crate::regalloc::ranges::Use>,
     /// The output being built.
