@@ -37,11 +37,14 @@
 //!
 //! Complexity: that of the problem construction plus the solver (see [`super::solve`]).
 
-use super::build::{build_pieces_in, complete_problem_in, fuse, BuildScratch, IrProblem};
+use super::build::{
+    build_pieces_in, complete_edges_in, complete_problem_in, fuse, BuildScratch, IrProblem,
+};
 use super::columns::{slot_rows, write_rows, BlockPlacement, PlacementColumnsMut};
 use super::islands::{build_piece_islands, IslandGraph};
+use super::problem::Edge;
 use super::settle::{
-    arc_consistency, block_costs, settle_exact, settle_lower, SettleScratch, Settled,
+    arc_consistency, block_costs, exact_edge, settle_exact, settle_lower, SettleScratch, Settled,
 };
 use super::solve::{Placement, PlacementError, SolveData, SolveOptions, Solver};
 use super::split;
@@ -444,17 +447,26 @@ pub fn eliminate_exactly(
                 continue;
             }
             let symbols = Some(&*symbols.0);
-            complete_problem_in(&f, &cfg[s], symbols, &model.model, build, ir, Some(dom));
-            let (p, out) = (&ir.problem, &mut data.placement);
-            if lower == Settled::Pending
-                && settle_exact(p, dom, budget, settle, &mut out.assignment)
-            {
-                out.cost = super::cost::objective_with(p, &settle.reachable, &out.assignment)
-                    .expect("a settled optimum satisfies every constraint");
-                settled(data);
-                scratch.progress = Progress::Placed;
-                continue;
+            let model = &model.model;
+            if lower == Settled::Pending {
+                // Only the edges whose size can matter to the pending components and the
+                // cost get their matrices (and liveness tracks only their values).
+                settle.mark_pending(p.num_blocks());
+                let (settle_now, assigned) = (&*settle, &out.assignment);
+                let exact = |e: &Edge| exact_edge(settle_now, dom, assigned, e);
+                complete_edges_in(&f, &cfg[s], symbols, model, build, ir, exact);
+                let (p, out) = (&ir.problem, &mut data.placement);
+                if settle_exact(p, dom, budget, settle, &mut out.assignment) {
+                    out.cost = super::cost::objective_with(p, &settle.reachable, &out.assignment)
+                        .expect("a settled optimum satisfies every constraint");
+                    settled(data);
+                    scratch.progress = Progress::Placed;
+                    continue;
+                }
             }
+            // The solver answers: every edge whose cost the domains leave open.
+            let dom = &data.domains;
+            complete_problem_in(&f, &cfg[s], symbols, model, build, ir, Some(dom));
             if let Err(e) = scratch.ir.problem.validate() {
                 fail(
                     scratch,

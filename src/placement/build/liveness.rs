@@ -31,16 +31,30 @@ use super::{set_bit, BuildScratch};
 use crate::analysis::Cfg;
 use crate::ir::{Block, IrRead, SymbolTable};
 
-/// Runs the phase (see the module doc).
+/// Runs the phase (see the module doc), tracking only the values defined no later than
+/// reverse-postorder number `horizon` (`None`: none), or in no reachable block (see
+/// [`super::complete_edges_in`]).
 pub(super) fn compute<F: IrRead>(
     f: &F,
     cfg: &Cfg,
     symbols: Option<&SymbolTable>,
     model: &TargetModel,
     s: &mut BuildScratch,
+    horizon: Option<u32>,
 ) {
-    // Sizes: forms per value, then the estimate each cost uses.
-    s.summary = sizes::compute(f, cfg, symbols, &s.summaries, &mut s.sizes);
+    // Sizes: forms per value, then the estimate each cost uses; only of the blocks up to
+    // the horizon when no phi there reads a value of a later block.
+    let rpo = cfg.rpo();
+    let upto = match horizon {
+        None => 0,
+        Some(h) => (h as usize).saturating_add(1).min(rpo.len()),
+    };
+    s.summary = if upto < rpo.len() && phis_read_before(f, cfg, upto, s) {
+        sizes::compute_blocks(f, &rpo[..upto], symbols, &s.summaries, &mut s.sizes);
+        None
+    } else {
+        sizes::compute(f, cfg, symbols, &s.summaries, &mut s.sizes)
+    };
     s.est.clear();
     s.est.extend(
         f.values()
@@ -48,16 +62,42 @@ pub(super) fn compute<F: IrRead>(
             .enumerate()
             .map(|(v, d)| s.sizes.size(v, d.ty).total().estimate(model.size_estimate)),
     );
-    number_globals(f, s);
+    number_globals(f, cfg, s, horizon);
     live_sets(f, cfg, s);
+}
+
+/// True when every phi of the first `upto` blocks of `cfg`'s reverse postorder reads only
+/// values defined in those blocks (or by no instruction): the blocks' sizes are then
+/// closed under their operands (see [`sizes::compute_blocks`]). Reads the phis' operand
+/// ranges eligibility recorded (`inst_kind`, `op_span`, `phi_uses`, `def_block`).
+fn phis_read_before<F: IrRead>(f: &F, cfg: &Cfg, upto: usize, s: &BuildScratch) -> bool {
+    cfg.rpo()[..upto].iter().all(|&b| {
+        f.block_insts(b)
+            .iter()
+            .take_while(|i| s.inst_kind.get(i.index()) == Some(&super::PHI_KIND))
+            .all(|i| {
+                let (start, end) = s.op_span[i.index()];
+                s.phi_uses[start as usize..end as usize]
+                    .iter()
+                    .all(|&(_, v)| {
+                        let d = s.def_block[v as usize];
+                        d == u32::MAX
+                            || cfg
+                                .rpo_number(Block::new(d as usize))
+                                .is_some_and(|n| (n as usize) < upto)
+                    })
+            })
+    })
 }
 
 /// Gives dense global indices to the values that can be live across a block boundary:
 /// those used outside their defining block, and phi operands (SSA temporaries used where
 /// they are defined, most values, never get one, so the bit sets are as wide as these).
 /// Reads the definitions and uses eligibility's first round recorded (`def_block`, `uses`,
-/// `phi_uses`) instead of walking the instructions again. Fills `gidx` and `gval`.
-fn number_globals<F: IrRead>(f: &F, s: &mut BuildScratch) {
+/// `phi_uses`) instead of walking the instructions again. Only values defined in a
+/// reachable block numbered at most `horizon` in reverse postorder, or in none, are
+/// numbered (`None`: no value). Fills `gidx` and `gval`.
+fn number_globals<F: IrRead>(f: &F, cfg: &Cfg, s: &mut BuildScratch, horizon: Option<u32>) {
     let nv = f.values().len();
     // Mark (gidx = 0) every value used outside its defining block or by a phi, then number
     // the marked values in value order.
@@ -72,10 +112,25 @@ fn number_globals<F: IrRead>(f: &F, s: &mut BuildScratch) {
         s.gidx[v as usize] = 0;
     }
     s.gval.clear();
+    let Some(horizon) = horizon else {
+        s.gidx.fill(u32::MAX);
+        return;
+    };
+    let everything = horizon == u32::MAX;
     for v in 0..nv {
         if s.gidx[v] == 0 {
-            s.gidx[v] = s.gval.len() as u32;
-            s.gval.push(v as u32);
+            let d = s.def_block[v];
+            let tracked = everything
+                || d == u32::MAX
+                || cfg
+                    .rpo_number(Block::new(d as usize))
+                    .is_none_or(|n| n <= horizon);
+            if tracked {
+                s.gidx[v] = s.gval.len() as u32;
+                s.gval.push(v as u32);
+            } else {
+                s.gidx[v] = u32::MAX;
+            }
         }
     }
 }

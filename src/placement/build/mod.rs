@@ -197,7 +197,9 @@ pub struct BuildScratch {
     /// for example from [`super::sizes::summarize_module`]; empty: static sizes for calls).
     pub summaries: SizeSummaries,
     /// The summary of the last function built (its return size, affine in its
-    /// parameters), for a caller that collects summaries.
+    /// parameters), for a caller that collects summaries; `None` also when only some of
+    /// its edges were completed ([`complete_edges_in`] may then size only a prefix of
+    /// its blocks).
     pub summary: Option<SizeForm>,
     /// Per value: its defining block (`u32::MAX`: none; parameters: the entry block, 0),
     /// recorded by eligibility's first round.
@@ -368,7 +370,6 @@ pub fn complete_problem_in<F: IrRead>(
     out: &mut IrProblem,
     domains: Option<&[TargetSet]>,
 ) {
-    liveness::compute(f, cfg, symbols, model, s);
     let relevant = |e: &Edge| match domains {
         None => true,
         Some(d) => {
@@ -376,8 +377,51 @@ pub fn complete_problem_in<F: IrRead>(
             a.len() > 1 || b.len() > 1 || a != b
         }
     };
-    pieces::seam_sizes(f, s, out, relevant);
-    matrices::edge_matrices(f, model, s, out, relevant);
+    complete_edges_in(f, cfg, symbols, model, s, out, relevant);
+}
+
+/// [`complete_problem_in`] for the edges `relevant` accepts (a function of the edge's
+/// ends, the same for a seam and a CFG edge); every other edge gets the matrix of size 0.
+/// The caller answers for those edges' costs not mattering (see
+/// [`super::settle::exact_edge`]).
+///
+/// Liveness tracks only the values that can be live across an accepted edge: in a
+/// verified (strict SSA) function a value live at a point of block `b` is defined in a
+/// block dominating `b`, which comes no later than `b` in reverse postorder, so the
+/// values defined in reachable blocks after the latest accepted edge's blocks (its
+/// *horizon*) are left out of the bit sets. A value's liveness does not depend on any
+/// other's, so the tracked values' sets, and so every accepted edge's size, are those of
+/// the full computation; the bit sets are as wide as the tracked values only.
+pub fn complete_edges_in<F: IrRead>(
+    f: &F,
+    cfg: &Cfg,
+    symbols: Option<&SymbolTable>,
+    model: &TargetModel,
+    s: &mut BuildScratch,
+    out: &mut IrProblem,
+    relevant: impl Fn(&Edge) -> bool,
+) {
+    let horizon = horizon(cfg, out, &relevant);
+    liveness::compute(f, cfg, symbols, model, s, horizon);
+    pieces::seam_sizes(f, s, out, &relevant);
+    matrices::edge_matrices(f, model, s, out, &relevant);
+}
+
+/// The latest reverse-postorder number of an IR block that an edge `relevant` accepts
+/// starts or ends in (`u32::MAX` when one of them is unreachable: every value is then
+/// tracked; `None` when no edge is accepted).
+fn horizon(cfg: &Cfg, out: &IrProblem, relevant: impl Fn(&Edge) -> bool) -> Option<u32> {
+    let number = |piece: u32| {
+        let block = out.pieces[piece as usize].block as usize;
+        cfg.rpo_number(crate::ir::Block::new(block))
+            .unwrap_or(u32::MAX)
+    };
+    out.problem
+        .edges
+        .iter()
+        .filter(|e| relevant(e))
+        .map(|e| number(e.from).max(number(e.to)))
+        .max()
 }
 
 /// Fills [`BuildScratch::overhead`] and [`BuildScratch::sizes_cannot_forbid`]: an edge's

@@ -406,6 +406,24 @@ pub fn compute<F: IrRead>(
     summaries: &SizeSummaries,
     s: &mut SizeScratch,
 ) -> Option<SizeForm> {
+    compute_blocks(f, cfg.rpo(), symbols, summaries, s)
+}
+
+/// [`compute`] over the blocks `blocks` only (a prefix of `cfg`'s reverse postorder):
+/// the values they define get the forms [`compute`] gives them, provided no phi among them
+/// reads a value defined in a later block (the caller checks: every other operand is
+/// defined in a dominating, so earlier, block); the values of the other blocks stay
+/// unreached. Each value's form in a round depends only on forms of the prefix, which
+/// evolve round by round as in the whole computation, so the rounds, and the widening
+/// after [`WIDEN_AFTER`] of them, are the same for the prefix's values. The summary is
+/// that of the prefix's returns.
+pub fn compute_blocks<F: IrRead>(
+    f: &F,
+    blocks: &[crate::ir::Block],
+    symbols: Option<&SymbolTable>,
+    summaries: &SizeSummaries,
+    s: &mut SizeScratch,
+) -> Option<SizeForm> {
     let nv = f.values().len();
     let ni = f.num_insts();
     s.form.clear();
@@ -425,7 +443,7 @@ pub fn compute<F: IrRead>(
     loop {
         round += 1;
         let mut changed = false;
-        for &b in cfg.rpo() {
+        for &b in blocks {
             for &i in f.block_insts(b) {
                 if i.index() >= ni {
                     continue;
@@ -492,7 +510,7 @@ pub fn compute<F: IrRead>(
         }
     }
     let mut summary: Option<SizeForm> = None;
-    for &b in cfg.rpo() {
+    for &b in blocks {
         if let Terminator::Ret(Some(op)) = f.terminator(b) {
             let form = match op {
                 Operand::Value(v) => s
