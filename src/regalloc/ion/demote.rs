@@ -52,8 +52,18 @@ enum Place {
 pub struct DemoteScratch {
     /// (range, bundle, register dense index, join block) of each candidate.
     candidates: Vec<(u32, BundleIndex, usize, MBlock)>,
-    /// (vreg, start, range) of every live range, sorted.
-    by_vreg: Vec<(u32, u32, u32)>,
+}
+
+/// Fills `out` with (vreg, start, range) of every live range some bundle holds, sorted: the
+/// per-vreg index `spill::absorb_stack_ranges` and [`demote_join_ranges`] search.
+pub(crate) fn ranges_by_vreg(t: &Tables<'_>, out: &mut Vec<(u32, u32, u32)>) {
+    out.clear();
+    for r in 0..t.counts.ranges {
+        if t.rr.bundles[r] != DEAD {
+            out.push((t.rr.vregs[r].index() as u32, t.rr.spans[r].from.0, r as u32));
+        }
+    }
+    out.sort_unstable();
 }
 
 /// Whether `u` only keeps a location up to a branch (a back edge's argument, no operand).
@@ -62,12 +72,15 @@ fn is_ghost(u: &Use) -> bool {
 }
 
 /// The `demote_join_ranges` step (see the module doc), run at the end of second-chance
-/// allocation.
+/// allocation. `indexed`: `state.by_vreg` already holds this function's [`ranges_by_vreg`]
+/// (built by `spill::absorb_stack_ranges`, which moves ranges between bundles but never
+/// frees one, so the index stays exact).
 pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
     f: &F,
     t: &mut Tables<'_>,
     rs: &RangeSide,
     state: &mut IonState,
+    indexed: bool,
 ) {
     let mut sc = std::mem::take(&mut state.demote);
     sc.candidates.clear();
@@ -90,20 +103,17 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
         }
     }
     if !sc.candidates.is_empty() {
-        sc.by_vreg.clear();
-        for r in 0..t.counts.ranges {
-            if t.rr.bundles[r] != DEAD {
-                sc.by_vreg
-                    .push((t.rr.vregs[r].index() as u32, t.rr.spans[r].from.0, r as u32));
-            }
+        let mut by_vreg = std::mem::take(&mut state.by_vreg);
+        if !indexed {
+            ranges_by_vreg(t, &mut by_vreg);
         }
-        sc.by_vreg.sort_unstable();
         for &(r, b, reg, block) in &sc.candidates {
             let r = r as usize;
-            if cheaper_on_stack(f, t, rs, &sc.by_vreg, r, block) {
+            if cheaper_on_stack(f, t, rs, &by_vreg, r, block) {
                 demote(t, state, r, b, reg);
             }
         }
+        state.by_vreg = by_vreg;
     }
     state.demote = sc;
 }

@@ -227,8 +227,9 @@ pub struct IonState {
     pub(crate) slot_pieces: Vec<(u32, u32, u32)>,
     /// Scratch: (key, set, pieces start, pieces end) in slot-assignment order.
     pub(crate) slot_order: Vec<(u32, u32, u32, u32)>,
-    /// Scratch of `spill::absorb_stack_ranges`: (vreg, start, range) of every live range
-    /// held by some bundle, sorted.
+    /// Scratch of `spill::absorb_stack_ranges` and `demote::demote_join_ranges`: (vreg,
+    /// start, range) of every live range held by some bundle, sorted
+    /// (`demote::ranges_by_vreg`), built once per function by whichever needs it first.
     pub(crate) by_vreg: Vec<(u32, u32, u32)>,
     /// Scratch: the uses of a home range being rebuilt by a minimal split.
     pub(crate) home_uses: Vec<crate::regalloc::ranges::Use>,

@@ -107,9 +107,9 @@ pub fn second_chance<F: MachineRead + ?Sized>(
             }
         }
     }
-    absorb_stack_ranges(&mut t, state, &list);
+    let indexed = absorb_stack_ranges(&mut t, state, &list);
     state.spilled = list;
-    super::demote::demote_join_ranges(f, &mut t, rs, state);
+    super::demote::demote_join_ranges(f, &mut t, rs, state, indexed);
 }
 
 /// Moves ranges of the spill bundles in `list` left on the stack into the register of a
@@ -121,8 +121,13 @@ pub fn second_chance<F: MachineRead + ?Sized>(
 /// to that point, or nothing is needed. Measured on both targets' corpora and the drop-in
 /// modules: edits, cost and slots each equal or lower on every module (`unpack_object` in
 /// jansson on x86-64: stores of values around calls that a callee-saved register was free
-/// over). Reads and writes the bundle and live-range columns and the register maps.
-pub(crate) fn absorb_stack_ranges(t: &mut Tables<'_>, state: &mut IonState, list: &[BundleIndex]) {
+/// over). Reads and writes the bundle and live-range columns and the register maps. True
+/// when it built `state.by_vreg` ([`super::demote::ranges_by_vreg`]) for this function.
+pub(crate) fn absorb_stack_ranges(
+    t: &mut Tables<'_>,
+    state: &mut IonState,
+    list: &[BundleIndex],
+) -> bool {
     let any = list.iter().any(|&b| {
         let set = t.br.spill_sets[b.index()].index();
         t.sets.state[set].spill_bundle == b
@@ -131,16 +136,10 @@ pub(crate) fn absorb_stack_ranges(t: &mut Tables<'_>, state: &mut IonState, list
             && !t.br.ranges[b.index()].is_empty()
     });
     if !any {
-        return;
+        return false;
     }
     let mut by_vreg = std::mem::take(&mut state.by_vreg);
-    by_vreg.clear();
-    for r in 0..t.counts.ranges {
-        if t.rr.bundles[r] != super::process::DEAD {
-            by_vreg.push((t.rr.vregs[r].index() as u32, t.rr.spans[r].from.0, r as u32));
-        }
-    }
-    by_vreg.sort_unstable();
+    super::demote::ranges_by_vreg(t, &mut by_vreg);
     for &b in list {
         let set = t.br.spill_sets[b.index()].index();
         if t.sets.state[set].spill_bundle != b
@@ -176,6 +175,7 @@ pub(crate) fn absorb_stack_ranges(t: &mut Tables<'_>, state: &mut IonState, list
         t.br.ranges[b.index()] = own;
     }
     state.by_vreg = by_vreg;
+    true
 }
 
 /// The bundle and register of a piece of `e`'s vreg that meets `e` inside a block, in a
