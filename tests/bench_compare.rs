@@ -4,17 +4,9 @@
 //! every ratio is a median of the runs' ratios.
 
 mod common;
+use common::cli::strata;
 use common::{missing_tools, require};
 use serde_json::Value;
-use std::process::{Command, Output};
-
-fn strata(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
 
 #[test]
 fn regalloc2_side_by_side_over_counted_rounds() {

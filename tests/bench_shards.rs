@@ -2,17 +2,10 @@
 //! unsharded report in everything but times, and the output hash is the same for any
 //! `--jobs` and any sharding (of the IR, and of the allocated code with `--target`).
 
+mod common;
+use common::cli::strata;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn strata(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
 
 /// Runs `strata ARGS --json OUT` (exit 0 expected unless `code` says otherwise) and returns
 /// the report.

@@ -2,33 +2,10 @@
 //! codes, located errors on malformed input, and the built-in bench.
 
 mod common;
+use common::cli::{strata, strata_stdin, text};
 use common::{missing_tools, require};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn strata(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
-    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    if let Some(input) = stdin {
-        use std::io::Write;
-        cmd.stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        return child.wait_with_output().unwrap();
-    }
-    cmd.output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use std::process::Command;
 
 /// Each example's output and `@main` result, worked out by hand from the C it was written
 /// from. `run` prints the output on stdout, the result on stderr and exits with the result's
@@ -55,7 +32,7 @@ fn run_every_example() {
     );
     for (name, output, result) in EXPECTED {
         let path = format!("examples/sir/{name}.sir");
-        let out = strata(&["run", &path, "--entry", "main"], None);
+        let out = strata(&["run", &path, "--entry", "main"]);
         assert_eq!(
             out.status.code(),
             Some((result & 0xff) as i32),
@@ -64,7 +41,7 @@ fn run_every_example() {
         );
         assert_eq!(text(&out.stdout), *output, "{name}");
         assert_eq!(text(&out.stderr), format!("=> i32 {result}\n"), "{name}");
-        let out = strata(&["verify", &path], None);
+        let out = strata(&["verify", &path]);
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
     }
 }
@@ -73,12 +50,9 @@ fn run_every_example() {
 fn compile_round_trips_examples() {
     for (name, _, _) in EXPECTED {
         let path = format!("examples/sir/{name}.sir");
-        let first = strata(&["compile", &path], None);
+        let first = strata(&["compile", &path]);
         assert!(first.status.success(), "{name}: {}", text(&first.stderr));
-        let again = strata(
-            &["compile", "-", "--passes", "none"],
-            Some(&text(&first.stdout)),
-        );
+        let again = strata_stdin(&["compile", "-", "--passes", "none"], &text(&first.stdout));
         assert!(again.status.success(), "{name}: {}", text(&again.stderr));
         assert_eq!(text(&first.stdout), text(&again.stdout), "{name}");
     }
@@ -86,47 +60,38 @@ fn compile_round_trips_examples() {
 
 #[test]
 fn run_passes_arguments_by_type() {
-    let out = strata(
-        &[
-            "run",
-            "tests/filetests/run/arithmetic_edges.sir",
-            "--entry",
-            "sdiv",
-            "-7",
-            "2",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "run",
+        "tests/filetests/run/arithmetic_edges.sir",
+        "--entry",
+        "sdiv",
+        "-7",
+        "2",
+    ]);
     // The entry's result is the status, as with `lli --entry-function`: -3 is 253.
     assert_eq!(out.status.code(), Some(253), "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "=> i32 -3\n");
     assert!(out.stdout.is_empty());
-    let out = strata(
-        &[
-            "run",
-            "tests/filetests/run/arithmetic_edges.sir",
-            "--entry",
-            "div0",
-            "1",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "run",
+        "tests/filetests/run/arithmetic_edges.sir",
+        "--entry",
+        "div0",
+        "1",
+    ]);
     assert_eq!(out.status.code(), Some(3));
     assert!(
         text(&out.stderr).contains("@div0 block0 inst0: division by zero"),
         "{}",
         text(&out.stderr)
     );
-    let out = strata(
-        &[
-            "run",
-            "tests/filetests/run/arithmetic_edges.sir",
-            "--entry",
-            "sdiv",
-            "1",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "run",
+        "tests/filetests/run/arithmetic_edges.sir",
+        "--entry",
+        "sdiv",
+        "1",
+    ]);
     assert_eq!(
         out.status.code(),
         Some(2),
@@ -136,33 +101,30 @@ fn run_passes_arguments_by_type() {
 
 #[test]
 fn malformed_input_is_located_and_fails() {
-    let out = strata(
+    let out = strata_stdin(
         &["compile", "-"],
-        Some("func @f() -> i32 {\nblock0:\n  v1 = add i32 1, \n  ret i32 v1\n}\n"),
+        "func @f() -> i32 {\nblock0:\n  v1 = add i32 1, \n  ret i32 v1\n}\n",
     );
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.starts_with("error: <stdin>:4:3: expected"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    let out = strata(&["verify", "tests/filetests/verify/type_errors.sir"], None);
+    let out = strata(&["verify", "tests/filetests/verify/type_errors.sir"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr)
         .contains("function @types, block0, inst0: operand 2 of `add` has type i64, expected i32"));
-    let out = strata(&["verify", "no/such/file.sir"], None);
+    let out = strata(&["verify", "no/such/file.sir"]);
     assert_eq!(out.status.code(), Some(4));
 }
 
 #[test]
 fn compile_flags() {
-    let out = strata(&["compile", "examples/sir/factorial.sir", "--check"], None);
+    let out = strata(&["compile", "examples/sir/factorial.sir", "--check"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--check judges an allocation: it needs --emit alloc"));
     // Machine passes without a machine: a usage error, not a pipeline that skips them.
     for pass in ["lower", "mem2reg,regalloc", "check"] {
-        let out = strata(
-            &["compile", "examples/sir/factorial.sir", "--passes", pass],
-            None,
-        );
+        let out = strata(&["compile", "examples/sir/factorial.sir", "--passes", pass]);
         assert_eq!(out.status.code(), Some(2), "--passes {pass}");
         assert!(
             text(&out.stderr).contains("need --target"),
@@ -170,26 +132,20 @@ fn compile_flags() {
             text(&out.stderr)
         );
     }
-    let out = strata(
-        &["compile", "examples/sir/factorial.sir", "--passes", "bogus"],
-        None,
-    );
+    let out = strata(&["compile", "examples/sir/factorial.sir", "--passes", "bogus"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = strata(
-        &[
-            "compile",
-            "examples/sir/factorial.sir",
-            "--passes",
-            "dominance",
-            "--emit",
-            "json",
-            "--time-passes",
-            "--verify-each",
-            "--dump-after",
-            "cfg",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "compile",
+        "examples/sir/factorial.sir",
+        "--passes",
+        "dominance",
+        "--emit",
+        "json",
+        "--time-passes",
+        "--verify-each",
+        "--dump-after",
+        "cfg",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["passes"], serde_json::json!(["cfg", "dominance"]));
@@ -197,7 +153,7 @@ fn compile_flags() {
     let err = text(&out.stderr);
     assert!(err.contains("; after cfg\nfunc @fact"), "{err}");
     assert!(err.contains("dominance"), "timing table: {err}");
-    let help = strata(&["--help"], None);
+    let help = strata(&["--help"]);
     let help = text(&help.stdout);
     assert!(
         help.contains("mem2reg") && help.contains("our symbolic checker"),
@@ -210,29 +166,23 @@ fn bench_builtin_corpus_and_json() {
     let dir = std::env::temp_dir().join(format!("strata-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json = dir.join("report.json");
-    let out = strata(
-        &[
-            "bench",
-            "--generated",
-            "50",
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = strata(&[
+        "bench",
+        "--generated",
+        "50",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["failed_functions"], 0);
     assert!(report["functions"].as_u64().unwrap() >= 50 + 8);
-    let out = strata(
-        &[
-            "bench",
-            "examples/sir",
-            "tests/filetests/text/error_unknown_opcode.sir",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "bench",
+        "examples/sir",
+        "tests/filetests/text/error_unknown_opcode.sir",
+    ]);
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -244,7 +194,7 @@ fn bench_builtin_corpus_and_json() {
 
 #[test]
 fn default_bench_runs_the_whole_pipeline_and_explains_itself() {
-    let out = strata(&["bench", "--generated", "5"], None);
+    let out = strata(&["bench", "--generated", "5"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     let ran = stdout
@@ -273,7 +223,7 @@ fn default_bench_runs_the_whole_pipeline_and_explains_itself() {
         .unwrap_or_else(|| panic!("no checker verdict: {stdout}"));
     assert!(verdict.contains(" of "), "{verdict}");
     // The middle end alone: no machine passes.
-    let out = strata(&["bench", "--generated", "5", "--target", "none"], None);
+    let out = strata(&["bench", "--generated", "5", "--target", "none"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(!stdout.contains("regalloc"), "{stdout}");
@@ -291,10 +241,10 @@ fn sccp_memory_limit_note_is_verbose() {
         "--sccp-memory-limit",
         "24",
     ];
-    let out = strata(&args, None);
+    let out = strata(&args);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(!text(&out.stderr).contains("note"), "{}", text(&out.stderr));
-    let out = strata(&[&args[..], &["--verbose"]].concat(), None);
+    let out = strata(&[&args[..], &["--verbose"]].concat());
     assert!(out.status.success(), "{}", text(&out.stderr));
     let err = text(&out.stderr);
     assert!(
@@ -313,21 +263,18 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
     let dir = std::env::temp_dir().join(format!("strata-ll-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out_ll = dir.join("vm.out.ll");
-    let out = strata(
-        &[
-            "compile",
-            fixture,
-            "--emit",
-            "ll",
-            "-o",
-            out_ll.to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = strata(&[
+        "compile",
+        fixture,
+        "--emit",
+        "ll",
+        "-o",
+        out_ll.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let out = strata(&["verify", fixture], None);
+    let out = strata(&["verify", fixture]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let interpreted = strata(&["run", fixture, "--entry", "main"], None);
+    let interpreted = strata(&["run", fixture, "--entry", "main"]);
     assert!(
         text(&interpreted.stderr).starts_with("=> "),
         "{}",
@@ -343,30 +290,24 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
         assert_eq!(interpreted.status.code(), a.status.code());
     }
     // Out-of-SSA passes cannot be exported to LLVM.
-    let out = strata(
-        &[
-            "compile",
-            fixture,
-            "--emit",
-            "ll",
-            "--passes",
-            "mem2reg,phi-elim",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "compile",
+        fixture,
+        "--emit",
+        "ll",
+        "--passes",
+        "mem2reg,phi-elim",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     if require("cli: bench --against-llvm", missing_tools(&["opt"])) {
         let json = dir.join("bench.json");
-        let out = strata(
-            &[
-                "bench",
-                "tests/fixtures/ll",
-                "--against-llvm",
-                "--json",
-                json.to_str().unwrap(),
-            ],
-            None,
-        );
+        let out = strata(&[
+            "bench",
+            "tests/fixtures/ll",
+            "--against-llvm",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         let stdout = text(&out.stdout);
         assert!(
@@ -401,55 +342,46 @@ fn llvm_input_compiles_runs_and_benches_against_opt() {
 
 #[test]
 fn place_problem_and_module() {
-    let out = strata(&["place", "tests/placement_problems/hub.place"], None);
+    let out = strata(&["place", "tests/placement_problems/hub.place"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let o = text(&out.stdout);
     assert!(o.contains("cost 36"), "{o}");
     assert!(o.contains("island 0 interp"), "{o}");
     assert!(o.contains("level 0: 0"), "{o}");
-    let out = strata(
-        &[
-            "place",
-            "tests/placement_problems/hub.place",
-            "--emit",
-            "json",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "place",
+        "tests/placement_problems/hub.place",
+        "--emit",
+        "json",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["cost"], 36);
-    let out = strata(
-        &[
-            "place",
-            "tests/placement_problems/hub.place",
-            "--emit",
-            "dot",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "place",
+        "tests/placement_problems/hub.place",
+        "--emit",
+        "dot",
+    ]);
     assert!(text(&out.stdout).starts_with("digraph"));
-    let out = strata(&["place", "examples/sir/factorial.sir"], None);
+    let out = strata(&["place", "examples/sir/factorial.sir"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("function @"));
     // A --function that names nothing is a usage error, as `run --entry` is.
-    let out = strata(
-        &[
-            "place",
-            "examples/sir/factorial.sir",
-            "--function",
-            "nosuch",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "place",
+        "examples/sir/factorial.sir",
+        "--function",
+        "nosuch",
+    ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     assert!(
         text(&out.stderr).contains("no function @nosuch"),
         "{}",
         text(&out.stderr)
     );
-    let out = strata(
+    let out = strata_stdin(
         &["place", "-"],
-        Some("targets a\nblock x 1\nedge x -> y uniform 1\n"),
+        "targets a\nblock x 1\nedge x -> y uniform 1\n",
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(
@@ -458,15 +390,12 @@ fn place_problem_and_module() {
         "{}",
         text(&out.stderr)
     );
-    let out = strata(
-        &[
-            "compile",
-            "examples/sir/factorial.sir",
-            "--passes",
-            "placement",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "compile",
+        "examples/sir/factorial.sir",
+        "--passes",
+        "placement",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
 
@@ -479,39 +408,33 @@ fn compile_and_place_with_a_target_model() {
     std::fs::write(&bad, "[[target]]\nname = \"a\"\nunsupported = 3\n").unwrap();
     let bad = bad.to_str().unwrap();
     for cmd in ["compile", "place"] {
-        let out = strata(&[cmd, "examples/sir/factorial.sir", "--targets", bad], None);
+        let out = strata(&[cmd, "examples/sir/factorial.sir", "--targets", bad]);
         assert_eq!(out.status.code(), Some(1), "{cmd}");
         let e = text(&out.stderr);
         assert!(e.contains("bad.toml:3:15: target model:"), "{cmd}: {e}");
     }
-    let out = strata(
-        &[
-            "place",
-            "examples/sir/factorial.sir",
-            "--targets",
-            "examples/targets/gpu.toml",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "place",
+        "examples/sir/factorial.sir",
+        "--targets",
+        "examples/targets/gpu.toml",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let split_model = dir.path().join("split.toml");
     std::fs::write(&split_model, strata::fuzzing::placement::SPLIT_MODEL).unwrap();
     let compiled = dir.path().join("out.sir");
-    let out = strata(
-        &[
-            "compile",
-            "examples/sir/array_sum.sir",
-            "--passes",
-            "mem2reg,sccp,placement",
-            "--placement-split",
-            "--stats",
-            "--targets",
-            split_model.to_str().unwrap(),
-            "-o",
-            compiled.to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = strata(&[
+        "compile",
+        "examples/sir/array_sum.sir",
+        "--passes",
+        "mem2reg,sccp,placement",
+        "--placement-split",
+        "--stats",
+        "--targets",
+        split_model.to_str().unwrap(),
+        "-o",
+        compiled.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let e = text(&out.stderr);
     let created: u64 = e
@@ -520,8 +443,8 @@ fn compile_and_place_with_a_target_model() {
         .map(|(_, n)| n.trim().parse::<u64>().unwrap())
         .sum();
     assert!(created > 0, "{e}");
-    let before = strata(&["run", "examples/sir/array_sum.sir"], None);
-    let after = strata(&["run", compiled.to_str().unwrap()], None);
+    let before = strata(&["run", "examples/sir/array_sum.sir"]);
+    let after = strata(&["run", compiled.to_str().unwrap()]);
     assert_eq!(before.status.code(), after.status.code());
     assert_eq!(text(&before.stdout), text(&after.stdout));
 }
@@ -533,17 +456,14 @@ fn compile_and_place_with_a_target_model() {
 #[test]
 fn emit_ll_never_writes_what_llvm_rejects() {
     let fixture = "tests/fixtures/regressions/sccp_dead_switch.ll";
-    let out = strata(
-        &[
-            "compile",
-            fixture,
-            "--passes",
-            "mem2reg,sccp",
-            "--emit",
-            "ll",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "compile",
+        fixture,
+        "--passes",
+        "mem2reg,sccp",
+        "--emit",
+        "ll",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let ll = text(&out.stdout);
     assert!(
@@ -572,7 +492,7 @@ fn emit_ll_never_writes_what_llvm_rejects() {
             if let Some(p) = passes {
                 args.extend(["--passes", p]);
             }
-            let out = strata(&args, None);
+            let out = strata(&args);
             let err = text(&out.stderr);
             assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
             assert!(out.stdout.is_empty(), "{args:?}");
@@ -589,10 +509,7 @@ fn emit_ll_never_writes_what_llvm_rejects() {
     }
     for pass in ["phi-elim", "block-params"] {
         let list = format!("mem2reg,{pass}");
-        let out = strata(
-            &["compile", fixture, "--passes", &list, "--emit", "ll"],
-            None,
-        );
+        let out = strata(&["compile", fixture, "--passes", &list, "--emit", "ll"]);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(
@@ -603,7 +520,7 @@ fn emit_ll_never_writes_what_llvm_rejects() {
     // An input already out of SSA cannot be printed as LLVM IR either.
     let destructed =
         "func @f(i32 v0) -> i32 phase destructed {\nblock0:\n  v1 = copy i32 v0\n  ret i32 v1\n}\n";
-    let out = strata(
+    let out = strata_stdin(
         &[
             "compile",
             "-",
@@ -614,13 +531,13 @@ fn emit_ll_never_writes_what_llvm_rejects() {
             "--emit",
             "ll",
         ],
-        Some(destructed),
+        destructed,
     );
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("phase `destructed`"), "{err}");
     // Without --passes, the default pipeline stops in SSA and says what it left out.
-    let out = strata(&["compile", fixture, "--emit", "ll"], None);
+    let out = strata(&["compile", fixture, "--emit", "ll"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
         text(&out.stderr).contains("phi-elim left out"),
@@ -634,11 +551,11 @@ fn emit_ll_never_writes_what_llvm_rejects() {
 #[test]
 fn place_dot_is_one_graph_with_a_cluster_per_function() {
     for input in ["examples/sir/factorial.sir", "tests/fixtures/ll/vm.ll"] {
-        let out = strata(&["place", input, "--emit", "dot"], None);
+        let out = strata(&["place", input, "--emit", "dot"]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let dot = text(&out.stdout);
         assert_eq!(dot.matches("digraph").count(), 1, "{dot}");
-        let functions = strata(&["place", input], None);
+        let functions = strata(&["place", input]);
         let count = text(&functions.stdout).matches("function @").count();
         assert!(count >= 2, "{input}: {}", text(&functions.stdout));
         let clusters = dot
@@ -675,20 +592,20 @@ fn place_dot_is_one_graph_with_a_cluster_per_function() {
 #[test]
 fn run_exits_with_the_programs_status() {
     let returns = "func @main() -> i32 {\nblock0:\n  ret i32 217\n}\n";
-    let out = strata(&["run", "-"], Some(returns));
+    let out = strata_stdin(&["run", "-"], returns);
     assert_eq!(out.status.code(), Some(217), "{}", text(&out.stderr));
     assert!(out.stdout.is_empty());
     assert_eq!(text(&out.stderr), "=> i32 217\n");
     let exits = "extern @exit(i32) -> void\nextern @putchar(i32) -> i32\n\
                  func @main() -> i32 {\nblock0:\n  v0 = call i32 @putchar(i32 65)\n  \
                  call void @exit(i32 5)\n  ret i32 0\n}\n";
-    let out = strata(&["run", "-"], Some(exits));
+    let out = strata_stdin(&["run", "-"], exits);
     assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "A");
     assert_eq!(text(&out.stderr), "=> exit 5\n");
     // 256 + 7: only the low 8 bits reach the shell, as under lli.
     let wraps = "func @main() -> i32 {\nblock0:\n  ret i32 263\n}\n";
-    assert_eq!(strata(&["run", "-"], Some(wraps)).status.code(), Some(7));
+    assert_eq!(strata_stdin(&["run", "-"], wraps).status.code(), Some(7));
 }
 
 /// The C library families `run` provides (`<string.h>`, `<ctype.h>` through glibc's macros and
@@ -712,7 +629,7 @@ fn run_agrees_with_lli_on_the_c_library() {
             .unwrap();
         assert!(clang.status.success(), "{}", text(&clang.stderr));
         let lli = Command::new("lli").arg(&ll).output().unwrap();
-        let ours = strata(&["run", ll.to_str().unwrap()], None);
+        let ours = strata(&["run", ll.to_str().unwrap()]);
         let stderr = text(&ours.stderr);
         let (program_stderr, result) = stderr
             .trim_end()
@@ -749,8 +666,8 @@ fn stdin_and_content_sniffing_in_every_command() {
             &["place"],
             &["bench", "--passes", "mem2reg"],
         ] {
-            let direct = strata(&[args, &[file]].concat(), None);
-            let piped = strata(&[args, &["-"]].concat(), Some(source));
+            let direct = strata(&[args, &[file]].concat());
+            let piped = strata_stdin(&[args, &["-"]].concat(), source);
             assert_eq!(
                 piped.status.code(),
                 direct.status.code(),
@@ -761,10 +678,7 @@ fn stdin_and_content_sniffing_in_every_command() {
                 assert_eq!(text(&piped.stdout), text(&direct.stdout), "{args:?} {file}");
             }
             let format = if file.ends_with(".ll") { "ll" } else { "sir" };
-            let forced = strata(
-                &[args, &["-", "--input-format", format]].concat(),
-                Some(source),
-            );
+            let forced = strata_stdin(&[args, &["-", "--input-format", format]].concat(), source);
             assert_eq!(
                 forced.status.code(),
                 direct.status.code(),
@@ -776,7 +690,7 @@ fn stdin_and_content_sniffing_in_every_command() {
     let dir = common::temp_dir("cli", "sniff");
     let plain = dir.join("vm-without-extension");
     std::fs::write(&plain, &ll).unwrap();
-    let out = strata(&["verify", plain.to_str().unwrap()], None);
+    let out = strata(&["verify", plain.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -786,17 +700,14 @@ fn stdin_and_content_sniffing_in_every_command() {
 /// per function), and `--keep-going` only when some function would be written.
 #[test]
 fn compile_says_what_it_leaves_out_in_one_line() {
-    let destructed = strata(
-        &[
-            "compile",
-            "examples/sir/factorial.sir",
-            "--passes",
-            "mem2reg,phi-elim",
-        ],
-        None,
-    );
+    let destructed = strata(&[
+        "compile",
+        "examples/sir/factorial.sir",
+        "--passes",
+        "mem2reg,phi-elim",
+    ]);
     assert!(destructed.status.success(), "{}", text(&destructed.stderr));
-    let out = strata(&["compile", "-"], Some(&text(&destructed.stdout)));
+    let out = strata_stdin(&["compile", "-"], &text(&destructed.stdout));
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -811,34 +722,28 @@ fn compile_says_what_it_leaves_out_in_one_line() {
         text(&destructed.stdout)
     )
     .replace("func @extra() -> i32 {", "func @extra() -> i32 phase ssa {");
-    let out = strata(&["compile", "-", "--passes", "sccp"], Some(&partial));
+    let out = strata_stdin(&["compile", "-", "--passes", "sccp"], &partial);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("--keep-going writes the others"), "{err}");
-    let out = strata(
-        &[
-            "compile",
-            "examples/sir/factorial.sir",
-            "--emit",
-            "alloc",
-            "--target",
-            "x86-64",
-        ],
-        None,
-    );
+    let out = strata(&[
+        "compile",
+        "examples/sir/factorial.sir",
+        "--emit",
+        "alloc",
+        "--target",
+        "x86-64",
+    ]);
     let err = text(&out.stderr);
     assert!(err.contains("phi-elim left out"), "{err}");
-    let out = strata(
-        &["compile", "examples/sir/factorial.sir", "--emit", "ll"],
-        None,
-    );
+    let out = strata(&["compile", "examples/sir/factorial.sir", "--emit", "ll"]);
     assert!(text(&out.stderr).contains("phi-elim left out"));
 }
 
 /// The flags `strata <command> --help` lists (long names, and short ones such as `-o`),
 /// without `--help` itself.
 fn help_flags(command: &str) -> Vec<String> {
-    let out = strata(&[command, "--help"], None);
+    let out = strata(&[command, "--help"]);
     assert!(out.status.success(), "{command}: {}", text(&out.stderr));
     let help = text(&out.stdout);
     let options = help
@@ -905,7 +810,7 @@ fn readme_synopsis_lists_every_flag() {
 /// its summary line: executions, seconds, execs/s and the seed.
 #[test]
 fn fuzz_runs_a_system_and_prints_executions_per_second() {
-    let out = strata(&["fuzz", "text", "--seconds", "1"], None);
+    let out = strata(&["fuzz", "text", "--seconds", "1"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let summary = text(&out.stdout);
     assert!(summary.starts_with("fuzz text: "), "{summary}");
@@ -917,7 +822,7 @@ fn fuzz_runs_a_system_and_prints_executions_per_second() {
 /// An unknown system is a usage error that lists the systems.
 #[test]
 fn fuzz_unknown_system_is_a_usage_error() {
-    let out = strata(&["fuzz", "nosuch", "--seconds", "1"], None);
+    let out = strata(&["fuzz", "nosuch", "--seconds", "1"]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     for system in ["text", "sccp", "lowering", "ion_checker", "pipeline"] {
@@ -929,14 +834,14 @@ fn fuzz_unknown_system_is_a_usage_error() {
 /// `none`.
 #[test]
 fn unknown_target_is_a_usage_error_listing_the_targets() {
-    let out = strata(&["compile", "--target", "sparc", "-"], Some(""));
+    let out = strata_stdin(&["compile", "--target", "sparc", "-"], "");
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
         err.contains("unknown target `sparc` (x86-64, aarch64)"),
         "{err}"
     );
-    let out = strata(&["bench", "--target", "sparc"], None);
+    let out = strata(&["bench", "--target", "sparc"]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("(x86-64, aarch64, or none)"), "{err}");
@@ -954,17 +859,14 @@ fn fuzz_reproduce_runs_the_check_once() {
     std::fs::write(&binary, [0u8, 1, 0, 255, 0, 7, 0, 0, 42]).unwrap();
     for path in [input.to_str().unwrap(), binary.to_str().unwrap()] {
         for system in ["text", "pipeline", "lowering"] {
-            let out = strata(&["fuzz", system, "--reproduce", path], None);
+            let out = strata(&["fuzz", system, "--reproduce", path]);
             let err = text(&out.stderr);
             assert_eq!(out.status.code(), Some(0), "{system} {path}: {err}");
             assert!(text(&out.stdout).contains("passes"), "{err}");
         }
     }
     let missing = dir.path().join("missing.bin");
-    let out = strata(
-        &["fuzz", "text", "--reproduce", missing.to_str().unwrap()],
-        None,
-    );
+    let out = strata(&["fuzz", "text", "--reproduce", missing.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
 }
 
@@ -984,16 +886,16 @@ fn unevaluated_initialiser_is_reported_by_compile_and_bench() {
     )
     .unwrap();
     let path = ll.to_str().unwrap();
-    let compiled = strata(&["compile", path, "--emit", "sir"], None);
+    let compiled = strata(&["compile", path, "--emit", "sir"]);
     assert!(compiled.status.success(), "{}", text(&compiled.stderr));
     assert!(
         text(&compiled.stderr).contains("initializer of @g not evaluated"),
         "{}",
         text(&compiled.stderr)
     );
-    let strict = strata(&["compile", path, "--strict"], None);
+    let strict = strata(&["compile", path, "--strict"]);
     assert!(!strict.status.success());
-    let run = strata(&["run", path], None);
+    let run = strata(&["run", path]);
     assert_eq!(run.status.code(), Some(3), "{}", text(&run.stderr));
     assert!(
         text(&run.stderr).contains("initialiser was not evaluated"),
@@ -1001,17 +903,14 @@ fn unevaluated_initialiser_is_reported_by_compile_and_bench() {
         text(&run.stderr)
     );
     let json = dir.path().join("report.json");
-    let bench = strata(
-        &[
-            "bench",
-            "--passes",
-            "verify",
-            path,
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        None,
-    );
+    let bench = strata(&[
+        "bench",
+        "--passes",
+        "verify",
+        path,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     assert!(bench.status.success(), "{}", text(&bench.stderr));
     assert!(
         text(&bench.stdout).contains("initializer of @g not evaluated"),

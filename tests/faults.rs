@@ -6,18 +6,9 @@
 //! result as when benched alone.
 
 mod common;
+use common::cli::{strata, strata_cmd, strata_stdin, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn strata_cmd(args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
-    cmd.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    cmd
-}
-
-fn strata(args: &[&str]) -> Output {
-    strata_cmd(args).output().unwrap()
-}
 
 /// Runs with standard output (or standard error) sent to `/dev/full`.
 fn strata_to_full(args: &[&str], stderr: bool) -> Output {
@@ -32,22 +23,6 @@ fn strata_to_full(args: &[&str], stderr: bool) -> Output {
         cmd.stdout(full).stderr(Stdio::piped());
     }
     cmd.output().unwrap()
-}
-
-fn strata_stdin(args: &[&str], input: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = strata_cmd(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn code(o: &Output) -> i32 {

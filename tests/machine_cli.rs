@@ -1,18 +1,7 @@
 //! `strata compile --target ... --emit machine|alloc`: exit codes and messages.
 
-use std::process::{Command, Output};
-
-fn strata(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod common;
+use common::cli::{strata, text};
 
 #[test]
 fn emit_alloc_runs_to_allocated_code_on_both_targets() {

@@ -16,6 +16,7 @@
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod filetest;
 
 use std::io::Write as _;
