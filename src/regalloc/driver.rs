@@ -133,57 +133,72 @@ pub fn allocate_in<M: MachineRead>(
     allocator: Allocator,
     ctx: &mut IonContext,
 ) -> Result<AllocRun, AllocError> {
-    let mut annotations = Vec::new();
-    let time;
-    let (output, stats) = match allocator {
-        Allocator::Ion => {
-            let start = std::time::Instant::now();
-            crate::regalloc::ion::allocate(f, env, ctx).map_err(|error| AllocError::Ion {
-                function: name.to_string(),
-                error,
-            })?;
-            time = start.elapsed();
-            annotations = std::mem::take(&mut ctx.state.annotations);
-            annotations.sort_by_key(|a| a.0);
-            (std::mem::take(&mut ctx.state.output), ctx.state.stats)
-        }
-        #[cfg(feature = "regalloc2")]
-        Allocator::Regalloc2 => {
-            // Timed like our side: the allocator alone, in a context reused between
-            // functions (`run_with_ctx`), with the conversion of the input to regalloc2's
-            // types and of its output back to ours outside the timed part.
-            use super::to_regalloc2::{allocate_with_ctx, env_to, output_from, Presented};
-            let presented = Presented::new(f);
-            let env = env_to(env);
-            let output = REGALLOC2.with(|ra2_ctx| {
-                let ra2_ctx = &mut ra2_ctx.borrow_mut();
-                let start = std::time::Instant::now();
-                let out = allocate_with_ctx(&presented, &env, ra2_ctx);
-                let elapsed = start.elapsed();
-                out.map(|out| (output_from(out).to_output(), elapsed))
-            });
-            let (output, elapsed) = output.map_err(|error| AllocError::Regalloc2 {
-                function: name.to_string(),
-                error,
-            })?;
-            time = elapsed;
-            (output, IonStats::default())
-        }
-        #[cfg(not(feature = "regalloc2"))]
-        Allocator::Regalloc2 => {
-            return Err(AllocError::Regalloc2Missing {
-                function: name.to_string(),
-            })
-        }
-    };
+    if allocator == Allocator::Regalloc2 {
+        return allocate_regalloc2_in(f, name, env);
+    }
+    let start = std::time::Instant::now();
+    crate::regalloc::ion::allocate(f, env, ctx).map_err(|error| AllocError::Ion {
+        function: name.to_string(),
+        error,
+    })?;
+    let time = start.elapsed();
+    let mut annotations = std::mem::take(&mut ctx.state.annotations);
+    annotations.sort_by_key(|a| a.0);
     Ok(AllocRun {
         allocator,
-        output,
+        output: std::mem::take(&mut ctx.state.output),
         time,
         checked: None,
-        stats,
+        stats: ctx.state.stats,
         annotations,
     })
+}
+
+/// Allocates `f` in `env` with regalloc2 in this thread's reused `regalloc2::Ctx`, timing
+/// regalloc2 alone: presenting `f` in regalloc2's types and converting its output back are
+/// outside the timed part, as our side's [`allocate_in`] times our allocator alone. No
+/// checker runs.
+///
+/// # Errors
+/// [`AllocError::Regalloc2`] with regalloc2's refusal; [`AllocError::Regalloc2Missing`]
+/// without the feature `regalloc2`.
+pub fn allocate_regalloc2_in<M: MachineRead>(
+    f: &M,
+    name: &str,
+    env: &crate::machine::MachineEnv,
+) -> Result<AllocRun, AllocError> {
+    #[cfg(feature = "regalloc2")]
+    {
+        use super::to_regalloc2::{allocate_with_ctx, env_to, output_from, Presented};
+        let presented = Presented::new(f);
+        let env = env_to(env);
+        let run = REGALLOC2.with(|ra2_ctx| {
+            let ra2_ctx = &mut ra2_ctx.borrow_mut();
+            let start = std::time::Instant::now();
+            let out = allocate_with_ctx(&presented, &env, ra2_ctx);
+            let elapsed = start.elapsed();
+            out.map(|out| (output_from(out).to_output(), elapsed))
+        });
+        let (output, time) = run.map_err(|error| AllocError::Regalloc2 {
+            function: name.to_string(),
+            error,
+        })?;
+        Ok(AllocRun {
+            allocator: Allocator::Regalloc2,
+            output,
+            time,
+            checked: None,
+            stats: IonStats::default(),
+            annotations: Vec::new(),
+        })
+    }
+    #[cfg(not(feature = "regalloc2"))]
+    {
+        let _ = (f, env);
+        Err(AllocError::Regalloc2Missing {
+            function: name.to_string(),
+        })
+    }
 }
 
 /// Judges `out` (an allocation of `f` in `env`) with regalloc2's own checker (feature

@@ -371,14 +371,7 @@ pub fn allocate_with_regalloc2(
         return;
     };
     let env = &TargetDesc::new(config.options.target).env;
-    let mut unused = ion::IonContext::default();
-    match crate::regalloc::driver::allocate_in(
-        &f,
-        &f.info.name,
-        env,
-        Allocator::Regalloc2,
-        &mut unused,
-    ) {
+    match crate::regalloc::driver::allocate_regalloc2_in(&f, &f.info.name, env) {
         Ok(run) => {
             stats.add("regalloc", "edits", run.output.edits.len() as u64);
             add_costs(
