@@ -345,6 +345,15 @@ impl RangeStore {
         }
     }
 
+    /// Whether the pool already holds `ranges` live-range rows and `bundles` bundle and
+    /// spill-set rows ([`reserve`](Self::reserve) and [`reserve_sets`](Self::reserve_sets)
+    /// with these would spawn nothing).
+    pub fn covers(&self, ranges: usize, bundles: usize) -> bool {
+        ranges <= self.range_rows.len()
+            && bundles <= self.bundle_rows.len()
+            && bundles <= self.set_rows.len()
+    }
+
     /// Live-range and bundle rows the tables hold (in use or spare).
     pub fn rows(&self) -> (usize, usize) {
         (self.range_rows.len(), self.bundle_rows.len())

@@ -200,7 +200,9 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
     state.maps.resize_with(192, Default::default);
     state.maps.iter_mut().for_each(|m| m.clear());
     for (p, list) in rs.preg_ranges.iter().enumerate() {
-        state.maps[p].reserve_sorted(list);
+        if !list.is_empty() {
+            state.maps[p].reserve_sorted(list);
+        }
     }
     state.spilled.clear();
     state.queue.clear();
