@@ -52,7 +52,7 @@ fn compile_round_trips_examples() {
         let path = format!("examples/sir/{name}.sir");
         let first = strata(&["compile", &path]);
         assert!(first.status.success(), "{name}: {}", text(&first.stderr));
-        let again = strata_stdin(&["compile", "-", "--passes", "none"], &text(&first.stdout));
+        let again = strata_stdin(&["compile", "-", "--passes", "none"], text(&first.stdout));
         assert!(again.status.success(), "{name}: {}", text(&again.stderr));
         assert_eq!(text(&first.stdout), text(&again.stdout), "{name}");
     }
@@ -707,7 +707,7 @@ fn compile_says_what_it_leaves_out_in_one_line() {
         "mem2reg,phi-elim",
     ]);
     assert!(destructed.status.success(), "{}", text(&destructed.stderr));
-    let out = strata_stdin(&["compile", "-"], &text(&destructed.stdout));
+    let out = strata_stdin(&["compile", "-"], text(&destructed.stdout));
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
