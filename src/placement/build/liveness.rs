@@ -11,8 +11,9 @@
 //! value in its defining block follows the definition in a verified function).
 //!
 //! Reads: the function, its CFG, the symbols, the model, `summaries`, `def_block`, `uses`
-//! and `phi_uses`. Writes: `sizes`, `summary`, `est`, `gidx`, `gval`, `gen`, `kill`,
-//! `phi_out`, `live_in`, `live_out` of the scratch.
+//! and `phi_uses`. Writes: `sizes`, `summary`, `size_estimate`, `est` (the global values'
+//! estimates; every other entry [`NOT_ESTIMATED`], filled on demand by [`estimate`]),
+//! `gidx`, `gval`, `gen`, `kill`, `phi_out`, `live_in`, `live_out` of the scratch.
 //!
 //! Why a fixpoint over bit sets and not SSA's walk from each use up to the definition
 //! (Brandner et al., INRIA RR-7503): the walk sets one (value, block) bit per step,
@@ -55,15 +56,34 @@ pub(super) fn compute<F: IrRead>(
     } else {
         sizes::compute(f, cfg, symbols, &s.summaries, &mut s.sizes)
     };
+    // Estimates on demand: the global values' here (the edge matrices read them), a seam
+    // block's operands in `pieces::seam_sizes`; no other value's is read.
+    s.size_estimate = model.size_estimate;
     s.est.clear();
-    s.est.extend(
-        f.values()
-            .iter()
-            .enumerate()
-            .map(|(v, d)| s.sizes.size(v, d.ty).total().estimate(model.size_estimate)),
-    );
+    s.est.resize(f.values().len(), NOT_ESTIMATED);
     number_globals(f, cfg, s, horizon);
+    for &v in &s.gval {
+        estimate(f, (&s.sizes, s.size_estimate), &mut s.est, v as usize);
+    }
     live_sets(f, cfg, s);
+}
+
+/// An `est` entry not computed yet (no estimate reaches it: sizes saturate at
+/// [`sizes::MAX_UNITS`] units times [`sizes::MAX_CARD`]).
+pub(super) const NOT_ESTIMATED: u64 = u64::MAX;
+
+/// Fills `est[v]` (when not yet computed, [`NOT_ESTIMATED`]) with the estimate of value
+/// `v`'s total size under `how` (the model's size estimate), from the forms `sizes` holds.
+#[inline]
+pub(super) fn estimate<F: IrRead>(
+    f: &F,
+    (sizes, how): (&sizes::SizeScratch, sizes::SizeEstimate),
+    est: &mut [u64],
+    v: usize,
+) {
+    if est[v] == NOT_ESTIMATED {
+        est[v] = sizes.size(v, f.values()[v].ty).total().estimate(how);
+    }
 }
 
 /// True when every phi of the first `upto` blocks of `cfg`'s reverse postorder reads only

@@ -191,8 +191,11 @@ pub struct BuildScratch {
     pub(super) access_path: Vec<u32>,
     /// Size estimation's forms per value.
     pub(super) sizes: SizeScratch,
-    /// Per value: the estimate of its total size (the number costs use).
+    /// Per value: the estimate of its total size (the number costs use), computed on
+    /// demand (`liveness::NOT_ESTIMATED` until then; see `liveness::estimate`).
     pub(super) est: Vec<u64>,
+    /// The model's size estimate (`est` reads it).
+    pub(super) size_estimate: super::sizes::SizeEstimate,
     /// Return-size summaries of callees (the inter-procedural phase; filled by the caller,
     /// for example from [`super::sizes::summarize_module`]; empty: static sizes for calls).
     pub summaries: SizeSummaries,
@@ -235,6 +238,9 @@ pub struct BuildScratch {
     pub(super) in_loop: Vec<bool>,
     /// `kind_cost[kind * K + t]`: the model's cost of a kind on a target, 0 if unsupported.
     pub(super) kind_cost: Vec<Cost>,
+    /// `kind_rows[kind][t]`: the same costs as one fixed-width row per kind, for a model of
+    /// at most `costs::ROW` targets (empty for a wider one).
+    pub(super) kind_rows: Vec<[Cost; costs::ROW]>,
     /// Per block: the total estimated size of its live-in set (edge matrices).
     pub(super) in_size: Vec<u128>,
     /// Global indices an edge's phi operands added to a live-in row (edge matrices).

@@ -19,8 +19,10 @@
 //! from its first seam on + values / 64) for its backward liveness walk.
 
 use super::super::problem::Edge;
+use super::super::sizes::{SizeEstimate, SizeScratch};
 use super::super::targets::TargetModel;
 use super::costs::{piece_costs, CostTables};
+use super::liveness::estimate;
 use super::{
     has_goto_labels, terminator_kind, BuildScratch, IrProblem, Piece, ASM_KIND, NO_PATH, PHI_KIND,
 };
@@ -71,6 +73,7 @@ pub(super) fn split<F: IrRead>(
         let tables = CostTables {
             model,
             kind_cost: &s.kind_cost,
+            kind_rows: &s.kind_rows,
             inst_kind: &s.inst_kind,
         };
         let supports = &s.supports;
@@ -188,20 +191,52 @@ pub(super) fn seam_sizes<F: IrRead>(
         }
         s.seam_size.clear();
         s.seam_size.resize(n + 1, 0);
-        let live_out = &s.live_out[b * words..(b + 1) * words];
-        let sets = (&s.est[..], &s.gval[..], live_out, &mut s.live[..]);
         let operands = Operands {
             inst_kind: &s.inst_kind,
             op_span: &s.op_span,
             uses: &s.uses,
         };
+        // The walk reads the estimates of the live-out values (global, estimated with
+        // liveness), of the terminator's operands and of the instructions' operands.
         let term = f.terminator(Block::new(b));
+        let sizes = (&s.sizes, s.size_estimate);
+        estimate_operands(f, (insts, term), sizes, &mut s.est, &operands);
+        let live_out = &s.live_out[b * words..(b + 1) * words];
+        let sets = (&s.est[..], &s.gval[..], live_out, &mut s.live[..]);
         block_seam_sizes(f, insts, term, sets, operands, &s.cut, &mut s.seam_size);
         for seam in seams {
             seam.1 = s.seam_size[seam.1 as usize];
         }
         debug_assert!(out.pieces[first..=last].iter().all(|p| p.block == b as u32));
     }
+}
+
+/// Computes the estimates (`liveness::estimate`, into `est`) of the value operands of a
+/// block's instructions other than phis (their ranges of `uses`) and of its terminator.
+fn estimate_operands<F: IrRead>(
+    f: &F,
+    (insts, term): (&[crate::ir::Inst], &crate::ir::Terminator),
+    sizes: (&SizeScratch, SizeEstimate),
+    est: &mut [u64],
+    operands: &Operands<'_>,
+) {
+    let (ni, nv) = (f.num_insts(), f.values().len());
+    for &i in insts {
+        if i.index() >= ni || operands.inst_kind[i.index()] == PHI_KIND {
+            continue;
+        }
+        let (start, end) = operands.op_span[i.index()];
+        for &(_, v) in &operands.uses[start as usize..end as usize] {
+            estimate(f, sizes, est, v as usize);
+        }
+    }
+    term.for_each_operand(|op| {
+        if let Operand::Value(v) = op {
+            if v.index() < nv {
+                estimate(f, sizes, est, v.index());
+            }
+        }
+    });
 }
 
 /// The operands of a block's instructions as eligibility recorded them: each
