@@ -80,9 +80,7 @@ fn candidate(t: &Tables<'_>, r: usize) -> Option<BundleIndex> {
     if b == DEAD {
         return None;
     }
-    if t.br.allocs[b.index()].as_reg().is_none() {
-        return None;
-    }
+    t.br.allocs[b.index()].as_reg()?;
     let st = &t.sets.state[t.br.spill_sets[b.index()].index()];
     let sb = st.spill_bundle;
     (st.required && !sb.is_none() && t.br.allocs[sb.index()] == Allocation::None).then_some(b)
