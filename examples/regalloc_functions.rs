@@ -126,6 +126,7 @@ fn per_block(f: &MachineFunction, name: &str, arch: Arch) {
             }
         }
     }
+    dump_blocks(f, name, arch);
     for b in f.blocks() {
         let r = rows[b.index()];
         if r[1] != r[3] {
@@ -139,6 +140,61 @@ fn per_block(f: &MachineFunction, name: &str, arch: Arch) {
                 r[2],
                 r[3] as f64 / 10.0
             );
+        }
+    }
+}
+
+/// With `DUMP_BLOCKS=3,7` set, prints those blocks' instructions (operands and each
+/// allocator's allocations) and edits, to see which values carry a block's gap.
+fn dump_blocks(f: &MachineFunction, name: &str, arch: Arch) {
+    let Ok(list) = std::env::var("DUMP_BLOCKS") else {
+        return;
+    };
+    let runs: Vec<_> = ALLOCATORS
+        .into_iter()
+        .filter_map(|a| allocate_machine(f, name, arch, a).ok())
+        .collect();
+    for b in f.blocks() {
+        if list != "all" && !list.split(',').any(|x| x.parse() == Ok(b.index())) {
+            continue;
+        }
+        println!(
+            "block{} depth {} params {:?} preds {:?} succs {:?}",
+            b.index(),
+            strata::regalloc::ranges::loop_depths(f)[b.index()],
+            f.block_params(b),
+            f.block_preds(b),
+            f.block_succs(b)
+        );
+        let insts = f.block_insts(b);
+        for i in insts.start.0..insts.end.0 {
+            let ops: Vec<String> = f
+                .inst_operands(strata::machine::MInst(i))
+                .iter()
+                .map(|o| o.to_string())
+                .collect();
+            println!("  i{i} {}", ops.join(" "));
+            for (k, run) in runs.iter().enumerate() {
+                let a: Vec<String> = run
+                    .output
+                    .inst_allocs(i)
+                    .iter()
+                    .map(|a| a.to_string())
+                    .collect();
+                let edits: Vec<String> = run
+                    .output
+                    .edits
+                    .iter()
+                    .filter(|(p, _)| p.inst().0 == i)
+                    .map(|(p, e)| format!("{p}: {}->{} {:?}", e.from, e.to, e.remat))
+                    .collect();
+                println!(
+                    "    {} [{}] {}",
+                    if k == 0 { "ours" } else { "ra2 " },
+                    a.join(" "),
+                    edits.join("; ")
+                );
+            }
         }
     }
 }

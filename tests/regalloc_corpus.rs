@@ -32,6 +32,7 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
     let mut failures = Vec::new();
     let mut demoted = 0usize;
     let mut absorbed = 0usize;
+    let mut tails = 0usize;
     for module in files(&dir) {
         let (mut funcs, mut insts, mut edits, mut slots, mut r2_edits, mut r2_slots) =
             (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
@@ -49,6 +50,7 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
             let out = &ctx.state.output;
             demoted += ctx.state.stats.demoted;
             absorbed += ctx.state.stats.absorbed;
+            tails += ctx.state.stats.tails;
             if let Err(e) = checker::check(&imp.func, &imp.env, imp.fixed_stack, out) {
                 failures.push(format!("{name}: our checker: {e}"));
                 continue;
@@ -90,6 +92,9 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
         absorbed > 0,
         "no stack range was absorbed on the whole corpus"
     );
+    // Likewise for use-free tails of register ranges moved to their slot (`ion::tails`).
+    eprintln!("use-free tails moved to their slot: {tails}");
+    assert!(tails > 0, "no use-free tail was moved on the whole corpus");
     assert!(
         failures.is_empty(),
         "{} functions failed:\n{}",

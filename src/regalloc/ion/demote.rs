@@ -38,7 +38,7 @@ use crate::regalloc::ranges::{RangeEntry, RangeFlags, RangeSide, Use};
 
 /// Where a vreg is at a point, as far as edit costs go.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Place {
+pub(super) enum Place {
     /// In a register.
     Reg,
     /// In its spill slot.
@@ -67,7 +67,7 @@ pub(crate) fn ranges_by_vreg(t: &Tables<'_>, out: &mut Vec<(u32, u32, u32)>) {
 }
 
 /// Whether `u` only keeps a location up to a branch (a back edge's argument, no operand).
-fn is_ghost(u: &Use) -> bool {
+pub(super) fn is_ghost(u: &Use) -> bool {
     u.slot() == Use::NO_SLOT && u.operand.constraint == OperandConstraint::Any
 }
 
@@ -82,6 +82,7 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
     state: &mut IonState,
     indexed: bool,
 ) {
+    state.tail_cuts.clear();
     let mut sc = std::mem::take(&mut state.demote);
     sc.candidates.clear();
     for b in 0..t.counts.bundles {
@@ -102,7 +103,8 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
             }
         }
     }
-    if !sc.candidates.is_empty() {
+    let tails = super::tails::any_candidate(t, state);
+    if !sc.candidates.is_empty() || tails {
         let mut by_vreg = std::mem::take(&mut state.by_vreg);
         if !indexed {
             ranges_by_vreg(t, &mut by_vreg);
@@ -112,6 +114,9 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
             if cheaper_on_stack(f, t, rs, &by_vreg, r, block) {
                 demote(t, state, r, b, reg);
             }
+        }
+        if tails {
+            super::tails::demote_tails(f, t, rs, state, &by_vreg);
         }
         state.by_vreg = by_vreg;
     }
@@ -146,7 +151,7 @@ fn candidate<F: MachineRead + ?Sized>(
 
 /// Where `vreg` is at point `q` (a register preferred when several ranges cover it), or
 /// `None` when no range covers it.
-fn place_at(
+pub(super) fn place_at(
     t: &Tables<'_>,
     by_vreg: &[(u32, u32, u32)],
     vreg: VReg,
@@ -182,14 +187,19 @@ fn place_of(t: &Tables<'_>, r: usize) -> Place {
 }
 
 /// 4^depth, the loop weight of an edit at depth `depth`.
-fn weight(depth: u32) -> u64 {
+pub(super) fn weight(depth: u32) -> u64 {
     1u64 << (2 * depth.min(10))
 }
 
 /// Adds the cost of one flow between a neighbour at `place` and the range, weighing `w`:
 /// `(cost in the register, cost on the stack)` in tenths. `None` when the neighbour's place
 /// is unknown.
-fn add(costs: &mut (u64, u64), place: Option<Place>, w: u64, into_range: bool) -> Option<()> {
+pub(super) fn add(
+    costs: &mut (u64, u64),
+    place: Option<Place>,
+    w: u64,
+    into_range: bool,
+) -> Option<()> {
     match place {
         None => {}
         Some(Place::Other) => return None,

@@ -13,6 +13,8 @@
 //!   trimmed into the spill set's spill bundle, and the fallback split into minimal bundles;
 //! - [`demote`]: after second chance, use-free ranges at joins whose neighbours live on the
 //!   stack move to their spill slot;
+//! - [`tails`]: then use-free tails of register ranges whose blocks are entered from the
+//!   stack move there too (kept only when they open no spill slot);
 //! - [`spill`]: second-chance allocation of spilled bundles (no eviction, no split) and
 //!   spill slots by size class, sets colored first fit in start order over the points where
 //!   the slot holds their value;
@@ -49,6 +51,7 @@ pub mod process;
 pub mod redundant;
 pub mod spill;
 pub mod split;
+pub mod tails;
 
 use super::location::{Allocation, PReg, RegClass};
 use super::output::AllocOutput;
@@ -146,6 +149,9 @@ pub struct IonStats {
     /// Use-free join ranges moved from a register to their slot after second chance
     /// ([`demote`]).
     pub demoted: usize,
+    /// Use-free tails of register ranges moved to their slot after second chance and kept
+    /// by the slot check ([`tails`]).
+    pub tails: usize,
     /// Bundles left on the stack.
     pub spilled: usize,
     /// Stack ranges of spill bundles that joined a neighbouring piece's register after
@@ -241,6 +247,9 @@ pub struct IonState {
     pub(crate) insert: insert::InsertScratch,
     /// Scratch of the join-range demotion after second chance.
     pub(crate) demote: demote::DemoteScratch,
+    /// (range, tail range) of each use-free tail `tails::demote_tails` cut off in this
+    /// function, kept until spill slots decide whether the cuts stay.
+    pub(crate) tail_cuts: Vec<(u32, u32)>,
     /// Registers that name stack locations (regalloc2's fixed stack slots): moves between
     /// them are stack to stack. Set by the caller; empty for real targets.
     pub fixed_stack: crate::machine::PRegSet,

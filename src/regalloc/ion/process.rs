@@ -327,6 +327,11 @@ fn run(
         let hint = (hint != NO_HINT).then(|| preg_from_dense(hint));
         process_bundle(t, env, state, b, hint)?;
     }
+    // Rows for the tails `tails::demote_tails` may cut off after second chance.
+    let need_r = t.counts.ranges + super::tails::row_bound(t, state);
+    if need_r > cap_r {
+        return Ok(Some((need_r, cap_b)));
+    }
     Ok(None)
 }
 

@@ -258,6 +258,29 @@ pub fn allocate_spill_slots<F: MachineRead + ?Sized>(
     t: &mut BundleTables<'_, '_>,
     state: &mut IonState,
 ) {
+    assign_slots(f, t, state);
+    if state.tail_cuts.is_empty() {
+        return;
+    }
+    // Tails cut off to the stack (`tails::demote_tails`) stay only if they open no slot:
+    // the slots are counted again without them, and again with them when they cost none.
+    let with = state.output.num_spillslots;
+    super::tails::set_cuts(&mut Tables::of(t).0, state, true);
+    assign_slots(f, t, state);
+    if state.output.num_spillslots >= with {
+        super::tails::set_cuts(&mut Tables::of(t).0, state, false);
+        assign_slots(f, t, state);
+        state.stats.tails += state.tail_cuts.len();
+    }
+    state.tail_cuts.clear();
+}
+
+/// Slot coloring proper (see [`allocate_spill_slots`]).
+fn assign_slots<F: MachineRead + ?Sized>(
+    f: &F,
+    t: &mut BundleTables<'_, '_>,
+    state: &mut IonState,
+) {
     let (_, br, sets, _, _, counts) = t.all();
     // Slot maps live by slot number, cleared when a slot is opened: a repeated function
     // finds each slot's map with the storage it needed before (a warm context allocates
