@@ -233,6 +233,9 @@ pub struct IonState {
     pub(crate) slot_pieces: Vec<(u32, u32, u32)>,
     /// Scratch: (key, set, pieces start, pieces end) in slot-assignment order.
     pub(crate) slot_order: Vec<(u32, u32, u32, u32)>,
+    /// Scratch of `spill::allocate_spill_slots`: (set, slot) of each spill set as colored
+    /// with this function's tail cuts, restored when the cuts stay.
+    pub(crate) slots_with_cuts: Vec<(u32, u32)>,
     /// Scratch of `spill::absorb_stack_ranges` and `demote::demote_join_ranges`: (vreg,
     /// start, range) of every live range held by some bundle, sorted
     /// (`demote::ranges_by_vreg`), built once per function by whichever needs it first.

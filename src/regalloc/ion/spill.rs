@@ -263,13 +263,30 @@ pub fn allocate_spill_slots<F: MachineRead + ?Sized>(
         return;
     }
     // Tails cut off to the stack (`tails::demote_tails`) stay only if they open no slot:
-    // the slots are counted again without them, and again with them when they cost none.
+    // the slots are counted again without them, and when the cuts cost none they are
+    // applied again with the coloring they had (coloring is deterministic, so coloring a
+    // third time would give the same; it was two thirds of this phase on bzip2.O2).
     let with = state.output.num_spillslots;
+    {
+        let (_, _, sets, _, _, _) = t.all();
+        state.slots_with_cuts.clear();
+        state.slots_with_cuts.extend(
+            state
+                .slot_order
+                .iter()
+                .map(|&(_, s, _, _)| (s, sets.state[s as usize].slot)),
+        );
+    }
     super::tails::set_cuts(&mut Tables::of(t).0, state, true);
     assign_slots(f, t, state);
     if state.output.num_spillslots >= with {
         super::tails::set_cuts(&mut Tables::of(t).0, state, false);
-        assign_slots(f, t, state);
+        let (_, _, sets, _, _, _) = t.all();
+        for &(s, slot) in &state.slots_with_cuts {
+            sets.state[s as usize].slot = slot;
+        }
+        state.output.num_spillslots = with;
+        state.stats.spill_slots = with;
         state.stats.tails += state.tail_cuts.len();
     }
     state.tail_cuts.clear();
