@@ -143,7 +143,7 @@ fn with_phase(
 /// rows the live ranges and bundles can need (spawning only beyond the pool).
 ///
 /// Only spawning needs the World mutably; a warm pool covers most functions, so the tables
-/// are reached as in [`with_phase`] and taken out of the World (`resource_scope`, two
+/// are reached as in `with_phase` and taken out of the World (`resource_scope`, two
 /// archetype moves, about 3% of the allocator's time on sqlite) only to spawn rows.
 pub fn compute_liveness(world: &mut World) {
     let spawn = {
