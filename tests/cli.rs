@@ -2,7 +2,7 @@
 //! codes, located errors on malformed input, and the built-in bench.
 
 mod common;
-use common::cli::{strata, strata_stdin, text};
+use common::cli::{run_with_stdin, strata, strata_stdin, text};
 use common::{missing_tools, require};
 use std::path::Path;
 use std::process::Command;
@@ -565,21 +565,9 @@ fn place_dot_is_one_graph_with_a_cluster_per_function() {
         assert_eq!(clusters, count, "{dot}");
         // Graphviz is optional: render when it is installed.
         if common::have("dot") {
-            let mut child = Command::new("dot")
-                .arg("-Tsvg")
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(dot.as_bytes())
-                .unwrap();
-            let svg = child.wait_with_output().unwrap();
+            let mut render = Command::new("dot");
+            render.arg("-Tsvg");
+            let svg = run_with_stdin(render, &dot);
             assert!(svg.status.success(), "{}\n{dot}", text(&svg.stderr));
             assert!(text(&svg.stderr).is_empty(), "{}", text(&svg.stderr));
             assert_eq!(text(&svg.stdout).matches("<svg").count(), 1);

@@ -19,7 +19,13 @@ pub fn strata(args: &[&str]) -> Output {
 
 /// Runs `strata ARGS` with `input` on its standard input.
 pub fn strata_stdin(args: &[&str], input: impl AsRef<[u8]>) -> Output {
-    let mut child = strata_cmd(args)
+    run_with_stdin(strata_cmd(args), input)
+}
+
+/// Runs `cmd` (any program) to completion with `input` on its standard input, capturing
+/// standard output and standard error.
+pub fn run_with_stdin(mut cmd: Command, input: impl AsRef<[u8]>) -> Output {
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
