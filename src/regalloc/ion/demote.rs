@@ -55,15 +55,21 @@ pub struct DemoteScratch {
 }
 
 /// Fills `out` with (vreg, start, range) of every live range some bundle holds, sorted: the
-/// per-vreg index `spill::absorb_stack_ranges` and [`demote_join_ranges`] search.
-pub(crate) fn ranges_by_vreg(t: &Tables<'_>, out: &mut Vec<(u32, u32, u32)>) {
+/// per-vreg index `spill::absorb_stack_ranges` and [`demote_join_ranges`] search. Sorted by
+/// vreg with [`super::sort_grouped`] (`state`'s sort scratch).
+pub(crate) fn ranges_by_vreg(t: &Tables<'_>, out: &mut Vec<(u32, u32, u32)>, state: &mut IonState) {
     out.clear();
     for r in 0..t.counts.ranges {
         if t.rr.bundles[r] != DEAD {
             out.push((t.rr.vregs[r].index() as u32, t.rr.spans[r].from.0, r as u32));
         }
     }
-    out.sort_unstable();
+    super::sort_grouped(
+        out,
+        |e| e.0,
+        &mut state.sort_scratch,
+        &mut state.sort_groups,
+    );
 }
 
 /// Whether `u` only keeps a location up to a branch (a back edge's argument, no operand).
@@ -107,7 +113,7 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
     if !sc.candidates.is_empty() || tails {
         let mut by_vreg = std::mem::take(&mut state.by_vreg);
         if !indexed {
-            ranges_by_vreg(t, &mut by_vreg);
+            ranges_by_vreg(t, &mut by_vreg, state);
         }
         for &(r, b, reg, block) in &sc.candidates {
             let r = r as usize;

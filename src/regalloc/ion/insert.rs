@@ -38,6 +38,7 @@
 //! Complexity: O(ranges + vregs + blocks covered log blocks covered + moves log moves).
 
 use super::process::DEAD;
+use super::segment_starts;
 use super::{range_alloc, remat_of, IonError, IonState};
 use crate::machine::MBlock;
 use crate::machine::{MachineEnv, MachineRead, OperandConstraint, OperandKind};
@@ -611,19 +612,6 @@ fn sources_of<'a>(
     match start.get(v + 1) {
         Some(&hi) => &sources[start[v] as usize..hi as usize],
         None => &sources[..0],
-    }
-}
-
-/// Fills `start` with `n + 1` segment bounds of `keys` (increasing, each below `n`):
-/// `start[v]..start[v + 1]` are the positions of the keys equal to `v`.
-fn segment_starts(start: &mut Vec<u32>, n: usize, keys: impl Iterator<Item = u32>) {
-    start.clear();
-    start.resize(n + 1, 0);
-    for v in keys {
-        start[v as usize + 1] += 1;
-    }
-    for v in 0..n {
-        start[v + 1] += start[v];
     }
 }
 

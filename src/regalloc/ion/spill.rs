@@ -139,7 +139,7 @@ pub(crate) fn absorb_stack_ranges(
         return false;
     }
     let mut by_vreg = std::mem::take(&mut state.by_vreg);
-    super::demote::ranges_by_vreg(t, &mut by_vreg);
+    super::demote::ranges_by_vreg(t, &mut by_vreg, state);
     for &b in list {
         let set = t.br.spill_sets[b.index()].index();
         if t.sets.state[set].spill_bundle != b
@@ -417,7 +417,12 @@ fn slot_pieces<F: MachineRead + ?Sized>(
             }
         }
     }
-    pieces.sort_unstable();
+    super::sort_grouped(
+        pieces,
+        |p| p.0,
+        &mut state.sort_scratch,
+        &mut state.sort_groups,
+    );
     // Coalesce overlapping or abutting pieces of one set.
     let mut w = 0;
     for k in 0..pieces.len() {
