@@ -33,6 +33,7 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
     let mut demoted = 0usize;
     let mut absorbed = 0usize;
     let mut tails = 0usize;
+    let mut stretches = 0usize;
     for module in files(&dir) {
         let (mut funcs, mut insts, mut edits, mut slots, mut r2_edits, mut r2_slots) =
             (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
@@ -51,6 +52,7 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
             demoted += ctx.state.stats.demoted;
             absorbed += ctx.state.stats.absorbed;
             tails += ctx.state.stats.tails;
+            stretches += ctx.state.stats.stretches;
             if let Err(e) = checker::check(&imp.func, &imp.env, imp.fixed_stack, out) {
                 failures.push(format!("{name}: our checker: {e}"));
                 continue;
@@ -95,6 +97,12 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
     // Likewise for use-free tails of register ranges moved to their slot (`ion::tails`).
     eprintln!("use-free tails moved to their slot: {tails}");
     assert!(tails > 0, "no use-free tail was moved on the whole corpus");
+    // And for use-free middle stretches (`ion::tails`, kept only when they open no slot).
+    eprintln!("use-free middle stretches moved to their slot: {stretches}");
+    assert!(
+        stretches > 0,
+        "no use-free middle stretch was moved on the whole corpus"
+    );
     assert!(
         failures.is_empty(),
         "{} functions failed:\n{}",

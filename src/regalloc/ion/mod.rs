@@ -13,8 +13,8 @@
 //!   trimmed into the spill set's spill bundle, and the fallback split into minimal bundles;
 //! - [`demote`]: after second chance, use-free ranges at joins whose neighbours live on the
 //!   stack move to their spill slot;
-//! - [`tails`]: then use-free tails of register ranges whose blocks are entered from the
-//!   stack move there too (kept only when they open no spill slot);
+//! - [`tails`]: then use-free tails and middle stretches of register ranges whose blocks
+//!   are entered from the stack move there too (kept only when they open no spill slot);
 //! - [`spill`]: second-chance allocation of spilled bundles (no eviction, no split) and
 //!   spill slots by size class, sets colored first fit in start order over the points where
 //!   the slot holds their value;
@@ -152,6 +152,9 @@ pub struct IonStats {
     /// Use-free tails of register ranges moved to their slot after second chance and kept
     /// by the slot check ([`tails`]).
     pub tails: usize,
+    /// Use-free middle stretches of register ranges moved to their slot after second
+    /// chance and kept by the slot check ([`tails`]).
+    pub stretches: usize,
     /// Bundles left on the stack.
     pub spilled: usize,
     /// Stack ranges of spill bundles that joined a neighbouring piece's register after
@@ -254,9 +257,10 @@ pub struct IonState {
     pub(crate) insert: insert::InsertScratch,
     /// Scratch of the join-range demotion after second chance.
     pub(crate) demote: demote::DemoteScratch,
-    /// (range, tail range) of each use-free tail `tails::demote_tails` cut off in this
-    /// function, kept until spill slots decide whether the cuts stay.
-    pub(crate) tail_cuts: Vec<(u32, u32)>,
+    /// (range, stack range, rest range or `u32::MAX`) of each use-free tail or middle
+    /// stretch `tails::demote_tails` cut off in this function, kept until spill slots
+    /// decide whether the cuts stay.
+    pub(crate) tail_cuts: Vec<(u32, u32, u32)>,
     /// Registers that name stack locations (regalloc2's fixed stack slots): moves between
     /// them are stack to stack. Set by the caller; empty for real targets.
     pub fixed_stack: crate::machine::PRegSet,

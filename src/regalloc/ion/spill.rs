@@ -277,17 +277,34 @@ pub fn allocate_spill_slots<F: MachineRead + ?Sized>(
                 .map(|&(_, s, _, _)| (s, sets.state[s as usize].slot)),
         );
     }
-    super::tails::set_cuts(&mut Tables::of(t).0, state, true);
+    super::tails::set_cuts(&mut Tables::of(t).0, state, true, false);
     assign_slots(f, t, state);
-    if state.output.num_spillslots >= with {
-        super::tails::set_cuts(&mut Tables::of(t).0, state, false);
+    let without = state.output.num_spillslots;
+    if without >= with {
+        super::tails::set_cuts(&mut Tables::of(t).0, state, false, false);
         let (_, _, sets, _, _, _) = t.all();
         for &(s, slot) in &state.slots_with_cuts {
             sets.state[s as usize].slot = slot;
         }
         state.output.num_spillslots = with;
         state.stats.spill_slots = with;
-        state.stats.tails += state.tail_cuts.len();
+        let stretches = state.tail_cuts.iter().filter(|c| c.2 != u32::MAX).count();
+        state.stats.stretches += stretches;
+        state.stats.tails += state.tail_cuts.len() - stretches;
+    } else if state.tail_cuts.iter().any(|c| c.2 != u32::MAX)
+        && state.tail_cuts.iter().any(|c| c.2 == u32::MAX)
+    {
+        // The middle stretches are the newer, riskier cuts for slots: the suffix cuts
+        // alone may open none (sendMTFValues in bzip2.O2 lost all its suffix cuts to
+        // a stretch that opened a slot).
+        super::tails::set_cuts(&mut Tables::of(t).0, state, false, true);
+        assign_slots(f, t, state);
+        if state.output.num_spillslots > without {
+            super::tails::set_cuts(&mut Tables::of(t).0, state, true, true);
+            assign_slots(f, t, state);
+        } else {
+            state.stats.tails += state.tail_cuts.iter().filter(|c| c.2 == u32::MAX).count();
+        }
     }
     state.tail_cuts.clear();
 }

@@ -23,26 +23,44 @@
 //! The range may end inside its last block, where the vreg's next range takes over: that
 //! flow then replaces the block's out-edges.
 //!
+//! Middle stretches: a range whose operands lie in two blocks with whole blocks between
+//! them may carry the value through an inner loop's case blocks laid out there, entered
+//! from the loop's body where the value sits in its slot (`pack` in jansson.O2 on aarch64:
+//! two values used after two inner loops reloaded on five case edges at loop depth 2 and
+//! stored on each back edge). After the suffix cuts, each candidate range gets at most one
+//! middle stretch cut out: the stretch ends at the block before the later operand's or at
+//! a block whose loop depth is above the next block's (a loop exit in layout order; up to
+//! `STRETCH_ENDS` ends per gap), its start and cost come from the same backward pass as a
+//! suffix's (the blocks after the stretch keep the register), and it must save cost
+//! without adding edits (counted unweighted by the same pass). The stretch joins the spill
+//! bundle; the rest of the range after it, a second new row, stays in the bundle and its
+//! register.
+//!
 //! Slots: a tail on the stack makes its set hold the slot longer. Spill slots are colored
 //! with the cuts and, for a function with cuts, again without them; the cuts stay only if
 //! they open no slot ([`super::spill::allocate_spill_slots`]; each module's slot count over
-//! both targets' corpora went up by 1 to 7 without this check).
+//! both targets' corpora went up by 1 to 7 without this check). When they open one and
+//! middle stretches are among them, the suffix cuts alone are colored once more and stay
+//! if they open none (else `sendMTFValues` in bzip2.O2 lost its suffix cuts to a stretch).
 //!
 //! The costs of all cuts come from one pass from the tail's last block back to its first:
 //! adding a block to the suffix adds its edges to blocks outside and takes back what its
 //! edges to blocks already inside had added.
 //!
-//! Rows: each cut takes one new live-range row; the allocation loop keeps
-//! `row_bound` rows in reserve when it ends, so no table grows here.
+//! Rows: each suffix cut takes one new live-range row, each middle stretch two; the
+//! allocation loop keeps `row_bound` rows in reserve when it ends (one per range with a
+//! use-free tail, two per range over three blocks or more), so no table grows here.
 //!
-//! Invariants: the head and the tail keep the vreg, are disjoint and cover the old span;
+//! Invariants: the head and the tail (and the rest) keep the vreg, are disjoint and cover
+//! the old span;
 //! the tail's uses are back-edge argument uses only; register maps stay disjoint (an entry
 //! only shrinks); the spill bundle's range list stays sorted.
 //!
 //! Complexity: O(ranges) to find candidates; per candidate O(edges of its tail's blocks x
-//! ranges of the vregs involved).
+//! ranges of the vregs involved), and for middle stretches at most `STRETCH_ENDS` such
+//! passes per gap between two operand blocks.
 
-use super::demote::{add, is_ghost, place_at, weight};
+use super::demote::{add, is_ghost, place_at, weight, Place};
 use super::process::{Tables, DEAD};
 use super::IonState;
 use crate::machine::{MBlock, MachineRead};
@@ -70,8 +88,20 @@ fn tail_blocks(t: &Tables<'_>, state: &IonState, r: usize) -> Option<(usize, usi
 /// bound, whatever the ranges' locations).
 pub(crate) fn row_bound(t: &Tables<'_>, state: &IonState) -> usize {
     (0..t.counts.ranges)
-        .filter(|&r| t.rr.bundles[r] != DEAD && tail_blocks(t, state, r).is_some())
-        .count()
+        .filter(|&r| t.rr.bundles[r] != DEAD)
+        .map(|r| {
+            usize::from(tail_blocks(t, state, r).is_some())
+                + 2 * usize::from(spans_gap(t, state, r))
+        })
+        .sum()
+}
+
+/// Whether range `r` covers some whole block between two others (it may then have a
+/// middle stretch cut off: two rows).
+fn spans_gap(t: &Tables<'_>, state: &IonState, r: usize) -> bool {
+    let span = t.rr.spans[r];
+    let block = |p: ProgPoint| state.block_of.get(p.inst().index()).map(|b| b.index());
+    matches!((block(span.from), block(span.to.prev())), (Some(a), Some(z)) if z >= a + 2)
 }
 
 /// Range `r`'s bundle when it is a candidate (see the module doc).
@@ -109,10 +139,65 @@ pub(crate) fn demote_tails<F: MachineRead + ?Sized>(
         let Some((first, last)) = tail_blocks(t, state, r) else {
             continue;
         };
-        if let Some(k) = best_cut(f, t, rs, by_vreg, r, first, last) {
+        if let Some((_, k)) = best_cut(f, t, rs, by_vreg, r, first, last, false) {
             cut(f, t, state, r, b, k);
         }
     }
+    for r in 0..n {
+        let Some(b) = candidate(t, r) else {
+            continue;
+        };
+        if !spans_gap(t, state, r) {
+            continue;
+        }
+        if let Some((k, m)) = best_stretch(f, t, rs, state, by_vreg, r) {
+            cut_stretch(f, t, state, r, b, k, m);
+        }
+    }
+}
+
+/// Loop-exit ends tried per gap between two operand blocks (see [`best_stretch`]).
+const STRETCH_ENDS: usize = 4;
+
+/// The blocks `k..=m` of the best use-free middle stretch of range `r` to move to the
+/// stack, when one saves anything: between the blocks of two consecutive operands of `r`
+/// at least one whole block lies; the stretch ends at the block before the later operand's
+/// or at a block whose loop depth is above the next one's (up to `STRETCH_ENDS` ends
+/// per gap, last first), and starts where [`best_cut`] finds the largest saving.
+fn best_stretch<F: MachineRead + ?Sized>(
+    f: &F,
+    t: &Tables<'_>,
+    rs: &RangeSide,
+    state: &IonState,
+    by_vreg: &[(u32, u32, u32)],
+    r: usize,
+) -> Option<(usize, usize)> {
+    let mut best: Option<(u64, usize, usize)> = None;
+    let mut prev: Option<usize> = None;
+    for u in t.rr.uses[r].iter().filter(|u| !is_ghost(u)) {
+        let bu = state.block_of.get(u.point.inst().index())?.index();
+        if let Some(a) = prev {
+            if bu >= a + 2 {
+                let mut ends = 0;
+                for m in (a + 1..bu).rev() {
+                    if ends == STRETCH_ENDS {
+                        break;
+                    }
+                    if m + 1 != bu && rs.loop_depth[m] <= rs.loop_depth[m + 1] {
+                        continue;
+                    }
+                    ends += 1;
+                    if let Some((saved, k)) = best_cut(f, t, rs, by_vreg, r, a + 1, m, true) {
+                        if best.is_none_or(|(s, _, _)| saved > s) {
+                            best = Some((saved, k, m));
+                        }
+                    }
+                }
+            }
+        }
+        prev = Some(bu);
+    }
+    best.map(|(_, k, m)| (k, m))
 }
 
 /// The weight of the moves on edge `p -> q` (see the module doc).
@@ -125,8 +210,11 @@ fn edge_weight<F: MachineRead + ?Sized>(f: &F, rs: &RangeSide, p: MBlock, q: MBl
     weight(depth)
 }
 
-/// The block index where the tail of range `r` (blocks `first..=last`) is best cut, when a
-/// cut saves anything (see the module doc).
+/// (saving, block index) of the best cut of the stretch `first..=last` of range `r`: the
+/// blocks from the cut to `last` move to the stack, when that saves anything (see the
+/// module doc). `middle`: the range goes on in its register after block `last` (a middle
+/// stretch), and the cut must not add edits either (counted unweighted the same way).
+#[allow(clippy::too_many_arguments)]
 fn best_cut<F: MachineRead + ?Sized>(
     f: &F,
     t: &Tables<'_>,
@@ -135,15 +223,19 @@ fn best_cut<F: MachineRead + ?Sized>(
     r: usize,
     first: usize,
     last: usize,
-) -> Option<usize> {
+    middle: bool,
+) -> Option<(u64, usize)> {
     let span = t.rr.spans[r];
     let vreg = t.rr.vregs[r];
     // The range may end inside its last block, where the vreg's next range takes over.
-    let end_inside = span.to < ProgPoint::before(f.block_insts(MBlock::new(last)).end);
+    let end_inside = !middle && span.to < ProgPoint::before(f.block_insts(MBlock::new(last)).end);
     // (cost in the register, cost on the stack), in tenths, of blocks k..=last.
     let mut costs = (0u64, 0u64);
     // What edges inside the suffix had added to the stack cost, taken back at the end.
     let mut back = 0u64;
+    // The same as edit counts (unweighted).
+    let mut edits = (0u64, 0u64);
+    let mut back_edits = 0u64;
     let mut best: Option<(u64, usize)> = None;
     for k in (first..=last).rev() {
         let x = MBlock::new(k);
@@ -159,14 +251,19 @@ fn best_cut<F: MachineRead + ?Sized>(
                 // Counted as a reload into x (in the register then) when p's out-edges
                 // were added.
                 back += 40 * w;
+                back_edits += 1;
             } else if p.index() != k {
                 let exit = ProgPoint::after(f.block_insts(p).last());
-                ok &= add(&mut costs, place_at(t, by_vreg, vreg, exit), w, true).is_some();
+                let place = place_at(t, by_vreg, vreg, exit);
+                ok &= add(&mut costs, place, w, true).is_some();
+                count(&mut edits, place);
             }
         }
         if k == last && end_inside {
             let w = weight(rs.loop_depth[k]);
-            ok &= add(&mut costs, place_at(t, by_vreg, vreg, span.to), w, false).is_some();
+            let place = place_at(t, by_vreg, vreg, span.to);
+            ok &= add(&mut costs, place, w, false).is_some();
+            count(&mut edits, place);
         }
         let succs = if k == last && end_inside {
             &[][..]
@@ -178,26 +275,46 @@ fn best_cut<F: MachineRead + ?Sized>(
             let start = ProgPoint::before(f.block_insts(q).start);
             for (&a, &p) in f.branch_args(x, s).iter().zip(f.block_params(q)) {
                 if a == vreg {
-                    ok &= add(&mut costs, place_at(t, by_vreg, p, start), w, false).is_some();
+                    let place = place_at(t, by_vreg, p, start);
+                    ok &= add(&mut costs, place, w, false).is_some();
+                    count(&mut edits, place);
                 }
             }
             if inside(q.index()) {
                 // Counted as a store out of x (in the register then) when q's in-edges
                 // were added.
                 back += 10 * w;
+                back_edits += 1;
             } else if q.index() != k {
-                ok &= add(&mut costs, place_at(t, by_vreg, vreg, start), w, false).is_some();
+                let place = place_at(t, by_vreg, vreg, start);
+                ok &= add(&mut costs, place, w, false).is_some();
+                count(&mut edits, place);
             }
         }
         if !ok {
             break;
         }
         let stack = costs.1.saturating_sub(back);
-        if stack < costs.0 && best.is_none_or(|(saved, _)| costs.0 - stack > saved) {
+        let fewer_edits = edits.1.saturating_sub(back_edits) <= edits.0;
+        if stack < costs.0
+            && (fewer_edits || !middle)
+            && best.is_none_or(|(saved, _)| costs.0 - stack > saved)
+        {
             best = Some((costs.0 - stack, k));
         }
     }
-    best.map(|(_, k)| k)
+    best
+}
+
+/// Counts one edit flow with a neighbour at `place` into `edits` (in the register, on the
+/// stack), as `add` weighs costs: a neighbour in a register costs the stack side one edit,
+/// one on the stack the register side.
+fn count(edits: &mut (u64, u64), place: Option<Place>) {
+    match place {
+        Some(Place::Reg) => edits.1 += 1,
+        Some(Place::Stack) => edits.0 += 1,
+        _ => {}
+    }
 }
 
 /// Cuts range `r` of bundle `b` at the start of block `k`: the tail, a new range row,
@@ -215,7 +332,9 @@ fn cut<F: MachineRead + ?Sized>(
     let sb = t.sets.state[t.br.spill_sets[b.index()].index()].spill_bundle;
     let nr = t.new_range(CodeRange::new(at, span.to), t.rr.vregs[r], sb, 0);
     apply(t, state, r, nr.index());
-    state.tail_cuts.push((r as u32, nr.index() as u32));
+    state
+        .tail_cuts
+        .push((r as u32, nr.index() as u32, u32::MAX));
     super::note!(
         state,
         at,
@@ -293,18 +412,144 @@ fn join(t: &mut Tables<'_>, state: &mut IonState, r: usize, nr: usize) {
     }
 }
 
+/// Cuts the blocks `k..=m` out of range `r` of bundle `b`: the stretch, a new range row,
+/// joins the spill set's spill bundle, the rest after it, another new row, stays in `b`
+/// (recorded in `state.tail_cuts`).
+fn cut_stretch<F: MachineRead + ?Sized>(
+    f: &F,
+    t: &mut Tables<'_>,
+    state: &mut IonState,
+    r: usize,
+    b: BundleIndex,
+    k: usize,
+    m: usize,
+) {
+    let span = t.rr.spans[r];
+    let at = ProgPoint::before(f.block_insts(MBlock::new(k)).start);
+    let to = ProgPoint::before(f.block_insts(MBlock::new(m + 1)).start);
+    let sb = t.sets.state[t.br.spill_sets[b.index()].index()].spill_bundle;
+    let vreg = t.rr.vregs[r];
+    let nm = t.new_range(CodeRange::new(at, to), vreg, sb, 0).index();
+    let nrest = t.new_range(CodeRange::new(to, span.to), vreg, b, 0).index();
+    apply_stretch(t, state, r, nm, nrest);
+    state.tail_cuts.push((r as u32, nm as u32, nrest as u32));
+    super::note!(
+        state,
+        at,
+        "{vreg}: use-free stretch [{at}, {to}) to the stack"
+    );
+}
+
+/// Splits range `r` at the spans of rows `nm` (the stretch, to the spill bundle) and
+/// `nrest` (the rest, kept in `r`'s bundle and register).
+fn apply_stretch(t: &mut Tables<'_>, state: &mut IonState, r: usize, nm: usize, nrest: usize) {
+    let b = t.rr.bundles[r];
+    let Allocation::Reg(reg) = t.br.allocs[b.index()] else {
+        return;
+    };
+    let sb = t.sets.state[t.br.spill_sets[b.index()].index()].spill_bundle;
+    let span = t.rr.spans[r];
+    let (mid, rest) = (t.rr.spans[nm], t.rr.spans[nrest]);
+    t.rr.bundles[nm] = sb;
+    t.rr.bundles[nrest] = b;
+    let mut uses = std::mem::take(&mut t.rr.uses[r]);
+    let i = uses.partition_point(|u| u.point < mid.from);
+    let j = uses.partition_point(|u| u.point < rest.from);
+    t.rr.uses[nrest].clear();
+    t.rr.uses[nrest].extend(uses.drain(j..));
+    t.rr.uses[nm].clear();
+    t.rr.uses[nm].extend(uses.drain(i..));
+    t.rr.uses[r] = uses;
+    t.rr.spans[r].to = mid.from;
+    let own = &mut t.br.ranges[b.index()];
+    if let Some(e) = own.iter_mut().find(|e| e.index.index() == r) {
+        e.range.to = mid.from;
+    }
+    let at = own.partition_point(|e| e.range.from < rest.from);
+    own.insert(
+        at,
+        RangeEntry {
+            range: rest,
+            index: LiveRangeIndex::new(nrest),
+        },
+    );
+    let map = &mut state.maps[reg.dense_index()];
+    map.remove(span.from);
+    map.insert(CodeRange::new(span.from, mid.from), b);
+    map.insert(rest, b);
+    let spill = &mut t.br.ranges[sb.index()];
+    let at = spill.partition_point(|e| e.range.from < mid.from);
+    spill.insert(
+        at,
+        RangeEntry {
+            range: mid,
+            index: LiveRangeIndex::new(nm),
+        },
+    );
+}
+
+/// Joins rows `nm` and `nrest` back to range `r` (undoes `apply_stretch`); no bundle
+/// holds them after.
+fn join_stretch(t: &mut Tables<'_>, state: &mut IonState, r: usize, nm: usize, nrest: usize) {
+    let b = t.rr.bundles[r];
+    let sb = t.rr.bundles[nm];
+    let Allocation::Reg(reg) = t.br.allocs[b.index()] else {
+        return;
+    };
+    let span = t.rr.spans[r];
+    let rest = t.rr.spans[nrest];
+    t.rr.bundles[nm] = DEAD;
+    t.rr.bundles[nrest] = DEAD;
+    for q in [nm, nrest] {
+        let mut uses = std::mem::take(&mut t.rr.uses[q]);
+        t.rr.uses[r].extend(uses.drain(..));
+        t.rr.uses[q] = uses;
+    }
+    t.rr.spans[r].to = rest.to;
+    let own = &mut t.br.ranges[b.index()];
+    if let Some(i) = own.iter().position(|e| e.index.index() == nrest) {
+        own.remove(i);
+    }
+    if let Some(e) = own.iter_mut().find(|e| e.index.index() == r) {
+        e.range.to = rest.to;
+    }
+    let map = &mut state.maps[reg.dense_index()];
+    map.remove(span.from);
+    map.remove(rest.from);
+    map.insert(CodeRange::new(span.from, rest.to), b);
+    let spill = &mut t.br.ranges[sb.index()];
+    if let Some(i) = spill.iter().position(|e| e.index.index() == nm) {
+        spill.remove(i);
+    }
+}
+
 /// Undoes every cut of this function (`undo`) or applies them again (see
 /// [`super::spill::allocate_spill_slots`], which keeps them only when they open no spill
 /// slot).
-pub(crate) fn set_cuts(t: &mut Tables<'_>, state: &mut IonState, undo: bool) {
+/// With `tails_only`, only the suffix cuts are undone or applied.
+pub(crate) fn set_cuts(t: &mut Tables<'_>, state: &mut IonState, undo: bool, tails_only: bool) {
     let cuts = std::mem::take(&mut state.tail_cuts);
     if undo {
-        for &(r, nr) in cuts.iter().rev() {
-            join(t, state, r as usize, nr as usize);
+        for &(r, nr, rest) in cuts.iter().rev() {
+            if tails_only && rest != u32::MAX {
+                continue;
+            }
+            if rest == u32::MAX {
+                join(t, state, r as usize, nr as usize);
+            } else {
+                join_stretch(t, state, r as usize, nr as usize, rest as usize);
+            }
         }
     } else {
-        for &(r, nr) in &cuts {
-            apply(t, state, r as usize, nr as usize);
+        for &(r, nr, rest) in &cuts {
+            if tails_only && rest != u32::MAX {
+                continue;
+            }
+            if rest == u32::MAX {
+                apply(t, state, r as usize, nr as usize);
+            } else {
+                apply_stretch(t, state, r as usize, nr as usize, rest as usize);
+            }
         }
     }
     state.tail_cuts = cuts;
