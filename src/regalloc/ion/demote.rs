@@ -163,11 +163,24 @@ pub(super) fn place_at(
     vreg: VReg,
     q: ProgPoint,
 ) -> Option<Place> {
+    place_in(t, vreg_entries(by_vreg, vreg), q)
+}
+
+/// The entries of `vreg` in `by_vreg` (sorted by start), for [`place_in`]: the two binary
+/// searches over the whole index done once for a walk that asks about one vreg at many
+/// points.
+pub(super) fn vreg_entries(by_vreg: &[(u32, u32, u32)], vreg: VReg) -> &[(u32, u32, u32)] {
     let v = vreg.index() as u32;
     let lo = by_vreg.partition_point(|e| e.0 < v);
-    let hi = by_vreg.partition_point(|e| e.0 < v || e.0 == v && e.1 <= q.0);
+    let hi = lo + by_vreg[lo..].partition_point(|e| e.0 == v);
+    &by_vreg[lo..hi]
+}
+
+/// [`place_at`] over one vreg's entries (from [`vreg_entries`]).
+pub(super) fn place_in(t: &Tables<'_>, entries: &[(u32, u32, u32)], q: ProgPoint) -> Option<Place> {
+    let hi = entries.partition_point(|e| e.1 <= q.0);
     let mut found = None;
-    for &(_, _, r) in &by_vreg[lo..hi] {
+    for &(_, _, r) in &entries[..hi] {
         let r = r as usize;
         if t.rr.spans[r].to <= q {
             continue;
@@ -228,6 +241,7 @@ fn cheaper_on_stack<F: MachineRead + ?Sized>(
 ) -> bool {
     let span = t.rr.spans[r];
     let vreg = t.rr.vregs[r];
+    let own = vreg_entries(by_vreg, vreg);
     let param = f.block_params(block).iter().position(|&p| p == vreg);
     let mut costs = (0u64, 0u64);
     // In-edges: the parameter's argument, or the vreg itself, at each predecessor's exit.
@@ -253,7 +267,7 @@ fn cheaper_on_stack<F: MachineRead + ?Sized>(
     let end = ProgPoint::before(f.block_insts(block).end);
     if span.to < end {
         // The vreg continues in another range in this block.
-        let place = place_at(t, by_vreg, vreg, span.to);
+        let place = place_in(t, own, span.to);
         if add(
             &mut costs,
             place,
@@ -273,7 +287,7 @@ fn cheaper_on_stack<F: MachineRead + ?Sized>(
                 rs.loop_depth[succ.index()]
             };
             let w = weight(depth);
-            if add(&mut costs, place_at(t, by_vreg, vreg, start), w, false).is_none() {
+            if add(&mut costs, place_in(t, own, start), w, false).is_none() {
                 return false;
             }
             let args = f.branch_args(block, s);

@@ -60,7 +60,7 @@
 //! ranges of the vregs involved), and for middle stretches at most `STRETCH_ENDS` such
 //! passes per gap between two operand blocks.
 
-use super::demote::{add, is_ghost, place_at, weight, Place};
+use super::demote::{add, is_ghost, place_at, place_in, vreg_entries, weight, Place};
 use super::process::{Tables, DEAD};
 use super::IonState;
 use crate::machine::{MBlock, MachineRead};
@@ -227,6 +227,7 @@ fn best_cut<F: MachineRead + ?Sized>(
 ) -> Option<(u64, usize)> {
     let span = t.rr.spans[r];
     let vreg = t.rr.vregs[r];
+    let own = vreg_entries(by_vreg, vreg);
     // The range may end inside its last block, where the vreg's next range takes over.
     let end_inside = !middle && span.to < ProgPoint::before(f.block_insts(MBlock::new(last)).end);
     // (cost in the register, cost on the stack), in tenths, of blocks k..=last.
@@ -254,14 +255,14 @@ fn best_cut<F: MachineRead + ?Sized>(
                 back_edits += 1;
             } else if p.index() != k {
                 let exit = ProgPoint::after(f.block_insts(p).last());
-                let place = place_at(t, by_vreg, vreg, exit);
+                let place = place_in(t, own, exit);
                 ok &= add(&mut costs, place, w, true).is_some();
                 count(&mut edits, place);
             }
         }
         if k == last && end_inside {
             let w = weight(rs.loop_depth[k]);
-            let place = place_at(t, by_vreg, vreg, span.to);
+            let place = place_in(t, own, span.to);
             ok &= add(&mut costs, place, w, false).is_some();
             count(&mut edits, place);
         }
@@ -286,7 +287,7 @@ fn best_cut<F: MachineRead + ?Sized>(
                 back += 10 * w;
                 back_edits += 1;
             } else if q.index() != k {
-                let place = place_at(t, by_vreg, vreg, start);
+                let place = place_in(t, own, start);
                 ok &= add(&mut costs, place, w, false).is_some();
                 count(&mut edits, place);
             }
