@@ -383,36 +383,6 @@ fn apply(t: &mut Tables<'_>, state: &mut IonState, r: usize, nr: usize) {
     );
 }
 
-/// Joins the tail row `nr` back to range `r` (undoes `apply`); `nr` keeps its span and
-/// no bundle holds it.
-fn join(t: &mut Tables<'_>, state: &mut IonState, r: usize, nr: usize) {
-    let b = t.rr.bundles[r];
-    let sb = t.rr.bundles[nr];
-    let Allocation::Reg(reg) = t.br.allocs[b.index()] else {
-        return;
-    };
-    let span = t.rr.spans[r];
-    let tail = t.rr.spans[nr];
-    t.rr.bundles[nr] = DEAD;
-    let mut uses = std::mem::take(&mut t.rr.uses[nr]);
-    t.rr.uses[r].extend(uses.drain(..));
-    t.rr.uses[nr] = uses;
-    t.rr.spans[r].to = tail.to;
-    if let Some(e) = t.br.ranges[b.index()]
-        .iter_mut()
-        .find(|e| e.index.index() == r)
-    {
-        e.range.to = tail.to;
-    }
-    let map = &mut state.maps[reg.dense_index()];
-    map.remove(span.from);
-    map.insert(CodeRange::new(span.from, tail.to), b);
-    let spill = &mut t.br.ranges[sb.index()];
-    if let Some(i) = spill.iter().position(|e| e.index.index() == nr) {
-        spill.remove(i);
-    }
-}
-
 /// Cuts the blocks `k..=m` out of range `r` of bundle `b`: the stretch, a new range row,
 /// joins the spill set's spill bundle, the rest after it, another new row, stays in `b`
 /// (recorded in `state.tail_cuts`).
@@ -489,37 +459,39 @@ fn apply_stretch(t: &mut Tables<'_>, state: &mut IonState, r: usize, nm: usize, 
     );
 }
 
-/// Joins rows `nm` and `nrest` back to range `r` (undoes `apply_stretch`); no bundle
-/// holds them after.
-fn join_stretch(t: &mut Tables<'_>, state: &mut IonState, r: usize, nm: usize, nrest: usize) {
+/// Joins the stack row `stack` (a tail or a middle stretch, in the spill bundle) and, for
+/// a stretch, the `rest` row after it (in `r`'s bundle) back to range `r`: undoes `apply`
+/// or `apply_stretch`. The rows keep their spans, and no bundle holds them after.
+fn join(t: &mut Tables<'_>, state: &mut IonState, r: usize, stack: usize, rest: Option<usize>) {
     let b = t.rr.bundles[r];
-    let sb = t.rr.bundles[nm];
+    let sb = t.rr.bundles[stack];
     let Allocation::Reg(reg) = t.br.allocs[b.index()] else {
         return;
     };
     let span = t.rr.spans[r];
-    let rest = t.rr.spans[nrest];
-    t.rr.bundles[nm] = DEAD;
-    t.rr.bundles[nrest] = DEAD;
-    for q in [nm, nrest] {
+    let to = t.rr.spans[rest.unwrap_or(stack)].to;
+    for q in std::iter::once(stack).chain(rest) {
+        t.rr.bundles[q] = DEAD;
         let mut uses = std::mem::take(&mut t.rr.uses[q]);
         t.rr.uses[r].extend(uses.drain(..));
         t.rr.uses[q] = uses;
     }
-    t.rr.spans[r].to = rest.to;
+    t.rr.spans[r].to = to;
     let own = &mut t.br.ranges[b.index()];
-    if let Some(i) = own.iter().position(|e| e.index.index() == nrest) {
+    if let Some(i) = rest.and_then(|q| own.iter().position(|e| e.index.index() == q)) {
         own.remove(i);
     }
     if let Some(e) = own.iter_mut().find(|e| e.index.index() == r) {
-        e.range.to = rest.to;
+        e.range.to = to;
     }
     let map = &mut state.maps[reg.dense_index()];
     map.remove(span.from);
-    map.remove(rest.from);
-    map.insert(CodeRange::new(span.from, rest.to), b);
+    if let Some(q) = rest {
+        map.remove(t.rr.spans[q].from);
+    }
+    map.insert(CodeRange::new(span.from, to), b);
     let spill = &mut t.br.ranges[sb.index()];
-    if let Some(i) = spill.iter().position(|e| e.index.index() == nm) {
+    if let Some(i) = spill.iter().position(|e| e.index.index() == stack) {
         spill.remove(i);
     }
 }
@@ -535,11 +507,8 @@ pub(crate) fn set_cuts(t: &mut Tables<'_>, state: &mut IonState, undo: bool, tai
             if tails_only && rest != u32::MAX {
                 continue;
             }
-            if rest == u32::MAX {
-                join(t, state, r as usize, nr as usize);
-            } else {
-                join_stretch(t, state, r as usize, nr as usize, rest as usize);
-            }
+            let rest = (rest != u32::MAX).then_some(rest as usize);
+            join(t, state, r as usize, nr as usize, rest);
         }
     } else {
         for &(r, nr, rest) in &cuts {
