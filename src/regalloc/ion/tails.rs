@@ -332,7 +332,7 @@ fn cut<F: MachineRead + ?Sized>(
     let at = ProgPoint::before(f.block_insts(MBlock::new(k)).start);
     let sb = t.sets.state[t.br.spill_sets[b.index()].index()].spill_bundle;
     let nr = t.new_range(CodeRange::new(at, span.to), t.rr.vregs[r], sb, 0);
-    apply(t, state, r, nr.index());
+    apply(t, state, r, nr.index(), None);
     state
         .tail_cuts
         .push((r as u32, nr.index() as u32, u32::MAX));
@@ -345,40 +345,57 @@ fn cut<F: MachineRead + ?Sized>(
     );
 }
 
-/// Moves the part of range `r` from the start of range row `nr` (its tail, span set) into
-/// `nr`, in the spill set's spill bundle; `r` keeps its register over the rest.
-fn apply(t: &mut Tables<'_>, state: &mut IonState, r: usize, nr: usize) {
+/// Moves the stack row `stack` (a tail or a middle stretch, its span set) out of range `r`
+/// into the spill set's spill bundle; for a stretch, the `rest` row (span set) takes the
+/// part of `r` after it and stays in `r`'s bundle and register. `r` keeps its register up
+/// to the stack row. [`join`] undoes it.
+fn apply(t: &mut Tables<'_>, state: &mut IonState, r: usize, stack: usize, rest: Option<usize>) {
     let b = t.rr.bundles[r];
     let Allocation::Reg(reg) = t.br.allocs[b.index()] else {
         return;
     };
     let sb = t.sets.state[t.br.spill_sets[b.index()].index()].spill_bundle;
     let span = t.rr.spans[r];
-    let tail = t.rr.spans[nr];
-    let at = tail.from;
-    t.rr.bundles[nr] = sb;
+    let moved = t.rr.spans[stack];
+    let rest = rest.map(|q| (q, t.rr.spans[q]));
+    t.rr.bundles[stack] = sb;
     let mut uses = std::mem::take(&mut t.rr.uses[r]);
-    let keep = uses.partition_point(|u| u.point < at);
-    t.rr.uses[nr].clear();
-    t.rr.uses[nr].extend(uses.drain(keep..));
+    if let Some((q, range)) = rest {
+        t.rr.bundles[q] = b;
+        let j = uses.partition_point(|u| u.point < range.from);
+        t.rr.uses[q].clear();
+        t.rr.uses[q].extend(uses.drain(j..));
+    }
+    let i = uses.partition_point(|u| u.point < moved.from);
+    t.rr.uses[stack].clear();
+    t.rr.uses[stack].extend(uses.drain(i..));
     t.rr.uses[r] = uses;
-    t.rr.spans[r].to = at;
-    if let Some(e) = t.br.ranges[b.index()]
-        .iter_mut()
-        .find(|e| e.index.index() == r)
-    {
-        e.range.to = at;
+    t.rr.spans[r].to = moved.from;
+    let own = &mut t.br.ranges[b.index()];
+    if let Some(e) = own.iter_mut().find(|e| e.index.index() == r) {
+        e.range.to = moved.from;
     }
     let map = &mut state.maps[reg.dense_index()];
     map.remove(span.from);
-    map.insert(CodeRange::new(span.from, at), b);
+    map.insert(CodeRange::new(span.from, moved.from), b);
+    if let Some((q, range)) = rest {
+        let at = own.partition_point(|e| e.range.from < range.from);
+        own.insert(
+            at,
+            RangeEntry {
+                range,
+                index: LiveRangeIndex::new(q),
+            },
+        );
+        map.insert(range, b);
+    }
     let spill = &mut t.br.ranges[sb.index()];
-    let i = spill.partition_point(|e| e.range.from < at);
+    let at = spill.partition_point(|e| e.range.from < moved.from);
     spill.insert(
-        i,
+        at,
         RangeEntry {
-            range: tail,
-            index: LiveRangeIndex::new(nr),
+            range: moved,
+            index: LiveRangeIndex::new(stack),
         },
     );
 }
@@ -402,7 +419,7 @@ fn cut_stretch<F: MachineRead + ?Sized>(
     let vreg = t.rr.vregs[r];
     let nm = t.new_range(CodeRange::new(at, to), vreg, sb, 0).index();
     let nrest = t.new_range(CodeRange::new(to, span.to), vreg, b, 0).index();
-    apply_stretch(t, state, r, nm, nrest);
+    apply(t, state, r, nm, Some(nrest));
     state.tail_cuts.push((r as u32, nm as u32, nrest as u32));
     super::note!(
         state,
@@ -411,57 +428,9 @@ fn cut_stretch<F: MachineRead + ?Sized>(
     );
 }
 
-/// Splits range `r` at the spans of rows `nm` (the stretch, to the spill bundle) and
-/// `nrest` (the rest, kept in `r`'s bundle and register).
-fn apply_stretch(t: &mut Tables<'_>, state: &mut IonState, r: usize, nm: usize, nrest: usize) {
-    let b = t.rr.bundles[r];
-    let Allocation::Reg(reg) = t.br.allocs[b.index()] else {
-        return;
-    };
-    let sb = t.sets.state[t.br.spill_sets[b.index()].index()].spill_bundle;
-    let span = t.rr.spans[r];
-    let (mid, rest) = (t.rr.spans[nm], t.rr.spans[nrest]);
-    t.rr.bundles[nm] = sb;
-    t.rr.bundles[nrest] = b;
-    let mut uses = std::mem::take(&mut t.rr.uses[r]);
-    let i = uses.partition_point(|u| u.point < mid.from);
-    let j = uses.partition_point(|u| u.point < rest.from);
-    t.rr.uses[nrest].clear();
-    t.rr.uses[nrest].extend(uses.drain(j..));
-    t.rr.uses[nm].clear();
-    t.rr.uses[nm].extend(uses.drain(i..));
-    t.rr.uses[r] = uses;
-    t.rr.spans[r].to = mid.from;
-    let own = &mut t.br.ranges[b.index()];
-    if let Some(e) = own.iter_mut().find(|e| e.index.index() == r) {
-        e.range.to = mid.from;
-    }
-    let at = own.partition_point(|e| e.range.from < rest.from);
-    own.insert(
-        at,
-        RangeEntry {
-            range: rest,
-            index: LiveRangeIndex::new(nrest),
-        },
-    );
-    let map = &mut state.maps[reg.dense_index()];
-    map.remove(span.from);
-    map.insert(CodeRange::new(span.from, mid.from), b);
-    map.insert(rest, b);
-    let spill = &mut t.br.ranges[sb.index()];
-    let at = spill.partition_point(|e| e.range.from < mid.from);
-    spill.insert(
-        at,
-        RangeEntry {
-            range: mid,
-            index: LiveRangeIndex::new(nm),
-        },
-    );
-}
-
 /// Joins the stack row `stack` (a tail or a middle stretch, in the spill bundle) and, for
-/// a stretch, the `rest` row after it (in `r`'s bundle) back to range `r`: undoes `apply`
-/// or `apply_stretch`. The rows keep their spans, and no bundle holds them after.
+/// a stretch, the `rest` row after it (in `r`'s bundle) back to range `r`: undoes [`apply`].
+/// The rows keep their spans, and no bundle holds them after.
 fn join(t: &mut Tables<'_>, state: &mut IonState, r: usize, stack: usize, rest: Option<usize>) {
     let b = t.rr.bundles[r];
     let sb = t.rr.bundles[stack];
@@ -515,11 +484,8 @@ pub(crate) fn set_cuts(t: &mut Tables<'_>, state: &mut IonState, undo: bool, tai
             if tails_only && rest != u32::MAX {
                 continue;
             }
-            if rest == u32::MAX {
-                apply(t, state, r as usize, nr as usize);
-            } else {
-                apply_stretch(t, state, r as usize, nr as usize, rest as usize);
-            }
+            let rest = (rest != u32::MAX).then_some(rest as usize);
+            apply(t, state, r as usize, nr as usize, rest);
         }
     }
     state.tail_cuts = cuts;
