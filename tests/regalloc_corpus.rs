@@ -34,6 +34,7 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
     let mut absorbed = 0usize;
     let mut tails = 0usize;
     let mut stretches = 0usize;
+    let mut grouped = 0usize;
     for module in files(&dir) {
         let (mut funcs, mut insts, mut edits, mut slots, mut r2_edits, mut r2_slots) =
             (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
@@ -53,6 +54,7 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
             absorbed += ctx.state.stats.absorbed;
             tails += ctx.state.stats.tails;
             stretches += ctx.state.stats.stretches;
+            grouped += ctx.state.stats.grouped;
             if let Err(e) = checker::check(&imp.func, &imp.env, imp.fixed_stack, out) {
                 failures.push(format!("{name}: our checker: {e}"));
                 continue;
@@ -102,6 +104,12 @@ fn ion_allocates_every_cranelift_function_and_both_checkers_accept() {
     assert!(
         stretches > 0,
         "no use-free middle stretch was moved on the whole corpus"
+    );
+    // And for groups of use-free ranges moved to their slot together (`ion::groups`).
+    eprintln!("use-free ranges moved to their slot in groups: {grouped}");
+    assert!(
+        grouped > 0,
+        "no group of use-free ranges was moved on the whole corpus"
     );
     assert!(
         failures.is_empty(),

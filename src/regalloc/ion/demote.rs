@@ -47,6 +47,10 @@ pub(super) enum Place {
     Other,
 }
 
+/// Rounds over the candidates: a demotion can make a neighbour's move pay, so the ones left
+/// are looked at again while a round demotes any.
+const DEMOTE_ROUNDS: usize = 4;
+
 /// Scratch of `demote_join_ranges`, reused between functions.
 #[derive(Default)]
 pub struct DemoteScratch {
@@ -110,16 +114,28 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
         }
     }
     let tails = super::tails::any_candidate(t, state);
-    if !sc.candidates.is_empty() || tails {
+    let groups = super::groups::any_member(f, t, state);
+    if !sc.candidates.is_empty() || tails || groups {
         let mut by_vreg = std::mem::take(&mut state.by_vreg);
         if !indexed {
             ranges_by_vreg(t, &mut by_vreg, state);
         }
-        for &(r, b, reg, block) in &sc.candidates {
-            let r = r as usize;
-            if cheaper_on_stack(f, t, rs, &by_vreg, r, block) {
-                demote(t, state, r, b, reg);
+        for _ in 0..DEMOTE_ROUNDS {
+            let before = sc.candidates.len();
+            sc.candidates.retain(|&(r, b, reg, block)| {
+                let r = r as usize;
+                let cheaper = cheaper_on_stack(f, t, rs, &by_vreg, r, block);
+                if cheaper {
+                    demote(t, state, r, b, reg);
+                }
+                !cheaper
+            });
+            if sc.candidates.len() == before {
+                break;
             }
+        }
+        if groups {
+            super::groups::demote_use_free_groups(f, t, rs, state, &by_vreg);
         }
         if tails {
             super::tails::demote_tails(f, t, rs, state, &by_vreg);
@@ -143,7 +159,7 @@ fn candidate<F: MachineRead + ?Sized>(
         return None;
     }
     let block = state.block_of[i];
-    if f.block_preds(block).len() < 2 || span.to > ProgPoint::before(f.block_insts(block).end) {
+    if f.block_preds(block).is_empty() || span.to > ProgPoint::before(f.block_insts(block).end) {
         return None;
     }
     if !t.rr.uses[r].iter().all(is_ghost) {
@@ -196,7 +212,7 @@ pub(super) fn place_in(t: &Tables<'_>, entries: &[(u32, u32, u32)], q: ProgPoint
 }
 
 /// The place of range `r` from its bundle (before slots are numbered).
-fn place_of(t: &Tables<'_>, r: usize) -> Place {
+pub(super) fn place_of(t: &Tables<'_>, r: usize) -> Place {
     let b = t.rr.bundles[r].index();
     match t.br.allocs[b] {
         Allocation::Reg(_) => Place::Reg,
@@ -303,7 +319,33 @@ fn cheaper_on_stack<F: MachineRead + ?Sized>(
 }
 
 /// Moves range `r` of bundle `b` (in register `reg`) into its set's spill bundle.
-fn demote(t: &mut Tables<'_>, state: &mut IonState, r: usize, b: BundleIndex, reg: usize) {
+pub(super) fn demote(
+    t: &mut Tables<'_>,
+    state: &mut IonState,
+    r: usize,
+    b: BundleIndex,
+    reg: usize,
+) {
+    to_spill_bundle(t, state, r, b, reg);
+    state.stats.demoted += 1;
+    let span = t.rr.spans[r];
+    super::note!(
+        state,
+        span.from,
+        "{}: join range {span} to the stack (its neighbours are there)",
+        t.rr.vregs[r]
+    );
+}
+
+/// Moves range `r` of bundle `b` (in register `reg`) into its set's spill bundle, without
+/// counting it.
+pub(super) fn to_spill_bundle(
+    t: &mut Tables<'_>,
+    state: &mut IonState,
+    r: usize,
+    b: BundleIndex,
+    reg: usize,
+) {
     let span = t.rr.spans[r];
     let set = t.br.spill_sets[b.index()].index();
     let sb = t.sets.state[set].spill_bundle;
@@ -321,12 +363,5 @@ fn demote(t: &mut Tables<'_>, state: &mut IonState, r: usize, b: BundleIndex, re
             range: span,
             index: LiveRangeIndex::new(r),
         },
-    );
-    state.stats.demoted += 1;
-    super::note!(
-        state,
-        span.from,
-        "{}: join range {span} to the stack (its neighbours are there)",
-        t.rr.vregs[r]
     );
 }

@@ -13,6 +13,8 @@
 //!   trimmed into the spill set's spill bundle, and the fallback split into minimal bundles;
 //! - [`demote`]: after second chance, use-free ranges at joins whose neighbours live on the
 //!   stack move to their spill slot;
+//! - [`groups`]: then groups of use-free ranges of one bundle that carry a value through
+//!   several blocks entered from the stack move there together;
 //! - [`tails`]: then use-free tails and middle stretches of register ranges whose blocks
 //!   are entered from the stack move there too (kept only when they open no spill slot);
 //! - [`spill`]: second-chance allocation of spilled bundles (no eviction, no split) and
@@ -45,6 +47,7 @@
 //! iteration bound linear in the function's size.
 
 pub mod demote;
+pub mod groups;
 pub mod insert;
 pub mod maps;
 pub mod process;
@@ -155,6 +158,9 @@ pub struct IonStats {
     /// Use-free middle stretches of register ranges moved to their slot after second
     /// chance and kept by the slot check ([`tails`]).
     pub stretches: usize,
+    /// Use-free ranges moved from a register to their slot together, as groups that carry
+    /// one value through several blocks ([`groups`]).
+    pub grouped: usize,
     /// Bundles left on the stack.
     pub spilled: usize,
     /// Stack ranges of spill bundles that joined a neighbouring piece's register after
@@ -257,6 +263,8 @@ pub struct IonState {
     pub(crate) insert: insert::InsertScratch,
     /// Scratch of the join-range demotion after second chance.
     pub(crate) demote: demote::DemoteScratch,
+    /// Scratch of `groups::demote_use_free_groups`.
+    pub(crate) groups: groups::GroupScratch,
     /// (range, stack range, rest range or `u32::MAX`) of each use-free tail or middle
     /// stretch `tails::demote_tails` cut off in this function, kept until spill slots
     /// decide whether the cuts stay.

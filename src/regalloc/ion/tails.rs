@@ -84,6 +84,21 @@ fn tail_blocks(t: &Tables<'_>, state: &IonState, r: usize) -> Option<(usize, usi
     (to > from).then_some((from + 1, to))
 }
 
+/// Whether range `r` has no operand (a back edge's argument use aside) and starts at the
+/// start of its block (so that moving it whole to the stack leaves no head behind).
+fn whole_block_start<F: MachineRead + ?Sized>(
+    f: &F,
+    t: &Tables<'_>,
+    state: &IonState,
+    r: usize,
+) -> bool {
+    let from = t.rr.spans[r].from;
+    let Some(&block) = state.block_of.get(from.inst().index()) else {
+        return false;
+    };
+    from == ProgPoint::before(f.block_insts(block).start) && t.rr.uses[r].iter().all(is_ghost)
+}
+
 /// Live-range rows `demote_tails` may take: one per range with a use-free tail (an upper
 /// bound, whatever the ranges' locations).
 pub(crate) fn row_bound(t: &Tables<'_>, state: &IonState) -> usize {
@@ -139,8 +154,19 @@ pub(crate) fn demote_tails<F: MachineRead + ?Sized>(
         let Some((first, last)) = tail_blocks(t, state, r) else {
             continue;
         };
-        if let Some((_, k)) = best_cut(f, t, rs, by_vreg, r, first, last, false) {
-            cut(f, t, state, r, b, k);
+        // A range with no operand that starts where its block does may go to the stack
+        // whole (no new row): its first block is a candidate too.
+        let whole = whole_block_start(f, t, state, r);
+        let lo = if whole { first - 1 } else { first };
+        match best_cut(f, t, rs, by_vreg, r, lo, last, false) {
+            Some((_, k)) if whole && k == lo => {
+                let reg = t.br.allocs[b.index()]
+                    .as_reg()
+                    .expect("a candidate's register");
+                super::demote::demote(t, state, r, b, reg.dense_index());
+            }
+            Some((_, k)) => cut(f, t, state, r, b, k),
+            None => {}
         }
     }
     for r in 0..n {
@@ -201,7 +227,12 @@ fn best_stretch<F: MachineRead + ?Sized>(
 }
 
 /// The weight of the moves on edge `p -> q` (see the module doc).
-fn edge_weight<F: MachineRead + ?Sized>(f: &F, rs: &RangeSide, p: MBlock, q: MBlock) -> u64 {
+pub(super) fn edge_weight<F: MachineRead + ?Sized>(
+    f: &F,
+    rs: &RangeSide,
+    p: MBlock,
+    q: MBlock,
+) -> u64 {
     let depth = if f.block_preds(q).len() > 1 {
         rs.loop_depth[p.index()]
     } else {
