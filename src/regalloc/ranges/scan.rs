@@ -135,7 +135,9 @@ fn reset_side<F: MachineRead + ?Sized>(f: &F, side: &mut RangeSide) {
     // not pay for the large one's vregs.
     let used = side.vregs_used.max(nv).min(side.vreg_ranges.len());
     for l in side.vreg_ranges[..used].iter_mut() {
-        l.clear();
+        if !l.is_empty() {
+            l.clear();
+        }
     }
     if side.vreg_ranges.len() < nv {
         side.vreg_ranges.resize_with(nv, SmallVec::new);
@@ -153,7 +155,9 @@ fn reset_side<F: MachineRead + ?Sized>(f: &F, side: &mut RangeSide) {
 /// reservations sorted.
 fn finish_scan(side: &mut RangeSide, nv: usize) {
     for l in side.vreg_ranges[..nv].iter_mut() {
-        l.reverse();
+        if l.len() > 1 {
+            l.reverse();
+        }
     }
     side.blockparam_ins.sort_unstable();
     side.blockparam_outs.sort_unstable();
