@@ -448,8 +448,16 @@ fn reset_runs(side: &mut BundleSide, nv: usize) {
 fn init_bundles(rs: &RangeSide, rr: &mut RangeRows<'_>, br: &mut BundleRows<'_>, nv: usize) {
     for v in 0..nv {
         let list = &rs.vreg_ranges[v];
-        br.ranges[v].clear();
-        br.ranges[v].extend_from_slice(list);
+        // Many vregs of a drop-in function have no range (regalloc2 users number vregs
+        // sparsely): an empty list skips the copy and an empty bundle the clear, whose
+        // set-up (a call each) was most of this loop's cost there.
+        let ranges = &mut br.ranges[v];
+        if !ranges.is_empty() {
+            ranges.clear();
+        }
+        if !list.is_empty() {
+            ranges.extend_from_slice(list);
+        }
         br.allocs[v] = Allocation::None;
         br.spill_sets[v] = SpillSetIndex::NONE;
         let mut req = RequirementMerge::<ProgPoint>::new();

@@ -79,6 +79,11 @@ pub struct InsertScratch {
     /// block `b`'s live-in not below the vreg being placed (vregs come in increasing order,
     /// so the cursors only move forward: a merge-join, not a search per block start).
     livein_cursor: Vec<u32>,
+    /// `exit_loc[b]`: (vreg + 1, location) of the vreg being placed at block `b`'s exit,
+    /// scattered from its sources, so an in-edge's source is one load, not a binary search
+    /// of the vreg's sources per predecessor (the stamp makes clearing between vregs
+    /// unnecessary).
+    exit_loc: Vec<(u32, Allocation)>,
     /// (point, priority, move) of every generated move.
     moves: Vec<(u32, u8, Move)>,
     /// The resolver.
@@ -288,6 +293,8 @@ fn insert_range_moves<F: MachineRead + ?Sized>(
     sc.livein_cursor.clear();
     sc.livein_cursor
         .extend_from_slice(&rs.liveness.in_start[..f.num_blocks()]);
+    sc.exit_loc.clear();
+    sc.exit_loc.resize(f.num_blocks(), (0, Allocation::None));
     let block_start = |p: ProgPoint, block_of: &[MBlock]| -> Option<MBlock> {
         let b = block_of[p.inst().index()];
         (ProgPoint::before(f.block_insts(b).start) == p).then_some(b)
@@ -297,8 +304,10 @@ fn insert_range_moves<F: MachineRead + ?Sized>(
     let in_start = &rs.liveness.in_start;
     while k < sc.by_vreg.len() {
         let v = sc.by_vreg[k].0;
-        // Lookups search the vreg's segment of the sources, not every source.
-        let v_sources = sources_of(&sc.sources, &sc.source_start, v);
+        // The vreg's locations at the block exits its ranges cover, by block.
+        for &(_, b, a) in sources_of(&sc.sources, &sc.source_start, v) {
+            sc.exit_loc[b.index()] = (v + 1, a);
+        }
         let end = sc.range_start[v as usize + 1] as usize;
         // (to, location) of the longest range started before the current start.
         let mut best_before: Option<(ProgPoint, Allocation)> = None;
@@ -354,19 +363,18 @@ fn insert_range_moves<F: MachineRead + ?Sized>(
                 let live_in = *cursor < block_end && ins[*cursor as usize] == v;
                 if live_in && !(start == span.from && starts_def) {
                     for &p in f.block_preds(b) {
-                        if let Some(src) = source_at(v_sources, p) {
-                            if src != a {
-                                let (pt, prio) = edge_point(f, p, b);
-                                sc.moves.push((pt, prio, Move { src, dst: a, class }));
-                                state.stats.moves_edge += 1;
-                                super::note!(
-                                    state,
-                                    ProgPoint(pt),
-                                    "move v{v} {} -> {} (edge block{p} -> block{b})",
-                                    shown(src),
-                                    shown(a)
-                                );
-                            }
+                        let (stamp, src) = sc.exit_loc[p.index()];
+                        if stamp == v + 1 && src != a {
+                            let (pt, prio) = edge_point(f, p, b);
+                            sc.moves.push((pt, prio, Move { src, dst: a, class }));
+                            state.stats.moves_edge += 1;
+                            super::note!(
+                                state,
+                                ProgPoint(pt),
+                                "move v{v} {} -> {} (edge block{p} -> block{b})",
+                                shown(src),
+                                shown(a)
+                            );
                         }
                     }
                 }
