@@ -56,6 +56,11 @@ const DEMOTE_ROUNDS: usize = 4;
 pub struct DemoteScratch {
     /// (range, bundle, register dense index, join block) of each candidate.
     candidates: Vec<(u32, BundleIndex, usize, MBlock)>,
+    /// Per candidate: the number of demotions made when it was last looked at.
+    seen_at: Vec<u32>,
+    /// Per block: the number of demotions made when the last one next to it (in it, or in a
+    /// predecessor or successor, whose exits and starts its candidates read) was made.
+    touched: Vec<u32>,
 }
 
 /// Fills `out` with (vreg, start, range) of every live range some bundle holds, sorted: the
@@ -120,17 +125,32 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
         if !indexed {
             ranges_by_vreg(t, &mut by_vreg, state);
         }
-        for _ in 0..DEMOTE_ROUNDS {
-            let before = sc.candidates.len();
-            sc.candidates.retain(|&(r, b, reg, block)| {
-                let r = r as usize;
-                let cheaper = cheaper_on_stack(f, t, rs, &by_vreg, r, block);
-                if cheaper {
-                    demote(t, state, r, b, reg);
+        // A candidate is looked at again only when a demotion next to its block came after
+        // its last look (else its neighbours' places, and so its answer, are the same).
+        sc.seen_at.clear();
+        sc.seen_at.resize(sc.candidates.len(), 0);
+        sc.touched.clear();
+        sc.touched.resize(f.num_blocks(), 0);
+        let mut made = 0u32;
+        for round in 0..DEMOTE_ROUNDS {
+            let before = made;
+            for k in 0..sc.candidates.len() {
+                let (r, b, reg, block) = sc.candidates[k];
+                if b.is_none() || (round > 0 && sc.touched[block.index()] <= sc.seen_at[k]) {
+                    continue;
                 }
-                !cheaper
-            });
-            if sc.candidates.len() == before {
+                sc.seen_at[k] = made;
+                if cheaper_on_stack(f, t, rs, &by_vreg, r as usize, block) {
+                    demote(t, state, r as usize, b, reg);
+                    made += 1;
+                    sc.candidates[k].1 = BundleIndex::NONE;
+                    sc.touched[block.index()] = made;
+                    for &q in f.block_preds(block).iter().chain(f.block_succs(block)) {
+                        sc.touched[q.index()] = made;
+                    }
+                }
+            }
+            if made == before {
                 break;
             }
         }

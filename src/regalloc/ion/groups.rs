@@ -42,6 +42,9 @@ pub struct GroupScratch {
     group_of: Vec<u32>,
     /// The group being gathered and evaluated (range indices).
     members: Vec<u32>,
+    /// The flows of the group's members gathered with it: (neighbour range, weight, into
+    /// the member); those between members are skipped when the group is priced.
+    edges: Vec<(u32, u64, bool)>,
 }
 
 /// The `demote_use_free_groups` step (see the module doc). `by_vreg`: the exact per-vreg
@@ -66,23 +69,29 @@ pub(crate) fn demote_use_free_groups<F: MachineRead + ?Sized>(
         };
         sc.members.clear();
         sc.members.push(seed as u32);
+        sc.edges.clear();
         sc.group_of[seed] = seed as u32;
         let mut at = 0;
+        let mut known = true;
         while at < sc.members.len() {
             let x = sc.members[at] as usize;
             at += 1;
-            let group_of = &mut sc.group_of;
-            let members = &mut sc.members;
-            flows(f, t, rs, state, by_vreg, x, &mut |y, _, _, _| {
-                if let Some(y) = y {
-                    if group_of[y] == u32::MAX && member_bundle(f, t, state, y) == Some(b) {
-                        group_of[y] = seed as u32;
-                        members.push(y as u32);
-                    }
+            let GroupScratch {
+                group_of,
+                members,
+                edges,
+            } = &mut sc;
+            flows(f, t, rs, state, by_vreg, x, &mut |y, w, into, unknown| {
+                known &= !unknown;
+                let Some(y) = y else { return };
+                if group_of[y] == u32::MAX && member_bundle(f, t, state, y) == Some(b) {
+                    group_of[y] = seed as u32;
+                    members.push(y as u32);
                 }
+                edges.push((y as u32, w, into));
             });
         }
-        if cheaper_on_stack(f, t, rs, state, by_vreg, &sc, seed as u32) {
+        if known && cheaper_on_stack(t, &sc, seed as u32) {
             let reg = t.br.allocs[b.index()]
                 .as_reg()
                 .expect("a member's bundle has a register")
@@ -220,48 +229,23 @@ fn flows<F: MachineRead + ?Sized>(
     }
 }
 
-/// Whether the group `sc.members` (gathered from `seed`) costs less in its spill slot than
-/// in its register, adding no edit (see the module doc).
-fn cheaper_on_stack<F: MachineRead + ?Sized>(
-    f: &F,
-    t: &Tables<'_>,
-    rs: &RangeSide,
-    state: &IonState,
-    by_vreg: &[(u32, u32, u32)],
-    sc: &GroupScratch,
-    seed: u32,
-) -> bool {
+/// Whether the group gathered from `seed` (its flows in `sc.edges`) costs less in its
+/// spill slot than in its register, adding no edit (see the module doc).
+fn cheaper_on_stack(t: &Tables<'_>, sc: &GroupScratch, seed: u32) -> bool {
     let mut costs = (0u64, 0u64);
     let mut edits = (0u64, 0u64);
-    let mut ok = true;
-    for &x in &sc.members {
-        flows(
-            f,
-            t,
-            rs,
-            state,
-            by_vreg,
-            x as usize,
-            &mut |y, w, into, unknown| {
-                if unknown {
-                    ok = false;
-                    return;
-                }
-                let Some(y) = y else { return };
-                if sc.group_of[y] == seed {
-                    return;
-                }
-                let place = Some(place_of(t, y));
-                ok &= add(&mut costs, place, w, into).is_some();
-                match place {
-                    Some(Place::Reg) => edits.1 += 1,
-                    Some(Place::Stack) => edits.0 += 1,
-                    _ => {}
-                }
-            },
-        );
-        if !ok {
+    for &(y, w, into) in &sc.edges {
+        if sc.group_of[y as usize] == seed {
+            continue;
+        }
+        let place = Some(place_of(t, y as usize));
+        if add(&mut costs, place, w, into).is_none() {
             return false;
+        }
+        match place {
+            Some(Place::Reg) => edits.1 += 1,
+            Some(Place::Stack) => edits.0 += 1,
+            _ => {}
         }
     }
     costs.1 < costs.0 && edits.1 <= edits.0
