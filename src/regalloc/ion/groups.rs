@@ -7,7 +7,7 @@
 //! operand. Entered from the loop's header where the value sits in its slot, every case edge
 //! reloads it, and the latch stores it back (`XSUM_main` in xxhash on x86-64: two such values
 //! reloaded on each of a dozen case edges at loop depth 2). Moving any one of these ranges
-//! alone does not pay (it meets the others in the register), so [`demote_use_free_groups`]
+//! alone does not pay (it meets the others in the register), so `demote_use_free_groups`
 //! decides them together: starting from each such range, it gathers the ranges of the same
 //! bundle that the value flows into or out of (along control-flow edges, into the parameters
 //! its branches feed, or into the vreg's next range inside a block) and that are use-free
@@ -35,7 +35,7 @@ use crate::regalloc::location::Allocation;
 use crate::regalloc::point::ProgPoint;
 use crate::regalloc::ranges::RangeSide;
 
-/// Scratch of [`demote_use_free_groups`], reused between functions.
+/// Scratch of `demote_use_free_groups`, reused between functions.
 #[derive(Default)]
 pub struct GroupScratch {
     /// Per range: the seed of the group it was gathered into (`u32::MAX`: none yet).
