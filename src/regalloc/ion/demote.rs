@@ -2,9 +2,10 @@
 //! second-chance allocation, before spill slots).
 //!
 //! What: `demote_join_ranges` looks at every live range that a register holds, starts at
-//! a join (a block with several in-edges), ends inside that block, and that no operand reads
-//! or writes (a back edge's argument use only keeps the location up to the branch). Such a
-//! range only carries the value from the join's in-edges to where it goes next (the next
+//! the start of a block with an in-edge (mostly a join, a block with several in-edges; the
+//! step is named after them), ends inside that block, and that no operand reads or writes (a
+//! back edge's argument use only keeps the location up to the branch). Such a range only
+//! carries the value from the block's in-edges to where it goes next (the next
 //! range of the vreg, the successors' live-ins or the parameters its branch feeds). With its
 //! neighbours placed, the edit cost of either location is known: each in-edge whose source
 //! sits on the stack costs a reload if the range keeps its register, each whose source is in
@@ -19,13 +20,17 @@
 //! to store them back before the back edge).
 //!
 //! Ranges are decided one at a time against the current locations of the others, so each
-//! decision lowers the estimated cost.
+//! decision lowers the estimated cost. A demotion can make a neighbour's pay (a case block's
+//! range next to a latch's), so the candidates left are looked at again, up to
+//! `DEMOTE_ROUNDS` rounds, each only after a demotion next to its block (in it, a
+//! predecessor or a successor: the only places its cost reads). Then
+//! [`super::groups`] moves groups of such ranges that only pay together.
 //!
 //! Invariants: a demoted range keeps its vreg, span and uses; register maps stay disjoint
 //! (an entry is only removed); the spill bundle's range list stays sorted.
 //!
-//! Complexity: O(ranges) to find candidates; per candidate O((in-edges + out-edges) x
-//! ranges of the vregs involved), after one O(ranges log ranges) sort of a per-vreg index
+//! Complexity: O(ranges) to find candidates; per candidate and round O((in-edges +
+//! out-edges) x ranges of the vregs involved), after one O(ranges log ranges) sort of a per-vreg index
 //! built only when a candidate exists.
 
 use super::process::{Tables, DEAD};

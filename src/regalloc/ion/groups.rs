@@ -25,13 +25,12 @@
 //! Complexity: O(ranges) to find seeds; per group O(flows of its members x ranges of the
 //! vregs involved) (binary searches in the per-vreg index).
 
-use super::demote::{add, is_ghost, place_of, to_spill_bundle, vreg_entries, weight, Place};
+use super::demote::{add, place_of, to_spill_bundle, vreg_entries, weight, Place};
 use super::process::{Tables, DEAD};
-use super::tails::edge_weight;
+use super::tails::{candidate, edge_weight, whole_block_start};
 use super::IonState;
 use crate::machine::{MBlock, MachineRead, VReg};
 use crate::regalloc::handles::BundleIndex;
-use crate::regalloc::location::Allocation;
 use crate::regalloc::point::ProgPoint;
 use crate::regalloc::ranges::RangeSide;
 
@@ -122,20 +121,7 @@ fn member_bundle<F: MachineRead + ?Sized>(
     state: &IonState,
     r: usize,
 ) -> Option<BundleIndex> {
-    let b = t.rr.bundles[r];
-    if b == DEAD {
-        return None;
-    }
-    t.br.allocs[b.index()].as_reg()?;
-    let st = &t.sets.state[t.br.spill_sets[b.index()].index()];
-    let sb = st.spill_bundle;
-    if !st.required || sb.is_none() || t.br.allocs[sb.index()] != Allocation::None {
-        return None;
-    }
-    let from = t.rr.spans[r].from;
-    let block = *state.block_of.get(from.inst().index())?;
-    (from == ProgPoint::before(f.block_insts(block).start) && t.rr.uses[r].iter().all(is_ghost))
-        .then_some(b)
+    candidate(t, r).filter(|_| whole_block_start(f, t, state, r))
 }
 
 /// The range of `vreg` covering point `q` (a register's preferred when several do), if any.

@@ -18,7 +18,10 @@
 //! successor's; [`super::demote`]'s weights), plus the branch arguments the value feeds to
 //! parameters. The cut with the largest saving, if any, splits the range: the head keeps
 //! its register, the tail joins the spill set's spill bundle (only a set whose spill bundle
-//! already lives on the stack: no new slot, no new bundle row).
+//! already lives on the stack: no new slot, no new bundle row). A range with no operand
+//! that starts at the start of its block may be cut at that block too: it then joins the
+//! spill bundle whole (no head, no new row; not undone by the slot check below, like a
+//! join demotion).
 //!
 //! The range may end inside its last block, where the vreg's next range takes over: that
 //! flow then replaces the block's out-edges.
@@ -86,7 +89,7 @@ fn tail_blocks(t: &Tables<'_>, state: &IonState, r: usize) -> Option<(usize, usi
 
 /// Whether range `r` has no operand (a back edge's argument use aside) and starts at the
 /// start of its block (so that moving it whole to the stack leaves no head behind).
-fn whole_block_start<F: MachineRead + ?Sized>(
+pub(super) fn whole_block_start<F: MachineRead + ?Sized>(
     f: &F,
     t: &Tables<'_>,
     state: &IonState,
@@ -119,8 +122,9 @@ fn spans_gap(t: &Tables<'_>, state: &IonState, r: usize) -> bool {
     matches!((block(span.from), block(span.to.prev())), (Some(a), Some(z)) if z >= a + 2)
 }
 
-/// Range `r`'s bundle when it is a candidate (see the module doc).
-fn candidate(t: &Tables<'_>, r: usize) -> Option<BundleIndex> {
+/// Range `r`'s bundle when it is a candidate (see the module doc): a register holds it and
+/// its spill set's spill bundle lives on the stack.
+pub(super) fn candidate(t: &Tables<'_>, r: usize) -> Option<BundleIndex> {
     let b = t.rr.bundles[r];
     if b == DEAD {
         return None;
