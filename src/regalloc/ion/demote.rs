@@ -219,13 +219,8 @@ pub(super) fn vreg_entries(by_vreg: &[(u32, u32, u32)], vreg: VReg) -> &[(u32, u
 
 /// [`place_at`] over one vreg's entries (from [`vreg_entries`]).
 pub(super) fn place_in(t: &Tables<'_>, entries: &[(u32, u32, u32)], q: ProgPoint) -> Option<Place> {
-    let hi = entries.partition_point(|e| e.1 <= q.0);
     let mut found = None;
-    for &(_, _, r) in &entries[..hi] {
-        let r = r as usize;
-        if t.rr.spans[r].to <= q {
-            continue;
-        }
+    for r in covering(t, entries, q) {
         let place = place_of(t, r);
         match (found, place) {
             (_, Place::Reg) => return Some(Place::Reg),
@@ -234,6 +229,20 @@ pub(super) fn place_in(t: &Tables<'_>, entries: &[(u32, u32, u32)], q: ProgPoint
         }
     }
     found
+}
+
+/// The ranges among one vreg's `entries` (from [`vreg_entries`]) that cover point `q`, in
+/// start order.
+pub(super) fn covering<'a>(
+    t: &'a Tables<'_>,
+    entries: &'a [(u32, u32, u32)],
+    q: ProgPoint,
+) -> impl Iterator<Item = usize> + 'a {
+    let hi = entries.partition_point(|e| e.1 <= q.0);
+    entries[..hi]
+        .iter()
+        .map(|e| e.2 as usize)
+        .filter(move |&r| t.rr.spans[r].to > q)
 }
 
 /// The place of range `r` from its bundle (before slots are numbered).

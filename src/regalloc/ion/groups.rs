@@ -25,9 +25,9 @@
 //! Complexity: O(ranges) to find seeds; per group O(flows of its members x ranges of the
 //! vregs involved) (binary searches in the per-vreg index).
 
-use super::demote::{add, place_of, to_spill_bundle, vreg_entries, weight, Place};
+use super::demote::{add, covering, place_of, to_spill_bundle, vreg_entries, weight};
 use super::process::{Tables, DEAD};
-use super::tails::{candidate, edge_weight, whole_block_start};
+use super::tails::{candidate, count, edge_weight, whole_block_start};
 use super::IonState;
 use crate::machine::{MBlock, MachineRead, VReg};
 use crate::regalloc::handles::BundleIndex;
@@ -131,12 +131,9 @@ fn range_at(
     vreg: VReg,
     q: ProgPoint,
 ) -> Option<usize> {
-    let entries = vreg_entries(by_vreg, vreg);
-    let hi = entries.partition_point(|e| e.1 <= q.0);
     let mut found = None;
-    for &(_, _, r) in &entries[..hi] {
-        let r = r as usize;
-        if t.rr.spans[r].to <= q || t.rr.bundles[r] == DEAD {
+    for r in covering(t, vreg_entries(by_vreg, vreg), q) {
+        if t.rr.bundles[r] == DEAD {
             continue;
         }
         if t.br.allocs[t.rr.bundles[r].index()].as_reg().is_some() {
@@ -228,11 +225,7 @@ fn cheaper_on_stack(t: &Tables<'_>, sc: &GroupScratch, seed: u32) -> bool {
         if add(&mut costs, place, w, into).is_none() {
             return false;
         }
-        match place {
-            Some(Place::Reg) => edits.1 += 1,
-            Some(Place::Stack) => edits.0 += 1,
-            _ => {}
-        }
+        count(&mut edits, place);
     }
     costs.1 < costs.0 && edits.1 <= edits.0
 }

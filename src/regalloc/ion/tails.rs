@@ -345,7 +345,7 @@ fn best_cut<F: MachineRead + ?Sized>(
 /// Counts one edit flow with a neighbour at `place` into `edits` (in the register, on the
 /// stack), as `add` weighs costs: a neighbour in a register costs the stack side one edit,
 /// one on the stack the register side.
-fn count(edits: &mut (u64, u64), place: Option<Place>) {
+pub(super) fn count(edits: &mut (u64, u64), place: Option<Place>) {
     match place {
         Some(Place::Reg) => edits.1 += 1,
         Some(Place::Stack) => edits.0 += 1,
