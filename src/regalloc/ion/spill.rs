@@ -434,12 +434,7 @@ fn slot_pieces<F: MachineRead + ?Sized>(
             }
         }
     }
-    super::sort_grouped(
-        pieces,
-        |p| p.0,
-        &mut state.sort_scratch,
-        &mut state.sort_groups,
-    );
+    super::sort_grouped(pieces, &mut state.sort_scratch, &mut state.sort_groups);
     // Coalesce overlapping or abutting pieces of one set.
     let mut w = 0;
     for k in 0..pieces.len() {
