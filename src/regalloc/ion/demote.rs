@@ -78,12 +78,7 @@ pub(crate) fn ranges_by_vreg(t: &Tables<'_>, out: &mut Vec<(u32, u32, u32)>, sta
             out.push((t.rr.vregs[r].index() as u32, t.rr.spans[r].from.0, r as u32));
         }
     }
-    super::sort_grouped(
-        out,
-        |e| e.0,
-        &mut state.sort_scratch,
-        &mut state.sort_groups,
-    );
+    super::sort_grouped(out, &mut state.sort_scratch, &mut state.sort_groups);
 }
 
 /// Whether `u` only keeps a location up to a branch (a back edge's argument, no operand).

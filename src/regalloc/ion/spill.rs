@@ -55,14 +55,23 @@ pub fn second_chance<F: MachineRead + ?Sized>(
 ) {
     let (mut t, rs, _) = Tables::of(t);
     let mut list = std::mem::take(&mut state.spilled);
-    // Longest first (see the module doc); ties by bundle index.
-    list.sort_unstable_by_key(|&b| {
+    // Longest first (see the module doc); ties by bundle index. Each bundle's length is
+    // summed once, into a packed key `(!length) << 32 | bundle` that orders as
+    // `(Reverse(length), bundle)` (a key function summed it at every comparison).
+    let mut keys = std::mem::take(&mut state.sort_scratch);
+    keys.clear();
+    keys.extend(list.iter().map(|&b| {
         let length: u32 = t.br.ranges[b.index()]
             .iter()
             .map(|e| e.range.to.0 - e.range.from.0)
             .sum();
-        (std::cmp::Reverse(length), b)
-    });
+        (u64::from(!length) << 32) | u64::from(b.0)
+    }));
+    keys.sort_unstable();
+    for (b, &key) in list.iter_mut().zip(keys.iter()) {
+        *b = BundleIndex(key as u32);
+    }
+    state.sort_scratch = keys;
     let allocatable = allocatable_masks(env);
     for &b in &list {
         if t.br.ranges[b.index()].is_empty() || t.br.allocs[b.index()].as_reg().is_some() {
@@ -434,12 +443,7 @@ fn slot_pieces<F: MachineRead + ?Sized>(
             }
         }
     }
-    super::sort_grouped(
-        pieces,
-        |p| p.0,
-        &mut state.sort_scratch,
-        &mut state.sort_groups,
-    );
+    super::sort_grouped(pieces, &mut state.sort_scratch, &mut state.sort_groups);
     // Coalesce overlapping or abutting pieces of one set.
     let mut w = 0;
     for k in 0..pieces.len() {
