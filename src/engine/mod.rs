@@ -890,6 +890,9 @@ pub fn with_thread_engine<R>(
 }
 
 #[cfg(test)]
+mod stage_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::harness::Harness;
