@@ -407,7 +407,9 @@ pub fn complete_problem_in<F: IrRead>(
 /// (see `horizon`; unless an accepted edge touches an unreachable block): a value
 /// live into a block is defined in one of its strict dominators, one live out of it (or
 /// at a seam inside it, or read by a phi on an edge leaving it) in one of its dominators
-/// or itself, so every value an accepted edge's size counts is still tracked.
+/// or itself, so every value an accepted edge's size counts is still tracked. (On
+/// sqlite -O2 the functions [`super::settle::settle_exact`] completes track 15.5k values
+/// instead of 28.6k, their liveness rows 57k words instead of 158k.)
 pub fn complete_edges_in<F: IrRead>(
     f: &F,
     (cfg, dom): (&Cfg, Option<&DomTree>),
