@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | [`build_problem`] | all columns (through `IrView`), `Cfg`, `Sccs`, `Symbols`, `PipelineConfig` | `PlacementModel`, the problem without its matrices (pieces, block costs, edges; the whole problem and its constraints only where a size could forbid a transition), `Diagnostics` |
 //! | [`enforce_arc_consistency`] | the constraints, or the block costs, edges and model's allowed transitions | per-piece domains (AC-3), `Diagnostics` |
-//! | [`eliminate_exactly`] | problem, domains (the function, `Cfg`, `Symbols`, `PlacementModel` when it needs the sizes) | the placement where [`super::settle`] or exact elimination answers (most functions), with no condensation; the matrices and constraints of what it does not settle |
+//! | [`eliminate_exactly`] | problem, domains (the function, `Cfg`, `Symbols`, `PlacementModel` when it needs the sizes; `DomTree` where `ValidAnalyses` says it is still valid) | the placement where [`super::settle`] or exact elimination answers (most functions), with no condensation; the matrices and constraints of what it does not settle |
 //! | [`condense_regions`] | the constraints (of the functions elimination declined) | the condensation (region of each piece, members; boundaries when the search runs) |
 //! | [`solve_regions`] | problem, constraints, domains, condensation | the placement (the search), `RowDemand`, `PassStats`, `Diagnostics` |
 //! | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows |
@@ -49,7 +49,7 @@ use super::settle::{
 use super::solve::{Placement, PlacementError, SolveData, SolveOptions, Solver};
 use super::split;
 use super::targets::{ModelError, TargetModel};
-use crate::analysis::{Cfg, Sccs, ValidAnalyses};
+use crate::analysis::{Cfg, DomTree, Sccs, ValidAnalyses};
 use crate::ir::{IrMut, IrRead, IrView, PerSlot, Phase, RowDemand, SymbolTable, Symbols};
 use crate::stage::{
     grow_rows, Analyses, Diagnostic, Diagnostics, PassStats, PipelineConfig, Severity, Stage,
@@ -406,7 +406,9 @@ pub fn enforce_arc_consistency(
 /// System 3, `eliminate_exactly`: reads each consistent slot's problem, constraints and
 /// domains; writes its placement where the lower-bound test settles it before any size is
 /// known ([`super::settle::settle_lower`], then with the sizes
-/// [`super::settle::settle_exact`], which eliminates tied and large components alone),
+/// [`super::settle::settle_exact`], which eliminates tied and large components alone;
+/// its sizes' liveness tracks only the values of the dominators of the edges it prices
+/// when `ValidAnalyses` says the slot's `DomTree` is valid),
 /// else (after adding the transfer costs and the constraints, reading the function,
 /// `Cfg`, `Symbols` and `PlacementModel` for them) where exact variable elimination answers ([`Solver::eliminate_exactly`]; the slot is
 /// then placed and skips the condensation), else marks it declined for the search;
@@ -415,6 +417,7 @@ pub fn enforce_arc_consistency(
 pub fn eliminate_exactly(
     ir: IrView,
     cfg: Res<PerSlot<Cfg>>,
+    (dom_tree, valid): (Res<PerSlot<DomTree>>, Res<PerSlot<ValidAnalyses>>),
     symbols: Res<Symbols>,
     model: Res<PlacementModel>,
     config: Res<PipelineConfig>,
@@ -454,7 +457,10 @@ pub fn eliminate_exactly(
                 settle.mark_pending(p.num_blocks());
                 let (settle_now, assigned) = (&*settle, &out.assignment);
                 let exact = |e: &Edge| exact_edge(settle_now, dom, assigned, e);
-                complete_edges_in(&f, &cfg[s], symbols, model, build, ir, exact);
+                // The dominator tree where it is still valid (mem2reg's, when SCCP left
+                // the CFG alone): liveness then tracks only the dominators' values.
+                let tree = valid[s].0.contains(Analyses::DOMTREE).then(|| &dom_tree[s]);
+                complete_edges_in(&f, (&cfg[s], tree), symbols, model, build, ir, exact);
                 let (p, out) = (&ir.problem, &mut data.placement);
                 if settle_exact(p, dom, budget, settle, &mut out.assignment) {
                     out.cost = super::cost::objective_with(p, &settle.reachable, &out.assignment)

@@ -15,6 +15,10 @@
 //! estimates; every other entry [`NOT_ESTIMATED`], filled on demand by [`estimate`]),
 //! `gidx`, `gval`, `gen`, `kill`, `phi_out`, `live_in`, `live_out` of the scratch.
 //!
+//! Only the values an accepted edge of [`super::complete_edges_in`] can count are given
+//! global indices: those defined no later than its horizon in reverse postorder and, with
+//! the dominator tree, in a dominator of an accepted edge's block (`in_dom`).
+//!
 //! Why a fixpoint over bit sets and not SSA's walk from each use up to the definition
 //! (Brandner et al., INRIA RR-7503): the walk sets one (value, block) bit per step,
 //! the fixpoint 64 per word operation; on the corpus most functions' sets are one or two
@@ -33,7 +37,8 @@ use crate::analysis::Cfg;
 use crate::ir::{Block, IrRead, SymbolTable};
 
 /// Runs the phase (see the module doc), tracking only the values defined no later than
-/// reverse-postorder number `horizon` (`None`: none), or in no reachable block (see
+/// reverse-postorder number `horizon` (`None`: none), and when `dominated` only those of
+/// them defined in a block `in_dom` marks, or in no reachable block (see
 /// [`super::complete_edges_in`]).
 pub(super) fn compute<F: IrRead>(
     f: &F,
@@ -41,7 +46,7 @@ pub(super) fn compute<F: IrRead>(
     symbols: Option<&SymbolTable>,
     model: &TargetModel,
     s: &mut BuildScratch,
-    horizon: Option<u32>,
+    (horizon, dominated): (Option<u32>, bool),
 ) {
     // Sizes: forms per value, then the estimate each cost uses; only of the blocks up to
     // the horizon when no phi there reads a value of a later block.
@@ -61,7 +66,7 @@ pub(super) fn compute<F: IrRead>(
     s.size_estimate = model.size_estimate;
     s.est.clear();
     s.est.resize(f.values().len(), NOT_ESTIMATED);
-    number_globals(f, cfg, s, horizon);
+    number_globals(f, cfg, s, (horizon, dominated));
     for &v in &s.gval {
         estimate(f, (&s.sizes, s.size_estimate), &mut s.est, v as usize);
     }
@@ -115,9 +120,15 @@ fn phis_read_before<F: IrRead>(f: &F, cfg: &Cfg, upto: usize, s: &BuildScratch) 
 /// they are defined, most values, never get one, so the bit sets are as wide as these).
 /// Reads the definitions and uses eligibility's first round recorded (`def_block`, `uses`,
 /// `phi_uses`) instead of walking the instructions again. Only values defined in a
-/// reachable block numbered at most `horizon` in reverse postorder, or in none, are
-/// numbered (`None`: no value). Fills `gidx` and `gval`.
-fn number_globals<F: IrRead>(f: &F, cfg: &Cfg, s: &mut BuildScratch, horizon: Option<u32>) {
+/// reachable block numbered at most `horizon` in reverse postorder (and when `dominated`
+/// marked in `in_dom`), or in none, are numbered (`None`: no value). Fills `gidx` and
+/// `gval`.
+fn number_globals<F: IrRead>(
+    f: &F,
+    cfg: &Cfg,
+    s: &mut BuildScratch,
+    (horizon, dominated): (Option<u32>, bool),
+) {
     let nv = f.values().len();
     // Mark (gidx = 0) every value used outside its defining block or by a phi, then number
     // the marked values in value order.
@@ -144,7 +155,7 @@ fn number_globals<F: IrRead>(f: &F, cfg: &Cfg, s: &mut BuildScratch, horizon: Op
                 || d == u32::MAX
                 || cfg
                     .rpo_number(Block::new(d as usize))
-                    .is_none_or(|n| n <= horizon);
+                    .is_none_or(|n| n <= horizon && (!dominated || s.in_dom[d as usize]));
             if tracked {
                 s.gidx[v] = s.gval.len() as u32;
                 s.gval.push(v as u32);

@@ -44,7 +44,7 @@
 use super::problem::{Cost, Edge, Problem, TargetSet, FORBIDDEN};
 use super::sizes::{Size, SizeForm, SizeScratch, SizeSummaries};
 use super::targets::TargetModel;
-use crate::analysis::{Cfg, Sccs};
+use crate::analysis::{Cfg, DomTree, Sccs};
 use crate::ir::{Callee, InstKind, IrRead, Operand, SymbolTable, Terminator};
 
 /// A piece: instructions `start..end` of an IR block's list (`end == len` plus the
@@ -235,6 +235,9 @@ pub struct BuildScratch {
     pub(super) live: Vec<u64>,
     /// Per block: its liveness sets must be recomputed (liveness's worklist of blocks).
     pub(super) reread: Vec<bool>,
+    /// Per block: it dominates (or is) a block an accepted edge of [`complete_edges_in`]
+    /// starts or ends in (filled only when it is given the dominator tree).
+    pub(super) in_dom: Vec<bool>,
     pub(super) in_loop: Vec<bool>,
     /// `kind_cost[kind * K + t]`: the model's cost of a kind on a target, 0 if unsupported.
     pub(super) kind_cost: Vec<Cost>,
@@ -383,7 +386,7 @@ pub fn complete_problem_in<F: IrRead>(
             a.len() > 1 || b.len() > 1 || a != b
         }
     };
-    complete_edges_in(f, cfg, symbols, model, s, out, relevant);
+    complete_edges_in(f, (cfg, None), symbols, model, s, out, relevant);
 }
 
 /// [`complete_problem_in`] for the edges `relevant` accepts (a function of the edge's
@@ -398,36 +401,70 @@ pub fn complete_problem_in<F: IrRead>(
 /// *horizon*) are left out of the bit sets. A value's liveness does not depend on any
 /// other's, so the tracked values' sets, and so every accepted edge's size, are those of
 /// the full computation; the bit sets are as wide as the tracked values only.
+///
+/// With the function's dominator tree (`dom`, of `cfg`), only the values defined in a
+/// block that dominates (or is) a block an accepted edge starts or ends in are tracked
+/// (see `horizon`; unless an accepted edge touches an unreachable block): a value
+/// live into a block is defined in one of its strict dominators, one live out of it (or
+/// at a seam inside it, or read by a phi on an edge leaving it) in one of its dominators
+/// or itself, so every value an accepted edge's size counts is still tracked. (On
+/// sqlite -O2 the functions [`super::settle::settle_exact`] completes track 15.5k values
+/// instead of 28.6k, their liveness rows 57k words instead of 158k.)
 pub fn complete_edges_in<F: IrRead>(
     f: &F,
-    cfg: &Cfg,
+    (cfg, dom): (&Cfg, Option<&DomTree>),
     symbols: Option<&SymbolTable>,
     model: &TargetModel,
     s: &mut BuildScratch,
     out: &mut IrProblem,
     relevant: impl Fn(&Edge) -> bool,
 ) {
-    let horizon = horizon(cfg, out, &relevant);
-    liveness::compute(f, cfg, symbols, model, s, horizon);
+    let (horizon, dominated) = horizon(f.num_blocks(), (cfg, dom), out, s, &relevant);
+    liveness::compute(f, cfg, symbols, model, s, (horizon, dominated));
     pieces::seam_sizes(f, s, out, &relevant);
     matrices::edge_matrices(f, model, s, out, &relevant);
 }
 
 /// The latest reverse-postorder number of an IR block that an edge `relevant` accepts
 /// starts or ends in (`u32::MAX` when one of them is unreachable: every value is then
-/// tracked; `None` when no edge is accepted).
-fn horizon(cfg: &Cfg, out: &IrProblem, relevant: impl Fn(&Edge) -> bool) -> Option<u32> {
-    let number = |piece: u32| {
-        let block = out.pieces[piece as usize].block as usize;
-        cfg.rpo_number(crate::ir::Block::new(block))
-            .unwrap_or(u32::MAX)
-    };
-    out.problem
-        .edges
-        .iter()
-        .filter(|e| relevant(e))
-        .map(|e| number(e.from).max(number(e.to)))
-        .max()
+/// tracked; `None` when no edge is accepted), and whether `in_dom` marks every block that
+/// dominates (or is) such a block. With `dom` (covering the function's `nb` blocks), each
+/// end's chain of immediate dominators is walked up to the first block already marked,
+/// in the same pass over the edges (O(marked blocks + edges)); no block is relied on when
+/// an end is unreachable.
+fn horizon(
+    nb: usize,
+    (cfg, dom): (&Cfg, Option<&DomTree>),
+    out: &IrProblem,
+    s: &mut BuildScratch,
+    relevant: impl Fn(&Edge) -> bool,
+) -> (Option<u32>, bool) {
+    let dom = dom.filter(|d| d.num_blocks() == nb);
+    if dom.is_some() {
+        s.in_dom.clear();
+        s.in_dom.resize(nb, false);
+    }
+    let mut latest = None;
+    for e in out.problem.edges.iter().filter(|e| relevant(e)) {
+        for piece in [e.from, e.to] {
+            let block = out.pieces[piece as usize].block as usize;
+            let number = cfg
+                .rpo_number(crate::ir::Block::new(block))
+                .unwrap_or(u32::MAX);
+            latest = latest.max(Some(number));
+            let Some(dom) = dom else { continue };
+            let mut b = block;
+            while !s.in_dom[b] {
+                s.in_dom[b] = true;
+                match dom.idom(crate::ir::Block::new(b)) {
+                    Some(d) if d.index() != b => b = d.index(),
+                    _ => break,
+                }
+            }
+        }
+    }
+    let dominated = dom.is_some() && latest.is_some_and(|h| h != u32::MAX);
+    (latest, dominated)
 }
 
 /// Fills [`BuildScratch::overhead`] and [`BuildScratch::sizes_cannot_forbid`]: an edge's
