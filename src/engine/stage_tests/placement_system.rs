@@ -50,6 +50,16 @@ fn harness() -> Harness {
     h
 }
 
+/// [`harness`] with the target model of TOML text `model` in the pipeline's options.
+fn harness_with_model(model: &str) -> Harness {
+    let mut h = harness();
+    h.world_mut()
+        .resource_mut::<PipelineConfig>()
+        .options
+        .placement_model = Some(Arc::from(model));
+    h
+}
+
 fn scratch(h: &Harness) -> &PlacementScratch {
     &h.world().resource::<PerSlot<PlacementScratch>>()[0]
 }
@@ -96,11 +106,7 @@ fn build_problem_splits_at_the_call_and_leaves_the_sizes_for_later() {
 fn a_model_whose_sizes_can_forbid_builds_the_whole_problem_first() {
     // A per-unit cost so large that a big enough transfer saturates to forbidden.
     let model = "[transitions]\noverhead = 1\nper_unit = 18446744073709551615\n\n[[target]]\nname = \"a\"\ndefault_cost = 1\n\n[[target]]\nname = \"b\"\ndefault_cost = 2\n";
-    let mut h = harness();
-    h.world_mut()
-        .resource_mut::<PipelineConfig>()
-        .options
-        .placement_model = Some(Arc::from(model));
+    let mut h = harness_with_model(model);
     h.run(build_problem);
     let s = scratch(&h);
     assert_eq!(s.progress, Progress::Built);
@@ -234,11 +240,7 @@ fn apply_placement_writes_the_direct_block_rows() {
 fn a_failed_phase_stops_the_function_with_a_located_error() {
     // A model whose only target runs no call: the call's piece has no target.
     let model = "[transitions]\noverhead = 1\nper_unit = 1\n\n[[target]]\nname = \"db\"\ndefault_cost = 1\nunsupported = [\"call\"]\n";
-    let mut h = harness();
-    h.world_mut()
-        .resource_mut::<PipelineConfig>()
-        .options
-        .placement_model = Some(Arc::from(model));
+    let mut h = harness_with_model(model);
     h.run(
         (
             build_problem,
