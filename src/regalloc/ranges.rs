@@ -34,7 +34,8 @@
 //! "out"; both vectors are sorted at the end. Branch arguments live to the branch's after
 //! point; on a back edge (to a depth-first ancestor) each is also an `Any` use there without
 //! an operand slot (a ghost use), weighting loop-carried values. Vreg range lists and range use lists are built
-//! in reverse and reversed once.
+//! in reverse and reversed once: only the lists that reached two entries, which the scan
+//! records as they do (no pass over every row and every vreg).
 //!
 //! A use is packed as its operand (8 bytes), point and a word with the operand slot (low 8
 //! bits) and weight (high 16 bits). Weights: 4 x 4^min(loop depth, 6), plus 2 for a def
@@ -211,6 +212,10 @@ struct ScanScratch {
     mark: Vec<u32>,
     /// Operand order of one instruction: (operand index, effective point).
     at: Vec<(usize, ProgPoint)>,
+    /// Rows whose use list reached two entries during the scan (the lists to reverse).
+    multi_use_rows: Vec<u32>,
+    /// Vregs whose range list reached two entries during the scan (likewise).
+    multi_range_vregs: Vec<u32>,
 }
 
 /// Rows in use in the live-range and bundle tables.

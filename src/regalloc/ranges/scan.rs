@@ -3,7 +3,8 @@
 //! phases: per block, backwards, the live-outs ([`open_live_outs`]), the branch arguments
 //! ([`branch_arguments`]), each instruction backwards (when the caller allows it,
 //! [`commute_inputs`]; clobbers, [`decouple_early_fixed`], [`scan_operands`]), the block
-//! parameters ([`block_parameters`]); then the lists built backwards are reversed and the
+//! parameters ([`block_parameters`]); then the lists built backwards that hold two or more
+//! entries (recorded by the [`RangeWriter`] as they reach two) are reversed, and the
 //! reservations sorted ([`finish_scan`]).
 //!
 //! Invariants: those of the parent module ([`super::check_ranges`]); the live set and the
@@ -30,12 +31,16 @@ pub(super) fn scan<F: MachineRead + ?Sized>(
         cur,
         mark,
         at,
+        multi_use_rows,
+        multi_range_vregs,
     } = &mut scratch;
     class_table(f, classes);
     cur.clear();
     cur.resize(nv, LiveRangeIndex::NONE);
     mark.clear();
     mark.resize(nv, 0);
+    multi_use_rows.clear();
+    multi_range_vregs.clear();
     let RangeSide {
         vreg_ranges,
         preg_ranges,
@@ -58,6 +63,8 @@ pub(super) fn scan<F: MachineRead + ?Sized>(
         rows,
         vreg_ranges: &mut vreg_ranges[..],
         count: 0,
+        multi_use_rows,
+        multi_range_vregs,
     };
     at.clear();
     let mut ops_local: SmallVec<[Operand; 8]> = SmallVec::new();
@@ -117,10 +124,15 @@ pub(super) fn scan<F: MachineRead + ?Sized>(
         );
     }
     let count = w.count;
-    for u in w.rows.uses[..count].iter_mut() {
-        u.reverse();
+    // Only lists of two or more were pushed out of order: the rows and vregs the writer
+    // recorded, not a pass over every row's and every vreg's list header.
+    for &k in w.multi_use_rows.iter() {
+        w.rows.uses[k as usize].reverse();
     }
-    finish_scan(side, nv);
+    for &v in w.multi_range_vregs.iter() {
+        w.vreg_ranges[v as usize].reverse();
+    }
+    finish_scan(side);
     side.scan = scratch;
     count
 }
@@ -151,14 +163,9 @@ fn reset_side<F: MachineRead + ?Sized>(f: &F, side: &mut RangeSide) {
     side.commuted.clear();
 }
 
-/// The range lists, built backwards, are reversed; the blockparam vectors and the register
-/// reservations sorted.
-fn finish_scan(side: &mut RangeSide, nv: usize) {
-    for l in side.vreg_ranges[..nv].iter_mut() {
-        if l.len() > 1 {
-            l.reverse();
-        }
-    }
+/// The blockparam vectors and the register reservations are sorted (the range and use
+/// lists, built backwards, were reversed by [`scan`]).
+fn finish_scan(side: &mut RangeSide) {
     side.blockparam_ins.sort_unstable();
     side.blockparam_outs.sort_unstable();
     for p in side.preg_ranges.iter_mut() {
@@ -214,6 +221,10 @@ struct RangeWriter<'a> {
     vreg_ranges: &'a mut [SmallVec<[RangeEntry; 4]>],
     /// Rows written so far.
     count: usize,
+    /// Rows whose use list reached two entries (pushed backwards: reversed at the end).
+    multi_use_rows: &'a mut Vec<u32>,
+    /// Vregs whose range list reached two entries (likewise).
+    multi_range_vregs: &'a mut Vec<u32>,
 }
 
 impl RangeWriter<'_> {
@@ -227,11 +238,25 @@ impl RangeWriter<'_> {
         self.rows.bundles[k] = BundleIndex::NONE;
         self.rows.uses[k].clear();
         self.rows.flags[k] = 0;
-        self.vreg_ranges[v.index()].push(RangeEntry {
+        let list = &mut self.vreg_ranges[v.index()];
+        list.push(RangeEntry {
             range: r,
             index: LiveRangeIndex::new(k),
         });
+        if list.len() == 2 {
+            self.multi_range_vregs.push(v.index() as u32);
+        }
         LiveRangeIndex::new(k)
+    }
+
+    /// Appends `u` to the uses of range `r` (backwards: the list is reversed at the end).
+    #[inline(always)]
+    fn push_use(&mut self, r: LiveRangeIndex, u: Use) {
+        let uses = &mut self.rows.uses[r.index()];
+        uses.push(u);
+        if uses.len() == 2 {
+            self.multi_use_rows.push(r.index() as u32);
+        }
     }
 }
 
@@ -309,12 +334,10 @@ fn branch_arguments<F: MachineRead + ?Sized>(
                 continue;
             }
             let op = Operand::use_(a, OperandConstraint::Any);
-            w.rows.uses[cur[v].index()].push(Use::new(
-                op,
-                to,
-                Use::NO_SLOT,
-                use_weight(&op, depth),
-            ));
+            w.push_use(
+                cur[v],
+                Use::new(op, to, Use::NO_SLOT, use_weight(&op, depth)),
+            );
         }
     }
 }
@@ -498,7 +521,7 @@ fn scan_operands(
                     // def (a temporary) is kept apart from the late defs.
                     w.new_range(op.vreg, CodeRange::new(p, ProgPoint::before(i + 1)))
                 };
-                w.rows.uses[r.index()].push(Use::new(op, p, k as u8, weight));
+                w.push_use(r, Use::new(op, p, k as u8, weight));
                 w.rows.flags[r.index()] |= RangeFlags::STARTS_AT_DEF;
                 live.remove(v);
             }
@@ -532,7 +555,7 @@ fn scan_operands(
                     live.insert(v);
                     cur[v] = w.new_range(op.vreg, CodeRange::new(block_from, p.next()));
                 }
-                w.rows.uses[cur[v].index()].push(Use::new(op, p, k as u8, weight));
+                w.push_use(cur[v], Use::new(op, p, k as u8, weight));
             }
         }
     }
