@@ -55,7 +55,12 @@ pub(super) fn compute<F: IrRead>(
         None => 0,
         Some(h) => (h as usize).saturating_add(1).min(rpo.len()),
     };
-    s.summary = if upto < rpo.len() && phis_read_before(f, cfg, upto, s) {
+    s.summary = if dominated && phis_read_dominators(f, cfg, upto, s) {
+        let blocks = std::mem::take(&mut s.dom_blocks);
+        sizes::compute_blocks(f, &blocks, symbols, &s.summaries, &mut s.sizes);
+        s.dom_blocks = blocks;
+        None
+    } else if upto < rpo.len() && phis_read_before(f, cfg, upto, s) {
         sizes::compute_blocks(f, &rpo[..upto], symbols, &s.summaries, &mut s.sizes);
         None
     } else {
@@ -89,6 +94,37 @@ pub(super) fn estimate<F: IrRead>(
     if est[v] == NOT_ESTIMATED {
         est[v] = sizes.size(v, f.values()[v].ty).total().estimate(how);
     }
+}
+
+/// Lists in `dom_blocks` the blocks among the first `upto` of `cfg`'s reverse postorder
+/// that `in_dom` marks (the dominators of the accepted edges' blocks), in that order, and
+/// returns true when every phi among them reads only values defined in one of them (or
+/// by no instruction): those blocks' sizes are then closed under their operands (any
+/// other operand of an instruction is defined in a dominating block, itself marked), so
+/// [`sizes::compute_blocks`] over them gives their values the forms of the whole
+/// computation, and every value an estimate is read of (the tracked values, the operands
+/// in a seam block, itself marked) is among them or defined by no instruction.
+fn phis_read_dominators<F: IrRead>(f: &F, cfg: &Cfg, upto: usize, s: &mut BuildScratch) -> bool {
+    s.dom_blocks.clear();
+    let in_dom = &s.in_dom;
+    s.dom_blocks
+        .extend(cfg.rpo()[..upto].iter().filter(|b| in_dom[b.index()]));
+    s.dom_blocks.iter().all(|&b| {
+        f.block_insts(b)
+            .iter()
+            .take_while(|i| s.inst_kind.get(i.index()) == Some(&super::PHI_KIND))
+            .all(|i| {
+                let (start, end) = s.op_span[i.index()];
+                s.phi_uses[start as usize..end as usize]
+                    .iter()
+                    .all(|&(_, v)| {
+                        let d = s.def_block[v as usize];
+                        d == u32::MAX
+                            || (cfg.rpo_number(Block::new(d as usize)).is_some()
+                                && s.in_dom[d as usize])
+                    })
+            })
+    })
 }
 
 /// True when every phi of the first `upto` blocks of `cfg`'s reverse postorder reads only

@@ -238,6 +238,9 @@ pub struct BuildScratch {
     /// Per block: it dominates (or is) a block an accepted edge of [`complete_edges_in`]
     /// starts or ends in (filled only when it is given the dominator tree).
     pub(super) in_dom: Vec<bool>,
+    /// The blocks `in_dom` marks, in reverse postorder (the blocks liveness computes sizes
+    /// over when their phis read only their own values).
+    pub(super) dom_blocks: Vec<crate::ir::Block>,
     pub(super) in_loop: Vec<bool>,
     /// `kind_cost[kind * K + t]`: the model's cost of a kind on a target, 0 if unsupported.
     pub(super) kind_cost: Vec<Cost>,
