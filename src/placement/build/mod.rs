@@ -174,6 +174,10 @@ pub struct BuildScratch {
     /// Per value: the position in `live_blocks` of the first block whose instructions read
     /// it (eligibility's restart point when it shrinks), `u32::MAX` if none does.
     pub(super) first_reader: Vec<u32>,
+    /// Per value: the position in `live_blocks` of the last block whose instructions read
+    /// it (with `first_reader`, the range a later eligibility round revisits when it
+    /// shrinks), 0 if none does.
+    pub(super) last_reader: Vec<u32>,
     /// The derivations (gep, copy, cast) of the function as (result, base), in block order.
     pub(super) derived: Vec<(crate::ir::Value, Operand)>,
     /// Per value: the path a pointer value is derived from.
