@@ -28,23 +28,26 @@ pub fn fuse<F: IrRead>(f: &F, ir: &IrProblem, assignment: &[u8]) -> Vec<u32> {
         let joinable = if a.block == b.block {
             true
         } else {
-            let data = f.block(Block::new(a.block as usize));
-            let target = f.block(Block::new(b.block as usize));
-            // The checks that read no instruction list first.
-            matches!(&data.terminator, Terminator::Jump(t) if t.args.is_empty())
-                && target.params.is_empty()
+            let (data, target) = (Block::new(a.block as usize), Block::new(b.block as usize));
+            // The checks that read no instruction list first, each column read only when
+            // the checks before it pass (most edges fail the first).
+            matches!(f.terminator(data), Terminator::Jump(t) if t.args.is_empty())
+                && f.block_params(target).is_empty()
                 && b.block != 0
                 && b.start == 0
                 && preds[b.block as usize] == 1
-                && !data.insts.iter().any(|&i| has_goto_labels(f.inst(i).kind))
-                && !target
-                    .insts
+                && !f
+                    .block_insts(data)
                     .iter()
-                    .any(|&i| has_goto_labels(f.inst(i).kind))
-                && !target
-                    .insts
+                    .any(|&i| has_goto_labels(f.inst_kind(i)))
+                && !f
+                    .block_insts(target)
                     .iter()
-                    .any(|&i| matches!(f.inst(i).kind, InstKind::Phi { .. }))
+                    .any(|&i| has_goto_labels(f.inst_kind(i)))
+                && !f
+                    .block_insts(target)
+                    .iter()
+                    .any(|&i| matches!(f.inst_kind(i), InstKind::Phi { .. }))
         };
         if joinable && leader[fb] == fb as u32 {
             leader[fb] = leader[fa];

@@ -174,6 +174,10 @@ pub struct BuildScratch {
     /// Per value: the position in `live_blocks` of the first block whose instructions read
     /// it (eligibility's restart point when it shrinks), `u32::MAX` if none does.
     pub(super) first_reader: Vec<u32>,
+    /// Per value: the position in `live_blocks` of the last block whose instructions read
+    /// it (with `first_reader`, the range a later eligibility round revisits when it
+    /// shrinks), 0 if none does.
+    pub(super) last_reader: Vec<u32>,
     /// The derivations (gep, copy, cast) of the function as (result, base), in block order.
     pub(super) derived: Vec<(crate::ir::Value, Operand)>,
     /// Per value: the path a pointer value is derived from.
@@ -238,6 +242,12 @@ pub struct BuildScratch {
     /// Per block: it dominates (or is) a block an accepted edge of [`complete_edges_in`]
     /// starts or ends in (filled only when it is given the dominator tree).
     pub(super) in_dom: Vec<bool>,
+    /// The blocks liveness computes sizes over when it tracks only the dominators' values:
+    /// those `in_dom` marks closed under operands (`liveness::size_closure`), in reverse
+    /// postorder.
+    pub(super) dom_blocks: Vec<crate::ir::Block>,
+    /// Per block: in the set `dom_blocks` lists (liveness's sizes).
+    pub(super) size_block: Vec<bool>,
     pub(super) in_loop: Vec<bool>,
     /// `kind_cost[kind * K + t]`: the model's cost of a kind on a target, 0 if unsupported.
     pub(super) kind_cost: Vec<Cost>,
@@ -420,7 +430,8 @@ pub fn complete_edges_in<F: IrRead>(
     relevant: impl Fn(&Edge) -> bool,
 ) {
     let (horizon, dominated) = horizon(f.num_blocks(), (cfg, dom), out, s, &relevant);
-    liveness::compute(f, cfg, symbols, model, s, (horizon, dominated));
+    let dom = dom.filter(|d| d.num_blocks() == f.num_blocks());
+    liveness::compute(f, cfg, symbols, model, s, (horizon, dominated, dom));
     pieces::seam_sizes(f, s, out, &relevant);
     matrices::edge_matrices(f, model, s, out, &relevant);
 }
