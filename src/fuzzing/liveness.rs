@@ -117,4 +117,54 @@ mod tests {
         assert!(e.union_with(&d) && !e.union_with(&d));
         assert!(e.contains(700) && !e.contains(64) && e.len() == 4);
     }
+
+    /// `union_minus` (live-in |= live-out minus kill) against plain set arithmetic, with the
+    /// kill set shorter and longer than live-out and the target shorter and longer than
+    /// both (the dense set's words differ in length then).
+    #[test]
+    fn union_minus_agrees_with_set_arithmetic() {
+        use std::collections::BTreeSet;
+        let members = |seed: u64, n: usize| -> Vec<usize> {
+            (0..n)
+                .filter(|i| (seed.wrapping_mul(*i as u64 + 1) >> 7).is_multiple_of(3))
+                .collect()
+        };
+        for (target_n, out_n, kill_n) in
+            [(10, 300, 70), (300, 130, 500), (0, 200, 0), (700, 64, 65)]
+        {
+            for seed in [0x9e37_79b9_7f4a_7c15u64, 0xc2b2_ae3d_27d4_eb4f] {
+                let (t, o, k) = (
+                    members(seed, target_n),
+                    members(seed ^ 1, out_n),
+                    members(seed ^ 2, kill_n),
+                );
+                let build_dense = |v: &[usize]| {
+                    let mut d = DenseSet::default();
+                    v.iter().for_each(|&i| d.insert(i));
+                    d
+                };
+                let build_chunked = |v: &[usize]| {
+                    let mut c = ChunkedSet::default();
+                    v.iter().for_each(|&i| c.insert(i));
+                    c
+                };
+                let kill: BTreeSet<usize> = k.iter().copied().collect();
+                let mut want: BTreeSet<usize> = t.iter().copied().collect();
+                let before = want.len();
+                want.extend(o.iter().filter(|i| !kill.contains(i)));
+                let grew = want.len() > before;
+                let want: Vec<usize> = want.into_iter().collect();
+                let mut d = build_dense(&t);
+                assert_eq!(d.union_minus(&build_dense(&o), &build_dense(&k)), grew);
+                assert_eq!(d.to_vec(), want, "dense, sizes {target_n} {out_n} {kill_n}");
+                let mut c = build_chunked(&t);
+                assert_eq!(c.union_minus(&build_chunked(&o), &build_chunked(&k)), grew);
+                assert_eq!(
+                    c.to_vec(),
+                    want,
+                    "chunked, sizes {target_n} {out_n} {kill_n}"
+                );
+            }
+        }
+    }
 }

@@ -150,11 +150,20 @@ impl LiveSet for DenseSet {
         if out.words.len() > self.words.len() {
             self.words.resize(out.words.len(), 0);
         }
+        // Where `kill` has words, three slices zipped (no bounds check per word, so the
+        // loop vectorizes); past its end, `out` alone.
+        let n = out.words.len().min(kill.words.len());
+        let (out_head, out_tail) = out.words.split_at(n);
+        let (head, tail) = self.words.split_at_mut(n);
         let mut changed = 0;
-        for (k, (a, &o)) in self.words.iter_mut().zip(&out.words).enumerate() {
-            let b = o & !kill.words.get(k).copied().unwrap_or(0);
+        for ((a, &o), &k) in head.iter_mut().zip(out_head).zip(&kill.words[..n]) {
+            let b = o & !k;
             changed |= b & !*a;
             *a |= b;
+        }
+        for (a, &o) in tail.iter_mut().zip(out_tail) {
+            changed |= o & !*a;
+            *a |= o;
         }
         changed != 0
     }
