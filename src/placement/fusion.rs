@@ -40,14 +40,10 @@ pub fn fuse<F: IrRead>(f: &F, ir: &IrProblem, assignment: &[u8]) -> Vec<u32> {
                     .block_insts(data)
                     .iter()
                     .any(|&i| has_goto_labels(f.inst_kind(i)))
-                && !f
-                    .block_insts(target)
-                    .iter()
-                    .any(|&i| has_goto_labels(f.inst_kind(i)))
-                && !f
-                    .block_insts(target)
-                    .iter()
-                    .any(|&i| matches!(f.inst_kind(i), InstKind::Phi { .. }))
+                && !f.block_insts(target).iter().any(|&i| {
+                    let kind = f.inst_kind(i);
+                    has_goto_labels(kind) || matches!(kind, InstKind::Phi { .. })
+                })
         };
         if joinable && leader[fb] == fb as u32 {
             leader[fb] = leader[fa];

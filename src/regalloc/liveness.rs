@@ -85,6 +85,17 @@ pub struct DenseSet {
     words: Vec<u64>,
 }
 
+/// ORs `src` into `dst` word by word (over their common length); returns the bits that
+/// were new to `dst` (0: `dst` did not change).
+fn or_words(dst: &mut [u64], src: &[u64]) -> u64 {
+    let mut changed = 0;
+    for (a, &b) in dst.iter_mut().zip(src) {
+        changed |= b & !*a;
+        *a |= b;
+    }
+    changed
+}
+
 impl LiveSet for DenseSet {
     fn with_capacity(n: usize) -> Self {
         DenseSet {
@@ -112,12 +123,7 @@ impl LiveSet for DenseSet {
         if other.words.len() > self.words.len() {
             self.words.resize(other.words.len(), 0);
         }
-        let mut changed = 0;
-        for (a, &b) in self.words.iter_mut().zip(&other.words) {
-            changed |= b & !*a;
-            *a |= b;
-        }
-        changed != 0
+        or_words(&mut self.words, &other.words) != 0
     }
     fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);
@@ -161,10 +167,7 @@ impl LiveSet for DenseSet {
             changed |= b & !*a;
             *a |= b;
         }
-        for (a, &o) in tail.iter_mut().zip(out_tail) {
-            changed |= o & !*a;
-            *a |= o;
-        }
+        changed |= or_words(tail, out_tail);
         changed != 0
     }
     fn len(&self) -> usize {

@@ -41,8 +41,9 @@ use crate::analysis::{Cfg, DomTree};
 use crate::ir::{Block, IrRead, SymbolTable};
 
 /// Runs the phase (see the module doc), tracking only the values defined no later than
-/// reverse-postorder number `horizon` (`None`: none), and when `dominated` only those of
-/// them defined in a block `in_dom` marks, or in no reachable block (see
+/// reverse-postorder number `horizon` (`None`: none), and with `dominated` (the dominator
+/// tree, given when `in_dom` marks the dominators of the accepted edges' blocks) only
+/// those of them defined in a block `in_dom` marks, or in no reachable block (see
 /// [`super::complete_edges_in`]).
 pub(super) fn compute<F: IrRead>(
     f: &F,
@@ -50,7 +51,7 @@ pub(super) fn compute<F: IrRead>(
     symbols: Option<&SymbolTable>,
     model: &TargetModel,
     s: &mut BuildScratch,
-    (horizon, dominated, dom): (Option<u32>, bool, Option<&DomTree>),
+    (horizon, dominated): (Option<u32>, Option<&DomTree>),
 ) {
     // Sizes: forms per value, then the estimate each cost uses; with the dominator tree
     // only of the tracked dominators closed under operands, else only of the blocks up to
@@ -60,7 +61,7 @@ pub(super) fn compute<F: IrRead>(
         None => 0,
         Some(h) => (h as usize).saturating_add(1).min(rpo.len()),
     };
-    s.summary = if let Some(dom) = dom.filter(|_| dominated) {
+    s.summary = if let Some(dom) = dominated {
         size_closure(f, cfg, dom, s);
         let blocks = std::mem::take(&mut s.dom_blocks);
         sizes::compute_blocks(f, &blocks, symbols, &s.summaries, &mut s.sizes);
@@ -77,7 +78,7 @@ pub(super) fn compute<F: IrRead>(
     s.size_estimate = model.size_estimate;
     s.est.clear();
     s.est.resize(f.values().len(), NOT_ESTIMATED);
-    number_globals(f, cfg, s, (horizon, dominated));
+    number_globals(f, cfg, s, (horizon, dominated.is_some()));
     for &v in &s.gval {
         estimate(f, (&s.sizes, s.size_estimate), &mut s.est, v as usize);
     }
@@ -110,7 +111,7 @@ pub(super) fn estimate<F: IrRead>(
 /// the forms of the whole computation, and every value an estimate is read of (the
 /// tracked values, the operands in a seam block, itself marked) is defined in it or by
 /// no instruction or in no reachable block (no form either way). `dom` is the function's
-/// dominator tree; `size_block` marks the set. O(marked blocks + their phis' operands).
+/// dominator tree; `size_block` marks the set. O(blocks + the marked blocks' phi operands).
 fn size_closure<F: IrRead>(f: &F, cfg: &Cfg, dom: &DomTree, s: &mut BuildScratch) {
     let nb = f.num_blocks();
     s.size_block.clear();

@@ -430,26 +430,26 @@ pub fn complete_edges_in<F: IrRead>(
     relevant: impl Fn(&Edge) -> bool,
 ) {
     let (horizon, dominated) = horizon(f.num_blocks(), (cfg, dom), out, s, &relevant);
-    let dom = dom.filter(|d| d.num_blocks() == f.num_blocks());
-    liveness::compute(f, cfg, symbols, model, s, (horizon, dominated, dom));
+    liveness::compute(f, cfg, symbols, model, s, (horizon, dominated));
     pieces::seam_sizes(f, s, out, &relevant);
     matrices::edge_matrices(f, model, s, out, &relevant);
 }
 
 /// The latest reverse-postorder number of an IR block that an edge `relevant` accepts
 /// starts or ends in (`u32::MAX` when one of them is unreachable: every value is then
-/// tracked; `None` when no edge is accepted), and whether `in_dom` marks every block that
-/// dominates (or is) such a block. With `dom` (covering the function's `nb` blocks), each
+/// tracked; `None` when no edge is accepted), and the dominator tree when `in_dom` marks
+/// every block that dominates (or is) such a block (`None` otherwise: without a tree
+/// covering the function's `nb` blocks, or when an end is unreachable). With `dom`, each
 /// end's chain of immediate dominators is walked up to the first block already marked,
 /// in the same pass over the edges (O(marked blocks + edges)); no block is relied on when
 /// an end is unreachable.
-fn horizon(
+fn horizon<'d>(
     nb: usize,
-    (cfg, dom): (&Cfg, Option<&DomTree>),
+    (cfg, dom): (&Cfg, Option<&'d DomTree>),
     out: &IrProblem,
     s: &mut BuildScratch,
     relevant: impl Fn(&Edge) -> bool,
-) -> (Option<u32>, bool) {
+) -> (Option<u32>, Option<&'d DomTree>) {
     let dom = dom.filter(|d| d.num_blocks() == nb);
     if dom.is_some() {
         s.in_dom.clear();
@@ -474,7 +474,7 @@ fn horizon(
             }
         }
     }
-    let dominated = dom.is_some() && latest.is_some_and(|h| h != u32::MAX);
+    let dominated = dom.filter(|_| latest.is_some_and(|h| h != u32::MAX));
     (latest, dominated)
 }
 
