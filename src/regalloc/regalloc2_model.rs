@@ -668,6 +668,60 @@ mod tests {
         assert_eq!(back.func, f);
     }
 
+    /// One function and scratch refilled again and again (the drop-in's warm context) hold
+    /// what a fresh import gives, whatever the sizes of the functions before, also right
+    /// after an import that stopped part way at an error.
+    #[test]
+    fn import_with_refills_like_a_fresh_import() {
+        let env = to_regalloc2_env(&machine_gen::env(true), PRegSet::empty());
+        let mut out = MachineFunction::default();
+        let mut env_out = MachineEnv::default();
+        let mut scratch = ImportScratch::default();
+        let (mut sizes, mut stopped) = (Vec::new(), 0);
+        for seed in [7u64, 1, 40, 2, 2, 93, 5, 61] {
+            let f = machine_gen::seeded(seed);
+            let fresh = import(&Presented::new(&f), &env).unwrap();
+            import_with(
+                &Presented::new(&f),
+                &env,
+                &mut out,
+                &mut env_out,
+                &mut scratch,
+                true,
+            )
+            .unwrap();
+            assert_eq!(out, fresh.func, "seed {seed}");
+            assert_eq!(env_out, fresh.env, "seed {seed}");
+            sizes.push((out.ops.len(), out.insts.len()));
+            // A reuse naming no operand of its instruction stops the import there.
+            let mut broken = f.clone();
+            let Some((i, k)) = (0..broken.operands.len()).find_map(|i| {
+                let k = broken.operands[i].iter().position(|o| o.vreg.is_value())?;
+                Some((i, k))
+            }) else {
+                continue;
+            };
+            stopped += 1;
+            let len = broken.operands[i].len() as u8;
+            broken.operands[i][k].constraint = OperandConstraint::Reuse(len);
+            let err = import_with(
+                &Presented::new(&broken),
+                &env,
+                &mut out,
+                &mut env_out,
+                &mut scratch,
+                true,
+            );
+            assert!(
+                matches!(err, Err(ImportError::Malformed(MachineDefect::Reuse { inst, .. })) if inst.index() == i),
+                "seed {seed}: {err:?}"
+            );
+        }
+        let (least, most) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+        assert!(most.0 > 2 * least.0, "sizes too alike: {sizes:?}");
+        assert!(stopped >= 4, "only {stopped} imports stopped at an error");
+    }
+
     /// Importing what we export gives the same function back.
     #[test]
     fn export_then_import_is_identity() {
