@@ -9,7 +9,9 @@
 //! regalloc2's, with the ratios. (These functions carry no rematerialization hook, so
 //! neither side rematerializes.)
 //!
-//! Run: `cargo run --release --example regalloc_compare [REPEAT]` (default 3).
+//! Run: `cargo run --release --example regalloc_compare [REPEAT] [MODULE]` (`REPEAT` default
+//! 3). With `MODULE`, only the modules whose directory name contains it run (for profiling
+//! one module under callgrind); without it, all of them.
 
 use regalloc2 as ra2;
 use std::path::{Path, PathBuf};
@@ -29,6 +31,7 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(3);
+    let only: Option<String> = std::env::args().nth(2);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/regalloc-corpus/cranelift-x64");
     if !dir.is_dir() {
         eprintln!("error: {} is missing", dir.display());
@@ -42,6 +45,13 @@ fn main() {
     let mut ours_ctx = strata::regalloc::Ctx::default();
     let mut theirs_ctx = ra2::Ctx::default();
     for module in files(&dir) {
+        let name = module
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if only.as_deref().is_some_and(|m| !name.contains(m)) {
+            continue;
+        }
         let funcs: Vec<ra2::serialize::SerializableFunction> = files(&module)
             .iter()
             .map(|f| bincode::deserialize(&std::fs::read(f).expect("readable")).expect("format"))
@@ -84,10 +94,7 @@ fn main() {
         let n = insts as f64;
         println!(
             "| {} | {} | {} | {:.0} | {:.0} | {:.2}x | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} |",
-            module
-                .file_name()
-                .map(|s| s.to_string_lossy())
-                .unwrap_or_default(),
+            name,
             funcs.len(),
             insts,
             1e9 * t_ours / n,

@@ -276,8 +276,9 @@ pub fn import_into<F: ra2::Function>(
 }
 
 /// Reusable storage of [`import_with`]: the verifier's scratch, and the per-instruction and
-/// per-block small vectors of the previous functions, parked with their heap buffers so
-/// that refilling a function reuses them (position `i` gets back the buffer it had).
+/// per-block small vectors that a previous, larger function had beyond this one's length,
+/// parked with their heap buffers so that a later, larger function reuses them (position
+/// `i` gets back the buffer it had).
 #[derive(Default)]
 pub struct ImportScratch {
     verify: crate::machine::verify::VerifyScratch,
@@ -289,15 +290,21 @@ pub struct ImportScratch {
     branch_args: Vec<crate::machine::function::BranchArgs>,
 }
 
-/// Moves every element of `list` onto `spare`, last first, so popping `spare` hands them
-/// back in their order (followed by the elements parked before, beyond `list`'s length).
-fn park<T>(list: &mut Vec<T>, spare: &mut Vec<T>) {
-    spare.extend(list.drain(..).rev());
+/// Element `k` of `list` for refilling in place (its old contents and heap buffer kept; the
+/// caller clears it): `list` grows by one, from `spare`, when `k` is its length.
+fn slot<'a, T: Default>(list: &'a mut Vec<T>, spare: &mut Vec<T>, k: usize) -> &'a mut T {
+    if k == list.len() {
+        list.push(spare.pop().unwrap_or_default());
+    }
+    &mut list[k]
 }
 
-/// The next parked element (its heap buffer kept), or a new one.
-fn reuse<T: Default>(spare: &mut Vec<T>) -> T {
-    spare.pop().unwrap_or_default()
+/// Cuts `list` to `len`, moving the elements beyond onto `spare`, last first, so popping
+/// `spare` hands them back in their order (followed by the elements parked before).
+fn park_beyond<T>(list: &mut Vec<T>, len: usize, spare: &mut Vec<T>) {
+    if list.len() > len {
+        spare.extend(list.drain(len..).rev());
+    }
 }
 
 /// Imports a regalloc2 function into `out` and its environment into `env_out` (both
@@ -321,13 +328,6 @@ pub fn import_with<F: ra2::Function>(
     scratch: &mut ImportScratch,
     full: bool,
 ) -> Result<PRegSet, ImportError> {
-    let nb = f.num_blocks();
-    let nv = f.num_vregs();
-    park(&mut out.operands, &mut scratch.operands);
-    park(&mut out.params, &mut scratch.params);
-    park(&mut out.succs, &mut scratch.succs);
-    park(&mut out.preds, &mut scratch.preds);
-    park(&mut out.branch_args, &mut scratch.branch_args);
     clear(out);
     out.num_vregs = f.num_vregs();
     // The user's slot sizes, kept only where they differ from the default (so a function
@@ -342,7 +342,44 @@ pub fn import_with<F: ra2::Function>(
         let default = crate::registers::RegClass::ALL.map(|c| slot_size(None, c));
         s != default
     });
-    for b in 0..nb {
+    // The small-vector columns are refilled in place by position; whatever is left beyond
+    // this function's lengths is parked, also when the import stops at an error.
+    let filled = fill_blocks(f, out, scratch);
+    let (ni, nb) = (out.ops.len(), out.insts.len());
+    park_beyond(&mut out.operands, ni, &mut scratch.operands);
+    park_beyond(&mut out.params, nb, &mut scratch.params);
+    park_beyond(&mut out.succs, nb, &mut scratch.succs);
+    park_beyond(&mut out.preds, nb, &mut scratch.preds);
+    park_beyond(&mut out.branch_args, nb, &mut scratch.branch_args);
+    filled?;
+    scratch.defects.clear();
+    if full {
+        crate::machine::verify::verify_with(&*out, &mut scratch.verify, &mut scratch.defects);
+    } else {
+        crate::machine::verify::verify_structure_with(
+            &*out,
+            &mut scratch.verify,
+            &mut scratch.defects,
+        );
+    }
+    if let Some(defect) = scratch.defects.drain(..).next() {
+        return Err(ImportError::Malformed(defect));
+    }
+    Ok(env_into(env, env_out))
+}
+
+/// The block and instruction columns of `out` (cleared by the caller, except the
+/// small-vector columns, which are overwritten by position) from `f`, block by block.
+fn fill_blocks<F: ra2::Function>(
+    f: &F,
+    out: &mut MachineFunction,
+    scratch: &mut ImportScratch,
+) -> Result<(), ImportError> {
+    let nv = f.num_vregs();
+    // Clobber sets repeat (every call of one convention clobbers the same registers, most
+    // instructions none): the last conversion is kept and reused while the set is the same.
+    let mut last_clobbers = (ra2::PRegSet::empty(), PRegSet::empty());
+    for b in 0..f.num_blocks() {
         let block = ra2::Block::new(b);
         let r = f.block_insns(block);
         let (first, end) = (r.first().index(), r.first().index() + r.len());
@@ -355,8 +392,8 @@ pub fn import_with<F: ra2::Function>(
             } else {
                 Opcode::Op
             };
+            let ops = slot(&mut out.operands, &mut scratch.operands, out.ops.len());
             out.ops.push(MachineOp::new(opcode));
-            let mut ops = reuse(&mut scratch.operands);
             ops.clear();
             let list = f.inst_operands(inst);
             for (k, &op) in list.iter().enumerate() {
@@ -375,27 +412,28 @@ pub fn import_with<F: ra2::Function>(
                 }
                 ops.push(ours);
             }
-            out.operands.push(ops);
-            out.clobbers.push(set_from(f.inst_clobbers(inst)));
+            let clobbers = f.inst_clobbers(inst);
+            if clobbers != last_clobbers.0 {
+                last_clobbers = (clobbers, set_from(clobbers));
+            }
+            out.clobbers.push(last_clobbers.1);
         }
+        let k = out.insts.len();
         out.insts
             .push(InstRange::new(MInst::new(first), MInst::new(end)));
-        let mut succs = reuse(&mut scratch.succs);
+        let succs = slot(&mut out.succs, &mut scratch.succs, k);
         succs.clear();
         succs.extend(f.block_succs(block).iter().map(|s| MBlock::new(s.index())));
-        out.succs.push(succs);
-        let mut preds = reuse(&mut scratch.preds);
+        let preds = slot(&mut out.preds, &mut scratch.preds, k);
         preds.clear();
         preds.extend(f.block_preds(block).iter().map(|s| MBlock::new(s.index())));
-        out.preds.push(preds);
-        let mut params = reuse(&mut scratch.params);
+        let params = slot(&mut out.params, &mut scratch.params, k);
         params.clear();
         for &v in f.block_params(block) {
             params.push(vreg_in(v, nv)?);
         }
-        out.params.push(params);
         let last = ra2::Inst::new(end - 1);
-        let mut args = reuse(&mut scratch.branch_args);
+        let args = slot(&mut out.branch_args, &mut scratch.branch_args, k);
         args.args.clear();
         args.ends.clear();
         if f.is_branch(last) {
@@ -406,22 +444,8 @@ pub fn import_with<F: ra2::Function>(
                 args.ends.push(args.args.len() as u32);
             }
         }
-        out.branch_args.push(args);
     }
-    scratch.defects.clear();
-    if full {
-        crate::machine::verify::verify_with(&*out, &mut scratch.verify, &mut scratch.defects);
-    } else {
-        crate::machine::verify::verify_structure_with(
-            &*out,
-            &mut scratch.verify,
-            &mut scratch.defects,
-        );
-    }
-    if let Some(defect) = scratch.defects.drain(..).next() {
-        return Err(ImportError::Malformed(defect));
-    }
-    Ok(env_into(env, env_out))
+    Ok(())
 }
 
 /// Refills `out` with our form of regalloc2's environment (as [`env_from`], keeping the
@@ -445,18 +469,15 @@ pub fn env_into(env: &ra2::MachineEnv, out: &mut MachineEnv) -> PRegSet {
         .collect()
 }
 
-/// Empties `f`, keeping its vectors' capacity.
+/// Empties `f`, keeping its vectors' capacity, except the small-vector columns (operands,
+/// block parameters, successors, predecessors, branch arguments), which the import
+/// overwrites by position and then cuts to length.
 fn clear(f: &mut MachineFunction) {
     f.name.clear();
     f.target.clear();
     f.ops.clear();
-    f.operands.clear();
     f.clobbers.clear();
     f.insts.clear();
-    f.params.clear();
-    f.succs.clear();
-    f.preds.clear();
-    f.branch_args.clear();
     f.frame_slots.clear();
     f.remat.clear();
     f.num_vregs = 0;
@@ -645,6 +666,60 @@ mod tests {
         assert_eq!(back.func.spill_slot_sizes, Some([1, 1, 4]));
         assert_eq!(back.func.spill_slot_size(RegClass::Vector), 4);
         assert_eq!(back.func, f);
+    }
+
+    /// One function and scratch refilled again and again (the drop-in's warm context) hold
+    /// what a fresh import gives, whatever the sizes of the functions before, also right
+    /// after an import that stopped part way at an error.
+    #[test]
+    fn import_with_refills_like_a_fresh_import() {
+        let env = to_regalloc2_env(&machine_gen::env(true), PRegSet::empty());
+        let mut out = MachineFunction::default();
+        let mut env_out = MachineEnv::default();
+        let mut scratch = ImportScratch::default();
+        let (mut sizes, mut stopped) = (Vec::new(), 0);
+        for seed in [7u64, 1, 40, 2, 2, 93, 5, 61] {
+            let f = machine_gen::seeded(seed);
+            let fresh = import(&Presented::new(&f), &env).unwrap();
+            import_with(
+                &Presented::new(&f),
+                &env,
+                &mut out,
+                &mut env_out,
+                &mut scratch,
+                true,
+            )
+            .unwrap();
+            assert_eq!(out, fresh.func, "seed {seed}");
+            assert_eq!(env_out, fresh.env, "seed {seed}");
+            sizes.push((out.ops.len(), out.insts.len()));
+            // A reuse naming no operand of its instruction stops the import there.
+            let mut broken = f.clone();
+            let Some((i, k)) = (0..broken.operands.len()).find_map(|i| {
+                let k = broken.operands[i].iter().position(|o| o.vreg.is_value())?;
+                Some((i, k))
+            }) else {
+                continue;
+            };
+            stopped += 1;
+            let len = broken.operands[i].len() as u8;
+            broken.operands[i][k].constraint = OperandConstraint::Reuse(len);
+            let err = import_with(
+                &Presented::new(&broken),
+                &env,
+                &mut out,
+                &mut env_out,
+                &mut scratch,
+                true,
+            );
+            assert!(
+                matches!(err, Err(ImportError::Malformed(MachineDefect::Reuse { inst, .. })) if inst.index() == i),
+                "seed {seed}: {err:?}"
+            );
+        }
+        let (least, most) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+        assert!(most.0 > 2 * least.0, "sizes too alike: {sizes:?}");
+        assert!(stopped >= 4, "only {stopped} imports stopped at an error");
     }
 
     /// Importing what we export gives the same function back.

@@ -68,10 +68,29 @@ pub struct DemoteScratch {
     touched: Vec<u32>,
 }
 
-/// Fills `out` with (vreg, start, range) of every live range some bundle holds, sorted: the
-/// per-vreg index `spill::absorb_stack_ranges` and [`demote_join_ranges`] search. Sorted by
-/// vreg with [`super::sort_grouped`] (`state`'s sort scratch).
-pub(crate) fn ranges_by_vreg(t: &Tables<'_>, out: &mut Vec<(u32, u32, u32)>, state: &mut IonState) {
+/// The per-vreg range index `spill::absorb_stack_ranges` and [`demote_join_ranges`] search
+/// (built by [`ranges_by_vreg`]; one vreg's part of it from [`vreg_entries`]).
+#[derive(Clone, Copy)]
+pub(crate) struct ByVreg<'a> {
+    /// (vreg, start, range) of every live range some bundle holds, sorted.
+    pub(crate) entries: &'a [(u32, u32, u32)],
+    /// `reach[i]`: the largest end (a program point index) of the ranges of `entries[i]`'s
+    /// vreg from its first entry up to `i`, when the index was built. Ends only shrink
+    /// while the index is searched (tail cuts), so no range before an entry whose reach is
+    /// at most `q` covers `q`: [`covering`] stops there.
+    pub(crate) reach: &'a [u32],
+}
+
+/// Fills `out` with (vreg, start, range) of every live range some bundle holds, sorted, and
+/// `reach` with [`ByVreg::reach`]: the per-vreg index `spill::absorb_stack_ranges` and
+/// [`demote_join_ranges`] search. Sorted by vreg with [`super::sort_grouped`] (`state`'s
+/// sort scratch).
+pub(crate) fn ranges_by_vreg(
+    t: &Tables<'_>,
+    out: &mut Vec<(u32, u32, u32)>,
+    reach: &mut Vec<u32>,
+    state: &mut IonState,
+) {
     out.clear();
     for r in 0..t.counts.ranges {
         if t.rr.bundles[r] != DEAD {
@@ -79,6 +98,17 @@ pub(crate) fn ranges_by_vreg(t: &Tables<'_>, out: &mut Vec<(u32, u32, u32)>, sta
         }
     }
     super::sort_grouped(out, &mut state.sort_scratch, &mut state.sort_groups);
+    reach.clear();
+    let mut prev = (u32::MAX, 0u32);
+    reach.extend(out.iter().map(|&(v, _, r)| {
+        let end = t.rr.spans[r as usize].to.0;
+        prev = if v == prev.0 {
+            (v, prev.1.max(end))
+        } else {
+            (v, end)
+        };
+        prev.1
+    }));
 }
 
 /// Whether `u` only keeps a location up to a branch (a back edge's argument, no operand).
@@ -122,9 +152,14 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
     let groups = super::groups::any_member(f, t, state);
     if !sc.candidates.is_empty() || tails || groups {
         let mut by_vreg = std::mem::take(&mut state.by_vreg);
+        let mut reach = std::mem::take(&mut state.by_vreg_reach);
         if !indexed {
-            ranges_by_vreg(t, &mut by_vreg, state);
+            ranges_by_vreg(t, &mut by_vreg, &mut reach, state);
         }
+        let index = ByVreg {
+            entries: &by_vreg,
+            reach: &reach,
+        };
         // A candidate is looked at again only when a demotion next to its block came after
         // its last look (else its neighbours' places, and so its answer, are the same).
         sc.seen_at.clear();
@@ -140,7 +175,7 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
                     continue;
                 }
                 sc.seen_at[k] = made;
-                if cheaper_on_stack(f, t, rs, &by_vreg, r as usize, block) {
+                if cheaper_on_stack(f, t, rs, index, r as usize, block) {
                     demote(t, state, r as usize, b, reg);
                     made += 1;
                     sc.candidates[k].1 = BundleIndex::NONE;
@@ -155,12 +190,13 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
             }
         }
         if groups {
-            super::groups::demote_use_free_groups(f, t, rs, state, &by_vreg);
+            super::groups::demote_use_free_groups(f, t, rs, state, index);
         }
         if tails {
-            super::tails::demote_tails(f, t, rs, state, &by_vreg);
+            super::tails::demote_tails(f, t, rs, state, index);
         }
         state.by_vreg = by_vreg;
+        state.by_vreg_reach = reach;
     }
     state.demote = sc;
 }
@@ -195,7 +231,7 @@ fn candidate<F: MachineRead + ?Sized>(
 /// `None` when no range covers it.
 pub(super) fn place_at(
     t: &Tables<'_>,
-    by_vreg: &[(u32, u32, u32)],
+    by_vreg: ByVreg<'_>,
     vreg: VReg,
     q: ProgPoint,
 ) -> Option<Place> {
@@ -205,15 +241,21 @@ pub(super) fn place_at(
 /// The entries of `vreg` in `by_vreg` (sorted by start), for [`place_in`]: the two binary
 /// searches over the whole index done once for a walk that asks about one vreg at many
 /// points.
-pub(super) fn vreg_entries(by_vreg: &[(u32, u32, u32)], vreg: VReg) -> &[(u32, u32, u32)] {
+pub(super) fn vreg_entries(by_vreg: ByVreg<'_>, vreg: VReg) -> ByVreg<'_> {
     let v = vreg.index() as u32;
-    let lo = by_vreg.partition_point(|e| e.0 < v);
-    let hi = lo + by_vreg[lo..].partition_point(|e| e.0 == v);
-    &by_vreg[lo..hi]
+    let all = by_vreg.entries;
+    let lo = all.partition_point(|e| e.0 < v);
+    let hi = lo + all[lo..].partition_point(|e| e.0 == v);
+    ByVreg {
+        entries: &all[lo..hi],
+        reach: &by_vreg.reach[lo..hi],
+    }
 }
 
-/// [`place_at`] over one vreg's entries (from [`vreg_entries`]).
-pub(super) fn place_in(t: &Tables<'_>, entries: &[(u32, u32, u32)], q: ProgPoint) -> Option<Place> {
+/// [`place_at`] over one vreg's entries (from [`vreg_entries`]): a register if one covering
+/// range is in one, else another place if one is neither, else the stack (the same in any
+/// order of the covering ranges).
+pub(super) fn place_in(t: &Tables<'_>, entries: ByVreg<'_>, q: ProgPoint) -> Option<Place> {
     let mut found = None;
     for r in covering(t, entries, q) {
         let place = place_of(t, r);
@@ -227,16 +269,19 @@ pub(super) fn place_in(t: &Tables<'_>, entries: &[(u32, u32, u32)], q: ProgPoint
 }
 
 /// The ranges among one vreg's `entries` (from [`vreg_entries`]) that cover point `q`, in
-/// start order.
+/// reverse start order: from the last range starting at or before `q` back to the first
+/// entry, stopping where the reach shows that no earlier range ends after `q` (ranges
+/// inside blocks of a long-lived, often split vreg were all walked, at every query).
 pub(super) fn covering<'a>(
     t: &'a Tables<'_>,
-    entries: &'a [(u32, u32, u32)],
+    entries: ByVreg<'a>,
     q: ProgPoint,
 ) -> impl Iterator<Item = usize> + 'a {
-    let hi = entries.partition_point(|e| e.1 <= q.0);
-    entries[..hi]
-        .iter()
-        .map(|e| e.2 as usize)
+    let hi = entries.entries.partition_point(|e| e.1 <= q.0);
+    (0..hi)
+        .rev()
+        .take_while(move |&i| entries.reach[i] > q.0)
+        .map(move |i| entries.entries[i].2 as usize)
         .filter(move |&r| t.rr.spans[r].to > q)
 }
 
@@ -280,7 +325,7 @@ fn cheaper_on_stack<F: MachineRead + ?Sized>(
     f: &F,
     t: &Tables<'_>,
     rs: &RangeSide,
-    by_vreg: &[(u32, u32, u32)],
+    by_vreg: ByVreg<'_>,
     r: usize,
     block: MBlock,
 ) -> bool {

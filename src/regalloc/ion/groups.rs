@@ -25,7 +25,7 @@
 //! Complexity: O(ranges) to find seeds; per group O(flows of its members x ranges of the
 //! vregs involved) (binary searches in the per-vreg index).
 
-use super::demote::{add, covering, place_of, to_spill_bundle, vreg_entries, weight};
+use super::demote::{add, covering, place_of, to_spill_bundle, vreg_entries, weight, ByVreg};
 use super::process::{Tables, DEAD};
 use super::tails::{candidate, count, edge_weight, whole_block_start};
 use super::IonState;
@@ -53,7 +53,7 @@ pub(crate) fn demote_use_free_groups<F: MachineRead + ?Sized>(
     t: &mut Tables<'_>,
     rs: &RangeSide,
     state: &mut IonState,
-    by_vreg: &[(u32, u32, u32)],
+    by_vreg: ByVreg<'_>,
 ) {
     let n = t.counts.ranges;
     let mut sc = std::mem::take(&mut state.groups);
@@ -124,24 +124,21 @@ fn member_bundle<F: MachineRead + ?Sized>(
     candidate(t, r).filter(|_| whole_block_start(f, t, state, r))
 }
 
-/// The range of `vreg` covering point `q` (a register's preferred when several do), if any.
-fn range_at(
-    t: &Tables<'_>,
-    by_vreg: &[(u32, u32, u32)],
-    vreg: VReg,
-    q: ProgPoint,
-) -> Option<usize> {
-    let mut found = None;
+/// The range of `vreg` covering point `q`, if any: the first in start order that a register
+/// holds, else the first.
+fn range_at(t: &Tables<'_>, by_vreg: ByVreg<'_>, vreg: VReg, q: ProgPoint) -> Option<usize> {
+    // `covering` walks in reverse start order: the last one seen is the first.
+    let (mut in_reg, mut first) = (None, None);
     for r in covering(t, vreg_entries(by_vreg, vreg), q) {
         if t.rr.bundles[r] == DEAD {
             continue;
         }
         if t.br.allocs[t.rr.bundles[r].index()].as_reg().is_some() {
-            return Some(r);
+            in_reg = Some(r);
         }
-        found.get_or_insert(r);
+        first = Some(r);
     }
-    found
+    in_reg.or(first)
 }
 
 /// Calls `visit(neighbour, weight, into, unknown)` for every flow of range `x`'s value across
@@ -156,7 +153,7 @@ fn flows<F: MachineRead + ?Sized>(
     t: &Tables<'_>,
     rs: &RangeSide,
     state: &IonState,
-    by_vreg: &[(u32, u32, u32)],
+    by_vreg: ByVreg<'_>,
     x: usize,
     visit: &mut dyn FnMut(Option<usize>, u64, bool, bool),
 ) {

@@ -148,7 +148,8 @@ pub(crate) fn absorb_stack_ranges(
         return false;
     }
     let mut by_vreg = std::mem::take(&mut state.by_vreg);
-    super::demote::ranges_by_vreg(t, &mut by_vreg, state);
+    let mut reach = std::mem::take(&mut state.by_vreg_reach);
+    super::demote::ranges_by_vreg(t, &mut by_vreg, &mut reach, state);
     for &b in list {
         let set = t.br.spill_sets[b.index()].index();
         if t.sets.state[set].spill_bundle != b
@@ -184,6 +185,7 @@ pub(crate) fn absorb_stack_ranges(
         t.br.ranges[b.index()] = own;
     }
     state.by_vreg = by_vreg;
+    state.by_vreg_reach = reach;
     true
 }
 

@@ -63,7 +63,7 @@
 //! ranges of the vregs involved), and for middle stretches at most `STRETCH_ENDS` such
 //! passes per gap between two operand blocks.
 
-use super::demote::{add, is_ghost, place_at, place_in, vreg_entries, weight, Place};
+use super::demote::{add, is_ghost, place_at, place_in, vreg_entries, weight, ByVreg, Place};
 use super::process::{Tables, DEAD};
 use super::IonState;
 use crate::machine::{MBlock, MachineRead};
@@ -77,13 +77,18 @@ use crate::regalloc::ranges::{RangeEntry, RangeSide};
 /// to where the vreg's next range starts).
 fn tail_blocks(t: &Tables<'_>, state: &IonState, r: usize) -> Option<(usize, usize)> {
     let span = t.rr.spans[r];
+    let to = state.block_of.get(span.to.prev().inst().index())?.index();
+    // Blocks are laid out in order and the uses lie in the span, so a range that ends in
+    // the block it starts in has no tail whatever its uses (most ranges: no use scan).
+    if state.block_of.get(span.from.inst().index())?.index() >= to {
+        return None;
+    }
     let last = t.rr.uses[r]
         .iter()
         .rev()
         .find(|u| !is_ghost(u))
         .map_or(span.from, |u| u.point);
     let from = state.block_of.get(last.inst().index())?.index();
-    let to = state.block_of.get(span.to.prev().inst().index())?.index();
     (to > from).then_some((from + 1, to))
 }
 
@@ -148,7 +153,7 @@ pub(crate) fn demote_tails<F: MachineRead + ?Sized>(
     t: &mut Tables<'_>,
     rs: &RangeSide,
     state: &mut IonState,
-    by_vreg: &[(u32, u32, u32)],
+    by_vreg: ByVreg<'_>,
 ) {
     let n = t.counts.ranges;
     for r in 0..n {
@@ -199,7 +204,7 @@ fn best_stretch<F: MachineRead + ?Sized>(
     t: &Tables<'_>,
     rs: &RangeSide,
     state: &IonState,
-    by_vreg: &[(u32, u32, u32)],
+    by_vreg: ByVreg<'_>,
     r: usize,
 ) -> Option<(usize, usize)> {
     let mut best: Option<(u64, usize, usize)> = None;
@@ -254,7 +259,7 @@ fn best_cut<F: MachineRead + ?Sized>(
     f: &F,
     t: &Tables<'_>,
     rs: &RangeSide,
-    by_vreg: &[(u32, u32, u32)],
+    by_vreg: ByVreg<'_>,
     r: usize,
     first: usize,
     last: usize,
