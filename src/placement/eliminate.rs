@@ -13,6 +13,10 @@
 //! min-sum form. Eliminating block `x` joins every factor mentioning `x` into one table over
 //! `x`'s neighbours `S` and minimises over `x`, recording the argmin per assignment of `S`;
 //! decoding runs the order backwards. Forbidden entries are [`FORBIDDEN`] and absorb.
+//! A bucket whose separator is one block or none (every bucket of a path or a tree
+//! eliminated leaves first) adds its factors into one small table of sums by their own layout
+//! (`eliminate_narrow`) instead of walking every factor's strides per cell
+//! (`eliminate_wide`); the minima and the first best values are the same.
 //! A block whose domain is a single target (over half the pieces of the C corpora) is
 //! fixed: it is conditioned out before the order is chosen (its edges to free blocks
 //! become terms of their unary factors), so the elimination graph holds only the free
@@ -67,6 +71,12 @@ pub struct EliminateScratch {
     fterms: Vec<FactorTerms>,
     idx: Vec<usize>,
     table: Vec<Cost>,
+    /// A narrow bucket's sums ([`eliminate_narrow`]): row per separator value, column per
+    /// value of the eliminated block.
+    sums: Vec<Cost>,
+    /// Every bucket through [`eliminate_wide`] (tests compare the two paths).
+    #[cfg(test)]
+    wide_only: bool,
     /// Per eliminated block (in order): its separator and argmin table.
     arg_sep: Vec<(u32, u32)>,
     arg_at: Vec<usize>,
@@ -329,17 +339,18 @@ fn build_factors(c: &Constraints, s: &mut EliminateScratch) {
         let (sa, ta) = (s.scopes.len(), s.tables.len());
         s.scopes.push(b as u32);
         let (lo, hi) = (s.vals_start[b] as usize, s.vals_start[b + 1] as usize);
-        for i in lo..hi {
-            let t = s.vals[i] as usize;
-            let mut cost = c.unary(b, t);
-            for &(ci, src) in c.incident(b) {
-                let o = c.other(ci, src);
-                if !s.free(c, o) && c.reachable[o] {
-                    let to = s.vals[s.vals_start[o] as usize] as usize;
-                    cost = add(cost, c.edge_cost(ci, src, t, to));
+        s.tables
+            .extend(s.vals[lo..hi].iter().map(|&t| c.unary(b, t as usize)));
+        // Each fixed neighbour's edge, added per value in incident order (the order of
+        // the sum per value, one test per edge).
+        for &(ci, src) in c.incident(b) {
+            let o = c.other(ci, src);
+            if !s.free(c, o) && c.reachable[o] {
+                let to = s.vals[s.vals_start[o] as usize] as usize;
+                for (cost, &t) in s.tables[ta..].iter_mut().zip(&s.vals[lo..hi]) {
+                    *cost = add(*cost, c.edge_cost(ci, src, t as usize, to));
                 }
             }
-            s.tables.push(cost);
         }
         s.push_factor(s.rank[b], sa, ta);
     }
@@ -394,6 +405,40 @@ fn eliminate_bucket(i: usize, s: &mut EliminateScratch) -> Result<(), ()> {
     s.table.resize(total, FORBIDDEN);
     let arg_at = s.args.len();
     s.args.resize(arg_at + total, 0);
+    let narrow = s.sep.len() <= 1;
+    #[cfg(test)]
+    let narrow = narrow && !s.wide_only;
+    if narrow {
+        eliminate_narrow(x, xv, total, arg_at, s);
+    } else {
+        eliminate_wide(x, xv, total, arg_at, s);
+    }
+    if s.sep.is_empty() {
+        if s.table[0] == FORBIDDEN {
+            return Err(());
+        }
+    } else {
+        let r = s
+            .sep
+            .iter()
+            .map(|&y| s.rank[y as usize])
+            .min()
+            .expect("non-empty");
+        let (sa, ta) = (s.scopes.len(), s.tables.len());
+        s.scopes.extend_from_slice(&s.sep);
+        s.tables.extend_from_slice(&s.table);
+        s.push_factor(r, sa, ta);
+    }
+    s.arg_sep.push((s.seps.len() as u32, s.sep.len() as u32));
+    s.seps.extend_from_slice(&s.sep);
+    s.arg_at.push(arg_at);
+    Ok(())
+}
+
+/// The minimum over block `x` (`xv` values) of the bucket's factors for every cell of a
+/// separator of two blocks or more (`total` cells, row-major over `sep`): per cell, each
+/// factor's offset from its strides, then the first best value of `x`.
+fn eliminate_wide(x: u32, xv: usize, total: usize, arg_at: usize, s: &mut EliminateScratch) {
     // Each factor's table offset as strides over (sep, x): per factor its table start,
     // the stride of x, and `(separator position, stride)` per other scope variable.
     s.maps.clear();
@@ -456,26 +501,53 @@ fn eliminate_bucket(i: usize, s: &mut EliminateScratch) -> Result<(), ()> {
             s.idx[d] = 0;
         }
     }
-    if s.sep.is_empty() {
-        if s.table[0] == FORBIDDEN {
-            return Err(());
+}
+
+/// [`eliminate_wide`] for a separator of at most one block `y` (`total` its values, 1
+/// without it): every factor of the bucket is over `x` alone, or `x` and `y`, so they
+/// are added into one `total × xv` table of sums (a row per value of `y`) by their own
+/// layout, and each row's first best value is the one [`eliminate_wide`] picks (the sum
+/// is the same, [`add`] saturating in any order).
+fn eliminate_narrow(x: u32, xv: usize, total: usize, arg_at: usize, s: &mut EliminateScratch) {
+    s.sums.clear();
+    s.sums.resize(total * xv, 0);
+    for &f in &s.fids {
+        let (at, len) = s.factor_scope[f as usize];
+        let (table, size) = s.factor_table[f as usize];
+        let t = &s.tables[table..table + size];
+        if len == 1 {
+            for row in s.sums.chunks_exact_mut(xv) {
+                for (sum, &c) in row.iter_mut().zip(t) {
+                    *sum = add(*sum, c);
+                }
+            }
+        } else if s.scopes[at as usize] == x {
+            // Scope (x, y): entry v * total + r.
+            for (v, column) in t.chunks_exact(total).enumerate() {
+                for (r, &c) in column.iter().enumerate() {
+                    let sum = &mut s.sums[r * xv + v];
+                    *sum = add(*sum, c);
+                }
+            }
+        } else {
+            // Scope (y, x): entry r * xv + v, the layout of the sums.
+            for (sum, &c) in s.sums.iter_mut().zip(t) {
+                *sum = add(*sum, c);
+            }
         }
-    } else {
-        let r = s
-            .sep
-            .iter()
-            .map(|&y| s.rank[y as usize])
-            .min()
-            .expect("non-empty");
-        let (sa, ta) = (s.scopes.len(), s.tables.len());
-        s.scopes.extend_from_slice(&s.sep);
-        s.tables.extend_from_slice(&s.table);
-        s.push_factor(r, sa, ta);
     }
-    s.arg_sep.push((s.seps.len() as u32, s.sep.len() as u32));
-    s.seps.extend_from_slice(&s.sep);
-    s.arg_at.push(arg_at);
-    Ok(())
+    for (r, row) in s.sums.chunks_exact(xv).enumerate() {
+        let mut best = FORBIDDEN;
+        let mut best_v = 0u8;
+        for (v, &sum) in row.iter().enumerate() {
+            if sum < best {
+                best = sum;
+                best_v = v as u8;
+            }
+        }
+        s.table[r] = best;
+        s.args[arg_at + r] = best_v;
+    }
 }
 
 /// Decodes the assignment backwards: every separator variable is eliminated later, so
@@ -502,5 +574,50 @@ fn decode(c: &Constraints, s: &mut EliminateScratch, assignment: &mut Vec<u8>) {
         let v = s.args[s.arg_at[i] + at] as usize;
         s.choice[x] = v;
         assignment[x] = s.vals[s.vals_start[x] as usize + v];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::generate::{problem, Shape};
+
+    /// [`eliminate_narrow`] gives what [`eliminate_wide`] gives: on generated problems
+    /// (every shape, 3 and 5 targets, ties and infeasible ones included), elimination with
+    /// every bucket through the general loop gives the same answer, tables and argmin
+    /// tables; both kinds of bucket occur.
+    #[test]
+    fn narrow_buckets_eliminate_as_the_general_loop() {
+        let (mut narrow, mut wide) = (0, 0);
+        for seed in 0..160u64 {
+            let blocks = 4 + (seed as usize * 5) % 45;
+            let targets = if seed % 2 == 0 { 3 } else { 5 };
+            let p = problem(seed, Shape::ALL[(seed % 7) as usize], blocks, targets);
+            let c = Constraints::new(&p);
+            let dom: Vec<TargetSet> = (0..c.n).map(|b| p.domain(b)).collect();
+            let mut fast = EliminateScratch::default();
+            let mut general = EliminateScratch {
+                wide_only: true,
+                ..EliminateScratch::default()
+            };
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            let solved = eliminate_into(&c, &dom, u64::MAX, &mut fast, &mut got);
+            let expected = eliminate_into(&c, &dom, u64::MAX, &mut general, &mut want);
+            assert_eq!(solved, expected, "seed {seed}");
+            assert_eq!(got, want, "seed {seed}");
+            assert_eq!(fast.args, general.args, "seed {seed}");
+            assert_eq!(fast.tables, general.tables, "seed {seed}");
+            for &(_, len) in &fast.arg_sep {
+                if len <= 1 {
+                    narrow += 1;
+                } else {
+                    wide += 1;
+                }
+            }
+        }
+        assert!(
+            narrow > 200 && wide > 50,
+            "{narrow} narrow, {wide} wide buckets"
+        );
     }
 }

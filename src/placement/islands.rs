@@ -21,7 +21,10 @@
 //! Dominators: Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm" (2001), on
 //! the problem's edges; for a problem built from pieces ([`build_piece_islands`]) on the
 //! block graph only ([`piece_dominators`]: a later piece is immediately dominated by the
-//! piece before it, so the iteration runs over IR blocks, not pieces). They are computed
+//! piece before it, so the iteration runs over IR blocks, not pieces), or read off the
+//! function's dominator tree where the pipeline's is still valid
+//! ([`tree_piece_dominators`]: on sqlite -O2 that saves 7.9M of the islands' 31.8M
+//! instructions, callgrind). They are computed
 //! only when a dominance question needs them (an island whose first member is not block
 //! 0, inheritance between two islands, a required path), so a function placed as one
 //! island skips them.
@@ -33,7 +36,7 @@
 use super::build::Piece;
 use super::cost::UNPLACED;
 use super::problem::Problem;
-use crate::analysis::Sccs;
+use crate::analysis::{DomTree, Sccs};
 use crate::ir::Block;
 use serde::Serialize;
 
@@ -138,6 +141,48 @@ pub fn piece_dominators(p: &Problem, pieces: &[Piece]) -> Vec<u32> {
                 i as u32 - 1
             } else {
                 last[up as usize]
+            }
+        })
+        .collect()
+}
+
+/// [`piece_dominators`] read off `tree`, the dominator tree of the CFG the pieces were
+/// built on (whose edges between live blocks are the problem's edges into first pieces),
+/// instead of iterating over the block graph again: a later piece is immediately
+/// dominated by the piece before it, a block's first piece by the last piece of its
+/// block's immediate dominator, piece 0 by itself, and the pieces of a block the tree
+/// leaves out (unreachable) by none (`u32::MAX`). O(pieces + blocks).
+pub fn tree_piece_dominators(pieces: &[Piece], tree: &DomTree) -> Vec<u32> {
+    // Per IR block its last piece (pieces come in block order).
+    let blocks = pieces.last().map_or(0, |p| p.block as usize + 1);
+    let mut last = vec![u32::MAX; blocks];
+    for (i, piece) in pieces.iter().enumerate() {
+        last[piece.block as usize] = i as u32;
+    }
+    let entry = pieces.first().map_or(0, |p| p.block);
+    let mut block_idom = u32::MAX;
+    (0..pieces.len())
+        .map(|i| {
+            let block = pieces[i].block;
+            let first = i == 0 || pieces[i - 1].block != block;
+            if first {
+                // The dominating piece of the block, or none when it is unreachable.
+                block_idom = if block == entry {
+                    0
+                } else {
+                    tree.idom(Block::new(block as usize))
+                        .and_then(|up| last.get(up.index()).copied())
+                        .unwrap_or(u32::MAX)
+                };
+            }
+            if block_idom == u32::MAX {
+                u32::MAX
+            } else if i == 0 {
+                0
+            } else if !first {
+                i as u32 - 1
+            } else {
+                block_idom
             }
         })
         .collect()
@@ -271,17 +316,20 @@ pub fn build_islands(
 }
 
 /// [`build_islands`] for a problem built from `pieces` (the same result, with the
-/// dominators of [`piece_dominators`]).
+/// dominators of [`piece_dominators`], or of [`tree_piece_dominators`] when `tree`, the
+/// dominator tree of the CFG the pieces were built on, is given).
 pub fn build_piece_islands(
     p: &Problem,
     pieces: &[Piece],
-    assignment: &[u8],
-    paths: &[Vec<u32>],
-    origin: &[u8],
+    (assignment, paths, origin): (&[u8], &[Vec<u32>], &[u8]),
+    tree: Option<&DomTree>,
 ) -> IslandGraph {
     let mut dom = Dominance {
         idom: None,
-        compute: || piece_dominators(p, pieces),
+        compute: || match tree {
+            Some(tree) => tree_piece_dominators(pieces, tree),
+            None => piece_dominators(p, pieces),
+        },
     };
     islands_under(p, &mut dom, assignment, paths, origin)
 }

@@ -311,6 +311,19 @@ impl Constraints {
 
     /// Makes `self` the view of `p` (which must [`Problem::validate`]), reusing its tables.
     pub fn rebuild(&mut self, p: &Problem) {
+        self.rebuild_reaching(p, false);
+    }
+
+    /// [`Constraints::rebuild`] with every block of `p` taken as reachable (no search from
+    /// the entry): for a problem whose blocks are all reached from outside it, such as one
+    /// component of a larger problem, which would otherwise need a virtual entry block
+    /// with an edge to each of them.
+    pub fn rebuild_all_reachable(&mut self, p: &Problem) {
+        self.rebuild_reaching(p, true);
+    }
+
+    /// [`Constraints::rebuild`], with `all_reachable`: every block reachable.
+    fn rebuild_reaching(&mut self, p: &Problem, all_reachable: bool) {
         let (n, k) = (p.num_blocks(), p.num_targets());
         self.n = n;
         self.k = k;
@@ -346,8 +359,8 @@ impl Constraints {
         }
         // Reachability from the entry over the sorted edges (CSR by source).
         self.reachable.clear();
-        self.reachable.resize(n, false);
-        if n > 0 {
+        self.reachable.resize(n, all_reachable);
+        if n > 0 && !all_reachable {
             self.stack.clear();
             self.stack.push(0);
             self.reachable[0] = true;
@@ -539,5 +552,50 @@ pub fn add(a: Cost, b: Cost) -> Cost {
         FORBIDDEN
     } else {
         a.saturating_add(b).min(FORBIDDEN - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::generate::{problem, Shape};
+
+    /// [`Constraints::rebuild_all_reachable`] is [`Constraints::rebuild`] with every block
+    /// reachable: the same view where every block is reached from the entry, and every
+    /// block's constraints kept where some are not.
+    #[test]
+    fn all_reachable_rebuild_keeps_every_block() {
+        let (mut same, mut more) = (0, 0);
+        let mut all = Constraints::default();
+        for seed in 0..140u64 {
+            let mut p = problem(
+                seed,
+                Shape::ALL[(seed % 7) as usize],
+                3 + seed as usize % 30,
+                3,
+            );
+            // Every other problem gets a block no edge reaches, with an edge out of it.
+            if seed % 2 == 1 {
+                let k = p.num_targets();
+                let b = p.add_block("island", &vec![0; k]);
+                p.add_edge(b, 0, &vec![1; k * k]);
+            }
+            let c = Constraints::new(&p);
+            all.rebuild_all_reachable(&p);
+            assert!(all.reachable.iter().all(|&r| r), "seed {seed}");
+            if c.reachable.iter().all(|&r| r) {
+                same += 1;
+                assert_eq!(all.unary, c.unary, "seed {seed}");
+                assert_eq!(all.constraints, c.constraints, "seed {seed}");
+                assert_eq!(all.matrix, c.matrix, "seed {seed}");
+                assert_eq!(all.fwd, c.fwd, "seed {seed}");
+                assert_eq!(all.incident_list, c.incident_list, "seed {seed}");
+            } else if seed % 2 == 1 {
+                // The island's edge counts only here.
+                more += 1;
+                assert!(all.constraints.len() > c.constraints.len(), "seed {seed}");
+            }
+        }
+        assert!(same > 30 && more > 30, "{same} reached, {more} not");
     }
 }

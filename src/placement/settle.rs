@@ -90,11 +90,11 @@ pub struct SettleScratch {
     best: Vec<u8>,
 }
 
-/// One component of free pieces as a problem of its own ([`eliminate_component`]): block 0
-/// a virtual entry fixed to target 0 with a zero-cost edge to every member (so that every
-/// member is reachable), block `1 + i` the component's `i`-th member in ascending piece
-/// order, its costs the member's block costs plus its edges to fixed pieces under their
-/// targets, and the edges between members with their own matrices.
+/// One component of free pieces as a problem of its own ([`eliminate_component`]): block
+/// `i` the component's `i`-th member in ascending piece order, its costs the member's
+/// block costs plus its edges to fixed pieces under their targets, and the edges between
+/// members with their own matrices; every block counts as reachable
+/// ([`Constraints::rebuild_all_reachable`]: the members are reached from outside).
 #[derive(Clone, Debug, Default)]
 struct ComponentProblem {
     problem: Problem,
@@ -470,20 +470,17 @@ fn eliminate_component(
     c.members.extend_from_slice(list);
     c.members.sort_unstable();
     for (i, &b) in c.members.iter().enumerate() {
-        slot[b as usize] = i as u32 + 1;
+        slot[b as usize] = i as u32;
     }
     let q = &mut c.problem;
     q.targets.resize(k, String::new());
     q.blocks.clear();
-    q.blocks.resize(c.members.len() + 1, String::new());
+    q.blocks.resize(c.members.len(), String::new());
     q.block_cost.clear();
-    q.block_cost
-        .extend((0..k).map(|t| if t == 0 { 0 } else { FORBIDDEN }));
     q.edges.clear();
     q.matrices.clear();
     c.domains.clear();
-    c.domains.push(TargetSet::single(0));
-    for (i, &b) in c.members.iter().enumerate() {
+    for &b in &c.members {
         let b = b as usize;
         let at = q.block_cost.len();
         q.block_cost
@@ -514,13 +511,8 @@ fn eliminate_component(
                 q.block_cost[at + t] = add(q.block_cost[at + t], cost);
             }
         }
-        q.edges.push(super::problem::Edge {
-            from: 0,
-            to: i as u32 + 1,
-        });
-        q.matrices.resize(q.matrices.len() + k * k, 0);
     }
-    c.constraints.rebuild(q);
+    c.constraints.rebuild_all_reachable(q);
     let solved = eliminate_into(
         &c.constraints,
         &c.domains,
@@ -532,7 +524,7 @@ fn eliminate_component(
         return None;
     }
     for (i, &b) in c.members.iter().enumerate() {
-        assignment[b as usize] = c.assignment[i + 1];
+        assignment[b as usize] = c.assignment[i];
     }
     Some(c.eliminate.work())
 }

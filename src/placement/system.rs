@@ -17,7 +17,7 @@
 //! | [`condense_regions`] | the constraints (of the functions elimination declined) | the condensation (region of each piece, members; boundaries when the search runs) |
 //! | [`solve_regions`] | problem, constraints, domains, condensation | the placement (the search), `RowDemand`, `PassStats`, `Diagnostics` |
 //! | `grow_rows` (exclusive) | `RowDemand`, `FunctionTables` (row counts) | new rows |
-//! | [`apply_placement`] | the placement, `PipelineConfig` | fusion groups, islands, rows; all IR columns (with splitting), the placement columns ([`super::columns`]), `Phase`, `ValidAnalyses`, `PassStats` |
+//! | [`apply_placement`] | the placement, `PipelineConfig` (`DomTree` where `ValidAnalyses` says it is still valid, for the islands' dominators) | fusion groups, islands, rows; all IR columns (with splitting), the placement columns ([`super::columns`]), `Phase`, `ValidAnalyses`, `PassStats` |
 //!
 //! Every system also records its wall time in `SystemTimes` when the config times passes
 //! (`strata compile --time-passes` prints them under `placement`). A failing phase reports
@@ -130,9 +130,8 @@ pub fn place_function_with_summaries<F: IrRead>(
     let islands = build_piece_islands(
         &ir.problem,
         &ir.pieces,
-        &placement.assignment,
-        &ir.paths,
-        &ir.path_origin,
+        (&placement.assignment, &ir.paths, &ir.path_origin),
+        None,
     );
     let mut blocks = Vec::new();
     block_rows(
@@ -627,7 +626,8 @@ pub fn solve_regions(
 
 /// System 7 (after `grow_rows`), `apply_placement`: reads each slot's placement; writes its
 /// fusion groups ([`super::fusion::fuse`]), islands
-/// ([`super::islands::build_islands`]) and per-block rows, with
+/// ([`super::islands::build_islands`], dominators from the `DomTree` where `ValidAnalyses`
+/// says it is still valid) and per-block rows, with
 /// `PassOptions::placement_split` all IR columns ([`super::split::apply`]: cut at target
 /// seams, fuse jump chains; the analyses are invalidated if it changed anything), the
 /// placement columns of every block row in use ([`super::columns`]; unplaced when there is
@@ -636,7 +636,7 @@ pub fn solve_regions(
 pub fn apply_placement(
     mut ir: IrMut,
     mut columns: Query<PlacementColumnsMut>,
-    config: Res<PipelineConfig>,
+    (config, dom_tree): (Res<PipelineConfig>, Res<PerSlot<DomTree>>),
     mut scratch: ResMut<PerSlot<PlacementScratch>>,
     mut valid: ResMut<PerSlot<ValidAnalyses>>,
     mut stats: ResMut<PerSlot<PassStats>>,
@@ -659,12 +659,14 @@ pub fn apply_placement(
             } = scratch;
             let placement = &data.placement;
             *fused = fuse(&body, ir, &placement.assignment);
+            // The dominator tree where it is still valid (the CFG the pieces were built
+            // on): the islands' dominators are read off it.
+            let tree = valid[s].0.contains(Analyses::DOMTREE).then(|| &dom_tree[s]);
             *islands = build_piece_islands(
                 &ir.problem,
                 &ir.pieces,
-                &placement.assignment,
-                &ir.paths,
-                &ir.path_origin,
+                (&placement.assignment, &ir.paths, &ir.path_origin),
+                tree,
             );
             block_rows(n, ir, placement, fused, &islands.island_of, rows);
             stats[s].add("placement", "islands", islands.islands.len() as u64);

@@ -202,16 +202,17 @@ fn text_round_trips_and_reports_positions() {
 
 /// The dominators computed on the block graph of the first pieces
 /// ([`islands::piece_dominators`]) are the textbook iteration's over every piece
-/// ([`islands::dominators`]), and the islands built with them are the same, on generated
-/// functions (SSA with loops and phis; memory form with calls) under the built-in model and
-/// a model that cuts most blocks.
+/// ([`islands::dominators`]), and so are those read off the function's dominator tree
+/// ([`islands::tree_piece_dominators`]), and the islands built with either are the same, on generated
+/// functions (SSA with loops and phis; memory form with calls, some with unreachable
+/// blocks) under the built-in model and a model that cuts most blocks.
 #[test]
 fn piece_dominators_match_the_piece_graphs() {
     use crate::fuzzing::placement::SPLIT_MODEL;
     use crate::ir::IrRead;
     let split = targets::TargetModel::parse(SPLIT_MODEL).expect("the split model parses");
     let models = [targets::TargetModel::default_model(), split];
-    let mut cut = 0;
+    let (mut cut, mut unreachable) = (0, 0);
     for seed in 0..200u64 {
         let data = crate::fuzzing::generate::seed_bytes(seed, 4096);
         let mut u = arbitrary::Unstructured::new(&data);
@@ -238,14 +239,30 @@ fn piece_dominators_match_the_piece_graphs() {
                 want,
                 "seed {seed}"
             );
+            let mut cfg = crate::analysis::Cfg::new();
+            cfg.compute(f);
+            let mut tree = crate::analysis::DomTree::new();
+            tree.compute(&cfg);
+            assert_eq!(
+                islands::tree_piece_dominators(&ir.pieces, &tree),
+                want,
+                "seed {seed}"
+            );
+            unreachable += usize::from(want.contains(&u32::MAX));
             cut += usize::from(ir.pieces.len() > f.num_blocks());
             let Ok(pl) = Solver::new().solve(p, &SolveOptions::default()) else {
                 continue;
             };
             let args = (&pl.assignment[..], &ir.paths[..], &ir.path_origin[..]);
+            let whole = islands::build_islands(p, args.0, args.1, args.2);
             assert_eq!(
-                islands::build_piece_islands(p, &ir.pieces, args.0, args.1, args.2),
-                islands::build_islands(p, args.0, args.1, args.2),
+                islands::build_piece_islands(p, &ir.pieces, args, None),
+                whole,
+                "seed {seed}"
+            );
+            assert_eq!(
+                islands::build_piece_islands(p, &ir.pieces, args, Some(&tree)),
+                whole,
                 "seed {seed}"
             );
         }
@@ -253,5 +270,9 @@ fn piece_dominators_match_the_piece_graphs() {
     assert!(
         cut > 50,
         "the models cut blocks into pieces ({cut} problems)"
+    );
+    assert!(
+        unreachable > 20,
+        "problems with unreachable pieces ({unreachable})"
     );
 }

@@ -8,6 +8,7 @@ use super::*;
 impl InstKind {
     /// Calls `f` on every operand, in operand order (phi incoming values included; phi
     /// blocks and asm goto labels are not operands).
+    #[inline]
     pub fn for_each_operand(&self, mut f: impl FnMut(Operand)) {
         match self {
             InstKind::Binary { lhs, rhs, .. }
