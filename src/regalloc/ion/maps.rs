@@ -575,6 +575,18 @@ impl<O: MapOwner> RegMap<O> {
         }
     }
 
+    /// True when no entry overlaps any of `items` (sorted and disjoint by `range`), in one
+    /// [`RegMap::walk`] instead of a search per item.
+    #[inline]
+    pub fn free_over<T>(&self, items: &[T], range: impl Fn(&T) -> CodeRange) -> bool {
+        let mut free = true;
+        self.walk(items, range, |_, _, _| {
+            free = false;
+            false
+        });
+        free
+    }
+
     /// The earliest entry overlapping `range`, if any.
     pub fn first_overlap(&self, range: CodeRange) -> Option<(CodeRange, O)> {
         let mut first = None;

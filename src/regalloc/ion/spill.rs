@@ -90,10 +90,7 @@ pub fn second_chance<F: MachineRead + ?Sized>(
             offset,
         );
         let free = cands.find(|&reg| {
-            let map = &state.maps[reg.dense_index()];
-            t.br.ranges[b.index()]
-                .iter()
-                .all(|e| map.first_overlap(e.range).is_none())
+            state.maps[reg.dense_index()].free_over(&t.br.ranges[b.index()], |e| e.range)
         });
         match free {
             Some(reg) => {
