@@ -456,9 +456,8 @@ pub fn eliminate_exactly(
                 settle.mark_pending(p.num_blocks());
                 let (settle_now, assigned) = (&*settle, &out.assignment);
                 let exact = |e: &Edge| exact_edge(settle_now, dom, assigned, e);
-                // The dominator tree where it is still valid (mem2reg's, when SCCP left
-                // the CFG alone): liveness then tracks only the dominators' values.
-                let tree = valid[s].0.contains(Analyses::DOMTREE).then(|| &dom_tree[s]);
+                // With the dominator tree, liveness tracks only the dominators' values.
+                let tree = valid_dom_tree(&dom_tree, &valid, s);
                 complete_edges_in(&f, (&cfg[s], tree), symbols, model, build, ir, exact);
                 let (p, out) = (&ir.problem, &mut data.placement);
                 if settle_exact(p, dom, budget, settle, &mut out.assignment) {
@@ -624,6 +623,16 @@ pub fn solve_regions(
     times.record(Stage::Placement, "solve_regions", clock);
 }
 
+/// Slot `s`'s dominator tree where `ValidAnalyses` says it is still valid: that of the CFG
+/// placement builds its problem on (mem2reg's, when SCCP left the CFG alone).
+fn valid_dom_tree<'a>(
+    dom_tree: &'a PerSlot<DomTree>,
+    valid: &PerSlot<ValidAnalyses>,
+    s: usize,
+) -> Option<&'a DomTree> {
+    valid[s].0.contains(Analyses::DOMTREE).then(|| &dom_tree[s])
+}
+
 /// System 7 (after `grow_rows`), `apply_placement`: reads each slot's placement; writes its
 /// fusion groups ([`super::fusion::fuse`]), islands
 /// ([`super::islands::build_islands`], dominators from the `DomTree` where `ValidAnalyses`
@@ -659,9 +668,8 @@ pub fn apply_placement(
             } = scratch;
             let placement = &data.placement;
             *fused = fuse(&body, ir, &placement.assignment);
-            // The dominator tree where it is still valid (the CFG the pieces were built
-            // on): the islands' dominators are read off it.
-            let tree = valid[s].0.contains(Analyses::DOMTREE).then(|| &dom_tree[s]);
+            // With the dominator tree, the islands' dominators are read off it.
+            let tree = valid_dom_tree(&dom_tree, &valid, s);
             *islands = build_piece_islands(
                 &ir.problem,
                 &ir.pieces,

@@ -81,16 +81,35 @@ pub(crate) struct ByVreg<'a> {
     pub(crate) reach: &'a [u32],
 }
 
-/// Fills `out` with (vreg, start, range) of every live range some bundle holds, sorted, and
-/// `reach` with [`ByVreg::reach`]: the per-vreg index `spill::absorb_stack_ranges` and
+/// The storage of a [`ByVreg`] index, kept in [`IonState`] between functions (a warm
+/// context allocates nothing for it).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct VregIndex {
+    /// [`ByVreg::entries`].
+    entries: Vec<(u32, u32, u32)>,
+    /// [`ByVreg::reach`].
+    reach: Vec<u32>,
+}
+
+impl VregIndex {
+    /// The index as the searches read it.
+    pub(crate) fn view(&self) -> ByVreg<'_> {
+        ByVreg {
+            entries: &self.entries,
+            reach: &self.reach,
+        }
+    }
+}
+
+/// Fills `index` with (vreg, start, range) of every live range some bundle holds, sorted,
+/// and their [`ByVreg::reach`]: the per-vreg index `spill::absorb_stack_ranges` and
 /// [`demote_join_ranges`] search. Sorted by vreg with [`super::sort_grouped`] (`state`'s
 /// sort scratch).
-pub(crate) fn ranges_by_vreg(
-    t: &Tables<'_>,
-    out: &mut Vec<(u32, u32, u32)>,
-    reach: &mut Vec<u32>,
-    state: &mut IonState,
-) {
+pub(crate) fn ranges_by_vreg(t: &Tables<'_>, index: &mut VregIndex, state: &mut IonState) {
+    let VregIndex {
+        entries: out,
+        reach,
+    } = index;
     out.clear();
     for r in 0..t.counts.ranges {
         if t.rr.bundles[r] != DEAD {
@@ -152,14 +171,10 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
     let groups = super::groups::any_member(f, t, state);
     if !sc.candidates.is_empty() || tails || groups {
         let mut by_vreg = std::mem::take(&mut state.by_vreg);
-        let mut reach = std::mem::take(&mut state.by_vreg_reach);
         if !indexed {
-            ranges_by_vreg(t, &mut by_vreg, &mut reach, state);
+            ranges_by_vreg(t, &mut by_vreg, state);
         }
-        let index = ByVreg {
-            entries: &by_vreg,
-            reach: &reach,
-        };
+        let index = by_vreg.view();
         // A candidate is looked at again only when a demotion next to its block came after
         // its last look (else its neighbours' places, and so its answer, are the same).
         sc.seen_at.clear();
@@ -196,7 +211,6 @@ pub(crate) fn demote_join_ranges<F: MachineRead + ?Sized>(
             super::tails::demote_tails(f, t, rs, state, index);
         }
         state.by_vreg = by_vreg;
-        state.by_vreg_reach = reach;
     }
     state.demote = sc;
 }

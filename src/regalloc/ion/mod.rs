@@ -253,12 +253,10 @@ pub struct IonState {
     /// with this function's tail cuts, restored when the cuts stay.
     pub(crate) slots_with_cuts: Vec<(u32, u32)>,
     /// Scratch of `spill::absorb_stack_ranges` and `demote::demote_join_ranges`: (vreg,
-    /// start, range) of every live range held by some bundle, sorted
-    /// (`demote::ranges_by_vreg`), built once per function by whichever needs it first.
-    pub(crate) by_vreg: Vec<(u32, u32, u32)>,
-    /// Scratch beside `by_vreg`: for each entry, the largest end of the vreg's ranges up to
-    /// it (`demote::ByVreg::reach`).
-    pub(crate) by_vreg_reach: Vec<u32>,
+    /// start, range) of every live range held by some bundle, sorted, with each entry's
+    /// reach (`demote::ranges_by_vreg`), built once per function by whichever needs it
+    /// first.
+    pub(crate) by_vreg: demote::VregIndex,
     /// Scratch: the uses of a home range being rebuilt by a minimal split.
     pub(crate) home_uses: Vec<crate::regalloc::ranges::Use>,
     /// The output being built.

@@ -145,8 +145,7 @@ pub(crate) fn absorb_stack_ranges(
         return false;
     }
     let mut by_vreg = std::mem::take(&mut state.by_vreg);
-    let mut reach = std::mem::take(&mut state.by_vreg_reach);
-    super::demote::ranges_by_vreg(t, &mut by_vreg, &mut reach, state);
+    super::demote::ranges_by_vreg(t, &mut by_vreg, state);
     for &b in list {
         let set = t.br.spill_sets[b.index()].index();
         if t.sets.state[set].spill_bundle != b
@@ -160,7 +159,7 @@ pub(crate) fn absorb_stack_ranges(
         let mut w = 0;
         for k in 0..own.len() {
             let e = own[k];
-            let Some((nb, reg)) = neighbour_reg(t, state, &by_vreg, e) else {
+            let Some((nb, reg)) = neighbour_reg(t, state, by_vreg.view(), e) else {
                 own[w] = e;
                 w += 1;
                 continue;
@@ -182,7 +181,6 @@ pub(crate) fn absorb_stack_ranges(
         t.br.ranges[b.index()] = own;
     }
     state.by_vreg = by_vreg;
-    state.by_vreg_reach = reach;
     true
 }
 
@@ -191,11 +189,10 @@ pub(crate) fn absorb_stack_ranges(
 fn neighbour_reg(
     t: &Tables<'_>,
     state: &IonState,
-    by_vreg: &[(u32, u32, u32)],
+    by_vreg: super::demote::ByVreg<'_>,
     e: crate::regalloc::ranges::RangeEntry,
 ) -> Option<(BundleIndex, crate::regalloc::location::PReg)> {
     let r = e.index.index();
-    let v = t.rr.vregs[r].index() as u32;
     let inside = |p: ProgPoint| {
         let i = p.inst().index();
         p.is_after()
@@ -225,9 +222,7 @@ fn neighbour_reg(
     {
         return None;
     }
-    let lo = by_vreg.partition_point(|x| x.0 < v);
-    let hi = by_vreg.partition_point(|x| x.0 <= v);
-    let own = &by_vreg[lo..hi];
+    let own = super::demote::vreg_entries(by_vreg, t.rr.vregs[r]).entries;
     {
         let at = own.partition_point(|x| x.1 < e.range.from.0);
         // Pieces are disjoint but for minimal copies: look back a few entries.
