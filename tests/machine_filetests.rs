@@ -121,8 +121,8 @@ fn actual(kind: &str, args: &str, input: &str, path: &Path) -> String {
 /// target's environment cut to its first N registers per class, with `--annotate`'s
 /// annotations as the expectation; regalloc2's checker (inside `allocate_in`) and ours must
 /// accept, and every counter named by `expect=` (evictions, splits, minimal_splits,
-/// second_chance, spilled, spill_slots, moves_intra, moves_edge, moves_fixup, redundant)
-/// must be positive, so the test cannot pass without exercising what it is about.
+/// second_chance, relocated, spilled, spill_slots, moves_intra, moves_edge, moves_fixup,
+/// redundant) must be positive, so the test cannot pass without exercising what it is about.
 fn alloc_test(args: &str, input: &str, path: &Path, name: &str) -> String {
     let mut words = args.split_whitespace();
     let target = arch(words.next().expect("alloc needs a target"), path);

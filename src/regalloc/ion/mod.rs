@@ -52,6 +52,7 @@ pub mod insert;
 pub mod maps;
 pub mod process;
 pub mod redundant;
+pub mod relocate;
 pub mod spill;
 pub mod split;
 pub mod tails;
@@ -152,6 +153,9 @@ pub struct IonStats {
     pub spill_bundles: usize,
     /// Second-chance allocations that found a register.
     pub second_chance: usize,
+    /// Second-chance allocations that found a register by moving its one occupant to
+    /// another register ([`relocate`]).
+    pub relocated: usize,
     /// Use-free join ranges moved from a register to their slot after second chance
     /// ([`demote`]).
     pub demoted: usize,
@@ -227,6 +231,9 @@ pub struct IonState {
     pub stats: IonStats,
     /// Scratch: conflicting bundles of one probe.
     pub(crate) conflicts: Vec<BundleIndex>,
+    /// Bundles of this function that second-chance relocation found no other register
+    /// for ([`relocate`]); not probed again.
+    pub(crate) unmovable: Vec<BundleIndex>,
     /// Scratch: the best eviction set so far.
     pub(crate) best_conflicts: Vec<BundleIndex>,
     /// Spill slots per size class, in probe order.

@@ -205,6 +205,7 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
         }
     }
     state.spilled.clear();
+    state.unmovable.clear();
     state.queue.clear();
     state.stats = super::IonStats::default();
     // Cleared, not replaced: the output's vectors keep their capacity for the next function.

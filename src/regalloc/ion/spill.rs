@@ -5,8 +5,10 @@
 //! bundles whose uses need no register), longest first (total length of its ranges, as
 //! the allocation queue orders bundles: a long bundle fits only while the short ones have
 //! not yet filled the holes it needs), one more probe of the registers of its class, hint
-//! first, taking a register only where it is free over every range (no eviction, no split);
-//! a bundle that finds none lives in its spill set's slot, unless all its ranges are
+//! first, taking a register only where it is free over every range (no eviction, no split),
+//! or, where none is, one whose only occupant over its ranges can move to another register
+//! free over all of the occupant's ranges ([`super::relocate`]); a bundle that finds none
+//! lives in its spill set's slot, unless all its ranges are
 //! use-free ranges of rematerializable values ([`crate::machine::MachineRead::remat`]): then
 //! it lives nowhere, the set needs no slot for it, and move insertion recomputes the value
 //! where a piece of it needs it (a remat instead of a reload; the store that would have
@@ -98,6 +100,11 @@ pub fn second_chance<F: MachineRead + ?Sized>(
                 state.stats.second_chance += 1;
                 let at = t.br.ranges[b.index()][0].range.from;
                 super::note!(state, at, "second chance: b{b} -> {reg}");
+            }
+            None if super::relocate::relocate_for(env, &allocatable, &mut t, state, b)
+                .is_some() =>
+            {
+                state.stats.second_chance += 1;
             }
             None if !state.no_remat && rematerializable(f, &t, b) => {
                 t.sets.state[set].remat = true;
