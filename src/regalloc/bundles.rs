@@ -229,6 +229,9 @@ pub struct BundleSide {
     pub merges: MergeStats,
     /// Bundles whose `runs` are not empty (cleared at the next merge).
     runs_touched: Vec<u32>,
+    /// The vreg count of the last merge: its bundles at and beyond it were made by
+    /// splitting (see `clear_stale_bundles`).
+    merged_vregs: usize,
     /// Scratch: the (vreg, vreg) pairs to try merging.
     pairs: Vec<(crate::machine::VReg, crate::machine::VReg)>,
     /// Scratch: the smaller bundle's ranges, sorted.
@@ -404,6 +407,8 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
     let mut sets = set_rows(&mut t.sets);
     let side = &mut *t.side;
     let rs = &*t.range_side;
+    clear_stale_bundles(side, &mut br, t.counts.bundles);
+    side.merged_vregs = nv;
     t.counts.bundles = nv;
     side.merges = MergeStats::default();
     reset_runs(side, nv);
@@ -417,7 +422,7 @@ pub fn merge_bundles_in<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_,
     for &(vx, vy) in &pairs {
         merge_pair(vx, vy, nv, rs, rr.bundles, &mut br, side, &mut buffers);
     }
-    t.counts.sets = assign_spill_sets(f, rr.vregs, &mut br, &mut sets, side, nv);
+    t.counts.sets = assign_spill_sets(f, rs, rr.vregs, &mut br, &mut sets, side, nv);
     side.pairs = pairs;
     side.small = buffers.small;
     side.merged = buffers.merged;
@@ -442,21 +447,39 @@ fn reset_runs(side: &mut BundleSide, nv: usize) {
     }
 }
 
-/// One bundle per vreg: bundle `v` holds the ranges of vreg `v` (each range's bundle set),
-/// no allocation or spill set, the meet of its uses' requirements and the FIXED and STACK
-/// flags of its uses.
-fn init_bundles(rs: &RangeSide, rr: &mut RangeRows<'_>, br: &mut BundleRows<'_>, nv: usize) {
-    for v in 0..nv {
-        let list = &rs.vreg_ranges[v];
-        // Many vregs of a drop-in function have no range (regalloc2 users number vregs
-        // sparsely): an empty list skips the copy and an empty bundle the clear, whose
-        // set-up (a call each) was most of this loop's cost there.
-        let ranges = &mut br.ranges[v];
+/// Empties the bundle rows the previous function left with ranges, so that every row is
+/// empty before [`init_bundles`] (which then reads no row of a vreg without ranges). Those
+/// rows are the previous merge's queue (its non-empty bundles; the others stay empty:
+/// allocation gives ranges only to queued bundles and to the rows it makes by splitting)
+/// and the rows from that merge's vreg count to `prev_bundles` (made by splitting). Rows
+/// beyond were emptied by an earlier call or never used. O(bundles the previous function
+/// used), not O(rows): in sparsely numbered drop-in functions most vregs have no range,
+/// and reading every row's 56-byte list header cost a cache miss each.
+fn clear_stale_bundles(side: &BundleSide, br: &mut BundleRows<'_>, prev_bundles: usize) {
+    for &b in &side.queue {
+        br.ranges[b.index()].clear();
+    }
+    for ranges in &mut br.ranges[side.merged_vregs.min(prev_bundles)..prev_bundles] {
         if !ranges.is_empty() {
             ranges.clear();
         }
+    }
+}
+
+/// One bundle per vreg: bundle `v` holds the ranges of vreg `v` (each range's bundle set),
+/// no allocation or spill set, the meet of its uses' requirements and the FIXED and STACK
+/// flags of its uses. Every bundle row is empty on entry ([`clear_stale_bundles`]).
+fn init_bundles(rs: &RangeSide, rr: &mut RangeRows<'_>, br: &mut BundleRows<'_>, nv: usize) {
+    debug_assert!(
+        br.ranges[..nv].iter().all(|r| r.is_empty()),
+        "a bundle row left by the previous function holds ranges"
+    );
+    for v in 0..nv {
+        let list = &rs.vreg_ranges[v];
+        // Many vregs of a drop-in function have no range (regalloc2 users number vregs
+        // sparsely): their (empty) bundle rows are not read.
         if !list.is_empty() {
-            ranges.extend_from_slice(list);
+            br.ranges[v].extend_from_slice(list);
         }
         br.allocs[v] = Allocation::None;
         br.spill_sets[v] = SpillSetIndex::NONE;
@@ -606,9 +629,12 @@ fn merge_pair(
 /// Sorts each merged bundle once, gives every non-empty bundle a spill set and lists it
 /// for the allocation queue; returns the number of spill sets. Priority, spill weight and
 /// the minimal flag are the queue phase's (`ion::process::prepare` computes them from the
-/// ranges); the FIXED and STACK flags gathered while merging stay.
+/// ranges); the FIXED and STACK flags gathered while merging stay. Only bundles of vregs
+/// with ranges are read: merging moves ranges only into non-empty bundles, so the others
+/// are empty, with no runs and no spill set ([`init_bundles`]).
 fn assign_spill_sets<F: MachineRead + ?Sized>(
     f: &F,
+    rs: &RangeSide,
     vregs: &[crate::machine::VReg],
     br: &mut BundleRows<'_>,
     sets: &mut SetRows<'_>,
@@ -618,6 +644,9 @@ fn assign_spill_sets<F: MachineRead + ?Sized>(
     let mut nsets = 0usize;
     side.queue.clear();
     for b in 0..nv {
+        if rs.vreg_ranges[b].is_empty() {
+            continue;
+        }
         if side.runs[b].len() > 1 {
             br.ranges[b].sort_unstable();
         }

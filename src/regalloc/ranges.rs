@@ -33,9 +33,11 @@
 //! (parameter, predecessor) gives a blockparam "in", every branch argument a blockparam
 //! "out"; both vectors are sorted at the end. Branch arguments live to the branch's after
 //! point; on a back edge (to a depth-first ancestor) each is also an `Any` use there without
-//! an operand slot (a ghost use), weighting loop-carried values. Vreg range lists and range use lists are built
-//! in reverse and reversed once: only the lists that reached two entries, which the scan
-//! records as they do (no pass over every row and every vreg).
+//! an operand slot (a ghost use), weighting loop-carried values. Range use lists are built in reverse and reversed
+//! once: only the lists that reached two entries, which the scan records as they do (no
+//! pass over every row). The per-vreg range lists are one flat array ([`VregRanges`]),
+//! built after the scan by a counting sort of the rows on their vreg; during the scan only
+//! each vreg's newest range is kept.
 //!
 //! A use is packed as its operand (8 bytes), point and a word with the operand slot (low 8
 //! bits) and weight (high 16 bits). Weights: 4 x 4^min(loop depth, 6), plus 2 for a def
@@ -169,9 +171,9 @@ pub struct MultiFixedFixup {
 /// Side tables of live-range construction (DESIGN.md 2, rule 8: cleared, never dropped).
 #[derive(Resource, Default, Debug)]
 pub struct RangeSide {
-    /// `vreg_ranges[v]`: ranges of vreg `v`, sorted by start (empty beyond the function's
-    /// vregs: the vector only grows).
-    pub vreg_ranges: Vec<SmallVec<[RangeEntry; 4]>>,
+    /// `vreg_ranges[v]`: ranges of vreg `v`, sorted by start, for `v` below the function's
+    /// vreg count (one flat array, [`VregRanges`]).
+    pub vreg_ranges: VregRanges,
     /// `preg_ranges[r.dense_index()]`: points where register `r` is taken (clobbers,
     /// fixed non-allocatable operands, decoupled multi-fixed uses), sorted.
     pub preg_ranges: Vec<Vec<CodeRange>>,
@@ -185,8 +187,6 @@ pub struct RangeSide {
     pub loop_depth: Vec<u32>,
     /// Liveness of the function.
     pub liveness: LiveLists,
-    /// Vregs of the last function (`vreg_ranges` beyond it are empty).
-    pub vregs_used: usize,
     /// Working storage of [`loop_depths_into`], reused between functions.
     pub loops: LoopScratch,
     /// Whether the scan may exchange the inputs of a commutative two-address instruction
@@ -214,8 +214,87 @@ struct ScanScratch {
     at: Vec<(usize, ProgPoint)>,
     /// Rows whose use list reached two entries during the scan (the lists to reverse).
     multi_use_rows: Vec<u32>,
-    /// Vregs whose range list reached two entries during the scan (likewise).
-    multi_range_vregs: Vec<u32>,
+}
+
+/// The ranges of every vreg as one flat array: `entries[start[v]..start[v + 1]]` are the
+/// ranges of vreg `v`, sorted by start; indexing (`vreg_ranges[v]`) gives that slice.
+///
+/// Built after the scan by a counting sort of the live-range rows on their vreg
+/// ([`VregRanges::rebuild`]): the scan keeps only each vreg's newest range, and a vector
+/// of entries per vreg (a small-vector header of 56 bytes for every vreg, most of them
+/// empty in sparsely numbered drop-in functions) cost a cache miss wherever a pass over
+/// the vregs touched it. O(ranges + vregs) time, 12 bytes per range and 4 per vreg.
+#[derive(Default, Debug)]
+pub struct VregRanges {
+    /// Entries of all vregs, grouped by vreg, each group sorted by start.
+    entries: Vec<RangeEntry>,
+    /// `start[v]`: the first entry of vreg `v`; `start[vregs]` = `entries.len()`.
+    start: Vec<u32>,
+}
+
+impl VregRanges {
+    /// Vregs listed (the function's vreg count; 0 before the first build).
+    pub fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    /// Whether no vreg is listed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The range lists of vregs `0..len()`, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &[RangeEntry]> + '_ {
+        self.start
+            .windows(2)
+            .map(|w| &self.entries[w[0] as usize..w[1] as usize])
+    }
+
+    /// Lists the rows `0..spans.len()` (spans and vregs of the live-range table) by vreg, for
+    /// vregs `0..vregs`: a counting sort, rows of one vreg taken from the last to the first
+    /// (the reverse scan makes a vreg's ranges in decreasing order of start).
+    pub fn rebuild(&mut self, spans: &[CodeRange], range_vregs: &[VReg], vregs: usize) {
+        let start = &mut self.start;
+        start.clear();
+        start.resize(vregs + 1, 0);
+        for v in range_vregs {
+            start[v.index() + 1] += 1;
+        }
+        for v in 1..start.len() {
+            start[v] += start[v - 1];
+        }
+        // `start[v]` serves as vreg v's cursor, ending at the start of v + 1 ...
+        self.entries.clear();
+        self.entries.resize(
+            spans.len(),
+            RangeEntry {
+                range: CodeRange::default(),
+                index: LiveRangeIndex::NONE,
+            },
+        );
+        for (k, (&range, v)) in spans.iter().zip(range_vregs).enumerate().rev() {
+            let at = &mut start[v.index()];
+            self.entries[*at as usize] = RangeEntry {
+                range,
+                index: LiveRangeIndex::new(k),
+            };
+            *at += 1;
+        }
+        // ... so shifting by one gives the starts back.
+        for v in (1..start.len()).rev() {
+            start[v] = start[v - 1];
+        }
+        start[0] = 0;
+    }
+}
+
+impl std::ops::Index<usize> for VregRanges {
+    type Output = [RangeEntry];
+
+    /// The ranges of vreg `v`, sorted by start. Panics for `v` at or beyond [`Self::len`].
+    fn index(&self, v: usize) -> &[RangeEntry] {
+        &self.entries[self.start[v] as usize..self.start[v + 1] as usize]
+    }
 }
 
 /// Rows in use in the live-range and bundle tables.

@@ -32,7 +32,6 @@ pub(super) fn scan<F: MachineRead + ?Sized>(
         mark,
         at,
         multi_use_rows,
-        multi_range_vregs,
     } = &mut scratch;
     class_table(f, classes);
     cur.clear();
@@ -40,9 +39,7 @@ pub(super) fn scan<F: MachineRead + ?Sized>(
     mark.clear();
     mark.resize(nv, 0);
     multi_use_rows.clear();
-    multi_range_vregs.clear();
     let RangeSide {
-        vreg_ranges,
         preg_ranges,
         blockparam_ins,
         blockparam_outs,
@@ -61,10 +58,8 @@ pub(super) fn scan<F: MachineRead + ?Sized>(
     };
     let mut w = RangeWriter {
         rows,
-        vreg_ranges: &mut vreg_ranges[..],
         count: 0,
         multi_use_rows,
-        multi_range_vregs,
     };
     at.clear();
     let mut ops_local: SmallVec<[Operand; 8]> = SmallVec::new();
@@ -124,14 +119,13 @@ pub(super) fn scan<F: MachineRead + ?Sized>(
         );
     }
     let count = w.count;
-    // Only lists of two or more were pushed out of order: the rows and vregs the writer
-    // recorded, not a pass over every row's and every vreg's list header.
+    // Only use lists of two or more were pushed out of order: the rows the writer
+    // recorded, not a pass over every row's list header.
     for &k in w.multi_use_rows.iter() {
         w.rows.uses[k as usize].reverse();
     }
-    for &v in w.multi_range_vregs.iter() {
-        w.vreg_ranges[v as usize].reverse();
-    }
+    side.vreg_ranges
+        .rebuild(&w.rows.spans[..count], &w.rows.vregs[..count], nv);
     finish_scan(side);
     side.scan = scratch;
     count
@@ -139,22 +133,7 @@ pub(super) fn scan<F: MachineRead + ?Sized>(
 
 /// Clears the side tables the scan fills (keeping their storage) and computes loop depths.
 fn reset_side<F: MachineRead + ?Sized>(f: &F, side: &mut RangeSide) {
-    let nv = f.num_vregs();
     loop_depths_into(f, &mut side.loops, &mut side.loop_depth);
-    // Grown, never shortened: the lists beyond `nv` stay empty with their storage kept for
-    // the next larger function. Only the lists the previous function used need clearing
-    // (the ones beyond were cleared before), so a small function after a large one does
-    // not pay for the large one's vregs.
-    let used = side.vregs_used.max(nv).min(side.vreg_ranges.len());
-    for l in side.vreg_ranges[..used].iter_mut() {
-        if !l.is_empty() {
-            l.clear();
-        }
-    }
-    if side.vreg_ranges.len() < nv {
-        side.vreg_ranges.resize_with(nv, SmallVec::new);
-    }
-    side.vregs_used = nv;
     side.preg_ranges.iter_mut().for_each(Vec::clear);
     side.preg_ranges.resize_with(192, Vec::new);
     side.blockparam_ins.clear();
@@ -215,20 +194,19 @@ impl LiveMarks<'_> {
     }
 }
 
-/// The live-range rows the scan writes, with the per-vreg range lists.
+/// The live-range rows the scan writes (the per-vreg range lists are built from them
+/// after the scan, [`VregRanges::rebuild`]).
 struct RangeWriter<'a> {
     rows: RangeRows<'a>,
-    vreg_ranges: &'a mut [SmallVec<[RangeEntry; 4]>],
     /// Rows written so far.
     count: usize,
     /// Rows whose use list reached two entries (pushed backwards: reversed at the end).
     multi_use_rows: &'a mut Vec<u32>,
-    /// Vregs whose range list reached two entries (likewise).
-    multi_range_vregs: &'a mut Vec<u32>,
 }
 
 impl RangeWriter<'_> {
-    /// A new range of `v` over `r` (no uses, no flags), appended to `v`'s list.
+    /// A new range of `v` over `r` (no uses, no flags). The caller records it as `v`'s
+    /// newest range (`cur[v]`).
     #[inline(always)]
     fn new_range(&mut self, v: VReg, r: CodeRange) -> LiveRangeIndex {
         let k = self.count;
@@ -238,14 +216,6 @@ impl RangeWriter<'_> {
         self.rows.bundles[k] = BundleIndex::NONE;
         self.rows.uses[k].clear();
         self.rows.flags[k] = 0;
-        let list = &mut self.vreg_ranges[v.index()];
-        list.push(RangeEntry {
-            range: r,
-            index: LiveRangeIndex::new(k),
-        });
-        if list.len() == 2 {
-            self.multi_range_vregs.push(v.index() as u32);
-        }
         LiveRangeIndex::new(k)
     }
 
@@ -261,7 +231,8 @@ impl RangeWriter<'_> {
 }
 
 /// Opens a range over `block` for every vreg live out of block `b`, coalesced with the
-/// range of the next block when that starts where this block ends.
+/// range of the next block when that starts where this block ends (`cur[v]`, `v`'s newest
+/// range, or none).
 #[inline(always)]
 fn open_live_outs(
     liveness: &LiveLists,
@@ -275,14 +246,10 @@ fn open_live_outs(
     for k in liveness.out_start[b.index()]..liveness.out_start[b.index() + 1] {
         let v = liveness.outs[k as usize] as usize;
         live.insert(v);
-        let last = w.vreg_ranges[v].last().copied();
+        let last = cur[v];
         match last {
-            Some(e) if w.rows.spans[e.index.index()].from == block.to => {
-                w.rows.spans[e.index.index()].from = block.from;
-                if let Some(last) = w.vreg_ranges[v].last_mut() {
-                    last.range.from = block.from;
-                }
-                cur[v] = e.index;
+            e if e != LiveRangeIndex::NONE && w.rows.spans[e.index()].from == block.to => {
+                w.rows.spans[e.index()].from = block.from;
             }
             _ => {
                 let vreg = classes[v]
@@ -512,14 +479,15 @@ fn scan_operands(
                 let r = if live.contains(v) {
                     let r = cur[v];
                     w.rows.spans[r.index()].from = p;
-                    let e = w.vreg_ranges[v].last_mut().expect("live vreg has a range");
-                    debug_assert_eq!(e.index, r);
-                    e.range.from = p;
                     r
                 } else {
                     // A dead def holds its location to the next instruction, so an early
-                    // def (a temporary) is kept apart from the late defs.
-                    w.new_range(op.vreg, CodeRange::new(p, ProgPoint::before(i + 1)))
+                    // def (a temporary) is kept apart from the late defs. `cur[v]` stays
+                    // the newest range (only read while `v` is live, which every path
+                    // making it live sets anew).
+                    let r = w.new_range(op.vreg, CodeRange::new(p, ProgPoint::before(i + 1)));
+                    cur[v] = r;
+                    r
                 };
                 w.push_use(r, Use::new(op, p, k as u8, weight));
                 w.rows.flags[r.index()] |= RangeFlags::STARTS_AT_DEF;
@@ -578,7 +546,9 @@ fn block_parameters<F: MachineRead + ?Sized>(
         let r = if live.contains(v) {
             cur[v]
         } else {
-            w.new_range(p, CodeRange::new(block_from, block_from.next()))
+            let r = w.new_range(p, CodeRange::new(block_from, block_from.next()));
+            cur[v] = r;
+            r
         };
         w.rows.flags[r.index()] |= RangeFlags::STARTS_AT_DEF;
         live.remove(v);
@@ -682,6 +652,40 @@ mod tests {
             tighter * 2 > fns,
             "tighter on only {tighter} of {fns} functions"
         );
+    }
+
+    /// The flat per-vreg lists after a scan equal the lists of each vreg's rows sorted by
+    /// start, with empty lists for vregs without a range (generated functions, whose
+    /// vregs are not all used; the same context serves functions of decreasing size, so
+    /// stale entries of a larger function would show).
+    #[test]
+    fn vreg_lists_are_each_vregs_rows_sorted() {
+        let mut world = World::new();
+        let mut store = RangeStore::new(&mut world);
+        for seed in (0..30u64).rev() {
+            let f = crate::fuzzing::machine_gen::sized(seed, 100 + 40 * seed as usize);
+            build_ranges(&f, &mut world, &mut store);
+            let n = world.resource::<RangeCounts>().ranges;
+            let mut state: SystemState<(Query<RangeColumnsMut>, Res<RangeSide>)> =
+                SystemState::new(&mut world);
+            let (mut q, side) = state.get_mut(&mut world).expect("tables");
+            let rows = range_rows(&mut q);
+            assert_eq!(side.vreg_ranges.len(), f.num_vregs(), "seed {seed}");
+            let mut listed = 0;
+            for (v, list) in side.vreg_ranges.iter().enumerate() {
+                let mut want: Vec<RangeEntry> = (0..n)
+                    .filter(|&k| rows.vregs[k].index() == v)
+                    .map(|k| RangeEntry {
+                        range: rows.spans[k],
+                        index: LiveRangeIndex::new(k),
+                    })
+                    .collect();
+                want.sort_unstable();
+                assert_eq!(list, &want[..], "seed {seed}: vreg {v}");
+                listed += list.len();
+            }
+            assert_eq!(listed, n, "seed {seed}");
+        }
     }
 
     /// Lists pushed as the scan pushes them (instructions backwards, a few entries of one
