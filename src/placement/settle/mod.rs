@@ -35,9 +35,10 @@
 //! ([`super::cost::objective_with`] of it); declining only costs the full path.
 //!
 //! Complexity: [`arc_consistency`] O(edges · K) per domain change, O((pieces + edges) ·
-//! K²) overall; [`settle_lower`] O(pieces + edges) plus `Π |domain| · edges` per component (at
-//! most [`MAX_ASSIGNMENTS`]); a component's elimination that of [`super::eliminate`] on
-//! its members and their edges (within the budget).
+//! K²) overall; [`settle_lower`] O((pieces + edges) · K) plus `Π |domain| · (members +
+//! edges between members)` per component (at most [`MAX_ASSIGNMENTS`] assignments; see
+//! `enumerate`); a component's elimination that of [`super::eliminate`] on its members and
+//! their edges (within the budget).
 
 mod enumerate;
 
