@@ -35,16 +35,18 @@
 //! ([`super::cost::objective_with`] of it); declining only costs the full path.
 //!
 //! Complexity: [`arc_consistency`] O(edges · K) per domain change, O((pieces + edges) ·
-//! K²) overall; [`settle_lower`] O(pieces + edges) plus `Π |domain| · edges` per component (at
-//! most [`MAX_ASSIGNMENTS`]); a component's elimination that of [`super::eliminate`] on
-//! its members and their edges (within the budget).
+//! K²) overall; [`settle_lower`] O((pieces + edges) · K) plus `Π |domain| · (members +
+//! edges between members)` per component (at most [`MAX_ASSIGNMENTS`] assignments; see
+//! `enumerate`); a component's elimination that of [`super::eliminate`] on its members and
+//! their edges (within the budget).
+
+mod enumerate;
+
+use enumerate::settle_component;
 
 use super::cost::UNPLACED;
 use super::eliminate::{eliminate_into, EliminateScratch};
 use super::problem::{add, Constraints, Cost, Edge, Problem, TargetSet, FORBIDDEN};
-
-/// Marks an edge end that is a fixed piece (its target in the low bits).
-const FIXED: u32 = 1 << 31;
 
 /// The most assignments [`settle_lower`] enumerates for one component (larger: exact
 /// elimination of the component answers, once the sizes are known). Measured (callgrind, placement systems on xxhash, jq, bzip2,
@@ -82,9 +84,13 @@ pub struct SettleScratch {
     single: ComponentProblem,
     /// Per piece of the component being enumerated: its position in `list`.
     slot: Vec<u32>,
-    /// The edges touching that component: `(from, to, edge)`, an end as a member's slot or
-    /// `FIXED | target`.
+    /// The edges between members of that component: `(source slot, destination slot,
+    /// edge)`; its edges to fixed pieces: `(member slot, the fixed piece's target)`.
     ends: Vec<(u32, u32, u32)>,
+    fixed_ends: Vec<(u32, u8)>,
+    /// Per member slot and target (`K` per member): its block cost plus its edges to fixed
+    /// pieces.
+    unary: Vec<Cost>,
     /// The enumeration's current and best choices, per member.
     choice: Vec<u8>,
     best: Vec<u8>,
@@ -565,111 +571,6 @@ pub fn block_costs(p: &Problem, reachable: &[bool], assignment: &[u8]) -> Cost {
         }
     }
     cost
-}
-
-/// Enumerates the component listed in `s.list` (every assignment within `dom`), and writes
-/// its optimum under `costs` into `assignment` when it is unique (and, under the lower
-/// bound, puts every edge touching the component on one target); `None` otherwise.
-fn settle_component(
-    p: &Problem,
-    dom: &[TargetSet],
-    costs: EdgeCosts<'_>,
-    s: &mut SettleScratch,
-    assignment: &mut [u8],
-) -> Option<()> {
-    let k = p.num_targets();
-    let m = s.list.len();
-    // The edges touching the component once each, their ends as member slots or fixed
-    // targets (`FIXED | t`).
-    for (i, &b) in s.list.iter().enumerate() {
-        s.slot[b as usize] = i as u32;
-    }
-    s.ends.clear();
-    for &b in &s.list {
-        let b = b as usize;
-        for &ei in &s.incident[s.start[b] as usize..s.start[b + 1] as usize] {
-            let e = p.edges[ei as usize];
-            let (from, to) = (e.from as usize, e.to as usize);
-            let other = if from == b { to } else { from };
-            let member = s.component[other] == s.component[b];
-            // An edge between two members is listed at its source.
-            if member && from != b {
-                continue;
-            }
-            let end = |x: usize| {
-                if x == b || member {
-                    s.slot[x]
-                } else {
-                    FIXED | u32::from(assignment[x])
-                }
-            };
-            s.ends.push((end(from), end(to), ei));
-        }
-    }
-    s.choice.clear();
-    s.choice.extend(
-        s.list
-            .iter()
-            .map(|&b| dom[b as usize].iter().next().unwrap_or(0) as u8),
-    );
-    let (mut best, mut tied) = (FORBIDDEN, false);
-    loop {
-        let target = |end: u32| {
-            if end & FIXED != 0 {
-                (end & !FIXED) as usize
-            } else {
-                s.choice[end as usize] as usize
-            }
-        };
-        let mut cost: Cost = 0;
-        for (i, &b) in s.list.iter().enumerate() {
-            cost = add(cost, p.block_cost[b as usize * k + s.choice[i] as usize]);
-        }
-        for &(from, to, e) in &s.ends {
-            cost = add(cost, costs.of(p, e as usize, target(from), target(to)));
-        }
-        if cost < best {
-            best = cost;
-            tied = false;
-            s.best.clone_from(&s.choice);
-        } else if cost == best {
-            tied = true;
-        }
-        // Next assignment (odometer over the members' domains).
-        let mut i = 0;
-        loop {
-            if i == m {
-                for (i, &b) in s.list.iter().enumerate() {
-                    assignment[b as usize] = s.best[i];
-                }
-                let exact = matches!(costs, EdgeCosts::Exact);
-                let one_target = exact
-                    || s.ends.iter().all(|&(from, to, _)| {
-                        let target = |end: u32| {
-                            if end & FIXED != 0 {
-                                end & !FIXED
-                            } else {
-                                u32::from(s.best[end as usize])
-                            }
-                        };
-                        target(from) == target(to)
-                    });
-                return (!tied && best < FORBIDDEN - 1 && one_target).then_some(());
-            }
-            let d = dom[s.list[i] as usize];
-            let next = d.iter().find(|&t| t > s.choice[i] as usize);
-            match next {
-                Some(t) => {
-                    s.choice[i] = t as u8;
-                    break;
-                }
-                None => {
-                    s.choice[i] = d.iter().next().unwrap_or(0) as u8;
-                    i += 1;
-                }
-            }
-        }
-    }
 }
 
 #[cfg(all(test, feature = "fuzzing"))]
