@@ -14,8 +14,8 @@
 //! Algorithm ([`build_ranges`]): liveness first ([`super::liveness`]); the number of ranges
 //! is at most `defs + block parameters + sum |livein(b) - liveout(block before b)|` (a range
 //! starts at a def, or at a block start its vreg is live into and not live out of the block
-//! laid out before, which the scan would extend), so the rows are reserved before the scan. Then one scan over blocks and
-//! instructions in reverse: vregs live out of a block get a range over the whole block
+//! laid out before, which the scan would extend), so the rows are reserved before the
+//! scan. Then one scan over blocks and instructions in reverse: vregs live out of a block get a range over the whole block
 //! (extending the range of the next block when it starts exactly there, so ranges come out
 //! coalesced and in order); per instruction, clobbers become single-point ranges (the
 //! "after" point) on their physical registers; operands are visited at their effective
@@ -33,9 +33,9 @@
 //! (parameter, predecessor) gives a blockparam "in", every branch argument a blockparam
 //! "out"; both vectors are sorted at the end. Branch arguments live to the branch's after
 //! point; on a back edge (to a depth-first ancestor) each is also an `Any` use there without
-//! an operand slot (a ghost use), weighting loop-carried values. Range use lists are built in reverse and reversed
-//! once: only the lists that reached two entries, which the scan records as they do (no
-//! pass over every row). The per-vreg range lists are one flat array ([`VregRanges`]),
+//! an operand slot (a ghost use), weighting loop-carried values. Range use lists are built
+//! in reverse and reversed once: only the lists that reached two entries, which the scan
+//! records as they do (no pass over every row). The per-vreg range lists are one flat array ([`VregRanges`]),
 //! built after the scan by a counting sort of the rows on their vreg; during the scan only
 //! each vreg's newest range is kept.
 //!
@@ -45,8 +45,8 @@
 //! containing the block, one loop per header of back edges (edges to a block on the
 //! depth-first stack), from a loop nesting forest ([`loop_depths`], near-linear).
 //!
-//! Invariants ([`check_ranges`], run after every build in debug builds, and in tests): ranges of one vreg are
-//! sorted and disjoint; every use lies inside its range; the vregs live at each block start
+//! Invariants ([`check_ranges`], run after every build in debug builds, and in tests):
+//! ranges of one vreg are sorted and disjoint; every use lies inside its range; the vregs live at each block start
 //! after the scan are exactly `livein`.
 //!
 //! Complexity: liveness (read as sorted per-block lists, [`liveness::LiveLists`]), then

@@ -49,12 +49,13 @@ use super::eliminate::{eliminate_into, EliminateScratch};
 use super::problem::{add, Constraints, Cost, Edge, Problem, TargetSet, FORBIDDEN};
 
 /// The most assignments [`settle_lower`] enumerates for one component (larger: exact
-/// elimination of the component answers, once the sizes are known). Measured (callgrind, placement systems on xxhash, jq, bzip2,
-/// jansson, tcc at -O0): 729 cost up to 15% more than the limit 81 (enumerating wide
+/// elimination of the component answers, once the sizes are known). Measured (callgrind,
+/// placement systems on xxhash, jq, bzip2, jansson, tcc at -O0): 729 cost up to 15% more than the limit 81 (enumerating wide
 /// components that elimination then solves anyway), 9 up to 5% more, 32 about 1% more.
 pub const MAX_ASSIGNMENTS: u64 = 81;
 
-/// Working memory of [`arc_consistency`], [`settle_lower`] and [`settle_exact`], reused between functions.
+/// Working memory of [`arc_consistency`], [`settle_lower`] and [`settle_exact`], reused
+/// between functions.
 #[derive(Clone, Debug, Default)]
 pub struct SettleScratch {
     /// Per piece: reachable from piece 0 along the edges.
