@@ -6,7 +6,7 @@
 //! first, a register only where one is free, without eviction. An earlier, longer bundle
 //! may have taken the one register a later bundle could use (a callee-saved register over a
 //! stretch without calls, taken for its hint, while the later bundle crosses a call and can
-//! use no other), although another register was free for it. [`relocate_for`] moves such an
+//! use no other), although another register was free for it. `relocate_for` moves such an
 //! occupant to that other register and gives its register to the bundle, which then needs
 //! no spill, reload or slot. The occupant keeps every range and only changes register, so
 //! at most a move appears where it meets a neighbouring piece of its value, against the
@@ -19,7 +19,7 @@
 //!
 //! Complexity: per bundle left without a register, one walk of each register's map over
 //! its ranges to find a register with one occupant (second chance's own probe, which walks
-//! on past the first overlap to the second owner while relocation is open: [`holders`]),
+//! on past the first overlap to the second owner while relocation is open: `holders`),
 //! and for each such register one walk of every other register's map over the occupant's
 //! ranges; it runs only for bundles
 //! second chance would leave on the stack, and only until [`RELOCATION_FAILURES`] of the
