@@ -169,3 +169,53 @@ fn free_elsewhere(
             && state.maps[r.dense_index()].free_over(&t.br.ranges[occupant.index()], |e| e.range)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::regalloc::handles::LiveRangeIndex;
+    use crate::regalloc::point::{CodeRange, ProgPoint};
+
+    fn entries(spans: &[(u32, u32)]) -> Vec<RangeEntry> {
+        spans
+            .iter()
+            .enumerate()
+            .map(|(k, &(a, b))| RangeEntry {
+                range: CodeRange::new(ProgPoint(a), ProgPoint(b)),
+                index: LiveRangeIndex::new(k),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn holders_names_the_one_owner_and_stops_at_a_second_or_a_reservation() {
+        let r = |a, b| CodeRange::new(ProgPoint(a), ProgPoint(b));
+        let mut map = RegMap::default();
+        map.insert(r(0, 4), BundleIndex(1));
+        map.insert(r(10, 14), BundleIndex(1));
+        map.insert(r(20, 24), BundleIndex(2));
+        map.reserve(r(30, 32));
+        // Nothing over the ranges, one owner over both, a second owner, a reservation.
+        assert_eq!(holders(&map, &entries(&[(5, 9), (15, 19)])), Holders::Free);
+        assert_eq!(
+            holders(&map, &entries(&[(2, 6), (12, 16)])),
+            Holders::One(BundleIndex(1))
+        );
+        assert_eq!(
+            holders(&map, &entries(&[(2, 6), (22, 26)])),
+            Holders::Several
+        );
+        assert_eq!(
+            holders(&map, &entries(&[(12, 16), (31, 33)])),
+            Holders::Several
+        );
+        // Free exactly where the map's free_over says so.
+        for spans in [&[(5, 9)][..], &[(4, 10), (14, 20)], &[(3, 5)]] {
+            let list = entries(spans);
+            assert_eq!(
+                holders(&map, &list) == Holders::Free,
+                map.free_over(&list, |e| e.range)
+            );
+        }
+    }
+}
