@@ -11,8 +11,8 @@
 //! classes agree, their ranges do not overlap, and their requirements do not conflict: a
 //! coarse check first (the fixed/stack flags: with neither, only `Any` requirements meet and
 //! nothing can conflict), then the exact meet of the cached requirements
-//! ([`super::requirement`]), each bundle's requirement having been folded from its uses with
-//! [`RequirementMerge`]. The smaller bundle goes into the larger.
+//! ([`super::requirement`]), each bundle's requirement having been folded from its uses by
+//! the lattice meet ([`Requirement::meet`]). The smaller bundle goes into the larger.
 //!
 //! Near-linear merging (regalloc2's issue 203 was quadratic when 50,000 blockparam flows
 //! joined one bundle): append-then-sort on every merge costs O(size of the big bundle) per
@@ -44,12 +44,11 @@
 
 use super::handles::{BundleIndex, SpillSetIndex};
 use super::location::{Allocation, RegClass};
-use super::point::ProgPoint;
 use super::ranges::{
     range_rows, rows_mut, RangeColumnsMut, RangeCounts, RangeEntry, RangeRows, RangeSide,
     RangeStore, Use,
 };
-use super::requirement::{Requirement, RequirementMerge};
+use super::requirement::Requirement;
 use super::violation;
 use crate::machine::{MachineRead, OperandConstraint, OperandKind};
 use bevy_ecs::prelude::*;
@@ -483,20 +482,26 @@ fn init_bundles(rs: &RangeSide, rr: &mut RangeRows<'_>, br: &mut BundleRows<'_>,
         }
         br.allocs[v] = Allocation::None;
         br.spill_sets[v] = SpillSetIndex::NONE;
-        let mut req = RequirementMerge::<ProgPoint>::new();
+        // The meet of the uses' requirements (as `use_requirement` gives them) and the
+        // FIXED and STACK flags, from one match per use: the constraint is read once.
+        let mut req = Requirement::Unknown;
         let mut flags = 0;
         for e in list {
             rr.bundles[e.index.index()] = BundleIndex::new(v);
             for u in &rr.uses[e.index.index()] {
-                req.add(use_requirement(u), u.point);
-                match u.operand.constraint {
-                    OperandConstraint::FixedReg(_) => flags |= BundleProps::FIXED,
-                    OperandConstraint::Stack => flags |= BundleProps::STACK,
-                    _ => {}
-                }
+                let class = u.operand.vreg.class();
+                let (own, flag) = match u.operand.constraint {
+                    OperandConstraint::FixedReg(r) => {
+                        (Requirement::FixedReg(r), BundleProps::FIXED)
+                    }
+                    OperandConstraint::Stack => (Requirement::Stack(class), BundleProps::STACK),
+                    _ => (Requirement::Any(class), 0),
+                };
+                req = req.meet(own);
+                flags |= flag;
             }
         }
-        br.reqs[v] = req.requirement();
+        br.reqs[v] = req;
         br.props[v] = BundleProps {
             flags,
             ..BundleProps::default()

@@ -102,6 +102,7 @@ impl LiveSet for DenseSet {
             words: vec![0; n.div_ceil(64)],
         }
     }
+    #[inline]
     fn insert(&mut self, i: usize) {
         let w = i / 64;
         if w >= self.words.len() {
@@ -109,11 +110,13 @@ impl LiveSet for DenseSet {
         }
         self.words[w] |= 1 << (i % 64);
     }
+    #[inline]
     fn remove(&mut self, i: usize) {
         if let Some(w) = self.words.get_mut(i / 64) {
             *w &= !(1 << (i % 64));
         }
     }
+    #[inline]
     fn contains(&self, i: usize) -> bool {
         self.words
             .get(i / 64)

@@ -292,6 +292,7 @@ impl std::ops::Index<usize> for VregRanges {
     type Output = [RangeEntry];
 
     /// The ranges of vreg `v`, sorted by start. Panics for `v` at or beyond [`Self::len`].
+    #[inline]
     fn index(&self, v: usize) -> &[RangeEntry] {
         &self.entries[self.start[v] as usize..self.start[v + 1] as usize]
     }

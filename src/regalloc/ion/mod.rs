@@ -227,6 +227,10 @@ pub struct IonState {
     pub queue: std::collections::BinaryHeap<QueueEntry>,
     /// Bundles for second-chance allocation.
     pub spilled: Vec<BundleIndex>,
+    /// `needs[b]`: the meet of bundle `b`'s uses' needs as of its last
+    /// `process::Tables::recompute` (where it was queued), `Err` at the first use that
+    /// conflicts; read when the allocation loop takes the bundle.
+    pub(crate) needs: Vec<Result<Need, ProgPoint>>,
     /// Counters.
     pub stats: IonStats,
     /// Scratch: conflicting bundles of one probe.

@@ -104,18 +104,29 @@ impl<'a> Tables<'a> {
         BundleIndex::new(k)
     }
 
-    /// Recomputes priority, spill weight and flags of bundle `b` from its ranges.
-    pub fn recompute(&mut self, b: BundleIndex) {
+    /// Recomputes priority, spill weight and flags of bundle `b` from its ranges, and
+    /// returns what [`Tables::requirement`] would (the meet of its uses' needs, registers
+    /// in `fixed_stack` naming stack locations), from the same walk of its uses.
+    pub fn recompute(
+        &mut self,
+        b: BundleIndex,
+        fixed_stack: crate::machine::PRegSet,
+    ) -> Result<Need, ProgPoint> {
         let list = &self.br.ranges[b.index()];
         let (mut priority, mut weight, mut flags) = (0u32, 0u64, 0u8);
+        let mut need = Ok(Need::Any);
         for e in list {
             priority += e.range.len();
             for u in &self.rr.uses[e.index.index()] {
                 weight += u.weight() as u64;
-                match u.operand.constraint {
+                let c = u.operand.constraint;
+                match c {
                     OperandConstraint::FixedReg(_) => flags |= BundleProps::FIXED,
                     OperandConstraint::Stack => flags |= BundleProps::STACK,
                     _ => {}
+                }
+                if let Ok(n) = need {
+                    need = n.meet(Need::of(c, fixed_stack)).ok_or(u.point);
                 }
             }
         }
@@ -169,6 +180,7 @@ impl<'a> Tables<'a> {
             spill_weight,
             flags,
         };
+        need
     }
 
     /// The requirement of bundle `b`, or the point of the first use that conflicts.
@@ -188,6 +200,15 @@ impl<'a> Tables<'a> {
         }
         Ok(need)
     }
+}
+
+/// Records `need` as bundle `b`'s need as of its last [`Tables::recompute`] (the table
+/// grows with the bundle rows; a warm context has the capacity).
+pub(crate) fn set_need(state: &mut IonState, b: BundleIndex, need: Result<Need, ProgPoint>) {
+    if state.needs.len() <= b.index() {
+        state.needs.resize(b.index() + 1, Ok(Need::Any));
+    }
+    state.needs[b.index()] = need;
 }
 
 /// The `queue_bundles` phase: fills the side tables for the function whose bundles were
@@ -229,7 +250,8 @@ pub fn prepare<F: MachineRead + ?Sized>(f: &F, t: &mut BundleTables<'_, '_>, sta
                 .all(|e| f.remat(tables.rr.vregs[e.index.index()]).is_some());
             tables.sets.state[set].cheap = cheap;
         }
-        tables.recompute(b);
+        let need = tables.recompute(b, state.fixed_stack);
+        set_need(state, b, need);
         if state.annotate {
             let list = &tables.br.ranges[b.index()];
             let mut vregs: Vec<String> = list
@@ -602,7 +624,14 @@ fn process_bundle(
     hint: Option<PReg>,
 ) -> Result<(), IonError> {
     let set = t.br.spill_sets[b.index()].index();
-    let need = match t.requirement(b, state.fixed_stack) {
+    // Every queued bundle's need was computed where it was queued (its ranges have not
+    // changed since: a split queues its pieces anew).
+    debug_assert_eq!(
+        state.needs[b.index()],
+        t.requirement(b, state.fixed_stack),
+        "a stale need for b{b}"
+    );
+    let need = match state.needs[b.index()] {
         Err(at) => {
             split::split(t, state, b, at, hint, false);
             return Ok(());

@@ -18,8 +18,10 @@
 //! of its ranges; reserved entries (fixed uses, clobbers) are never moved.
 //!
 //! Complexity: per bundle left without a register, one walk of each register's map over
-//! its ranges to find a register with one occupant, and for each such register one walk
-//! of every other register's map over the occupant's ranges; it runs only for bundles
+//! its ranges to find a register with one occupant (second chance's own probe, which walks
+//! on past the first overlap to the second owner while relocation is open: `holders`),
+//! and for each such register one walk of every other register's map over the occupant's
+//! ranges; it runs only for bundles
 //! second chance would leave on the stack, and only until [`RELOCATION_FAILURES`] of the
 //! function's bundles have stayed there. An occupant found unmovable is not probed again in
 //! the function (`IonState::unmovable`): second chance only fills the maps, so it would
@@ -27,13 +29,14 @@
 //! not take (a missed chance, not a wrong result). On the drop-in (blake3, rust-json,
 //! pulldown-cmark) that cut the step's instructions by a third with the same allocations.
 
-use super::maps::RESERVED;
+use super::maps::{RegMap, RESERVED};
 use super::process::{assign, candidates, Tables};
 use super::{IonState, Need};
 use crate::machine::MachineEnv;
 use crate::regalloc::bundles::BundleProps;
 use crate::regalloc::handles::BundleIndex;
 use crate::regalloc::location::{Allocation, PReg};
+use crate::regalloc::ranges::RangeEntry;
 
 /// Relocation is tried in a function only until this many of its bundles have stayed on
 /// the stack (or gone to rematerialization). Failed attempts are most of the step's cost
@@ -45,36 +48,64 @@ use crate::regalloc::location::{Allocation, PReg};
 /// (blake3 514 against 512 unlimited, regalloc2 524). With 2, x86-64 jansson keeps 61.
 pub const RELOCATION_FAILURES: usize = 4;
 
+/// Who holds a register over a bundle's ranges, as second chance's probe finds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Holders {
+    /// No entry overlaps the ranges: the register is free over all of them.
+    Free,
+    /// Every overlapping entry belongs to this one bundle (none is reserved).
+    One(BundleIndex),
+    /// Entries of two bundles, or a reserved entry.
+    Several,
+}
+
+/// Whether relocation may still be tried in this function: fewer than
+/// [`RELOCATION_FAILURES`] bundles have stayed on the stack or gone to rematerialization.
+pub(crate) fn relocation_open(state: &IonState) -> bool {
+    state.stats.spilled + state.stats.remat_bundles < RELOCATION_FAILURES
+}
+
+/// Who holds `map`'s register over `ranges` (sorted and disjoint), in one walk that stops
+/// at the first overlap of a second bundle or of a reserved entry. Second chance probes
+/// each candidate register with it while relocation is open, so a register that is not
+/// free names its one occupant without a second walk of its map.
+pub(crate) fn holders(map: &RegMap, ranges: &[RangeEntry]) -> Holders {
+    let mut found = Holders::Free;
+    map.walk(
+        ranges,
+        |e| e.range,
+        |_, _, owner| {
+            found = match found {
+                _ if owner == RESERVED => Holders::Several,
+                Holders::Free => Holders::One(owner),
+                Holders::One(o) if o == owner => found,
+                _ => Holders::Several,
+            };
+            found != Holders::Several
+        },
+    );
+    found
+}
+
 /// Finds a register for spill bundle `b` (no register of its class is free over all its
-/// ranges) by moving its one occupant elsewhere (see the module doc); `allocatable` are
-/// the allocatable registers per class. On success the occupant has moved, `b` is assigned
-/// the register (as its set's hint) and the register is returned; else nothing changed.
+/// ranges) by moving its one occupant elsewhere (see the module doc). `occupants` are the
+/// registers of `b`'s probe, in its order, that one bundle alone holds over `b`'s ranges
+/// (from [`holders`]; the maps have not changed since); `allocatable` are the allocatable
+/// registers per class. On success the occupant has moved, `b` is assigned the register
+/// (as its set's hint) and the register is returned; else nothing changed.
 pub(crate) fn relocate_for(
     env: &MachineEnv,
     allocatable: &[u64; 3],
     t: &mut Tables<'_>,
     state: &mut IonState,
     b: BundleIndex,
+    occupants: &[(PReg, BundleIndex)],
 ) -> Option<PReg> {
-    if state.stats.spilled + state.stats.remat_bundles >= RELOCATION_FAILURES {
+    if !relocation_open(state) {
         return None;
     }
-    let set = t.br.spill_sets[b.index()].index();
-    let class = t.sets.info[set].class;
-    let hint = t.sets.state[set].hint;
-    let regs = candidates(
-        env,
-        allocatable[class.index()],
-        class,
-        Need::Reg,
-        [hint, None],
-        b.index(),
-    );
-    for reg in regs {
-        let Some(occupant) = sole_occupant(t, state, b, reg) else {
-            continue;
-        };
-        if state.unmovable.contains(&occupant) {
+    for &(reg, occupant) in occupants {
+        if !movable(t, occupant, reg) || state.unmovable.contains(&occupant) {
             continue;
         }
         let Some(to) = free_elsewhere(env, allocatable, t, state, occupant, reg) else {
@@ -99,34 +130,12 @@ pub(crate) fn relocate_for(
     None
 }
 
-/// The one bundle that holds `reg` over `b`'s ranges, if exactly one does, none of the
-/// entries there is reserved, and that bundle has no fixed-register use.
-fn sole_occupant(
-    t: &Tables<'_>,
-    state: &IonState,
-    b: BundleIndex,
-    reg: PReg,
-) -> Option<BundleIndex> {
-    let map = &state.maps[reg.dense_index()];
-    let mut occupant = None;
-    let mut single = true;
-    map.walk(
-        &t.br.ranges[b.index()],
-        |e| e.range,
-        |_, _, owner| {
-            single = owner != RESERVED && occupant.is_none_or(|o| o == owner);
-            occupant = Some(owner);
-            single
-        },
-    );
-    if !single {
-        return None;
-    }
-    let o = occupant?;
-    let movable = !t.br.spill_sets[o.index()].is_none()
+/// Whether bundle `o`, the one holder of `reg` over a spill bundle's ranges, may move: it
+/// has a spill set, no fixed-register use, and holds `reg` as its allocation.
+fn movable(t: &Tables<'_>, o: BundleIndex, reg: PReg) -> bool {
+    !t.br.spill_sets[o.index()].is_none()
         && t.br.props[o.index()].flags & BundleProps::FIXED == 0
-        && t.br.allocs[o.index()] == Allocation::Reg(reg);
-    movable.then_some(o)
+        && t.br.allocs[o.index()] == Allocation::Reg(reg)
 }
 
 /// A register other than `from`, of `occupant`'s class, that meets the register need of
@@ -159,4 +168,54 @@ fn free_elsewhere(
         r != from
             && state.maps[r.dense_index()].free_over(&t.br.ranges[occupant.index()], |e| e.range)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::regalloc::handles::LiveRangeIndex;
+    use crate::regalloc::point::{CodeRange, ProgPoint};
+
+    fn entries(spans: &[(u32, u32)]) -> Vec<RangeEntry> {
+        spans
+            .iter()
+            .enumerate()
+            .map(|(k, &(a, b))| RangeEntry {
+                range: CodeRange::new(ProgPoint(a), ProgPoint(b)),
+                index: LiveRangeIndex::new(k),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn holders_names_the_one_owner_and_stops_at_a_second_or_a_reservation() {
+        let r = |a, b| CodeRange::new(ProgPoint(a), ProgPoint(b));
+        let mut map = RegMap::default();
+        map.insert(r(0, 4), BundleIndex(1));
+        map.insert(r(10, 14), BundleIndex(1));
+        map.insert(r(20, 24), BundleIndex(2));
+        map.reserve(r(30, 32));
+        // Nothing over the ranges, one owner over both, a second owner, a reservation.
+        assert_eq!(holders(&map, &entries(&[(5, 9), (15, 19)])), Holders::Free);
+        assert_eq!(
+            holders(&map, &entries(&[(2, 6), (12, 16)])),
+            Holders::One(BundleIndex(1))
+        );
+        assert_eq!(
+            holders(&map, &entries(&[(2, 6), (22, 26)])),
+            Holders::Several
+        );
+        assert_eq!(
+            holders(&map, &entries(&[(12, 16), (31, 33)])),
+            Holders::Several
+        );
+        // Free exactly where the map's free_over says so.
+        for spans in [&[(5, 9)][..], &[(4, 10), (14, 20)], &[(3, 5)]] {
+            let list = entries(spans);
+            assert_eq!(
+                holders(&map, &list) == Holders::Free,
+                map.free_over(&list, |e| e.range)
+            );
+        }
+    }
 }

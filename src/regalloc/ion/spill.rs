@@ -40,11 +40,12 @@
 
 use super::maps::RegMap;
 use super::process::{allocatable_masks, assign, candidates, Tables};
+use super::relocate::{holders, relocate_for, relocation_open, Holders};
 use super::{IonState, Need, SLOT_PROBES};
 use crate::machine::{MBlock, MachineEnv, MachineRead};
 use crate::regalloc::bundles::{BundleRows, BundleTables, SetRows};
 use crate::regalloc::handles::{BundleIndex, SpillSetIndex};
-use crate::regalloc::location::Allocation;
+use crate::regalloc::location::{Allocation, PReg};
 use crate::regalloc::point::{CodeRange, ProgPoint};
 
 /// The `allocate_spill_bundles` phase: second-chance allocation of the spilled bundles (see
@@ -91,8 +92,27 @@ pub fn second_chance<F: MachineRead + ?Sized>(
             [t.sets.state[set].hint, None],
             offset,
         );
+        // While relocation is open, the probe also notes each register that one bundle
+        // alone holds over `b`'s ranges (in probe order), for `relocate_for`. A class has
+        // at most 64 registers and the probe yields each once.
+        let relocating = relocation_open(state);
+        let mut occupants = [(PReg::new(class, 0).expect("index 0"), BundleIndex::NONE); 64];
+        let mut held = 0;
         let free = cands.find(|&reg| {
-            state.maps[reg.dense_index()].free_over(&t.br.ranges[b.index()], |e| e.range)
+            let map = &state.maps[reg.dense_index()];
+            let ranges = &t.br.ranges[b.index()];
+            if !relocating {
+                return map.free_over(ranges, |e| e.range);
+            }
+            match holders(map, ranges) {
+                Holders::Free => true,
+                Holders::One(o) => {
+                    occupants[held] = (reg, o);
+                    held += 1;
+                    false
+                }
+                Holders::Several => false,
+            }
         });
         match free {
             Some(reg) => {
@@ -101,7 +121,7 @@ pub fn second_chance<F: MachineRead + ?Sized>(
                 let at = t.br.ranges[b.index()][0].range.from;
                 super::note!(state, at, "second chance: b{b} -> {reg}");
             }
-            None if super::relocate::relocate_for(env, &allocatable, &mut t, state, b)
+            None if relocate_for(env, &allocatable, &mut t, state, b, &occupants[..held])
                 .is_some() =>
             {
                 state.stats.second_chance += 1;

@@ -73,7 +73,8 @@ fn enqueue(t: &mut Tables<'_>, state: &mut IonState, b: BundleIndex, hint: Optio
     if t.br.ranges[b.index()].is_empty() {
         return;
     }
-    t.recompute(b);
+    let need = t.recompute(b, state.fixed_stack);
+    super::process::set_need(state, b, need);
     state.queue.push(super::QueueEntry::new(
         t.br.props[b.index()].priority,
         b,
