@@ -252,6 +252,11 @@ pub struct BuildScratch {
     pub(super) dom_blocks: Vec<crate::ir::Block>,
     /// Per block: in the set `dom_blocks` lists (liveness's sizes).
     pub(super) size_block: Vec<bool>,
+    /// Per value: its size form is computed (`liveness::size_values`: the values whose
+    /// estimates are read, closed under size transfer's operands).
+    pub(super) size_value: Vec<bool>,
+    /// `liveness::size_values`'s work list of values.
+    pub(super) size_work: Vec<u32>,
     pub(super) in_loop: Vec<bool>,
     /// `kind_cost[kind * K + t]`: the model's cost of a kind on a target, 0 if unsupported.
     pub(super) kind_cost: Vec<Cost>,
