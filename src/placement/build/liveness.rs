@@ -11,9 +11,12 @@
 //! value in its defining block follows the definition in a verified function).
 //!
 //! Reads: the function, its CFG, the symbols, the model, `summaries`, `def_block`, `uses`
-//! and `phi_uses`. Writes: `sizes`, `summary`, `size_estimate`, `est` (the global values'
-//! estimates; every other entry [`NOT_ESTIMATED`], filled on demand by [`estimate`]),
-//! `gidx`, `gval`, `gen`, `kill`, `phi_out`, `live_in`, `live_out` of the scratch.
+//! and `phi_uses` (with the dominator tree also `in_dom`, `inst_kind`, `op_span`,
+//! `live_blocks`, `first_piece`, `last_piece`, `accepted`). Writes: `sizes`, `summary`,
+//! `size_estimate`, `est` (the global values' estimates; every other entry
+//! [`NOT_ESTIMATED`], filled on demand by [`estimate`]), `gidx`, `gval`, `gen`, `kill`,
+//! `phi_out`, `live_in`, `live_out` (and `dom_blocks`, `size_block`, `size_value`,
+//! `size_work`) of the scratch.
 //!
 //! Only the values an accepted edge of [`super::complete_edges_in`] can count are given
 //! global indices: those defined no later than its horizon in reverse postorder and, with
@@ -21,7 +24,9 @@
 //! With the dominator tree, sizes too are computed only over those dominators closed
 //! under operands (`size_closure`: with a block its immediate dominator and the blocks
 //! defining what its phis read), which on sqlite -O2 cuts the sizes of the functions
-//! [`super::super::settle::settle_exact`] completes from 29.2M to 17.9M instructions (callgrind).
+//! [`super::super::settle::settle_exact`] completes from 29.2M to 17.9M instructions (callgrind);
+//! and within those blocks only the values whose estimates are read, closed under the
+//! operands size transfer reads (`size_values`; 17.9M to 11.9M).
 //!
 //! Why a fixpoint over bit sets and not SSA's walk from each use up to the definition
 //! (Brandner et al., INRIA RR-7503): the walk sets one (value, block) bit per step,
