@@ -7,8 +7,8 @@
 //! pairs are forbidden.
 //!
 //! Reads: the function, its CFG, the model, `seams`, `live_blocks`, `first_piece`,
-//! `last_piece` ([`edge_matrices`]: the edges, the pieces, `live_in`, `gidx`, `gval`,
-//! `est`) of the scratch. Writes: the problem's edges ([`edge_matrices`]: its matrices;
+//! `last_piece` ([`edge_matrices`]: the edges, the pieces, `accepted`, `overhead`,
+//! `live_in`, `gidx`, `gval`, `est`) of the scratch. Writes: the problem's edges ([`edge_matrices`]: its matrices;
 //! `transitions`, `in_size` and `marked` of the scratch, `live_in` rows are marked and
 //! restored per edge).
 //!
@@ -40,13 +40,13 @@ pub(super) fn edges(cfg: &Cfg, s: &BuildScratch, out: &mut IrProblem) {
 
 /// The matrix of every edge [`edges`] listed (see the module doc), into the problem's
 /// `matrices` (cleared); the seams' sizes are those `pieces::seam_sizes` recorded, an edge
-/// that is not `relevant` gets size 0.
+/// that `accepted` does not mark gets size 0. A matrix of size 0 is the model's
+/// `overhead` table (`transfer_bounds`), copied.
 pub(super) fn edge_matrices<F: IrRead>(
     f: &F,
     model: &TargetModel,
     s: &mut BuildScratch,
     out: &mut IrProblem,
-    relevant: impl Fn(&Edge) -> bool,
 ) {
     let k = model.len();
     let ni = f.num_insts();
@@ -64,13 +64,18 @@ pub(super) fn edge_matrices<F: IrRead>(
             .map(|ou| if from == to { None } else { Some(ou) })
     }));
     let transitions = &s.transitions;
+    // With nothing live across an edge its matrix is the overhead table (`overhead`
+    // holds the same model's, unless a caller changed the model since the pieces).
+    debug_assert_eq!(s.overhead.len(), k * k);
+    let overhead = Some(&s.overhead[..]).filter(|o| o.len() == k * k);
     // Appends the matrix of an edge with `size` units live across it.
-    let push_matrix = |matrices: &mut Vec<Cost>, size: u64| {
-        matrices.extend(transitions.iter().map(|entry| match entry {
+    let push_matrix = |matrices: &mut Vec<Cost>, size: u64| match overhead {
+        Some(zero) if size == 0 => matrices.extend_from_slice(zero),
+        _ => matrices.extend(transitions.iter().map(|entry| match entry {
             None => FORBIDDEN,
             Some(None) => 0,
             Some(Some((o, u))) => o.saturating_add(u.saturating_mul(size)),
-        }));
+        })),
     };
     let IrProblem {
         problem, pieces, ..
@@ -86,8 +91,9 @@ pub(super) fn edge_matrices<F: IrRead>(
     const NOT_YET: u128 = u128::MAX;
     s.in_size.clear();
     s.in_size.resize(f.num_blocks(), NOT_YET);
-    for e in &problem.edges[s.seams.len()..] {
-        if !relevant(e) {
+    let cfg_edges = problem.edges[s.seams.len()..].iter();
+    for (e, &accepted) in cfg_edges.zip(&s.accepted[s.seams.len()..]) {
+        if !accepted {
             push_matrix(&mut problem.matrices, 0);
             continue;
         }

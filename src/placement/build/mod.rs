@@ -237,6 +237,10 @@ pub struct BuildScratch {
     /// Per block × global index: values the successors' phis read on its edges.
     pub(super) phi_out: Vec<u64>,
     pub(super) live: Vec<u64>,
+    /// Per edge of the problem (in its order): the edge is one whose size
+    /// [`complete_edges_in`] computes (its `relevant` accepted it); the others get the
+    /// matrix of size 0.
+    pub(super) accepted: Vec<bool>,
     /// Per block: its liveness sets must be recomputed (liveness's worklist of blocks).
     pub(super) reread: Vec<bool>,
     /// Per block: it dominates (or is) a block an accepted edge of [`complete_edges_in`]
@@ -248,6 +252,11 @@ pub struct BuildScratch {
     pub(super) dom_blocks: Vec<crate::ir::Block>,
     /// Per block: in the set `dom_blocks` lists (liveness's sizes).
     pub(super) size_block: Vec<bool>,
+    /// Per value: its size form is computed (`liveness::size_values`: the values whose
+    /// estimates are read, closed under size transfer's operands).
+    pub(super) size_value: Vec<bool>,
+    /// `liveness::size_values`'s work list of values.
+    pub(super) size_work: Vec<u32>,
     pub(super) in_loop: Vec<bool>,
     /// `kind_cost[kind * K + t]`: the model's cost of a kind on a target, 0 if unsupported.
     pub(super) kind_cost: Vec<Cost>,
@@ -429,13 +438,16 @@ pub fn complete_edges_in<F: IrRead>(
     out: &mut IrProblem,
     relevant: impl Fn(&Edge) -> bool,
 ) {
-    let (horizon, dominated) = horizon(f.num_blocks(), (cfg, dom), out, s, &relevant);
+    // Each edge is asked once (the three phases below read the answers).
+    s.accepted.clear();
+    s.accepted.extend(out.problem.edges.iter().map(&relevant));
+    let (horizon, dominated) = horizon(f.num_blocks(), (cfg, dom), out, s);
     liveness::compute(f, cfg, symbols, model, s, (horizon, dominated));
-    pieces::seam_sizes(f, s, out, &relevant);
-    matrices::edge_matrices(f, model, s, out, &relevant);
+    pieces::seam_sizes(f, s, out);
+    matrices::edge_matrices(f, model, s, out);
 }
 
-/// The latest reverse-postorder number of an IR block that an edge `relevant` accepts
+/// The latest reverse-postorder number of an IR block that an edge `accepted` marks
 /// starts or ends in (`u32::MAX` when one of them is unreachable: every value is then
 /// tracked; `None` when no edge is accepted), and the dominator tree when `in_dom` marks
 /// every block that dominates (or is) such a block (`None` otherwise: without a tree
@@ -448,7 +460,6 @@ fn horizon<'d>(
     (cfg, dom): (&Cfg, Option<&'d DomTree>),
     out: &IrProblem,
     s: &mut BuildScratch,
-    relevant: impl Fn(&Edge) -> bool,
 ) -> (Option<u32>, Option<&'d DomTree>) {
     let dom = dom.filter(|d| d.num_blocks() == nb);
     if dom.is_some() {
@@ -456,7 +467,8 @@ fn horizon<'d>(
         s.in_dom.resize(nb, false);
     }
     let mut latest = None;
-    for e in out.problem.edges.iter().filter(|e| relevant(e)) {
+    let edges = out.problem.edges.iter().zip(&s.accepted);
+    for (e, _) in edges.filter(|&(_, &accepted)| accepted) {
         for piece in [e.from, e.to] {
             let block = out.pieces[piece as usize].block as usize;
             let number = cfg

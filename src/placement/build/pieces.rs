@@ -10,7 +10,8 @@
 //!
 //! Reads: the function, the model, `live_blocks`, `inst_sup`, `inst_kind`, `kind_masks`,
 //! `kind_cost`, `elig`, `in_loop`, `access_path` of the scratch ([`seam_sizes`]: `seams`,
-//! `first_piece`, `last_piece`, `live_out`, `gval`, `est`, `inst_kind`, `op_span`, `uses`).
+//! `first_piece`, `last_piece`, `accepted`, `live_out`, `gval`, `est`, `inst_kind`, `op_span`,
+//! `uses`).
 //! Writes: `out`'s pieces, target names, per-piece paths and block costs, the (empty) block
 //! names (the edge tables are cleared); `supports`, `first_piece`, `last_piece`, `seams` of the scratch
 //! ([`seam_sizes`]: `seams`, `seam_size`, `cut`, `live`).
@@ -18,7 +19,6 @@
 //! Complexity: O(instructions · K); [`seam_sizes`] in a block with a seam O(instructions
 //! from its first seam on + values / 64) for its backward liveness walk.
 
-use super::super::problem::Edge;
 use super::super::sizes::{SizeEstimate, SizeScratch};
 use super::super::targets::TargetModel;
 use super::costs::{piece_costs, CostTables};
@@ -157,13 +157,9 @@ pub(super) fn split<F: IrRead>(
 /// Replaces every seam's position in `seams` (as [`split`] recorded them) by the total
 /// estimated size of the values live just before it: per block with a seam, one backward
 /// walk from its live-out set ([`block_seam_sizes`]).
-/// A block none of whose seams is `relevant` is not walked: its seams get size 0.
-pub(super) fn seam_sizes<F: IrRead>(
-    f: &F,
-    s: &mut BuildScratch,
-    out: &IrProblem,
-    relevant: impl Fn(&Edge) -> bool,
-) {
+/// A block none of whose seams `accepted` marks (the seams are the problem's first
+/// edges, in order) is not walked: its seams get size 0.
+pub(super) fn seam_sizes<F: IrRead>(f: &F, s: &mut BuildScratch, out: &IrProblem) {
     let nv = f.values().len();
     let words = s.gval.len().div_ceil(64);
     s.live.clear();
@@ -178,9 +174,9 @@ pub(super) fn seam_sizes<F: IrRead>(
         let insts = f.block_insts(Block::new(b));
         let n = insts.len();
         let seams = &mut s.seams[at..at + (last - first)];
+        let accepted = s.accepted[at..at + (last - first)].contains(&true);
         at += last - first;
-        let edge = |&(from, _): &(u32, u64)| Edge { from, to: from + 1 };
-        if !seams.iter().map(edge).any(|e| relevant(&e)) {
+        if !accepted {
             seams.iter_mut().for_each(|seam| seam.1 = 0);
             continue;
         }

@@ -424,6 +424,25 @@ pub fn compute_blocks<F: IrRead>(
     summaries: &SizeSummaries,
     s: &mut SizeScratch,
 ) -> Option<SizeForm> {
+    compute_values(f, blocks, None, symbols, summaries, s)
+}
+
+/// [`compute_blocks`] giving forms only to the results `keep` marks (per value; `None`:
+/// every result): the instructions defining other values are skipped, their results
+/// stay unreached. When the marked values are closed under the operands their
+/// instructions' transfer reads (a derivation's source, a select's or phi's operands, a
+/// direct call's arguments; the caller may mark more), each marked value's form in each
+/// round depends only on marked forms, so it is the one [`compute_blocks`] gives it (the
+/// argument for a prefix of blocks, see there). The summary is computed as there, from
+/// the forms this computation gave.
+pub fn compute_values<F: IrRead>(
+    f: &F,
+    blocks: &[crate::ir::Block],
+    keep: Option<&[bool]>,
+    symbols: Option<&SymbolTable>,
+    summaries: &SizeSummaries,
+    s: &mut SizeScratch,
+) -> Option<SizeForm> {
     let nv = f.values().len();
     let ni = f.num_insts();
     s.form.clear();
@@ -450,7 +469,7 @@ pub fn compute_blocks<F: IrRead>(
                 }
                 let [r] = f.inst_results(i) else { continue };
                 let r = r.index();
-                if r >= nv {
+                if r >= nv || keep.is_some_and(|k| !k.get(r).copied().unwrap_or(false)) {
                     continue;
                 }
                 let (form, params) = (&s.form, &s.params);

@@ -373,3 +373,101 @@ block2:
         .unwrap();
     assert_eq!(e.problem.transition(into1, interp, emb), 8 + 51);
 }
+
+/// [`compute_values`] over a set closed under the operands of derivations, selects, phis
+/// and direct calls gives each of its values the form [`compute_blocks`] gives it, loops
+/// widened after the same rounds included (every value's closure in turn).
+#[test]
+fn closed_value_sets_get_the_forms_of_every_block() {
+    let m = module(
+        "global @g size 64 align 8
+
+func @f(i1 v0, ptr v7) -> ptr {
+block0:
+  v1 = alloca i32, size 400, align 4
+  v2 = alloca i64, size 8, align 8
+  v3 = gep v1, 4
+  v4 = select ptr v0, v3, v2
+  v9 = copy ptr @g
+  br v0, block1, block2
+block1:
+  v8 = call ptr @dbl(ptr v7)
+  jump block2
+block2:
+  v5 = phi ptr [block0: v2], [block1: v8], [block2: v10]
+  v10 = call ptr @dbl(ptr v5)
+  v6 = load i64, v10
+  br v0, block2, block3
+block3:
+  ret ptr v4
+}
+
+func @dbl(ptr v0) -> ptr {
+block0:
+  ret ptr v0
+}
+",
+    );
+    let mut sums = SizeSummaries::default();
+    sums.insert(
+        "dbl",
+        SizeForm::Affine {
+            param: 0,
+            scale: 2,
+            plus: Range::exact(1),
+        },
+    );
+    let table = m.symbol_table();
+    let f = &m.functions[0];
+    let mut cfg = Cfg::new();
+    cfg.compute(f);
+    let mut all = SizeScratch::default();
+    compute_blocks(f, cfg.rpo(), Some(&table), &sums, &mut all);
+    let nv = f.values().len();
+    let mut checked = 0;
+    for v in 0..nv {
+        // The closure of {v} under the operands transfer may read.
+        let mut keep = vec![false; nv];
+        let mut work = vec![v];
+        keep[v] = true;
+        while let Some(x) = work.pop() {
+            let crate::ir::ValueDef::Result(i, _) = f.values()[x].def else {
+                continue;
+            };
+            let kind = f.inst_kind(i);
+            let propagates = matches!(
+                kind,
+                InstKind::Gep { .. }
+                    | InstKind::Copy { .. }
+                    | InstKind::Cast { .. }
+                    | InstKind::Select { .. }
+                    | InstKind::Phi { .. }
+                    | InstKind::Call { .. }
+            );
+            if propagates {
+                kind.for_each_operand(|op| {
+                    if let Operand::Value(y) = op {
+                        if !std::mem::replace(&mut keep[y.index()], true) {
+                            work.push(y.index());
+                        }
+                    }
+                });
+            }
+        }
+        let mut some = SizeScratch::default();
+        compute_values(f, cfg.rpo(), Some(&keep), Some(&table), &sums, &mut some);
+        for x in (0..nv).filter(|&x| keep[x]) {
+            assert_eq!(some.form[x], all.form[x], "v{x} in the closure of v{v}");
+            checked += usize::from(some.form[x].is_some());
+        }
+        // A value outside the set is left unreached (unless a parameter).
+        let outside =
+            (0..nv).filter(|&x| !keep[x] && !f.param_values().iter().any(|p| p.index() == x));
+        for x in outside {
+            assert_eq!(some.form[x], None, "v{x} outside the closure of v{v}");
+        }
+    }
+    assert!(checked > 20, "only {checked} forms compared");
+    let widened = matches!(all.form[10], Some(SizeForm::Known(s)) if s.units.hi == MAX_UNITS);
+    assert!(widened, "the doubling loop is widened: {:?}", all.form[10]);
+}
