@@ -12,11 +12,11 @@
 //! says how many are in use.
 //!
 //! Algorithm ([`build_ranges`]): liveness first ([`super::liveness`]); the number of ranges
-//! is at most `defs + block parameters + sum |livein(b) - liveout(block before b)|` (a range
-//! starts at a def, or at a block start its vreg is live into and not live out of the block
-//! laid out before, which the scan would extend), so the rows are reserved before the
-//! scan. Then one scan over blocks and instructions in reverse: vregs live out of a block get a range over the whole block
-//! (extending the range of the next block when it starts exactly there, so ranges come out
+//! is at most `defs + block parameters + sum |livein(b) - liveout(block before b)|` (a range starts
+//! at a def, or at a block start its vreg is live into and not live out of the block laid out
+//! before, which the scan would extend), so the rows are reserved before the scan. Then one scan
+//! over blocks and instructions in reverse: vregs live out of a block get a range over the whole
+//! block (extending the range of the next block when it starts exactly there, so ranges come out
 //! coalesced and in order); per instruction, clobbers become single-point ranges (the
 //! "after" point) on their physical registers; operands are visited at their effective
 //! point, after then before, defs before uses at one point: a def trims its range to start
@@ -32,12 +32,12 @@
 //! registers reserved at that point. Block parameters are defs at the block start; every
 //! (parameter, predecessor) gives a blockparam "in", every branch argument a blockparam
 //! "out"; both vectors are sorted at the end. Branch arguments live to the branch's after
-//! point; on a back edge (to a depth-first ancestor) each is also an `Any` use there without
-//! an operand slot (a ghost use), weighting loop-carried values. Range use lists are built
-//! in reverse and reversed once: only the lists that reached two entries, which the scan
-//! records as they do (no pass over every row). The per-vreg range lists are one flat array ([`VregRanges`]),
-//! built after the scan by a counting sort of the rows on their vreg; during the scan only
-//! each vreg's newest range is kept.
+//! point; on a back edge (to a depth-first ancestor) each is also an `Any` use there without an
+//! operand slot (a ghost use), weighting loop-carried values. Range use lists are built in reverse
+//! and reversed once: only the lists that reached two entries, which the scan records as they do
+//! (no pass over every row). The per-vreg range lists are one flat array ([`VregRanges`]), built
+//! after the scan by a counting sort of the rows on their vreg; during the scan only each vreg's
+//! newest range is kept.
 //!
 //! A use is packed as its operand (8 bytes), point and a word with the operand slot (low 8
 //! bits) and weight (high 16 bits). Weights: 4 x 4^min(loop depth, 6), plus 2 for a def
@@ -45,9 +45,9 @@
 //! containing the block, one loop per header of back edges (edges to a block on the
 //! depth-first stack), from a loop nesting forest ([`loop_depths`], near-linear).
 //!
-//! Invariants ([`check_ranges`], run after every build in debug builds, and in tests):
-//! ranges of one vreg are sorted and disjoint; every use lies inside its range; the vregs live at each block start
-//! after the scan are exactly `livein`.
+//! Invariants ([`check_ranges`], run after every build in debug builds, and in tests): ranges of
+//! one vreg are sorted and disjoint; every use lies inside its range; the vregs live at each block
+//! start after the scan are exactly `livein`.
 //!
 //! Complexity: liveness (read as sorted per-block lists, [`liveness::LiveLists`]), then
 //! O(instructions + operands + sum |liveout|) for the scan, whose live set is a vector of

@@ -6,11 +6,11 @@
 //! the values its phis read on this edge); same-target transitions are free; disallowed
 //! pairs are forbidden.
 //!
-//! Reads: the function, its CFG, the model, `seams`, `live_blocks`, `first_piece`,
-//! `last_piece` ([`edge_matrices`]: the edges, the pieces, `accepted`, `overhead`,
-//! `live_in`, `gidx`, `gval`, `est`) of the scratch. Writes: the problem's edges ([`edge_matrices`]: its matrices;
-//! `transitions`, `in_size` and `marked` of the scratch, `live_in` rows are marked and
-//! restored per edge).
+//! Reads: the function, its CFG, the model, `seams`, `live_blocks`, `first_piece`, `last_piece`
+//! ([`edge_matrices`]: the edges, the pieces, `accepted`, `overhead`, `live_in`, `gidx`, `gval`,
+//! `est`) of the scratch. Writes: the problem's edges ([`edge_matrices`]: its matrices;
+//! `transitions`, `in_size` and `marked` of the scratch, `live_in` rows are marked and restored per
+//! edge).
 //!
 //! Complexity: [`edges`] O(edges); [`edge_matrices`] O(blocks · globals / 64 + edges · K²
 //! + phi operands · predecessors).

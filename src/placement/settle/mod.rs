@@ -48,10 +48,10 @@ use super::cost::UNPLACED;
 use super::eliminate::{eliminate_into, EliminateScratch};
 use super::problem::{add, Constraints, Cost, Edge, Problem, TargetSet, FORBIDDEN};
 
-/// The most assignments [`settle_lower`] enumerates for one component (larger: exact
-/// elimination of the component answers, once the sizes are known). Measured (callgrind,
-/// placement systems on xxhash, jq, bzip2, jansson, tcc at -O0): 729 cost up to 15% more than the limit 81 (enumerating wide
-/// components that elimination then solves anyway), 9 up to 5% more, 32 about 1% more.
+/// The most assignments [`settle_lower`] enumerates for one component (larger: exact elimination of
+/// the component answers, once the sizes are known). Measured (callgrind, placement systems on
+/// xxhash, jq, bzip2, jansson, tcc at -O0): 729 cost up to 15% more than the limit 81 (enumerating
+/// wide components that elimination then solves anyway), 9 up to 5% more, 32 about 1% more.
 pub const MAX_ASSIGNMENTS: u64 = 81;
 
 /// Working memory of [`arc_consistency`], [`settle_lower`] and [`settle_exact`], reused

@@ -17,17 +17,16 @@
 //! meets its uses' need (below the bound of a `limit(n)` use) and is free over every one
 //! of its ranges; reserved entries (fixed uses, clobbers) are never moved.
 //!
-//! Complexity: per bundle left without a register, one walk of each register's map over
-//! its ranges to find a register with one occupant (second chance's own probe, which walks
-//! on past the first overlap to the second owner while relocation is open: `holders`),
-//! and for each such register one walk of every other register's map over the occupant's
-//! ranges; it runs only for bundles
-//! second chance would leave on the stack, and only until [`RELOCATION_FAILURES`] of the
-//! function's bundles have stayed there. An occupant found unmovable is not probed again in
-//! the function (`IonState::unmovable`): second chance only fills the maps, so it would
-//! stay unmovable, except where a relocation freed the part of a register its bundle did
-//! not take (a missed chance, not a wrong result). On the drop-in (blake3, rust-json,
-//! pulldown-cmark) that cut the step's instructions by a third with the same allocations.
+//! Complexity: per bundle left without a register, one walk of each register's map over its ranges
+//! to find a register with one occupant (second chance's own probe, which walks on past the first
+//! overlap to the second owner while relocation is open: `holders`), and for each such register one
+//! walk of every other register's map over the occupant's ranges; it runs only for bundles second
+//! chance would leave on the stack, and only until [`RELOCATION_FAILURES`] of the function's
+//! bundles have stayed there. An occupant found unmovable is not probed again in the function
+//! (`IonState::unmovable`): second chance only fills the maps, so it would stay unmovable, except
+//! where a relocation freed the part of a register its bundle did not take (a missed chance, not a
+//! wrong result). On the drop-in (blake3, rust-json, pulldown-cmark) that cut the step's
+//! instructions by a third with the same allocations.
 
 use super::maps::{RegMap, RESERVED};
 use super::process::{assign, candidates, Tables};
